@@ -1,0 +1,1 @@
+//! Classification of bounded observations into outcome classes, verdicts and decisions (pure).

@@ -1,0 +1,1 @@
+//! The embedded SQS-compatible emulator.

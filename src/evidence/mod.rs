@@ -1,0 +1,1 @@
+//! Evidence: the versioned JSON Lines format, receipt-handle digests and secret masking.

@@ -1,0 +1,1 @@
+//! Reports rendered from finished results: JUnit XML, Markdown summary, HTML evidence report.

@@ -1,0 +1,421 @@
+//! The suite model: what a YAML suite says, after parsing and validation.
+//!
+//! Every node a user can get wrong carries its [`Pos`], so the runner and the reports can
+//! point back at `file:line:column` too (a failed expectation names the step's line).
+//! The model is plain data: no I/O, no SDK types.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// A 1-based line and column in a suite file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A value and where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub pos: Pos,
+}
+
+/// One suite file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suite {
+    /// The path as given on the command line (used in every message).
+    pub path: String,
+    /// `suite:` name; defaults to the file stem.
+    pub name: String,
+    pub description: Option<String>,
+    pub cases: Vec<Case>,
+}
+
+/// One bounded experiment with its own queues.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// `id:` unique within the run; `[a-z0-9-]` so it can go into a queue name.
+    pub id: String,
+    pub pos: Pos,
+    pub title: Option<String>,
+    /// `tags:`; the tag `slow` keeps a case out of a run unless `--include-slow`.
+    pub tags: Vec<String>,
+    /// `behaviour:` the AWS behaviour this case expects, in one or two sentences.
+    pub behaviour: String,
+    /// `source:` one citation or a list (API reference URL, AWS-recorded snapshot test name).
+    pub sources: Vec<String>,
+    /// `retries:` the SDK retry policy for the steps (default `none`, so each attempt is a row).
+    pub retries: RetryPolicy,
+    /// `queues:` created before the first step, deleted when the case ends.
+    pub queues: Vec<QueueDef>,
+    pub steps: Vec<Step>,
+    /// `expect:` at case level.
+    pub expect: CaseExpect,
+}
+
+/// How the SDK retries calls made by steps. Setup and teardown always use `standard`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetryPolicy {
+    /// One attempt per call: a throttle or transport error is recorded, never hidden.
+    #[default]
+    None,
+    /// The SDK's standard policy (3 attempts); every attempt is still its own evidence row.
+    Standard,
+}
+
+/// Standard or FIFO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueKind {
+    #[default]
+    Standard,
+    Fifo,
+}
+
+/// A queue the case owns, by label. The real name is `sqsprobe-<run-id>-<case>-<label>`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueueDef {
+    /// The key under `queues:` (or `queue:` in a `create-queue` step).
+    pub label: String,
+    pub pos: Pos,
+    /// `type: standard | fifo`
+    pub kind: QueueKind,
+    /// `create: false` reserves an owned name without creating it (for not-found cases).
+    pub create: bool,
+    pub visibility_timeout: Option<Duration>,
+    /// `delay:` queue DelaySeconds.
+    pub delay: Option<Duration>,
+    /// `retention:` MessageRetentionPeriod.
+    pub retention: Option<Duration>,
+    /// `receive_wait:` ReceiveMessageWaitTimeSeconds.
+    pub receive_wait: Option<Duration>,
+    pub max_message_size: Option<u32>,
+    pub content_based_dedup: Option<bool>,
+    /// `dedup_scope: queue | messageGroup`
+    pub dedup_scope: Option<String>,
+    /// `throughput_limit: perQueue | perMessageGroupId`
+    pub throughput_limit: Option<String>,
+    /// `redrive: {dlq: <label>, max_receive_count: N}`
+    pub redrive: Option<Redrive>,
+    /// `redrive_allow: allowAll | denyAll | {by_queue: [<label>...]}`
+    pub redrive_allow: Option<RedriveAllow>,
+    /// `attributes:` raw AWS attribute names and string values, applied last (lets a
+    /// conformance case send values the typed keys would refuse).
+    pub attributes: BTreeMap<String, String>,
+    /// `tags:` queue tags besides the ownership tags, which are always added.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A redrive policy pointing at a queue of the same case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redrive {
+    pub dlq: Spanned<String>,
+    pub max_receive_count: u32,
+}
+
+/// RedriveAllowPolicy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedriveAllow {
+    AllowAll,
+    DenyAll,
+    ByQueue(Vec<Spanned<String>>),
+}
+
+/// One step of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// 0-based index within the case.
+    pub index: usize,
+    pub pos: Pos,
+    pub action: Action,
+    /// `expect:` on the step; defaults to success.
+    pub expect: StepExpect,
+}
+
+/// What a step does. The YAML key of each variant is given in its doc.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// `send`
+    Send(Send),
+    /// `send-batch: {queue, entries: [send...]}`
+    SendBatch { queue: Spanned<String>, entries: Vec<BatchSend> },
+    /// `receive`
+    Receive(Receive),
+    /// `delete: {attempt, message?} | {handle}`
+    Delete { queue: Option<Spanned<String>>, target: HandleRef },
+    /// `delete-batch: {queue?, entries: [{id?, attempt|handle, message?}]}`
+    DeleteBatch { queue: Option<Spanned<String>>, entries: Vec<BatchHandle> },
+    /// `change-visibility: {attempt|handle, message?, timeout}`
+    ChangeVisibility { queue: Option<Spanned<String>>, target: HandleRef, timeout: Duration },
+    /// `change-visibility-batch: {queue?, entries: [{id?, attempt|handle, message?, timeout}]}`
+    ChangeVisibilityBatch { queue: Option<Spanned<String>>, entries: Vec<BatchVisibility> },
+    /// `get-attributes: {queue, names: [All]}`
+    GetAttributes { queue: Spanned<String>, names: Vec<String> },
+    /// `set-attributes: {queue, attributes: {Name: value}}`
+    SetAttributes { queue: Spanned<String>, attributes: BTreeMap<String, String> },
+    /// `purge: {queue}`
+    Purge { queue: Spanned<String> },
+    /// `sleep: 1500ms`
+    Sleep(Duration),
+    /// `observe`
+    Observe(Observe),
+    /// `create-queue: <queue definition with queue: label>` (an owned queue created as a step,
+    /// so its errors are expectations rather than setup failures)
+    CreateQueue(QueueDef),
+    /// `delete-queue: {queue}`
+    DeleteQueue { queue: Spanned<String> },
+    /// `get-queue-url: {queue}`
+    GetQueueUrl { queue: Spanned<String> },
+    /// `list-queues: {prefix_of?: <label>, max_results?}`; the prefix is always this run's
+    /// case prefix so the listing never reaches other people's queues.
+    ListQueues { max_results: Option<i32> },
+    /// `tag-queue: {queue, tags: {k: v}}`
+    TagQueue { queue: Spanned<String>, tags: BTreeMap<String, String> },
+    /// `untag-queue: {queue, keys: [k]}`
+    UntagQueue { queue: Spanned<String>, keys: Vec<String> },
+    /// `list-queue-tags: {queue}`
+    ListQueueTags { queue: Spanned<String> },
+    /// `list-dead-letter-source-queues: {queue}`
+    ListDeadLetterSourceQueues { queue: Spanned<String> },
+    /// `start-move-task: {source: <dlq label>, destination?: <label>, max_per_second?, as?: task}`
+    StartMoveTask {
+        source: Spanned<String>,
+        destination: Option<Spanned<String>>,
+        max_per_second: Option<i32>,
+        name: Option<String>,
+    },
+    /// `list-move-tasks: {source}`
+    ListMoveTasks { source: Spanned<String> },
+    /// `cancel-move-task: {task}` (a name given by `start-move-task: {as: ...}`)
+    CancelMoveTask { task: Spanned<String> },
+}
+
+impl Action {
+    /// The step name as written in YAML (`send`, `delete-batch`, ...).
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            Action::Send(_) => "send",
+            Action::SendBatch { .. } => "send-batch",
+            Action::Receive(_) => "receive",
+            Action::Delete { .. } => "delete",
+            Action::DeleteBatch { .. } => "delete-batch",
+            Action::ChangeVisibility { .. } => "change-visibility",
+            Action::ChangeVisibilityBatch { .. } => "change-visibility-batch",
+            Action::GetAttributes { .. } => "get-attributes",
+            Action::SetAttributes { .. } => "set-attributes",
+            Action::Purge { .. } => "purge",
+            Action::Sleep(_) => "sleep",
+            Action::Observe(_) => "observe",
+            Action::CreateQueue(_) => "create-queue",
+            Action::DeleteQueue { .. } => "delete-queue",
+            Action::GetQueueUrl { .. } => "get-queue-url",
+            Action::ListQueues { .. } => "list-queues",
+            Action::TagQueue { .. } => "tag-queue",
+            Action::UntagQueue { .. } => "untag-queue",
+            Action::ListQueueTags { .. } => "list-queue-tags",
+            Action::ListDeadLetterSourceQueues { .. } => "list-dead-letter-source-queues",
+            Action::StartMoveTask { .. } => "start-move-task",
+            Action::ListMoveTasks { .. } => "list-move-tasks",
+            Action::CancelMoveTask { .. } => "cancel-move-task",
+        }
+    }
+
+    /// Every step keyword, for did-you-mean suggestions.
+    pub const KEYWORDS: &'static [&'static str] = &[
+        "send",
+        "send-batch",
+        "receive",
+        "delete",
+        "delete-batch",
+        "change-visibility",
+        "change-visibility-batch",
+        "get-attributes",
+        "set-attributes",
+        "purge",
+        "sleep",
+        "observe",
+        "create-queue",
+        "delete-queue",
+        "get-queue-url",
+        "list-queues",
+        "tag-queue",
+        "untag-queue",
+        "list-queue-tags",
+        "list-dead-letter-source-queues",
+        "start-move-task",
+        "list-move-tasks",
+        "cancel-move-task",
+    ];
+}
+
+/// A message body: literal text or generated filler of an exact size in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// `body: "..."`
+    Text(String),
+    /// `body_size: 1048577` — that many bytes of `x` (for size-limit cases).
+    Size(usize),
+}
+
+/// A message attribute on send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageAttr {
+    pub name: String,
+    /// `String`, `Number`, `Binary`, or a custom `String.x` / `Number.x` type.
+    pub data_type: String,
+    /// String value, or base64 for `Binary`.
+    pub value: String,
+}
+
+/// `send: {queue, message?, body | body_size, delay?, group?, dedup_id?, attributes?}`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Send {
+    pub queue: Spanned<String>,
+    /// `message:` a label for the message (default `m<N>` by order of sends in the case).
+    pub message: String,
+    pub body: Body,
+    pub delay: Option<Duration>,
+    /// `group:` MessageGroupId.
+    pub group: Option<String>,
+    /// `dedup_id:` MessageDeduplicationId.
+    pub dedup_id: Option<String>,
+    /// `attributes: {Name: {type: String, value: x}}` or `{Name: "x"}` (String).
+    pub attributes: Vec<MessageAttr>,
+}
+
+/// One entry of `send-batch`: a `send` without `queue`, plus an optional entry `id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchSend {
+    /// Batch entry Id; defaults to the message label (so `Failed[].Id` maps back).
+    pub id: String,
+    pub send: Send,
+}
+
+/// `receive: {queue, as?, max?, wait?, visibility_timeout?, attribute_names?,
+/// message_attribute_names?, request_attempt_id?}`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Receive {
+    pub queue: Spanned<String>,
+    /// `as:` the attempt name later steps refer to (A, B, ...). Re-using a name is an error.
+    pub attempt: Option<Spanned<String>>,
+    pub max: Option<i32>,
+    pub wait: Option<Duration>,
+    pub visibility_timeout: Option<Duration>,
+    /// Defaults to `[All]` so evidence has receive counts and timestamps.
+    pub attribute_names: Vec<String>,
+    pub message_attribute_names: Vec<String>,
+    pub request_attempt_id: Option<String>,
+}
+
+/// Which receipt handle a delete or change-visibility uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandleRef {
+    /// The handle that attempt received (for `message`, or its only/first message).
+    Attempt { attempt: Spanned<String>, message: Option<Spanned<String>> },
+    /// A literal string, for never-issued-handle cases. It is written in the suite, so it is
+    /// not a secret; evidence still records only its digest.
+    Literal(String),
+}
+
+/// One entry of `delete-batch`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchHandle {
+    pub id: String,
+    pub target: HandleRef,
+}
+
+/// One entry of `change-visibility-batch`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchVisibility {
+    pub id: String,
+    pub target: HandleRef,
+    pub timeout: Duration,
+}
+
+/// `observe: {queue, window, max_receives?, wait?, visibility_timeout?, messages?, delete?}`
+///
+/// Polls for at most `window` and at most `max_receives` ReceiveMessage calls, recording every
+/// sighting of the tracked messages. It ends early once every tracked message was seen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observe {
+    pub queue: Spanned<String>,
+    pub window: Duration,
+    /// Budget of ReceiveMessage calls (default 20, at most 100).
+    pub max_receives: u32,
+    /// Long-poll wait per receive (default 1s, never past the window's end).
+    pub wait: Duration,
+    pub visibility_timeout: Option<Duration>,
+    /// Message labels to track; empty means every message sent in the case.
+    pub messages: Vec<Spanned<String>>,
+    /// `delete: true` deletes what it sees (with the fresh handle) so later steps start clean.
+    pub delete_seen: bool,
+}
+
+/// What a step expects. Defaults to plain success.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepExpect {
+    pub pos: Option<Pos>,
+    /// `error: Code` — the call must fail with this code. Matches the modelled type
+    /// (`QueueDoesNotExist`) or the legacy query code (`AWS.SimpleQueueService.NonExistentQueue`).
+    pub error: Option<String>,
+    /// `status: 400` — HTTP status of the response.
+    pub status: Option<u16>,
+    /// `messages: N` — receive returned exactly N messages.
+    pub messages: Option<u32>,
+    /// `received: [m1, m2]` — these labels were in the response (receive/observe).
+    pub received: Vec<Spanned<String>>,
+    /// `successful: N` — batch Successful count.
+    pub successful: Option<u32>,
+    /// `failed: [{id?, code, sender_fault?}]` — batch Failed entries (the count must match).
+    pub failed: Option<Vec<FailedEntryExpect>>,
+    /// `attributes: {Name: value | "*"}` — queue attributes (get-attributes) or message
+    /// system attributes of every received message (receive). `"*"` means present.
+    pub attributes: BTreeMap<String, String>,
+    /// `outcome:` on an observe step: the class each tracked message must end in.
+    pub outcome: Option<OutcomeExpect>,
+}
+
+/// One expected `Failed[]` entry of a batch response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedEntryExpect {
+    pub id: Option<String>,
+    pub code: String,
+    pub sender_fault: Option<bool>,
+}
+
+/// The outcome classes of a bounded observation (see [`crate::classify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OutcomeClass {
+    ObservedRedelivery,
+    NoRedeliveryWithinWindow,
+    Inconclusive,
+}
+
+impl OutcomeClass {
+    /// The snake_case name used in YAML, evidence and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeClass::ObservedRedelivery => "observed_redelivery",
+            OutcomeClass::NoRedeliveryWithinWindow => "no_redelivery_within_window",
+            OutcomeClass::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// The names a suite may expect (`inconclusive` is never a valid expectation).
+    pub const EXPECTABLE: &'static [&'static str] =
+        &["observed_redelivery", "no_redelivery_within_window"];
+}
+
+/// `outcome: observed_redelivery` (every tracked message) or `outcome: {m1: ..., m2: ...}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutcomeExpect {
+    All(Spanned<OutcomeClass>),
+    PerMessage(BTreeMap<String, Spanned<OutcomeClass>>),
+}
+
+/// Case-level expectations.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CaseExpect {
+    /// `expect: {outcome: ...}` — applies to the case's last observe step.
+    pub outcome: Option<OutcomeExpect>,
+}
