@@ -1,0 +1,295 @@
+//! The evidence wire format, version 1 (documented in `docs/evidence-format.md`).
+//!
+//! One JSON object per line, each an envelope `{"type": ..., "data": {...}}` as ripgrep's JSON
+//! printer does, so a reader can dispatch on `type` and ignore types it does not know.
+//! Rows are written as they happen; a run that was interrupted still leaves a file whose every
+//! line parses, it just has no `run_end`.
+//!
+//! What never appears here: a raw receipt handle, a message body, credentials, an account id.
+//! Handles and bodies are present only as lowercase hex SHA-256 digests.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The format identifier written in `run_start.format`.
+pub const FORMAT: &str = "sqsprobe-evidence/1";
+
+/// One line of `evidence.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum Record {
+    RunStart(RunStart),
+    CaseStart(CaseStart),
+    Call(Call),
+    CaseEnd(CaseEnd),
+    RunEnd(RunEnd),
+}
+
+/// First line of every evidence file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunStart {
+    pub format: String,
+    pub run_id: String,
+    pub sqsprobe_version: String,
+    /// `embedded`, `endpoint` or `aws`.
+    pub target: String,
+    /// The endpoint URL (loopback for embedded), or null for real AWS.
+    pub endpoint: Option<String>,
+    pub region: String,
+    /// Target profile name when one was given (conformance runs).
+    pub target_profile: Option<String>,
+    pub protocol: String,
+    pub started_at: String,
+    /// Suite files in the run.
+    pub suites: Vec<String>,
+    /// Selected case ids, in run order.
+    pub cases: Vec<String>,
+}
+
+/// A case began; its queues are about to be created.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseStart {
+    pub run_id: String,
+    pub case: String,
+    pub suite: String,
+    /// Line of the case's `id:` in the suite.
+    pub line: u32,
+    pub title: Option<String>,
+    pub tags: Vec<String>,
+    pub behaviour: String,
+    pub sources: Vec<String>,
+    pub started_at: String,
+}
+
+/// Where in a case a call was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Creating the case's queues.
+    Setup,
+    /// A step of the suite.
+    Step,
+    /// A receive made by an `observe` step.
+    Observe,
+    /// Deleting the case's queues.
+    Teardown,
+}
+
+/// Jepsen's completion types: a call either took effect (`ok`), definitely did not (`fail`),
+/// or we cannot know (`info`: no response, e.g. a timeout after the request was sent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Completion {
+    Ok,
+    Fail,
+    Info,
+}
+
+/// One attempt of one SQS call. A call the SDK retried yields one row per attempt; all but
+/// the last carry `retried: true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    pub run_id: String,
+    pub case: String,
+    pub phase: Phase,
+    /// 0-based step index, when `phase` is `step` or `observe`.
+    pub step: Option<usize>,
+    /// Line of the step in the suite file.
+    pub line: Option<u32>,
+    /// The SQS operation, e.g. `DeleteMessage`.
+    pub action: String,
+    /// 1-based SDK attempt number within this call.
+    pub attempt_number: u32,
+    pub retried: bool,
+    /// The suite's attempt name (`A`, `B`) for receives made `as:` one, and for deletes and
+    /// visibility changes that use that attempt's handle.
+    pub attempt: Option<String>,
+    /// The owned queue's name (never its URL: URLs of real queues carry the account id).
+    pub queue: Option<String>,
+    /// Single-message calls: the message concerned.
+    pub message_id: Option<String>,
+    pub message: Option<String>,
+    pub business_key: Option<String>,
+    /// SHA-256 hex of the receipt handle sent (delete, change-visibility).
+    pub handle_digest: Option<String>,
+    /// Messages returned by a receive, or sent by a send.
+    pub messages: Vec<MessageEvidence>,
+    /// Per-entry results of a batch call.
+    pub entries: Vec<EntryEvidence>,
+    pub request_id: Option<String>,
+    pub http_status: Option<u16>,
+    /// The error code the SDK reports (the legacy query code when the server sends
+    /// `x-amzn-query-error`, e.g. `AWS.SimpleQueueService.NonExistentQueue`).
+    pub error_code: Option<String>,
+    /// The JSON `__type` shape name without namespace, e.g. `QueueDoesNotExist`.
+    pub error_type: Option<String>,
+    pub sender_fault: Option<bool>,
+    /// The server's error message, with account ids, handles and bodies masked.
+    pub error_message: Option<String>,
+    pub completion: Completion,
+    pub started_at: String,
+    pub ended_at: String,
+    pub latency_ms: f64,
+}
+
+/// A message as seen by a send or a receive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageEvidence {
+    pub message_id: String,
+    /// The suite's label for the message (`m1`), when it is one of the case's sends.
+    pub message: Option<String>,
+    pub business_key: Option<String>,
+    /// Receives only.
+    pub handle_digest: Option<String>,
+    pub body_digest: Option<String>,
+    /// `ApproximateReceiveCount` as returned.
+    pub receive_count: Option<u32>,
+    pub sequence_number: Option<String>,
+    /// False when the returned MD5OfMessageBody does not match the body (the SDK does not check).
+    pub md5_ok: Option<bool>,
+}
+
+/// One entry of a batch response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryEvidence {
+    pub id: String,
+    pub message: Option<String>,
+    pub message_id: Option<String>,
+    pub handle_digest: Option<String>,
+    /// `successful` or `failed`.
+    pub result: String,
+    pub code: Option<String>,
+    pub sender_fault: Option<bool>,
+    pub error_message: Option<String>,
+}
+
+/// Verdict of a case. Order matters: when combining, the greater wins
+/// (a failed expectation is a finding, even if the harness broke afterwards).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    /// Expected to differ on this target (target profile), and it did.
+    KnownDivergence,
+    Inconclusive,
+    Error,
+    Fail,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::KnownDivergence => "known_divergence",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Error => "error",
+            Verdict::Fail => "fail",
+        }
+    }
+}
+
+/// The playbook's four decisions about an acknowledgement (see `classify::decide`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Decision {
+    Accept,
+    Repair,
+    Hold,
+    Reconcile,
+}
+
+/// The classification of one tracked message in the case's last observation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageOutcome {
+    pub message: String,
+    pub message_id: Option<String>,
+    /// `observed_redelivery`, `no_redelivery_within_window` or `inconclusive`.
+    pub class: String,
+    /// Why, for `inconclusive` (throttled, transport error, budget exhausted, ...).
+    pub reason: Option<String>,
+    /// Times it was returned by the observation.
+    pub sightings: u32,
+    /// Times it was delivered in the whole case (every receive).
+    pub deliveries: u32,
+}
+
+/// The bounded observation window of the case's last observe step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    pub step: usize,
+    pub line: u32,
+    pub planned_ms: u64,
+    pub elapsed_ms: u64,
+    pub receives_used: u32,
+    pub receive_budget: u32,
+    /// `completed`, `all_seen` (ended early: every tracked message was seen), or the reason it
+    /// could not be completed.
+    pub ended: String,
+}
+
+/// One unmet expectation, pointing at the suite line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    pub step: Option<usize>,
+    pub line: u32,
+    pub message: String,
+}
+
+/// Closing row of a case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseEnd {
+    pub run_id: String,
+    pub case: String,
+    pub suite: String,
+    pub verdict: Verdict,
+    /// One sentence saying why this verdict.
+    pub reason: String,
+    /// Unmet expectations (verdict fail), harness errors (error), or what was not observable.
+    pub findings: Vec<Finding>,
+    /// The overall class of the case's last observation (the worst over its messages).
+    pub classification: Option<String>,
+    pub outcomes: Vec<MessageOutcome>,
+    pub decision: Option<Decision>,
+    pub window: Option<Window>,
+    /// Number of ReceiveMessage calls in the case.
+    pub receives: u32,
+    /// Deliveries per message label (or message id when not one of the case's sends).
+    pub deliveries: BTreeMap<String, u32>,
+    /// Queues created, and whether each was deleted at the end.
+    pub queues: Vec<QueueCleanup>,
+    /// Target profile note when the verdict was mapped (known divergence, or a known
+    /// divergence that no longer shows).
+    pub profile_note: Option<String>,
+    pub started_at: String,
+    pub ended_at: String,
+    pub duration_ms: u64,
+}
+
+/// Teardown result of one owned queue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueCleanup {
+    pub queue: String,
+    pub deleted: bool,
+}
+
+/// Last line of a complete run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunEnd {
+    pub run_id: String,
+    pub ended_at: String,
+    pub duration_ms: u64,
+    pub interrupted: bool,
+    pub totals: BTreeMap<String, u32>,
+    pub exit_code: i32,
+}

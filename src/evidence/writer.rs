@@ -1,0 +1,121 @@
+//! The evidence file: one record per line, flushed as it is written.
+//!
+//! Flushing every line costs a syscall per SQS call, which is nothing next to the call itself,
+//! and it is what lets an interrupted or crashed run still leave every row it made.
+
+use super::format::Record;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+
+/// Appends records to `evidence.jsonl`.
+pub struct EvidenceWriter {
+    file: File,
+    rows: u64,
+}
+
+impl EvidenceWriter {
+    /// Creates (truncates) the file at `path`.
+    pub fn create(path: &Path) -> io::Result<Self> {
+        Ok(Self {
+            file: File::create(path)?,
+            rows: 0,
+        })
+    }
+
+    /// Writes one record as one line and hands it to the OS before returning.
+    pub fn write(&mut self, record: &Record) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        // A single write of the whole line keeps lines whole even if the process dies mid-run.
+        self.file.write_all(&line)?;
+        self.file.flush()?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+}
+
+/// Why an evidence file could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("failed to read {path}: {source}")]
+    Io { path: String, source: io::Error },
+    #[error("{path}:{line}: not a sqsprobe evidence record: {source}")]
+    Parse {
+        path: String,
+        line: usize,
+        source: serde_json::Error,
+    },
+}
+
+/// Reads every record of an evidence file, strictly (unknown fields are errors).
+pub fn read_evidence(path: &Path) -> Result<Vec<Record>, ReadError> {
+    let shown = path.display().to_string();
+    let file = File::open(path).map_err(|source| ReadError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let mut records = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| ReadError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(&line).map_err(|source| ReadError::Parse {
+            path: shown.clone(),
+            line: i + 1,
+            source,
+        })?;
+        records.push(record);
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::format::RunEnd;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn writes_then_reads_back_strictly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("evidence.jsonl");
+        let mut w = EvidenceWriter::create(&path).unwrap();
+        let end = Record::RunEnd(RunEnd {
+            run_id: "r".into(),
+            ended_at: "2026-11-29T00:00:00.000Z".into(),
+            duration_ms: 5,
+            interrupted: false,
+            totals: BTreeMap::from([("pass".to_string(), 1)]),
+            exit_code: 0,
+        });
+        w.write(&end).unwrap();
+        assert_eq!(w.rows(), 1);
+        // Written without dropping the writer: the row is already on disk.
+        let back = read_evidence(&path).unwrap();
+        assert_eq!(back, vec![end]);
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_with_the_line_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("evidence.jsonl");
+        std::fs::write(
+            &path,
+            "{\"type\":\"run_end\",\"data\":{\"run_id\":\"r\",\"ended_at\":\"t\",\"duration_ms\":1,\"interrupted\":false,\"totals\":{},\"exit_code\":0,\"raw_handle\":\"x\"}}\n",
+        )
+        .unwrap();
+        let err = read_evidence(&path).unwrap_err().to_string();
+        assert!(err.contains(":1:"), "{err}");
+        assert!(err.contains("raw_handle"), "{err}");
+    }
+}
