@@ -1,0 +1,105 @@
+//! The playbook's four decisions about an acknowledgement (ACCEPT / REPAIR / HOLD / RECONCILE).
+//!
+//! The order of the rules is the argument: what the queue did (a redelivery, or silence we
+//! could not vouch for) outranks what the consumer did, because a consumer's bug is only
+//! worth repairing once we know the message is not coming back anyway.
+
+use crate::evidence::format::Decision;
+use crate::suite::model::OutcomeClass;
+
+/// What the case's acknowledgements (DeleteMessage / DeleteMessageBatch entries) looked like.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AckFacts {
+    /// Deletes sent with a handle from a receive of the suite.
+    pub acks: u32,
+    /// Deletes sent with a handle that a newer receive of the same message had superseded.
+    pub stale_acks: u32,
+    /// Deletes the target refused (an error response or a `Failed` batch entry).
+    pub failed_acks: u32,
+}
+
+/// Decides, or `None` when the case neither acknowledged nor observed anything.
+///
+/// 1. The observation was inconclusive → HOLD: we cannot say whether the work is done.
+/// 2. A message came back → RECONCILE: the work will run again; the business ledger decides.
+/// 3. An ack used a superseded handle → REPAIR: the adapter must bind deletes to attempts.
+/// 4. An ack was refused → HOLD: the delete did not take effect as claimed.
+/// 5. Otherwise → ACCEPT.
+pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
+    match class {
+        Some(OutcomeClass::Inconclusive) => return Some(Decision::Hold),
+        Some(OutcomeClass::ObservedRedelivery) => return Some(Decision::Reconcile),
+        _ => {}
+    }
+    if acks.stale_acks > 0 {
+        return Some(Decision::Repair);
+    }
+    if acks.failed_acks > 0 {
+        return Some(Decision::Hold);
+    }
+    if acks.acks > 0 || class.is_some() {
+        return Some(Decision::Accept);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use OutcomeClass::*;
+
+    fn acks(acks: u32, stale_acks: u32, failed_acks: u32) -> AckFacts {
+        AckFacts {
+            acks,
+            stale_acks,
+            failed_acks,
+        }
+    }
+
+    #[test]
+    fn inconclusive_holds_whatever_the_acks() {
+        assert_eq!(
+            decide(Some(Inconclusive), acks(1, 0, 0)),
+            Some(Decision::Hold)
+        );
+        assert_eq!(
+            decide(Some(Inconclusive), acks(1, 1, 0)),
+            Some(Decision::Hold)
+        );
+    }
+
+    #[test]
+    fn redelivery_reconciles_even_after_a_stale_ack() {
+        assert_eq!(
+            decide(Some(ObservedRedelivery), acks(1, 1, 0)),
+            Some(Decision::Reconcile)
+        );
+    }
+
+    #[test]
+    fn a_stale_ack_without_redelivery_asks_for_repair() {
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 1, 0)),
+            Some(Decision::Repair)
+        );
+    }
+
+    #[test]
+    fn a_refused_ack_holds() {
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(2, 0, 1)),
+            Some(Decision::Hold)
+        );
+        assert_eq!(decide(None, acks(1, 0, 1)), Some(Decision::Hold));
+    }
+
+    #[test]
+    fn clean_acks_are_accepted_and_nothing_decides_nothing() {
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0)),
+            Some(Decision::Accept)
+        );
+        assert_eq!(decide(None, acks(1, 0, 0)), Some(Decision::Accept));
+        assert_eq!(decide(None, acks(0, 0, 0)), None);
+    }
+}

@@ -1,0 +1,82 @@
+//! Verdicts: combining what a case found into pass / fail / inconclusive / error.
+//!
+//! Jepsen's rule, extended by one value: a failed expectation beats a broken harness (it is a
+//! finding that stands whatever happened later), which beats not knowing, which beats a pass.
+
+use crate::evidence::format::Verdict;
+
+/// What went wrong in a case, gathered while it ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaseFacts {
+    /// An expectation did not hold (a definite response that differs from the suite).
+    pub failed: bool,
+    /// The harness or target broke: setup failed, teardown failed, a required value is missing.
+    pub errored: bool,
+    /// Something could not be decided: throttling, no response, a cut observation window.
+    pub inconclusive: bool,
+}
+
+/// The case verdict.
+pub fn verdict(facts: &CaseFacts) -> Verdict {
+    if facts.failed {
+        Verdict::Fail
+    } else if facts.errored {
+        Verdict::Error
+    } else if facts.inconclusive {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Pass
+    }
+}
+
+/// The run's exit code from its case verdicts (see `docs/exit-codes.md`).
+pub fn exit_code<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> i32 {
+    use crate::exit_code::*;
+    let worst = verdicts.into_iter().copied().max();
+    match worst {
+        Some(Verdict::Fail) => EXPECTATION_FAILED,
+        Some(Verdict::Error) => RUNTIME_ERROR,
+        Some(Verdict::Inconclusive) => INCONCLUSIVE,
+        Some(Verdict::Pass | Verdict::KnownDivergence) | None => OK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(failed: bool, errored: bool, inconclusive: bool) -> CaseFacts {
+        CaseFacts {
+            failed,
+            errored,
+            inconclusive,
+        }
+    }
+
+    #[test]
+    fn fail_beats_error_beats_inconclusive_beats_pass() {
+        assert_eq!(verdict(&facts(true, true, true)), Verdict::Fail);
+        assert_eq!(verdict(&facts(false, true, true)), Verdict::Error);
+        assert_eq!(verdict(&facts(false, false, true)), Verdict::Inconclusive);
+        assert_eq!(verdict(&facts(false, false, false)), Verdict::Pass);
+    }
+
+    #[test]
+    fn exit_codes_follow_the_worst_verdict() {
+        use crate::exit_code::*;
+        assert_eq!(exit_code(&[]), OK);
+        assert_eq!(exit_code(&[Verdict::Pass, Verdict::KnownDivergence]), OK);
+        assert_eq!(
+            exit_code(&[Verdict::Pass, Verdict::Inconclusive]),
+            INCONCLUSIVE
+        );
+        assert_eq!(
+            exit_code(&[Verdict::Inconclusive, Verdict::Error]),
+            RUNTIME_ERROR
+        );
+        assert_eq!(
+            exit_code(&[Verdict::Error, Verdict::Fail, Verdict::Pass]),
+            EXPECTATION_FAILED
+        );
+    }
+}
