@@ -1,0 +1,481 @@
+//! One SQS call, recorded: every SDK attempt becomes an evidence row.
+//!
+//! An interceptor attached to the single operation notes when each attempt started and what
+//! came back (status, request id, legacy error code), because a retried attempt is otherwise
+//! invisible: the SDK reports only the last one. Per-call retry settings are applied here too,
+//! so an experiment chooses whether a throttle is retried or recorded.
+
+use crate::evidence::Masker;
+use crate::evidence::format::{Call, Completion, Phase};
+use aws_sdk_sqs::config::interceptors::{
+    BeforeTransmitInterceptorContextRef, FinalizerInterceptorContextRef,
+};
+use aws_sdk_sqs::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_sqs::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_sqs::operation::RequestId;
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::http::Response as HttpResponse;
+use chrono::{DateTime, SecondsFormat, Utc};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Formats a timestamp the way evidence does: RFC 3339, UTC, milliseconds.
+pub fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// What one SDK attempt looked like on the wire.
+#[derive(Debug, Clone, Default)]
+struct AttemptNote {
+    started_at: Option<DateTime<Utc>>,
+    started: Option<Instant>,
+    ended_at: Option<DateTime<Utc>>,
+    latency_ms: f64,
+    status: Option<u16>,
+    request_id: Option<String>,
+    /// From `x-amzn-query-error`: (legacy code, sender fault).
+    query_error: Option<(String, bool)>,
+    transport_error: Option<String>,
+}
+
+/// The interceptor that fills [`AttemptNote`]s; one per call.
+#[derive(Debug, Clone, Default)]
+pub struct AttemptRecorder {
+    notes: Arc<Mutex<Vec<AttemptNote>>>,
+}
+
+impl AttemptRecorder {
+    fn notes(&self) -> Vec<AttemptNote> {
+        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+}
+
+fn header(resp: &HttpResponse, name: &str) -> Option<String> {
+    resp.headers().get(name).map(str::to_string)
+}
+
+/// Splits `AWS.SimpleQueueService.NonExistentQueue;Sender` into the code and the fault side.
+fn parse_query_error(value: &str) -> (String, bool) {
+    match value.split_once(';') {
+        Some((code, side)) => (code.to_string(), side.eq_ignore_ascii_case("Sender")),
+        None => (value.to_string(), true),
+    }
+}
+
+impl Intercept for AttemptRecorder {
+    fn name(&self) -> &'static str {
+        "sqsprobe-attempt-recorder"
+    }
+
+    fn read_before_attempt(
+        &self,
+        _context: &BeforeTransmitInterceptorContextRef<'_>,
+        _rc: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if let Ok(mut notes) = self.notes.lock() {
+            notes.push(AttemptNote {
+                started_at: Some(Utc::now()),
+                started: Some(Instant::now()),
+                ..AttemptNote::default()
+            });
+        }
+        Ok(())
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _rc: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let Ok(mut notes) = self.notes.lock() else {
+            return Ok(());
+        };
+        let Some(note) = notes.last_mut() else {
+            return Ok(());
+        };
+        note.ended_at = Some(Utc::now());
+        note.latency_ms = note
+            .started
+            .map(|s| s.elapsed().as_secs_f64() * 1000.0)
+            .unwrap_or_default();
+        if let Some(resp) = context.response() {
+            note.status = Some(resp.status().as_u16());
+            note.request_id =
+                header(resp, "x-amzn-requestid").or_else(|| header(resp, "x-amz-request-id"));
+            note.query_error = header(resp, "x-amzn-query-error").map(|v| parse_query_error(&v));
+        } else if let Some(Err(err)) = context.output_or_error() {
+            note.transport_error = Some(if err.is_timeout_error() {
+                "timeout".to_string()
+            } else {
+                err.to_string()
+            });
+        }
+        Ok(())
+    }
+}
+
+/// How a failed call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A definite error response (4xx): the call did not take effect.
+    Response,
+    /// Throttled: the target asked us to slow down. Never a finding about semantics.
+    Throttled,
+    /// A 5xx: the target could not say whether the call took effect.
+    ServerError,
+    /// No response at all (refused, reset, timed out): outcome unknown.
+    NoResponse,
+}
+
+/// A failed call, as the step checks see it.
+#[derive(Debug, Clone)]
+pub struct CallError {
+    pub kind: FailureKind,
+    /// The SDK's code (the legacy query code when the server sent one).
+    pub code: Option<String>,
+    /// The `__type` shape name (JSON protocol), without namespace.
+    pub error_type: Option<String>,
+    pub status: Option<u16>,
+    pub sender_fault: Option<bool>,
+    /// Masked message.
+    pub message: Option<String>,
+}
+
+impl CallError {
+    /// `Code (400): message`, for findings.
+    pub fn describe(&self) -> String {
+        let code = self
+            .code
+            .clone()
+            .or_else(|| self.error_type.clone())
+            .unwrap_or_else(|| match self.kind {
+                FailureKind::NoResponse => "no response".to_string(),
+                _ => "unknown error".to_string(),
+            });
+        let mut s = code;
+        if let Some(status) = self.status {
+            s.push_str(&format!(" ({status})"));
+        }
+        if let Some(msg) = &self.message {
+            if !msg.is_empty() {
+                s.push_str(": ");
+                s.push_str(msg);
+            }
+        }
+        s
+    }
+
+    /// Whether `expected` (as a suite writes it) names this error: the legacy code, the
+    /// `__type`, or the last dotted part of the legacy code.
+    pub fn matches(&self, expected: &str) -> bool {
+        let by_code = self
+            .code
+            .as_deref()
+            .is_some_and(|c| c == expected || c.rsplit('.').next() == Some(expected));
+        by_code || self.error_type.as_deref() == Some(expected)
+    }
+}
+
+/// Codes that mean "slow down" rather than "no".
+const THROTTLE_CODES: &[&str] = &[
+    "RequestThrottled",
+    "ThrottlingException",
+    "Throttling",
+    "TooManyRequestsException",
+    "RequestLimitExceeded",
+    "SlowDown",
+];
+
+/// Everything known about a call once it returned.
+#[derive(Debug)]
+pub struct Recorded<O> {
+    pub output: Option<O>,
+    pub error: Option<CallError>,
+    /// One row per attempt, in order; the caller completes the last one with message details.
+    pub rows: Vec<Call>,
+}
+
+impl<O> Recorded<O> {
+    /// The last row (the attempt whose response the SDK returned).
+    pub fn last_row(&mut self) -> &mut Call {
+        self.rows
+            .last_mut()
+            .expect("a recorded call has at least one row")
+    }
+
+    /// The HTTP status of the final attempt.
+    pub fn status(&self) -> Option<u16> {
+        self.rows.last().and_then(|r| r.http_status)
+    }
+}
+
+/// Fields every row of a call shares, filled in by the step that makes it.
+#[derive(Debug, Clone)]
+pub struct CallMeta {
+    pub run_id: String,
+    pub case: String,
+    pub phase: Phase,
+    pub step: Option<usize>,
+    pub line: Option<u32>,
+    pub action: &'static str,
+    pub attempt: Option<String>,
+    pub queue: Option<String>,
+}
+
+/// Reads `__type` from a JSON error body: `com.amazonaws.sqs#QueueDoesNotExist` → `QueueDoesNotExist`.
+fn error_type_from_body(body: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let t = value.get("__type")?.as_str()?;
+    Some(t.rsplit('#').next().unwrap_or(t).to_string())
+}
+
+/// Runs `send(recorder)` and turns what happened into [`Recorded`].
+///
+/// `send` must attach the recorder to the operation (`.customize().interceptor(rec)`), so that
+/// each attempt is noted.
+pub async fn record<O, E, F, Fut>(meta: CallMeta, masker: &Masker, send: F) -> Recorded<O>
+where
+    F: FnOnce(AttemptRecorder) -> Fut,
+    Fut: std::future::Future<Output = Result<O, SdkError<E, HttpResponse>>>,
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    O: RequestId,
+{
+    let recorder = AttemptRecorder::default();
+    let call_started_at = Utc::now();
+    let call_started = Instant::now();
+    let result = send(recorder.clone()).await;
+    let call_ended_at = Utc::now();
+    let mut notes = recorder.notes();
+    if notes.is_empty() {
+        // The SDK failed before any attempt (e.g. it could not build the request).
+        notes.push(AttemptNote {
+            started_at: Some(call_started_at),
+            ended_at: Some(call_ended_at),
+            latency_ms: call_started.elapsed().as_secs_f64() * 1000.0,
+            ..AttemptNote::default()
+        });
+    }
+
+    let last = notes.len() - 1;
+    let mut rows: Vec<Call> = notes
+        .iter()
+        .enumerate()
+        .map(|(i, note)| {
+            let (code, sender_fault) = match &note.query_error {
+                Some((c, s)) => (Some(c.clone()), Some(*s)),
+                None => (None, None),
+            };
+            let completion = match (note.status, &note.transport_error) {
+                (Some(s), _) if s < 300 => Completion::Ok,
+                (Some(s), _) if s < 500 => Completion::Fail,
+                _ => Completion::Info,
+            };
+            Call {
+                run_id: meta.run_id.clone(),
+                case: meta.case.clone(),
+                phase: meta.phase,
+                step: meta.step,
+                line: meta.line,
+                action: meta.action.to_string(),
+                attempt_number: (i + 1) as u32,
+                retried: i < last,
+                attempt: meta.attempt.clone(),
+                queue: meta.queue.clone(),
+                message_id: None,
+                message: None,
+                business_key: None,
+                handle_digest: None,
+                messages: Vec::new(),
+                entries: Vec::new(),
+                request_id: note.request_id.clone(),
+                http_status: note.status,
+                error_code: code,
+                error_type: None,
+                sender_fault,
+                error_message: note.transport_error.as_ref().map(|e| masker.mask(e)),
+                completion,
+                started_at: rfc3339(note.started_at.unwrap_or(call_started_at)),
+                ended_at: rfc3339(note.ended_at.unwrap_or(call_ended_at)),
+                latency_ms: (note.latency_ms * 1000.0).round() / 1000.0,
+            }
+        })
+        .collect();
+
+    match result {
+        Ok(output) => {
+            let row = &mut rows[last];
+            if row.request_id.is_none() {
+                row.request_id = output.request_id().map(str::to_string);
+            }
+            row.completion = Completion::Ok;
+            Recorded {
+                output: Some(output),
+                error: None,
+                rows,
+            }
+        }
+        Err(err) => {
+            let error = describe_error(&err, masker);
+            let row = &mut rows[last];
+            row.completion = match error.kind {
+                FailureKind::Response => Completion::Fail,
+                _ => Completion::Info,
+            };
+            // Throttled requests are definite refusals, but for an experiment they mean
+            // "could not tell", so the row says info too.
+            row.error_code = error.code.clone();
+            row.error_type = error.error_type.clone();
+            row.sender_fault = error.sender_fault.or(row.sender_fault);
+            row.error_message = error.message.clone();
+            if row.http_status.is_none() {
+                row.http_status = error.status;
+            }
+            Recorded {
+                output: None,
+                error: Some(error),
+                rows,
+            }
+        }
+    }
+}
+
+fn describe_error<E>(err: &SdkError<E, HttpResponse>, masker: &Masker) -> CallError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    let raw = err.raw_response();
+    let status = raw.map(|r| r.status().as_u16());
+    let error_type = raw
+        .and_then(|r| r.body().bytes())
+        .and_then(error_type_from_body);
+    let sender_fault = raw
+        .and_then(|r| header(r, "x-amzn-query-error"))
+        .map(|v| parse_query_error(&v).1);
+    match err {
+        SdkError::ServiceError(_) => {
+            let code = err.code().map(str::to_string);
+            let kind = if code.as_deref().is_some_and(|c| THROTTLE_CODES.contains(&c))
+                || error_type
+                    .as_deref()
+                    .is_some_and(|t| THROTTLE_CODES.contains(&t))
+            {
+                FailureKind::Throttled
+            } else if status.is_some_and(|s| s >= 500) {
+                FailureKind::ServerError
+            } else {
+                FailureKind::Response
+            };
+            CallError {
+                kind,
+                code,
+                error_type,
+                status,
+                sender_fault,
+                message: err.message().map(|m| masker.mask(m)),
+            }
+        }
+        SdkError::ResponseError(_) => CallError {
+            // A response we could not parse: a malformed reply is a target defect, but we
+            // cannot say whether the call took effect.
+            kind: FailureKind::ServerError,
+            code: Some("UnparseableResponse".to_string()),
+            error_type,
+            status,
+            sender_fault,
+            message: Some(masker.mask(&source_chain(err))),
+        },
+        SdkError::TimeoutError(_) => CallError {
+            kind: FailureKind::NoResponse,
+            code: None,
+            error_type: None,
+            status: None,
+            sender_fault: None,
+            message: Some("timed out".to_string()),
+        },
+        _ => CallError {
+            kind: FailureKind::NoResponse,
+            code: None,
+            error_type: None,
+            status,
+            sender_fault: None,
+            message: Some(masker.mask(&source_chain(err))),
+        },
+    }
+}
+
+/// The error and its sources on one line: the SDK's top-level messages ("dispatch failure")
+/// say little; the cause ("Connection refused") is what a user needs.
+pub fn source_chain(err: &dyn std::error::Error) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(code: Option<&str>, error_type: Option<&str>) -> CallError {
+        CallError {
+            kind: FailureKind::Response,
+            code: code.map(str::to_string),
+            error_type: error_type.map(str::to_string),
+            status: Some(400),
+            sender_fault: Some(true),
+            message: Some("m".into()),
+        }
+    }
+
+    #[test]
+    fn expected_codes_match_legacy_code_type_or_its_last_part() {
+        let e = error(
+            Some("AWS.SimpleQueueService.NonExistentQueue"),
+            Some("QueueDoesNotExist"),
+        );
+        assert!(e.matches("QueueDoesNotExist"));
+        assert!(e.matches("AWS.SimpleQueueService.NonExistentQueue"));
+        assert!(e.matches("NonExistentQueue"));
+        assert!(!e.matches("ReceiptHandleIsInvalid"));
+        assert!(error(Some("ReceiptHandleIsInvalid"), None).matches("ReceiptHandleIsInvalid"));
+    }
+
+    #[test]
+    fn query_error_header_splits_code_and_fault() {
+        assert_eq!(
+            parse_query_error("AWS.SimpleQueueService.NonExistentQueue;Sender"),
+            ("AWS.SimpleQueueService.NonExistentQueue".to_string(), true)
+        );
+        assert_eq!(
+            parse_query_error("InternalError;Receiver"),
+            ("InternalError".to_string(), false)
+        );
+    }
+
+    #[test]
+    fn error_type_comes_from_the_json_body() {
+        assert_eq!(
+            error_type_from_body(
+                br#"{"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"x"}"#
+            ),
+            Some("QueueDoesNotExist".to_string())
+        );
+        assert_eq!(error_type_from_body(b"<xml/>"), None);
+    }
+
+    #[test]
+    fn describe_reads_like_a_finding() {
+        assert_eq!(
+            error(Some("ReceiptHandleIsInvalid"), None).describe(),
+            "ReceiptHandleIsInvalid (400): m"
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! Checking a step's response against its `expect:` (pure: no SDK calls).
+//!
+//! A response the target chose (a 4xx, a batch `Failed` entry, a message count) can fail an
+//! expectation. A response the target did not really give (throttled, 5xx, nothing at all)
+//! cannot: it makes the step inconclusive instead, unless the suite expected exactly that code.
+
+use super::call::{CallError, FailureKind};
+use crate::suite::model::StepExpect;
+use std::collections::BTreeMap;
+
+/// A message in a receive response, as the checks need it.
+#[derive(Debug, Clone, Default)]
+pub struct ReceivedMsg {
+    /// The suite label, when the message is one of the case's sends.
+    pub label: Option<String>,
+    /// System attributes as returned.
+    pub attributes: BTreeMap<String, String>,
+}
+
+/// A batch response.
+#[derive(Debug, Clone, Default)]
+pub struct BatchOutcome {
+    pub successful: Vec<String>,
+    /// (Id, Code, SenderFault)
+    pub failed: Vec<(String, String, bool)>,
+}
+
+/// What a step got back.
+#[derive(Debug, Default)]
+pub struct Observed<'a> {
+    pub error: Option<&'a CallError>,
+    pub status: Option<u16>,
+    pub received: Option<Vec<ReceivedMsg>>,
+    pub batch: Option<BatchOutcome>,
+    pub queue_attributes: Option<BTreeMap<String, String>>,
+    /// Integrity problems the harness found itself (an MD5 that does not match).
+    pub integrity: Vec<String>,
+}
+
+/// The verdict on one step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Pass,
+    /// Each string is one unmet expectation.
+    Fail(Vec<String>),
+    /// Why the step's outcome cannot be judged.
+    Inconclusive(String),
+}
+
+/// Checks `obs` against `expect`.
+pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
+    let mut failures = Vec::new();
+    if let Some(err) = obs.error {
+        let expected_this = expect.error.as_deref().is_some_and(|e| err.matches(e));
+        if !expected_this && err.kind != FailureKind::Response {
+            return Check::Inconclusive(match err.kind {
+                FailureKind::Throttled => format!("throttled: {}", err.describe()),
+                FailureKind::ServerError => format!("server error: {}", err.describe()),
+                _ => format!("no response: {}", err.describe()),
+            });
+        }
+        match &expect.error {
+            Some(expected) if expected_this => {
+                let _ = expected;
+            }
+            Some(expected) => {
+                failures.push(format!("expected error {expected}, got {}", err.describe()))
+            }
+            None => failures.push(format!("expected success, got {}", err.describe())),
+        }
+    } else if let Some(expected) = &expect.error {
+        failures.push(format!("expected error {expected}, but the call succeeded"));
+    }
+
+    if let (Some(want), Some(got)) = (expect.status, obs.status) {
+        if want != got {
+            failures.push(format!("expected HTTP status {want}, got {got}"));
+        }
+    }
+
+    if let Some(received) = &obs.received {
+        if let Some(n) = expect.messages {
+            if received.len() != n as usize {
+                failures.push(format!(
+                    "expected {n} message(s), received {}",
+                    received.len()
+                ));
+            }
+        }
+        for label in &expect.received {
+            if !received
+                .iter()
+                .any(|m| m.label.as_deref() == Some(label.value.as_str()))
+            {
+                let got: Vec<&str> = received
+                    .iter()
+                    .map(|m| m.label.as_deref().unwrap_or("(untracked)"))
+                    .collect();
+                failures.push(format!(
+                    "expected to receive {}, received [{}]",
+                    label.value,
+                    got.join(", ")
+                ));
+            }
+        }
+        for (i, m) in received.iter().enumerate() {
+            let who = m
+                .label
+                .clone()
+                .unwrap_or_else(|| format!("message {}", i + 1));
+            check_attributes(&expect.attributes, &m.attributes, &who, &mut failures);
+        }
+    } else if obs.error.is_none() && (expect.messages.is_some() || !expect.received.is_empty()) {
+        failures.push("expected messages, but this step does not receive".to_string());
+    }
+
+    if let Some(batch) = &obs.batch {
+        if let Some(n) = expect.successful {
+            if batch.successful.len() != n as usize {
+                failures.push(format!(
+                    "expected {n} Successful entr{}, got {} ({})",
+                    if n == 1 { "y" } else { "ies" },
+                    batch.successful.len(),
+                    batch.successful.join(", ")
+                ));
+            }
+        }
+        if let Some(failed) = &expect.failed {
+            check_failed_entries(failed, &batch.failed, &mut failures);
+        }
+    }
+
+    if let Some(attrs) = &obs.queue_attributes {
+        check_attributes(&expect.attributes, attrs, "queue", &mut failures);
+    }
+
+    failures.extend(obs.integrity.iter().cloned());
+    if failures.is_empty() {
+        Check::Pass
+    } else {
+        Check::Fail(failures)
+    }
+}
+
+fn check_attributes(
+    want: &BTreeMap<String, String>,
+    got: &BTreeMap<String, String>,
+    who: &str,
+    failures: &mut Vec<String>,
+) {
+    for (name, value) in want {
+        match got.get(name) {
+            None => failures.push(format!("{who}: attribute {name} missing")),
+            Some(_) if value == "*" => {}
+            Some(actual) if actual != value => {
+                failures.push(format!("{who}: expected {name} = {value}, got {actual}"))
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+fn check_failed_entries(
+    want: &[crate::suite::model::FailedEntryExpect],
+    got: &[(String, String, bool)],
+    failures: &mut Vec<String>,
+) {
+    let shown: Vec<String> = got
+        .iter()
+        .map(|(id, code, fault)| format!("{id}: {code} (sender_fault {fault})"))
+        .collect();
+    if want.len() != got.len() {
+        failures.push(format!(
+            "expected {} Failed entr{}, got {} [{}]",
+            want.len(),
+            if want.len() == 1 { "y" } else { "ies" },
+            got.len(),
+            shown.join("; ")
+        ));
+        return;
+    }
+    let mut unmatched: Vec<&(String, String, bool)> = got.iter().collect();
+    for w in want {
+        let code_ok = |c: &str| c == w.code || c.rsplit('.').next() == Some(w.code.as_str());
+        let pos = unmatched.iter().position(|(id, code, fault)| {
+            w.id.as_deref().is_none_or(|wid| wid == id)
+                && code_ok(code)
+                && w.sender_fault.is_none_or(|f| f == *fault)
+        });
+        match pos {
+            Some(i) => {
+                unmatched.remove(i);
+            }
+            None => failures.push(format!(
+                "expected a Failed entry{} with code {}{}, got [{}]",
+                w.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default(),
+                w.code,
+                w.sender_fault
+                    .map(|f| format!(" and sender_fault {f}"))
+                    .unwrap_or_default(),
+                shown.join("; ")
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::model::{FailedEntryExpect, Pos, Spanned};
+
+    fn err(kind: FailureKind, code: &str) -> CallError {
+        CallError {
+            kind,
+            code: Some(code.into()),
+            error_type: None,
+            status: Some(400),
+            sender_fault: Some(true),
+            message: None,
+        }
+    }
+
+    #[test]
+    fn success_passes_the_default_expectation() {
+        assert_eq!(
+            check_step(&StepExpect::default(), &Observed::default()),
+            Check::Pass
+        );
+    }
+
+    #[test]
+    fn an_unexpected_error_response_fails() {
+        let e = err(FailureKind::Response, "ReceiptHandleIsInvalid");
+        let obs = Observed {
+            error: Some(&e),
+            ..Observed::default()
+        };
+        match check_step(&StepExpect::default(), &obs) {
+            Check::Fail(f) => {
+                assert!(f[0].contains("expected success, got ReceiptHandleIsInvalid"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn throttling_is_inconclusive_unless_expected() {
+        let e = err(FailureKind::Throttled, "RequestThrottled");
+        let obs = Observed {
+            error: Some(&e),
+            ..Observed::default()
+        };
+        assert!(matches!(
+            check_step(&StepExpect::default(), &obs),
+            Check::Inconclusive(_)
+        ));
+        let expect = StepExpect {
+            error: Some("RequestThrottled".into()),
+            ..StepExpect::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+    }
+
+    #[test]
+    fn an_expected_error_that_did_not_happen_fails() {
+        let expect = StepExpect {
+            error: Some("InvalidParameterValue".into()),
+            ..StepExpect::default()
+        };
+        assert!(matches!(
+            check_step(&expect, &Observed::default()),
+            Check::Fail(_)
+        ));
+    }
+
+    #[test]
+    fn message_counts_labels_and_attributes_are_checked() {
+        let expect = StepExpect {
+            messages: Some(1),
+            received: vec![Spanned {
+                value: "m1".into(),
+                pos: Pos::default(),
+            }],
+            attributes: BTreeMap::from([
+                ("ApproximateReceiveCount".to_string(), "2".to_string()),
+                ("SentTimestamp".to_string(), "*".to_string()),
+            ]),
+            ..StepExpect::default()
+        };
+        let good = ReceivedMsg {
+            label: Some("m1".into()),
+            attributes: BTreeMap::from([
+                ("ApproximateReceiveCount".to_string(), "2".to_string()),
+                ("SentTimestamp".to_string(), "1".to_string()),
+            ]),
+        };
+        let obs = Observed {
+            received: Some(vec![good.clone()]),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+        let mut bad = good;
+        bad.attributes
+            .insert("ApproximateReceiveCount".into(), "1".into());
+        let obs = Observed {
+            received: Some(vec![bad]),
+            ..Observed::default()
+        };
+        match check_step(&expect, &obs) {
+            Check::Fail(f) => {
+                assert_eq!(f, vec!["m1: expected ApproximateReceiveCount = 2, got 1"])
+            }
+            other => panic!("{other:?}"),
+        }
+        let obs = Observed {
+            received: Some(vec![]),
+            ..Observed::default()
+        };
+        match check_step(&expect, &obs) {
+            Check::Fail(f) => assert_eq!(f.len(), 2),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn batch_failures_match_by_code_id_and_fault() {
+        let expect = StepExpect {
+            successful: Some(1),
+            failed: Some(vec![FailedEntryExpect {
+                id: None,
+                code: "ReceiptHandleIsInvalid".into(),
+                sender_fault: Some(true),
+            }]),
+            ..StepExpect::default()
+        };
+        let batch = BatchOutcome {
+            successful: vec!["e1".into()],
+            failed: vec![("e2".into(), "ReceiptHandleIsInvalid".into(), true)],
+        };
+        let obs = Observed {
+            batch: Some(batch),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+        let batch = BatchOutcome {
+            successful: vec!["e1".into()],
+            failed: vec![("e2".into(), "ReceiptHandleIsInvalid".into(), false)],
+        };
+        let obs = Observed {
+            batch: Some(batch),
+            ..Observed::default()
+        };
+        assert!(matches!(check_step(&expect, &obs), Check::Fail(_)));
+    }
+
+    #[test]
+    fn integrity_problems_always_fail() {
+        let obs = Observed {
+            integrity: vec!["MD5OfMessageBody does not match the body".into()],
+            ..Observed::default()
+        };
+        assert!(matches!(
+            check_step(&StepExpect::default(), &obs),
+            Check::Fail(_)
+        ));
+    }
+}

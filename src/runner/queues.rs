@@ -1,0 +1,269 @@
+//! Owned, disposable queues: naming, creation with ownership tags, and the registry that
+//! guarantees teardown.
+//!
+//! The runner only ever sends a mutating call to a queue URL that a CreateQueue of this run
+//! returned. The [`Registry`] is that list; teardown and Ctrl-C handling read it, and nothing
+//! else (no listing, no name matching) can make a queue "ours".
+
+use crate::evidence::sha256_hex;
+use crate::suite::model::{QueueDef, QueueKind, RedriveAllow};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// SQS's limit on queue names, `.fifo` included.
+pub const MAX_QUEUE_NAME: usize = 80;
+
+/// Tag keys written on every owned queue.
+pub const OWNER_TAG: &str = "sqsprobe:owner";
+pub const RUN_TAG: &str = "sqsprobe:run";
+pub const CASE_TAG: &str = "sqsprobe:case";
+
+/// The name prefix every queue of a run shares: `sqsprobe-<run-id>-`.
+pub fn run_prefix(run_id: &str) -> String {
+    format!("sqsprobe-{run_id}-")
+}
+
+/// `sqsprobe-<run-id>-<case>-<label>`, trimmed to 80 characters with `.fifo` kept.
+///
+/// When trimming is needed, the cut name ends in 8 hex digits of the full name's digest so two
+/// long case ids that share a prefix still get distinct queues.
+pub fn queue_name(run_id: &str, case: &str, label: &str, kind: QueueKind) -> String {
+    let suffix = if kind == QueueKind::Fifo { ".fifo" } else { "" };
+    let full = format!("{}{case}-{label}", run_prefix(run_id));
+    let room = MAX_QUEUE_NAME - suffix.len();
+    if full.len() <= room {
+        return format!("{full}{suffix}");
+    }
+    let hash = &sha256_hex(&full)[..8];
+    let keep = room - hash.len() - 1;
+    // Names are ASCII by construction (ids and labels are validated), so byte cuts are safe.
+    format!("{}-{hash}{suffix}", &full[..keep])
+}
+
+/// A queue this run created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedQueue {
+    pub name: String,
+    pub url: String,
+    pub case: String,
+}
+
+/// Every queue the run created and has not yet deleted. Shared by all cases and by the
+/// Ctrl-C path.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    inner: Arc<Mutex<HashMap<String, OwnedQueue>>>,
+}
+
+impl Registry {
+    pub fn add(&self, queue: OwnedQueue) {
+        if let Ok(mut map) = self.inner.lock() {
+            map.insert(queue.url.clone(), queue);
+        }
+    }
+
+    pub fn remove(&self, url: &str) {
+        if let Ok(mut map) = self.inner.lock() {
+            map.remove(url);
+        }
+    }
+
+    /// Whether `url` was created by this run and not yet deleted.
+    pub fn owns(&self, url: &str) -> bool {
+        self.inner
+            .lock()
+            .map(|m| m.contains_key(url))
+            .unwrap_or(false)
+    }
+
+    /// What is still alive, sorted by name.
+    pub fn remaining(&self) -> Vec<OwnedQueue> {
+        let mut v: Vec<OwnedQueue> = self
+            .inner
+            .lock()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+}
+
+/// Seconds as the string SQS attributes take.
+fn secs(d: std::time::Duration) -> String {
+    d.as_secs().to_string()
+}
+
+/// The CreateQueue attributes for a queue definition. `arn_of` resolves a label of the same
+/// case to the ARN of its (already created) queue.
+pub fn create_attributes(
+    def: &QueueDef,
+    arn_of: &dyn Fn(&str) -> Option<String>,
+) -> BTreeMap<String, String> {
+    let mut a = BTreeMap::new();
+    if def.kind == QueueKind::Fifo {
+        a.insert("FifoQueue".to_string(), "true".to_string());
+    }
+    if let Some(d) = def.visibility_timeout {
+        a.insert("VisibilityTimeout".into(), secs(d));
+    }
+    if let Some(d) = def.delay {
+        a.insert("DelaySeconds".into(), secs(d));
+    }
+    if let Some(d) = def.retention {
+        a.insert("MessageRetentionPeriod".into(), secs(d));
+    }
+    if let Some(d) = def.receive_wait {
+        a.insert("ReceiveMessageWaitTimeSeconds".into(), secs(d));
+    }
+    if let Some(n) = def.max_message_size {
+        a.insert("MaximumMessageSize".into(), n.to_string());
+    }
+    if let Some(b) = def.content_based_dedup {
+        a.insert("ContentBasedDeduplication".into(), b.to_string());
+    }
+    if let Some(s) = &def.dedup_scope {
+        a.insert("DeduplicationScope".into(), s.clone());
+    }
+    if let Some(s) = &def.throughput_limit {
+        a.insert("FifoThroughputLimit".into(), s.clone());
+    }
+    if let Some(r) = &def.redrive {
+        let arn = arn_of(&r.dlq.value).unwrap_or_default();
+        a.insert(
+            "RedrivePolicy".into(),
+            serde_json::json!({"deadLetterTargetArn": arn, "maxReceiveCount": r.max_receive_count})
+                .to_string(),
+        );
+    }
+    if let Some(allow) = &def.redrive_allow {
+        let policy = match allow {
+            RedriveAllow::AllowAll => serde_json::json!({"redrivePermission": "allowAll"}),
+            RedriveAllow::DenyAll => serde_json::json!({"redrivePermission": "denyAll"}),
+            RedriveAllow::ByQueue(labels) => {
+                let arns: Vec<String> = labels
+                    .iter()
+                    .map(|l| arn_of(&l.value).unwrap_or_default())
+                    .collect();
+                serde_json::json!({"redrivePermission": "byQueue", "sourceQueueArns": arns})
+            }
+        };
+        a.insert("RedriveAllowPolicy".into(), policy.to_string());
+    }
+    for (k, v) in &def.attributes {
+        a.insert(k.clone(), v.clone());
+    }
+    a
+}
+
+/// The tags of an owned queue: the suite's own, then ownership (which a suite cannot override).
+pub fn create_tags(def: &QueueDef, run_id: &str, case: &str) -> BTreeMap<String, String> {
+    let mut t = def.tags.clone();
+    t.insert(OWNER_TAG.into(), "sqsprobe".into());
+    t.insert(RUN_TAG.into(), run_id.into());
+    t.insert(CASE_TAG.into(), case.into());
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::model::{Pos, Redrive, Spanned};
+
+    #[test]
+    fn short_names_are_kept_whole() {
+        assert_eq!(
+            queue_name("20261129-204100-ab12", "stale", "main", QueueKind::Standard),
+            "sqsprobe-20261129-204100-ab12-stale-main"
+        );
+        assert_eq!(
+            queue_name("r", "c", "q", QueueKind::Fifo),
+            "sqsprobe-r-c-q.fifo"
+        );
+    }
+
+    #[test]
+    fn long_names_are_trimmed_to_80_with_fifo_kept_and_stay_distinct() {
+        let case_a = "a-very-long-case-identifier-that-goes-on-and-on-x";
+        let case_b = "a-very-long-case-identifier-that-goes-on-and-on-y";
+        let a = queue_name(
+            "20261129-204100-ab12",
+            case_a,
+            "dead-letter",
+            QueueKind::Fifo,
+        );
+        let b = queue_name(
+            "20261129-204100-ab12",
+            case_b,
+            "dead-letter",
+            QueueKind::Fifo,
+        );
+        assert_eq!(a.len(), 80);
+        assert!(a.ends_with(".fifo"));
+        assert!(a.starts_with("sqsprobe-20261129-204100-ab12-"));
+        assert_ne!(a, b);
+        let s = queue_name(
+            "20261129-204100-ab12",
+            case_a,
+            "dead-letter",
+            QueueKind::Standard,
+        );
+        assert_eq!(s.len(), 80);
+    }
+
+    #[test]
+    fn attributes_map_typed_keys_and_raw_overrides_win() {
+        let def = QueueDef {
+            label: "main".into(),
+            kind: QueueKind::Fifo,
+            create: true,
+            visibility_timeout: Some(std::time::Duration::from_millis(2000)),
+            redrive: Some(Redrive {
+                dlq: Spanned {
+                    value: "dlq".into(),
+                    pos: Pos::default(),
+                },
+                max_receive_count: 2,
+            }),
+            attributes: BTreeMap::from([("VisibilityTimeout".to_string(), "-1".to_string())]),
+            ..QueueDef::default()
+        };
+        let a = create_attributes(&def, &|l| {
+            Some(format!("arn:aws:sqs:us-east-1:000000000000:{l}"))
+        });
+        assert_eq!(a["FifoQueue"], "true");
+        assert_eq!(a["VisibilityTimeout"], "-1");
+        let policy: serde_json::Value = serde_json::from_str(&a["RedrivePolicy"]).unwrap();
+        assert_eq!(policy["maxReceiveCount"], 2);
+        assert!(
+            policy["deadLetterTargetArn"]
+                .as_str()
+                .unwrap()
+                .ends_with(":dlq")
+        );
+    }
+
+    #[test]
+    fn ownership_tags_cannot_be_overridden() {
+        let def = QueueDef {
+            tags: BTreeMap::from([(OWNER_TAG.to_string(), "someone-else".to_string())]),
+            ..QueueDef::default()
+        };
+        let t = create_tags(&def, "run1", "case1");
+        assert_eq!(t[OWNER_TAG], "sqsprobe");
+        assert_eq!(t[RUN_TAG], "run1");
+    }
+
+    #[test]
+    fn the_registry_only_owns_what_was_added() {
+        let r = Registry::default();
+        r.add(OwnedQueue {
+            name: "n".into(),
+            url: "http://x/1/n".into(),
+            case: "c".into(),
+        });
+        assert!(r.owns("http://x/1/n"));
+        assert!(!r.owns("http://x/1/other"));
+        r.remove("http://x/1/n");
+        assert!(r.remaining().is_empty());
+    }
+}

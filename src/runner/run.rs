@@ -1,0 +1,196 @@
+//! Running a plan: cases in parallel under a concurrency bound, events out, queues accounted.
+//!
+//! The runner knows nothing about files or terminals. It sends every evidence record down a
+//! channel as it happens; the consumers (evidence file, progress, reports) are independent,
+//! as in nextest's reporter design.
+
+use super::RunContext;
+use super::call::{CallMeta, record, rfc3339};
+use super::case::run_case;
+use super::queues::{Registry, run_prefix};
+use super::target::TargetKind;
+use crate::classify;
+use crate::evidence::Masker;
+use crate::evidence::format::{CaseEnd, FORMAT, Phase, Record, RunEnd, RunStart, Verdict};
+use crate::suite::model::Case;
+use chrono::Utc;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::{Semaphore, mpsc, watch};
+
+/// A case to run and the suite file it came from.
+#[derive(Debug, Clone)]
+pub struct PlannedCase {
+    pub suite: String,
+    pub case: Case,
+}
+
+/// Everything a run needs besides its cases.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub run_id: String,
+    pub jobs: usize,
+    pub target: TargetKind,
+    pub endpoint: Option<String>,
+    pub region: String,
+    pub target_profile: Option<String>,
+    pub protocol: String,
+    pub suites: Vec<String>,
+}
+
+/// What a finished (or interrupted) run produced.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub cases: Vec<CaseEnd>,
+    pub interrupted: bool,
+    /// Owned queues that could not be deleted, by name: a user must know about these.
+    pub leftover: Vec<String>,
+    pub exit_code: i32,
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("failed to reach the target: {0}")]
+    Unreachable(String),
+}
+
+/// Checks that the target answers (a ListQueues limited to this run's prefix, which matches
+/// nothing yet) before any case creates a queue, so a wrong endpoint is one clear error rather
+/// than one per case.
+pub async fn preflight(
+    client: &aws_sdk_sqs::Client,
+    run_id: &str,
+    events: &mpsc::UnboundedSender<Record>,
+) -> Result<(), RunError> {
+    let masker = Masker::new();
+    let meta = CallMeta {
+        run_id: run_id.to_string(),
+        case: String::new(),
+        phase: Phase::Setup,
+        step: None,
+        line: None,
+        action: "ListQueues",
+        attempt: None,
+        queue: None,
+    };
+    let prefix = run_prefix(run_id);
+    let mut rec = record(meta, &masker, |r| {
+        client
+            .list_queues()
+            .queue_name_prefix(&prefix)
+            .customize()
+            .interceptor(r)
+            .send()
+    })
+    .await;
+    for row in rec.rows.drain(..) {
+        let _ = events.send(Record::Call(row));
+    }
+    match rec.error {
+        None => Ok(()),
+        Some(err) => Err(RunError::Unreachable(err.describe())),
+    }
+}
+
+/// Runs every planned case, at most `settings.jobs` at a time, until done or `cancel` turns
+/// true. Emits `run_start`, each case's records, and `run_end`.
+pub async fn run_plan(
+    client: aws_sdk_sqs::Client,
+    plan: Vec<PlannedCase>,
+    settings: &RunSettings,
+    registry: Registry,
+    events: mpsc::UnboundedSender<Record>,
+    cancel: watch::Receiver<bool>,
+) -> RunOutcome {
+    let started_at = Utc::now();
+    let started = Instant::now();
+    let _ = events.send(Record::RunStart(RunStart {
+        format: FORMAT.to_string(),
+        run_id: settings.run_id.clone(),
+        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: settings.target.as_str().to_string(),
+        endpoint: settings.endpoint.clone(),
+        region: settings.region.clone(),
+        target_profile: settings.target_profile.clone(),
+        protocol: settings.protocol.clone(),
+        started_at: rfc3339(started_at),
+        suites: settings.suites.clone(),
+        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
+    }));
+
+    let ctx = Arc::new(RunContext {
+        client,
+        run_id: settings.run_id.clone(),
+        registry: registry.clone(),
+        events: events.clone(),
+        cancel: cancel.clone(),
+    });
+    let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (order, planned) in plan.into_iter().enumerate() {
+        let ctx = ctx.clone();
+        let permits = permits.clone();
+        let cancel = cancel.clone();
+        tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await.ok()?;
+            if *cancel.borrow() {
+                return None;
+            }
+            Some((order, run_case(ctx, planned.suite, planned.case).await))
+        });
+    }
+    let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(Some((order, end))) => {
+                let _ = events.send(Record::CaseEnd(end.clone()));
+                finished.push((order, end));
+            }
+            Ok(None) => {}
+            Err(join_error) => {
+                // A panic in a case is a harness bug; report it instead of losing the run.
+                eprintln!("sqsprobe: internal error in a case task: {join_error}");
+            }
+        }
+    }
+    finished.sort_by_key(|(order, _)| *order);
+    let cases: Vec<CaseEnd> = finished.into_iter().map(|(_, e)| e).collect();
+
+    let interrupted = *cancel.borrow();
+    let leftover: Vec<String> = registry.remaining().into_iter().map(|q| q.name).collect();
+    let mut verdicts: Vec<Verdict> = cases.iter().map(|c| c.verdict).collect();
+    if !leftover.is_empty() {
+        verdicts.push(Verdict::Error);
+    }
+    let mut exit_code = classify::exit_code(&verdicts);
+    if interrupted {
+        exit_code = crate::exit_code::INTERRUPTED;
+    }
+    let mut totals: BTreeMap<String, u32> = BTreeMap::new();
+    for c in &cases {
+        *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;
+    }
+    let _ = events.send(Record::RunEnd(RunEnd {
+        run_id: settings.run_id.clone(),
+        ended_at: rfc3339(Utc::now()),
+        duration_ms: started.elapsed().as_millis() as u64,
+        interrupted,
+        totals,
+        exit_code,
+    }));
+    RunOutcome {
+        cases,
+        interrupted,
+        leftover,
+        exit_code,
+    }
+}
+
+/// A run id: UTC time to the second plus 4 random hex digits, safe inside a queue name.
+pub fn new_run_id() -> String {
+    let now = Utc::now();
+    let salt: u16 = rand::random();
+    format!("{}-{salt:04x}", now.format("%Y%m%d-%H%M%S"))
+}

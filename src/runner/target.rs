@@ -1,0 +1,113 @@
+//! Targets: where a run sends its calls, and the aws-sdk-sqs client that reaches it.
+//!
+//! Every target goes through the official SDK over real HTTP, the embedded emulator included,
+//! so the harness measures what a real consumer would see.
+
+use aws_config::{BehaviorVersion, Region, timeout::TimeoutConfig};
+use aws_sdk_sqs::config::retry::RetryConfig;
+use aws_sdk_sqs::config::{Credentials, SharedCredentialsProvider};
+use std::time::Duration;
+
+/// Which kind of target a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// The in-process emulator on an ephemeral loopback port (the default).
+    Embedded,
+    /// Any SQS-compatible endpoint URL (LocalStack, moto, ElasticMQ, goaws, ...).
+    Endpoint,
+    /// Real AWS through the default credential chain.
+    Aws,
+}
+
+impl TargetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Embedded => "embedded",
+            TargetKind::Endpoint => "endpoint",
+            TargetKind::Aws => "aws",
+        }
+    }
+}
+
+/// How to reach the target.
+#[derive(Debug, Clone)]
+pub struct TargetConfig {
+    pub kind: TargetKind,
+    /// Required for `Endpoint`; set by the runner for `Embedded`.
+    pub endpoint_url: Option<String>,
+    pub region: Option<String>,
+    pub profile: Option<String>,
+}
+
+/// The region used when neither `--region` nor the environment names one and the target is
+/// not real AWS: emulators accept any region, and us-east-1 is what they assume.
+pub const DEFAULT_EMULATOR_REGION: &str = "us-east-1";
+
+/// The longest a single attempt may take: a long poll waits up to 20 s, plus slack.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(25);
+
+/// Builds the SDK client for a target, with standard retries; steps override the retry policy
+/// per call (see `runner::call`).
+pub async fn build_client(target: &TargetConfig) -> (aws_sdk_sqs::Client, String) {
+    let mut loader = aws_config::defaults(BehaviorVersion::latest())
+        .retry_config(RetryConfig::standard())
+        .timeout_config(
+            TimeoutConfig::builder()
+                .connect_timeout(Duration::from_secs(3))
+                .operation_attempt_timeout(ATTEMPT_TIMEOUT)
+                .build(),
+        );
+    if let Some(profile) = &target.profile {
+        loader = loader.profile_name(profile);
+    }
+    if let Some(region) = &target.region {
+        loader = loader.region(Region::new(region.clone()));
+    }
+    match target.kind {
+        TargetKind::Embedded => {
+            // The emulator ignores credentials; fixed ones keep the user's real keys out of it.
+            loader = loader.credentials_provider(SharedCredentialsProvider::new(Credentials::new(
+                "sqsprobe",
+                "sqsprobe",
+                None,
+                None,
+                "sqsprobe-embedded",
+            )));
+        }
+        TargetKind::Endpoint => {
+            if !has_credentials_in_env() && target.profile.is_none() {
+                // Emulators want a signature, not particular keys.
+                loader = loader.credentials_provider(SharedCredentialsProvider::new(
+                    Credentials::new("test", "test", None, None, "sqsprobe-endpoint"),
+                ));
+            }
+        }
+        TargetKind::Aws => {}
+    }
+    if let Some(url) = &target.endpoint_url {
+        loader = loader.endpoint_url(url);
+    }
+    let sdk_config = loader.load().await;
+    let region = sdk_config
+        .region()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|| DEFAULT_EMULATOR_REGION.to_string());
+    let mut builder = aws_sdk_sqs::config::Builder::from(&sdk_config);
+    if sdk_config.region().is_none() {
+        builder = builder.region(Region::new(region.clone()));
+    }
+    (aws_sdk_sqs::Client::from_conf(builder.build()), region)
+}
+
+fn has_credentials_in_env() -> bool {
+    std::env::var_os("AWS_ACCESS_KEY_ID").is_some() || std::env::var_os("AWS_PROFILE").is_some()
+}
+
+/// Retry settings for one call of a step, per the case's `retries:`.
+pub fn retry_override(policy: crate::suite::model::RetryPolicy) -> aws_sdk_sqs::config::Builder {
+    let retry = match policy {
+        crate::suite::model::RetryPolicy::None => RetryConfig::disabled(),
+        crate::suite::model::RetryPolicy::Standard => RetryConfig::standard(),
+    };
+    aws_sdk_sqs::config::Builder::default().retry_config(retry)
+}
