@@ -7,3 +7,4 @@
 
 pub mod junit;
 mod model;
+pub mod terminal;

@@ -159,7 +159,7 @@ impl Totals {
         }
         if self.did_not_finish > 0 {
             notes.push(format!(
-                "{} of the errors did not finish (run interrupted)",
+                "{} of the errors did not finish: the run was interrupted",
                 self.did_not_finish
             ));
         }
