@@ -7,4 +7,5 @@
 
 pub mod junit;
 mod model;
+pub mod summary;
 pub mod terminal;
