@@ -5,6 +5,7 @@
 //! intermediate view ([`model`]) that groups records by case and states honestly what an
 //! interrupted run left (cases that did not finish, cases never started).
 
+pub mod html;
 pub mod junit;
 mod model;
 pub mod summary;
