@@ -423,10 +423,15 @@ fn timeline(out: &mut String, case: &CaseView) {
         );
         let row = per_lane[lane] % 2;
         per_lane[lane] += 1;
+        // Labels of calls late in the case end at the bar's end, so they stay inside the SVG.
+        let (label_x, anchor) = if x(start) > LABEL_W + PLOT_W * 0.7 {
+            (x(end).max(x(start) + 2.0), "end")
+        } else {
+            (x(start), "start")
+        };
         let _ = writeln!(
             out,
-            "<text x=\"{:.1}\" y=\"{}\">{} {}</text>",
-            x(start),
+            "<text x=\"{label_x:.1}\" y=\"{}\" text-anchor=\"{anchor}\">{} {}</text>",
             y + 31.0 + 10.0 * row as f64,
             esc(&call.action),
             esc(&outcome)
@@ -714,9 +719,11 @@ mod tests {
             .collect();
         assert!(lanes.windows(2).all(|w| w[0] < w[1]), "lane order");
         assert!(svg.contains("class=\"band\""));
-        assert!(svg.contains("observation window: 1.0 s of 1.0 s planned, ended completed"));
+        assert!(svg.contains("observation window: 1.0 s of 1.0 s planned, ended all_seen"));
         assert_eq!(svg.matches("class=\"ok\"").count(), 6);
         assert!(svg.contains(">DeleteMessage 200</text>"));
+        assert!(svg.contains("<title>sighting: m1 (receive count 3)</title>"));
+        assert!(svg.contains("text-anchor=\"end\">DeleteQueue 200</text>"));
         // The observe receive at 1400..2400 ms of a 2500 ms span starts at 110 + 0.56 * 830.
         assert!(svg.contains("x=\"574.8\""), "{svg}");
     }
@@ -727,7 +734,7 @@ mod tests {
         assert!(html.contains(&format!("<code>{}</code>", "b2".repeat(6))));
         assert!(!html.contains(&"b2".repeat(7)));
         assert!(html.contains("req-1300"));
-        assert!(html.contains("<strong>ACCEPT</strong>"));
+        assert!(html.contains("<strong>RECONCILE</strong>"));
     }
 
     #[test]

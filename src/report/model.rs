@@ -498,6 +498,7 @@ pub(crate) mod fixtures {
         del.handle_digest = Some("b2".repeat(32));
         let mut obs = call("stale-ack", Phase::Observe, "ReceiveMessage", 1400, 2400);
         obs.step = Some(3);
+        obs.messages = vec![received("m1", &"c3".repeat(32), 3)];
         records.push(Record::Call(call(
             "stale-ack",
             Phase::Setup,
@@ -514,8 +515,16 @@ pub(crate) mod fixtures {
             2500,
         )));
         let mut end = case_end("stale-ack", Verdict::Pass, "every expectation held", &[]);
-        end.classification = Some("no_redelivery_within_window".to_string());
-        end.decision = Some(Decision::Accept);
+        end.classification = Some("observed_redelivery".to_string());
+        end.decision = Some(Decision::Reconcile);
+        end.outcomes = vec![MessageOutcome {
+            message: "m1".to_string(),
+            message_id: Some("id-m1".to_string()),
+            class: "observed_redelivery".to_string(),
+            reason: None,
+            sightings: 1,
+            deliveries: 3,
+        }];
         end.window = Some(Window {
             step: 3,
             line: 40,
@@ -523,10 +532,10 @@ pub(crate) mod fixtures {
             elapsed_ms: 1000,
             receives_used: 1,
             receive_budget: 10,
-            ended: "completed".to_string(),
+            ended: "all_seen".to_string(),
         });
         end.receives = 3;
-        end.deliveries = BTreeMap::from([("m1".to_string(), 2)]);
+        end.deliveries = BTreeMap::from([("m1".to_string(), 3)]);
         end.duration_ms = 2500;
         records.push(Record::CaseEnd(end));
 

@@ -144,7 +144,7 @@ fn window(end: &CaseEnd) -> String {
             format_ms(w.planned_ms),
             w.receives_used,
             w.receive_budget,
-            text(&w.ended)
+            code(&w.ended)
         ),
         None => dash(),
     }
@@ -217,7 +217,7 @@ Exit 4: at least one expectation did not hold.
 
 | Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |
 |---|---|---|---|---|---|---|---|
-| pass | `stale-ack` `suites/ack.yaml:10` | `no_redelivery_within_window` | ACCEPT | 1.0 s of 1.0 s, 1/10 receives, completed | 3 | `m1`×2 | 2.5 s |
+| pass | `stale-ack` `suites/ack.yaml:10` | `observed_redelivery` | RECONCILE | 1.0 s of 1.0 s, 1/10 receives, `all_seen` | 3 | `m1`×3 | 2.5 s |
 | **fail** | `old-handle` `suites/ack.yaml:50` | `observed_redelivery` | HOLD | – | 0 | – | 1.5 s |
 | **inconclusive** | `no-window` `suites/ack.yaml:80` | – | – | – | 0 | – | 1.5 s |
 | known_divergence | `fifo-div` `suites/ack.yaml:100` | – | – | – | 0 | – | 1.5 s |
