@@ -25,8 +25,9 @@
 //! control ids, titles, behaviour and sources; servers control error codes, messages and
 //! request ids.
 
-use super::model::{CaseState, CaseView, RunView, exit_meaning, format_ms, parse_time};
-use super::summary::decision as decision_name;
+use super::model::{
+    CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms, parse_time,
+};
 use crate::evidence::Record;
 use crate::evidence::format::{Call, CaseEnd, Completion, Decision, Phase};
 use std::fmt::Write;

@@ -17,7 +17,7 @@
 //! - a case selected in `run_start` but never started → `<skipped>` "not started (run
 //!   interrupted)", in a `<testsuite>` named `(not started)` since only its id is known.
 
-use super::model::{CaseState, CaseView, RunView, parse_time};
+use super::model::{CaseState, CaseView, RunView, decision_name, parse_time};
 use crate::evidence::Record;
 use crate::evidence::format::Verdict;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
@@ -151,10 +151,7 @@ fn test_case(case: &CaseView) -> TestCase {
             test_case.add_property(Property::new("classification", class));
         }
         if let Some(decision) = end.decision {
-            test_case.add_property(Property::new(
-                "decision",
-                format!("{decision:?}").to_uppercase(),
-            ));
+            test_case.add_property(Property::new("decision", decision_name(decision)));
         }
         if end.verdict == Verdict::KnownDivergence {
             let note = end.profile_note.as_deref().unwrap_or(&end.reason);
@@ -274,6 +271,11 @@ mod tests {
         assert_eq!(message(pass).0, "success");
         assert_eq!(pass.classname.as_ref().unwrap().as_str(), "suites/ack.yaml");
         assert_eq!(pass.time, Some(Duration::from_millis(2500)));
+        assert!(
+            pass.properties
+                .iter()
+                .any(|p| p.name.as_str() == "decision" && p.value.as_str() == "RECONCILE")
+        );
 
         let fail = message(status_of(&report, "old-handle"));
         assert_eq!(fail.0, "failure");

@@ -7,7 +7,7 @@
 //! renderers say so rather than guess one.
 
 use crate::evidence::Record;
-use crate::evidence::format::{Call, CaseEnd, CaseStart, RunEnd, RunStart, Verdict};
+use crate::evidence::format::{Call, CaseEnd, CaseStart, Decision, RunEnd, RunStart, Verdict};
 use crate::exit_code;
 
 /// Where a case got to.
@@ -323,6 +323,16 @@ pub(crate) fn exit_meaning(code: i32) -> &'static str {
         exit_code::EXPECTATION_FAILED => "at least one expectation did not hold",
         exit_code::INCONCLUSIVE => "nothing failed, but at least one case was inconclusive",
         _ => "not a documented sqsprobe exit code",
+    }
+}
+
+/// `ACCEPT`, as the playbook writes decisions.
+pub(crate) fn decision_name(d: Decision) -> &'static str {
+    match d {
+        Decision::Accept => "ACCEPT",
+        Decision::Repair => "REPAIR",
+        Decision::Hold => "HOLD",
+        Decision::Reconcile => "RECONCILE",
     }
 }
 

@@ -14,9 +14,9 @@
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
-use super::model::{CaseState, CaseView, RunView, exit_meaning, format_ms};
+use super::model::{CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
-use crate::evidence::format::{CaseEnd, Decision};
+use crate::evidence::format::CaseEnd;
 use std::fmt::Write;
 
 /// Renders the Markdown summary.
@@ -96,7 +96,8 @@ fn table(out: &mut String, run: &RunView) {
             "| {verdict} | {name} | {} | {} | {} | {} | {} | {} |",
             end.and_then(|e| e.classification.as_deref())
                 .map_or_else(dash, code),
-            end.and_then(|e| e.decision).map_or_else(dash, decision),
+            end.and_then(|e| e.decision)
+                .map_or_else(dash, |d| decision_name(d).to_string()),
             end.map_or_else(dash, window),
             end.map_or_else(dash, |e| e.receives.to_string()),
             end.map_or_else(dash, deliveries),
@@ -123,17 +124,6 @@ fn details(out: &mut String, case: &CaseView) {
 
 fn dash() -> String {
     "–".to_string()
-}
-
-/// `ACCEPT`, as the playbook writes decisions.
-pub(crate) fn decision(d: Decision) -> String {
-    match d {
-        Decision::Accept => "ACCEPT",
-        Decision::Repair => "REPAIR",
-        Decision::Hold => "HOLD",
-        Decision::Reconcile => "RECONCILE",
-    }
-    .to_string()
 }
 
 fn window(end: &CaseEnd) -> String {
