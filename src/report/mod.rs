@@ -1,1 +1,18 @@
-//! Reports rendered from finished results: JUnit XML, Markdown summary, HTML evidence report.
+//! Reports rendered from evidence records: JUnit XML, Markdown summary, HTML evidence report
+//! and the end-of-run terminal summary.
+//!
+//! Every renderer is a pure function of `&[Record]` (no I/O, no clock), so it can run on a
+//! live run's records or on an `evidence.jsonl` read back later. They share one intermediate
+//! view (`model`) that groups records by case and says honestly what an interrupted run left:
+//! cases that did not finish, cases never started.
+//!
+//! - [`junit::render`]: JUnit XML for CI (`quick-junit`).
+//! - [`summary::render`]: Markdown for a pull-request comment or CI artefact.
+//! - [`html::render`]: one self-contained HTML page with a timeline per case.
+//! - [`terminal::render`]: the one-screen summary printed at the end of a run.
+
+pub mod html;
+pub mod junit;
+mod model;
+pub mod summary;
+pub mod terminal;

@@ -1,0 +1,339 @@
+//! JUnit XML report, written with `quick-junit` (nextest's writer).
+//!
+//! The mapping:
+//! - the run is one `<testsuites>`, named `sqsprobe <run id>`;
+//! - each suite file is one `<testsuite>` (name = suite path), carrying the run's properties:
+//!   `run_id`, `target`, `endpoint`, `region`, `target_profile` (the last three only when
+//!   recorded), `sqsprobe_version` and `interrupted`;
+//! - each case is one `<testcase>`: name = case id, classname = suite path, time = case
+//!   duration, properties `verdict`, `classification` and `decision` when recorded;
+//! - verdict `fail` → `<failure>` (message = reason, text = one `suite:line: finding` per line);
+//! - verdict `error` → `<error>` (same message and text);
+//! - verdict `inconclusive` → `<skipped>` with the reason: never a pass;
+//! - verdict `known_divergence` → passes, with a `known_divergence` property and a
+//!   `<system-out>` naming the divergence;
+//! - verdict `pass` → a plain `<testcase>`;
+//! - a case with no `case_end` → `<error>` "did not finish (run interrupted)";
+//! - a case selected in `run_start` but never started → `<skipped>` "not started (run
+//!   interrupted)", in a `<testsuite>` named `(not started)` since only its id is known.
+
+use super::model::{CaseState, CaseView, RunView, decision_name, parse_time};
+use crate::evidence::Record;
+use crate::evidence::format::Verdict;
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use std::time::Duration;
+
+/// Name of the `<testsuite>` holding cases that never started.
+const NOT_STARTED_SUITE: &str = "(not started)";
+
+/// Renders the run as JUnit XML.
+pub fn render(records: &[Record]) -> String {
+    let run = RunView::new(records);
+    let mut report = Report::new(format!("sqsprobe {}", run.run_id()));
+    if let Some(start) = run.start
+        && let Some(ts) = parse_time(&start.started_at)
+    {
+        report.set_timestamp(ts);
+    }
+    if let Some(end) = run.end {
+        report.set_time(Duration::from_millis(end.duration_ms));
+    }
+    let properties = run_properties(&run);
+
+    let mut groups: Vec<(&str, Vec<&CaseView>)> =
+        run.suites().into_iter().map(|s| (s, Vec::new())).collect();
+    let mut not_started = Vec::new();
+    for case in &run.cases {
+        match case.suite {
+            Some(suite) => {
+                if let Some((_, cases)) = groups.iter_mut().find(|(s, _)| *s == suite) {
+                    cases.push(case);
+                }
+            }
+            None => not_started.push(case),
+        }
+    }
+    if !not_started.is_empty() {
+        groups.push((NOT_STARTED_SUITE, not_started));
+    }
+
+    for (name, cases) in groups {
+        let mut suite = TestSuite::new(name);
+        suite.add_properties(properties.iter().cloned());
+        let mut time = Duration::ZERO;
+        for case in cases {
+            let test_case = test_case(case);
+            time += test_case.time.unwrap_or_default();
+            suite.add_test_case(test_case);
+        }
+        suite.set_time(time);
+        report.add_test_suite(suite);
+    }
+
+    report
+        .to_string()
+        .expect("quick-junit serialises into memory, which cannot fail")
+}
+
+fn run_properties(run: &RunView) -> Vec<Property> {
+    let mut properties = vec![Property::new("run_id", run.run_id())];
+    if let Some(start) = run.start {
+        properties.push(Property::new("target", &start.target));
+        if let Some(endpoint) = &start.endpoint {
+            properties.push(Property::new("endpoint", endpoint));
+        }
+        properties.push(Property::new("region", &start.region));
+        if let Some(profile) = &start.target_profile {
+            properties.push(Property::new("target_profile", profile));
+        }
+        properties.push(Property::new("sqsprobe_version", &start.sqsprobe_version));
+    }
+    properties.push(Property::new(
+        "interrupted",
+        if run.interrupted() { "true" } else { "false" },
+    ));
+    properties
+}
+
+fn test_case(case: &CaseView) -> TestCase {
+    let findings = case
+        .findings()
+        .iter()
+        .map(|(at, message)| format!("{at}: {message}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let status = match case.state {
+        CaseState::Finished(Verdict::Pass | Verdict::KnownDivergence) => TestCaseStatus::success(),
+        CaseState::Finished(Verdict::Fail) => {
+            non_success(NonSuccessKind::Failure, "fail", case, &findings)
+        }
+        CaseState::Finished(Verdict::Error) => {
+            non_success(NonSuccessKind::Error, "error", case, &findings)
+        }
+        CaseState::Finished(Verdict::Inconclusive) => {
+            let mut status = TestCaseStatus::skipped();
+            status
+                .set_type("inconclusive")
+                .set_message(format!("inconclusive: {}", case.reason()));
+            if !findings.is_empty() {
+                status.set_description(findings);
+            }
+            status
+        }
+        CaseState::DidNotFinish => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status
+                .set_type("did_not_finish")
+                .set_message(case.reason())
+                .set_description(unfinished_description(case));
+            status
+        }
+        CaseState::NotStarted => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_type("not_started").set_message(case.reason());
+            status
+        }
+    };
+
+    let mut test_case = TestCase::new(case.id, status);
+    if let Some(suite) = case.suite {
+        test_case.set_classname(suite);
+    }
+    if let Some(ms) = case.duration_ms() {
+        test_case.set_time(Duration::from_millis(ms));
+    }
+    if let Some(ts) = case.start.and_then(|s| parse_time(&s.started_at)) {
+        test_case.set_timestamp(ts);
+    }
+    test_case.add_property(Property::new("verdict", case.state.word()));
+    if let Some(end) = case.end {
+        if let Some(class) = &end.classification {
+            test_case.add_property(Property::new("classification", class));
+        }
+        if let Some(decision) = end.decision {
+            test_case.add_property(Property::new("decision", decision_name(decision)));
+        }
+        if end.verdict == Verdict::KnownDivergence {
+            let note = end.profile_note.as_deref().unwrap_or(&end.reason);
+            test_case.add_property(Property::new("known_divergence", note));
+            test_case.set_system_out(format!("known divergence: {note}\n"));
+        }
+    }
+    test_case
+}
+
+fn non_success(kind: NonSuccessKind, ty: &str, case: &CaseView, findings: &str) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
+    status.set_type(ty).set_message(case.reason());
+    if !findings.is_empty() {
+        status.set_description(findings);
+    }
+    status
+}
+
+fn unfinished_description(case: &CaseView) -> String {
+    let mut text = format!(
+        "{} call attempt(s) recorded before the run stopped",
+        case.calls.len()
+    );
+    if let Some(last) = case.calls.last() {
+        text.push_str(&format!("; last: {} ({:?})", last.action, last.phase));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::fixtures::*;
+
+    fn status_of<'a>(report: &'a Report, name: &str) -> &'a TestCase {
+        report
+            .test_suites
+            .iter()
+            .flat_map(|s| &s.test_cases)
+            .find(|c| c.name.as_str() == name)
+            .unwrap_or_else(|| panic!("no testcase {name}"))
+    }
+
+    fn message(case: &TestCase) -> (&'static str, String, String) {
+        match &case.status {
+            TestCaseStatus::Success { .. } => ("success", String::new(), String::new()),
+            TestCaseStatus::NonSuccess {
+                kind,
+                message,
+                description,
+                ..
+            } => (
+                match kind {
+                    NonSuccessKind::Failure => "failure",
+                    NonSuccessKind::Error => "error",
+                },
+                message
+                    .as_ref()
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_default(),
+                description
+                    .as_ref()
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_default(),
+            ),
+            TestCaseStatus::Skipped {
+                message,
+                description,
+                ..
+            } => (
+                "skipped",
+                message
+                    .as_ref()
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_default(),
+                description
+                    .as_ref()
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+
+    #[test]
+    fn verdicts_map_to_junit_elements_and_read_back() {
+        let xml = render(&full_run());
+        let report = Report::deserialize_from_str(&xml).expect("our JUnit parses back");
+        assert_eq!(report.name.as_ref().unwrap().as_str(), "sqsprobe run-1");
+        assert_eq!(
+            (report.tests, report.failures, report.errors, report.skipped),
+            (5, 1, 1, 1)
+        );
+        assert_eq!(report.test_suites.len(), 1);
+        let suite = &report.test_suites[0];
+        assert_eq!(suite.name.as_str(), "suites/ack.yaml");
+        let props: Vec<_> = suite
+            .properties
+            .iter()
+            .map(|p| (p.name.as_str(), p.value.as_str()))
+            .collect();
+        for expected in [
+            ("run_id", "run-1"),
+            ("target", "embedded"),
+            ("endpoint", "http://127.0.0.1:4566"),
+            ("region", "us-east-1"),
+            ("target_profile", "emulator"),
+            ("interrupted", "false"),
+        ] {
+            assert!(
+                props.contains(&expected),
+                "missing {expected:?} in {props:?}"
+            );
+        }
+
+        let pass = status_of(&report, "stale-ack");
+        assert_eq!(message(pass).0, "success");
+        assert_eq!(pass.classname.as_ref().unwrap().as_str(), "suites/ack.yaml");
+        assert_eq!(pass.time, Some(Duration::from_millis(2500)));
+        assert!(
+            pass.properties
+                .iter()
+                .any(|p| p.name.as_str() == "decision" && p.value.as_str() == "RECONCILE")
+        );
+
+        let fail = message(status_of(&report, "old-handle"));
+        assert_eq!(fail.0, "failure");
+        assert_eq!(fail.1, "1 expectation did not hold");
+        assert_eq!(
+            fail.2,
+            "suites/ack.yaml:61: expected redelivery of m1, none within 2 s"
+        );
+
+        let inconclusive = message(status_of(&report, "no-window"));
+        assert_eq!(inconclusive.0, "skipped");
+        assert_eq!(inconclusive.1, "inconclusive: observation throttled");
+
+        let error = message(status_of(&report, "broken"));
+        assert_eq!(error.0, "error");
+        assert_eq!(error.1, "queue setup failed");
+
+        let div = status_of(&report, "fifo-div");
+        assert_eq!(message(div).0, "success");
+        assert!(
+            div.properties
+                .iter()
+                .any(|p| p.name.as_str() == "known_divergence"
+                    && p.value.as_str() == "emulator: FIFO expiry not modelled")
+        );
+        assert!(
+            div.system_out
+                .as_ref()
+                .unwrap()
+                .as_str()
+                .contains("FIFO expiry")
+        );
+    }
+
+    #[test]
+    fn interrupted_run_reports_unfinished_case_as_error() {
+        let xml = render(&interrupted_run());
+        let report = Report::deserialize_from_str(&xml).expect("our JUnit parses back");
+        assert_eq!(
+            (report.tests, report.failures, report.errors, report.skipped),
+            (3, 0, 1, 1)
+        );
+        let cut = message(status_of(&report, "cut"));
+        assert_eq!(cut.0, "error");
+        assert_eq!(cut.1, "did not finish (run interrupted)");
+        assert!(cut.2.contains("2 call attempt(s)"), "{}", cut.2);
+        assert_eq!(message(status_of(&report, "never")).0, "skipped");
+        assert!(
+            report
+                .test_suites
+                .iter()
+                .any(|s| s.name.as_str() == NOT_STARTED_SUITE)
+        );
+        assert!(
+            report.test_suites[0]
+                .properties
+                .iter()
+                .any(|p| p.name.as_str() == "interrupted" && p.value.as_str() == "true")
+        );
+    }
+}

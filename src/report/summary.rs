@@ -1,0 +1,276 @@
+//! Markdown summary, for a pull-request comment or a CI artefact (GitHub-flavoured tables).
+//!
+//! The mapping:
+//! - a header: run id, target (kind, endpoint, region, target profile), the totals line
+//!   (known divergences count as passed, unfinished cases as errors, each clarified below),
+//!   a warning when the run was interrupted, and what the exit code means;
+//! - one table row per case, in run order: verdict, case id and `suite:line`, the
+//!   classification, the decision, the observation window (elapsed of planned, receives used
+//!   of budget, how it ended), receives, deliveries per message, duration;
+//! - then, for each case that is not `pass` or `known_divergence`, a section with its reason
+//!   and its findings as `suite:line` and message.
+//!
+//! Every string taken from the records is escaped for Markdown: identifiers go in code spans
+//! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
+//! so a suite or server cannot inject links, images or HTML into the comment.
+
+use super::model::{CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms};
+use crate::evidence::Record;
+use crate::evidence::format::CaseEnd;
+use std::fmt::Write;
+
+/// Renders the Markdown summary.
+pub fn render(records: &[Record]) -> String {
+    let run = RunView::new(records);
+    let mut out = String::new();
+    header(&mut out, &run);
+    table(&mut out, &run);
+    for case in run
+        .cases
+        .iter()
+        .filter(|c| !c.state.is_passing() && c.state != CaseState::NotStarted)
+    {
+        details(&mut out, case);
+    }
+    out
+}
+
+fn header(out: &mut String, run: &RunView) {
+    let _ = writeln!(out, "## sqsprobe run {}\n", code(run.run_id()));
+    if let Some(start) = run.start {
+        let mut target = vec![text(&start.target)];
+        if let Some(endpoint) = &start.endpoint {
+            target.push(code(endpoint));
+        }
+        target.push(text(&start.region));
+        if let Some(profile) = &start.target_profile {
+            target.push(format!("profile {}", code(profile)));
+        }
+        let _ = writeln!(out, "Target: {}\n", target.join(" · "));
+    }
+    let totals = run.totals();
+    let _ = writeln!(out, "**{}**", totals.line());
+    for note in totals.notes() {
+        let _ = writeln!(out, "- {note}");
+    }
+    out.push('\n');
+    if run.interrupted() {
+        out.push_str("> **Run interrupted**: results are partial.\n\n");
+    }
+    match run.end {
+        Some(end) => {
+            let _ = writeln!(
+                out,
+                "Exit {}: {}.\n",
+                end.exit_code,
+                exit_meaning(end.exit_code)
+            );
+        }
+        None => out.push_str("No exit code recorded (no `run_end`).\n\n"),
+    }
+}
+
+fn table(out: &mut String, run: &RunView) {
+    if run.cases.is_empty() {
+        out.push_str("No cases.\n");
+        return;
+    }
+    out.push_str(
+        "| Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    for case in &run.cases {
+        let verdict = if case.state.is_passing() {
+            case.state.word().to_string()
+        } else {
+            format!("**{}**", case.state.word())
+        };
+        let mut name = code(case.id);
+        let location = case.location();
+        if !location.is_empty() {
+            let _ = write!(name, " {}", code(&location));
+        }
+        let end = case.end;
+        let _ = writeln!(
+            out,
+            "| {verdict} | {name} | {} | {} | {} | {} | {} | {} |",
+            end.and_then(|e| e.classification.as_deref())
+                .map_or_else(dash, code),
+            end.and_then(|e| e.decision)
+                .map_or_else(dash, |d| decision_name(d).to_string()),
+            end.map_or_else(dash, window),
+            end.map_or_else(dash, |e| e.receives.to_string()),
+            end.map_or_else(dash, deliveries),
+            case.duration_ms().map_or_else(dash, format_ms),
+        );
+    }
+}
+
+fn details(out: &mut String, case: &CaseView) {
+    let _ = write!(out, "\n### {} {}", case.state.label(), code(case.id));
+    let location = case.location();
+    if !location.is_empty() {
+        let _ = write!(out, " ({})", code(&location));
+    }
+    let _ = writeln!(out, "\n\n{}", text(&case.reason()));
+    let findings = case.findings();
+    if !findings.is_empty() {
+        out.push('\n');
+        for (at, message) in findings {
+            let _ = writeln!(out, "- {} {}", code(&at), text(message));
+        }
+    }
+}
+
+fn dash() -> String {
+    "–".to_string()
+}
+
+fn window(end: &CaseEnd) -> String {
+    match &end.window {
+        Some(w) => format!(
+            "{} of {}, {}/{} receives, {}",
+            format_ms(w.elapsed_ms),
+            format_ms(w.planned_ms),
+            w.receives_used,
+            w.receive_budget,
+            code(&w.ended)
+        ),
+        None => dash(),
+    }
+}
+
+fn deliveries(end: &CaseEnd) -> String {
+    if end.deliveries.is_empty() {
+        return dash();
+    }
+    end.deliveries
+        .iter()
+        .map(|(label, n)| format!("{}×{n}", code(label)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A code span that survives any content: fenced with more backticks than the content's
+/// longest run, `|` escaped (GFM tables split on it even inside code), newlines flattened.
+fn code(raw: &str) -> String {
+    let flat: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let flat = flat.replace('|', "\\|");
+    let longest = flat.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if flat.starts_with('`') || flat.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{flat}{pad}{fence}")
+}
+
+/// Prose with Markdown punctuation backslash-escaped and `<` `>` as entities.
+fn text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '!' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::fixtures::*;
+
+    #[test]
+    fn full_run_snapshot() {
+        let expected = "\
+## sqsprobe run `run-1`
+
+Target: embedded · `http://127.0.0.1:4566` · us-east-1 · profile `emulator`
+
+**2 passed, 1 failed, 1 inconclusive, 1 error**
+- 1 of the passes is a known divergence of the target profile
+
+Exit 4: at least one expectation did not hold.
+
+| Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |
+|---|---|---|---|---|---|---|---|
+| pass | `stale-ack` `suites/ack.yaml:10` | `observed_redelivery` | RECONCILE | 1.0 s of 1.0 s, 1/10 receives, `all_seen` | 3 | `m1`×3 | 2.5 s |
+| **fail** | `old-handle` `suites/ack.yaml:50` | `observed_redelivery` | HOLD | – | 0 | – | 1.5 s |
+| **inconclusive** | `no-window` `suites/ack.yaml:80` | – | – | – | 0 | – | 1.5 s |
+| known_divergence | `fifo-div` `suites/ack.yaml:100` | – | – | – | 0 | – | 1.5 s |
+| **error** | `broken` `suites/ack.yaml:120` | – | – | – | 0 | – | 1.5 s |
+
+### FAIL `old-handle` (`suites/ack.yaml:50`)
+
+1 expectation did not hold
+
+- `suites/ack.yaml:61` expected redelivery of m1, none within 2 s
+
+### INCONCLUSIVE `no-window` (`suites/ack.yaml:80`)
+
+observation throttled
+
+- `suites/ack.yaml:90` receive budget exhausted
+
+### ERROR `broken` (`suites/ack.yaml:120`)
+
+queue setup failed
+
+- `suites/ack.yaml:121` CreateQueue returned 500
+";
+        assert_eq!(render(&full_run()), expected);
+    }
+
+    #[test]
+    fn interrupted_run_snapshot() {
+        let expected = "\
+## sqsprobe run `run-1`
+
+Target: embedded · `http://127.0.0.1:4566` · us-east-1 · profile `emulator`
+
+**1 passed, 0 failed, 0 inconclusive, 1 error**
+- 1 of the errors did not finish: the run was interrupted
+- 1 selected case was not started
+
+> **Run interrupted**: results are partial.
+
+No exit code recorded (no `run_end`).
+
+| Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |
+|---|---|---|---|---|---|---|---|
+| pass | `done` `suites/ack.yaml:10` | – | – | – | 0 | – | 1.5 s |
+| **did not finish** | `cut` `suites/ack.yaml:30` | – | – | – | – | – | 900 ms |
+| **not started** | `never` | – | – | – | – | – | – |
+
+### DID-NOT-FINISH `cut` (`suites/ack.yaml:30`)
+
+did not finish (run interrupted)
+";
+        assert_eq!(render(&interrupted_run()), expected);
+    }
+
+    #[test]
+    fn record_text_cannot_break_the_table_or_inject_markup() {
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("x `y` z"), "``x `y` z``");
+        assert_eq!(code("`"), "`` ` ``");
+        assert_eq!(
+            text("<img src=x onerror=alert(1)> [a](javascript:x) *b*"),
+            "&lt;img src=x onerror=alert(1)&gt; \\[a\\](javascript:x) \\*b\\*"
+        );
+        assert_eq!(text("line\nbreak"), "line break");
+    }
+}

@@ -1,0 +1,211 @@
+//! The end-of-run summary printed to stdout: one screen, plain text.
+//!
+//! The mapping:
+//! - one line per non-passing case, `FAIL  suite.yaml:12  case-id  reason`, columns aligned,
+//!   the reason cut to the terminal width; labels are `FAIL`, `ERROR`, `INCONCLUSIVE` and
+//!   `DID-NOT-FINISH` (a case with no `case_end`);
+//! - cases never started are one `NOT-STARTED` line listing their ids;
+//! - a blank line, then the totals alone on a line (`3 passed, 1 failed, 0 inconclusive,
+//!   0 errors`: known divergences count as passed, unfinished cases as errors), each
+//!   clarification of the totals indented below it;
+//! - whether the run was interrupted, what the exit code means, and where the run folder is.
+//!
+//! Text from the records (ids, reasons, server messages) has its control characters replaced,
+//! so a server cannot send escape sequences to the user's terminal.
+
+use super::model::{CaseState, CaseView, RunView};
+use crate::evidence::Record;
+use crate::evidence::format::Verdict;
+
+/// Narrowest reason column kept when cutting to the width.
+const MIN_REASON: usize = 16;
+
+/// Renders the end-of-run summary. `width` is the terminal width in columns (0: do not cut);
+/// `colour` adds ANSI colour to the verdict labels only, never to the totals line.
+pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> String {
+    let run = RunView::new(records);
+    let failing: Vec<&CaseView> = run
+        .cases
+        .iter()
+        .filter(|c| !c.state.is_passing() && c.state != CaseState::NotStarted)
+        .collect();
+    let not_started: Vec<&str> = run
+        .cases
+        .iter()
+        .filter(|c| c.state == CaseState::NotStarted)
+        .map(|c| c.id)
+        .collect();
+
+    let rows: Vec<[String; 4]> = failing
+        .iter()
+        .map(|c| {
+            [
+                c.state.label().to_string(),
+                plain(&c.location()),
+                plain(c.id),
+                plain(&c.reason()),
+            ]
+        })
+        .collect();
+    let label_w = column_width(&rows, 0, not_started.is_empty());
+    let loc_w = column_width(&rows, 1, true);
+    let id_w = column_width(&rows, 2, true);
+
+    let mut out = String::new();
+    for (case, [label, location, id, reason]) in failing.iter().zip(&rows) {
+        let prefix_len = label_w + 2 + loc_w + 2 + id_w + 2;
+        let reason = cut(
+            reason,
+            width.saturating_sub(prefix_len).max(MIN_REASON),
+            width,
+        );
+        let label = paint(label, label_w, case.state, colour);
+        out.push_str(&format!("{label}  {location:loc_w$}  {id:id_w$}  {reason}"));
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+    }
+    if !not_started.is_empty() {
+        let label = paint("NOT-STARTED", label_w, CaseState::NotStarted, colour);
+        let ids = plain(&not_started.join(", "));
+        let ids = cut(
+            &ids,
+            width.saturating_sub(label_w + 2).max(MIN_REASON),
+            width,
+        );
+        out.push_str(&format!("{label}  {ids}\n"));
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+
+    let totals = run.totals();
+    out.push_str(&totals.line());
+    out.push('\n');
+    for note in totals.notes() {
+        out.push_str(&format!("  ({note})\n"));
+    }
+    if run.interrupted() {
+        out.push_str("run interrupted: results are partial\n");
+    }
+    out.push_str(&run.exit_meaning());
+    out.push('\n');
+    out.push_str(&format!("run folder: {}\n", plain(run_dir)));
+    out
+}
+
+fn column_width(rows: &[[String; 4]], column: usize, only_rows: bool) -> usize {
+    let widest = rows
+        .iter()
+        .map(|r| r[column].chars().count())
+        .max()
+        .unwrap_or(0);
+    if only_rows {
+        widest
+    } else {
+        widest.max("NOT-STARTED".len())
+    }
+}
+
+fn paint(label: &str, width: usize, state: CaseState, colour: bool) -> String {
+    let padded = format!("{label:width$}");
+    if !colour {
+        return padded;
+    }
+    let code = match state {
+        CaseState::Finished(Verdict::Fail | Verdict::Error) | CaseState::DidNotFinish => "31",
+        CaseState::Finished(Verdict::Inconclusive) | CaseState::NotStarted => "33",
+        CaseState::Finished(Verdict::Pass | Verdict::KnownDivergence) => "32",
+    };
+    format!("\x1b[{code}m{label}\x1b[0m{}", &padded[label.len()..])
+}
+
+/// Replaces control characters (escape sequences, newlines) with spaces.
+fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Cuts `text` to `room` characters with an ellipsis, unless `width` is 0.
+fn cut(text: &str, room: usize, width: usize) -> String {
+    if width == 0 || text.chars().count() <= room {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(room.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::fixtures::*;
+
+    #[test]
+    fn full_run_lists_non_passing_cases_and_totals() {
+        let out = render(&full_run(), "runs/run-1", 0, false);
+        assert_eq!(
+            out,
+            "\
+FAIL          suites/ack.yaml:50   old-handle  1 expectation did not hold
+INCONCLUSIVE  suites/ack.yaml:80   no-window   observation throttled
+ERROR         suites/ack.yaml:120  broken      queue setup failed
+
+2 passed, 1 failed, 1 inconclusive, 1 error
+  (1 of the passes is a known divergence of the target profile)
+exit 4: at least one expectation did not hold
+run folder: runs/run-1
+"
+        );
+        assert!(
+            out.lines()
+                .any(|l| l == "2 passed, 1 failed, 1 inconclusive, 1 error")
+        );
+    }
+
+    #[test]
+    fn interrupted_run_says_so() {
+        let out = render(&interrupted_run(), "runs/x", 0, false);
+        assert_eq!(
+            out,
+            "\
+DID-NOT-FINISH  suites/ack.yaml:30  cut  did not finish (run interrupted)
+NOT-STARTED     never
+
+1 passed, 0 failed, 0 inconclusive, 1 error
+  (1 of the errors did not finish: the run was interrupted)
+  (1 selected case was not started)
+run interrupted: results are partial
+no exit code recorded: the run was interrupted before run_end
+run folder: runs/x
+"
+        );
+    }
+
+    #[test]
+    fn reasons_are_cut_to_width_and_control_characters_removed() {
+        let mut records = full_run();
+        for r in &mut records {
+            if let Record::CaseEnd(end) = r
+                && end.case == "old-handle"
+            {
+                end.reason = format!("\x1b[2Jwiped {}", "x".repeat(200));
+            }
+        }
+        let out = render(&records, "runs/run-1", 80, false);
+        let line = out.lines().next().unwrap();
+        assert!(line.starts_with("FAIL "));
+        assert_eq!(line.chars().count(), 80, "{line}");
+        assert!(line.ends_with('…'));
+        assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn colour_touches_labels_only() {
+        let out = render(&full_run(), "runs/run-1", 0, true);
+        assert!(out.starts_with("\x1b[31mFAIL\x1b[0m          suites"));
+        assert!(
+            out.lines()
+                .any(|l| l == "2 passed, 1 failed, 1 inconclusive, 1 error")
+        );
+    }
+}
