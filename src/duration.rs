@@ -21,9 +21,11 @@ impl std::error::Error for DurationError {}
 /// Parses `<integer><unit>` where unit is one of `ms`, `s`, `m`, `h`, `d`.
 pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .ok_or_else(|| DurationError(format!("`{text}` has no unit; write e.g. `{text}s` or `{text}ms`")))?;
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(|| {
+        DurationError(format!(
+            "`{text}` has no unit; write e.g. `{text}s` or `{text}ms`"
+        ))
+    })?;
     let (digits, unit) = text.split_at(split);
     if digits.is_empty() {
         return Err(DurationError(format!(
@@ -53,7 +55,12 @@ pub fn parse(text: &str) -> Result<Duration, DurationError> {
 /// Formats a duration the way suites write it, choosing the largest exact unit.
 pub fn format(d: Duration) -> String {
     let ms = d.as_millis();
-    for (unit, size) in [("d", 86_400_000u128), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
+    for (unit, size) in [
+        ("d", 86_400_000u128),
+        ("h", 3_600_000),
+        ("m", 60_000),
+        ("s", 1_000),
+    ] {
         if ms != 0 && ms % size == 0 {
             return format!("{}{unit}", ms / size);
         }
@@ -81,7 +88,12 @@ mod tests {
         assert!(parse("3 weeks").unwrap_err().0.contains("unknown unit"));
         assert!(parse("ms").unwrap_err().0.contains("not a duration"));
         assert!(parse("-1s").is_err());
-        assert!(parse("99999999999999999999s").unwrap_err().0.contains("too large"));
+        assert!(
+            parse("99999999999999999999s")
+                .unwrap_err()
+                .0
+                .contains("too large")
+        );
     }
 
     #[test]

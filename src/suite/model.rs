@@ -138,21 +138,43 @@ pub enum Action {
     /// `send`
     Send(Send),
     /// `send-batch: {queue, entries: [send...]}`
-    SendBatch { queue: Spanned<String>, entries: Vec<BatchSend> },
+    SendBatch {
+        queue: Spanned<String>,
+        entries: Vec<BatchSend>,
+    },
     /// `receive`
     Receive(Receive),
     /// `delete: {attempt, message?} | {handle}`
-    Delete { queue: Option<Spanned<String>>, target: HandleRef },
+    Delete {
+        queue: Option<Spanned<String>>,
+        target: HandleRef,
+    },
     /// `delete-batch: {queue?, entries: [{id?, attempt|handle, message?}]}`
-    DeleteBatch { queue: Option<Spanned<String>>, entries: Vec<BatchHandle> },
+    DeleteBatch {
+        queue: Option<Spanned<String>>,
+        entries: Vec<BatchHandle>,
+    },
     /// `change-visibility: {attempt|handle, message?, timeout}`
-    ChangeVisibility { queue: Option<Spanned<String>>, target: HandleRef, timeout: Duration },
+    ChangeVisibility {
+        queue: Option<Spanned<String>>,
+        target: HandleRef,
+        timeout: Duration,
+    },
     /// `change-visibility-batch: {queue?, entries: [{id?, attempt|handle, message?, timeout}]}`
-    ChangeVisibilityBatch { queue: Option<Spanned<String>>, entries: Vec<BatchVisibility> },
+    ChangeVisibilityBatch {
+        queue: Option<Spanned<String>>,
+        entries: Vec<BatchVisibility>,
+    },
     /// `get-attributes: {queue, names: [All]}`
-    GetAttributes { queue: Spanned<String>, names: Vec<String> },
+    GetAttributes {
+        queue: Spanned<String>,
+        names: Vec<String>,
+    },
     /// `set-attributes: {queue, attributes: {Name: value}}`
-    SetAttributes { queue: Spanned<String>, attributes: BTreeMap<String, String> },
+    SetAttributes {
+        queue: Spanned<String>,
+        attributes: BTreeMap<String, String>,
+    },
     /// `purge: {queue}`
     Purge { queue: Spanned<String> },
     /// `sleep: 1500ms`
@@ -170,9 +192,15 @@ pub enum Action {
     /// case prefix so the listing never reaches other people's queues.
     ListQueues { max_results: Option<i32> },
     /// `tag-queue: {queue, tags: {k: v}}`
-    TagQueue { queue: Spanned<String>, tags: BTreeMap<String, String> },
+    TagQueue {
+        queue: Spanned<String>,
+        tags: BTreeMap<String, String>,
+    },
     /// `untag-queue: {queue, keys: [k]}`
-    UntagQueue { queue: Spanned<String>, keys: Vec<String> },
+    UntagQueue {
+        queue: Spanned<String>,
+        keys: Vec<String>,
+    },
     /// `list-queue-tags: {queue}`
     ListQueueTags { queue: Spanned<String> },
     /// `list-dead-letter-source-queues: {queue}`
@@ -311,7 +339,10 @@ pub struct Receive {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HandleRef {
     /// The handle that attempt received (for `message`, or its only/first message).
-    Attempt { attempt: Spanned<String>, message: Option<Spanned<String>> },
+    Attempt {
+        attempt: Spanned<String>,
+        message: Option<Spanned<String>>,
+    },
     /// A literal string, for never-issued-handle cases. It is written in the suite, so it is
     /// not a secret; evidence still records only its digest.
     Literal(String),
