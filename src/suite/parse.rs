@@ -694,9 +694,10 @@ fn decode_action(
         return r.duration(body, "`sleep`").map(Action::Sleep);
     }
     if name == "create-queue" {
-        let f = r.fields(key, body, what, &["queue"]);
-        let label_node = f.as_ref().and_then(|f| f.get("queue"));
-        let Some(label_node) = label_node else {
+        let Some(label_node) = body.data.as_mapping_get("queue") else {
+            if body.data.is_mapping() || body.data.is_null() {
+                decode_queue_fields(r, key, body, "", what, &["queue"]);
+            }
             r.error(key, format!("{what} needs `queue` (the new queue's label)"));
             return None;
         };
