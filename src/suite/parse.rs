@@ -289,25 +289,26 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
     }
 
     let mut expect = CaseExpect::default();
-    if let Some(n) = f.get("expect") {
-        if let Some(ef) = r.fields(
+    let case_expect = f.get("expect").and_then(|n| {
+        r.fields(
             f.key("expect").unwrap_or(n),
             n,
             "a case `expect`",
             &["outcome"],
-        ) {
-            if let (Some(key), Some(v)) = (ef.key("outcome"), ef.get("outcome")) {
-                if scope.observes == 0 {
-                    r.error_hint(
-                        key,
-                        "a case `outcome` needs an `observe` step",
-                        "add an `observe` step; the outcome applies to the last one",
-                    );
-                }
-                let tracks = scope.last_observe_tracks.clone();
-                expect.outcome = decode_outcome(r, &scope, v, &tracks);
-            }
+        )
+    });
+    if let Some(ef) = case_expect
+        && let (Some(key), Some(v)) = (ef.key("outcome"), ef.get("outcome"))
+    {
+        if scope.observes == 0 {
+            r.error_hint(
+                key,
+                "a case `outcome` needs an `observe` step",
+                "add an `observe` step; the outcome applies to the last one",
+            );
         }
+        let tracks = scope.last_observe_tracks.clone();
+        expect.outcome = decode_outcome(r, &scope, v, &tracks);
     }
 
     let case = Case {
