@@ -176,6 +176,7 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
     let errors_before = r.diags.len();
     let id_node = f.get("id");
     let id = match id_node {
+        None if !f.missing("id") => None,
         None => {
             r.error(item, "a case needs `id`");
             None
@@ -201,6 +202,7 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
         .unwrap_or_default();
     let behaviour = match f.get("behaviour") {
         Some(n) => r.nonempty(n, "`behaviour`"),
+        None if !f.missing("behaviour") => None,
         None => {
             r.error_hint(
                 item,
@@ -219,6 +221,7 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
                 Some(s)
             }
         }),
+        None if !f.missing("source") => None,
         None => {
             r.error_hint(
                 item,
@@ -271,6 +274,7 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
 
     let mut steps = Vec::new();
     match f.get("steps") {
+        None if !f.missing("steps") => {}
         None => {
             r.error(item, "a case needs `steps`");
         }
@@ -1064,6 +1068,7 @@ fn decode_send(
         }
         (Some(n), None) => Body::Text(r.string(n, "`body`")?),
         (None, Some(n)) => Body::Size(r.int(n, "`body_size`", 0, i64::MAX)? as usize),
+        (None, None) if !f.missing("body") || !f.missing("body_size") => return None,
         (None, None) => {
             r.error_hint(
                 f.owner,

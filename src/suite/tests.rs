@@ -393,3 +393,17 @@ fn step_with_sibling_expect_and_positions() {
     assert_eq!(step.expect.error.as_deref(), Some("ReceiptHandleIsInvalid"));
     assert_eq!(suite.cases[0].pos, Pos { line: 2, col: 9 });
 }
+
+#[test]
+fn a_misspelled_required_key_is_reported_once() {
+    let src = "cases:\n  - id: c1\n    behavior: b\n    source: s\n    queues: {q: {}}\n    steps: [{purge: {queue: q}}]\n";
+    assert_eq!(
+        only_error(src),
+        "suites/x.yaml:3:5: unknown key `behavior` in a case (did you mean `behaviour`?)"
+    );
+    let src = with_steps("      - send: {queue: q, bdy: x}\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:8:26: unknown key `bdy` in a `send` step (did you mean `body`?)"
+    );
+}

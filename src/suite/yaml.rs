@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use saphyr::{MarkedYaml, Scalar, YamlData};
 
-use super::diagnostic::{Diagnostic, suggest};
+use super::diagnostic::{Diagnostic, closest, suggest};
 use super::model::Pos;
 use crate::duration;
 
@@ -44,6 +44,9 @@ pub(crate) struct Fields<'a, 'n> {
     /// What the mapping is, for messages ("a `send` step").
     pub what: String,
     pub entries: Vec<(&'a str, &'a Node<'n>, &'a Node<'n>)>,
+    /// Allowed keys an unknown key was taken for ("did you mean"), so a missing-key error
+    /// does not repeat the typo's report.
+    pub suggested: Vec<String>,
 }
 
 impl<'a, 'n> Fields<'a, 'n> {
@@ -66,6 +69,11 @@ impl<'a, 'n> Fields<'a, 'n> {
     /// Whether `key` is present.
     pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()
+    }
+
+    /// Whether `key` is absent and no misspelling of it was reported.
+    pub fn missing(&self, key: &str) -> bool {
+        !self.has(key) && !self.suggested.iter().any(|s| s == key)
     }
 }
 
@@ -268,6 +276,7 @@ impl<'s> Reader<'s> {
             owner,
             what: what.to_string(),
             entries: Vec::new(),
+            suggested: Vec::new(),
         };
         match &node.data {
             YamlData::Value(Scalar::Null) => return Some(fields),
@@ -279,6 +288,9 @@ impl<'s> Reader<'s> {
                     if allowed.contains(&name) {
                         fields.entries.push((name, k, v));
                     } else {
+                        if let Some(c) = closest(name, allowed.iter().copied()) {
+                            fields.suggested.push(c.to_string());
+                        }
                         self.error_hint(
                             k,
                             format!("unknown key `{name}` in {what}"),
@@ -354,6 +366,10 @@ impl<'s> Reader<'s> {
     pub fn require(&mut self, fields: &Fields, required: &[&str]) -> bool {
         let mut ok = true;
         for key in required {
+            if !fields.has(key) && !fields.missing(key) {
+                ok = false;
+                continue;
+            }
             if !fields.has(key) {
                 let what = fields.what.clone();
                 self.error(fields.owner, format!("{what} needs `{key}`"));
