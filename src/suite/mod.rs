@@ -1,3 +1,19 @@
 //! Suites: the YAML format, parsed into a positioned model and validated (pure: no I/O).
+//!
+//! [`parse_suite`] reads one file's text into a [`Suite`] or every [`Diagnostic`] it found;
+//! [`check_run`] adds the checks that need all files of a run. The format is documented in
+//! `docs/suite-format.md`.
 
+mod diagnostic;
+mod limits;
 pub mod model;
+mod parse;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use diagnostic::Diagnostic;
+pub use limits::{CALL_ALLOWANCE, Limits, case_budget, check_run};
+pub use model::*;
+pub use parse::parse_suite;

@@ -37,6 +37,7 @@ pub struct Suite {
 pub struct Case {
     /// `id:` unique within the run; `[a-z0-9-]` so it can go into a queue name.
     pub id: String,
+    /// Where the `id` value is written (bound and duplicate-id errors point here).
     pub pos: Pos,
     pub title: Option<String>,
     /// `tags:`; the tag `slow` keeps a case out of a run unless `--include-slow`.
@@ -126,6 +127,7 @@ pub enum RedriveAllow {
 pub struct Step {
     /// 0-based index within the case.
     pub index: usize,
+    /// Where the step keyword is written.
     pub pos: Pos,
     pub action: Action,
     /// `expect:` on the step; defaults to success.
@@ -188,8 +190,8 @@ pub enum Action {
     DeleteQueue { queue: Spanned<String> },
     /// `get-queue-url: {queue}`
     GetQueueUrl { queue: Spanned<String> },
-    /// `list-queues: {prefix_of?: <label>, max_results?}`; the prefix is always this run's
-    /// case prefix so the listing never reaches other people's queues.
+    /// `list-queues: {max_results?}`; the prefix is always this run's case prefix so the
+    /// listing never reaches other people's queues.
     ListQueues { max_results: Option<i32> },
     /// `tag-queue: {queue, tags: {k: v}}`
     TagQueue {

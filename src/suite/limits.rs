@@ -1,0 +1,82 @@
+//! Bounds on what a case may cost, and the checks that need every file of a run.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::diagnostic::Diagnostic;
+use super::model::{Action, Case, Pos, Suite};
+
+/// Allowance for one SQS call in [`case_budget`] (request, response, and a slow endpoint).
+pub const CALL_ALLOWANCE: Duration = Duration::from_secs(2);
+
+/// Bounds every case must stay within; a case over them is refused at parse time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest [`case_budget`] a case may have (default 5 minutes).
+    pub max_case_duration: Duration,
+    /// The most ReceiveMessage calls one `observe` step may make (default 100).
+    pub max_observe_receives: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_case_duration: Duration::from_secs(5 * 60),
+            max_observe_receives: 100,
+        }
+    }
+}
+
+/// The longest a case can take: every sleep, every receive's `wait` (default 0), every observe
+/// window, plus [`CALL_ALLOWANCE`] per SQS call. The calls are each step that calls SQS (an
+/// observe counts one, for the receive in flight when its window closes) and a create and a
+/// delete for each queue under `queues:` that the runner creates. The runner uses it as the
+/// case's deadline.
+pub fn case_budget(case: &Case) -> Duration {
+    let mut total = Duration::ZERO;
+    let mut calls: u32 = case.queues.iter().filter(|q| q.create).count() as u32 * 2;
+    for step in &case.steps {
+        match &step.action {
+            Action::Sleep(d) => total += *d,
+            Action::Observe(o) => {
+                total += o.window;
+                calls += 1;
+            }
+            Action::Receive(r) => {
+                total += r.wait.unwrap_or(Duration::ZERO);
+                calls += 1;
+            }
+            _ => calls += 1,
+        }
+    }
+    total + CALL_ALLOWANCE * calls
+}
+
+/// Checks across the files of one run: a case id may be used once (ids go into queue names
+/// and evidence). The error is at the later case and names the first one's `file:line`.
+pub fn check_run(suites: &[Suite]) -> Vec<Diagnostic> {
+    let mut seen: BTreeMap<&str, (&str, Pos)> = BTreeMap::new();
+    let mut diags = Vec::new();
+    for suite in suites {
+        for case in &suite.cases {
+            match seen.get(case.id.as_str()) {
+                Some((path, first)) => diags.push(
+                    Diagnostic::new(
+                        &suite.path,
+                        case.pos,
+                        case.id.chars().count() as u32,
+                        format!(
+                            "duplicate case id `{}`, first used at {path}:{}",
+                            case.id, first.line
+                        ),
+                    )
+                    .with_hint("case ids are unique across every suite of a run"),
+                ),
+                None => {
+                    seen.insert(&case.id, (&suite.path, case.pos));
+                }
+            }
+        }
+    }
+    diags
+}

@@ -1,0 +1,409 @@
+//! Parser tests: positions of every kind of error, rendered output, and the shipped suites.
+
+use std::time::Duration;
+
+use super::*;
+
+fn parse(src: &str) -> Result<Suite, Vec<Diagnostic>> {
+    parse_suite("suites/x.yaml", src, &Limits::default())
+}
+
+fn errors(src: &str) -> Vec<Diagnostic> {
+    parse(src).expect_err("expected errors")
+}
+
+/// The only error of `src`, as its one-line form.
+fn only_error(src: &str) -> String {
+    let errs = errors(src);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    errs[0].one_line()
+}
+
+const CASE_HEAD: &str = "\
+cases:
+  - id: c1
+    behaviour: b
+    source: s
+    queues:
+      q: {}
+    steps:
+";
+
+fn with_steps(steps: &str) -> String {
+    format!("{CASE_HEAD}{steps}")
+}
+
+#[test]
+fn shipped_suites_parse_cleanly() {
+    let files = [
+        (
+            "suites/stale-handle.yaml",
+            include_str!("../../suites/stale-handle.yaml"),
+        ),
+        (
+            "suites/lease-expiry.yaml",
+            include_str!("../../suites/lease-expiry.yaml"),
+        ),
+        (
+            "suites/partial-batch.yaml",
+            include_str!("../../suites/partial-batch.yaml"),
+        ),
+    ];
+    let mut suites = Vec::new();
+    for (path, src) in files {
+        match parse_suite(path, src, &Limits::default()) {
+            Ok(s) => suites.push(s),
+            Err(errs) => panic!(
+                "{}",
+                errs.iter()
+                    .map(|d| d.render(src))
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            ),
+        }
+    }
+    assert!(check_run(&suites).is_empty());
+    for case in suites.iter().flat_map(|s| &s.cases) {
+        assert!(
+            case_budget(case) < Duration::from_secs(60),
+            "{} is slow",
+            case.id
+        );
+        assert!(!case.sources.is_empty());
+    }
+}
+
+#[test]
+fn docs_example_parses_cleanly() {
+    let doc = include_str!("../../docs/suite-format.md");
+    let start = doc.find("```yaml\n").expect("an example") + 8;
+    let end = start + doc[start..].find("```").expect("closed");
+    let src = &doc[start..end];
+    if let Err(errs) = parse_suite("docs/example.yaml", src, &Limits::default()) {
+        panic!(
+            "{}",
+            errs.iter()
+                .map(|d| d.render(src))
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        );
+    }
+}
+
+#[test]
+fn syntax_error_is_positioned() {
+    assert_eq!(
+        only_error("cases: [1, 2\nsuite: x\n"),
+        "suites/x.yaml:2:6: invalid YAML: illegal placement of ':' indicator"
+    );
+    let e = only_error("a: 1\na: 2\n");
+    assert!(
+        e.starts_with("suites/x.yaml:2:1: invalid YAML: duplicated key"),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_file() {
+    assert!(only_error("").starts_with("suites/x.yaml:1:1: the suite file is empty"));
+}
+
+#[test]
+fn unknown_queue_key_with_did_you_mean() {
+    let src = "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues:\n      q:\n        visiblity_timeout: 1s\n    steps:\n      - purge: {queue: q}\n";
+    assert_eq!(
+        only_error(src),
+        "suites/x.yaml:7:9: unknown key `visiblity_timeout` in a queue definition (did you mean `visibility_timeout`?)"
+    );
+}
+
+#[test]
+fn render_snapshot() {
+    let src = "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues:\n      q:\n        visiblity_timeout: 1s\n    steps:\n      - purge: {queue: q}\n";
+    let expected = "\
+error: unknown key `visiblity_timeout` in a queue definition
+ --> suites/x.yaml:7:9
+  |
+7 |         visiblity_timeout: 1s
+  |         ^^^^^^^^^^^^^^^^^ unknown key `visiblity_timeout` in a queue definition
+  = help: did you mean `visibility_timeout`?";
+    assert_eq!(errors(src)[0].render(src), expected);
+}
+
+#[test]
+fn render_snapshot_unknown_attempt() {
+    let src = with_steps("      - send: {queue: q, body: x}\n      - delete: {attempt: C}\n");
+    let expected = "\
+error: unknown attempt `C`: no earlier receive has `as: C`
+  --> suites/x.yaml:9:27
+   |
+ 9 |       - delete: {attempt: C}
+   |                           ^ unknown attempt `C`: no earlier receive has `as: C`
+   = help: name a receive with `as:` in an earlier step, e.g. `receive: {queue: q, as: A}`";
+    assert_eq!(
+        errors(&src)[0].render(&src),
+        expected
+            .replace("\n 9 |", "\n9 |")
+            .replace("  -->", " -->")
+            .replace("\n   |", "\n  |")
+            .replace("\n   =", "\n  =")
+    );
+}
+
+#[test]
+fn misspelled_step_keyword() {
+    let src = with_steps("      - recieve: {queue: q}\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:8:9: unknown step `recieve` (did you mean `receive`?)"
+    );
+}
+
+#[test]
+fn unknown_attempt_reference_at_its_value() {
+    let src = with_steps(
+        "      - send: {queue: q, body: x}\n      - receive: {queue: q, as: A}\n      - delete: {attempt: C}\n",
+    );
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:10:27: unknown attempt `C`: no earlier receive has `as: C` (attempts defined so far: A)"
+    );
+    // Defined later is not defined: the reference must come after the receive.
+    let src = with_steps("      - delete: {attempt: A}\n      - receive: {queue: q, as: A}\n");
+    assert!(only_error(&src).starts_with("suites/x.yaml:8:27: unknown attempt `A`"));
+}
+
+#[test]
+fn bad_durations() {
+    let src = with_steps("      - sleep: 30\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:8:16: `sleep` needs a unit: `30` could mean seconds or milliseconds (write `30s` or `30ms`)"
+    );
+    let src = with_steps("      - sleep: 3 weeks\n");
+    assert!(
+        only_error(&src)
+            .starts_with("suites/x.yaml:8:16: invalid duration for `sleep`: unknown unit")
+    );
+    let src = with_steps("      - receive: {queue: q, wait: 1500ms}\n");
+    assert!(
+        only_error(&src)
+            .starts_with("suites/x.yaml:8:35: `wait` must be a whole number of seconds")
+    );
+}
+
+#[test]
+fn unbounded_case_is_refused_at_its_id() {
+    let src = with_steps("      - sleep: 4m\n      - observe: {queue: q, window: 1m}\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:2:9: case `c1` may take up to 306s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
+    );
+}
+
+#[test]
+fn duplicate_case_id_across_files() {
+    let a = parse_suite(
+        "suites/a.yaml",
+        &with_steps("      - purge: {queue: q}\n"),
+        &Limits::default(),
+    )
+    .unwrap();
+    let src_b = format!("suite: b\n{}", with_steps("      - purge: {queue: q}\n"));
+    let b = parse_suite("suites/b.yaml", &src_b, &Limits::default()).unwrap();
+    let diags = check_run(&[a, b]);
+    assert_eq!(diags.len(), 1);
+    assert_eq!(
+        diags[0].one_line(),
+        "suites/b.yaml:3:9: duplicate case id `c1`, first used at suites/a.yaml:2 (case ids are unique across every suite of a run)"
+    );
+    assert!(
+        diags[0]
+            .render(&src_b)
+            .contains("3 |   - id: c1\n  |         ^^ duplicate")
+    );
+}
+
+#[test]
+fn duplicate_case_id_in_one_file() {
+    let one = "  - id: c1\n    behaviour: b\n    source: s\n    queues: {q: {}}\n    steps: [{purge: {queue: q}}]\n";
+    let src = format!("cases:\n{one}{one}");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:7:9: duplicate case id `c1`; first used at line 2"
+    );
+}
+
+#[test]
+fn collects_every_error() {
+    let src =
+        with_steps("      - recieve: {queue: q}\n      - sleep: 5\n      - purge: {queue: nope}\n");
+    let lines: Vec<u32> = errors(&src).iter().map(|d| d.pos.line).collect();
+    assert_eq!(lines, vec![8, 9, 10]);
+}
+
+#[test]
+fn reference_checks() {
+    let cases = [
+        (
+            "      - purge: {queue: qq}\n",
+            "8:24: unknown queue `qq` (defined queues: q)",
+        ),
+        (
+            "      - receive: {queue: q, as: A}\n      - receive: {queue: q, as: A}\n",
+            "9:33: attempt `A` is already defined",
+        ),
+        (
+            "      - send: {queue: q, body: x}\n      - send: {queue: q, body: y, message: m1}\n",
+            "9:44: message label `m1` is already used at line 8",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {received: [m1]}\n",
+            "9:29: unknown message `m1`",
+        ),
+        (
+            "      - cancel-move-task: {task: t}\n",
+            "8:34: unknown move task `t`",
+        ),
+        (
+            "      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
+            "9:27: `inconclusive` is never an expectation",
+        ),
+        (
+            "      - observe: {queue: q, window: 1s}\n        expect: {outcome: observed_redelivry}\n",
+            "9:27: unknown outcome class `observed_redelivry` (did you mean `observed_redelivery`?)",
+        ),
+        (
+            "      - observe: {queue: q, window: 1s, max_receives: 101}\n",
+            "8:55: `max_receives` is 101, over the limit of 100",
+        ),
+        (
+            "      - sleep: 1s\n        expect: {error: X}\n",
+            "9:18: `error` does not apply to a `sleep` step",
+        ),
+        (
+            "      - create-queue: {queue: f, type: fifo}\n      - send: {queue: f, body: x}\n",
+            "9:9: a send to FIFO queue `f` needs `group`",
+        ),
+        (
+            "      - create-queue: {queue: d, type: fifo}\n      - create-queue: {queue: s, redrive: {dlq: d, max_receive_count: 3}}\n",
+            "9:49: dead-letter queue `d` is a FIFO queue",
+        ),
+        (
+            "      - create-queue: {queue: s, redrive: {dlq: z, max_receive_count: 3}}\n",
+            "8:49: unknown dead-letter queue `z`",
+        ),
+        (
+            "      - delete: {handle: h}\n",
+            "8:9: a `delete` step needs `queue`",
+        ),
+        (
+            "      - send: {queue: q}\n",
+            "8:9: a `send` step needs `body` or `body_size`",
+        ),
+        (
+            "      - purge: {queue: q}\n        expect: {erorr: X}\n",
+            "9:18: unknown key `erorr` in a step `expect` (did you mean `error`?)",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (steps, want) in cases {
+        let got = errors(&with_steps(steps))
+            .iter()
+            .map(Diagnostic::one_line)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !got.starts_with(&format!("suites/x.yaml:{want}")) || got.contains('\n') {
+            wrong.push(format!("want {want}\n got {got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn case_outcome_needs_an_observe_step() {
+    let src = format!(
+        "{}    expect: {{outcome: observed_redelivery}}\n",
+        with_steps("      - purge: {queue: q}\n")
+    );
+    assert!(
+        only_error(&src)
+            .starts_with("suites/x.yaml:9:14: a case `outcome` needs an `observe` step")
+    );
+}
+
+#[test]
+fn fifo_send_without_group_is_allowed_when_the_step_expects_an_error() {
+    let src = with_steps(
+        "      - create-queue: {queue: f, type: fifo}\n      - send: {queue: f, body: x}\n        expect: {error: MissingParameter}\n",
+    );
+    parse(&src).unwrap();
+}
+
+#[test]
+fn defaults() {
+    let src = with_steps(
+        "      - send: {queue: q, body: a}\n      - send-batch: {queue: q, entries: [{body: b}, {body: c, id: x}]}\n      - receive: {queue: q, as: A}\n      - delete-batch: {entries: [{attempt: A}, {handle: h}]}\n      - observe: {queue: q, window: 2s}\n",
+    );
+    let suite = parse(&src).unwrap();
+    assert_eq!(suite.name, "x");
+    let case = &suite.cases[0];
+    assert_eq!(case.retries, RetryPolicy::None);
+    assert!(case.queues[0].create);
+    let Action::SendBatch { entries, .. } = &case.steps[1].action else {
+        panic!()
+    };
+    assert_eq!(
+        (entries[0].id.as_str(), entries[0].send.message.as_str()),
+        ("m2", "m2")
+    );
+    assert_eq!(
+        (entries[1].id.as_str(), entries[1].send.message.as_str()),
+        ("x", "m3")
+    );
+    let Action::Receive(r) = &case.steps[2].action else {
+        panic!()
+    };
+    assert_eq!(r.attribute_names, vec!["All"]);
+    let Action::DeleteBatch { queue, entries } = &case.steps[3].action else {
+        panic!()
+    };
+    assert!(queue.is_none());
+    assert_eq!(entries[1].id, "e2");
+    let Action::Observe(o) = &case.steps[4].action else {
+        panic!()
+    };
+    assert_eq!((o.max_receives, o.wait), (20, Duration::from_secs(1)));
+    // 1 queue × 2 calls + 4 calls + receive wait 0 + observe (2s + 1 call)
+    assert_eq!(
+        case_budget(case),
+        Duration::from_secs(2 * 2 + 4 * 2 + 2 + 2)
+    );
+}
+
+#[test]
+fn step_with_sibling_expect_and_positions() {
+    let src = with_steps(
+        "      - delete: {queue: q, handle: bogus}\n        expect: {error: ReceiptHandleIsInvalid}\n",
+    );
+    let suite = parse(&src).unwrap();
+    let step = &suite.cases[0].steps[0];
+    assert_eq!(step.pos, Pos { line: 8, col: 9 });
+    assert_eq!(step.expect.pos, Some(Pos { line: 9, col: 9 }));
+    assert_eq!(step.expect.error.as_deref(), Some("ReceiptHandleIsInvalid"));
+    assert_eq!(suite.cases[0].pos, Pos { line: 2, col: 9 });
+}
+
+#[test]
+fn a_misspelled_required_key_is_reported_once() {
+    let src = "cases:\n  - id: c1\n    behavior: b\n    source: s\n    queues: {q: {}}\n    steps: [{purge: {queue: q}}]\n";
+    assert_eq!(
+        only_error(src),
+        "suites/x.yaml:3:5: unknown key `behavior` in a case (did you mean `behaviour`?)"
+    );
+    let src = with_steps("      - send: {queue: q, bdy: x}\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:8:26: unknown key `bdy` in a `send` step (did you mean `body`?)"
+    );
+}
