@@ -275,7 +275,7 @@ async fn dead_letter_redrive_on_later_receive() {
             .send()
             .await
             .unwrap();
-        assert_eq!(sources.queue_urls(), [src.clone()]);
+        assert_eq!(sources.queue_urls(), std::slice::from_ref(&src));
         emu.shutdown().await;
     })
     .await

@@ -24,6 +24,8 @@ mod receive;
 mod send;
 mod server;
 mod store;
+#[cfg(test)]
+mod test_support;
 
 pub use clock::{Clock, SystemClock, TokioClock};
 pub use config::EmulatorConfig;

@@ -326,3 +326,226 @@ pub(crate) async fn receive_message(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::test_support::{advance, attribute, call, create, emulator, receive, send};
+
+    #[tokio::test(start_paused = true)]
+    async fn lease_expires_after_visibility_timeout() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        assert_eq!(receive(&emu, &url, 1, json!({})).await.len(), 1);
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesNotVisible").await,
+            "1"
+        );
+        advance(29).await;
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        advance(1).await;
+        let again = receive(
+            &emu,
+            &url,
+            1,
+            json!({"MessageSystemAttributeNames": ["All"]}),
+        )
+        .await;
+        assert_eq!(again[0]["Attributes"]["ApproximateReceiveCount"], "2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn per_receive_visibility_override() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        receive(&emu, &url, 1, json!({"VisibilityTimeout": 5})).await;
+        advance(5).await;
+        assert_eq!(receive(&emu, &url, 1, json!({})).await.len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_poll_wakes_on_arrival() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let started = emu.now();
+        let poll = {
+            let emu = emu.clone();
+            let url = url.clone();
+            tokio::spawn(async move {
+                call(
+                    &emu,
+                    "ReceiveMessage",
+                    json!({"QueueUrl": url, "WaitTimeSeconds": 20}),
+                )
+                .await
+                .unwrap()
+            })
+        };
+        tokio::task::yield_now().await;
+        advance(3).await;
+        send(&emu, &url, "hi").await;
+        let out = poll.await.unwrap();
+        assert_eq!(out["Messages"][0]["Body"], "hi");
+        assert!(emu.now() - started < 4_000);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_poll_wakes_when_a_lease_expires() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        receive(&emu, &url, 1, json!({"VisibilityTimeout": 2})).await;
+        let started = emu.now();
+        let out = call(
+            &emu,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "WaitTimeSeconds": 20}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out["Messages"][0]["Body"], "a");
+        let waited = emu.now() - started;
+        assert!((2_000..3_000).contains(&waited), "{waited}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_poll_times_out_empty() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({"ReceiveMessageWaitTimeSeconds": "4"})).await;
+        let started = emu.now();
+        let out = call(&emu, "ReceiveMessage", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        assert_eq!(out, json!({}));
+        assert!(emu.now() - started >= 4_000);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn parameter_ranges() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let err = call(
+            &emu,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "WaitTimeSeconds": 21}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "Value 21 for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 20, if provided."
+        );
+        let err = call(
+            &emu,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "MaxNumberOfMessages": 0}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn attribute_filters_and_md5_of_returned_subset() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let attrs = json!({
+            "General": {"DataType": "String", "StringValue": "Kenobi"},
+            "Hello": {"DataType": "String", "StringValue": "There"},
+            "Help.Me": {"DataType": "String", "StringValue": "Me"},
+        });
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "msg", "MessageAttributes": attrs}),
+        )
+        .await
+        .unwrap();
+        let got = receive(
+            &emu,
+            &url,
+            1,
+            json!({"MessageAttributeNames": ["Hello"], "VisibilityTimeout": 0}),
+        )
+        .await;
+        assert_eq!(
+            got[0]["MD5OfMessageAttributes"],
+            "a311262e065454b75da111d535b8dacd"
+        );
+        let got = receive(
+            &emu,
+            &url,
+            1,
+            json!({"MessageAttributeNames": ["Hel.*"], "VisibilityTimeout": 0}),
+        )
+        .await;
+        assert_eq!(
+            got[0]["MD5OfMessageAttributes"],
+            "83fee93c1bcd8b9a5a923ffacdc636c7"
+        );
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 0})).await;
+        assert!(got[0].get("MessageAttributes").is_none());
+        assert!(got[0].get("Attributes").is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_group_blocks_while_in_flight() {
+        let emu = emulator();
+        let url = create(
+            &emu,
+            "f.fifo",
+            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
+        )
+        .await;
+        for (body, group) in [("g1-1", "g1"), ("g1-2", "g1"), ("g2-1", "g2")] {
+            call(
+                &emu,
+                "SendMessage",
+                json!({"QueueUrl": url, "MessageBody": body, "MessageGroupId": group}),
+            )
+            .await
+            .unwrap();
+        }
+        let first = receive(&emu, &url, 1, json!({})).await;
+        assert_eq!(first[0]["Body"], "g1-1");
+        let next = receive(&emu, &url, 10, json!({})).await;
+        let bodies: Vec<_> = next.iter().map(|m| m["Body"].as_str().unwrap()).collect();
+        assert_eq!(bodies, ["g2-1"]);
+        let handle = first[0]["ReceiptHandle"].as_str().unwrap();
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+        let last = receive(&emu, &url, 10, json!({})).await;
+        assert_eq!(last[0]["Body"], "g1-2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_receive_attempt_id_returns_same_messages() {
+        let emu = emulator();
+        let url = create(
+            &emu,
+            "f.fifo",
+            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
+        )
+        .await;
+        for body in ["a", "b"] {
+            call(
+                &emu,
+                "SendMessage",
+                json!({"QueueUrl": url, "MessageBody": body, "MessageGroupId": "g"}),
+            )
+            .await
+            .unwrap();
+        }
+        let first = receive(&emu, &url, 1, json!({"ReceiveRequestAttemptId": "try-1"})).await;
+        let retry = receive(&emu, &url, 1, json!({"ReceiveRequestAttemptId": "try-1"})).await;
+        assert_eq!(first, retry);
+    }
+}
