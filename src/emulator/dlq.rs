@@ -1,0 +1,122 @@
+//! Dead-letter queues: RedrivePolicy validation, the move on receive, and
+//! ListDeadLetterSourceQueues.
+//!
+//! A message moves when a receive finds it with `ReceiveCount >= maxReceiveCount`, i.e. when
+//! the next delivery would exceed the limit. It happens on that later ReceiveMessage, never on a
+//! timer (API_CreateQueue RedrivePolicy; LocalStack issue #8234).
+
+use serde_json::{Value, json};
+
+use super::attributes::{QueueSettings, RedrivePermission, parse_arn};
+use super::dispatch::RequestContext;
+use super::errors::{SqsError, SqsResult};
+use super::input::Input;
+use super::message::Message;
+use super::queue_ops::{paginate, queue_name};
+use super::store::{Emulator, State};
+
+/// Checks a RedrivePolicy against the queues that exist: the target exists, has the same type
+/// (API_CreateQueue: "The dead-letter queue of a FIFO queue must also be a FIFO queue") and its
+/// RedriveAllowPolicy admits the source.
+pub(crate) fn validate_redrive(
+    state: &State,
+    source_arn: &str,
+    settings: &QueueSettings,
+    raw: Option<&String>,
+) -> SqsResult<()> {
+    let Some(policy) = &settings.redrive_policy else {
+        return Ok(());
+    };
+    let raw = raw.cloned().unwrap_or_default();
+    let invalid = |reason: &str| SqsError::invalid_value(&raw, "RedrivePolicy", reason);
+    let target_name = parse_arn(&policy.dead_letter_target_arn).map(|(_, _, name)| name);
+    let Some(target) = state
+        .queues
+        .values()
+        .find(|q| q.arn == policy.dead_letter_target_arn)
+    else {
+        let _ = target_name;
+        return Err(invalid("Dead letter target does not exist."));
+    };
+    if target.is_fifo() != settings.fifo {
+        return Err(invalid(
+            "Dead-letter queue must be same type of queue as the source.",
+        ));
+    }
+    match target
+        .settings
+        .redrive_allow_policy
+        .as_ref()
+        .map(|(_, p)| p)
+    {
+        Some(RedrivePermission::DenyAll) => Err(invalid(&format!(
+            "Queue {source_arn} is not allowed to use {} as a dead-letter queue.",
+            target.arn
+        ))),
+        Some(RedrivePermission::ByQueue(arns)) if !arns.iter().any(|a| a == source_arn) => {
+            Err(invalid(&format!(
+                "Queue {source_arn} is not allowed to use {} as a dead-letter queue.",
+                target.arn
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Puts messages moved off `source_arn` into the dead-letter queue `target`.
+///
+/// Standard DLQs keep the original enqueue time for retention; FIFO DLQs reset it
+/// (sqs-dead-letter-queues, "retention period").
+pub(crate) fn deliver_to_dlq(
+    state: &mut State,
+    target: &str,
+    source_arn: &str,
+    moved: Vec<Message>,
+    now: u64,
+) {
+    for mut message in moved {
+        let seq = state.next_seq();
+        let Some(queue) = state.queues.get_mut(target) else {
+            return;
+        };
+        message.seq = seq;
+        message.dead_letter_source_arn = Some(source_arn.to_owned());
+        if queue.is_fifo() {
+            message.enqueued_ms = now;
+        }
+        queue.enqueue(message, 0, now);
+    }
+}
+
+pub(crate) fn list_dead_letter_source_queues(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let sources: Vec<String> = {
+        let state = emu.lock();
+        let dlq = state
+            .queues
+            .get(&name)
+            .ok_or_else(SqsError::non_existent_queue)?;
+        state
+            .queues
+            .values()
+            .filter(|q| {
+                q.settings
+                    .redrive_policy
+                    .as_ref()
+                    .is_some_and(|p| p.dead_letter_target_arn == dlq.arn)
+            })
+            .map(|q| q.name.clone())
+            .collect()
+    };
+    let (names, token) = paginate(sources, &input)?;
+    let urls: Vec<String> = names.iter().map(|n| emu.queue_url(&ctx.host, n)).collect();
+    let mut out = json!({ "queueUrls": urls });
+    if let Some(token) = token {
+        out["NextToken"] = Value::String(token);
+    }
+    Ok(out)
+}

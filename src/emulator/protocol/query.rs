@@ -1,0 +1,368 @@
+//! The query protocol: form-encoded `Action=<Op>&Version=2012-11-05` in, XML out.
+//!
+//! Requests are decoded into the JSON protocol's parameter shape (`Attribute.1.Name` →
+//! `Attributes`, `SendMessageBatchRequestEntry.1.Id` → `Entries[0].Id`, …) so every handler
+//! serves both protocols; replies are rendered from the JSON shapes into AWS's XML shapes.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::emulator::errors::SqsError;
+
+/// Content type of query protocol replies.
+pub(crate) const CONTENT_TYPE: &str = "text/xml";
+const XMLNS: &str = "http://queue.amazonaws.com/doc/2012-11-05/";
+
+#[derive(Debug, Default)]
+struct Node {
+    value: Option<String>,
+    children: BTreeMap<String, Node>,
+}
+
+impl Node {
+    fn insert(&mut self, path: &[&str], value: String) {
+        match path.split_first() {
+            None => self.value = Some(value),
+            Some((head, rest)) => self
+                .children
+                .entry((*head).to_owned())
+                .or_default()
+                .insert(rest, value),
+        }
+    }
+
+    /// Numbered children become arrays (ordered by number), named ones objects.
+    fn into_value(self) -> Value {
+        if self.children.is_empty() {
+            return Value::String(self.value.unwrap_or_default());
+        }
+        if self.children.keys().all(|k| k.parse::<u32>().is_ok()) {
+            let mut items: Vec<(u32, Node)> = self
+                .children
+                .into_iter()
+                .filter_map(|(k, v)| k.parse::<u32>().ok().map(|n| (n, v)))
+                .collect();
+            items.sort_by_key(|(n, _)| *n);
+            return Value::Array(items.into_iter().map(|(_, n)| n.into_value()).collect());
+        }
+        Value::Object(
+            self.children
+                .into_iter()
+                .map(|(k, v)| (k, v.into_value()))
+                .collect(),
+        )
+    }
+}
+
+/// `[{Name: k, Value: v}, …]` (or `Key`/`Value`) → `{k: v}`.
+fn pairs_to_map(value: Value, key_field: &str, normalize_values: bool) -> Value {
+    let Value::Array(items) = value else {
+        return Value::Object(Map::new());
+    };
+    let mut out = Map::new();
+    for item in items {
+        let Value::Object(mut fields) = item else {
+            continue;
+        };
+        let Some(Value::String(key)) = fields.remove(key_field) else {
+            continue;
+        };
+        let mut v = fields.remove("Value").unwrap_or(Value::Null);
+        if normalize_values && let Value::Object(map) = v {
+            v = Value::Object(map);
+        }
+        out.insert(key, v);
+    }
+    Value::Object(out)
+}
+
+/// Renames query parameter names to the JSON protocol's members, recursively for entries.
+fn normalize(map: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (key, value) in map {
+        let (key, value) = match key.as_str() {
+            "Attribute" => ("Attributes".to_owned(), pairs_to_map(value, "Name", false)),
+            "MessageAttribute" => (
+                "MessageAttributes".to_owned(),
+                pairs_to_map(value, "Name", true),
+            ),
+            "MessageSystemAttribute" => (
+                "MessageSystemAttributes".to_owned(),
+                pairs_to_map(value, "Name", true),
+            ),
+            "Tag" | "Tags" => ("Tags".to_owned(), pairs_to_map(value, "Key", false)),
+            "AttributeName" => ("AttributeNames".to_owned(), value),
+            "MessageAttributeName" => ("MessageAttributeNames".to_owned(), value),
+            "MessageSystemAttributeName" => ("MessageSystemAttributeNames".to_owned(), value),
+            "TagKey" => ("TagKeys".to_owned(), value),
+            "SendMessageBatchRequestEntry"
+            | "DeleteMessageBatchRequestEntry"
+            | "ChangeMessageVisibilityBatchRequestEntry" => {
+                let entries = match value {
+                    Value::Array(items) => items
+                        .into_iter()
+                        .map(|item| match item {
+                            Value::Object(m) => Value::Object(normalize(m)),
+                            other => other,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                ("Entries".to_owned(), Value::Array(entries))
+            }
+            _ => (key, value),
+        };
+        out.insert(key, value);
+    }
+    out
+}
+
+/// Decodes form pairs into (Action, parameters).
+pub(crate) fn decode(pairs: Vec<(String, String)>) -> (Option<String>, Map<String, Value>) {
+    let mut root = Node::default();
+    let mut action = None;
+    for (key, value) in pairs {
+        match key.as_str() {
+            "Action" => action = Some(value),
+            "Version" | "Signature" | "SignatureMethod" | "SignatureVersion" | "Timestamp"
+            | "Expires" | "AWSAccessKeyId" => {}
+            _ if key.starts_with("X-Amz-") => {}
+            _ => {
+                let path: Vec<&str> = key.split('.').collect();
+                root.insert(&path, value);
+            }
+        }
+    }
+    let params = match root.into_value() {
+        Value::Object(map) => normalize(map),
+        _ => Map::new(),
+    };
+    (action, params)
+}
+
+/// Escapes text for XML, dropping characters XML 1.0 cannot carry.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\r' => out.push_str("&#xD;"),
+            '\u{9}'
+            | '\u{A}'
+            | '\u{20}'..='\u{D7FF}'
+            | '\u{E000}'..='\u{FFFD}'
+            | '\u{10000}'..='\u{10FFFF}' => {
+                out.push(c);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::String(s) => escape(s),
+        Value::Null => String::new(),
+        other => escape(&other.to_string()),
+    }
+}
+
+fn element(out: &mut String, name: &str, inner: &str) {
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
+    out.push_str(inner);
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
+}
+
+/// Renders a JSON result object as the children of a `<…Result>` element.
+fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("Attributes", Value::Object(attrs)) => {
+                for (name, v) in attrs {
+                    let mut inner = String::new();
+                    element(&mut inner, "Name", &escape(name));
+                    element(&mut inner, "Value", &scalar(v));
+                    element(out, "Attribute", &inner);
+                }
+            }
+            ("MessageAttributes", Value::Object(attrs)) => {
+                for (name, v) in attrs {
+                    let mut inner = String::new();
+                    element(&mut inner, "Name", &escape(name));
+                    let mut fields = String::new();
+                    if let Value::Object(f) = v {
+                        render_object(&mut fields, operation, f);
+                    }
+                    element(&mut inner, "Value", &fields);
+                    element(out, "MessageAttribute", &inner);
+                }
+            }
+            ("Tags", Value::Object(tags)) => {
+                for (k, v) in tags {
+                    let mut inner = String::new();
+                    element(&mut inner, "Key", &escape(k));
+                    element(&mut inner, "Value", &scalar(v));
+                    element(out, "Tag", &inner);
+                }
+            }
+            (_, Value::Array(items)) => {
+                let name = match key.as_str() {
+                    "QueueUrls" | "queueUrls" => "QueueUrl".to_owned(),
+                    "Messages" => "Message".to_owned(),
+                    "Successful" => format!("{operation}ResultEntry"),
+                    "Failed" => "BatchResultErrorEntry".to_owned(),
+                    "Results" => "ListMessageMoveTasksResultEntry".to_owned(),
+                    other => other.to_owned(),
+                };
+                for item in items {
+                    let mut inner = String::new();
+                    match item {
+                        Value::Object(m) => render_object(&mut inner, operation, m),
+                        other => inner.push_str(&scalar(other)),
+                    }
+                    element(out, &name, &inner);
+                }
+            }
+            (_, Value::Object(m)) => {
+                let mut inner = String::new();
+                render_object(&mut inner, operation, m);
+                element(out, key, &inner);
+            }
+            (_, v) => element(out, key, &scalar(v)),
+        }
+    }
+}
+
+/// Operations whose query reply has no `<…Result>` element.
+fn has_result(operation: &str) -> bool {
+    !matches!(
+        operation,
+        "DeleteQueue"
+            | "SetQueueAttributes"
+            | "TagQueue"
+            | "UntagQueue"
+            | "PurgeQueue"
+            | "DeleteMessage"
+            | "ChangeMessageVisibility"
+            | "AddPermission"
+            | "RemovePermission"
+    )
+}
+
+/// A successful reply body.
+pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String {
+    let mut out = String::from("<?xml version=\"1.0\"?>");
+    out.push_str(&format!("<{operation}Response xmlns=\"{XMLNS}\">"));
+    if has_result(operation) {
+        let mut inner = String::new();
+        if let Value::Object(map) = value {
+            render_object(&mut inner, operation, map);
+        }
+        if inner.is_empty() {
+            out.push_str(&format!("<{operation}Result/>"));
+        } else {
+            element(&mut out, &format!("{operation}Result"), &inner);
+        }
+    }
+    out.push_str(&format!(
+        "<ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{operation}Response>",
+        escape(request_id)
+    ));
+    out
+}
+
+/// An error reply body.
+pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
+    // The query protocol words this one differently (SNAP-2023 `queue-does-not-exist-query`).
+    let message = if error.code == "AWS.SimpleQueueService.NonExistentQueue" {
+        "The specified queue does not exist for this wsdl version.".to_owned()
+    } else {
+        error.message.clone()
+    };
+    let fault = if error.sender_fault() {
+        "Sender"
+    } else {
+        "Receiver"
+    };
+    format!(
+        "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message><Detail/></Error><RequestId>{}</RequestId></ErrorResponse>",
+        escape(&error.code),
+        escape(&message),
+        escape(request_id)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn decodes_attributes_and_entries() {
+        let (action, params) = decode(pairs(&[
+            ("Action", "SendMessageBatch"),
+            ("QueueUrl", "http://h/0/q"),
+            ("SendMessageBatchRequestEntry.2.Id", "b"),
+            ("SendMessageBatchRequestEntry.1.Id", "a"),
+            ("SendMessageBatchRequestEntry.1.MessageBody", "x"),
+            (
+                "SendMessageBatchRequestEntry.1.MessageAttribute.1.Name",
+                "Help.Me",
+            ),
+            (
+                "SendMessageBatchRequestEntry.1.MessageAttribute.1.Value.DataType",
+                "String",
+            ),
+            (
+                "SendMessageBatchRequestEntry.1.MessageAttribute.1.Value.StringValue",
+                "v",
+            ),
+            ("Attribute.1.Name", "DelaySeconds"),
+            ("Attribute.1.Value", "5"),
+            ("AttributeName.1", "All"),
+        ]));
+        assert_eq!(action.as_deref(), Some("SendMessageBatch"));
+        assert_eq!(params["Entries"][0]["Id"], "a");
+        assert_eq!(params["Entries"][1]["Id"], "b");
+        assert_eq!(
+            params["Entries"][0]["MessageAttributes"]["Help.Me"]["StringValue"],
+            "v"
+        );
+        assert_eq!(params["Attributes"]["DelaySeconds"], "5");
+        assert_eq!(params["AttributeNames"], json!(["All"]));
+    }
+
+    #[test]
+    fn renders_shapes_and_escapes() {
+        let xml = encode(
+            "ReceiveMessage",
+            &json!({"Messages": [{"Body": "<&>", "Attributes": {"SenderId": "x"}}]}),
+            "rid",
+        );
+        assert!(xml.contains("<ReceiveMessageResult><Message><Attribute><Name>SenderId</Name><Value>x</Value></Attribute><Body>&lt;&amp;&gt;</Body></Message></ReceiveMessageResult>"));
+        let xml = encode("ReceiveMessage", &json!({}), "rid");
+        assert!(xml.contains("<ReceiveMessageResult/>"));
+        let xml = encode("DeleteQueue", &json!({}), "rid");
+        assert!(!xml.contains("Result"));
+        let err = encode_error(&SqsError::non_existent_queue(), "rid");
+        assert!(err.contains("<Code>AWS.SimpleQueueService.NonExistentQueue</Code>"));
+        assert!(err.contains("for this wsdl version."));
+    }
+}

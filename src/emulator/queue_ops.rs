@@ -1,0 +1,370 @@
+//! Queue lifecycle operations: create, look up, list, delete, purge, attributes and tags.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value, json};
+
+use super::attributes::{COMPUTED_ATTRIBUTES, QueueSettings, READABLE_ATTRIBUTES};
+use super::dispatch::RequestContext;
+use super::dlq;
+use super::errors::{SqsError, SqsResult};
+use super::input::Input;
+use super::queue::Queue;
+use super::store::{Emulator, queue_name_from_url};
+
+/// AWS's 60-second cooldowns (API_PurgeQueue, API_DeleteQueue).
+const COOLDOWN_MS: u64 = 60_000;
+/// Most tags per queue (sqs-queue-tags).
+const MAX_TAGS: usize = 50;
+
+fn validate_queue_name(name: &str, fifo: bool) -> SqsResult<()> {
+    let base = name.strip_suffix(".fifo");
+    let valid_chars = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    if fifo {
+        match base {
+            Some(b) if !b.is_empty() && name.len() <= 80 && valid_chars(b) => Ok(()),
+            _ => Err(SqsError::invalid_parameter_value(
+                "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.",
+            )),
+        }
+    } else if !name.is_empty() && name.len() <= 80 && valid_chars(name) {
+        Ok(())
+    } else {
+        Err(SqsError::invalid_parameter_value(
+            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
+        ))
+    }
+}
+
+fn validate_tags(tags: &BTreeMap<String, String>) -> SqsResult<()> {
+    for (key, value) in tags {
+        if key.is_empty() || key.chars().count() > 128 {
+            return Err(SqsError::invalid_parameter_value(format!(
+                "Tag key {key} is invalid."
+            )));
+        }
+        if value.chars().count() > 256 {
+            return Err(SqsError::invalid_parameter_value(format!(
+                "Tag value for key {key} is invalid."
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Tags of CreateQueue: `tags` in JSON (the API's member name), `Tags` from the query decoder.
+fn create_tags(input: &Input<'_>) -> SqsResult<BTreeMap<String, String>> {
+    let mut tags = input.string_map("tags")?;
+    tags.extend(input.string_map("Tags")?);
+    Ok(tags)
+}
+
+pub(crate) fn create_queue(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let name = input.required_string("QueueName")?;
+    let attributes = input.string_map("Attributes")?;
+    let tags = create_tags(&input)?;
+    let fifo = match attributes.get("FifoQueue") {
+        Some(v) if v.eq_ignore_ascii_case("true") => true,
+        Some(v) if v.eq_ignore_ascii_case("false") => false,
+        Some(_) => return Err(SqsError::invalid_attribute_value_for("FifoQueue", None)),
+        None => false,
+    };
+    // A `.fifo` name without FifoQueue=true is a standard queue with an invalid name (N2).
+    validate_queue_name(name, fifo)?;
+    validate_tags(&tags)?;
+    let url = emu.queue_url(&ctx.host, name);
+    let mut state = emu.lock();
+    let now = emu.now();
+    if let Some(existing) = state.queues.get(name) {
+        // Only supplied attributes are compared, against current values (SNAP-2025 Q5–Q8).
+        let mut candidate = existing.settings.clone();
+        candidate.apply(&attributes, true)?;
+        if let Some(differs) = attributes
+            .keys()
+            .find(|k| candidate.get(k) != existing.settings.get(k))
+        {
+            return Err(SqsError::queue_already_exists(differs));
+        }
+        return Ok(json!({ "QueueUrl": url }));
+    }
+    if emu.config.strict_cooldowns
+        && state
+            .deleted
+            .get(name)
+            .is_some_and(|&at| now.saturating_sub(at) < COOLDOWN_MS)
+    {
+        return Err(SqsError::queue_deleted_recently());
+    }
+    let mut settings = QueueSettings::new(fifo);
+    settings.apply(&attributes, true)?;
+    let arn = emu.arn(name);
+    dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    let mut queue = Queue::new(name.to_owned(), arn, settings, now);
+    queue.tags = tags;
+    if queue.tags.len() > MAX_TAGS {
+        return Err(SqsError::invalid_parameter_value(format!(
+            "Too many tags added for queue {name}."
+        )));
+    }
+    state.deleted.remove(name);
+    state.queues.insert(name.to_owned(), queue);
+    Ok(json!({ "QueueUrl": url }))
+}
+
+pub(crate) fn get_queue_url(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let name = input.required_string("QueueName")?;
+    if let Some(owner) = input.string("QueueOwnerAWSAccountId")?
+        && owner != emu.config.account_id
+    {
+        return Err(SqsError::non_existent_queue());
+    }
+    let state = emu.lock();
+    if !state.queues.contains_key(name) {
+        return Err(SqsError::non_existent_queue());
+    }
+    Ok(json!({ "QueueUrl": emu.queue_url(&ctx.host, name) }))
+}
+
+/// Pagination shared by ListQueues and ListDeadLetterSourceQueues: sorted names, an opaque
+/// token naming the last name returned. Tokens are only issued when MaxResults is given (LQ3).
+pub(crate) fn paginate(
+    mut names: Vec<String>,
+    input: &Input<'_>,
+) -> SqsResult<(Vec<String>, Option<String>)> {
+    names.sort();
+    let max_results = match input.integer("MaxResults")? {
+        None => None,
+        Some(n) if (1..=1000).contains(&n) => Some(n as usize),
+        Some(n) => {
+            return Err(SqsError::invalid_value(
+                n,
+                "MaxResults",
+                "MaxResults must be an integer between 1 and 1000.",
+            ));
+        }
+    };
+    if let Some(token) = input.string("NextToken")? {
+        let after = BASE64
+            .decode(token.as_bytes())
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| SqsError::invalid_parameter_value("Invalid NextToken value."))?;
+        names.retain(|n| *n > after);
+    }
+    let limit = max_results.unwrap_or(1000);
+    let more = names.len() > limit;
+    names.truncate(limit);
+    let token = match (more, max_results, names.last()) {
+        (true, Some(_), Some(last)) => Some(BASE64.encode(last.as_bytes())),
+        _ => None,
+    };
+    Ok((names, token))
+}
+
+pub(crate) fn list_queues(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let prefix = input.string("QueueNamePrefix")?.unwrap_or_default();
+    let names: Vec<String> = {
+        let state = emu.lock();
+        state
+            .queues
+            .keys()
+            .filter(|n| n.starts_with(prefix))
+            .cloned()
+            .collect()
+    };
+    let (names, token) = paginate(names, &input)?;
+    let mut out = Map::new();
+    if !names.is_empty() {
+        let urls: Vec<Value> = names
+            .iter()
+            .map(|n| Value::String(emu.queue_url(&ctx.host, n)))
+            .collect();
+        out.insert("QueueUrls".into(), Value::Array(urls));
+    }
+    if let Some(token) = token {
+        out.insert("NextToken".into(), Value::String(token));
+    }
+    Ok(Value::Object(out))
+}
+
+/// The queue name named by the request's QueueUrl.
+pub(crate) fn queue_name(input: &Input<'_>) -> SqsResult<String> {
+    queue_name_from_url(input.required_string("QueueUrl")?)
+}
+
+pub(crate) fn delete_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let mut state = emu.lock();
+    let queue = state
+        .queues
+        .remove(&name)
+        .ok_or_else(SqsError::non_existent_queue)?;
+    // Wake long polls so they notice the queue is gone.
+    queue.notify.notify_waiters();
+    state.deleted.insert(name, emu.now());
+    Ok(json!({}))
+}
+
+pub(crate) fn purge_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    if emu.config.strict_cooldowns
+        && queue
+            .last_purge_ms
+            .is_some_and(|at| now.saturating_sub(at) < COOLDOWN_MS)
+    {
+        return Err(SqsError::purge_queue_in_progress(&name));
+    }
+    queue.purge();
+    queue.last_purge_ms = Some(now);
+    Ok(json!({}))
+}
+
+/// One readable attribute of a queue, `None` when AWS leaves it out.
+fn attribute_value(queue: &Queue, name: &str) -> Option<String> {
+    let (visible, inflight, delayed) = queue.counts();
+    match name {
+        "ApproximateNumberOfMessages" => Some(visible.to_string()),
+        "ApproximateNumberOfMessagesNotVisible" => Some(inflight.to_string()),
+        "ApproximateNumberOfMessagesDelayed" => Some(delayed.to_string()),
+        // Queue timestamps are epoch seconds (API_GetQueueAttributes).
+        "CreatedTimestamp" => Some((queue.created_ms / 1000).to_string()),
+        "LastModifiedTimestamp" => Some((queue.modified_ms / 1000).to_string()),
+        "QueueArn" => Some(queue.arn.clone()),
+        _ => queue.settings.get(name),
+    }
+}
+
+pub(crate) fn get_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let requested = input.string_list("AttributeNames")?;
+    for attribute in &requested {
+        if attribute != "All" && !READABLE_ATTRIBUTES.contains(&attribute.as_str()) {
+            return Err(SqsError::unknown_attribute(attribute));
+        }
+    }
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    let names: Vec<&str> = if requested.iter().any(|a| a == "All") {
+        READABLE_ATTRIBUTES.to_vec()
+    } else {
+        requested.iter().map(String::as_str).collect()
+    };
+    let attributes: Map<String, Value> = names
+        .into_iter()
+        .filter_map(|n| attribute_value(queue, n).map(|v| (n.to_owned(), Value::String(v))))
+        .collect();
+    if attributes.is_empty() {
+        return Ok(json!({}));
+    }
+    Ok(json!({ "Attributes": attributes }))
+}
+
+pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    if input.raw("Attributes").is_none() {
+        return Err(SqsError::missing_parameter("Attributes"));
+    }
+    let attributes = input.string_map("Attributes")?;
+    if let Some(computed) = attributes
+        .keys()
+        .find(|k| COMPUTED_ATTRIBUTES.contains(&k.as_str()))
+    {
+        return Err(SqsError::unknown_attribute(computed));
+    }
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    let mut settings = queue.settings.clone();
+    let arn = queue.arn.clone();
+    settings.apply(&attributes, false)?;
+    dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    let queue = state.queue_mut(&name, now)?;
+    queue.settings = settings;
+    queue.modified_ms = now;
+    // A shorter retention or visibility may already have expired something.
+    queue.tick(now);
+    queue.notify.notify_waiters();
+    Ok(json!({}))
+}
+
+pub(crate) fn tag_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    if input.raw("Tags").is_none() {
+        return Err(SqsError::missing_parameter("Tags"));
+    }
+    let tags = input.string_map("Tags")?;
+    validate_tags(&tags)?;
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    let mut merged = queue.tags.clone();
+    merged.extend(tags);
+    if merged.len() > MAX_TAGS {
+        return Err(SqsError::invalid_parameter_value(format!(
+            "Too many tags added for queue {name}."
+        )));
+    }
+    queue.tags = merged;
+    Ok(json!({}))
+}
+
+pub(crate) fn untag_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let keys = input.string_list("TagKeys")?;
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    for key in keys {
+        queue.tags.remove(&key);
+    }
+    Ok(json!({}))
+}
+
+pub(crate) fn list_queue_tags(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    if queue.tags.is_empty() {
+        return Ok(json!({}));
+    }
+    Ok(json!({ "Tags": queue.tags }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_names() {
+        assert!(validate_queue_name("abc-_1", false).is_ok());
+        assert!(validate_queue_name(&"a".repeat(80), false).is_ok());
+        assert!(validate_queue_name(&"a".repeat(81), false).is_err());
+        assert!(validate_queue_name("a.fifo", false).is_err());
+        assert!(validate_queue_name("a/b", false).is_err());
+        assert!(validate_queue_name("a.fifo", true).is_ok());
+        assert!(validate_queue_name("a", true).is_err());
+        assert!(validate_queue_name(&format!("{}.fifo", "a".repeat(76)), true).is_err());
+    }
+}

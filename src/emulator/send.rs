@@ -1,0 +1,302 @@
+//! SendMessage and SendMessageBatch, including FIFO grouping and deduplication.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::batch;
+use super::dispatch::RequestContext;
+use super::errors::{SqsError, SqsResult};
+use super::input::Input;
+use super::md5::{md5_hex, md5_of_attributes};
+use super::message::{
+    Message, MessageState, parse_attribute_value, parse_message_attributes, valid_body_chars,
+};
+use super::queue::{DEDUP_WINDOW_MS, DedupEntry};
+use super::queue_ops::queue_name;
+use super::store::{Emulator, State};
+
+/// Total payload of one batch (API_SendMessageBatch, 1 MiB since August 2025).
+const MAX_BATCH_BYTES: usize = 1_048_576;
+
+/// Whether a group or deduplication id is 1–128 printable ASCII characters without spaces
+/// (API_SendMessage: "alphanumeric and punctuation characters").
+fn valid_token(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 128 && s.bytes().all(|b| (33..=126).contains(&b))
+}
+
+fn invalid_token(value: &str, parameter: &str) -> SqsError {
+    SqsError::invalid_value(
+        value,
+        parameter,
+        &format!(
+            "{parameter} can only include alphanumeric and punctuation characters. 1 to 128 in length."
+        ),
+    )
+}
+
+/// Bytes counted against MaximumMessageSize: body plus every attribute's name, type and value.
+fn entry_size(entry: &Input<'_>) -> usize {
+    let body = entry
+        .string("MessageBody")
+        .ok()
+        .flatten()
+        .map_or(0, str::len);
+    let attributes = entry
+        .raw("MessageAttributes")
+        .and_then(Value::as_object)
+        .map_or(0, |map| {
+            map.iter()
+                .map(|(name, v)| {
+                    let s = |k: &str| v.get(k).and_then(Value::as_str).map_or(0, str::len);
+                    let binary = v
+                        .get("BinaryValue")
+                        .and_then(Value::as_str)
+                        .map_or(0, |b| b.len() / 4 * 3);
+                    name.len() + s("DataType") + s("StringValue") + binary
+                })
+                .sum()
+        });
+    body + attributes
+}
+
+/// Sends one message (a SendMessage or one batch entry) into a locked state.
+fn send_one(
+    emu: &Emulator,
+    state: &mut State,
+    name: &str,
+    entry: &Input<'_>,
+    ctx: &RequestContext,
+    in_batch: bool,
+) -> SqsResult<Map<String, Value>> {
+    let now = emu.now();
+    let queue = state.queue_mut(name, now)?;
+    let fifo = queue.is_fifo();
+    let body = entry.required_string("MessageBody")?;
+    let delay = entry.integer("DelaySeconds")?;
+    let delay_seconds = match delay {
+        // FIFO queues take only the queue's delay; 0 is tolerated (SNAP-2025 S8, S8b).
+        Some(d) if fifo && d != 0 => {
+            return Err(SqsError::invalid_value(
+                d,
+                "DelaySeconds",
+                "The request include parameter that is not valid for this queue type.",
+            ));
+        }
+        Some(d) if !fifo => {
+            if !(0..=900).contains(&d) {
+                return Err(SqsError::invalid_value(
+                    d,
+                    "DelaySeconds",
+                    "DelaySeconds must be >= 0 and <= 900.",
+                ));
+            }
+            d as u64
+        }
+        _ => u64::from(queue.settings.delay_seconds),
+    };
+    let attributes = parse_message_attributes(entry.raw("MessageAttributes"))?;
+    let size = body.len() + attributes.iter().map(|(n, v)| v.size(n)).sum::<usize>();
+    let max = queue.settings.maximum_message_size as usize;
+    if size > max {
+        let lead = if in_batch {
+            "One or more parameters cannot be validated."
+        } else {
+            "One or more parameters are invalid."
+        };
+        return Err(SqsError::invalid_parameter_value(format!(
+            "{lead} Reason: Message must be shorter than {max} bytes."
+        )));
+    }
+    if !valid_body_chars(body) {
+        return Err(SqsError::invalid_message_contents());
+    }
+    let mut trace_header = ctx.trace_header.clone();
+    if let Some(Value::Object(system)) = entry.raw("MessageSystemAttributes") {
+        for (attr, raw) in system {
+            if attr != "AWSTraceHeader" {
+                return Err(SqsError::invalid_parameter_value(format!(
+                    "Message system attribute name '{attr}' is invalid."
+                )));
+            }
+            let value = parse_attribute_value(attr, raw, "system")?;
+            trace_header = value.string_value;
+        }
+    }
+    let group_id = entry.string("MessageGroupId")?;
+    let dedup_id = entry.string("MessageDeduplicationId")?;
+    if let Some(g) = group_id
+        && !valid_token(g)
+    {
+        return Err(invalid_token(g, "MessageGroupId"));
+    }
+    if let Some(d) = dedup_id {
+        if !fifo {
+            return Err(SqsError::invalid_value(
+                d,
+                "MessageDeduplicationId",
+                "The request include parameter that is not valid for this queue type.",
+            ));
+        }
+        if !valid_token(d) {
+            return Err(invalid_token(d, "MessageDeduplicationId"));
+        }
+    }
+    let md5_of_body = md5_hex(body.as_bytes());
+    let md5_of_attributes = md5_of_attributes(&attributes);
+    let md5_of_system_attributes = trace_header.as_ref().map(|t| {
+        let mut system = std::collections::BTreeMap::new();
+        system.insert(
+            "AWSTraceHeader".to_owned(),
+            super::message::MessageAttributeValue {
+                data_type: "String".into(),
+                string_value: Some(t.clone()),
+                binary_value: None,
+            },
+        );
+        super::md5::md5_of_attributes(&system).unwrap_or_default()
+    });
+    let mut dedup_key = None;
+    let mut effective_dedup_id = None;
+    if fifo {
+        let Some(group) = group_id else {
+            return Err(SqsError::missing_parameter("MessageGroupId"));
+        };
+        let dedup = match dedup_id {
+            Some(d) => d.to_owned(),
+            None if queue.settings.content_based_deduplication => {
+                hex::encode(Sha256::digest(body.as_bytes()))
+            }
+            None => {
+                return Err(SqsError::invalid_parameter_value(
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+                ));
+            }
+        };
+        let key = if queue.settings.deduplication_scope == "messageGroup" {
+            format!("{group}\u{0}{dedup}")
+        } else {
+            dedup.clone()
+        };
+        // A duplicate is accepted and answered like the original, but not enqueued (F2).
+        if let Some(original) = queue.dedup_lookup(&key, now) {
+            let mut out = Map::new();
+            out.insert(
+                "MessageId".into(),
+                Value::String(original.message_id.clone()),
+            );
+            out.insert("MD5OfMessageBody".into(), Value::String(md5_of_body));
+            if let Some(md5) = md5_of_attributes {
+                out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
+            }
+            if let Some(md5) = md5_of_system_attributes {
+                out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
+            }
+            if let Some(seq) = &original.sequence_number {
+                out.insert("SequenceNumber".into(), Value::String(seq.clone()));
+            }
+            return Ok(out);
+        }
+        dedup_key = Some(key);
+        effective_dedup_id = Some(dedup);
+    }
+    let seq = state.next_seq();
+    let sequence_number = fifo.then(|| state.next_sequence_number());
+    let message_id = uuid::Uuid::new_v4().to_string();
+    let message = Message {
+        seq,
+        message_id: message_id.clone(),
+        body: body.to_owned(),
+        md5_of_body: md5_of_body.clone(),
+        attributes,
+        trace_header,
+        sent_ms: now,
+        enqueued_ms: now,
+        sender_id: emu.config.account_id.clone(),
+        receive_count: 0,
+        first_receive_ms: None,
+        group_id: group_id.map(str::to_owned),
+        dedup_id: effective_dedup_id,
+        sequence_number: sequence_number.clone(),
+        dead_letter_source_arn: None,
+        state: MessageState::Ready,
+    };
+    let queue = state.queue_mut(name, now)?;
+    if let Some(key) = dedup_key {
+        queue.dedup_remember(
+            key,
+            DedupEntry {
+                message_id: message_id.clone(),
+                sequence_number: sequence_number.clone(),
+                expires_ms: now + DEDUP_WINDOW_MS,
+            },
+        );
+    }
+    queue.enqueue(message, delay_seconds * 1000, now);
+    let mut out = Map::new();
+    out.insert("MessageId".into(), Value::String(message_id));
+    out.insert("MD5OfMessageBody".into(), Value::String(md5_of_body));
+    if let Some(md5) = md5_of_attributes {
+        out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
+    }
+    if let Some(md5) = md5_of_system_attributes {
+        out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
+    }
+    if let Some(seq) = sequence_number {
+        out.insert("SequenceNumber".into(), Value::String(seq));
+    }
+    Ok(out)
+}
+
+pub(crate) fn send_message(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let mut state = emu.lock();
+    send_one(emu, &mut state, &name, &input, ctx, false).map(Value::Object)
+}
+
+pub(crate) fn send_message_batch(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let entries = batch::entries(&input, "SendMessageBatchRequestEntry")?;
+    let total: usize = entries.iter().map(|(_, e)| entry_size(e)).sum();
+    if total > MAX_BATCH_BYTES {
+        return Err(SqsError::batch_request_too_long(MAX_BATCH_BYTES, total));
+    }
+    let mut state = emu.lock();
+    let now = emu.now();
+    let queue = state.queue_mut(&name, now)?;
+    if queue.is_fifo() {
+        // On FIFO batches a missing group or dedup id fails the whole request (facts B2f, B2g).
+        let content_based = queue.settings.content_based_deduplication;
+        for (_, entry) in &entries {
+            if entry.string("MessageGroupId")?.is_none() {
+                return Err(SqsError::invalid_parameter_value(
+                    "The request must contain the parameter MessageGroupId.",
+                ));
+            }
+            if !content_based && entry.string("MessageDeduplicationId")?.is_none() {
+                return Err(SqsError::invalid_parameter_value(
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+                ));
+            }
+        }
+    }
+    let mut successful = Vec::new();
+    let mut failed = Vec::new();
+    for (id, entry) in &entries {
+        match send_one(emu, &mut state, &name, entry, ctx, true) {
+            Ok(mut fields) => {
+                fields.insert("Id".into(), Value::String(id.clone()));
+                successful.push(Value::Object(fields));
+            }
+            Err(error) => failed.push(batch::failure(id, &error)),
+        }
+    }
+    Ok(batch::result(successful, failed))
+}

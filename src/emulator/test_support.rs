@@ -1,0 +1,93 @@
+//! Helpers for unit tests: an emulator on tokio's (pausable) clock, driven without HTTP.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::clock::TokioClock;
+use super::config::EmulatorConfig;
+use super::dispatch::{RequestContext, dispatch};
+use super::errors::SqsResult;
+use super::store::Emulator;
+
+/// An emulator whose clock follows tokio time, so `tokio::time::advance` moves it.
+pub(crate) fn emulator() -> Arc<Emulator> {
+    emulator_with(EmulatorConfig::default())
+}
+
+/// Same, with a given configuration.
+pub(crate) fn emulator_with(config: EmulatorConfig) -> Arc<Emulator> {
+    Arc::new(Emulator::new(EmulatorConfig {
+        clock: Some(Arc::new(TokioClock::new())),
+        ..config
+    }))
+}
+
+/// Calls one operation with JSON-protocol parameters.
+pub(crate) async fn call(emu: &Arc<Emulator>, operation: &str, params: Value) -> SqsResult<Value> {
+    let ctx = RequestContext {
+        host: "localhost:9324".into(),
+        query: false,
+        trace_header: None,
+    };
+    let params = params.as_object().cloned().unwrap_or_default();
+    dispatch(emu, operation, &params, &ctx).await
+}
+
+/// Creates a queue and returns its URL.
+pub(crate) async fn create(emu: &Arc<Emulator>, name: &str, attributes: Value) -> String {
+    let out = call(
+        emu,
+        "CreateQueue",
+        json!({ "QueueName": name, "Attributes": attributes }),
+    )
+    .await
+    .unwrap();
+    out["QueueUrl"].as_str().unwrap().to_owned()
+}
+
+/// Sends a body to a standard queue and returns the MessageId.
+pub(crate) async fn send(emu: &Arc<Emulator>, url: &str, body: &str) -> String {
+    let out = call(
+        emu,
+        "SendMessage",
+        json!({ "QueueUrl": url, "MessageBody": body }),
+    )
+    .await
+    .unwrap();
+    out["MessageId"].as_str().unwrap().to_owned()
+}
+
+/// Short-polls up to `max` messages with extra parameters merged in.
+pub(crate) async fn receive(emu: &Arc<Emulator>, url: &str, max: u32, extra: Value) -> Vec<Value> {
+    let mut params = json!({ "QueueUrl": url, "MaxNumberOfMessages": max, "WaitTimeSeconds": 0 });
+    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    let out = call(emu, "ReceiveMessage", params).await.unwrap();
+    out.get("Messages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// One queue attribute.
+pub(crate) async fn attribute(emu: &Arc<Emulator>, url: &str, name: &str) -> String {
+    let out = call(
+        emu,
+        "GetQueueAttributes",
+        json!({ "QueueUrl": url, "AttributeNames": [name] }),
+    )
+    .await
+    .unwrap();
+    out["Attributes"][name]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Advances paused tokio time.
+pub(crate) async fn advance(seconds: u64) {
+    tokio::time::advance(Duration::from_secs(seconds)).await;
+}
