@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::attributes::{QueueSettings, RedrivePermission, parse_arn};
+use super::attributes::{QueueSettings, RedrivePermission};
 use super::dispatch::RequestContext;
 use super::errors::{SqsError, SqsResult};
 use super::input::Input;
@@ -29,13 +29,11 @@ pub(crate) fn validate_redrive(
     };
     let raw = raw.cloned().unwrap_or_default();
     let invalid = |reason: &str| SqsError::invalid_value(&raw, "RedrivePolicy", reason);
-    let target_name = parse_arn(&policy.dead_letter_target_arn).map(|(_, _, name)| name);
     let Some(target) = state
         .queues
         .values()
         .find(|q| q.arn == policy.dead_letter_target_arn)
     else {
-        let _ = target_name;
         return Err(invalid("Dead letter target does not exist."));
     };
     if target.is_fifo() != settings.fifo {

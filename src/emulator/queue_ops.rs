@@ -87,7 +87,7 @@ pub(crate) fn create_queue(
     if let Some(existing) = state.queues.get(name) {
         // Only supplied attributes are compared, against current values (SNAP-2025 Q5–Q8).
         let mut candidate = existing.settings.clone();
-        candidate.apply(&attributes, true)?;
+        candidate.apply(&attributes)?;
         if let Some(differs) = attributes
             .keys()
             .find(|k| candidate.get(k) != existing.settings.get(k))
@@ -105,7 +105,7 @@ pub(crate) fn create_queue(
         return Err(SqsError::queue_deleted_recently());
     }
     let mut settings = QueueSettings::new(fifo);
-    settings.apply(&attributes, true)?;
+    settings.apply(&attributes)?;
     let arn = emu.arn(name);
     dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let mut queue = Queue::new(name.to_owned(), arn, settings, now);
@@ -297,7 +297,7 @@ pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     let queue = state.queue_mut(&name, now)?;
     let mut settings = queue.settings.clone();
     let arn = queue.arn.clone();
-    settings.apply(&attributes, false)?;
+    settings.apply(&attributes)?;
     dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let queue = state.queue_mut(&name, now)?;
     queue.settings = settings;
