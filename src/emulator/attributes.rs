@@ -449,11 +449,8 @@ mod tests {
     fn throughput_needs_group_scope() {
         let mut s = QueueSettings::new(true);
         assert!(
-            s.apply(
-                &attrs(&[("FifoThroughputLimit", "perMessageGroupId")]),
-                true
-            )
-            .is_err()
+            s.apply(&attrs(&[("FifoThroughputLimit", "perMessageGroupId")]))
+                .is_err()
         );
         let mut s = QueueSettings::new(true);
         let ok = attrs(&[
@@ -484,10 +481,10 @@ mod tests {
     fn kms_and_sse_exclusive() {
         let mut s = QueueSettings::new(false);
         let err = s
-            .apply(
-                &attrs(&[("KmsMasterKeyId", "k"), ("SqsManagedSseEnabled", "true")]),
-                false,
-            )
+            .apply(&attrs(&[
+                ("KmsMasterKeyId", "k"),
+                ("SqsManagedSseEnabled", "true"),
+            ]))
             .unwrap_err();
         assert_eq!(err.code, "InvalidAttributeName");
         s.apply(&attrs(&[("KmsMasterKeyId", "k")])).unwrap();
