@@ -428,3 +428,68 @@ async fn malformed_json_requests_get_aws_shaped_errors() {
     .await
     .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_consumers_never_duplicate_or_lose() {
+    timeout(BOUND, async {
+        let (emu, client) = start().await;
+        let url = create(&client, "race", &[]).await;
+        for chunk in 0..20 {
+            let mut req = client.send_message_batch().queue_url(&url);
+            for i in 0..10 {
+                let body = format!("{}", chunk * 10 + i);
+                req = req.entries(
+                    SendMessageBatchRequestEntry::builder()
+                        .id(format!("e{i}"))
+                        .message_body(body)
+                        .build()
+                        .unwrap(),
+                );
+            }
+            req.send().await.unwrap();
+        }
+        let mut workers = Vec::new();
+        for _ in 0..4 {
+            let client = client.clone();
+            let url = url.clone();
+            workers.push(tokio::spawn(async move {
+                let mut seen = Vec::new();
+                loop {
+                    let out = client
+                        .receive_message()
+                        .queue_url(&url)
+                        .max_number_of_messages(10)
+                        .visibility_timeout(300)
+                        .send()
+                        .await
+                        .unwrap();
+                    if out.messages().is_empty() {
+                        return seen;
+                    }
+                    for m in out.messages() {
+                        seen.push(m.body().unwrap().to_owned());
+                        client
+                            .delete_message()
+                            .queue_url(&url)
+                            .receipt_handle(m.receipt_handle().unwrap())
+                            .send()
+                            .await
+                            .unwrap();
+                    }
+                }
+            }));
+        }
+        let mut all = Vec::new();
+        for w in workers {
+            all.extend(w.await.unwrap());
+        }
+        all.sort();
+        let total = all.len();
+        all.dedup();
+        assert_eq!(total, 200);
+        assert_eq!(all.len(), 200);
+        emu.shutdown().await;
+    })
+    .await
+    .unwrap();
+}

@@ -116,11 +116,7 @@ impl QueueSettings {
     /// Applies attributes from CreateQueue or SetQueueAttributes, validating each.
     ///
     /// The target queue of a RedrivePolicy is checked by the caller, which sees all queues.
-    pub fn apply(
-        &mut self,
-        attributes: &BTreeMap<String, String>,
-        creating: bool,
-    ) -> SqsResult<()> {
+    pub fn apply(&mut self, attributes: &BTreeMap<String, String>) -> SqsResult<()> {
         if attributes
             .get("SqsManagedSseEnabled")
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
@@ -133,7 +129,7 @@ impl QueueSettings {
             ));
         }
         for (name, value) in attributes {
-            self.apply_one(name, value, creating)?;
+            self.apply_one(name, value)?;
         }
         if self.fifo
             && self.fifo_throughput_limit == "perMessageGroupId"
@@ -149,7 +145,7 @@ impl QueueSettings {
         Ok(())
     }
 
-    fn apply_one(&mut self, name: &str, value: &str, creating: bool) -> SqsResult<()> {
+    fn apply_one(&mut self, name: &str, value: &str) -> SqsResult<()> {
         let range = |lo: u32, hi: u32| -> SqsResult<u32> {
             value
                 .trim()
@@ -254,10 +250,7 @@ impl QueueSettings {
                     self.fifo_throughput_limit = value.to_owned();
                 }
             }
-            _ => {
-                let _ = creating;
-                return Err(SqsError::unknown_attribute(name));
-            }
+            _ => return Err(SqsError::unknown_attribute(name)),
         }
         Ok(())
     }
@@ -422,12 +415,9 @@ mod tests {
     #[test]
     fn ranges_are_enforced() {
         let mut s = QueueSettings::new(false);
-        assert!(
-            s.apply(&attrs(&[("VisibilityTimeout", "43200")]), true)
-                .is_ok()
-        );
+        assert!(s.apply(&attrs(&[("VisibilityTimeout", "43200")])).is_ok());
         let err = s
-            .apply(&attrs(&[("VisibilityTimeout", "43201")]), true)
+            .apply(&attrs(&[("VisibilityTimeout", "43201")]))
             .unwrap_err();
         assert_eq!(err.code, "InvalidAttributeValue");
         assert_eq!(
@@ -435,21 +425,19 @@ mod tests {
             "Invalid value for the parameter VisibilityTimeout."
         );
         assert!(
-            s.apply(&attrs(&[("MessageRetentionPeriod", "59")]), true)
+            s.apply(&attrs(&[("MessageRetentionPeriod", "59")]))
                 .is_err()
         );
-        assert!(s.apply(&attrs(&[("DelaySeconds", "901")]), true).is_err());
+        assert!(s.apply(&attrs(&[("DelaySeconds", "901")])).is_err());
     }
 
     #[test]
     fn fifo_attributes_on_standard_are_unknown() {
         let mut s = QueueSettings::new(false);
-        let err = s
-            .apply(&attrs(&[("FifoQueue", "false")]), true)
-            .unwrap_err();
+        let err = s.apply(&attrs(&[("FifoQueue", "false")])).unwrap_err();
         assert_eq!(err.message, "Unknown Attribute FifoQueue.");
         let err = s
-            .apply(&attrs(&[("DeduplicationScope", "queue")]), true)
+            .apply(&attrs(&[("DeduplicationScope", "queue")]))
             .unwrap_err();
         assert_eq!(
             err.message,
@@ -461,31 +449,26 @@ mod tests {
     fn throughput_needs_group_scope() {
         let mut s = QueueSettings::new(true);
         assert!(
-            s.apply(
-                &attrs(&[("FifoThroughputLimit", "perMessageGroupId")]),
-                true
-            )
-            .is_err()
+            s.apply(&attrs(&[("FifoThroughputLimit", "perMessageGroupId")]))
+                .is_err()
         );
         let mut s = QueueSettings::new(true);
         let ok = attrs(&[
             ("FifoThroughputLimit", "perMessageGroupId"),
             ("DeduplicationScope", "messageGroup"),
         ]);
-        assert!(s.apply(&ok, true).is_ok());
+        assert!(s.apply(&ok).is_ok());
     }
 
     #[test]
     fn redrive_policy_reads_back_with_numeric_count() {
         let mut s = QueueSettings::new(false);
         let raw = r#"{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":"10"}"#;
-        s.apply(&attrs(&[("RedrivePolicy", raw)]), true).unwrap();
+        s.apply(&attrs(&[("RedrivePolicy", raw)])).unwrap();
         let back: Value = serde_json::from_str(&s.get("RedrivePolicy").unwrap()).unwrap();
         assert_eq!(back["maxReceiveCount"], 10);
         let bad = r#"{"deadLetterTargetArn": "dummy", "maxReceiveCount": 42}"#;
-        let err = s
-            .apply(&attrs(&[("RedrivePolicy", bad)]), true)
-            .unwrap_err();
+        let err = s.apply(&attrs(&[("RedrivePolicy", bad)])).unwrap_err();
         assert_eq!(
             err.message,
             format!(
@@ -498,13 +481,13 @@ mod tests {
     fn kms_and_sse_exclusive() {
         let mut s = QueueSettings::new(false);
         let err = s
-            .apply(
-                &attrs(&[("KmsMasterKeyId", "k"), ("SqsManagedSseEnabled", "true")]),
-                false,
-            )
+            .apply(&attrs(&[
+                ("KmsMasterKeyId", "k"),
+                ("SqsManagedSseEnabled", "true"),
+            ]))
             .unwrap_err();
         assert_eq!(err.code, "InvalidAttributeName");
-        s.apply(&attrs(&[("KmsMasterKeyId", "k")]), false).unwrap();
+        s.apply(&attrs(&[("KmsMasterKeyId", "k")])).unwrap();
         assert_eq!(s.get("SqsManagedSseEnabled").unwrap(), "false");
         assert_eq!(s.get("KmsDataKeyReusePeriodSeconds").unwrap(), "300");
     }

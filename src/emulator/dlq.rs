@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::attributes::{QueueSettings, RedrivePermission, parse_arn};
+use super::attributes::{QueueSettings, RedrivePermission};
 use super::dispatch::RequestContext;
 use super::errors::{SqsError, SqsResult};
 use super::input::Input;
@@ -29,13 +29,11 @@ pub(crate) fn validate_redrive(
     };
     let raw = raw.cloned().unwrap_or_default();
     let invalid = |reason: &str| SqsError::invalid_value(&raw, "RedrivePolicy", reason);
-    let target_name = parse_arn(&policy.dead_letter_target_arn).map(|(_, _, name)| name);
     let Some(target) = state
         .queues
         .values()
         .find(|q| q.arn == policy.dead_letter_target_arn)
     else {
-        let _ = target_name;
         return Err(invalid("Dead letter target does not exist."));
     };
     if target.is_fifo() != settings.fifo {
@@ -119,4 +117,107 @@ pub(crate) fn list_dead_letter_source_queues(
         out["NextToken"] = Value::String(token);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::test_support::{advance, call, create, emulator, receive, send};
+
+    fn policy(target: &str, count: u32) -> String {
+        format!(
+            r#"{{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:{target}","maxReceiveCount":{count}}}"#
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn moves_on_the_receive_after_max_receive_count() {
+        let emu = emulator();
+        let dlq = create(&emu, "dlq", json!({})).await;
+        let src = create(&emu, "src", json!({"RedrivePolicy": policy("dlq", 2)})).await;
+        send(&emu, &src, "poison").await;
+        for _ in 0..2 {
+            assert_eq!(
+                receive(&emu, &src, 1, json!({"VisibilityTimeout": 0}))
+                    .await
+                    .len(),
+                1
+            );
+        }
+        assert!(
+            receive(&emu, &dlq, 1, json!({})).await.is_empty(),
+            "no move without a receive"
+        );
+        assert!(receive(&emu, &src, 1, json!({})).await.is_empty());
+        let moved = receive(
+            &emu,
+            &dlq,
+            1,
+            json!({"MessageSystemAttributeNames": ["All"]}),
+        )
+        .await;
+        assert_eq!(moved[0]["Body"], "poison");
+        assert_eq!(
+            moved[0]["Attributes"]["DeadLetterQueueSourceArn"],
+            "arn:aws:sqs:us-east-1:000000000000:src"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn standard_dlq_keeps_enqueue_time_for_retention() {
+        let emu = emulator();
+        let dlq = create(&emu, "dlq", json!({"MessageRetentionPeriod": "120"})).await;
+        let src = create(&emu, "src", json!({"RedrivePolicy": policy("dlq", 1)})).await;
+        send(&emu, &src, "old").await;
+        advance(100).await;
+        receive(&emu, &src, 1, json!({"VisibilityTimeout": 0})).await;
+        receive(&emu, &src, 1, json!({})).await;
+        advance(20).await;
+        assert!(
+            receive(&emu, &dlq, 1, json!({})).await.is_empty(),
+            "expired 120 s after the original send"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn target_must_exist_and_match_type() {
+        let emu = emulator();
+        create(&emu, "fdlq.fifo", json!({"FifoQueue": "true"})).await;
+        let err = call(
+            &emu,
+            "CreateQueue",
+            json!({"QueueName": "s", "Attributes": {"RedrivePolicy": policy("nope", 1)}}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+        let err = call(
+            &emu,
+            "CreateQueue",
+            json!({"QueueName": "s", "Attributes": {"RedrivePolicy": policy("fdlq.fifo", 1)}}),
+        )
+        .await
+        .unwrap_err();
+        assert!(err.message.contains("same type"), "{}", err.message);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn redrive_allow_policy_deny_all() {
+        let emu = emulator();
+        create(
+            &emu,
+            "dlq",
+            json!({"RedriveAllowPolicy": r#"{"redrivePermission":"denyAll"}"#}),
+        )
+        .await;
+        let err = call(
+            &emu,
+            "CreateQueue",
+            json!({"QueueName": "s", "Attributes": {"RedrivePolicy": policy("dlq", 1)}}),
+        )
+        .await
+        .unwrap_err();
+        assert!(err.message.contains("not allowed"), "{}", err.message);
+    }
 }

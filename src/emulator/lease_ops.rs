@@ -170,3 +170,178 @@ pub(crate) fn change_message_visibility_batch(
     }
     Ok(batch::result(successful, failed))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::test_support::{advance, attribute, call, create, emulator, receive, send};
+
+    #[tokio::test(start_paused = true)]
+    async fn change_visibility_zero_releases_and_is_not_remembered() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        call(
+            &emu,
+            "ChangeMessageVisibility",
+            json!({"QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": 0}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(receive(&emu, &url, 1, json!({})).await.len(), 1);
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn twelve_hour_cap_counts_from_receive() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 43_200})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        advance(100).await;
+        let ok = json!({"QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": 43_100});
+        call(&emu, "ChangeMessageVisibility", ok).await.unwrap();
+        let over = json!({"QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": 43_101});
+        let err = call(&emu, "ChangeMessageVisibility", over)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+        assert!(err.message.contains(
+            "Total VisibilityTimeout for the message is beyond the limit [43200 seconds]."
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn handles_after_delete_and_garbage() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        for _ in 0..3 {
+            call(
+                &emu,
+                "DeleteMessage",
+                json!({"QueueUrl": url, "ReceiptHandle": handle}),
+            )
+            .await
+            .unwrap();
+        }
+        let err = call(
+            &emu,
+            "ChangeMessageVisibility",
+            json!({"QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": 42}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            format!(
+                "Value {handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change."
+            )
+        );
+        let err = call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": "garbage"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "ReceiptHandleIsInvalid");
+        assert_eq!(
+            err.message,
+            "The input receipt handle \"garbage\" is not a valid receipt handle."
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn standard_expired_handle_still_deletes_and_changes() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        advance(2).await;
+        call(
+            &emu,
+            "ChangeMessageVisibility",
+            json!({"QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": 2}),
+        )
+        .await
+        .unwrap();
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessages").await,
+            "0"
+        );
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesNotVisible").await,
+            "0"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_extended_lease_handle_deletes() {
+        let emu = emulator();
+        let url = create(
+            &emu,
+            "f.fifo",
+            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
+        )
+        .await;
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "a", "MessageGroupId": "g"}),
+        )
+        .await
+        .unwrap();
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        call(
+            &emu,
+            "ChangeMessageVisibility",
+            json!({"QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": 5}),
+        )
+        .await
+        .unwrap();
+        advance(2).await;
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn batch_entries_fail_individually() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        let out = call(
+            &emu,
+            "DeleteMessageBatch",
+            json!({"QueueUrl": url, "Entries": [{"Id": "ok", "ReceiptHandle": handle}, {"Id": "bad", "ReceiptHandle": "x"}]}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out["Successful"], json!([{"Id": "ok"}]));
+        assert_eq!(out["Failed"][0]["Code"], "ReceiptHandleIsInvalid");
+        assert_eq!(out["Failed"][0]["SenderFault"], true);
+    }
+}

@@ -285,3 +285,83 @@ pub(crate) fn cancel(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
     task.status = TaskStatus::Cancelling;
     Ok(json!({ "ApproximateNumberOfMessagesMoved": task.moved }))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::test_support::{advance, call, create, emulator, receive, send};
+
+    #[tokio::test(start_paused = true)]
+    async fn redrives_back_to_the_source_and_completes() {
+        let emu = emulator();
+        let dlq = create(&emu, "dlq", json!({})).await;
+        let policy = r#"{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":1}"#;
+        let src = create(&emu, "src", json!({"RedrivePolicy": policy})).await;
+        for i in 0..3 {
+            send(&emu, &src, &format!("m{i}")).await;
+        }
+        receive(&emu, &src, 10, json!({"VisibilityTimeout": 0})).await;
+        assert!(receive(&emu, &src, 10, json!({})).await.is_empty());
+        let _ = dlq;
+        let dlq_arn = "arn:aws:sqs:us-east-1:000000000000:dlq";
+        let started = call(
+            &emu,
+            "StartMessageMoveTask",
+            json!({"SourceArn": dlq_arn, "MaxNumberOfMessagesPerSecond": 2}),
+        )
+        .await
+        .unwrap();
+        let err = call(&emu, "StartMessageMoveTask", json!({"SourceArn": dlq_arn}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+        tokio::task::yield_now().await;
+        advance(3).await;
+        tokio::task::yield_now().await;
+        let tasks = call(&emu, "ListMessageMoveTasks", json!({"SourceArn": dlq_arn}))
+            .await
+            .unwrap();
+        assert_eq!(tasks["Results"][0]["Status"], "COMPLETED");
+        assert_eq!(tasks["Results"][0]["ApproximateNumberOfMessagesMoved"], 3);
+        let back = receive(
+            &emu,
+            &src,
+            10,
+            json!({"MessageSystemAttributeNames": ["ApproximateReceiveCount"]}),
+        )
+        .await;
+        assert_eq!(back.len(), 3);
+        assert_eq!(back[0]["Attributes"]["ApproximateReceiveCount"], "1");
+        let err = call(
+            &emu,
+            "CancelMessageMoveTask",
+            json!({"TaskHandle": started["TaskHandle"]}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "AWS.SimpleQueueService.UnsupportedOperation");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn source_must_be_a_dead_letter_queue() {
+        let emu = emulator();
+        create(&emu, "plain", json!({})).await;
+        let err = call(
+            &emu,
+            "StartMessageMoveTask",
+            json!({"SourceArn": "arn:aws:sqs:us-east-1:000000000000:plain"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+        let err = call(
+            &emu,
+            "StartMessageMoveTask",
+            json!({"SourceArn": "arn:aws:sqs:us-east-1:000000000000:none"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "ResourceNotFoundException");
+    }
+}

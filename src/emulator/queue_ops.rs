@@ -87,7 +87,7 @@ pub(crate) fn create_queue(
     if let Some(existing) = state.queues.get(name) {
         // Only supplied attributes are compared, against current values (SNAP-2025 Q5–Q8).
         let mut candidate = existing.settings.clone();
-        candidate.apply(&attributes, true)?;
+        candidate.apply(&attributes)?;
         if let Some(differs) = attributes
             .keys()
             .find(|k| candidate.get(k) != existing.settings.get(k))
@@ -105,7 +105,7 @@ pub(crate) fn create_queue(
         return Err(SqsError::queue_deleted_recently());
     }
     let mut settings = QueueSettings::new(fifo);
-    settings.apply(&attributes, true)?;
+    settings.apply(&attributes)?;
     let arn = emu.arn(name);
     dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let mut queue = Queue::new(name.to_owned(), arn, settings, now);
@@ -297,7 +297,7 @@ pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     let queue = state.queue_mut(&name, now)?;
     let mut settings = queue.settings.clone();
     let arn = queue.arn.clone();
-    settings.apply(&attributes, false)?;
+    settings.apply(&attributes)?;
     dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let queue = state.queue_mut(&name, now)?;
     queue.settings = settings;
@@ -354,7 +354,194 @@ pub(crate) fn list_queue_tags(emu: &Emulator, input: Input<'_>) -> SqsResult<Val
 
 #[cfg(test)]
 mod tests {
+    use super::super::config::EmulatorConfig;
+    use super::super::test_support::{
+        advance, attribute, call, create, emulator, emulator_with, receive, send,
+    };
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn purge_cooldown_and_inflight_removal() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        send(&emu, &url, "b").await;
+        receive(&emu, &url, 1, json!({})).await;
+        call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesNotVisible").await,
+            "0"
+        );
+        let err = call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.status, 403);
+        assert_eq!(
+            err.message,
+            "Only one PurgeQueue operation on q is allowed every 60 seconds."
+        );
+        advance(60).await;
+        call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn recreate_cooldown() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        call(&emu, "DeleteQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        let err = call(&emu, "CreateQueue", json!({"QueueName": "q"}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, "AWS.SimpleQueueService.QueueDeletedRecently");
+        advance(60).await;
+        call(&emu, "CreateQueue", json!({"QueueName": "q"}))
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cooldowns_can_be_turned_off() {
+        let emu = emulator_with(EmulatorConfig {
+            strict_cooldowns: false,
+            ..Default::default()
+        });
+        let url = create(&emu, "q", json!({})).await;
+        call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        call(&emu, "DeleteQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        call(&emu, "CreateQueue", json!({"QueueName": "q"}))
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn create_is_idempotent_only_for_equal_attributes() {
+        let emu = emulator();
+        create(
+            &emu,
+            "q",
+            json!({"DelaySeconds": "1", "ReceiveMessageWaitTimeSeconds": "1"}),
+        )
+        .await;
+        create(&emu, "q", json!({})).await;
+        create(&emu, "q", json!({"DelaySeconds": "1"})).await;
+        let err = call(
+            &emu,
+            "CreateQueue",
+            json!({"QueueName": "q", "Attributes": {"DelaySeconds": "2"}}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "QueueAlreadyExists");
+        assert_eq!(
+            err.message,
+            "A queue already exists with the same name and a different value for attribute DelaySeconds"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn list_pagination_and_tags() {
+        let emu = emulator();
+        for i in 0..10 {
+            create(&emu, &format!("p-{i}"), json!({})).await;
+        }
+        let page = call(
+            &emu,
+            "ListQueues",
+            json!({"QueueNamePrefix": "p-", "MaxResults": 2}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(page["QueueUrls"].as_array().unwrap().len(), 2);
+        let token = page["NextToken"].as_str().unwrap();
+        let rest = call(
+            &emu,
+            "ListQueues",
+            json!({"QueueNamePrefix": "p-", "MaxResults": 10, "NextToken": token}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(rest["QueueUrls"].as_array().unwrap().len(), 8);
+        assert!(rest.get("NextToken").is_none());
+        let none = call(&emu, "ListQueues", json!({"QueueNamePrefix": "zzz"}))
+            .await
+            .unwrap();
+        assert_eq!(none, json!({}));
+        let url = "http://localhost:9324/000000000000/p-0";
+        call(
+            &emu,
+            "TagQueue",
+            json!({"QueueUrl": url, "Tags": {"a": "1", "b": ""}}),
+        )
+        .await
+        .unwrap();
+        call(
+            &emu,
+            "UntagQueue",
+            json!({"QueueUrl": url, "TagKeys": ["a", "missing"]}),
+        )
+        .await
+        .unwrap();
+        let tags = call(&emu, "ListQueueTags", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        assert_eq!(tags, json!({"Tags": {"b": ""}}));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn default_attributes_match_aws() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let out = call(
+            &emu,
+            "GetQueueAttributes",
+            json!({"QueueUrl": url, "AttributeNames": ["All"]}),
+        )
+        .await
+        .unwrap();
+        let attrs = out["Attributes"].as_object().unwrap();
+        let mut keys: Vec<_> = attrs.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "ApproximateNumberOfMessages",
+                "ApproximateNumberOfMessagesDelayed",
+                "ApproximateNumberOfMessagesNotVisible",
+                "CreatedTimestamp",
+                "DelaySeconds",
+                "LastModifiedTimestamp",
+                "MaximumMessageSize",
+                "MessageRetentionPeriod",
+                "QueueArn",
+                "ReceiveMessageWaitTimeSeconds",
+                "SqsManagedSseEnabled",
+                "VisibilityTimeout",
+            ]
+        );
+        assert_eq!(attrs["MaximumMessageSize"], "1048576");
+        assert_eq!(attrs["QueueArn"], "arn:aws:sqs:us-east-1:000000000000:q");
+        let err = call(
+            &emu,
+            "GetQueueAttributes",
+            json!({"QueueUrl": url, "AttributeNames": ["Foobar"]}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.message, "Unknown Attribute Foobar.");
+    }
 
     #[test]
     fn queue_names() {

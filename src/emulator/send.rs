@@ -300,3 +300,250 @@ pub(crate) fn send_message_batch(
     }
     Ok(batch::result(successful, failed))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::test_support::{advance, attribute, call, create, emulator, receive, send};
+
+    #[tokio::test(start_paused = true)]
+    async fn queue_and_message_delays() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({"DelaySeconds": "5"})).await;
+        send(&emu, &url, "a").await;
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "b", "DelaySeconds": 0}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesDelayed").await,
+            "1"
+        );
+        let now = receive(&emu, &url, 10, json!({})).await;
+        assert_eq!(now.len(), 1);
+        assert_eq!(now[0]["Body"], "b");
+        advance(5).await;
+        assert_eq!(receive(&emu, &url, 10, json!({})).await[0]["Body"], "a");
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "c", "DelaySeconds": 901}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_rejects_per_message_delay_but_takes_zero() {
+        let emu = emulator();
+        let url = create(
+            &emu,
+            "f.fifo",
+            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
+        )
+        .await;
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "a", "MessageGroupId": "g", "DelaySeconds": 2}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "Value 2 for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type."
+        );
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "a", "MessageGroupId": "g", "DelaySeconds": 0}),
+        )
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retention_expires_messages_in_flight_too() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({"MessageRetentionPeriod": "60"})).await;
+        send(&emu, &url, "a").await;
+        send(&emu, &url, "b").await;
+        let got = receive(&emu, &url, 1, json!({})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        advance(60).await;
+        assert!(receive(&emu, &url, 10, json!({})).await.is_empty());
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesNotVisible").await,
+            "0"
+        );
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_dedup_window_outlives_delete() {
+        let emu = emulator();
+        let url = create(&emu, "f.fifo", json!({"FifoQueue": "true"})).await;
+        let msg = json!({"QueueUrl": url, "MessageBody": "a", "MessageGroupId": "g", "MessageDeduplicationId": "d"});
+        let first = call(&emu, "SendMessage", msg.clone()).await.unwrap();
+        let got = receive(&emu, &url, 1, json!({})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+        let dup = call(&emu, "SendMessage", msg.clone()).await.unwrap();
+        assert_eq!(dup["MessageId"], first["MessageId"]);
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        advance(300).await;
+        call(&emu, "SendMessage", msg).await.unwrap();
+        assert_eq!(receive(&emu, &url, 1, json!({})).await.len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_requires_group_and_dedup() {
+        let emu = emulator();
+        let url = create(&emu, "f.fifo", json!({"FifoQueue": "true"})).await;
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "a"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "MissingParameter");
+        assert_eq!(
+            err.message,
+            "The request must contain the parameter MessageGroupId."
+        );
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "a", "MessageGroupId": "g"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
+        );
+        let batch = json!({"QueueUrl": url, "Entries": [{"Id": "a", "MessageBody": "a", "MessageDeduplicationId": "d"}]});
+        let err = call(&emu, "SendMessageBatch", batch).await.unwrap_err();
+        assert_eq!(err.code, "InvalidParameterValue");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn body_validation() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": ""}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "The request must contain the parameter MessageBody."
+        );
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "a\u{1}"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code, "InvalidMessageContents");
+        let big = "x".repeat(1_048_576 - 8);
+        let attrs = json!({"k": {"DataType": "String", "StringValue": "x"}});
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": big, "MessageAttributes": attrs}),
+        )
+        .await
+        .unwrap();
+        let too_big = format!("{big}x");
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": too_big, "MessageAttributes": attrs}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes."
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn whole_batch_errors() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let entry = |id: &str| json!({"Id": id, "MessageBody": "x"});
+        let cases = [
+            (json!([]), "AWS.SimpleQueueService.EmptyBatchRequest"),
+            (
+                json!((0..11).map(|i| entry(&i.to_string())).collect::<Vec<_>>()),
+                "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
+            ),
+            (
+                json!([entry("a"), entry("a")]),
+                "AWS.SimpleQueueService.BatchEntryIdsNotDistinct",
+            ),
+            (
+                json!([entry("invalid:id")]),
+                "AWS.SimpleQueueService.InvalidBatchEntryId",
+            ),
+            (
+                json!([entry(&"a".repeat(81))]),
+                "AWS.SimpleQueueService.InvalidBatchEntryId",
+            ),
+        ];
+        for (entries, code) in cases {
+            let err = call(
+                &emu,
+                "SendMessageBatch",
+                json!({"QueueUrl": url, "Entries": entries}),
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(err.code, code);
+        }
+        let half = "x".repeat(524_289);
+        let entries = json!([{"Id": "a", "MessageBody": half}, {"Id": "b", "MessageBody": half}]);
+        let err = call(
+            &emu,
+            "SendMessageBatch",
+            json!({"QueueUrl": url, "Entries": entries}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "Batch requests cannot be longer than 1048576 bytes. You have sent 1048578 bytes."
+        );
+        let err = call(&emu, "SendMessageBatch", json!({"QueueUrl": url, "Entries": (0..20).map(|i| entry(&i.to_string())).collect::<Vec<_>>()}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.message,
+            "Maximum number of entries per request are 10. You have sent 20."
+        );
+    }
+}

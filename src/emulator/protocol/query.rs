@@ -56,7 +56,7 @@ impl Node {
 }
 
 /// `[{Name: k, Value: v}, …]` (or `Key`/`Value`) → `{k: v}`.
-fn pairs_to_map(value: Value, key_field: &str, normalize_values: bool) -> Value {
+fn pairs_to_map(value: Value, key_field: &str) -> Value {
     let Value::Array(items) = value else {
         return Value::Object(Map::new());
     };
@@ -68,11 +68,7 @@ fn pairs_to_map(value: Value, key_field: &str, normalize_values: bool) -> Value 
         let Some(Value::String(key)) = fields.remove(key_field) else {
             continue;
         };
-        let mut v = fields.remove("Value").unwrap_or(Value::Null);
-        if normalize_values && let Value::Object(map) = v {
-            v = Value::Object(map);
-        }
-        out.insert(key, v);
+        out.insert(key, fields.remove("Value").unwrap_or(Value::Null));
     }
     Value::Object(out)
 }
@@ -82,16 +78,13 @@ fn normalize(map: Map<String, Value>) -> Map<String, Value> {
     let mut out = Map::new();
     for (key, value) in map {
         let (key, value) = match key.as_str() {
-            "Attribute" => ("Attributes".to_owned(), pairs_to_map(value, "Name", false)),
-            "MessageAttribute" => (
-                "MessageAttributes".to_owned(),
-                pairs_to_map(value, "Name", true),
-            ),
+            "Attribute" => ("Attributes".to_owned(), pairs_to_map(value, "Name")),
+            "MessageAttribute" => ("MessageAttributes".to_owned(), pairs_to_map(value, "Name")),
             "MessageSystemAttribute" => (
                 "MessageSystemAttributes".to_owned(),
-                pairs_to_map(value, "Name", true),
+                pairs_to_map(value, "Name"),
             ),
-            "Tag" | "Tags" => ("Tags".to_owned(), pairs_to_map(value, "Key", false)),
+            "Tag" | "Tags" => ("Tags".to_owned(), pairs_to_map(value, "Key")),
             "AttributeName" => ("AttributeNames".to_owned(), value),
             "MessageAttributeName" => ("MessageAttributeNames".to_owned(), value),
             "MessageSystemAttributeName" => ("MessageSystemAttributeNames".to_owned(), value),
