@@ -1,5 +1,5 @@
 //! The `sqsprobe` binary: everything lives in the library; this only hands over the exit code.
 
 fn main() {
-    std::process::exit(0);
+    std::process::exit(sqsprobe::cli::main());
 }

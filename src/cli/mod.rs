@@ -1,1 +1,52 @@
 //! The command line: argument parsing and the commands.
+//!
+//! Each command is a function returning the process exit code (`crate::exit_code`); `main`
+//! does nothing but call [`main`] and exit with what it returns.
+
+mod args;
+mod load;
+mod report;
+mod run;
+mod serve;
+mod validate;
+
+pub use args::Cli;
+
+use clap::Parser;
+
+/// Parses the command line, runs the command, returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // clap exits 2 on usage errors; 2 means "invalid suite" here.
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    crate::exit_code::OK
+                }
+                _ => crate::exit_code::BAD_COMMAND_LINE,
+            };
+        }
+    };
+    match cli.command {
+        args::Command::Validate(a) => validate::validate(a),
+        args::Command::List(a) => validate::list(a),
+        args::Command::Report(a) => report::report(a),
+        args::Command::Run(a) => with_runtime(run::run(a)),
+        args::Command::Serve(a) => with_runtime(serve::run(a)),
+    }
+}
+
+fn with_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(fut),
+        Err(e) => {
+            eprintln!("sqsprobe: failed to start the async runtime: {e}");
+            crate::exit_code::RUNTIME_ERROR
+        }
+    }
+}

@@ -18,6 +18,9 @@ fn short(digest: &str) -> &str {
     &digest[..12.min(digest.len())]
 }
 
+/// Secrets shorter than this are not masked (see [`Masker::add_body`]).
+pub const MIN_SECRET: usize = 8;
+
 /// Replaces known secrets (handles, bodies) and anything that looks like an AWS account id.
 #[derive(Debug, Default, Clone)]
 pub struct Masker {
@@ -38,15 +41,13 @@ impl Masker {
 
     /// Remembers a message body; it will be shown as `<body sha256:…>`.
     pub fn add_body(&mut self, body: &str) {
-        // Very short bodies ("x") would mask ordinary words in messages; they are not secret
-        // enough to be worth mangling text for, and never long enough to be a handle.
-        if body.len() >= 8 {
-            self.add(body, "body");
-        }
+        self.add(body, "body");
     }
 
     fn add(&mut self, secret: &str, kind: &str) {
-        if secret.is_empty() || !self.seen.insert(secret.to_string()) {
+        // Very short strings ("x", "ok") would mask ordinary words in messages; they carry no
+        // secret worth mangling text for, and a real receipt handle is hundreds of characters.
+        if secret.len() < MIN_SECRET || !self.seen.insert(secret.to_string()) {
             return;
         }
         let replacement = format!("<{kind} sha256:{}…>", short(&sha256_hex(secret)));

@@ -75,6 +75,15 @@ impl CaseView<'_> {
         }
     }
 
+    /// Where to look first: the line of the first finding (the step that failed), else the
+    /// case's `id:` line.
+    pub(crate) fn first_finding_location(&self) -> String {
+        match (self.suite, self.end.and_then(|e| e.findings.first())) {
+            (Some(suite), Some(finding)) => format!("{suite}:{}", finding.line),
+            _ => self.location(),
+        }
+    }
+
     /// The one-sentence reason: the verdict's, or what the interruption left.
     pub(crate) fn reason(&self) -> String {
         match (self.end, self.state) {

@@ -1,7 +1,8 @@
 //! The end-of-run summary printed to stdout: one screen, plain text.
 //!
 //! The mapping:
-//! - one line per non-passing case, `FAIL  suite.yaml:12  case-id  reason`, columns aligned,
+//! - one line per non-passing case, `FAIL  suite.yaml:12  case-id  reason`, pointing at the
+//!   first finding's line (the step that failed) or else the case's, columns aligned,
 //!   the reason cut to the terminal width; labels are `FAIL`, `ERROR`, `INCONCLUSIVE` and
 //!   `DID-NOT-FINISH` (a case with no `case_end`);
 //! - cases never started are one `NOT-STARTED` line listing their ids;
@@ -41,7 +42,7 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
         .map(|c| {
             [
                 c.state.label().to_string(),
-                plain(&c.location()),
+                plain(&c.first_finding_location()),
                 plain(c.id),
                 plain(&c.reason()),
             ]
@@ -146,9 +147,9 @@ mod tests {
         assert_eq!(
             out,
             "\
-FAIL          suites/ack.yaml:50   old-handle  1 expectation did not hold
-INCONCLUSIVE  suites/ack.yaml:80   no-window   observation throttled
-ERROR         suites/ack.yaml:120  broken      queue setup failed
+FAIL          suites/ack.yaml:61   old-handle  1 expectation did not hold
+INCONCLUSIVE  suites/ack.yaml:90   no-window   observation throttled
+ERROR         suites/ack.yaml:121  broken      queue setup failed
 
 2 passed, 1 failed, 1 inconclusive, 1 error
   (1 of the passes is a known divergence of the target profile)

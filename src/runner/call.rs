@@ -158,11 +158,11 @@ impl CallError {
         if let Some(status) = self.status {
             s.push_str(&format!(" ({status})"));
         }
-        if let Some(msg) = &self.message {
-            if !msg.is_empty() {
-                s.push_str(": ");
-                s.push_str(msg);
-            }
+        if let Some(msg) = &self.message
+            && !msg.is_empty()
+        {
+            s.push_str(": ");
+            s.push_str(msg);
         }
         s
     }

@@ -43,6 +43,10 @@ struct Receipt {
     seq: u64,
 }
 
+/// A resolved handle reference: the handle, and (attempt name, receipt) when it came from a
+/// receive of the suite rather than a literal.
+type ResolvedHandle = (String, Option<(String, Receipt)>);
+
 /// A queue of the case, by label.
 #[derive(Debug, Clone)]
 struct CaseQueue {
@@ -287,24 +291,24 @@ impl CaseRun {
                 req.customize().interceptor(r).config_override(retry).send()
             })
             .await;
-        if let Some(out) = &rec.output {
-            if let Some(url) = out.queue_url() {
-                let q = self
-                    .queues
-                    .get_mut(&def.label)
-                    .expect("label resolved at parse time");
-                q.url = Some(url.to_string());
-                q.alive = true;
-                q.created = true;
-                if !self.created_order.contains(&def.label) {
-                    self.created_order.push(def.label.clone());
-                }
-                self.ctx.registry.add(OwnedQueue {
-                    name: name.clone(),
-                    url: url.to_string(),
-                    case: self.case.id.clone(),
-                });
+        if let Some(out) = &rec.output
+            && let Some(url) = out.queue_url()
+        {
+            let q = self
+                .queues
+                .get_mut(&def.label)
+                .expect("label resolved at parse time");
+            q.url = Some(url.to_string());
+            q.alive = true;
+            q.created = true;
+            if !self.created_order.contains(&def.label) {
+                self.created_order.push(def.label.clone());
             }
+            self.ctx.registry.add(OwnedQueue {
+                name: name.clone(),
+                url: url.to_string(),
+                case: self.case.id.clone(),
+            });
         }
         self.emit_rows(&mut rec);
         rec
@@ -578,10 +582,10 @@ impl CaseRun {
                     let id = out.message_id().unwrap_or_default().to_string();
                     let bk = business_key(&body);
                     self.track_sent(&send.message, &id, bk.clone());
-                    if let Some(md5) = out.md5_of_message_body() {
-                        if md5 != md5_hex(&body) {
-                            integrity.push("MD5OfMessageBody in the SendMessage response does not match the body sent".to_string());
-                        }
+                    if let Some(md5) = out.md5_of_message_body()
+                        && md5 != md5_hex(&body)
+                    {
+                        integrity.push("MD5OfMessageBody in the SendMessage response does not match the body sent".to_string());
                     }
                     let row = rec.last_row();
                     row.message_id = Some(id.clone());
@@ -1195,10 +1199,10 @@ impl CaseRun {
                             .send()
                     })
                     .await;
-                if let (Some(out), Some(task)) = (&rec.output, task) {
-                    if let Some(h) = out.task_handle() {
-                        self.move_tasks.insert(task.clone(), h.to_string());
-                    }
+                if let (Some(out), Some(task)) = (&rec.output, task)
+                    && let Some(h) = out.task_handle()
+                {
+                    self.move_tasks.insert(task.clone(), h.to_string());
                 }
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
@@ -1325,7 +1329,7 @@ impl CaseRun {
     fn handle_batch_result<O>(
         &mut self,
         rec: &mut Recorded<O>,
-        resolved: &HashMap<String, (String, Option<(String, Receipt)>)>,
+        resolved: &HashMap<String, ResolvedHandle>,
         split: impl Fn(&O) -> (Vec<String>, Vec<aws_sdk_sqs::types::BatchResultErrorEntry>),
         is_ack: bool,
     ) -> Option<BatchOutcome> {
@@ -1394,13 +1398,14 @@ impl CaseRun {
     }
 
     /// The handle a reference names, plus (attempt name, receipt) when it came from a receive.
-    #[allow(clippy::type_complexity)]
-    fn resolve_handle(
-        &self,
-        target: &HandleRef,
-    ) -> Result<(String, Option<(String, Receipt)>), String> {
+    fn resolve_handle(&mut self, target: &HandleRef) -> Result<ResolvedHandle, String> {
         match target {
-            HandleRef::Literal(h) => Ok((h.clone(), None)),
+            HandleRef::Literal(h) => {
+                // Not a secret (the suite wrote it), but masked like any handle so outputs
+                // follow one rule: no handle text, only digests.
+                self.masker.add_handle(h);
+                Ok((h.clone(), None))
+            }
             HandleRef::Attempt { attempt, message } => {
                 let receipts = self.attempts.get(&attempt.value).ok_or_else(|| {
                     format!("attempt {} has not received anything", attempt.value)
@@ -1690,10 +1695,10 @@ impl CaseRun {
                 break WindowEnd::Cut(cut_reason(&err));
             }
             for m in received.unwrap_or_default() {
-                if let Some(label) = &m.label {
-                    if let Some(n) = sightings.get_mut(label) {
-                        *n += 1;
-                    }
+                if let Some(label) = &m.label
+                    && let Some(n) = sightings.get_mut(label)
+                {
+                    *n += 1;
                 }
             }
             if o.delete_seen {
@@ -1738,14 +1743,14 @@ impl CaseRun {
             tracked: tracked_rec,
         });
 
-        if let WindowEnd::Cut(reason) = &end {
-            if sightings.values().any(|&n| n == 0) {
-                // Silence we could not watch to the end proves nothing; sightings still count.
-                return Ok(Check::Inconclusive(format!(
-                    "observation window not completed: {}",
-                    reason.describe()
-                )));
-            }
+        if let WindowEnd::Cut(reason) = &end
+            && sightings.values().any(|&n| n == 0)
+        {
+            // Silence we could not watch to the end proves nothing; sightings still count.
+            return Ok(Check::Inconclusive(format!(
+                "observation window not completed: {}",
+                reason.describe()
+            )));
         }
         let classes: BTreeMap<String, OutcomeClass> = sightings
             .iter()
@@ -1816,34 +1821,35 @@ impl CaseRun {
             }
             window = Some(obs.window.clone());
             // The case-level outcome expectation, unless the steps already stopped the case.
-            if let Some(expect) = &self.case.expect.outcome {
-                if !self.facts.failed && !self.facts.errored {
-                    let map: BTreeMap<String, OutcomeClass> = obs
-                        .tracked
-                        .iter()
-                        .zip(&classes)
-                        .map(|((l, _, _), c)| (l.clone(), *c))
-                        .collect();
-                    match compare_outcomes(expect, &map) {
-                        Check::Pass => {}
-                        Check::Fail(f) => {
-                            self.facts.failed = true;
-                            for message in f {
-                                self.findings.push(Finding {
-                                    step: None,
-                                    line: self.case.pos.line,
-                                    message,
-                                });
-                            }
-                        }
-                        Check::Inconclusive(why) => {
-                            self.facts.inconclusive = true;
+            if let Some(expect) = &self.case.expect.outcome
+                && !self.facts.failed
+                && !self.facts.errored
+            {
+                let map: BTreeMap<String, OutcomeClass> = obs
+                    .tracked
+                    .iter()
+                    .zip(&classes)
+                    .map(|((l, _, _), c)| (l.clone(), *c))
+                    .collect();
+                match compare_outcomes(expect, &map) {
+                    Check::Pass => {}
+                    Check::Fail(f) => {
+                        self.facts.failed = true;
+                        for message in f {
                             self.findings.push(Finding {
                                 step: None,
                                 line: self.case.pos.line,
-                                message: why,
+                                message,
                             });
                         }
+                    }
+                    Check::Inconclusive(why) => {
+                        self.facts.inconclusive = true;
+                        self.findings.push(Finding {
+                            step: None,
+                            line: self.case.pos.line,
+                            message: why,
+                        });
                     }
                 }
             }
@@ -1865,7 +1871,8 @@ impl CaseRun {
             },
         };
         let ended_at = Utc::now();
-        let end = CaseEnd {
+
+        CaseEnd {
             run_id: self.ctx.run_id.clone(),
             case: self.case.id.clone(),
             suite: self.suite.clone(),
@@ -1883,8 +1890,7 @@ impl CaseRun {
             started_at: rfc3339(self.started_at),
             ended_at: rfc3339(ended_at),
             duration_ms: self.started.elapsed().as_millis() as u64,
-        };
-        end
+        }
     }
 }
 

@@ -72,20 +72,20 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
         failures.push(format!("expected error {expected}, but the call succeeded"));
     }
 
-    if let (Some(want), Some(got)) = (expect.status, obs.status) {
-        if want != got {
-            failures.push(format!("expected HTTP status {want}, got {got}"));
-        }
+    if let (Some(want), Some(got)) = (expect.status, obs.status)
+        && want != got
+    {
+        failures.push(format!("expected HTTP status {want}, got {got}"));
     }
 
     if let Some(received) = &obs.received {
-        if let Some(n) = expect.messages {
-            if received.len() != n as usize {
-                failures.push(format!(
-                    "expected {n} message(s), received {}",
-                    received.len()
-                ));
-            }
+        if let Some(n) = expect.messages
+            && received.len() != n as usize
+        {
+            failures.push(format!(
+                "expected {n} message(s), received {}",
+                received.len()
+            ));
         }
         for label in &expect.received {
             if !received
@@ -115,15 +115,15 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     }
 
     if let Some(batch) = &obs.batch {
-        if let Some(n) = expect.successful {
-            if batch.successful.len() != n as usize {
-                failures.push(format!(
-                    "expected {n} Successful entr{}, got {} ({})",
-                    if n == 1 { "y" } else { "ies" },
-                    batch.successful.len(),
-                    batch.successful.join(", ")
-                ));
-            }
+        if let Some(n) = expect.successful
+            && batch.successful.len() != n as usize
+        {
+            failures.push(format!(
+                "expected {n} Successful entr{}, got {} ({})",
+                if n == 1 { "y" } else { "ies" },
+                batch.successful.len(),
+                batch.successful.join(", ")
+            ));
         }
         if let Some(failed) = &expect.failed {
             check_failed_entries(failed, &batch.failed, &mut failures);

@@ -1,0 +1,152 @@
+//! Command-line arguments (clap derive; the doc comments are the help text).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Chaos and conformance experiments for Amazon SQS, with an embedded SQS emulator.
+///
+/// Exit codes: 0 all passed, 1 bad command line, 2 invalid suite, 3 runtime error,
+/// 4 an expectation failed, 5 inconclusive (no failure), 130 interrupted.
+#[derive(Debug, Parser)]
+#[command(name = "sqsprobe", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run suites against a target and write a run folder (evidence, JUnit, summary, HTML).
+    Run(RunArgs),
+    /// Check suite files and report every error with file:line:column.
+    Validate(ValidateArgs),
+    /// List the cases of suites: file, id, tags, cited source.
+    List(ListArgs),
+    /// Serve the embedded SQS-compatible emulator until Ctrl-C.
+    Serve(ServeArgs),
+    /// Re-render the reports of a run folder from its evidence.jsonl.
+    Report(ReportArgs),
+}
+
+/// Where suites come from and which limits apply.
+#[derive(Debug, Args, Clone)]
+pub struct SuiteArgs {
+    /// Suite files or folders (searched for *.yaml / *.yml). Defaults to `suites/`.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Refuse cases whose sleeps, waits and windows can exceed this (e.g. 90s, 5m).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub max_case_duration: std::time::Duration,
+}
+
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    crate::duration::parse(s).map_err(|e| e.to_string())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// The in-process emulator on an ephemeral loopback port.
+    Embedded,
+    /// The endpoint given by --endpoint-url.
+    Endpoint,
+    /// Real AWS, through the default credential chain.
+    Aws,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub suites: SuiteArgs,
+
+    /// Run only cases whose id contains PATTERN (repeatable; `*` matches any run of characters).
+    #[arg(long = "case", value_name = "PATTERN", help_heading = "Selection")]
+    pub cases: Vec<String>,
+
+    /// Also run cases tagged `slow` (long waits: dedup windows, 60-second rules, retention).
+    #[arg(long, help_heading = "Selection")]
+    pub include_slow: bool,
+
+    /// Where to send calls. Defaults to `endpoint` when --endpoint-url is given, else `embedded`.
+    #[arg(long, value_enum, help_heading = "Target")]
+    pub target: Option<TargetArg>,
+
+    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...).
+    #[arg(
+        long,
+        env = "SQSPROBE_ENDPOINT_URL",
+        value_name = "URL",
+        help_heading = "Target"
+    )]
+    pub endpoint_url: Option<String>,
+
+    /// AWS region (else AWS_REGION / the profile; us-east-1 for emulators).
+    #[arg(long, value_name = "REGION", help_heading = "Target")]
+    pub region: Option<String>,
+
+    /// Named AWS profile for credentials and region.
+    #[arg(long, value_name = "NAME", help_heading = "Target")]
+    pub profile: Option<String>,
+
+    /// Cases run at once (they mostly wait on leases, so more than cores is fine).
+    #[arg(
+        long,
+        short = 'j',
+        default_value_t = 8,
+        value_name = "N",
+        help_heading = "Execution"
+    )]
+    pub jobs: usize,
+
+    /// Parent folder of run folders; each run writes `<out>/<run-id>/`.
+    #[arg(
+        long,
+        default_value = "evidence",
+        value_name = "DIR",
+        help_heading = "Output"
+    )]
+    pub out: PathBuf,
+
+    /// Do not print per-case progress lines.
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub suites: SuiteArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub suites: SuiteArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on. Binds loopback unless told otherwise.
+    #[arg(long, default_value = "127.0.0.1:9324", value_name = "ADDR")]
+    pub listen: SocketAddr,
+
+    /// Region used in queue ARNs and URLs.
+    #[arg(long, default_value = "us-east-1")]
+    pub region: String,
+
+    /// Account id used in queue URLs and ARNs.
+    #[arg(long, default_value = "000000000000")]
+    pub account_id: String,
+
+    /// Turn off AWS's 60-second rules (PurgeQueueInProgress, QueueDeletedRecently).
+    #[arg(long)]
+    pub no_cooldowns: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A run folder holding evidence.jsonl.
+    #[arg(value_name = "RUN_DIR")]
+    pub run_dir: PathBuf,
+}

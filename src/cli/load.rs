@@ -1,0 +1,172 @@
+//! Reading suite files from disk and selecting cases (the I/O edge of `suite`).
+
+use crate::suite::{self, Case, Diagnostic, Limits, Suite};
+use std::path::{Path, PathBuf};
+
+/// The folder used when no path is given.
+pub const DEFAULT_SUITES: &str = "suites";
+
+/// Parsed suites, or everything that is wrong with them, rendered for a terminal.
+pub enum Loaded {
+    Ok(Vec<Suite>),
+    /// Rendered diagnostics (hurl style) and how many there were.
+    Invalid {
+        rendered: String,
+        count: usize,
+    },
+    /// A path that could not be read (not a suite problem: exit 1).
+    Unreadable(String),
+}
+
+/// Finds suite files under `paths` (files as given; folders searched recursively for
+/// `*.yaml` / `*.yml`, sorted so runs are reproducible).
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let paths: Vec<PathBuf> = if paths.is_empty() {
+        vec![PathBuf::from(DEFAULT_SUITES)]
+    } else {
+        paths.to_vec()
+    };
+    let mut files = Vec::new();
+    for p in &paths {
+        if p.is_dir() {
+            walk(p, &mut files).map_err(|e| format!("failed to read {}: {e}", p.display()))?;
+        } else if p.is_file() {
+            files.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or folder", p.display()));
+        }
+    }
+    files.dedup();
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        ) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads and parses every suite, then runs the cross-file checks.
+pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
+    let files = match discover(paths) {
+        Ok(f) => f,
+        Err(e) => return Loaded::Unreadable(e),
+    };
+    if files.is_empty() {
+        return Loaded::Unreadable("no suite files (*.yaml, *.yml) found".to_string());
+    }
+    let mut suites = Vec::new();
+    let mut sources = Vec::new();
+    let mut rendered = String::new();
+    let mut count = 0;
+    for file in &files {
+        let shown = file.display().to_string();
+        let source = match std::fs::read_to_string(file) {
+            Ok(s) => s,
+            Err(e) => return Loaded::Unreadable(format!("failed to read {shown}: {e}")),
+        };
+        match suite::parse_suite(&shown, &source, limits) {
+            Ok(s) => suites.push(s),
+            Err(diags) => {
+                count += diags.len();
+                render_all(&diags, &source, &mut rendered);
+            }
+        }
+        sources.push((shown, source));
+    }
+    let cross = suite::check_run(&suites);
+    for d in &cross {
+        let source = sources
+            .iter()
+            .find(|(p, _)| *p == d.path)
+            .map(|(_, s)| s.as_str())
+            .unwrap_or("");
+        render_all(std::slice::from_ref(d), source, &mut rendered);
+    }
+    count += cross.len();
+    if count > 0 {
+        Loaded::Invalid { rendered, count }
+    } else {
+        Loaded::Ok(suites)
+    }
+}
+
+fn render_all(diags: &[Diagnostic], source: &str, out: &mut String) {
+    for d in diags {
+        out.push_str(&d.render(source));
+        out.push_str("\n\n");
+    }
+}
+
+/// Whether `id` matches a `--case` pattern: a substring, where `*` matches any run.
+pub fn case_matches(pattern: &str, id: &str) -> bool {
+    if !pattern.contains('*') {
+        return id.contains(pattern);
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut rest = id;
+    for (i, part) in parts.iter().enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        match rest.find(part) {
+            // The first part must start the id when the pattern does not begin with `*`.
+            Some(at) if i == 0 && at != 0 => return false,
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    // The last part must end the id when the pattern does not end with `*`.
+    parts
+        .last()
+        .is_none_or(|last| last.is_empty() || id.ends_with(last))
+}
+
+/// The cases to run: matching `--case` (any pattern), and not tagged `slow` unless asked.
+pub fn select<'a>(
+    suites: &'a [Suite],
+    patterns: &[String],
+    include_slow: bool,
+) -> Vec<(&'a Suite, &'a Case)> {
+    suites
+        .iter()
+        .flat_map(|s| s.cases.iter().map(move |c| (s, c)))
+        .filter(|(_, c)| patterns.is_empty() || patterns.iter().any(|p| case_matches(p, &c.id)))
+        .filter(|(_, c)| include_slow || !c.tags.iter().any(|t| t == "slow"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_substrings_or_globs() {
+        assert!(case_matches("stale", "stale-handle-delete"));
+        assert!(case_matches("handle", "stale-handle-delete"));
+        assert!(!case_matches("fifo", "stale-handle-delete"));
+        assert!(case_matches("stale*delete", "stale-handle-delete"));
+        assert!(case_matches("*delete", "stale-handle-delete"));
+        assert!(!case_matches("handle*", "stale-handle-delete"));
+        assert!(case_matches("stale*", "stale-handle-delete"));
+        assert!(case_matches("*", "anything"));
+    }
+
+    #[test]
+    fn missing_paths_are_reported() {
+        let err = discover(&[PathBuf::from("/definitely/not/here.yaml")]).unwrap_err();
+        assert!(err.contains("no such file"), "{err}");
+    }
+}

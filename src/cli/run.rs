@@ -1,0 +1,270 @@
+//! `sqsprobe run`: load, pick a target, run, write the run folder, print the summary.
+
+use super::args::{RunArgs, TargetArg};
+use super::load::{self, Loaded};
+use crate::evidence::{EvidenceWriter, Record};
+use crate::exit_code;
+use crate::report;
+use crate::runner::{
+    self, PlannedCase, Registry, RunSettings, TargetConfig, TargetKind, build_client,
+};
+use crate::suite::Limits;
+use std::io::Write;
+use std::path::Path;
+use tokio::sync::{mpsc, watch};
+
+/// Runs the command and returns the process exit code.
+pub async fn run(args: RunArgs) -> i32 {
+    let limits = Limits {
+        max_case_duration: args.suites.max_case_duration,
+        ..Limits::default()
+    };
+    let suites = match load::load(&args.suites.paths, &limits) {
+        Loaded::Ok(s) => s,
+        Loaded::Invalid { rendered, count } => {
+            eprint!("{rendered}");
+            eprintln!("sqsprobe: {count} error(s) in suites; nothing was run");
+            return exit_code::INVALID_SUITE;
+        }
+        Loaded::Unreadable(e) => {
+            eprintln!("sqsprobe: {e}");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+    };
+    let selected = load::select(&suites, &args.cases, args.include_slow);
+    if selected.is_empty() {
+        eprintln!(
+            "sqsprobe: no case matches{}{}",
+            if args.cases.is_empty() {
+                String::new()
+            } else {
+                format!(" --case {}", args.cases.join(" --case "))
+            },
+            if args.include_slow {
+                ""
+            } else {
+                " (cases tagged `slow` need --include-slow)"
+            }
+        );
+        return exit_code::BAD_COMMAND_LINE;
+    }
+    let plan: Vec<PlannedCase> = selected
+        .iter()
+        .map(|(s, c)| PlannedCase {
+            suite: s.path.clone(),
+            case: (*c).clone(),
+        })
+        .collect();
+    let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
+
+    let kind = match (args.target, &args.endpoint_url) {
+        (Some(TargetArg::Endpoint), None) => {
+            eprintln!("sqsprobe: --target endpoint needs --endpoint-url URL");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+        (Some(TargetArg::Embedded), Some(_)) => {
+            eprintln!("sqsprobe: --target embedded starts its own endpoint; drop --endpoint-url");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+        (Some(TargetArg::Embedded), None) | (None, None) => TargetKind::Embedded,
+        (Some(TargetArg::Endpoint), Some(_)) | (None, Some(_)) => TargetKind::Endpoint,
+        (Some(TargetArg::Aws), _) => TargetKind::Aws,
+    };
+
+    // The embedded emulator lives exactly as long as the run.
+    let mut embedded = None;
+    let endpoint_url = match kind {
+        TargetKind::Embedded => {
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+            match crate::emulator::spawn(addr, crate::emulator::EmulatorConfig::default()).await {
+                Ok(emu) => {
+                    let url = emu.endpoint_url();
+                    embedded = Some(emu);
+                    Some(url)
+                }
+                Err(e) => {
+                    eprintln!("sqsprobe: failed to start the embedded emulator: {e}");
+                    return exit_code::RUNTIME_ERROR;
+                }
+            }
+        }
+        _ => args.endpoint_url.clone(),
+    };
+    let target = TargetConfig {
+        kind,
+        endpoint_url: endpoint_url.clone(),
+        region: args.region.clone(),
+        profile: args.profile.clone(),
+    };
+    let (client, region) = build_client(&target).await;
+    let run_id = runner::new_run_id();
+
+    let code = execute(
+        client,
+        plan,
+        RunSettings {
+            run_id,
+            jobs: args.jobs,
+            target: kind,
+            endpoint: endpoint_url,
+            region,
+            target_profile: None,
+            protocol: "json".to_string(),
+            suites: suite_paths,
+        },
+        &args.out,
+        args.quiet,
+    )
+    .await;
+    if let Some(emu) = embedded {
+        emu.shutdown().await;
+    }
+    code
+}
+
+/// Runs the plan with the run folder, progress output and Ctrl-C handling around it.
+async fn execute(
+    client: aws_sdk_sqs::Client,
+    plan: Vec<PlannedCase>,
+    settings: RunSettings,
+    out: &Path,
+    quiet: bool,
+) -> i32 {
+    let run_dir = out.join(&settings.run_id);
+    if let Err(e) = std::fs::create_dir_all(&run_dir) {
+        eprintln!("sqsprobe: failed to create {}: {e}", run_dir.display());
+        return exit_code::RUNTIME_ERROR;
+    }
+    let writer = match EvidenceWriter::create(&run_dir.join("evidence.jsonl")) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("sqsprobe: failed to create the evidence file: {e}");
+            return exit_code::RUNTIME_ERROR;
+        }
+    };
+
+    let (events_tx, events_rx) = mpsc::unbounded_channel();
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let registry = Registry::default();
+
+    // Before anything is created: is the target there at all?
+    let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
+    if let Err(e) = runner::preflight(&client, &settings.run_id, &probe_tx).await {
+        eprintln!("sqsprobe: {e}");
+        if let Some(url) = &settings.endpoint {
+            eprintln!("  endpoint: {url}");
+        }
+        let mut writer = writer;
+        while let Ok(r) = probe_rx.try_recv() {
+            let _ = writer.write(&r);
+        }
+        return exit_code::RUNTIME_ERROR;
+    }
+
+    let total = plan.len();
+    let consumer = tokio::spawn(consume(events_rx, writer, quiet, total));
+    let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
+
+    let outcome = runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
+    interrupt.abort();
+    let (records, write_error) = consumer.await.unwrap_or_default();
+
+    let dir = run_dir.display().to_string();
+    let mut code = outcome.exit_code;
+    if let Some(e) = write_error {
+        eprintln!("sqsprobe: failed to write evidence: {e}");
+        code = code.max(exit_code::RUNTIME_ERROR);
+    }
+    for (name, text) in [
+        ("junit.xml", report::junit::render(&records)),
+        ("summary.md", report::summary::render(&records)),
+        ("report.html", report::html::render(&records)),
+    ] {
+        if let Err(e) = std::fs::write(run_dir.join(name), text) {
+            eprintln!("sqsprobe: failed to write {name}: {e}");
+            code = code.max(exit_code::RUNTIME_ERROR);
+        }
+    }
+    let width = terminal_width();
+    print!("{}", report::terminal::render(&records, &dir, width, false));
+    if !outcome.leftover.is_empty() {
+        eprintln!("sqsprobe: these owned queues could not be deleted; delete them by hand:");
+        for name in &outcome.leftover {
+            eprintln!("  {name}");
+        }
+    }
+    let _ = std::io::stdout().flush();
+    code
+}
+
+/// The evidence/progress consumer: writes each record as it arrives, prints one line per
+/// finished case, and hands back everything for the reports.
+async fn consume(
+    mut rx: mpsc::UnboundedReceiver<Record>,
+    mut writer: EvidenceWriter,
+    quiet: bool,
+    total: usize,
+) -> (Vec<Record>, Option<String>) {
+    let mut records = Vec::new();
+    let mut write_error = None;
+    let mut done = 0;
+    while let Some(record) = rx.recv().await {
+        if write_error.is_none()
+            && let Err(e) = writer.write(&record)
+        {
+            write_error = Some(e.to_string());
+        }
+        if let Record::CaseEnd(end) = &record {
+            done += 1;
+            if !quiet {
+                eprintln!("{}", progress_line(end, done, total));
+            }
+        }
+        records.push(record);
+    }
+    (records, write_error)
+}
+
+fn progress_line(end: &crate::evidence::format::CaseEnd, done: usize, total: usize) -> String {
+    let label = end.verdict.as_str().to_uppercase();
+    let class = end
+        .classification
+        .as_deref()
+        .map(|c| format!("  {c}"))
+        .unwrap_or_default();
+    let decision = end
+        .decision
+        .map(|d| format!(" → {d:?}").to_uppercase())
+        .unwrap_or_default();
+    format!(
+        "{label:>16} [{:>6.1}s] ({done}/{total}) {}  {}{class}{decision}",
+        end.duration_ms as f64 / 1000.0,
+        end.suite,
+        end.case,
+    )
+}
+
+/// First Ctrl-C: stop starting steps, let every case tear its queues down. Second: leave now,
+/// naming the queues left behind.
+async fn watch_interrupts(cancel: watch::Sender<bool>, registry: Registry) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("sqsprobe: interrupted; tearing down owned queues (Ctrl-C again to abandon them)");
+    let _ = cancel.send(true);
+    if tokio::signal::ctrl_c().await.is_ok() {
+        let left = registry.remaining();
+        eprintln!("sqsprobe: abandoned {} owned queue(s):", left.len());
+        for q in left {
+            eprintln!("  {}", q.name);
+        }
+        std::process::exit(exit_code::INTERRUPTED);
+    }
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100)
+}

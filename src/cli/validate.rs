@@ -1,0 +1,83 @@
+//! `sqsprobe validate` and `sqsprobe list`: read-only views of suites.
+
+use super::args::{ListArgs, ValidateArgs};
+use super::load::{self, Loaded};
+use crate::exit_code;
+use crate::suite::{Limits, Suite, case_budget};
+
+fn load_or_report(paths: &[std::path::PathBuf], limits: &Limits) -> Result<Vec<Suite>, i32> {
+    match load::load(paths, limits) {
+        Loaded::Ok(s) => Ok(s),
+        Loaded::Invalid { rendered, count } => {
+            eprint!("{rendered}");
+            eprintln!("sqsprobe: {count} error(s)");
+            Err(exit_code::INVALID_SUITE)
+        }
+        Loaded::Unreadable(e) => {
+            eprintln!("sqsprobe: {e}");
+            Err(exit_code::BAD_COMMAND_LINE)
+        }
+    }
+}
+
+/// Checks suites; prints every error, or a one-line confirmation.
+pub fn validate(args: ValidateArgs) -> i32 {
+    let limits = Limits {
+        max_case_duration: args.suites.max_case_duration,
+        ..Limits::default()
+    };
+    match load_or_report(&args.suites.paths, &limits) {
+        Ok(suites) => {
+            let cases: usize = suites.iter().map(|s| s.cases.len()).sum();
+            println!("{} suite file(s), {cases} case(s): valid", suites.len());
+            exit_code::OK
+        }
+        Err(code) => code,
+    }
+}
+
+/// Prints one line per case: `file:line  id  [tags]  budget  source`, then a total.
+pub fn list(args: ListArgs) -> i32 {
+    let limits = Limits {
+        max_case_duration: args.suites.max_case_duration,
+        ..Limits::default()
+    };
+    let suites = match load_or_report(&args.suites.paths, &limits) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut rows = Vec::new();
+    for s in &suites {
+        for c in &s.cases {
+            rows.push((
+                format!("{}:{}", s.path, c.pos.line),
+                c.id.clone(),
+                if c.tags.is_empty() {
+                    "-".to_string()
+                } else {
+                    c.tags.join(",")
+                },
+                crate::duration::format(case_budget(c)),
+                c.sources.first().cloned().unwrap_or_default(),
+            ));
+        }
+    }
+    let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    let w2 = rows.iter().map(|r| r.2.len()).max().unwrap_or(0);
+    let w3 = rows.iter().map(|r| r.3.len()).max().unwrap_or(0);
+    for (at, id, tags, budget, source) in &rows {
+        println!("{at:w0$}  {id:w1$}  {tags:w2$}  {budget:>w3$}  {source}");
+    }
+    let slow = suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .filter(|c| c.tags.iter().any(|t| t == "slow"))
+        .count();
+    println!(
+        "{} case(s) in {} suite file(s) ({slow} tagged slow)",
+        rows.len(),
+        suites.len()
+    );
+    exit_code::OK
+}

@@ -1,0 +1,285 @@
+//! `sqsprobe run` end to end against a real moto server: the shipped suites, the run folder,
+//! exit codes, no leaked handles, and cleanup after Ctrl-C.
+
+mod common;
+
+use common::{Moto, queues_with_prefix, root, run_bin, single_run_dir};
+use sqsprobe::evidence::{Record, format::Verdict, read_evidence};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn case_ends(records: &[Record]) -> Vec<&sqsprobe::evidence::format::CaseEnd> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::CaseEnd(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn shipped_suites_pass_against_moto_and_leave_a_complete_run_folder() {
+    let moto = Moto::start();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let run = run_bin(
+        &["run", "--endpoint-url", &moto.url, "--out", out],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(
+        run.code(),
+        0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.ends_with("passed, 0 failed, 0 inconclusive, 0 errors")),
+        "{}",
+        run.stdout
+    );
+
+    let dir = single_run_dir(out_dir.path());
+    for f in ["evidence.jsonl", "junit.xml", "summary.md", "report.html"] {
+        assert!(dir.join(f).is_file(), "missing {f}");
+    }
+    // Strict read-back: every line is a known record with no unknown fields.
+    let records = read_evidence(&dir.join("evidence.jsonl")).unwrap();
+    assert!(matches!(records.first(), Some(Record::RunStart(_))));
+    assert!(matches!(records.last(), Some(Record::RunEnd(_))));
+    let ends = case_ends(&records);
+    assert!(ends.len() >= 3);
+    assert!(ends.iter().all(|e| e.verdict == Verdict::Pass));
+    assert!(ends.iter().all(|e| e.queues.iter().all(|q| q.deleted)));
+    // The partial-batch experiment saw its failed entry come back.
+    let batch = ends
+        .iter()
+        .find(|e| e.case.starts_with("partial-batch"))
+        .unwrap();
+    assert_eq!(batch.classification.as_deref(), Some("observed_redelivery"));
+    // Every delete row carries a 64-hex handle digest.
+    for r in &records {
+        if let Record::Call(c) = r
+            && c.action == "DeleteMessage"
+            && c.phase == sqsprobe::evidence::format::Phase::Step
+        {
+            let d = c.handle_digest.as_deref().unwrap();
+            assert_eq!(d.len(), 64);
+            assert!(d.chars().all(|ch| ch.is_ascii_hexdigit()));
+        }
+    }
+    // JUnit parses back and counts the cases.
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&junit).unwrap();
+    assert_eq!(report.tests as usize, ends.len());
+    assert_eq!(report.failures, 0);
+
+    // Nothing of this run is left on the server.
+    let run_id = match &records[0] {
+        Record::RunStart(s) => s.run_id.clone(),
+        _ => unreachable!(),
+    };
+    let left = runtime().block_on(queues_with_prefix(&moto.url, &format!("sqsprobe-{run_id}")));
+    assert!(left.is_empty(), "queues left behind: {left:?}");
+}
+
+#[test]
+fn no_receipt_handle_or_body_reaches_any_output() {
+    let moto = Moto::start();
+    let rt = runtime();
+    let proxy = rt.block_on(common::proxy::start(moto.addr));
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "--endpoint-url",
+            &proxy.url,
+            "--out",
+            out,
+            "suites",
+            "tests/fixtures/verdicts.yaml",
+        ],
+        &root(),
+        LIMIT,
+    );
+    // verdicts.yaml fails on purpose; what matters here is what was written.
+    assert_eq!(run.code(), 4, "{}", run.stderr);
+    let seen = proxy.seen.lock().unwrap().clone();
+    assert!(
+        seen.handles.len() >= 5,
+        "the proxy saw too few handles: {}",
+        seen.handles.len()
+    );
+    let dir = single_run_dir(out_dir.path());
+    let outputs = common::run_folder_text(&dir);
+    let terminal = format!("{}\n{}", run.stdout, run.stderr);
+    for handle in &seen.handles {
+        for (name, text) in outputs
+            .iter()
+            .chain(std::iter::once(&("terminal".to_string(), terminal.clone())))
+        {
+            assert!(
+                !text.contains(handle.as_str()),
+                "a raw receipt handle leaked into {name}"
+            );
+        }
+    }
+    for body in seen.bodies.iter().filter(|b| b.len() >= 8) {
+        for (name, text) in &outputs {
+            assert!(
+                !text.contains(body.as_str()),
+                "a message body leaked into {name}: {body}"
+            );
+        }
+    }
+}
+
+#[test]
+fn failed_and_inconclusive_cases_map_to_exit_codes_and_junit() {
+    let moto = Moto::start();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/verdicts.yaml",
+            "--endpoint-url",
+            &moto.url,
+            "--out",
+            out,
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 4, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("tests/fixtures/verdicts.yaml:10"),
+        "{}",
+        run.stdout
+    );
+    let dir = single_run_dir(out_dir.path());
+    let records = read_evidence(&dir.join("evidence.jsonl")).unwrap();
+    let ends = case_ends(&records);
+    let wrong = ends.iter().find(|e| e.case == "wrong-expectation").unwrap();
+    assert_eq!(wrong.verdict, Verdict::Fail);
+    assert!(
+        wrong.findings[0].message.contains("ReceiptHandleIsInvalid"),
+        "{:?}",
+        wrong.findings
+    );
+    assert_eq!(wrong.findings[0].line, 10);
+    let budget = ends.iter().find(|e| e.case == "budget-too-small").unwrap();
+    assert_eq!(budget.verdict, Verdict::Inconclusive);
+    assert_eq!(budget.classification.as_deref(), Some("inconclusive"));
+    assert_eq!(budget.window.as_ref().unwrap().ended, "budget_exhausted");
+
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&junit).unwrap();
+    assert_eq!(report.failures, 1);
+    assert!(junit.contains("<skipped"), "{junit}");
+
+    // Only the inconclusive case: exit 5, never 0.
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/verdicts.yaml",
+            "--case",
+            "budget",
+            "--endpoint-url",
+            &moto.url,
+            "--out",
+            out,
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 5, "{}", run.stderr);
+}
+
+#[test]
+fn an_unreachable_endpoint_is_one_clear_runtime_error() {
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let run = run_bin(
+        &["run", "--endpoint-url", &url, "--out", out],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("failed to reach the target"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
+fn ctrl_c_tears_down_owned_queues_and_leaves_valid_evidence() {
+    let moto = Moto::start();
+    let out_dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(common::bin())
+        .args([
+            "run",
+            "tests/fixtures/interruptible.yaml",
+            "--endpoint-url",
+            &moto.url,
+            "--out",
+        ])
+        .arg(out_dir.path())
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rt = runtime();
+    // Wait (bounded) until the case's queue exists, then interrupt.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let queues = rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-"));
+        if !queues.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never created its queue"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let done = common::wait_bounded(child, Duration::from_secs(30));
+    assert_eq!(done.code(), 130, "{}", done.stderr);
+    let left = rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-"));
+    assert!(left.is_empty(), "queues left behind: {left:?}");
+    let dir = single_run_dir(out_dir.path());
+    let records = read_evidence(&dir.join("evidence.jsonl")).unwrap();
+    let end = case_ends(&records)[0];
+    assert_eq!(end.verdict, Verdict::Inconclusive);
+    assert!(end.queues.iter().all(|q| q.deleted));
+    match records.last() {
+        Some(Record::RunEnd(e)) => assert!(e.interrupted),
+        other => panic!("last record: {other:?}"),
+    }
+}

@@ -1,0 +1,219 @@
+//! Shared helpers for the integration tests: the built binary, a moto server on a free
+//! loopback port, bounded waits, and a direct SDK client for checking what is left behind.
+
+#![allow(dead_code)]
+
+pub mod proxy;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The sqsprobe binary cargo built for these tests.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_sqsprobe"))
+}
+
+/// The repository root (suites/ lives there).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind an ephemeral loopback port")
+}
+
+/// What a finished command printed, and how it exited.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Finished {
+    pub fn code(&self) -> i32 {
+        self.status.code().unwrap_or(-1)
+    }
+}
+
+/// Runs the binary with `args` in `cwd`, killing it after `limit`.
+pub fn run_bin(args: &[&str], cwd: &Path, limit: Duration) -> Finished {
+    let child = Command::new(bin())
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sqsprobe");
+    wait_bounded(child, limit)
+}
+
+/// Waits for `child` at most `limit`; kills it and panics past that.
+pub fn wait_bounded(mut child: Child, limit: Duration) -> Finished {
+    let deadline = Instant::now() + limit;
+    // Read output on threads so a chatty child cannot block on a full pipe.
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll child") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "command did not finish within {limit:?}; stderr:\n{}",
+                err_t.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Finished {
+        status,
+        stdout: out_t.join().unwrap_or_default(),
+        stderr: err_t.join().unwrap_or_default(),
+    }
+}
+
+/// Waits until something accepts connections on `addr`, at most `limit`.
+pub fn wait_for_port(addr: SocketAddr, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// Where moto_server is: `SQSPROBE_MOTO_SERVER`, the repo's `.venv`, or PATH.
+fn moto_server_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("SQSPROBE_MOTO_SERVER") {
+        return PathBuf::from(p);
+    }
+    let venv = root().join(".venv/bin/moto_server");
+    if venv.exists() {
+        return venv;
+    }
+    PathBuf::from("moto_server")
+}
+
+/// A moto server on a free loopback port, stopped on drop.
+pub struct Moto {
+    child: Child,
+    pub url: String,
+    pub addr: SocketAddr,
+}
+
+impl Moto {
+    /// Starts moto. These tests need it: `scripts/test` installs it into `.venv`.
+    pub fn start() -> Moto {
+        let port = free_port();
+        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        let path = moto_server_path();
+        let child = Command::new(&path)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "failed to start {} ({e}); run scripts/test, which installs moto into .venv, \
+                     or set SQSPROBE_MOTO_SERVER",
+                    path.display()
+                )
+            });
+        let mut moto = Moto {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            addr,
+        };
+        if !wait_for_port(addr, Duration::from_secs(30)) {
+            let _ = moto.child.kill();
+            panic!("moto did not start listening on {addr} within 30s");
+        }
+        moto
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An SDK client for `endpoint` with test credentials (for checking state behind the binary).
+pub async fn client(endpoint: &str) -> aws_sdk_sqs::Client {
+    let conf = aws_sdk_sqs::Config::builder()
+        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
+        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
+        .endpoint_url(endpoint)
+        .credentials_provider(aws_sdk_sqs::config::Credentials::new(
+            "test", "test", None, None, "tests",
+        ))
+        .build();
+    aws_sdk_sqs::Client::from_conf(conf)
+}
+
+/// Names of the queues on `endpoint` whose name starts with `prefix`.
+pub async fn queues_with_prefix(endpoint: &str, prefix: &str) -> Vec<String> {
+    let c = client(endpoint).await;
+    let out = c
+        .list_queues()
+        .queue_name_prefix(prefix)
+        .send()
+        .await
+        .expect("list queues");
+    out.queue_urls()
+        .iter()
+        .map(|u| u.rsplit('/').next().unwrap_or(u).to_string())
+        .collect()
+}
+
+/// The only run folder under `out` (each test gives the binary its own `--out`).
+pub fn single_run_dir(out: &Path) -> PathBuf {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
+        .expect("read out dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(
+        dirs.len(),
+        1,
+        "expected exactly one run folder in {}",
+        out.display()
+    );
+    dirs.pop().unwrap()
+}
+
+/// Every file of a run folder as text, for leak checks.
+pub fn run_folder_text(dir: &Path) -> Vec<(String, String)> {
+    std::fs::read_dir(dir)
+        .expect("read run dir")
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read_to_string(e.path()).unwrap_or_default(),
+            )
+        })
+        .collect()
+}

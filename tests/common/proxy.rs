@@ -1,0 +1,108 @@
+//! A recording HTTP proxy for leak tests: it forwards every request to an upstream SQS
+//! endpoint and keeps every receipt handle and message body that crossed it, so a test can
+//! prove none of them reached an output file.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Secrets seen on the wire.
+#[derive(Debug, Default, Clone)]
+pub struct Seen {
+    pub handles: BTreeSet<String>,
+    pub bodies: BTreeSet<String>,
+}
+
+/// A running proxy.
+pub struct Proxy {
+    pub url: String,
+    pub seen: Arc<Mutex<Seen>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn collect(value: &serde_json::Value, seen: &mut Seen) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("ReceiptHandle", serde_json::Value::String(s)) => {
+                        seen.handles.insert(s.clone());
+                    }
+                    ("Body" | "MessageBody", serde_json::Value::String(s)) => {
+                        seen.bodies.insert(s.clone());
+                    }
+                    _ => collect(v, seen),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect(v, seen)),
+        _ => {}
+    }
+}
+
+async fn forward(
+    req: Request<Incoming>,
+    upstream: SocketAddr,
+    seen: Arc<Mutex<Seen>>,
+) -> Result<Response<Full<Bytes>>, Box<dyn std::error::Error + Send + Sync>> {
+    let (parts, body) = req.into_parts();
+    let body = body.collect().await?.to_bytes();
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
+        collect(&v, &mut seen.lock().unwrap());
+    }
+    let stream = TcpStream::connect(upstream).await?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(conn);
+    let mut out = Request::from_parts(parts, Full::new(body));
+    out.headers_mut().insert(
+        hyper::header::HOST,
+        upstream.to_string().parse().expect("host header"),
+    );
+    let resp = sender.send_request(out).await?;
+    let (parts, body) = resp.into_parts();
+    let body = body.collect().await?.to_bytes();
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
+        collect(&v, &mut seen.lock().unwrap());
+    }
+    Ok(Response::from_parts(parts, Full::new(body)))
+}
+
+/// Starts a proxy on a free loopback port in front of `upstream`.
+pub async fn start(upstream: SocketAddr) -> Proxy {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
+    let addr = listener.local_addr().expect("proxy addr");
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let seen_task = seen.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let seen = seen_task.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| forward(req, upstream, seen.clone()));
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Proxy {
+        url: format!("http://{addr}"),
+        seen,
+        task,
+    }
+}
