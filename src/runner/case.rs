@@ -33,6 +33,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Time a case may run past its computed budget before it is stopped as inconclusive.
+const DEADLINE_SLACK: Duration = Duration::from_secs(10);
+
 /// One receive of one message by a named attempt.
 #[derive(Debug, Clone)]
 struct Receipt {
@@ -190,17 +193,38 @@ impl CaseRun {
             stop = Some(Stop::Errored);
         }
         if stop.is_none() {
+            // The budget validate computed, plus slack for a slow target: past it the case
+            // stops where it is, as inconclusive, and still tears down.
+            let deadline = crate::suite::case_budget(&self.case) + DEADLINE_SLACK;
             let steps = self.case.steps.clone();
-            for step in &steps {
-                if self.interrupted() {
-                    stop = Some(Stop::Interrupted);
-                    break;
+            let outcome = tokio::time::timeout(deadline, async {
+                for step in &steps {
+                    if self.interrupted() {
+                        return Some(Stop::Interrupted);
+                    }
+                    if let Some(s) = self.step(step).await {
+                        return Some(s);
+                    }
                 }
-                if let Some(s) = self.step(step).await {
-                    stop = Some(s);
-                    break;
+                None
+            })
+            .await;
+            stop = match outcome {
+                Ok(s) => s,
+                Err(_) => {
+                    self.facts.inconclusive = true;
+                    self.findings.push(Finding {
+                        step: None,
+                        line: self.case.pos.line,
+                        message: format!(
+                            "the case ran past its deadline ({}: its budget plus {}s)",
+                            crate::duration::format(deadline),
+                            DEADLINE_SLACK.as_secs()
+                        ),
+                    });
+                    Some(Stop::Inconclusive)
                 }
-            }
+            };
         }
         if matches!(stop, Some(Stop::Interrupted)) {
             self.facts.inconclusive = true;
