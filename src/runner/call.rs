@@ -224,6 +224,40 @@ pub struct CallMeta {
     pub queue: Option<String>,
 }
 
+impl CallMeta {
+    /// A row for this call with nothing observed yet: one attempt, no response (`info`).
+    pub fn row(&self, started_at: DateTime<Utc>, ended_at: DateTime<Utc>) -> Call {
+        Call {
+            run_id: self.run_id.clone(),
+            case: self.case.clone(),
+            phase: self.phase,
+            step: self.step,
+            line: self.line,
+            action: self.action.to_string(),
+            attempt_number: 1,
+            retried: false,
+            attempt: self.attempt.clone(),
+            queue: self.queue.clone(),
+            message_id: None,
+            message: None,
+            business_key: None,
+            handle_digest: None,
+            messages: Vec::new(),
+            entries: Vec::new(),
+            request_id: None,
+            http_status: None,
+            error_code: None,
+            error_type: None,
+            sender_fault: None,
+            error_message: None,
+            completion: Completion::Info,
+            started_at: rfc3339(started_at),
+            ended_at: rfc3339(ended_at),
+            latency_ms: (ended_at - started_at).num_microseconds().unwrap_or(0) as f64 / 1000.0,
+        }
+    }
+}
+
 /// Reads `__type` from a JSON error body: `com.amazonaws.sqs#QueueDoesNotExist` → `QueueDoesNotExist`.
 fn error_type_from_body(body: &[u8]) -> Option<String> {
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
@@ -273,32 +307,19 @@ where
                 _ => Completion::Info,
             };
             Call {
-                run_id: meta.run_id.clone(),
-                case: meta.case.clone(),
-                phase: meta.phase,
-                step: meta.step,
-                line: meta.line,
-                action: meta.action.to_string(),
                 attempt_number: (i + 1) as u32,
                 retried: i < last,
-                attempt: meta.attempt.clone(),
-                queue: meta.queue.clone(),
-                message_id: None,
-                message: None,
-                business_key: None,
-                handle_digest: None,
-                messages: Vec::new(),
-                entries: Vec::new(),
                 request_id: note.request_id.clone(),
                 http_status: note.status,
                 error_code: code,
-                error_type: None,
                 sender_fault,
                 error_message: note.transport_error.as_ref().map(|e| masker.mask(e)),
                 completion,
-                started_at: rfc3339(note.started_at.unwrap_or(call_started_at)),
-                ended_at: rfc3339(note.ended_at.unwrap_or(call_ended_at)),
                 latency_ms: (note.latency_ms * 1000.0).round() / 1000.0,
+                ..meta.row(
+                    note.started_at.unwrap_or(call_started_at),
+                    note.ended_at.unwrap_or(call_ended_at),
+                )
             }
         })
         .collect();

@@ -1977,34 +1977,9 @@ fn compare_outcomes(expect: &OutcomeExpect, got: &BTreeMap<String, OutcomeClass>
 }
 
 fn interrupted_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>) -> Recorded<O> {
-    let now = Utc::now();
     let row = crate::evidence::format::Call {
-        run_id: meta.run_id,
-        case: meta.case,
-        phase: meta.phase,
-        step: meta.step,
-        line: meta.line,
-        action: meta.action.to_string(),
-        attempt_number: 1,
-        retried: false,
-        attempt: meta.attempt,
-        queue: meta.queue,
-        message_id: None,
-        message: None,
-        business_key: None,
-        handle_digest: None,
-        messages: Vec::new(),
-        entries: Vec::new(),
-        request_id: None,
-        http_status: None,
-        error_code: None,
-        error_type: None,
-        sender_fault: None,
         error_message: Some("abandoned: the run was interrupted".to_string()),
-        completion: crate::evidence::format::Completion::Info,
-        started_at: rfc3339(started_at),
-        ended_at: rfc3339(now),
-        latency_ms: (now - started_at).num_milliseconds() as f64,
+        ..meta.row(started_at, Utc::now())
     };
     Recorded {
         output: None,
