@@ -1492,6 +1492,7 @@ impl CaseRun {
             attempt.clone(),
             Some(name),
         );
+        let started = std::time::Instant::now();
         let (mut rec, received, integrity) = self
             .receive_call(
                 meta,
@@ -1513,6 +1514,7 @@ impl CaseRun {
             Observed {
                 received,
                 integrity,
+                elapsed: Some(started.elapsed()),
                 ..Observed::default()
             },
         ))
