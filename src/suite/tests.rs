@@ -48,6 +48,30 @@ fn shipped_suites_parse_cleanly() {
             "suites/partial-batch.yaml",
             include_str!("../../suites/partial-batch.yaml"),
         ),
+        (
+            "suites/conformance/leases.yaml",
+            include_str!("../../suites/conformance/leases.yaml"),
+        ),
+        (
+            "suites/conformance/handles.yaml",
+            include_str!("../../suites/conformance/handles.yaml"),
+        ),
+        (
+            "suites/conformance/batches.yaml",
+            include_str!("../../suites/conformance/batches.yaml"),
+        ),
+        (
+            "suites/conformance/messages.yaml",
+            include_str!("../../suites/conformance/messages.yaml"),
+        ),
+        (
+            "suites/conformance/polling-delays.yaml",
+            include_str!("../../suites/conformance/polling-delays.yaml"),
+        ),
+        (
+            "suites/conformance/errors.yaml",
+            include_str!("../../suites/conformance/errors.yaml"),
+        ),
     ];
     let mut suites = Vec::new();
     for (path, src) in files {
