@@ -1516,6 +1516,7 @@ impl CaseRun {
             attempt.clone(),
             Some(name),
         );
+        let started = std::time::Instant::now();
         let (mut rec, received, integrity) = self
             .receive_call(
                 meta,
@@ -1537,6 +1538,7 @@ impl CaseRun {
             Observed {
                 received,
                 integrity,
+                elapsed: Some(started.elapsed()),
                 ..Observed::default()
             },
         ))

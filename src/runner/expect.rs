@@ -35,6 +35,8 @@ pub struct Observed<'a> {
     pub queue_attributes: Option<BTreeMap<String, String>>,
     /// Integrity problems the harness found itself (an MD5 that does not match).
     pub integrity: Vec<String>,
+    /// How long the call took, measured around it by the runner (receive steps).
+    pub elapsed: Option<std::time::Duration>,
 }
 
 /// The verdict on one step.
@@ -60,9 +62,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
             });
         }
         match &expect.error {
-            Some(expected) if expected_this => {
-                let _ = expected;
-            }
+            Some(_) if expected_this => {}
             Some(expected) => {
                 failures.push(format!("expected error {expected}, got {}", err.describe()))
             }
@@ -70,6 +70,33 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
         }
     } else if let Some(expected) = &expect.error {
         failures.push(format!("expected error {expected}, but the call succeeded"));
+    }
+
+    if let Some(text) = &expect.message_contains {
+        match obs.error {
+            Some(err)
+                if err
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.contains(text.as_str())) => {}
+            Some(err) => failures.push(format!(
+                "expected an error message containing {text:?}, got {}",
+                err.describe()
+            )),
+            None => failures.push(format!(
+                "expected an error message containing {text:?}, but the call succeeded"
+            )),
+        }
+    }
+
+    if let (Some(limit), Some(took)) = (expect.within, obs.elapsed)
+        && took > limit
+    {
+        failures.push(format!(
+            "expected the call to return within {} ms, it took {} ms",
+            limit.as_millis(),
+            took.as_millis()
+        ));
     }
 
     if let (Some(want), Some(got)) = (expect.status, obs.status)
@@ -109,6 +136,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 .clone()
                 .unwrap_or_else(|| format!("message {}", i + 1));
             check_attributes(&expect.attributes, &m.attributes, &who, &mut failures);
+            check_absent(&expect.absent, &m.attributes, &who, &mut failures);
         }
     } else if obs.error.is_none() && (expect.messages.is_some() || !expect.received.is_empty()) {
         failures.push("expected messages, but this step does not receive".to_string());
@@ -132,6 +160,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
 
     if let Some(attrs) = &obs.queue_attributes {
         check_attributes(&expect.attributes, attrs, "queue", &mut failures);
+        check_absent(&expect.absent, attrs, "queue", &mut failures);
     }
 
     failures.extend(obs.integrity.iter().cloned());
@@ -156,6 +185,21 @@ fn check_attributes(
                 failures.push(format!("{who}: expected {name} = {value}, got {actual}"))
             }
             Some(_) => {}
+        }
+    }
+}
+
+fn check_absent(
+    names: &[String],
+    got: &BTreeMap<String, String>,
+    who: &str,
+    failures: &mut Vec<String>,
+) {
+    for name in names {
+        if let Some(value) = got.get(name) {
+            failures.push(format!(
+                "{who}: expected no attribute {name}, got {name} = {value}"
+            ));
         }
     }
 }
@@ -351,6 +395,80 @@ mod tests {
             ..Observed::default()
         };
         assert!(matches!(check_step(&expect, &obs), Check::Fail(_)));
+    }
+
+    #[test]
+    fn error_message_text_is_matched_as_a_substring() {
+        let mut e = err(FailureKind::Response, "InvalidParameterValue");
+        e.message = Some(
+            "Value h for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired."
+                .into(),
+        );
+        let mut expect = StepExpect {
+            error: Some("InvalidParameterValue".into()),
+            message_contains: Some("The receipt handle has expired.".into()),
+            ..StepExpect::default()
+        };
+        let obs = Observed {
+            error: Some(&e),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+        expect.message_contains = Some("Message does not exist".into());
+        assert!(matches!(check_step(&expect, &obs), Check::Fail(_)));
+        assert!(matches!(
+            check_step(&expect, &Observed::default()),
+            Check::Fail(_)
+        ));
+    }
+
+    #[test]
+    fn absent_attributes_fail_when_present() {
+        let expect = StepExpect {
+            absent: vec!["SentTimestamp".into()],
+            ..StepExpect::default()
+        };
+        let bare = ReceivedMsg {
+            label: Some("m1".into()),
+            attributes: BTreeMap::new(),
+        };
+        let obs = Observed {
+            received: Some(vec![bare]),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+        let obs = Observed {
+            queue_attributes: Some(BTreeMap::from([(
+                "SentTimestamp".to_string(),
+                "1".to_string(),
+            )])),
+            ..Observed::default()
+        };
+        match check_step(&expect, &obs) {
+            Check::Fail(f) => assert_eq!(
+                f,
+                vec!["queue: expected no attribute SentTimestamp, got SentTimestamp = 1"]
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_slow_call_fails_within() {
+        let expect = StepExpect {
+            within: Some(std::time::Duration::from_secs(3)),
+            ..StepExpect::default()
+        };
+        let fast = Observed {
+            elapsed: Some(std::time::Duration::from_millis(1200)),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &fast), Check::Pass);
+        let slow = Observed {
+            elapsed: Some(std::time::Duration::from_millis(5000)),
+            ..Observed::default()
+        };
+        assert!(matches!(check_step(&expect, &slow), Check::Fail(_)));
     }
 
     #[test]

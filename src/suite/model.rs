@@ -406,6 +406,14 @@ pub struct StepExpect {
     pub attributes: BTreeMap<String, String>,
     /// `outcome:` on an observe step: the class each tracked message must end in.
     pub outcome: Option<OutcomeExpect>,
+    /// `message_contains: text` — the error message contains this text (for codes AWS reuses
+    /// for different reasons, such as `InvalidParameterValue`).
+    pub message_contains: Option<String>,
+    /// `absent: [Name]` — attributes that must not be present (queue attributes, or the system
+    /// attributes of every received message).
+    pub absent: Vec<String>,
+    /// `within: 3s` — a receive returned within this long (a long poll that ends early).
+    pub within: Option<Duration>,
 }
 
 /// One expected `Failed[]` entry of a batch response.

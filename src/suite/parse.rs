@@ -62,6 +62,9 @@ const STEP_EXPECT_KEYS: &[&str] = &[
     "failed",
     "attributes",
     "outcome",
+    "message_contains",
+    "absent",
+    "within",
 ];
 
 /// Parses and validates one suite file. Returns every problem found, not just the first.
@@ -1314,7 +1317,10 @@ fn expect_applies(key: &str, action: &Action) -> bool {
         (_, Action::Observe(_)) => false,
         ("messages", a) => matches!(a, Action::Receive(_)),
         ("successful" | "failed", _) => batch,
-        ("attributes", a) => matches!(a, Action::Receive(_) | Action::GetAttributes { .. }),
+        ("attributes" | "absent", a) => {
+            matches!(a, Action::Receive(_) | Action::GetAttributes { .. })
+        }
+        ("within", a) => matches!(a, Action::Receive(_)),
         _ => true,
     }
 }
@@ -1390,6 +1396,11 @@ fn decode_step_expect(
                 }
             }
             "attributes" => e.attributes = r.string_map(v, "`attributes`").unwrap_or_default(),
+            "message_contains" => {
+                e.message_contains = r.nonempty(v, "`message_contains` (error message text)")
+            }
+            "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
+            "within" => e.within = r.duration(v, "`within`"),
             "outcome" => {
                 let tracks: Vec<String> = match action {
                     Action::Observe(o) => o.messages.iter().map(|m| m.value.clone()).collect(),

@@ -48,6 +48,30 @@ fn shipped_suites_parse_cleanly() {
             "suites/partial-batch.yaml",
             include_str!("../../suites/partial-batch.yaml"),
         ),
+        (
+            "suites/conformance/leases.yaml",
+            include_str!("../../suites/conformance/leases.yaml"),
+        ),
+        (
+            "suites/conformance/handles.yaml",
+            include_str!("../../suites/conformance/handles.yaml"),
+        ),
+        (
+            "suites/conformance/batches.yaml",
+            include_str!("../../suites/conformance/batches.yaml"),
+        ),
+        (
+            "suites/conformance/messages.yaml",
+            include_str!("../../suites/conformance/messages.yaml"),
+        ),
+        (
+            "suites/conformance/polling-delays.yaml",
+            include_str!("../../suites/conformance/polling-delays.yaml"),
+        ),
+        (
+            "suites/conformance/errors.yaml",
+            include_str!("../../suites/conformance/errors.yaml"),
+        ),
     ];
     let mut suites = Vec::new();
     for (path, src) in files {
@@ -405,5 +429,30 @@ fn a_misspelled_required_key_is_reported_once() {
     assert_eq!(
         only_error(&src),
         "suites/x.yaml:8:26: unknown key `bdy` in a `send` step (did you mean `body`?)"
+    );
+}
+
+#[test]
+fn message_text_absent_attributes_and_within_are_parsed() {
+    let src = with_steps(
+        "      - delete: {queue: q, handle: h}\n        expect: {error: InvalidParameterValue, message_contains: has expired.}\n      - receive: {queue: q, wait: 5s}\n        expect: {absent: [SentTimestamp], within: 3s}\n",
+    );
+    let suite = parse(&src).unwrap();
+    let steps = &suite.cases[0].steps;
+    assert_eq!(
+        steps[0].expect.message_contains.as_deref(),
+        Some("has expired.")
+    );
+    assert_eq!(steps[1].expect.absent, vec!["SentTimestamp".to_string()]);
+    assert_eq!(steps[1].expect.within, Some(Duration::from_secs(3)));
+    let src = with_steps("      - purge: {queue: q}\n        expect: {within: 1s}\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:9:18: `within` does not apply to a `purge` step"
+    );
+    let src = with_steps("      - purge: {queue: q}\n        expect: {absnt: [X]}\n");
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:9:18: unknown key `absnt` in a step `expect` (did you mean `absent`?)"
     );
 }
