@@ -89,6 +89,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", help_heading = "Target")]
     pub profile: Option<String>,
 
+    /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
+    /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
+    #[arg(long, value_name = "NAME|PATH", help_heading = "Target")]
+    pub target_profile: Option<String>,
+
     /// Cases run at once (they mostly wait on leases, so more than cores is fine).
     #[arg(
         long,

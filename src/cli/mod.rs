@@ -5,6 +5,7 @@
 
 mod args;
 mod load;
+mod profile;
 mod report;
 mod run;
 mod serve;
