@@ -4,6 +4,8 @@
 //! - `matrix`: cases × targets from several runs' evidence.
 //! - `baseline`: a run normalised to what must stay the same, and comparing two of them.
 
+pub mod baseline;
+pub mod matrix;
 pub mod profile;
 
 pub use profile::{Profile, ProfileEntry, apply, parse_profile, unknown_cases, unsupported_end};
