@@ -489,4 +489,36 @@ unsupported:
         assert!(text.starts_with("target profile `moto`: 0 known divergence(s) observed, 1 no longer observed, 1 failing outside the profile, 1 unsupported\n"), "{text}");
         assert!(text.contains("    new-bug\n"), "{text}");
     }
+
+    #[test]
+    fn shipped_profiles_parse_and_the_references_list_nothing() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("targets");
+        let mut seen = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let source = std::fs::read_to_string(&path).unwrap();
+            let shown = path.display().to_string();
+            let p = parse_profile(&shown, &source).unwrap_or_else(|d| panic!("{d:?}"));
+            assert_eq!(
+                Some(p.target.as_str()),
+                path.file_stem().and_then(|s| s.to_str())
+            );
+            if p.target == "embedded" || p.target == "aws" {
+                assert!(p.known_divergences.is_empty() && p.unsupported.is_empty());
+            }
+            seen.push(p.target);
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![
+                "aws",
+                "elasticmq",
+                "embedded",
+                "goaws",
+                "localstack",
+                "moto"
+            ]
+        );
+    }
 }
