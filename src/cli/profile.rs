@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 /// Folder holding the shipped profiles, `targets/<name>.yaml`.
 pub const TARGETS_DIR: &str = "targets";
 
+/// Unknown-case warnings shown in full; the rest are counted.
+const SHOWN_UNKNOWN: usize = 3;
+
 /// A bare name means `targets/<name>.yaml`; anything that looks like a path is used as given.
 pub fn resolve(arg: &str) -> PathBuf {
     let looks_like_path =
@@ -62,10 +65,18 @@ pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, i32> {
         .iter()
         .flat_map(|s| s.cases.iter().map(|c| c.id.as_str()))
         .collect();
-    for d in unknown_cases(&profile, &ids) {
+    // A run over a few suite files leaves most entries unmatched: show a few, count the rest.
+    let unknown = unknown_cases(&profile, &ids);
+    for d in unknown.iter().take(SHOWN_UNKNOWN) {
         let text = d.render(&source);
         let text = text.strip_prefix("error: ").unwrap_or(&text);
         eprintln!("warning: {text}\n");
+    }
+    if unknown.len() > SHOWN_UNKNOWN {
+        eprintln!(
+            "warning: {} more entries of {shown} name cases that are not in this run's suites\n",
+            unknown.len() - SHOWN_UNKNOWN
+        );
     }
     Ok(profile)
 }
