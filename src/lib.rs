@@ -5,6 +5,7 @@
 //! - [`suite`] parses and validates YAML suites into a model (no I/O beyond the string given).
 //! - [`classify`] turns what was observed into outcome classes, verdicts and decisions.
 //! - [`report`] renders JUnit, Markdown and HTML from finished results.
+//! - [`conformance`] applies target profiles and builds cross-target matrices and baselines.
 //!
 //! I/O lives at the edges: [`runner`] drives a target through aws-sdk-sqs and emits events,
 //! [`evidence`] writes the JSON Lines evidence file, [`emulator`] serves the SQS wire protocol,
@@ -12,6 +13,7 @@
 
 pub mod classify;
 pub mod cli;
+pub mod conformance;
 pub mod duration;
 pub mod emulator;
 pub mod evidence;

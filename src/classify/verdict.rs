@@ -37,7 +37,7 @@ pub fn exit_code<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> i32 {
         Some(Verdict::Fail) => EXPECTATION_FAILED,
         Some(Verdict::Error) => RUNTIME_ERROR,
         Some(Verdict::Inconclusive) => INCONCLUSIVE,
-        Some(Verdict::Pass | Verdict::KnownDivergence) | None => OK,
+        Some(Verdict::Pass | Verdict::Unsupported | Verdict::KnownDivergence) | None => OK,
     }
 }
 
@@ -66,6 +66,7 @@ mod tests {
         use crate::exit_code::*;
         assert_eq!(exit_code(&[]), OK);
         assert_eq!(exit_code(&[Verdict::Pass, Verdict::KnownDivergence]), OK);
+        assert_eq!(exit_code(&[Verdict::Unsupported, Verdict::Pass]), OK);
         assert_eq!(
             exit_code(&[Verdict::Pass, Verdict::Inconclusive]),
             INCONCLUSIVE

@@ -27,6 +27,11 @@ pub enum Command {
     Serve(ServeArgs),
     /// Re-render the reports of a run folder from its evidence.jsonl.
     Report(ReportArgs),
+    /// Build the conformance matrix (cases × targets) from several run folders.
+    Matrix(MatrixArgs),
+    /// Save a run as a baseline, or compare a run against one.
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
 }
 
 /// Where suites come from and which limits apply.
@@ -89,6 +94,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", help_heading = "Target")]
     pub profile: Option<String>,
 
+    /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
+    /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
+    #[arg(long, value_name = "NAME|PATH", help_heading = "Target")]
+    pub target_profile: Option<String>,
+
     /// Cases run at once (they mostly wait on leases, so more than cores is fine).
     #[arg(
         long,
@@ -149,4 +159,53 @@ pub struct ReportArgs {
     /// A run folder holding evidence.jsonl.
     #[arg(value_name = "RUN_DIR")]
     pub run_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Run folders holding evidence.jsonl, one column each, in this order.
+    #[arg(value_name = "RUN_DIR", required = true)]
+    pub run_dirs: Vec<PathBuf>,
+
+    /// Where to write matrix.md and matrix.json.
+    #[arg(long, default_value = "evidence/matrix", value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Save a run folder as a baseline: its evidence plus a normalized baseline.json.
+    Save(BaselineSaveArgs),
+    /// Compare a run with a baseline case by case; exit 4 when anything differs.
+    Compare(BaselineCompareArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineSaveArgs {
+    /// A run folder holding evidence.jsonl.
+    #[arg(value_name = "RUN_DIR")]
+    pub run_dir: PathBuf,
+
+    /// Baseline name (default `<target>-<region>-<date>`, e.g. `aws-us-east-1-2026-11-29`).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Parent folder of baselines.
+    #[arg(long, default_value = "evidence/baselines", value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineCompareArgs {
+    /// A baseline folder (holding baseline.json) or a run folder (holding evidence.jsonl).
+    #[arg(value_name = "BASELINE_DIR")]
+    pub baseline: PathBuf,
+
+    /// The run folder to compare with it.
+    #[arg(value_name = "RUN_DIR")]
+    pub run_dir: PathBuf,
+
+    /// Where to write comparison.md (default: the run folder).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }

@@ -4,7 +4,10 @@
 //! does nothing but call [`main`] and exit with what it returns.
 
 mod args;
+mod baseline;
 mod load;
+mod matrix;
+mod profile;
 mod report;
 mod run;
 mod serve;
@@ -33,6 +36,8 @@ pub fn main() -> i32 {
         args::Command::Validate(a) => validate::validate(a),
         args::Command::List(a) => validate::list(a),
         args::Command::Report(a) => report::report(a),
+        args::Command::Matrix(a) => matrix::matrix(a),
+        args::Command::Baseline(a) => baseline::baseline(a),
         args::Command::Run(a) => with_runtime(run::run(a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),
     }

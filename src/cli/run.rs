@@ -48,6 +48,13 @@ pub async fn run(args: RunArgs) -> i32 {
         );
         return exit_code::BAD_COMMAND_LINE;
     }
+    let profile = match &args.target_profile {
+        Some(arg) => match super::profile::load(arg, &suites) {
+            Ok(p) => Some(std::sync::Arc::new(p)),
+            Err(code) => return code,
+        },
+        None => None,
+    };
     let plan: Vec<PlannedCase> = selected
         .iter()
         .map(|(s, c)| PlannedCase {
@@ -108,9 +115,10 @@ pub async fn run(args: RunArgs) -> i32 {
             target: kind,
             endpoint: endpoint_url,
             region,
-            target_profile: None,
+            target_profile: profile.as_ref().map(|p| p.target.clone()),
             protocol: "json".to_string(),
             suites: suite_paths,
+            profile,
         },
         &args.out,
         args.quiet,
@@ -187,6 +195,16 @@ async fn execute(
     }
     let width = terminal_width();
     print!("{}", report::terminal::render(&records, &dir, width, false));
+    if let Some(profile) = &settings.profile {
+        let ends = records.iter().filter_map(|r| match r {
+            Record::CaseEnd(end) => Some(end),
+            _ => None,
+        });
+        print!(
+            "{}",
+            crate::conformance::profile::changes(ends).render(&profile.target)
+        );
+    }
     if !outcome.leftover.is_empty() {
         eprintln!("sqsprobe: these owned queues could not be deleted; delete them by hand:");
         for name in &outcome.leftover {

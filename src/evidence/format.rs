@@ -174,6 +174,10 @@ pub struct EntryEvidence {
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Pass,
+    /// Not run: the target profile lists the case as one the target cannot run at all
+    /// (e.g. an operation it does not implement). Written as a `case_end` with no
+    /// `case_start` and no calls.
+    Unsupported,
     /// Expected to differ on this target (target profile), and it did.
     KnownDivergence,
     Inconclusive,
@@ -185,6 +189,7 @@ impl Verdict {
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
+            Verdict::Unsupported => "unsupported",
             Verdict::KnownDivergence => "known_divergence",
             Verdict::Inconclusive => "inconclusive",
             Verdict::Error => "error",

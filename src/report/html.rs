@@ -58,7 +58,7 @@ h1{font-size:1.4rem}code{font:12px ui-monospace,monospace;background:#f3f4f6;pad
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0}dl.kv dt{color:#59636e}dl.kv dd{margin:0}
 .badge{display:inline-block;font:600 11px system-ui;padding:.1rem .45rem;border-radius:3px;color:#fff;vertical-align:middle}
 .pass{background:#1a7f37}.known_divergence{background:#0969da}.inconclusive{background:#9a6700}.error{background:#cf222e}
-.fail{background:#a40e26}.did_not_finish{background:#6e7781}.not_started{background:#afb8c1;color:#1f2328}
+.fail{background:#a40e26}.did_not_finish{background:#6e7781}.not_started{background:#afb8c1;color:#1f2328}.unsupported{background:#8250df}
 .banner{background:#fff8c5;border:1px solid #d4a72c;padding:.4rem .7rem;border-radius:4px}
 details.case{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;padding:.4rem .8rem}
 details.case>summary{cursor:pointer;font-weight:600}

@@ -13,6 +13,8 @@
 //! - verdict `known_divergence` → passes, with a `known_divergence` property and a
 //!   `<system-out>` naming the divergence;
 //! - verdict `pass` → a plain `<testcase>`;
+//! - verdict `unsupported` (the target profile says the target cannot run the case; it was
+//!   not run) → `<skipped>` of type `unsupported` with the profile's reason;
 //! - a case with no `case_end` → `<error>` "did not finish (run interrupted)";
 //! - a case selected in `run_start` but never started → `<skipped>` "not started (run
 //!   interrupted)", in a `<testsuite>` named `(not started)` since only its id is known.
@@ -126,6 +128,13 @@ fn test_case(case: &CaseView) -> TestCase {
                 .set_type("did_not_finish")
                 .set_message(case.reason())
                 .set_description(unfinished_description(case));
+            status
+        }
+        CaseState::Finished(Verdict::Unsupported) => {
+            let mut status = TestCaseStatus::skipped();
+            status
+                .set_type("unsupported")
+                .set_message(format!("unsupported: {}", case.reason()));
             status
         }
         CaseState::NotStarted => {
@@ -307,6 +316,31 @@ mod tests {
                 .unwrap()
                 .as_str()
                 .contains("FIFO expiry")
+        );
+    }
+
+    #[test]
+    fn unsupported_cases_are_skipped_with_the_profile_reason() {
+        let mut records = vec![run_start(&["move-task"])];
+        records.push(Record::CaseEnd(case_end(
+            "move-task",
+            Verdict::Unsupported,
+            "unsupported on target profile moto: no message move tasks",
+            &[],
+        )));
+        let report = Report::deserialize_from_str(&render(&records)).expect("parses back");
+        assert_eq!((report.tests, report.skipped, report.errors), (1, 1, 0));
+        let (kind, text, _) = message(status_of(&report, "move-task"));
+        assert_eq!(kind, "skipped");
+        assert_eq!(
+            text,
+            "unsupported: unsupported on target profile moto: no message move tasks"
+        );
+        let totals = RunView::new(&records).totals();
+        assert_eq!(totals.unsupported, 1);
+        assert_eq!(
+            totals.notes(),
+            vec!["1 case was not run: unsupported on the target profile"]
         );
     }
 

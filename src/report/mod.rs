@@ -13,6 +13,6 @@
 
 pub mod html;
 pub mod junit;
-mod model;
+pub(crate) mod model;
 pub mod summary;
 pub mod terminal;

@@ -27,6 +27,7 @@ impl CaseState {
         match self {
             CaseState::Finished(Verdict::Pass) => "PASS",
             CaseState::Finished(Verdict::KnownDivergence) => "KNOWN-DIVERGENCE",
+            CaseState::Finished(Verdict::Unsupported) => "UNSUPPORTED",
             CaseState::Finished(Verdict::Inconclusive) => "INCONCLUSIVE",
             CaseState::Finished(Verdict::Error) => "ERROR",
             CaseState::Finished(Verdict::Fail) => "FAIL",
@@ -42,6 +43,16 @@ impl CaseState {
             CaseState::DidNotFinish => "did not finish",
             CaseState::NotStarted => "not started",
         }
+    }
+
+    /// States that get a details section: anything that is neither passing nor deliberately
+    /// not run (never started, or unsupported on the target profile).
+    pub(crate) fn needs_details(self) -> bool {
+        !self.is_passing()
+            && !matches!(
+                self,
+                CaseState::NotStarted | CaseState::Finished(Verdict::Unsupported)
+            )
     }
 
     /// Passing states: `pass` and `known_divergence`.
@@ -125,6 +136,8 @@ impl CaseView<'_> {
 pub(crate) struct Totals {
     pub pass: usize,
     pub known_divergence: usize,
+    /// Not run: the target profile says the target cannot run them.
+    pub unsupported: usize,
     pub inconclusive: usize,
     pub error: usize,
     pub fail: usize,
@@ -163,6 +176,17 @@ impl Totals {
                     "is"
                 } else {
                     "are"
+                }
+            ));
+        }
+        if self.unsupported > 0 {
+            notes.push(format!(
+                "{} {} not run: unsupported on the target profile",
+                self.unsupported,
+                if self.unsupported == 1 {
+                    "case was"
+                } else {
+                    "cases were"
                 }
             ));
         }
@@ -287,6 +311,7 @@ impl<'a> RunView<'a> {
             match case.state {
                 CaseState::Finished(Verdict::Pass) => t.pass += 1,
                 CaseState::Finished(Verdict::KnownDivergence) => t.known_divergence += 1,
+                CaseState::Finished(Verdict::Unsupported) => t.unsupported += 1,
                 CaseState::Finished(Verdict::Inconclusive) => t.inconclusive += 1,
                 CaseState::Finished(Verdict::Error) => t.error += 1,
                 CaseState::Finished(Verdict::Fail) => t.fail += 1,

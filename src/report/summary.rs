@@ -14,7 +14,7 @@
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
-use super::model::{CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms};
+use super::model::{CaseView, RunView, decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
 use crate::evidence::format::CaseEnd;
 use std::fmt::Write;
@@ -25,11 +25,7 @@ pub fn render(records: &[Record]) -> String {
     let mut out = String::new();
     header(&mut out, &run);
     table(&mut out, &run);
-    for case in run
-        .cases
-        .iter()
-        .filter(|c| !c.state.is_passing() && c.state != CaseState::NotStarted)
-    {
+    for case in run.cases.iter().filter(|c| c.state.needs_details()) {
         details(&mut out, case);
     }
     out

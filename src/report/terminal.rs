@@ -28,7 +28,7 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
     let failing: Vec<&CaseView> = run
         .cases
         .iter()
-        .filter(|c| !c.state.is_passing() && c.state != CaseState::NotStarted)
+        .filter(|c| c.state.needs_details())
         .collect();
     let not_started: Vec<&str> = run
         .cases
@@ -114,7 +114,8 @@ fn paint(label: &str, width: usize, state: CaseState, colour: bool) -> String {
     }
     let code = match state {
         CaseState::Finished(Verdict::Fail | Verdict::Error) | CaseState::DidNotFinish => "31",
-        CaseState::Finished(Verdict::Inconclusive) | CaseState::NotStarted => "33",
+        CaseState::Finished(Verdict::Inconclusive | Verdict::Unsupported)
+        | CaseState::NotStarted => "33",
         CaseState::Finished(Verdict::Pass | Verdict::KnownDivergence) => "32",
     };
     format!("\x1b[{code}m{label}\x1b[0m{}", &padded[label.len()..])

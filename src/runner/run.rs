@@ -10,6 +10,7 @@ use super::case::run_case;
 use super::queues::{Registry, run_prefix};
 use super::target::TargetKind;
 use crate::classify;
+use crate::conformance::{self, Profile};
 use crate::evidence::Masker;
 use crate::evidence::format::{CaseEnd, FORMAT, Phase, Record, RunEnd, RunStart, Verdict};
 use crate::suite::model::Case;
@@ -37,6 +38,9 @@ pub struct RunSettings {
     pub target_profile: Option<String>,
     pub protocol: String,
     pub suites: Vec<String>,
+    /// The target profile: its unsupported cases are not run, and each finished case is
+    /// mapped through it (`conformance::apply`) before its `case_end` is sent.
+    pub profile: Option<Arc<Profile>>,
 }
 
 /// What a finished (or interrupted) run produced.
@@ -129,7 +133,21 @@ pub async fn run_plan(
     });
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
+    let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
     for (order, planned) in plan.into_iter().enumerate() {
+        if let Some(end) = settings.profile.as_deref().and_then(|p| {
+            conformance::unsupported_end(
+                p,
+                &settings.run_id,
+                &planned.suite,
+                &planned.case.id,
+                &rfc3339(Utc::now()),
+            )
+        }) {
+            let _ = events.send(Record::CaseEnd(end.clone()));
+            finished.push((order, end));
+            continue;
+        }
         let ctx = ctx.clone();
         let permits = permits.clone();
         let cancel = cancel.clone();
@@ -141,10 +159,13 @@ pub async fn run_plan(
             Some((order, run_case(ctx, planned.suite, planned.case).await))
         });
     }
-    let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
     while let Some(joined) = tasks.join_next().await {
         match joined {
             Ok(Some((order, end))) => {
+                let end = match settings.profile.as_deref() {
+                    Some(p) => conformance::apply(p, end),
+                    None => end,
+                };
                 let _ = events.send(Record::CaseEnd(end.clone()));
                 finished.push((order, end));
             }

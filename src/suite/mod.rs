@@ -8,12 +8,13 @@ mod diagnostic;
 mod limits;
 pub mod model;
 mod parse;
-mod yaml;
+pub(crate) mod yaml;
 
 #[cfg(test)]
 mod tests;
 
 pub use diagnostic::Diagnostic;
+pub(crate) use diagnostic::closest;
 pub use limits::{CALL_ALLOWANCE, Limits, case_budget, check_run};
 pub use model::*;
 pub use parse::parse_suite;

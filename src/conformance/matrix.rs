@@ -1,0 +1,485 @@
+//! The conformance matrix: cases × targets, built from several runs' evidence (pure).
+//!
+//! Rows are cases grouped by suite file (an area, named by the file's stem so runs made from
+//! different folders line up); columns are runs, named by `run_start.target_profile`, else
+//! the target kind and endpoint, with the protocol added when it is not `json`. A cell is the
+//! case's verdict in that run, or `not_run` when the run has no `case_end` for it.
+//!
+//! Each column has a conformance score: passes / cases run, where a known divergence is not a
+//! pass (it is documented non-conformance), and unsupported or not-run cases are not run.
+
+use serde::Serialize;
+
+use crate::evidence::Record;
+use crate::evidence::format::{RunStart, Verdict};
+
+/// A matrix cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CellState {
+    Pass,
+    Fail,
+    KnownDivergence,
+    Inconclusive,
+    Unsupported,
+    Error,
+    NotRun,
+}
+
+impl CellState {
+    fn from_verdict(v: Verdict) -> CellState {
+        match v {
+            Verdict::Pass => CellState::Pass,
+            Verdict::Fail => CellState::Fail,
+            Verdict::KnownDivergence => CellState::KnownDivergence,
+            Verdict::Inconclusive => CellState::Inconclusive,
+            Verdict::Unsupported => CellState::Unsupported,
+            Verdict::Error => CellState::Error,
+        }
+    }
+
+    /// The word shown in `matrix.md`.
+    pub fn word(self) -> &'static str {
+        match self {
+            CellState::Pass => "pass",
+            CellState::Fail => "**fail**",
+            CellState::KnownDivergence => "known divergence",
+            CellState::Inconclusive => "inconclusive",
+            CellState::Unsupported => "unsupported",
+            CellState::Error => "**error**",
+            CellState::NotRun => "not run",
+        }
+    }
+}
+
+/// One case on one target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    pub state: CellState,
+    /// The profile note (known divergence reason and reference, or why unsupported), else the
+    /// verdict's reason for anything but a pass.
+    pub note: Option<String>,
+}
+
+/// A case and its cells, one per column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    pub case: String,
+    pub cells: Vec<Cell>,
+}
+
+/// The cases of one suite file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Area {
+    /// The suite file's stem, e.g. `stale-handle`.
+    pub area: String,
+    pub rows: Vec<Row>,
+}
+
+/// Counts and scores for one column.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct Score {
+    pub pass: u32,
+    pub known_divergence: u32,
+    pub fail: u32,
+    pub inconclusive: u32,
+    pub error: u32,
+    pub unsupported: u32,
+    pub not_run: u32,
+    /// Cases that ran: everything but unsupported and not run.
+    pub run: u32,
+    /// `pass / run`: known divergences count as non-conforming. Null when nothing ran.
+    pub conformance: Option<f64>,
+    /// `(pass + known_divergence) / run`: what the target profile accepts.
+    pub accepted: Option<f64>,
+}
+
+/// One run, shown as a column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    pub name: String,
+    pub run_id: String,
+    pub target: String,
+    pub endpoint: Option<String>,
+    pub target_profile: Option<String>,
+    pub protocol: String,
+    pub score: Score,
+}
+
+/// The whole matrix (`matrix.json` is this, serialized).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Matrix {
+    pub format: &'static str,
+    pub columns: Vec<Column>,
+    pub areas: Vec<Area>,
+}
+
+/// Identifier written in `matrix.json`.
+pub const MATRIX_FORMAT: &str = "sqsprobe-matrix/1";
+
+/// Why a run cannot be a column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}: evidence has no run_start line")]
+pub struct NoRunStart(pub String);
+
+/// The column name of a run: its profile, else `target endpoint`; ` (protocol)` when not json.
+pub fn column_name(start: &RunStart) -> String {
+    let mut name = match (&start.target_profile, &start.endpoint) {
+        (Some(profile), _) => profile.clone(),
+        (None, Some(endpoint)) if start.target != "embedded" => {
+            format!("{} {endpoint}", start.target)
+        }
+        (None, _) => start.target.clone(),
+    };
+    if start.protocol != "json" {
+        name.push_str(&format!(" ({})", start.protocol));
+    }
+    name
+}
+
+/// The area of a suite path: its file stem.
+fn area_of(suite: &str) -> String {
+    let file = suite.rsplit(['/', '\\']).next().unwrap_or(suite);
+    file.strip_suffix(".yaml")
+        .or_else(|| file.strip_suffix(".yml"))
+        .unwrap_or(file)
+        .to_string()
+}
+
+/// Builds the matrix from runs, given as `(label, records)` where the label (usually the run
+/// folder) names a run in errors.
+pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
+    let mut columns = Vec::new();
+    // (area, case) in first-seen order, across runs.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut per_run: Vec<Vec<(String, Cell)>> = Vec::new();
+    for (label, records) in runs {
+        let start = records
+            .iter()
+            .find_map(|r| match r {
+                Record::RunStart(s) => Some(s),
+                _ => None,
+            })
+            .ok_or_else(|| NoRunStart(label.clone()))?;
+        let mut cells = Vec::new();
+        let mut suite_of: Vec<(String, String)> = Vec::new();
+        for r in records {
+            match r {
+                Record::CaseStart(s) => suite_of.push((s.case.clone(), area_of(&s.suite))),
+                Record::CaseEnd(end) => {
+                    suite_of.push((end.case.clone(), area_of(&end.suite)));
+                    let state = CellState::from_verdict(end.verdict);
+                    let note = end
+                        .profile_note
+                        .clone()
+                        .or_else(|| (end.verdict != Verdict::Pass).then(|| end.reason.clone()));
+                    cells.push((end.case.clone(), Cell { state, note }));
+                }
+                _ => {}
+            }
+        }
+        for case in &start.cases {
+            let area = suite_of
+                .iter()
+                .find(|(c, _)| c == case)
+                .map_or_else(|| "(unknown)".to_string(), |(_, a)| a.clone());
+            if !order.iter().any(|(_, c)| c == case) {
+                order.push((area, case.clone()));
+            }
+        }
+        for (case, area) in &suite_of {
+            if !order.iter().any(|(_, c)| c == case) {
+                order.push((area.clone(), case.clone()));
+            }
+        }
+        columns.push(Column {
+            name: column_name(start),
+            run_id: start.run_id.clone(),
+            target: start.target.clone(),
+            endpoint: start.endpoint.clone(),
+            target_profile: start.target_profile.clone(),
+            protocol: start.protocol.clone(),
+            score: Score::default(),
+        });
+        per_run.push(cells);
+    }
+    disambiguate(&mut columns);
+
+    let mut areas: Vec<Area> = Vec::new();
+    for (area, case) in &order {
+        let cells: Vec<Cell> = per_run
+            .iter()
+            .map(|cells| {
+                cells.iter().find(|(c, _)| c == case).map_or(
+                    Cell {
+                        state: CellState::NotRun,
+                        note: None,
+                    },
+                    |(_, cell)| cell.clone(),
+                )
+            })
+            .collect();
+        for (col, cell) in columns.iter_mut().zip(&cells) {
+            col.score.count(cell.state);
+        }
+        let row = Row {
+            case: case.clone(),
+            cells,
+        };
+        match areas.iter_mut().find(|a| &a.area == area) {
+            Some(a) => a.rows.push(row),
+            None => areas.push(Area {
+                area: area.clone(),
+                rows: vec![row],
+            }),
+        }
+    }
+    for col in &mut columns {
+        col.score.finish();
+    }
+    Ok(Matrix {
+        format: MATRIX_FORMAT,
+        columns,
+        areas,
+    })
+}
+
+/// Two runs of the same profile would share a name; add the run id to tell them apart.
+fn disambiguate(columns: &mut [Column]) {
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    for col in columns.iter_mut() {
+        if names.iter().filter(|n| **n == col.name).count() > 1 {
+            col.name = format!("{} [{}]", col.name, col.run_id);
+        }
+    }
+}
+
+impl Score {
+    fn count(&mut self, state: CellState) {
+        match state {
+            CellState::Pass => self.pass += 1,
+            CellState::Fail => self.fail += 1,
+            CellState::KnownDivergence => self.known_divergence += 1,
+            CellState::Inconclusive => self.inconclusive += 1,
+            CellState::Unsupported => self.unsupported += 1,
+            CellState::Error => self.error += 1,
+            CellState::NotRun => self.not_run += 1,
+        }
+    }
+
+    fn finish(&mut self) {
+        self.run = self.pass + self.known_divergence + self.fail + self.inconclusive + self.error;
+        if self.run > 0 {
+            self.conformance = Some(f64::from(self.pass) / f64::from(self.run));
+            self.accepted =
+                Some(f64::from(self.pass + self.known_divergence) / f64::from(self.run));
+        }
+    }
+}
+
+fn percent(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0))
+}
+
+/// Markdown table cell text: pipes and newlines would break the table.
+fn md(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// `matrix.md`: a score table, then one table per area.
+pub fn render_markdown(m: &Matrix) -> String {
+    let mut out = String::from("# SQS conformance matrix\n\n");
+    out.push_str(
+        "Conformance = passes / cases run; a known divergence counts as non-conforming. \
+         Accepted = (passes + known divergences) / cases run. Unsupported and not-run cases \
+         are not counted as run.\n\n",
+    );
+    out.push_str("| Target | Run | Protocol | Conformance | Accepted | Pass | Known divergence | Fail | Inconclusive | Error | Unsupported | Not run |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for c in &m.columns {
+        let s = &c.score;
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            md(&c.name),
+            c.run_id,
+            c.protocol,
+            percent(s.conformance),
+            s.pass,
+            s.run,
+            percent(s.accepted),
+            s.pass,
+            s.known_divergence,
+            s.fail,
+            s.inconclusive,
+            s.error,
+            s.unsupported,
+            s.not_run
+        ));
+    }
+    let header: String = m
+        .columns
+        .iter()
+        .map(|c| format!(" {} |", md(&c.name)))
+        .collect();
+    let rule: String = m.columns.iter().map(|_| "---|").collect();
+    let mut notes: Vec<String> = Vec::new();
+    for area in &m.areas {
+        out.push_str(&format!(
+            "\n## {}\n\n| Case |{header}\n|---|{rule}\n",
+            area.area
+        ));
+        for row in &area.rows {
+            out.push_str(&format!("| `{}` |", row.case));
+            for (col, cell) in m.columns.iter().zip(&row.cells) {
+                match (&cell.note, cell.state) {
+                    (Some(note), CellState::KnownDivergence | CellState::Unsupported) => {
+                        notes.push(format!(
+                            "{}. `{}` on {}: {}",
+                            notes.len() + 1,
+                            row.case,
+                            md(&col.name),
+                            md(note)
+                        ));
+                        out.push_str(&format!(" {} [{}] |", cell.state.word(), notes.len()));
+                    }
+                    _ => out.push_str(&format!(" {} |", cell.state.word())),
+                }
+            }
+            out.push('\n');
+        }
+    }
+    if !notes.is_empty() {
+        out.push_str("\n## Notes\n\n");
+        for n in notes {
+            out.push_str(&n);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::fixtures::{case_end, case_start, run_start};
+
+    fn run(profile: Option<&str>, protocol: &str, ends: &[(&str, Verdict)]) -> Vec<Record> {
+        let ids: Vec<&str> = ends.iter().map(|(c, _)| *c).collect();
+        let mut start = run_start(&ids);
+        if let Record::RunStart(s) = &mut start {
+            s.target_profile = profile.map(str::to_string);
+            s.protocol = protocol.to_string();
+        }
+        let mut records = vec![start];
+        for (case, verdict) in ends {
+            if *verdict == Verdict::Unsupported {
+                let mut end = case_end(case, *verdict, "not run", &[]);
+                end.profile_note = Some("no move tasks (moto#1)".to_string());
+                records.push(Record::CaseEnd(end));
+            } else {
+                records.push(case_start(case, 10));
+                records.push(Record::CaseEnd(case_end(case, *verdict, "why", &[])));
+            }
+        }
+        records
+    }
+
+    #[test]
+    fn builds_cells_scores_and_names() {
+        let embedded = run(
+            None,
+            "json",
+            &[
+                ("a", Verdict::Pass),
+                ("b", Verdict::Pass),
+                ("c", Verdict::Pass),
+            ],
+        );
+        let moto = run(
+            Some("moto"),
+            "json",
+            &[
+                ("a", Verdict::Pass),
+                ("b", Verdict::KnownDivergence),
+                ("c", Verdict::Unsupported),
+            ],
+        );
+        let query = run(Some("moto"), "query", &[("a", Verdict::Fail)]);
+        let m = build(&[
+            ("e".to_string(), embedded),
+            ("m".to_string(), moto),
+            ("q".to_string(), query),
+        ])
+        .unwrap();
+        let names: Vec<&str> = m.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["embedded", "moto", "moto (query)"]);
+        assert_eq!(m.areas.len(), 1);
+        assert_eq!(m.areas[0].area, "ack");
+        let states: Vec<Vec<CellState>> = m.areas[0]
+            .rows
+            .iter()
+            .map(|r| r.cells.iter().map(|c| c.state).collect())
+            .collect();
+        use CellState::*;
+        assert_eq!(
+            states,
+            vec![
+                vec![Pass, Pass, Fail],
+                vec![Pass, KnownDivergence, NotRun],
+                vec![Pass, Unsupported, NotRun],
+            ]
+        );
+        let moto = &m.columns[1].score;
+        assert_eq!((moto.pass, moto.run, moto.unsupported), (1, 2, 1));
+        assert_eq!(moto.conformance, Some(0.5));
+        assert_eq!(moto.accepted, Some(1.0));
+        assert_eq!(m.columns[0].score.conformance, Some(1.0));
+        assert_eq!(m.columns[2].score.conformance, Some(0.0));
+
+        let md = render_markdown(&m);
+        assert!(
+            md.contains("| embedded | `run-1` | json | 100.0% (3/3) | 100.0% |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| moto | `run-1` | json | 50.0% (1/2) | 100.0% |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n## ack\n\n| Case | embedded | moto | moto (query) |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `c` | pass | unsupported [2] | not run |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("2. `c` on moto: no move tasks (moto#1)"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn same_names_get_the_run_id_and_missing_run_start_is_an_error() {
+        let a = run(Some("moto"), "json", &[("a", Verdict::Pass)]);
+        let m = build(&[("1".to_string(), a.clone()), ("2".to_string(), a)]).unwrap();
+        assert_eq!(m.columns[0].name, "moto [run-1]");
+        let err = build(&[("dir".to_string(), Vec::new())]).unwrap_err();
+        assert_eq!(err.to_string(), "dir: evidence has no run_start line");
+    }
+
+    #[test]
+    fn column_names_fall_back_to_target_and_endpoint() {
+        let Record::RunStart(mut s) = run_start(&[]) else {
+            unreachable!()
+        };
+        s.target_profile = None;
+        s.target = "endpoint".to_string();
+        s.endpoint = Some("http://localhost:4566".to_string());
+        assert_eq!(column_name(&s), "endpoint http://localhost:4566");
+        s.target = "embedded".to_string();
+        assert_eq!(column_name(&s), "embedded");
+        s.protocol = "query".to_string();
+        assert_eq!(column_name(&s), "embedded (query)");
+    }
+}

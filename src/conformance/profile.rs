@@ -1,0 +1,524 @@
+//! Target profiles: what a target is known to do differently, and what it cannot run at all.
+//!
+//! A profile (`targets/<name>.yaml`, format in `docs/target-profiles.md`) lists cases by id,
+//! each with the reason and an upstream reference, the way ceph/s3-tests marks tests
+//! `fails_on_*`. Parsing is pure and positioned like suites (unknown keys are errors with a
+//! did-you-mean); applying a profile to a finished case is a pure function of its `case_end`.
+
+use std::collections::BTreeMap;
+
+use saphyr::{LoadableYamlNode, MarkedYaml};
+
+use crate::evidence::format::{CaseEnd, Verdict};
+use crate::suite::model::Pos;
+use crate::suite::yaml::{Node, Reader, marker_pos, pos};
+use crate::suite::{Diagnostic, closest};
+
+const PROFILE_KEYS: &[&str] = &[
+    "target",
+    "description",
+    "versions",
+    "known_divergences",
+    "unsupported",
+];
+const ENTRY_KEYS: &[&str] = &["case", "reason", "reference"];
+
+/// The note a passing case gets when the profile expected it to diverge.
+pub const NO_LONGER_OBSERVED: &str = "known divergence no longer observed — fixed upstream?";
+
+/// One case the profile says something about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileEntry {
+    /// The case id.
+    pub case: String,
+    /// Where the `case:` value is written.
+    pub pos: Pos,
+    /// What the target does instead (known divergence) or why it cannot run the case.
+    pub reason: String,
+    /// An upstream issue / PR URL or a code reference.
+    pub reference: String,
+}
+
+impl ProfileEntry {
+    /// `reason (reference)`, the text put into `case_end.profile_note`.
+    pub fn note(&self) -> String {
+        format!("{} ({})", self.reason, self.reference)
+    }
+}
+
+/// A parsed target profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// The file path as given.
+    pub path: String,
+    /// `target:` the name recorded in `run_start.target_profile` and shown in the matrix.
+    pub target: String,
+    pub description: Option<String>,
+    /// `versions:` which versions of the target the entries were observed on.
+    pub versions: Option<String>,
+    /// Cases that fail on this target for a known, referenced reason.
+    pub known_divergences: Vec<ProfileEntry>,
+    /// Cases the target cannot run at all; they are not run.
+    pub unsupported: Vec<ProfileEntry>,
+}
+
+impl Profile {
+    /// The known-divergence entry for `case`, if any.
+    pub fn known_divergence(&self, case: &str) -> Option<&ProfileEntry> {
+        self.known_divergences.iter().find(|e| e.case == case)
+    }
+
+    /// The unsupported entry for `case`, if any.
+    pub fn unsupported(&self, case: &str) -> Option<&ProfileEntry> {
+        self.unsupported.iter().find(|e| e.case == case)
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &ProfileEntry> {
+        self.known_divergences.iter().chain(&self.unsupported)
+    }
+}
+
+/// Parses one profile file. Returns every problem found, not just the first.
+pub fn parse_profile(path: &str, source: &str) -> Result<Profile, Vec<Diagnostic>> {
+    let mut r = Reader::new(path, source);
+    let docs = match MarkedYaml::load_from_str(source) {
+        Ok(docs) => docs,
+        Err(e) => {
+            let d = Diagnostic::new(
+                path,
+                marker_pos(e.marker()),
+                1,
+                format!("invalid YAML: {}", e.info()),
+            );
+            return Err(vec![d]);
+        }
+    };
+    let Some(root) = docs.first() else {
+        let d = Diagnostic::new(path, Pos { line: 1, col: 1 }, 1, "the profile is empty")
+            .with_hint("a profile is a mapping with `target:`; see docs/target-profiles.md");
+        return Err(vec![d]);
+    };
+    if let Some(second) = docs.get(1) {
+        r.error(second, "a profile holds one YAML document; found another");
+    }
+    let profile = decode(&mut r, root);
+    match profile {
+        Some(p) if r.diags.is_empty() => Ok(p),
+        _ => {
+            let mut diags = r.diags;
+            diags.sort_by_key(|d| d.pos);
+            Err(diags)
+        }
+    }
+}
+
+fn decode(r: &mut Reader, root: &Node) -> Option<Profile> {
+    let f = r.fields(root, root, "the target profile", PROFILE_KEYS)?;
+    r.require(&f, &["target"]);
+    let target = f.get("target").and_then(|n| r.nonempty(n, "`target`"));
+    let description = f
+        .get("description")
+        .and_then(|n| r.string(n, "`description`"));
+    let versions = f.get("versions").and_then(|n| r.string(n, "`versions`"));
+    let known_divergences = entries(r, f.get("known_divergences"), "a known divergence");
+    let unsupported = entries(r, f.get("unsupported"), "an unsupported case");
+
+    // A case is either expected to diverge or not run at all, and listed once.
+    let mut seen: BTreeMap<&str, Pos> = BTreeMap::new();
+    let mut duplicates = Vec::new();
+    for e in known_divergences.iter().chain(&unsupported) {
+        match seen.get(e.case.as_str()) {
+            Some(first) => duplicates.push(Diagnostic::new(
+                r.path,
+                e.pos,
+                e.case.chars().count() as u32,
+                format!(
+                    "case `{}` is listed twice; first at line {}",
+                    e.case, first.line
+                ),
+            )),
+            None => {
+                seen.insert(&e.case, e.pos);
+            }
+        }
+    }
+    r.diags.extend(duplicates);
+    Some(Profile {
+        path: r.path.to_string(),
+        target: target?,
+        description,
+        versions,
+        known_divergences,
+        unsupported,
+    })
+}
+
+fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry> {
+    let Some(node) = node else {
+        return Vec::new();
+    };
+    if node.data.is_null() {
+        return Vec::new();
+    }
+    let Some(items) = r.seq(node, what) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Some(f) = r.fields(item, item, what, ENTRY_KEYS) else {
+            continue;
+        };
+        if !r.require(&f, ENTRY_KEYS) {
+            continue;
+        }
+        let case_node = f.get("case").expect("required");
+        let case = r.nonempty(case_node, "`case`");
+        let reason = f.get("reason").and_then(|n| r.nonempty(n, "`reason`"));
+        let reference = f
+            .get("reference")
+            .and_then(|n| r.nonempty(n, "`reference`"));
+        if let (Some(case), Some(reason), Some(reference)) = (case, reason, reference) {
+            out.push(ProfileEntry {
+                case,
+                pos: pos(case_node),
+                reason,
+                reference,
+            });
+        }
+    }
+    out
+}
+
+/// Profile entries naming a case that is not among `known_cases` (the run's suites), with a
+/// did-you-mean. The caller decides whether these are warnings or errors: a run over a subset
+/// of the suites legitimately leaves profile entries unmatched.
+pub fn unknown_cases(profile: &Profile, known_cases: &[&str]) -> Vec<Diagnostic> {
+    profile
+        .entries()
+        .filter(|e| !known_cases.contains(&e.case.as_str()))
+        .map(|e| {
+            let d = Diagnostic::new(
+                &profile.path,
+                e.pos,
+                e.case.chars().count() as u32,
+                format!("no case `{}` in the suites of this run", e.case),
+            );
+            match closest(&e.case, known_cases.iter().copied()) {
+                Some(c) => d.with_hint(format!("did you mean `{c}`?")),
+                None => d,
+            }
+        })
+        .collect()
+}
+
+/// Maps a finished case through the profile.
+///
+/// A listed known divergence that failed becomes `known_divergence` with the profile's reason
+/// and reference; one that passed stays a pass with a note asking whether it was fixed
+/// upstream. Errors and inconclusive results are left alone: they show nothing about the
+/// divergence either way.
+pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
+    let Some(entry) = profile.known_divergence(&end.case) else {
+        return end;
+    };
+    match end.verdict {
+        Verdict::Fail => {
+            end.verdict = Verdict::KnownDivergence;
+            end.profile_note = Some(entry.note());
+        }
+        Verdict::Pass => end.profile_note = Some(NO_LONGER_OBSERVED.to_string()),
+        _ => {}
+    }
+    end
+}
+
+/// The `case_end` for a case the profile marks unsupported: it is written instead of running
+/// the case (no `case_start`, no calls).
+pub fn unsupported_end(
+    profile: &Profile,
+    run_id: &str,
+    suite: &str,
+    case: &str,
+    at: &str,
+) -> Option<CaseEnd> {
+    let entry = profile.unsupported(case)?;
+    Some(CaseEnd {
+        run_id: run_id.to_string(),
+        case: case.to_string(),
+        suite: suite.to_string(),
+        verdict: Verdict::Unsupported,
+        reason: format!(
+            "not run: unsupported on target profile `{}`: {}",
+            profile.target, entry.reason
+        ),
+        findings: Vec::new(),
+        classification: None,
+        outcomes: Vec::new(),
+        decision: None,
+        window: None,
+        receives: 0,
+        deliveries: BTreeMap::new(),
+        queues: Vec::new(),
+        profile_note: Some(entry.note()),
+        started_at: at.to_string(),
+        ended_at: at.to_string(),
+        duration_ms: 0,
+    })
+}
+
+/// How a run's verdicts compare with what the profile expected.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ProfileChanges {
+    /// Known divergences that showed as expected.
+    pub confirmed: Vec<String>,
+    /// Known divergences that passed: fixed upstream, or the case changed.
+    pub no_longer_observed: Vec<String>,
+    /// Failures and errors the profile does not list.
+    pub newly_failing: Vec<String>,
+    /// Cases not run because the profile marks them unsupported.
+    pub unsupported: Vec<String>,
+}
+
+/// Sorts the run's finished cases against the profile.
+pub fn changes<'a>(ends: impl IntoIterator<Item = &'a CaseEnd>) -> ProfileChanges {
+    let mut c = ProfileChanges::default();
+    for end in ends {
+        let id = end.case.clone();
+        match end.verdict {
+            Verdict::KnownDivergence => c.confirmed.push(id),
+            Verdict::Unsupported => c.unsupported.push(id),
+            Verdict::Pass if end.profile_note.as_deref() == Some(NO_LONGER_OBSERVED) => {
+                c.no_longer_observed.push(id)
+            }
+            Verdict::Fail | Verdict::Error => c.newly_failing.push(id),
+            _ => {}
+        }
+    }
+    c
+}
+
+impl ProfileChanges {
+    /// Lines for the terminal, headed by the profile name; empty sections are left out.
+    pub fn render(&self, profile: &str) -> String {
+        let mut out = format!(
+            "target profile `{profile}`: {} known divergence(s) observed, {} no longer observed, {} failing outside the profile, {} unsupported\n",
+            self.confirmed.len(),
+            self.no_longer_observed.len(),
+            self.newly_failing.len(),
+            self.unsupported.len()
+        );
+        for (title, ids) in [
+            (
+                "known divergence no longer observed (fixed upstream? remove it from the profile)",
+                &self.no_longer_observed,
+            ),
+            ("failing, not in the profile", &self.newly_failing),
+        ] {
+            if !ids.is_empty() {
+                out.push_str(&format!("  {title}:\n"));
+                for id in ids {
+                    out.push_str(&format!("    {id}\n"));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "\
+target: moto
+description: moto in server mode
+versions: moto 5.1
+known_divergences:
+  - case: stale-handle-delete-after-lapse
+    reason: moto answers ReceiptHandleIsInvalid with a different message
+    reference: https://github.com/getmoto/moto/blob/master/moto/sqs/exceptions.py
+unsupported:
+  - case: move-task-start
+    reason: moto has no message move tasks
+    reference: https://github.com/getmoto/moto/issues/6980
+";
+
+    fn end(case: &str, verdict: Verdict) -> CaseEnd {
+        let mut e = unsupported_end(
+            &parse_profile("p.yaml", GOOD).unwrap(),
+            "run-1",
+            "suites/x.yaml",
+            "move-task-start",
+            "2026-01-01T00:00:00.000Z",
+        )
+        .unwrap();
+        e.case = case.to_string();
+        e.verdict = verdict;
+        e.profile_note = None;
+        e
+    }
+
+    #[test]
+    fn parses_a_profile() {
+        let p = parse_profile("targets/moto.yaml", GOOD).unwrap();
+        assert_eq!(p.target, "moto");
+        assert_eq!(p.versions.as_deref(), Some("moto 5.1"));
+        assert_eq!(p.known_divergences.len(), 1);
+        assert_eq!(p.known_divergences[0].pos, Pos { line: 5, col: 11 });
+        assert_eq!(p.unsupported[0].case, "move-task-start");
+    }
+
+    #[test]
+    fn empty_lists_are_allowed() {
+        let p = parse_profile(
+            "e.yaml",
+            "target: aws\nknown_divergences: []\nunsupported:\n",
+        )
+        .unwrap();
+        assert!(p.known_divergences.is_empty() && p.unsupported.is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_missing_fields_and_duplicates_are_positioned() {
+        let src = "\
+target: moto
+known_divergence:
+  - case: a
+unsupported:
+  - case: a
+    reason: r
+    referense: x
+  - case: b
+    reason: r
+    reference: x
+  - case: b
+    reason: r
+    reference: y
+";
+        let diags = parse_profile("p.yaml", src).unwrap_err();
+        let lines: Vec<String> = diags.iter().map(|d| d.one_line()).collect();
+        assert_eq!(
+            lines,
+            vec![
+                "p.yaml:2:1: unknown key `known_divergence` in the target profile (did you mean `known_divergences`?)",
+                "p.yaml:7:5: unknown key `referense` in an unsupported case (did you mean `reference`?)",
+                "p.yaml:11:11: case `b` is listed twice; first at line 8",
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_target_and_bad_yaml_are_errors() {
+        let diags = parse_profile("p.yaml", "description: x\n").unwrap_err();
+        assert_eq!(
+            diags[0].one_line(),
+            "p.yaml:1:1: the target profile needs `target`"
+        );
+        let diags = parse_profile("p.yaml", "target: [\n").unwrap_err();
+        assert!(diags[0].message.starts_with("invalid YAML"), "{diags:?}");
+        assert!(parse_profile("p.yaml", "").is_err());
+    }
+
+    #[test]
+    fn unknown_case_ids_point_at_the_entry_with_a_suggestion() {
+        let p = parse_profile("targets/moto.yaml", GOOD).unwrap();
+        let diags = unknown_cases(
+            &p,
+            &["stale-handle-delete-after-lapse", "move-task-started"],
+        );
+        assert_eq!(diags.len(), 1);
+        assert_eq!(
+            diags[0].one_line(),
+            "targets/moto.yaml:9:11: no case `move-task-start` in the suites of this run (did you mean `move-task-started`?)"
+        );
+    }
+
+    #[test]
+    fn apply_maps_known_divergences() {
+        let p = parse_profile("p.yaml", GOOD).unwrap();
+        let failed = apply(&p, end("stale-handle-delete-after-lapse", Verdict::Fail));
+        assert_eq!(failed.verdict, Verdict::KnownDivergence);
+        assert_eq!(
+            failed.profile_note.as_deref(),
+            Some(
+                "moto answers ReceiptHandleIsInvalid with a different message (https://github.com/getmoto/moto/blob/master/moto/sqs/exceptions.py)"
+            )
+        );
+        let passed = apply(&p, end("stale-handle-delete-after-lapse", Verdict::Pass));
+        assert_eq!(passed.verdict, Verdict::Pass);
+        assert_eq!(passed.profile_note.as_deref(), Some(NO_LONGER_OBSERVED));
+        let errored = apply(&p, end("stale-handle-delete-after-lapse", Verdict::Error));
+        assert_eq!(
+            (errored.verdict, errored.profile_note),
+            (Verdict::Error, None)
+        );
+        let other = apply(&p, end("something-else", Verdict::Fail));
+        assert_eq!((other.verdict, other.profile_note), (Verdict::Fail, None));
+    }
+
+    #[test]
+    fn unsupported_cases_get_an_unsupported_end() {
+        let p = parse_profile("p.yaml", GOOD).unwrap();
+        let e = unsupported_end(&p, "r", "s.yaml", "move-task-start", "t").unwrap();
+        assert_eq!(e.verdict, Verdict::Unsupported);
+        assert_eq!(
+            e.reason,
+            "not run: unsupported on target profile `moto`: moto has no message move tasks"
+        );
+        assert!(unsupported_end(&p, "r", "s.yaml", "other", "t").is_none());
+    }
+
+    #[test]
+    fn changes_sort_cases_against_the_profile() {
+        let p = parse_profile("p.yaml", GOOD).unwrap();
+        let ends = vec![
+            apply(&p, end("stale-handle-delete-after-lapse", Verdict::Pass)),
+            apply(&p, end("new-bug", Verdict::Fail)),
+            end("fine", Verdict::Pass),
+            unsupported_end(&p, "r", "s", "move-task-start", "t").unwrap(),
+        ];
+        let c = changes(&ends);
+        assert_eq!(
+            c.no_longer_observed,
+            vec!["stale-handle-delete-after-lapse"]
+        );
+        assert_eq!(c.newly_failing, vec!["new-bug"]);
+        assert_eq!(c.unsupported, vec!["move-task-start"]);
+        assert!(c.confirmed.is_empty());
+        let text = c.render("moto");
+        assert!(text.starts_with("target profile `moto`: 0 known divergence(s) observed, 1 no longer observed, 1 failing outside the profile, 1 unsupported\n"), "{text}");
+        assert!(text.contains("    new-bug\n"), "{text}");
+    }
+
+    #[test]
+    fn shipped_profiles_parse_and_the_references_list_nothing() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("targets");
+        let mut seen = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let source = std::fs::read_to_string(&path).unwrap();
+            let shown = path.display().to_string();
+            let p = parse_profile(&shown, &source).unwrap_or_else(|d| panic!("{d:?}"));
+            assert_eq!(
+                Some(p.target.as_str()),
+                path.file_stem().and_then(|s| s.to_str())
+            );
+            if p.target == "embedded" || p.target == "aws" {
+                assert!(p.known_divergences.is_empty() && p.unsupported.is_empty());
+            }
+            seen.push(p.target);
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![
+                "aws",
+                "elasticmq",
+                "embedded",
+                "goaws",
+                "localstack",
+                "moto"
+            ]
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! Conformance machinery end to end: target profiles, the matrix and baselines, with the
+//! embedded emulator and a real moto server as the two targets.
+
+mod common;
+
+use common::{Moto, root, run_bin, single_run_dir};
+use sqsprobe::evidence::{Record, format::Verdict, read_evidence};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(180);
+const FIXTURE: &str = "tests/fixtures/moto-diverges.yaml";
+
+/// Runs `sqsprobe run` with `args` into a fresh folder under `out`; returns the run folder.
+fn run_into(out: &Path, args: &[&str], expected_code: i32) -> PathBuf {
+    std::fs::create_dir_all(out).unwrap();
+    let mut all = vec!["run", "--out", out.to_str().unwrap(), "-q"];
+    all.extend_from_slice(args);
+    let run = run_bin(&all, &root(), LIMIT);
+    assert_eq!(
+        run.code(),
+        expected_code,
+        "{all:?}\nstdout:\n{}\nstderr:\n{}",
+        run.stdout,
+        run.stderr
+    );
+    single_run_dir(out)
+}
+
+fn verdicts(dir: &Path) -> Vec<(String, Verdict, Option<String>)> {
+    read_evidence(&dir.join("evidence.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::CaseEnd(e) => Some((e.case, e.verdict, e.profile_note)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
+    let moto = Moto::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let embedded = run_into(&tmp.path().join("e"), &["--target-profile", "embedded"], 0);
+    let on_moto = run_into(&tmp.path().join("m"), &["--endpoint-url", &moto.url], 0);
+    let out = tmp.path().join("matrix");
+    let m = run_bin(
+        &[
+            "matrix",
+            embedded.to_str().unwrap(),
+            on_moto.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(m.code(), 0, "{}\n{}", m.stdout, m.stderr);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("matrix.json")).unwrap()).unwrap();
+    let names: Vec<&str> = json["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["embedded".to_string(), format!("endpoint {}", moto.url)]
+    );
+    let areas: Vec<&str> = json["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["area"].as_str().unwrap())
+        .collect();
+    assert_eq!(areas, vec!["lease-expiry", "partial-batch", "stale-handle"]);
+    let rows: usize = json["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["rows"].as_array().unwrap().len())
+        .sum();
+    let cases = verdicts(&embedded).len();
+    assert_eq!(rows, cases);
+    for column in json["columns"].as_array().unwrap() {
+        assert_eq!(column["score"]["run"], cases);
+        assert_eq!(column["score"]["conformance"], 1.0);
+    }
+    let md = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    assert!(
+        md.contains("| `partial-batch-delete-one-invalid-handle` | pass | pass |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn profile_maps_known_divergences_and_skips_unsupported_cases_on_moto() {
+    let moto = Moto::start();
+    let tmp = tempfile::tempdir().unwrap();
+    // Without the profile both fixture cases fail on moto...
+    let plain = run_into(
+        &tmp.path().join("plain"),
+        &[FIXTURE, "--endpoint-url", &moto.url],
+        4,
+    );
+    assert!(verdicts(&plain).iter().all(|(_, v, _)| *v == Verdict::Fail));
+    // ...with it, the run passes: one known divergence, one not run.
+    let profiled = run_into(
+        &tmp.path().join("profiled"),
+        &[
+            FIXTURE,
+            "--endpoint-url",
+            &moto.url,
+            "--target-profile",
+            "tests/fixtures/profile-moto-diverges.yaml",
+        ],
+        0,
+    );
+    let v = verdicts(&profiled);
+    assert_eq!(v.len(), 2);
+    let known = v
+        .iter()
+        .find(|(c, _, _)| c == "change-visibility-after-delete")
+        .unwrap();
+    assert_eq!(known.1, Verdict::KnownDivergence);
+    assert!(known.2.as_deref().unwrap().contains("moto/sqs/models.py"));
+    let skipped = v
+        .iter()
+        .find(|(c, _, _)| c == "fifo-delete-after-lease-lapsed")
+        .unwrap();
+    assert_eq!(skipped.1, Verdict::Unsupported);
+    let records = read_evidence(&profiled.join("evidence.jsonl")).unwrap();
+    assert!(records.iter().all(|r| match r {
+        Record::Call(c) => c.case != "fifo-delete-after-lease-lapsed",
+        Record::CaseStart(s) => s.case != "fifo-delete-after-lease-lapsed",
+        Record::RunStart(s) => s.target_profile.as_deref() == Some("moto-fixture"),
+        _ => true,
+    }));
+    let junit = std::fs::read_to_string(profiled.join("junit.xml")).unwrap();
+    assert!(junit.contains("type=\"unsupported\""), "{junit}");
+
+    // The same profile on the embedded emulator: the known divergence does not show.
+    let embedded = run_bin(
+        &[
+            "run",
+            FIXTURE,
+            "-q",
+            "--out",
+            tmp.path().join("emb").to_str().unwrap(),
+            "--target-profile",
+            "tests/fixtures/profile-moto-diverges.yaml",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(embedded.code(), 0, "{}", embedded.stderr);
+    assert!(
+        embedded
+            .stdout
+            .contains("known divergence no longer observed")
+            && embedded
+                .stdout
+                .contains("    change-visibility-after-delete\n"),
+        "{}",
+        embedded.stdout
+    );
+}
+
+#[test]
+fn a_bad_profile_is_refused_with_its_line_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let profile = tmp.path().join("bad.yaml");
+    std::fs::write(
+        &profile,
+        "target: x\nknown_divergences:\n  - case: change-visibility-after-delete\n    reasn: typo\n    reference: r\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = run_bin(
+        &[
+            "run",
+            FIXTURE,
+            "--target-profile",
+            profile.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 2, "{}", run.stderr);
+    assert!(run.stderr.contains("bad.yaml:4:5"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `reason`?"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+
+    let missing = run_bin(
+        &["run", "--target-profile", "no-such-target"],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(missing.code(), 1);
+    assert!(
+        missing.stderr.contains("targets/no-such-target.yaml"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn baselines_compare_identical_for_embedded_and_report_moto_differences() {
+    let moto = Moto::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let first = run_into(&tmp.path().join("1"), &[FIXTURE], 0);
+    let second = run_into(&tmp.path().join("2"), &[FIXTURE], 0);
+    let baselines = tmp.path().join("baselines");
+    let save = run_bin(
+        &[
+            "baseline",
+            "save",
+            first.to_str().unwrap(),
+            "--dir",
+            baselines.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(save.code(), 0, "{}", save.stderr);
+    let saved: Vec<PathBuf> = std::fs::read_dir(&baselines)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1);
+    let base = &saved[0];
+    let name = base.file_name().unwrap().to_str().unwrap();
+    assert!(name.starts_with("embedded-us-east-1-20"), "{name}");
+    assert!(base.join("evidence.jsonl").is_file() && base.join("baseline.json").is_file());
+    let json = std::fs::read_to_string(base.join("baseline.json")).unwrap();
+    assert!(
+        !json.contains("handle_digest") && !json.contains("AQEB"),
+        "{json}"
+    );
+
+    let same = run_bin(
+        &[
+            "baseline",
+            "compare",
+            base.to_str().unwrap(),
+            second.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(same.code(), 0, "{}\n{}", same.stdout, same.stderr);
+    assert!(
+        same.stdout.contains("identical to baseline"),
+        "{}",
+        same.stdout
+    );
+    assert!(second.join("comparison.md").is_file());
+
+    let on_moto = run_into(
+        &tmp.path().join("m"),
+        &[FIXTURE, "--endpoint-url", &moto.url],
+        4,
+    );
+    let differ = run_bin(
+        &[
+            "baseline",
+            "compare",
+            base.to_str().unwrap(),
+            on_moto.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(differ.code(), 4, "{}\n{}", differ.stdout, differ.stderr);
+    assert!(
+        differ.stdout.contains(
+            "tests/fixtures/moto-diverges.yaml:22: case `change-visibility-after-delete`: step 3 ChangeMessageVisibility: error code: InvalidParameterValue → ReceiptHandleIsInvalid"
+        ),
+        "{}",
+        differ.stdout
+    );
+    assert!(
+        differ.stdout.contains("verdict: pass → fail"),
+        "{}",
+        differ.stdout
+    );
+    let md = std::fs::read_to_string(on_moto.join("comparison.md")).unwrap();
+    assert!(md.contains("difference(s) in 2 case(s)"), "{md}");
+}
