@@ -710,16 +710,25 @@ fn decode_action(
         if !check_queue_label(r, label_node, &label) {
             return None;
         }
-        if scope.queues.contains_key(&label) {
-            r.error(
-                label_node,
-                format!("queue `{label}` is already defined in this case"),
-            );
-            return None;
-        }
         // Only the definition keys are checked here; `queue` was read above.
         let mut def = decode_queue_fields(r, key, body, &label, what, &["queue"])?;
         def.pos = pos(label_node);
+        // A known label is created again under the same name (idempotent CreateQueue,
+        // QueueAlreadyExists, QueueDeletedRecently); its name depends on its type, so the
+        // type must stay.
+        if let Some(kind) = scope.queues.get(&label)
+            && *kind != def.kind
+        {
+            r.error_hint(
+                label_node,
+                format!(
+                    "queue `{label}` is already defined as {}; a `create-queue` of a known label re-creates the same name",
+                    kind_name(*kind)
+                ),
+                "keep its `type`, or use a new label for a different queue",
+            );
+            return None;
+        }
         check_queue_refs(r, scope, &def);
         scope.queues.insert(label, def.kind);
         return Some(Action::CreateQueue(def));

@@ -333,6 +333,26 @@ fn case_outcome_needs_an_observe_step() {
 }
 
 #[test]
+fn create_queue_of_a_known_label_re_creates_it_with_the_same_type() {
+    let src = with_steps(
+        "      - create-queue: {queue: q, delay: 2s}\n        expect: {error: QueueAlreadyExists}\n      - delete-queue: {queue: q}\n      - create-queue: {queue: q}\n",
+    );
+    let suite = parse(&src).unwrap();
+    let steps = &suite.cases[0].steps;
+    assert!(
+        matches!(&steps[0].action, Action::CreateQueue(d) if d.label == "q" && d.delay == Some(Duration::from_secs(2)))
+    );
+    assert!(matches!(&steps[2].action, Action::CreateQueue(d) if d.label == "q"));
+    let err = only_error(&with_steps(
+        "      - create-queue: {queue: q, type: fifo}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:31: queue `q` is already defined as a standard queue"),
+        "{err}"
+    );
+}
+
+#[test]
 fn fifo_send_without_group_is_allowed_when_the_step_expects_an_error() {
     let src = with_steps(
         "      - create-queue: {queue: f, type: fifo}\n      - send: {queue: f, body: x}\n        expect: {error: MissingParameter}\n",
