@@ -154,7 +154,11 @@ impl CaseRun {
 
     fn queue_entry(run_id: &str, case: &str, def: &QueueDef) -> CaseQueue {
         CaseQueue {
-            name: queue_name(run_id, case, &def.label, def.kind),
+            name: format!(
+                "{}{}",
+                queue_name(run_id, case, &def.label, def.kind),
+                def.name_suffix.as_deref().unwrap_or_default()
+            ),
             url: None,
             arn: None,
             alive: false,

@@ -105,6 +105,9 @@ pub struct QueueDef {
     pub attributes: BTreeMap<String, String>,
     /// `tags:` queue tags besides the ownership tags, which are always added.
     pub tags: BTreeMap<String, String>,
+    /// `name_suffix:` (`create-queue` steps only) raw text appended to the owned name, so a
+    /// case can send a name AWS should refuse (bad characters, over 80, a misplaced `.fifo`).
+    pub name_suffix: Option<String>,
 }
 
 /// A redrive policy pointing at a queue of the same case.

@@ -548,6 +548,7 @@ fn decode_queue_fields<'a, 'n>(
         redrive_allow,
         attributes,
         tags,
+        name_suffix: None,
     };
     Some(def)
 }
@@ -711,8 +712,20 @@ fn decode_action(
             return None;
         }
         // Only the definition keys are checked here; `queue` was read above.
-        let mut def = decode_queue_fields(r, key, body, &label, what, &["queue"])?;
+        let mut def = decode_queue_fields(r, key, body, &label, what, &["queue", "name_suffix"])?;
         def.pos = pos(label_node);
+        if let Some(n) = body.data.as_mapping_get("name_suffix") {
+            let suffix = r.string(n, "`name_suffix`")?;
+            if scope.queues.contains_key(&label) {
+                r.error_hint(
+                    n,
+                    format!("`name_suffix` on queue `{label}`, which is already defined"),
+                    "a re-created label keeps its first name; use a new label",
+                );
+                return None;
+            }
+            def.name_suffix = Some(suffix);
+        }
         // A known label is created again under the same name (idempotent CreateQueue,
         // QueueAlreadyExists, QueueDeletedRecently); its name depends on its type, so the
         // type must stay.

@@ -353,6 +353,29 @@ fn create_queue_of_a_known_label_re_creates_it_with_the_same_type() {
 }
 
 #[test]
+fn name_suffix_is_for_new_create_queue_labels_only() {
+    let src = with_steps(
+        "      - create-queue: {queue: bad, name_suffix: \"!x\"}\n        expect: {error: InvalidParameterValue}\n",
+    );
+    let suite = parse(&src).unwrap();
+    assert!(
+        matches!(&suite.cases[0].steps[0].action, Action::CreateQueue(d) if d.name_suffix.as_deref() == Some("!x"))
+    );
+    let err = only_error(&with_steps(
+        "      - create-queue: {queue: q, name_suffix: x}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:47: `name_suffix` on queue `q`, which is already defined"),
+        "{err}"
+    );
+    let err = only_error(&format!(
+        "{}      - purge: {{queue: q}}\n",
+        CASE_HEAD.replace("q: {}", "q: {name_suffix: x}")
+    ));
+    assert!(err.contains("unknown key `name_suffix`"), "{err}");
+}
+
+#[test]
 fn fifo_send_without_group_is_allowed_when_the_step_expects_an_error() {
     let src = with_steps(
         "      - create-queue: {queue: f, type: fifo}\n      - send: {queue: f, body: x}\n        expect: {error: MissingParameter}\n",
