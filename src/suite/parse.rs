@@ -359,6 +359,7 @@ fn check_queue_label(r: &mut Reader, node: &Node, label: &str) -> bool {
 
 /// Reference checks of a queue definition against the queues in scope.
 fn check_queue_refs(r: &mut Reader, scope: &Scope, def: &QueueDef) {
+    check_arn_refs(r, scope, def.pos, &def.attributes);
     if let Some(redrive) = &def.redrive {
         match scope.queues.get(&redrive.dlq.value) {
             None => push_at(r, redrive.dlq.pos, &redrive.dlq.value, format!("unknown dead-letter queue `{}`", redrive.dlq.value), Some(known_queues(scope))),
@@ -380,6 +381,23 @@ fn check_queue_refs(r: &mut Reader, scope: &Scope, def: &QueueDef) {
                     l.pos,
                     &l.value,
                     format!("unknown queue `{}` in `by_queue`", l.value),
+                    Some(known_queues(scope)),
+                );
+            }
+        }
+    }
+}
+
+/// Every `${arn:<label>}` in raw attribute values must name a queue of the case.
+fn check_arn_refs(r: &mut Reader, scope: &Scope, at: Pos, attributes: &BTreeMap<String, String>) {
+    for (name, value) in attributes {
+        for label in super::model::arn_refs(value) {
+            if !scope.queues.contains_key(label) {
+                push_at(
+                    r,
+                    at,
+                    name,
+                    format!("`${{arn:{label}}}` in attribute `{name}` names no queue of this case"),
                     Some(known_queues(scope)),
                 );
             }
@@ -964,6 +982,7 @@ fn decode_action(
         },
         "set-attributes" => {
             let attributes = r.string_map(f.get("attributes")?, "`attributes`")?;
+            check_arn_refs(r, scope, pos(f.get("attributes")?), &attributes);
             Action::SetAttributes {
                 queue: queue?,
                 attributes,

@@ -376,6 +376,21 @@ fn name_suffix_is_for_new_create_queue_labels_only() {
 }
 
 #[test]
+fn arn_references_in_raw_attributes_must_name_a_queue() {
+    let ok = with_steps(
+        "      - create-queue: {queue: d, attributes: {RedrivePolicy: '{\"deadLetterTargetArn\":\"${arn:q}\",\"maxReceiveCount\":0}'}}\n        expect: {error: InvalidParameterValue}\n      - set-attributes: {queue: q, attributes: {RedrivePolicy: '${arn:d}'}}\n",
+    );
+    parse(&ok).unwrap();
+    let err = only_error(&with_steps(
+        "      - set-attributes: {queue: q, attributes: {RedrivePolicy: '${arn:zz}'}}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:48: `${arn:zz}` in attribute `RedrivePolicy` names no queue of this case"),
+        "{err}"
+    );
+}
+
+#[test]
 fn fifo_send_without_group_is_allowed_when_the_step_expects_an_error() {
     let src = with_steps(
         "      - create-queue: {queue: f, type: fifo}\n      - send: {queue: f, body: x}\n        expect: {error: MissingParameter}\n",
