@@ -18,7 +18,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, Body, Case, HandleRef, Observe, OutcomeClass, OutcomeExpect, QueueDef, Receive,
-    Send as SendStep, Step, StepExpect,
+    Send as SendStep, Step, StepExpect, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
@@ -239,7 +239,11 @@ impl CaseRun {
             .cloned()
             .collect();
         // A queue whose redrive points at another of the case's queues goes after it.
-        defs.sort_by_key(|d| d.redrive.is_some() || d.redrive_allow.is_some());
+        defs.sort_by_key(|d| {
+            d.redrive.is_some()
+                || d.redrive_allow.is_some()
+                || d.attributes.values().any(|v| !arn_refs(v).is_empty())
+        });
         for def in defs {
             let rec = self.create_queue(&def, Phase::Setup, None).await;
             if let Some(err) = rec.error {
@@ -278,6 +282,7 @@ impl CaseRun {
             .filter_map(|(l, q)| q.arn.clone().map(|a| (l.clone(), a)))
             .collect();
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
+        let attributes = self.resolve_arns(&attributes).await;
         let tags = create_tags(def, &self.ctx.run_id, &self.case.id);
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();
@@ -316,6 +321,57 @@ impl CaseRun {
         }
         self.emit_rows(&mut rec);
         rec
+    }
+
+    /// `attributes` with each `${arn:<label>}` replaced: a created queue's own ARN, or for a
+    /// queue never created (`create: false`) the ARN its name would have, in the account and
+    /// region of the case's other queues.
+    async fn resolve_arns(
+        &mut self,
+        attributes: &BTreeMap<String, String>,
+    ) -> BTreeMap<String, String> {
+        let labels: Vec<String> = attributes
+            .values()
+            .flat_map(|v| arn_refs(v))
+            .map(str::to_string)
+            .collect();
+        if labels.is_empty() {
+            return attributes.clone();
+        }
+        for l in &labels {
+            self.ensure_arn(l).await;
+        }
+        if self.queues.values().all(|q| q.arn.is_none()) {
+            let created: Vec<String> = self
+                .queues
+                .iter()
+                .filter(|(_, q)| q.url.is_some())
+                .map(|(l, _)| l.clone())
+                .collect();
+            for l in created {
+                self.ensure_arn(&l).await;
+            }
+        }
+        let prefix = self
+            .queues
+            .values()
+            .find_map(|q| q.arn.as_deref().and_then(|a| a.rsplit_once(':')))
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_else(|| "arn:aws:sqs:us-east-1:000000000000".to_string());
+        let arn_of = |l: &str| {
+            self.queues
+                .get(l)
+                .map(|q| {
+                    q.arn
+                        .clone()
+                        .unwrap_or_else(|| format!("{prefix}:{}", q.name))
+                })
+                .unwrap_or_default()
+        };
+        attributes
+            .iter()
+            .map(|(k, v)| (k.clone(), substitute_arns(v, &arn_of)))
+            .collect()
     }
 
     /// Fetches the QueueArn of a created queue, once.
@@ -948,7 +1004,7 @@ impl CaseRun {
                     None,
                     Some(name),
                 );
-                let attributes = attributes.clone();
+                let attributes = self.resolve_arns(attributes).await;
                 let mut rec = self
                     .call(meta, |r| {
                         let mut req = client.set_queue_attributes().queue_url(&url);
