@@ -338,8 +338,26 @@ impl CaseRun {
         if labels.is_empty() {
             return attributes.clone();
         }
-        for l in &labels {
-            self.ensure_arn(l).await;
+        let mut arns = HashMap::new();
+        for l in labels {
+            let arn = self.arn_or_derived(&l).await;
+            arns.insert(l, arn);
+        }
+        attributes
+            .iter()
+            .map(|(k, v)| {
+                let value = substitute_arns(v, &|l| arns.get(l).cloned().unwrap_or_default());
+                (k.clone(), value)
+            })
+            .collect()
+    }
+
+    /// The ARN of a queue of the case: its own once created, else the ARN its name would have
+    /// in the account and region of the case's other queues (for not-found cases).
+    async fn arn_or_derived(&mut self, label: &str) -> String {
+        self.ensure_arn(label).await;
+        if let Some(arn) = self.queues.get(label).and_then(|q| q.arn.clone()) {
+            return arn;
         }
         if self.queues.values().all(|q| q.arn.is_none()) {
             let created: Vec<String> = self
@@ -358,20 +376,10 @@ impl CaseRun {
             .find_map(|q| q.arn.as_deref().and_then(|a| a.rsplit_once(':')))
             .map(|(p, _)| p.to_string())
             .unwrap_or_else(|| "arn:aws:sqs:us-east-1:000000000000".to_string());
-        let arn_of = |l: &str| {
-            self.queues
-                .get(l)
-                .map(|q| {
-                    q.arn
-                        .clone()
-                        .unwrap_or_else(|| format!("{prefix}:{}", q.name))
-                })
-                .unwrap_or_default()
-        };
-        attributes
-            .iter()
-            .map(|(k, v)| (k.clone(), substitute_arns(v, &arn_of)))
-            .collect()
+        self.queues
+            .get(label)
+            .map(|q| format!("{prefix}:{}", q.name))
+            .unwrap_or_default()
     }
 
     /// Fetches the QueueArn of a created queue, once.
@@ -1236,11 +1244,10 @@ impl CaseRun {
             } => {
                 self.ensure_arn(&source.value).await;
                 let source_arn = self.arn(&source.value)?;
+                // An uncreated destination gets the ARN its name would have, so a case can
+                // ask for ResourceNotFoundException.
                 let dest_arn = match destination {
-                    Some(d) => {
-                        self.ensure_arn(&d.value).await;
-                        Some(self.arn(&d.value)?)
-                    }
+                    Some(d) => Some(self.arn_or_derived(&d.value).await),
                     None => None,
                 };
                 let qname = self.queues.get(&source.value).map(|q| q.name.clone());
