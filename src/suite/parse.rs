@@ -1351,11 +1351,28 @@ fn expect_applies(key: &str, action: &Action) -> bool {
     match (key, action) {
         (_, Action::Sleep(_)) => false,
         ("outcome", a) => matches!(a, Action::Observe(_)),
-        ("received", a) => matches!(a, Action::Receive(_) | Action::Observe(_)),
+        ("received", a) => matches!(
+            a,
+            Action::Receive(_) | Action::Observe(_) | Action::ListDeadLetterSourceQueues { .. }
+        ),
         (_, Action::Observe(_)) => false,
-        ("messages", a) => matches!(a, Action::Receive(_)),
+        // The runner counts queue URLs for the two listing calls.
+        ("messages", a) => matches!(
+            a,
+            Action::Receive(_)
+                | Action::ListQueues { .. }
+                | Action::ListDeadLetterSourceQueues { .. }
+        ),
         ("successful" | "failed", _) => batch,
-        ("attributes", a) => matches!(a, Action::Receive(_) | Action::GetAttributes { .. }),
+        // Tags (list-queue-tags) and the newest task's fields (list-move-tasks) are checked
+        // like queue attributes.
+        ("attributes", a) => matches!(
+            a,
+            Action::Receive(_)
+                | Action::GetAttributes { .. }
+                | Action::ListQueueTags { .. }
+                | Action::ListMoveTasks { .. }
+        ),
         _ => true,
     }
 }
@@ -1393,10 +1410,18 @@ fn decode_step_expect(
                     .map(|n| n as u32)
             }
             "received" => {
+                // ListDeadLetterSourceQueues answers queues, so its labels are queue labels.
+                let queues = matches!(action, Action::ListDeadLetterSourceQueues { .. });
                 if let Some(items) = r.seq(v, "message labels") {
                     e.received = items
                         .iter()
-                        .filter_map(|i| message_ref(r, scope, i))
+                        .filter_map(|i| {
+                            if queues {
+                                queue_ref(r, scope, i)
+                            } else {
+                                message_ref(r, scope, i)
+                            }
+                        })
                         .collect();
                 }
             }

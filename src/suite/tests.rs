@@ -391,6 +391,29 @@ fn arn_references_in_raw_attributes_must_name_a_queue() {
 }
 
 #[test]
+fn listing_steps_take_the_expectations_the_runner_checks() {
+    let src = with_steps(
+        "      - list-dead-letter-source-queues: {queue: q}\n        expect: {received: [q], messages: 1}\n      - list-queues: {max_results: 1}\n        expect: {messages: 1}\n      - list-queue-tags: {queue: q}\n        expect: {attributes: {team: a}}\n      - list-move-tasks: {source: q}\n        expect: {attributes: {Count: \"0\"}}\n",
+    );
+    let suite = parse(&src).unwrap();
+    assert_eq!(suite.cases[0].steps[0].expect.received[0].value, "q");
+    let err = only_error(&with_steps(
+        "      - list-dead-letter-source-queues: {queue: q}\n        expect: {received: [m1]}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:9:29: unknown queue `m1`"),
+        "{err}"
+    );
+    let err = only_error(&with_steps(
+        "      - list-queues: {}\n        expect: {received: [q]}\n",
+    ));
+    assert!(
+        err.contains("`received` does not apply to a `list-queues` step"),
+        "{err}"
+    );
+}
+
+#[test]
 fn fifo_send_without_group_is_allowed_when_the_step_expects_an_error() {
     let src = with_steps(
         "      - create-queue: {queue: f, type: fifo}\n      - send: {queue: f, body: x}\n        expect: {error: MissingParameter}\n",
