@@ -37,7 +37,7 @@ pub struct SuiteArgs {
     pub paths: Vec<PathBuf>,
 
     /// Refuse cases whose sleeps, waits and windows can exceed this (e.g. 90s, 5m).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "6m", value_parser = parse_duration)]
     pub max_case_duration: std::time::Duration,
 }
 

@@ -12,7 +12,8 @@ pub const CALL_ALLOWANCE: Duration = Duration::from_secs(2);
 /// Bounds every case must stay within; a case over them is refused at parse time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// The longest [`case_budget`] a case may have (default 5 minutes).
+    /// The longest [`case_budget`] a case may have (default 6 minutes: room for a `slow` case
+    /// to outlast SQS's 5-minute FIFO deduplication interval).
     pub max_case_duration: Duration,
     /// The most ReceiveMessage calls one `observe` step may make (default 100).
     pub max_observe_receives: u32,
@@ -21,7 +22,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            max_case_duration: Duration::from_secs(5 * 60),
+            max_case_duration: Duration::from_secs(6 * 60),
             max_observe_receives: 100,
         }
     }

@@ -194,10 +194,10 @@ fn bad_durations() {
 
 #[test]
 fn unbounded_case_is_refused_at_its_id() {
-    let src = with_steps("      - sleep: 4m\n      - observe: {queue: q, window: 1m}\n");
+    let src = with_steps("      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n");
     assert_eq!(
         only_error(&src),
-        "suites/x.yaml:2:9: case `c1` may take up to 306s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
+        "suites/x.yaml:2:9: case `c1` may take up to 366s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 6m (shorten sleeps or observe windows, or split the case)"
     );
 }
 
