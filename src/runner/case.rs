@@ -1461,7 +1461,11 @@ impl CaseRun {
                 business_key,
             },
         );
-        self.by_id.insert(message_id.to_string(), label.to_string());
+        // A FIFO duplicate is answered with the first message's MessageId; what is received
+        // is that first message, so the id keeps the first label.
+        self.by_id
+            .entry(message_id.to_string())
+            .or_insert_with(|| label.to_string());
     }
 
     /// The handle a reference names, plus (attempt name, receipt) when it came from a receive.
