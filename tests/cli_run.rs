@@ -31,8 +31,19 @@ fn shipped_suites_pass_against_moto_and_leave_a_complete_run_folder() {
     let moto = Moto::start();
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().to_str().unwrap();
+    // The chaos suites at the top of `suites/`; `suites/conformance/` records where moto
+    // differs from AWS, so it is not expected to pass there (docs/conformance.md).
     let run = run_bin(
-        &["run", "--endpoint-url", &moto.url, "--out", out],
+        &[
+            "run",
+            "--endpoint-url",
+            &moto.url,
+            "--out",
+            out,
+            "suites/stale-handle.yaml",
+            "suites/lease-expiry.yaml",
+            "suites/partial-batch.yaml",
+        ],
         &root(),
         LIMIT,
     );
