@@ -44,6 +44,10 @@ pub struct SuiteArgs {
     /// Refuse cases whose sleeps, waits and windows can exceed this (e.g. 90s, 5m).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub max_case_duration: std::time::Duration,
+
+    /// The same bound for cases tagged `slow` (they wait out SQS's own long intervals).
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_duration)]
+    pub max_slow_case_duration: std::time::Duration,
 }
 
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

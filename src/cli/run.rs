@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, watch};
 pub async fn run(args: RunArgs) -> i32 {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
+        max_slow_case_duration: args.suites.max_slow_case_duration,
         ..Limits::default()
     };
     let suites = match load::load(&args.suites.paths, &limits) {

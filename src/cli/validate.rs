@@ -24,6 +24,7 @@ fn load_or_report(paths: &[std::path::PathBuf], limits: &Limits) -> Result<Vec<S
 pub fn validate(args: ValidateArgs) -> i32 {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
+        max_slow_case_duration: args.suites.max_slow_case_duration,
         ..Limits::default()
     };
     match load_or_report(&args.suites.paths, &limits) {
@@ -40,6 +41,7 @@ pub fn validate(args: ValidateArgs) -> i32 {
 pub fn list(args: ListArgs) -> i32 {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
+        max_slow_case_duration: args.suites.max_slow_case_duration,
         ..Limits::default()
     };
     let suites = match load_or_report(&args.suites.paths, &limits) {

@@ -18,7 +18,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, Body, Case, HandleRef, Observe, OutcomeClass, OutcomeExpect, QueueDef, Receive,
-    Send as SendStep, Step, StepExpect,
+    Send as SendStep, Step, StepExpect, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
@@ -157,7 +157,11 @@ impl CaseRun {
 
     fn queue_entry(run_id: &str, case: &str, def: &QueueDef) -> CaseQueue {
         CaseQueue {
-            name: queue_name(run_id, case, &def.label, def.kind),
+            name: format!(
+                "{}{}",
+                queue_name(run_id, case, &def.label, def.kind),
+                def.name_suffix.as_deref().unwrap_or_default()
+            ),
             url: None,
             arn: None,
             alive: false,
@@ -259,7 +263,11 @@ impl CaseRun {
             .cloned()
             .collect();
         // A queue whose redrive points at another of the case's queues goes after it.
-        defs.sort_by_key(|d| d.redrive.is_some() || d.redrive_allow.is_some());
+        defs.sort_by_key(|d| {
+            d.redrive.is_some()
+                || d.redrive_allow.is_some()
+                || d.attributes.values().any(|v| !arn_refs(v).is_empty())
+        });
         for def in defs {
             let rec = self.create_queue(&def, Phase::Setup, None).await;
             if let Some(err) = rec.error {
@@ -298,6 +306,7 @@ impl CaseRun {
             .filter_map(|(l, q)| q.arn.clone().map(|a| (l.clone(), a)))
             .collect();
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
+        let attributes = self.resolve_arns(&attributes).await;
         let tags = create_tags(def, &self.ctx.run_id, &self.case.id);
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();
@@ -336,6 +345,65 @@ impl CaseRun {
         }
         self.emit_rows(&mut rec);
         rec
+    }
+
+    /// `attributes` with each `${arn:<label>}` replaced: a created queue's own ARN, or for a
+    /// queue never created (`create: false`) the ARN its name would have, in the account and
+    /// region of the case's other queues.
+    async fn resolve_arns(
+        &mut self,
+        attributes: &BTreeMap<String, String>,
+    ) -> BTreeMap<String, String> {
+        let labels: Vec<String> = attributes
+            .values()
+            .flat_map(|v| arn_refs(v))
+            .map(str::to_string)
+            .collect();
+        if labels.is_empty() {
+            return attributes.clone();
+        }
+        let mut arns = HashMap::new();
+        for l in labels {
+            let arn = self.arn_or_derived(&l).await;
+            arns.insert(l, arn);
+        }
+        attributes
+            .iter()
+            .map(|(k, v)| {
+                let value = substitute_arns(v, &|l| arns.get(l).cloned().unwrap_or_default());
+                (k.clone(), value)
+            })
+            .collect()
+    }
+
+    /// The ARN of a queue of the case: its own once created, else the ARN its name would have
+    /// in the account and region of the case's other queues (for not-found cases).
+    async fn arn_or_derived(&mut self, label: &str) -> String {
+        self.ensure_arn(label).await;
+        if let Some(arn) = self.queues.get(label).and_then(|q| q.arn.clone()) {
+            return arn;
+        }
+        if self.queues.values().all(|q| q.arn.is_none()) {
+            let created: Vec<String> = self
+                .queues
+                .iter()
+                .filter(|(_, q)| q.url.is_some())
+                .map(|(l, _)| l.clone())
+                .collect();
+            for l in created {
+                self.ensure_arn(&l).await;
+            }
+        }
+        let prefix = self
+            .queues
+            .values()
+            .find_map(|q| q.arn.as_deref().and_then(|a| a.rsplit_once(':')))
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_else(|| "arn:aws:sqs:us-east-1:000000000000".to_string());
+        self.queues
+            .get(label)
+            .map(|q| format!("{prefix}:{}", q.name))
+            .unwrap_or_default()
     }
 
     /// Fetches the QueueArn of a created queue, once.
@@ -968,7 +1036,7 @@ impl CaseRun {
                     None,
                     Some(name),
                 );
-                let attributes = attributes.clone();
+                let attributes = self.resolve_arns(attributes).await;
                 let mut rec = self
                     .call(meta, |r| {
                         let mut req = client.set_queue_attributes().queue_url(&url);
@@ -1200,11 +1268,10 @@ impl CaseRun {
             } => {
                 self.ensure_arn(&source.value).await;
                 let source_arn = self.arn(&source.value)?;
+                // An uncreated destination gets the ARN its name would have, so a case can
+                // ask for ResourceNotFoundException.
                 let dest_arn = match destination {
-                    Some(d) => {
-                        self.ensure_arn(&d.value).await;
-                        Some(self.arn(&d.value)?)
-                    }
+                    Some(d) => Some(self.arn_or_derived(&d.value).await),
                     None => None,
                 };
                 let qname = self.queues.get(&source.value).map(|q| q.name.clone());
@@ -1418,7 +1485,11 @@ impl CaseRun {
                 business_key,
             },
         );
-        self.by_id.insert(message_id.to_string(), label.to_string());
+        // A FIFO duplicate is answered with the first message's MessageId; what is received
+        // is that first message, so the id keeps the first label.
+        self.by_id
+            .entry(message_id.to_string())
+            .or_insert_with(|| label.to_string());
     }
 
     /// The handle a reference names, plus (attempt name, receipt) when it came from a receive.

@@ -14,6 +14,9 @@ pub const CALL_ALLOWANCE: Duration = Duration::from_secs(2);
 pub struct Limits {
     /// The longest [`case_budget`] a case may have (default 5 minutes).
     pub max_case_duration: Duration,
+    /// The same for cases tagged `slow`, which run only when asked and may wait out SQS's own
+    /// long intervals (the 5-minute FIFO deduplication window): default 15 minutes.
+    pub max_slow_case_duration: Duration,
     /// The most ReceiveMessage calls one `observe` step may make (default 100).
     pub max_observe_receives: u32,
 }
@@ -22,7 +25,19 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_case_duration: Duration::from_secs(5 * 60),
+            max_slow_case_duration: Duration::from_secs(15 * 60),
             max_observe_receives: 100,
+        }
+    }
+}
+
+impl Limits {
+    /// The bound that applies to `case`: the slow one for cases tagged `slow`.
+    pub fn max_for(&self, case: &Case) -> Duration {
+        if case.tags.iter().any(|t| t == "slow") {
+            self.max_slow_case_duration
+        } else {
+            self.max_case_duration
         }
     }
 }

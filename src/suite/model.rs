@@ -105,6 +105,9 @@ pub struct QueueDef {
     pub attributes: BTreeMap<String, String>,
     /// `tags:` queue tags besides the ownership tags, which are always added.
     pub tags: BTreeMap<String, String>,
+    /// `name_suffix:` (`create-queue` steps only) raw text appended to the owned name, so a
+    /// case can send a name AWS should refuse (bad characters, over 80, a misplaced `.fifo`).
+    pub name_suffix: Option<String>,
 }
 
 /// A redrive policy pointing at a queue of the same case.
@@ -459,4 +462,58 @@ pub enum OutcomeExpect {
 pub struct CaseExpect {
     /// `expect: {outcome: ...}` — applies to the case's last observe step.
     pub outcome: Option<OutcomeExpect>,
+}
+
+/// The queue labels a raw attribute value refers to as `${arn:<label>}`.
+///
+/// Raw `attributes:` pass values through untouched, except that each `${arn:<label>}` becomes
+/// the ARN of that queue of the case, so a case can write a RedrivePolicy the typed `redrive`
+/// key would refuse (a DLQ of the other type, an out-of-range maxReceiveCount, a queue that
+/// was never created).
+pub fn arn_refs(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${arn:") {
+        let after = &rest[start + 6..];
+        let Some(end) = after.find('}') else { break };
+        out.push(&after[..end]);
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// `value` with every `${arn:<label>}` replaced by `arn_of(label)`.
+pub fn substitute_arns(value: &str, arn_of: &dyn Fn(&str) -> String) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${arn:") {
+        let after = &rest[start + 6..];
+        let Some(end) = after.find('}') else { break };
+        out.push_str(&rest[..start]);
+        out.push_str(&arn_of(&after[..end]));
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arn_references_are_found_and_substituted() {
+        let v = r#"{"deadLetterTargetArn":"${arn:dead}","x":"${arn:other}"}"#;
+        assert_eq!(arn_refs(v), vec!["dead", "other"]);
+        let got = substitute_arns(v, &|l| format!("arn:aws:sqs:r:1:{l}"));
+        assert_eq!(
+            got,
+            r#"{"deadLetterTargetArn":"arn:aws:sqs:r:1:dead","x":"arn:aws:sqs:r:1:other"}"#
+        );
+        assert!(arn_refs("plain ${arn:unclosed").is_empty());
+        assert_eq!(
+            substitute_arns("plain ${arn:unclosed", &|_| "X".into()),
+            "plain ${arn:unclosed"
+        );
+    }
 }

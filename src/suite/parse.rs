@@ -332,14 +332,15 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
     };
     if r.diags.len() == errors_before {
         let budget = case_budget(&case);
-        if budget > limits.max_case_duration {
+        let max = limits.max_for(&case);
+        if budget > max {
             r.error_hint(
                 id_node?,
                 format!(
                     "case `{}` may take up to {} (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of {}",
                     case.id,
                     duration::format(budget),
-                    duration::format(limits.max_case_duration)
+                    duration::format(max)
                 ),
                 "shorten sleeps or observe windows, or split the case",
             );
@@ -362,6 +363,7 @@ fn check_queue_label(r: &mut Reader, node: &Node, label: &str) -> bool {
 
 /// Reference checks of a queue definition against the queues in scope.
 fn check_queue_refs(r: &mut Reader, scope: &Scope, def: &QueueDef) {
+    check_arn_refs(r, scope, def.pos, &def.attributes);
     if let Some(redrive) = &def.redrive {
         match scope.queues.get(&redrive.dlq.value) {
             None => push_at(r, redrive.dlq.pos, &redrive.dlq.value, format!("unknown dead-letter queue `{}`", redrive.dlq.value), Some(known_queues(scope))),
@@ -383,6 +385,23 @@ fn check_queue_refs(r: &mut Reader, scope: &Scope, def: &QueueDef) {
                     l.pos,
                     &l.value,
                     format!("unknown queue `{}` in `by_queue`", l.value),
+                    Some(known_queues(scope)),
+                );
+            }
+        }
+    }
+}
+
+/// Every `${arn:<label>}` in raw attribute values must name a queue of the case.
+fn check_arn_refs(r: &mut Reader, scope: &Scope, at: Pos, attributes: &BTreeMap<String, String>) {
+    for (name, value) in attributes {
+        for label in super::model::arn_refs(value) {
+            if !scope.queues.contains_key(label) {
+                push_at(
+                    r,
+                    at,
+                    name,
+                    format!("`${{arn:{label}}}` in attribute `{name}` names no queue of this case"),
                     Some(known_queues(scope)),
                 );
             }
@@ -551,6 +570,7 @@ fn decode_queue_fields<'a, 'n>(
         redrive_allow,
         attributes,
         tags,
+        name_suffix: None,
     };
     Some(def)
 }
@@ -713,16 +733,37 @@ fn decode_action(
         if !check_queue_label(r, label_node, &label) {
             return None;
         }
-        if scope.queues.contains_key(&label) {
-            r.error(
+        // Only the definition keys are checked here; `queue` was read above.
+        let mut def = decode_queue_fields(r, key, body, &label, what, &["queue", "name_suffix"])?;
+        def.pos = pos(label_node);
+        if let Some(n) = body.data.as_mapping_get("name_suffix") {
+            let suffix = r.string(n, "`name_suffix`")?;
+            if scope.queues.contains_key(&label) {
+                r.error_hint(
+                    n,
+                    format!("`name_suffix` on queue `{label}`, which is already defined"),
+                    "a re-created label keeps its first name; use a new label",
+                );
+                return None;
+            }
+            def.name_suffix = Some(suffix);
+        }
+        // A known label is created again under the same name (idempotent CreateQueue,
+        // QueueAlreadyExists, QueueDeletedRecently); its name depends on its type, so the
+        // type must stay.
+        if let Some(kind) = scope.queues.get(&label)
+            && *kind != def.kind
+        {
+            r.error_hint(
                 label_node,
-                format!("queue `{label}` is already defined in this case"),
+                format!(
+                    "queue `{label}` is already defined as {}; a `create-queue` of a known label re-creates the same name",
+                    kind_name(*kind)
+                ),
+                "keep its `type`, or use a new label for a different queue",
             );
             return None;
         }
-        // Only the definition keys are checked here; `queue` was read above.
-        let mut def = decode_queue_fields(r, key, body, &label, what, &["queue"])?;
-        def.pos = pos(label_node);
         check_queue_refs(r, scope, &def);
         scope.queues.insert(label, def.kind);
         return Some(Action::CreateQueue(def));
@@ -945,6 +986,7 @@ fn decode_action(
         },
         "set-attributes" => {
             let attributes = r.string_map(f.get("attributes")?, "`attributes`")?;
+            check_arn_refs(r, scope, pos(f.get("attributes")?), &attributes);
             Action::SetAttributes {
                 queue: queue?,
                 attributes,
@@ -1313,13 +1355,29 @@ fn expect_applies(key: &str, action: &Action) -> bool {
     match (key, action) {
         (_, Action::Sleep(_)) => false,
         ("outcome", a) => matches!(a, Action::Observe(_)),
-        ("received", a) => matches!(a, Action::Receive(_) | Action::Observe(_)),
+        ("received", a) => matches!(
+            a,
+            Action::Receive(_) | Action::Observe(_) | Action::ListDeadLetterSourceQueues { .. }
+        ),
         (_, Action::Observe(_)) => false,
-        ("messages", a) => matches!(a, Action::Receive(_)),
+        // The runner counts queue URLs for the two listing calls.
+        ("messages", a) => matches!(
+            a,
+            Action::Receive(_)
+                | Action::ListQueues { .. }
+                | Action::ListDeadLetterSourceQueues { .. }
+        ),
         ("successful" | "failed", _) => batch,
-        ("attributes" | "absent", a) => {
-            matches!(a, Action::Receive(_) | Action::GetAttributes { .. })
-        }
+        // Tags (list-queue-tags) and the newest task's fields (list-move-tasks) are checked
+        // like queue attributes.
+        ("attributes", a) => matches!(
+            a,
+            Action::Receive(_)
+                | Action::GetAttributes { .. }
+                | Action::ListQueueTags { .. }
+                | Action::ListMoveTasks { .. }
+        ),
+        ("absent", a) => matches!(a, Action::Receive(_) | Action::GetAttributes { .. }),
         ("within", a) => matches!(a, Action::Receive(_)),
         _ => true,
     }
@@ -1358,10 +1416,18 @@ fn decode_step_expect(
                     .map(|n| n as u32)
             }
             "received" => {
+                // ListDeadLetterSourceQueues answers queues, so its labels are queue labels.
+                let queues = matches!(action, Action::ListDeadLetterSourceQueues { .. });
                 if let Some(items) = r.seq(v, "message labels") {
                     e.received = items
                         .iter()
-                        .filter_map(|i| message_ref(r, scope, i))
+                        .filter_map(|i| {
+                            if queues {
+                                queue_ref(r, scope, i)
+                            } else {
+                                message_ref(r, scope, i)
+                            }
+                        })
                         .collect();
                 }
             }

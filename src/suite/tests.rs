@@ -218,11 +218,20 @@ fn bad_durations() {
 
 #[test]
 fn unbounded_case_is_refused_at_its_id() {
-    let src = with_steps("      - sleep: 4m\n      - observe: {queue: q, window: 1m}\n");
+    let src = with_steps("      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n");
     assert_eq!(
         only_error(&src),
-        "suites/x.yaml:2:9: case `c1` may take up to 306s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
+        "suites/x.yaml:2:9: case `c1` may take up to 366s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
     );
+}
+
+#[test]
+fn slow_cases_have_their_own_larger_bound() {
+    let limits = Limits::default();
+    let slow = "suite: s\ncases:\n  - id: c1\n    tags: [slow]\n    behaviour: b\n    source: s\n    queues:\n      q: {}\n    steps:\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n";
+    assert!(parse_suite("suites/x.yaml", slow, &limits).is_ok());
+    let too_slow = slow.replace("sleep: 5m", "sleep: 15m");
+    assert!(parse_suite("suites/x.yaml", &too_slow, &limits).is_err());
 }
 
 #[test]
@@ -353,6 +362,87 @@ fn case_outcome_needs_an_observe_step() {
     assert!(
         only_error(&src)
             .starts_with("suites/x.yaml:9:14: a case `outcome` needs an `observe` step")
+    );
+}
+
+#[test]
+fn create_queue_of_a_known_label_re_creates_it_with_the_same_type() {
+    let src = with_steps(
+        "      - create-queue: {queue: q, delay: 2s}\n        expect: {error: QueueAlreadyExists}\n      - delete-queue: {queue: q}\n      - create-queue: {queue: q}\n",
+    );
+    let suite = parse(&src).unwrap();
+    let steps = &suite.cases[0].steps;
+    assert!(
+        matches!(&steps[0].action, Action::CreateQueue(d) if d.label == "q" && d.delay == Some(Duration::from_secs(2)))
+    );
+    assert!(matches!(&steps[2].action, Action::CreateQueue(d) if d.label == "q"));
+    let err = only_error(&with_steps(
+        "      - create-queue: {queue: q, type: fifo}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:31: queue `q` is already defined as a standard queue"),
+        "{err}"
+    );
+}
+
+#[test]
+fn name_suffix_is_for_new_create_queue_labels_only() {
+    let src = with_steps(
+        "      - create-queue: {queue: bad, name_suffix: \"!x\"}\n        expect: {error: InvalidParameterValue}\n",
+    );
+    let suite = parse(&src).unwrap();
+    assert!(
+        matches!(&suite.cases[0].steps[0].action, Action::CreateQueue(d) if d.name_suffix.as_deref() == Some("!x"))
+    );
+    let err = only_error(&with_steps(
+        "      - create-queue: {queue: q, name_suffix: x}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:47: `name_suffix` on queue `q`, which is already defined"),
+        "{err}"
+    );
+    let err = only_error(&format!(
+        "{}      - purge: {{queue: q}}\n",
+        CASE_HEAD.replace("q: {}", "q: {name_suffix: x}")
+    ));
+    assert!(err.contains("unknown key `name_suffix`"), "{err}");
+}
+
+#[test]
+fn arn_references_in_raw_attributes_must_name_a_queue() {
+    let ok = with_steps(
+        "      - create-queue: {queue: d, attributes: {RedrivePolicy: '{\"deadLetterTargetArn\":\"${arn:q}\",\"maxReceiveCount\":0}'}}\n        expect: {error: InvalidParameterValue}\n      - set-attributes: {queue: q, attributes: {RedrivePolicy: '${arn:d}'}}\n",
+    );
+    parse(&ok).unwrap();
+    let err = only_error(&with_steps(
+        "      - set-attributes: {queue: q, attributes: {RedrivePolicy: '${arn:zz}'}}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:48: `${arn:zz}` in attribute `RedrivePolicy` names no queue of this case"),
+        "{err}"
+    );
+}
+
+#[test]
+fn listing_steps_take_the_expectations_the_runner_checks() {
+    let src = with_steps(
+        "      - list-dead-letter-source-queues: {queue: q}\n        expect: {received: [q], messages: 1}\n      - list-queues: {max_results: 1}\n        expect: {messages: 1}\n      - list-queue-tags: {queue: q}\n        expect: {attributes: {team: a}}\n      - list-move-tasks: {source: q}\n        expect: {attributes: {Count: \"0\"}}\n",
+    );
+    let suite = parse(&src).unwrap();
+    assert_eq!(suite.cases[0].steps[0].expect.received[0].value, "q");
+    let err = only_error(&with_steps(
+        "      - list-dead-letter-source-queues: {queue: q}\n        expect: {received: [m1]}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:9:29: unknown queue `m1`"),
+        "{err}"
+    );
+    let err = only_error(&with_steps(
+        "      - list-queues: {}\n        expect: {received: [q]}\n",
+    ));
+    assert!(
+        err.contains("`received` does not apply to a `list-queues` step"),
+        "{err}"
     );
 }
 
