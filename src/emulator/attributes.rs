@@ -1,7 +1,7 @@
 //! Queue attributes: the settable ones, their AWS ranges and error messages, and how they read.
 //!
 //! Ranges from API_CreateQueue / API_SetQueueAttributes; error codes and texts from the
-//! AWS-recorded snapshots summarised in `/work/notes/aws-sqs-facts.md` §6.
+//! AWS-recorded snapshots summarised in `docs/aws-facts.md` §6.
 
 use std::collections::BTreeMap;
 

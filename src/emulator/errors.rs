@@ -3,7 +3,7 @@
 //! Each error carries the three names AWS puts on the wire: the legacy query code (XML `<Code>`
 //! and the first half of the JSON `x-amzn-query-error` header), the JSON shape name (`__type`)
 //! and the HTTP status. Codes, shapes and messages follow the AWS-recorded responses collected in
-//! `/work/notes/aws-sqs-facts.md` (LocalStack's `test_sqs.snapshot.json` recordings).
+//! `docs/aws-facts.md` (LocalStack's `test_sqs.snapshot.json` recordings).
 
 use std::borrow::Cow;
 

@@ -66,7 +66,7 @@ mod tests {
             .collect()
     }
 
-    // Vectors recorded against AWS (SNAP-2025, see /work/notes/aws-sqs-facts.md A3).
+    // Vectors recorded against AWS (SNAP-2025, see docs/aws-facts.md A3).
     #[test]
     fn body_md5_matches_aws() {
         assert_eq!(md5_hex(b"msg"), "6e2baaf3b97dbeef01c0043275f9a0e7");
