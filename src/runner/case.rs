@@ -794,13 +794,7 @@ impl CaseRun {
             }
             Action::Receive(receive) => self.receive_step(step, receive).await,
             Action::Delete { queue, target } => {
-                let (handle, info) = self.resolve_handle(target)?;
-                let label = queue
-                    .as_ref()
-                    .map(|q| q.value.clone())
-                    .or_else(|| self.attempt_queue(target))
-                    .ok_or("delete needs `queue:` when it uses a literal handle")?;
-                let (url, name) = self.queue_url(&label)?;
+                let (handle, info, url, name) = self.resolve_single(queue, target, "delete")?;
                 let attempt = info.as_ref().map(|i| i.0.clone());
                 let meta = self.meta(
                     Phase::Step,
@@ -828,28 +822,19 @@ impl CaseRun {
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::DeleteBatch { queue, entries } => {
-                let mut request_entries = Vec::new();
-                let mut resolved = HashMap::new();
-                let mut label = queue.as_ref().map(|q| q.value.clone());
-                for e in entries {
-                    let (handle, info) = self.resolve_handle(&e.target)?;
-                    if label.is_none() {
-                        label = self.attempt_queue(&e.target);
-                    }
-                    request_entries.push(
+                let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
+                let (resolved, url, name) = self.resolve_batch(queue, &targets, "delete-batch")?;
+                let request_entries = entries
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(e, (handle, _))| {
                         DeleteMessageBatchRequestEntry::builder()
                             .id(&e.id)
-                            .receipt_handle(&handle)
+                            .receipt_handle(handle)
                             .build()
-                            .map_err(|err| {
-                                format!("could not build batch entry {}: {err}", e.id)
-                            })?,
-                    );
-                    resolved.insert(e.id.clone(), (handle, info));
-                }
-                let label =
-                    label.ok_or("delete-batch needs `queue:` when no entry names an attempt")?;
-                let (url, name) = self.queue_url(&label)?;
+                            .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
                 let meta = self.meta(
                     Phase::Step,
                     Some(step),
@@ -869,9 +854,12 @@ impl CaseRun {
                             .send()
                     })
                     .await;
+                // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
+                let by_id: HashMap<String, ResolvedHandle> =
+                    entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
                 let batch = self.handle_batch_result(
                     &mut rec,
-                    &resolved,
+                    &by_id,
                     |o: &aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput| {
                         (
                             o.successful().iter().map(|s| s.id().to_string()).collect(),
@@ -894,13 +882,8 @@ impl CaseRun {
                 target,
                 timeout,
             } => {
-                let (handle, info) = self.resolve_handle(target)?;
-                let label = queue
-                    .as_ref()
-                    .map(|q| q.value.clone())
-                    .or_else(|| self.attempt_queue(target))
-                    .ok_or("change-visibility needs `queue:` when it uses a literal handle")?;
-                let (url, name) = self.queue_url(&label)?;
+                let (handle, info, url, name) =
+                    self.resolve_single(queue, target, "change-visibility")?;
                 let attempt = info.as_ref().map(|i| i.0.clone());
                 let meta = self.meta(
                     Phase::Step,
@@ -927,30 +910,21 @@ impl CaseRun {
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::ChangeVisibilityBatch { queue, entries } => {
-                let mut request_entries = Vec::new();
-                let mut resolved = HashMap::new();
-                let mut label = queue.as_ref().map(|q| q.value.clone());
-                for e in entries {
-                    let (handle, info) = self.resolve_handle(&e.target)?;
-                    if label.is_none() {
-                        label = self.attempt_queue(&e.target);
-                    }
-                    request_entries.push(
+                let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
+                let (resolved, url, name) =
+                    self.resolve_batch(queue, &targets, "change-visibility-batch")?;
+                let request_entries = entries
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(e, (handle, _))| {
                         ChangeMessageVisibilityBatchRequestEntry::builder()
                             .id(&e.id)
-                            .receipt_handle(&handle)
+                            .receipt_handle(handle)
                             .visibility_timeout(e.timeout.as_secs() as i32)
                             .build()
-                            .map_err(|err| {
-                                format!("could not build batch entry {}: {err}", e.id)
-                            })?,
-                    );
-                    resolved.insert(e.id.clone(), (handle, info));
-                }
-                let label = label.ok_or(
-                    "change-visibility-batch needs `queue:` when no entry names an attempt",
-                )?;
-                let (url, name) = self.queue_url(&label)?;
+                            .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
                 let meta = self.meta(
                     Phase::Step,
                     Some(step),
@@ -970,9 +944,12 @@ impl CaseRun {
                             .send()
                     })
                     .await;
+                // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
+                let by_id: HashMap<String, ResolvedHandle> =
+                    entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
                 let batch = self.handle_batch_result(
                     &mut rec,
-                    &resolved,
+                    &by_id,
                     |o: &aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput| {
                         (
                             o.successful().iter().map(|s| s.id().to_string()).collect(),
@@ -1525,6 +1502,49 @@ impl CaseRun {
                 ))
             }
         }
+    }
+
+    /// Resolves a single-handle step: the handle, where it came from, and the queue (given,
+    /// or the one the attempt received from).
+    #[allow(clippy::type_complexity)]
+    fn resolve_single(
+        &mut self,
+        queue: &Option<crate::suite::model::Spanned<String>>,
+        target: &HandleRef,
+        step: &str,
+    ) -> Result<(String, Option<(String, Receipt)>, String, String), String> {
+        // (handle, origin, queue url, queue name)
+        let (handle, info) = self.resolve_handle(target)?;
+        let label = queue
+            .as_ref()
+            .map(|q| q.value.clone())
+            .or_else(|| self.attempt_queue(target))
+            .ok_or_else(|| format!("{step} needs `queue:` when it uses a literal handle"))?;
+        let (url, name) = self.queue_url(&label)?;
+        Ok((handle, info, url, name))
+    }
+
+    /// Resolves every entry of a batch step by entry id, and the queue (given, or the one the
+    /// first attempt-entry received from).
+    fn resolve_batch(
+        &mut self,
+        queue: &Option<crate::suite::model::Spanned<String>>,
+        entries: &[&HandleRef],
+        step: &str,
+    ) -> Result<(Vec<ResolvedHandle>, String, String), String> {
+        // In entry order, not keyed by id: conformance cases send duplicate ids on purpose.
+        let mut resolved = Vec::new();
+        let mut label = queue.as_ref().map(|q| q.value.clone());
+        for target in entries {
+            resolved.push(self.resolve_handle(target)?);
+            if label.is_none() {
+                label = self.attempt_queue(target);
+            }
+        }
+        let label =
+            label.ok_or_else(|| format!("{step} needs `queue:` when no entry names an attempt"))?;
+        let (url, name) = self.queue_url(&label)?;
+        Ok((resolved, url, name))
     }
 
     /// The queue an attempt received from (so `delete: {attempt: A}` needs no `queue:`).
