@@ -4,6 +4,7 @@
 //! does nothing but call [`main`] and exit with what it returns.
 
 mod args;
+mod bench;
 mod load;
 mod report;
 mod run;
@@ -35,6 +36,7 @@ pub fn main() -> i32 {
         args::Command::Report(a) => report::report(a),
         args::Command::Run(a) => with_runtime(run::run(a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),
+        args::Command::Bench(a) => with_runtime(bench::run(a)),
     }
 }
 
