@@ -171,7 +171,8 @@ pub struct BenchArgs {
     #[arg(long = "endpoint", value_name = "NAME=URL", value_parser = parse_named_endpoint, help_heading = "Targets")]
     pub endpoints: Vec<(String, String)>,
 
-    /// Target the ratios are computed against (default: the first target).
+    /// Target the ratios are computed against (default: the first; embedded runs before
+    /// the --endpoint targets, which run in the order given).
     #[arg(long, value_name = "NAME", help_heading = "Targets")]
     pub baseline: Option<String>,
 
