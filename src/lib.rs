@@ -11,6 +11,7 @@
 //! [`evidence`] writes the JSON Lines evidence file, [`emulator`] serves the SQS wire protocol,
 //! and [`cli`] wires the commands together.
 
+pub mod bench;
 pub mod classify;
 pub mod cli;
 pub mod conformance;

@@ -32,6 +32,8 @@ pub enum Command {
     /// Save a run as a baseline, or compare a run against one.
     #[command(subcommand)]
     Baseline(BaselineCommand),
+    /// Measure throughput and latency of targets with a send → receive → delete loop.
+    Bench(BenchArgs),
 }
 
 /// Where suites come from and which limits apply.
@@ -212,4 +214,78 @@ pub struct BaselineCompareArgs {
     /// Where to write comparison.md (default: the run folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+/// Targets `bench` can start itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchTargetArg {
+    /// The in-process emulator on an ephemeral loopback port.
+    Embedded,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Start and measure a target in-process (default when no --endpoint is given).
+    #[arg(long, value_enum, help_heading = "Targets")]
+    pub target: Vec<BenchTargetArg>,
+
+    /// Measure an SQS-compatible endpoint, named for the table (repeatable), e.g.
+    /// `moto=http://127.0.0.1:5000`.
+    #[arg(long = "endpoint", value_name = "NAME=URL", value_parser = parse_named_endpoint, help_heading = "Targets")]
+    pub endpoints: Vec<(String, String)>,
+
+    /// Target the ratios are computed against (default: the first; embedded runs before
+    /// the --endpoint targets, which run in the order given).
+    #[arg(long, value_name = "NAME", help_heading = "Targets")]
+    pub baseline: Option<String>,
+
+    /// AWS region for the clients (emulators accept any; default us-east-1).
+    #[arg(long, value_name = "REGION", help_heading = "Targets")]
+    pub region: Option<String>,
+
+    /// Concurrent clients, each on its own queue; a list runs each count (e.g. 1,8).
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        default_value = "1",
+        help_heading = "Workload"
+    )]
+    pub clients: Vec<usize>,
+
+    /// Length of the measured phase per target and client count (at most 1h).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, help_heading = "Workload")]
+    pub duration: std::time::Duration,
+
+    /// Unmeasured warm-up before each measured phase.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, help_heading = "Workload")]
+    pub warmup: std::time::Duration,
+
+    /// Stop each client after this many measured cycles (the duration still bounds the run).
+    #[arg(long, value_name = "N", help_heading = "Workload")]
+    pub messages: Option<u64>,
+
+    /// Also write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+}
+
+fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {
+    let (name, url) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=URL, e.g. moto=http://127.0.0.1:5000"))?;
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(format!(
+            "`{name}` is not a target name: use letters, digits, `-`, `_`, `.`"
+        ));
+    }
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!("`{url}` is not an http(s) URL"));
+    }
+    Ok((name.to_string(), url.to_string()))
 }

@@ -5,6 +5,7 @@
 
 mod args;
 mod baseline;
+mod bench;
 mod load;
 mod matrix;
 mod profile;
@@ -40,6 +41,7 @@ pub fn main() -> i32 {
         args::Command::Baseline(a) => baseline::baseline(a),
         args::Command::Run(a) => with_runtime(run::run(a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),
+        args::Command::Bench(a) => with_runtime(bench::run(a)),
     }
 }
 

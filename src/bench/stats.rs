@@ -1,0 +1,48 @@
+//! Latency statistics: nearest-rank percentiles over recorded samples (pure).
+
+/// The `p`-th percentile (0 < p ≤ 100) of `sorted` by the nearest-rank method: the smallest
+/// sample such that at least p % of the samples are ≤ it. `None` for no samples.
+///
+/// Nearest rank always returns a value that was observed, so a p99 over few samples is the
+/// slowest real call rather than an interpolation nobody measured.
+pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+    if sorted.is_empty() || !(p > 0.0 && p <= 100.0) {
+        return None;
+    }
+    let n = sorted.len();
+    // The rank is computed in f64; the clamp keeps rounding at p = 100 inside the slice.
+    let rank = ((p / 100.0) * n as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, n) - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn empty_and_out_of_range_give_none() {
+        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&[1, 2], 0.0), None);
+        assert_eq!(percentile(&[1, 2], 101.0), None);
+        assert_eq!(percentile(&[1, 2], f64::NAN), None);
+    }
+
+    #[test]
+    fn nearest_rank_on_hundred_samples() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50.0), Some(50));
+        assert_eq!(percentile(&v, 99.0), Some(99));
+        assert_eq!(percentile(&v, 100.0), Some(100));
+        assert_eq!(percentile(&v, 1.0), Some(1));
+    }
+
+    #[test]
+    fn small_samples_pick_observed_values() {
+        assert_eq!(percentile(&[7], 50.0), Some(7));
+        assert_eq!(percentile(&[7], 99.0), Some(7));
+        // Four samples: p50 is the 2nd, p99 the 4th (the slowest).
+        assert_eq!(percentile(&[10, 20, 30, 40], 50.0), Some(20));
+        assert_eq!(percentile(&[10, 20, 30, 40], 99.0), Some(40));
+        assert_eq!(percentile(&[10, 20, 30], 50.0), Some(20));
+    }
+}
