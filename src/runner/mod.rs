@@ -6,10 +6,12 @@
 //! - `case`: one case from setup to verdict.
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out.
+//! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
 
 pub mod call;
 pub mod case;
 pub mod expect;
+pub mod query_protocol;
 pub mod queues;
 pub mod run;
 pub mod target;
