@@ -18,7 +18,7 @@ pub mod target;
 
 pub use queues::Registry;
 pub use run::{PlannedCase, RunOutcome, RunSettings, new_run_id, preflight, run_plan};
-pub use target::{TargetConfig, TargetKind, build_client};
+pub use target::{Protocol, TargetConfig, TargetKind, build_client, query_protocol_refusal};
 
 use crate::evidence::Record;
 use tokio::sync::{mpsc, watch};
