@@ -66,6 +66,16 @@ pub enum TargetArg {
     Aws,
 }
 
+/// The wire protocol of `sqsprobe run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// AWS JSON 1.0, what aws-sdk-sqs speaks.
+    Json,
+    /// The form-encoded / XML query protocol, translated under the SDK (emulators only; see
+    /// docs/query-protocol.md).
+    Query,
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -104,6 +114,16 @@ pub struct RunArgs {
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
     #[arg(long, value_name = "NAME|PATH", help_heading = "Target")]
     pub target_profile: Option<String>,
+
+    /// Wire protocol: `json` (AWS JSON 1.0) or `query` (form requests, XML replies).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "json",
+        value_name = "PROTOCOL",
+        help_heading = "Target"
+    )]
+    pub protocol: ProtocolArg,
 
     /// Cases run at once (they mostly wait on leases, so more than cores is fine).
     #[arg(

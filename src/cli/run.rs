@@ -1,12 +1,13 @@
 //! `sqsprobe run`: load, pick a target, run, write the run folder, print the summary.
 
-use super::args::{RunArgs, TargetArg};
+use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
 use crate::evidence::{EvidenceWriter, Record};
 use crate::exit_code;
 use crate::report;
 use crate::runner::{
-    self, PlannedCase, Registry, RunSettings, TargetConfig, TargetKind, build_client,
+    self, PlannedCase, Protocol, Registry, RunSettings, TargetConfig, TargetKind, build_client,
+    query_protocol_refusal,
 };
 use crate::suite::Limits;
 use std::io::Write;
@@ -79,6 +80,17 @@ pub async fn run(args: RunArgs) -> i32 {
         (Some(TargetArg::Aws), _) => TargetKind::Aws,
     };
 
+    let protocol = match args.protocol {
+        ProtocolArg::Json => Protocol::Json,
+        ProtocolArg::Query => Protocol::Query,
+    };
+    if protocol == Protocol::Query
+        && let Some(why) = query_protocol_refusal(kind, args.endpoint_url.as_deref())
+    {
+        eprintln!("sqsprobe: {why}");
+        return exit_code::BAD_COMMAND_LINE;
+    }
+
     // The embedded emulator lives exactly as long as the run.
     let mut embedded = None;
     let endpoint_url = match kind {
@@ -103,6 +115,7 @@ pub async fn run(args: RunArgs) -> i32 {
         endpoint_url: endpoint_url.clone(),
         region: args.region.clone(),
         profile: args.profile.clone(),
+        protocol,
     };
     let (client, region) = build_client(&target).await;
     let run_id = runner::new_run_id();
@@ -117,7 +130,7 @@ pub async fn run(args: RunArgs) -> i32 {
             endpoint: endpoint_url,
             region,
             target_profile: profile.as_ref().map(|p| p.target.clone()),
-            protocol: "json".to_string(),
+            protocol: protocol.as_str().to_string(),
             suites: suite_paths,
             profile,
         },

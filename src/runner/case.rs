@@ -485,11 +485,12 @@ impl CaseRun {
                     .send()
             })
             .await;
-            // A queue that is already gone is cleaned up as far as we are concerned.
-            let gone = rec
-                .error
-                .as_ref()
-                .is_some_and(|e| e.matches("QueueDoesNotExist"));
+            // A queue that is already gone is cleaned up as far as we are concerned. Over the
+            // query protocol only the legacy code arrives, not the JSON shape name.
+            let gone = rec.error.as_ref().is_some_and(|e| {
+                e.matches("QueueDoesNotExist")
+                    || e.matches("AWS.SimpleQueueService.NonExistentQueue")
+            });
             let deleted = rec.error.is_none() || gone;
             if deleted {
                 self.ctx.registry.remove(&url);

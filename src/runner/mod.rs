@@ -6,17 +6,19 @@
 //! - `case`: one case from setup to verdict.
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out.
+//! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
 
 pub mod call;
 pub mod case;
 pub mod expect;
+pub mod query_protocol;
 pub mod queues;
 pub mod run;
 pub mod target;
 
 pub use queues::Registry;
 pub use run::{PlannedCase, RunOutcome, RunSettings, new_run_id, preflight, run_plan};
-pub use target::{TargetConfig, TargetKind, build_client};
+pub use target::{Protocol, TargetConfig, TargetKind, build_client, query_protocol_refusal};
 
 use crate::evidence::Record;
 use tokio::sync::{mpsc, watch};

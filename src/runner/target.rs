@@ -29,6 +29,52 @@ impl TargetKind {
     }
 }
 
+/// The wire protocol calls use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// AWS JSON 1.0, spoken by aws-sdk-sqs itself.
+    #[default]
+    Json,
+    /// The query protocol, through [`super::query_protocol::QueryProtocolClient`].
+    Query,
+}
+
+impl Protocol {
+    /// The name recorded in `run_start.protocol`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Json => "json",
+            Protocol::Query => "query",
+        }
+    }
+}
+
+/// Why `--protocol query` cannot reach `endpoint`, if it cannot: the SDK signs the JSON body
+/// before the query client rewrites it, so the signature would not match what AWS receives.
+/// Emulators ignore signatures.
+pub fn query_protocol_refusal(kind: TargetKind, endpoint: Option<&str>) -> Option<String> {
+    let aws_host = endpoint.is_some_and(|url| {
+        let host = url
+            .split_once("://")
+            .map_or(url, |(_, rest)| rest)
+            .split(['/', ':', '?'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        host.ends_with(".amazonaws.com") || host.ends_with(".amazonaws.com.cn")
+    });
+    if kind == TargetKind::Aws || aws_host {
+        Some(
+            "--protocol query is for emulators: the SDK signs the JSON body before it is \
+             translated, so AWS would reject the query request's signature \
+             (see docs/query-protocol.md)"
+                .to_string(),
+        )
+    } else {
+        None
+    }
+}
+
 /// How to reach the target.
 #[derive(Debug, Clone)]
 pub struct TargetConfig {
@@ -37,6 +83,7 @@ pub struct TargetConfig {
     pub endpoint_url: Option<String>,
     pub region: Option<String>,
     pub profile: Option<String>,
+    pub protocol: Protocol,
 }
 
 /// The region used when neither `--region` nor the environment names one and the target is
@@ -93,6 +140,9 @@ pub async fn build_client(target: &TargetConfig) -> (aws_sdk_sqs::Client, String
         .map(|r| r.to_string())
         .unwrap_or_else(|| DEFAULT_EMULATOR_REGION.to_string());
     let mut builder = aws_sdk_sqs::config::Builder::from(&sdk_config);
+    if target.protocol == Protocol::Query {
+        builder = builder.http_client(super::query_protocol::QueryProtocolClient::new());
+    }
     if sdk_config.region().is_none() {
         builder = builder.region(Region::new(region.clone()));
     }
@@ -110,4 +160,39 @@ pub fn retry_override(policy: crate::suite::model::RetryPolicy) -> aws_sdk_sqs::
         crate::suite::model::RetryPolicy::Standard => RetryConfig::standard(),
     };
     aws_sdk_sqs::config::Builder::default().retry_config(retry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_protocol_is_refused_for_aws_only() {
+        assert!(query_protocol_refusal(TargetKind::Aws, None).is_some());
+        assert!(
+            query_protocol_refusal(
+                TargetKind::Endpoint,
+                Some("https://sqs.eu-west-1.amazonaws.com")
+            )
+            .is_some()
+        );
+        assert!(
+            query_protocol_refusal(
+                TargetKind::Endpoint,
+                Some("https://SQS.us-east-1.AmazonAWS.com:443/")
+            )
+            .is_some()
+        );
+        assert!(
+            query_protocol_refusal(TargetKind::Endpoint, Some("http://127.0.0.1:4566")).is_none()
+        );
+        assert!(
+            query_protocol_refusal(
+                TargetKind::Endpoint,
+                Some("http://amazonaws.com.example:9324")
+            )
+            .is_none()
+        );
+        assert!(query_protocol_refusal(TargetKind::Embedded, None).is_none());
+    }
 }

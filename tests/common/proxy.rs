@@ -18,6 +18,40 @@ use tokio::net::{TcpListener, TcpStream};
 pub struct Seen {
     pub handles: BTreeSet<String>,
     pub bodies: BTreeSet<String>,
+    /// Every request's wire protocol: `X-Amz-Target` for AWS JSON, `Action=` for query.
+    pub requests: Vec<WireRequest>,
+}
+
+/// How one request was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireRequest {
+    /// AWS JSON: the `X-Amz-Target` header.
+    Json(String),
+    /// Query protocol: the form's `Action` and the request's content type.
+    Query {
+        action: String,
+        content_type: String,
+    },
+    /// Neither.
+    Other,
+}
+
+fn wire_request(headers: &hyper::HeaderMap, body: &[u8]) -> WireRequest {
+    if let Some(t) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
+        return WireRequest::Json(t.to_string());
+    }
+    let action = form_urlencoded::parse(body).find(|(k, _)| k == "Action");
+    match action {
+        Some((_, a)) => WireRequest::Query {
+            action: a.into_owned(),
+            content_type: headers
+                .get(hyper::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string(),
+        },
+        None => WireRequest::Other,
+    }
 }
 
 /// A running proxy.
@@ -60,6 +94,10 @@ async fn forward(
 ) -> Result<Response<Full<Bytes>>, Box<dyn std::error::Error + Send + Sync>> {
     let (parts, body) = req.into_parts();
     let body = body.collect().await?.to_bytes();
+    seen.lock()
+        .unwrap()
+        .requests
+        .push(wire_request(&parts.headers, &body));
     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
         collect(&v, &mut seen.lock().unwrap());
     }
