@@ -52,7 +52,7 @@ pub async fn run(args: RunArgs) -> i32 {
     }
     let profile = match &args.target_profile {
         Some(arg) => match super::profile::load(arg, &suites) {
-            Ok(p) => Some(std::sync::Arc::new(p)),
+            Ok(p) => Some(p),
             Err(code) => return code,
         },
         None => None,
@@ -90,6 +90,7 @@ pub async fn run(args: RunArgs) -> i32 {
         eprintln!("sqsprobe: {why}");
         return exit_code::BAD_COMMAND_LINE;
     }
+    let profile = profile.map(|p| std::sync::Arc::new(p.for_protocol(protocol.as_str())));
 
     // The embedded emulator lives exactly as long as the run.
     let mut embedded = None;

@@ -21,7 +21,8 @@ const PROFILE_KEYS: &[&str] = &[
     "known_divergences",
     "unsupported",
 ];
-const ENTRY_KEYS: &[&str] = &["case", "reason", "reference"];
+const ENTRY_KEYS: &[&str] = &["case", "reason", "reference", "protocols"];
+const REQUIRED_ENTRY_KEYS: &[&str] = &["case", "reason", "reference"];
 
 /// The note a passing case gets when the profile expected it to diverge.
 pub const NO_LONGER_OBSERVED: &str = "known divergence no longer observed — fixed upstream?";
@@ -37,6 +38,8 @@ pub struct ProfileEntry {
     pub reason: String,
     /// An upstream issue / PR URL or a code reference.
     pub reference: String,
+    /// `protocols: [query]`: the entry holds only for runs over these protocols (empty: all).
+    pub protocols: Vec<String>,
 }
 
 impl ProfileEntry {
@@ -75,6 +78,23 @@ impl Profile {
 
     fn entries(&self) -> impl Iterator<Item = &ProfileEntry> {
         self.known_divergences.iter().chain(&self.unsupported)
+    }
+
+    /// The profile as it applies to a run over `protocol`: entries limited to other protocols
+    /// are dropped (a target can diverge over one protocol and not the other).
+    pub fn for_protocol(&self, protocol: &str) -> Profile {
+        let keep =
+            |e: &&ProfileEntry| e.protocols.is_empty() || e.protocols.iter().any(|p| p == protocol);
+        Profile {
+            known_divergences: self
+                .known_divergences
+                .iter()
+                .filter(keep)
+                .cloned()
+                .collect(),
+            unsupported: self.unsupported.iter().filter(keep).cloned().collect(),
+            ..self.clone()
+        }
     }
 }
 
@@ -168,8 +188,21 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry>
         let Some(f) = r.fields(item, item, what, ENTRY_KEYS) else {
             continue;
         };
-        if !r.require(&f, ENTRY_KEYS) {
+        if !r.require(&f, REQUIRED_ENTRY_KEYS) {
             continue;
+        }
+        let mut protocols = Vec::new();
+        if let Some(n) = f.get("protocols") {
+            for p in r.strings(n, "protocols", true).unwrap_or_default() {
+                if crate::suite::PROTOCOLS.contains(&p.as_str()) {
+                    protocols.push(p);
+                } else {
+                    let hint = closest(&p, crate::suite::PROTOCOLS.iter().copied())
+                        .map(|c| format!("did you mean `{c}`?"))
+                        .unwrap_or_else(|| "protocols are `json` and `query`".to_string());
+                    r.error_hint(n, format!("unknown protocol `{p}`"), hint);
+                }
+            }
         }
         let case_node = f.get("case").expect("required");
         let case = r.nonempty(case_node, "`case`");
@@ -183,6 +216,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry>
                 pos: pos(case_node),
                 reason,
                 reference,
+                protocols,
             });
         }
     }
@@ -242,15 +276,35 @@ pub fn unsupported_end(
     at: &str,
 ) -> Option<CaseEnd> {
     let entry = profile.unsupported(case)?;
-    Some(CaseEnd {
+    Some(not_run_end(
+        run_id,
+        suite,
+        case,
+        at,
+        format!(
+            "not run: unsupported on target profile `{}`: {}",
+            profile.target, entry.reason
+        ),
+        entry.note(),
+    ))
+}
+
+/// The `case_end` of a case that was not run because it cannot apply to this run: verdict
+/// `unsupported`, `reason` saying why, `note` in `profile_note`.
+pub fn not_run_end(
+    run_id: &str,
+    suite: &str,
+    case: &str,
+    at: &str,
+    reason: String,
+    note: String,
+) -> CaseEnd {
+    CaseEnd {
         run_id: run_id.to_string(),
         case: case.to_string(),
         suite: suite.to_string(),
         verdict: Verdict::Unsupported,
-        reason: format!(
-            "not run: unsupported on target profile `{}`: {}",
-            profile.target, entry.reason
-        ),
+        reason,
         findings: Vec::new(),
         classification: None,
         outcomes: Vec::new(),
@@ -259,11 +313,11 @@ pub fn unsupported_end(
         receives: 0,
         deliveries: BTreeMap::new(),
         queues: Vec::new(),
-        profile_note: Some(entry.note()),
+        profile_note: Some(note),
         started_at: at.to_string(),
         ended_at: at.to_string(),
         duration_ms: 0,
-    })
+    }
 }
 
 /// How a run's verdicts compare with what the profile expected.
@@ -366,6 +420,36 @@ unsupported:
         assert_eq!(p.known_divergences.len(), 1);
         assert_eq!(p.known_divergences[0].pos, Pos { line: 5, col: 11 });
         assert_eq!(p.unsupported[0].case, "move-task-start");
+    }
+
+    #[test]
+    fn protocol_limited_entries_apply_only_to_their_protocol() {
+        let src = "\
+target: moto
+known_divergences:
+  - case: a
+    reason: r
+    reference: x
+  - case: b
+    protocols: [query]
+    reason: r
+    reference: x
+";
+        let p = parse_profile("p.yaml", src).unwrap();
+        let json = p.for_protocol("json");
+        assert!(json.known_divergence("a").is_some());
+        assert!(json.known_divergence("b").is_none());
+        let query = p.for_protocol("query");
+        assert!(query.known_divergence("a").is_some());
+        assert!(query.known_divergence("b").is_some());
+        let bad = src.replace("[query]", "[qurey]");
+        let errs = parse_profile("p.yaml", &bad).unwrap_err();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].one_line().contains("did you mean `query`?"),
+            "{}",
+            errs[0].one_line()
+        );
     }
 
     #[test]

@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(totals.unsupported, 1);
         assert_eq!(
             totals.notes(),
-            vec!["1 case was not run: unsupported on the target profile"]
+            vec!["1 case was not run: unsupported by the target profile or the protocol"]
         );
     }
 

@@ -181,7 +181,7 @@ impl Totals {
         }
         if self.unsupported > 0 {
             notes.push(format!(
-                "{} {} not run: unsupported on the target profile",
+                "{} {} not run: unsupported by the target profile or the protocol",
                 self.unsupported,
                 if self.unsupported == 1 {
                     "case was"

@@ -135,6 +135,24 @@ pub async fn run_plan(
     let mut tasks = tokio::task::JoinSet::new();
     let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
     for (order, planned) in plan.into_iter().enumerate() {
+        let protocols = &planned.case.protocols;
+        if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
+            let end = conformance::not_run_end(
+                &settings.run_id,
+                &planned.suite,
+                &planned.case.id,
+                &rfc3339(Utc::now()),
+                format!(
+                    "not run: the case checks the {} protocol only; this run uses {}",
+                    protocols.join(" and "),
+                    settings.protocol
+                ),
+                format!("protocols: [{}]", protocols.join(", ")),
+            );
+            let _ = events.send(Record::CaseEnd(end.clone()));
+            finished.push((order, end));
+            continue;
+        }
         if let Some(end) = settings.profile.as_deref().and_then(|p| {
             conformance::unsupported_end(
                 p,

@@ -17,4 +17,4 @@ pub use diagnostic::Diagnostic;
 pub(crate) use diagnostic::closest;
 pub use limits::{CALL_ALLOWANCE, Limits, case_budget, check_run};
 pub use model::*;
-pub use parse::parse_suite;
+pub use parse::{PROTOCOLS, parse_suite};

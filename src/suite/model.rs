@@ -48,6 +48,9 @@ pub struct Case {
     pub sources: Vec<String>,
     /// `retries:` the SDK retry policy for the steps (default `none`, so each attempt is a row).
     pub retries: RetryPolicy,
+    /// `protocols: [json]`: the wire protocols whose behaviour the case checks (e.g. a JSON
+    /// `__type` name). Empty means every protocol; a run over another protocol does not run it.
+    pub protocols: Vec<String>,
     /// `queues:` created before the first step, deleted when the case ends.
     pub queues: Vec<QueueDef>,
     pub steps: Vec<Step>,

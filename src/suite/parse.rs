@@ -23,10 +23,14 @@ const CASE_KEYS: &[&str] = &[
     "behaviour",
     "source",
     "retries",
+    "protocols",
     "queues",
     "steps",
     "expect",
 ];
+
+/// The wire protocols a case may be limited to (`protocols:`).
+pub const PROTOCOLS: &[&str] = &["json", "query"];
 const QUEUE_KEYS: &[&str] = &[
     "type",
     "create",
@@ -251,6 +255,30 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
         },
     };
 
+    let mut protocols = Vec::new();
+    if let Some(n) = f.get("protocols") {
+        for (i, p) in r
+            .strings(n, "protocols", true)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            if PROTOCOLS.contains(&p.as_str()) {
+                protocols.push(p);
+            } else {
+                let at = match &n.data {
+                    saphyr::YamlData::Sequence(items) => items.get(i).unwrap_or(n),
+                    _ => n,
+                };
+                r.error_hint(
+                    at,
+                    format!("unknown protocol `{p}`"),
+                    suggest(&p, PROTOCOLS),
+                );
+            }
+        }
+    }
+
     let mut scope = Scope::default();
     let mut queues = Vec::new();
     if let Some(qnode) = f.get("queues") {
@@ -326,6 +354,7 @@ fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
         behaviour: behaviour?,
         sources: sources?,
         retries,
+        protocols,
         queues,
         steps,
         expect,

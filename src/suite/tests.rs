@@ -226,6 +226,35 @@ fn unbounded_case_is_refused_at_its_id() {
 }
 
 #[test]
+fn protocols_limit_a_case_and_unknown_ones_are_positioned() {
+    let src = CASE_HEAD.replace(
+        "    behaviour: b\n",
+        "    protocols: [json]\n    behaviour: b\n",
+    );
+    let suite = parse_suite(
+        "suites/x.yaml",
+        &with_steps_in(&src, "      - purge: {queue: q}\n"),
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(suite.cases[0].protocols, vec!["json".to_string()]);
+    let bad = CASE_HEAD.replace(
+        "    behaviour: b\n",
+        "    protocols: [jsno]\n    behaviour: b\n",
+    );
+    let err = only_error(&with_steps_in(&bad, "      - purge: {queue: q}\n"));
+    assert!(
+        err.starts_with("suites/x.yaml:3:17: unknown protocol `jsno`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `json`?"), "{err}");
+}
+
+fn with_steps_in(head: &str, steps: &str) -> String {
+    format!("{head}{steps}")
+}
+
+#[test]
 fn slow_cases_have_their_own_larger_bound() {
     let limits = Limits::default();
     let slow = "suite: s\ncases:\n  - id: c1\n    tags: [slow]\n    behaviour: b\n    source: s\n    queues:\n      q: {}\n    steps:\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n";
