@@ -40,7 +40,6 @@ fn member(operation: &str, json_name: &str) -> Member {
         "Tags" | "tags" => map("Tag", "Key"),
         "AttributeNames" => Member::Renamed("AttributeName".into()),
         "MessageAttributeNames" => Member::Renamed("MessageAttributeName".into()),
-        "MessageSystemAttributeNames" => Member::Renamed("MessageSystemAttributeName".into()),
         "TagKeys" => Member::Renamed("TagKey".into()),
         "AWSAccountIds" => Member::Renamed("AWSAccountId".into()),
         "Actions" => Member::Renamed("ActionName".into()),
@@ -125,12 +124,44 @@ pub(crate) fn form_pairs(
             Err(e) => return Err(EncodeError::NotJson(e.to_string())),
         }
     };
+    let fields = merge_system_attribute_names(fields);
     let mut out = vec![
         ("Action".to_owned(), operation.to_owned()),
         ("Version".to_owned(), API_VERSION.to_owned()),
     ];
     write_members(operation, "", &fields, &mut out);
     Ok(out)
+}
+
+/// `MessageSystemAttributeNames` (AWS JSON, since 2024) is sent as the query protocol's
+/// long-standing `AttributeName.N`, merged with any `AttributeNames`.
+///
+/// The member was added after SQS moved its SDKs to AWS JSON, so the query protocol has no
+/// modelled wire name for it (botocore's model is JSON-only), while `AttributeName.N` is what
+/// every query client has always sent and what AWS keeps accepting for backward
+/// compatibility (API_ReceiveMessage). Inventing `MessageSystemAttributeName.N` would measure
+/// our guess, not the server: moto 5.2 and LocalStack 2026.3 both ignore it.
+fn merge_system_attribute_names(mut fields: Map<String, Value>) -> Map<String, Value> {
+    let Some(system) = fields.remove("MessageSystemAttributeNames") else {
+        return fields;
+    };
+    let mut names = match fields.remove("AttributeNames") {
+        Some(Value::Array(items)) => items,
+        Some(other) => vec![other],
+        None => Vec::new(),
+    };
+    match system {
+        Value::Array(items) => {
+            for item in items {
+                if !names.contains(&item) {
+                    names.push(item);
+                }
+            }
+        }
+        other => names.push(other),
+    }
+    fields.insert("AttributeNames".to_owned(), Value::Array(names));
+    fields
 }
 
 /// The `application/x-www-form-urlencoded` body of a query request.
@@ -341,10 +372,10 @@ mod tests {
                 ("WaitTimeSeconds", "0"),
                 ("VisibilityTimeout", "30"),
                 ("ReceiveRequestAttemptId", "r"),
-                ("AttributeName.1", "All"),
-                ("MessageSystemAttributeName.1", "SenderId"),
                 ("MessageAttributeName.1", "All"),
                 ("MessageAttributeName.2", "Foo.*"),
+                ("AttributeName.1", "All"),
+                ("AttributeName.2", "SenderId"),
             ])
         );
     }
