@@ -5,6 +5,19 @@
 //! is known to be stale), how often each message was delivered. Raw handles and bodies live
 //! only in this memory; everything that leaves it goes through the case's [`Masker`].
 
+/// Sends one SDK operation through [`CaseRun::call`], with the attempt recorder and the retry
+/// policy attached: `send!(self, meta, retry, client.purge_queue().queue_url(&url))`.
+macro_rules! send {
+    ($run:expr, $meta:expr, $retry:expr, $op:expr) => {
+        $run.call($meta, |r| {
+            $op.customize()
+                .interceptor(r)
+                .config_override($retry)
+                .send()
+        })
+    };
+}
+
 mod observe;
 mod steps;
 
@@ -430,18 +443,16 @@ impl CaseRun {
             Some(q.name.clone()),
         );
         let retry = self.retry_for(Phase::Setup);
-        let mut rec = self
-            .call(meta, |r| {
-                client
-                    .get_queue_attributes()
-                    .queue_url(&url)
-                    .attribute_names(QueueAttributeName::QueueArn)
-                    .customize()
-                    .interceptor(r)
-                    .config_override(retry)
-                    .send()
-            })
-            .await;
+        let mut rec = send!(
+            self,
+            meta,
+            retry,
+            client
+                .get_queue_attributes()
+                .queue_url(&url)
+                .attribute_names(QueueAttributeName::QueueArn)
+        )
+        .await;
         if let Some(out) = &rec.output {
             let arn = out
                 .attributes()

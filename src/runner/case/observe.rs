@@ -302,18 +302,16 @@ impl CaseRun {
             None,
             Some(name.to_string()),
         );
-        let mut rec = self
-            .call(meta, |r| {
-                client
-                    .delete_message()
-                    .queue_url(url)
-                    .receipt_handle(handle)
-                    .customize()
-                    .interceptor(r)
-                    .config_override(retry)
-                    .send()
-            })
-            .await;
+        let mut rec = send!(
+            self,
+            meta,
+            retry,
+            client
+                .delete_message()
+                .queue_url(url)
+                .receipt_handle(handle)
+        )
+        .await;
         let label = self.by_id.get(id).cloned();
         for row in &mut rec.rows {
             row.handle_digest = Some(sha256_hex(handle));

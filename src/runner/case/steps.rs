@@ -16,22 +16,20 @@ impl CaseRun {
                 self.masker.add_body(&body);
                 let meta = self.meta(Phase::Step, Some(step), "SendMessage", None, Some(name));
                 let attrs = message_attributes(send)?;
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .send_message()
-                            .queue_url(&url)
-                            .message_body(&body)
-                            .set_delay_seconds(send.delay.map(|d| d.as_secs() as i32))
-                            .set_message_group_id(send.group.clone())
-                            .set_message_deduplication_id(send.dedup_id.clone())
-                            .set_message_attributes(attrs)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .send_message()
+                        .queue_url(&url)
+                        .message_body(&body)
+                        .set_delay_seconds(send.delay.map(|d| d.as_secs() as i32))
+                        .set_message_group_id(send.group.clone())
+                        .set_message_deduplication_id(send.dedup_id.clone())
+                        .set_message_attributes(attrs)
+                )
+                .await;
                 let mut integrity = Vec::new();
                 if let Some(out) = rec.output.take() {
                     let id = out.message_id().unwrap_or_default().to_string();
@@ -92,18 +90,16 @@ impl CaseRun {
                     None,
                     Some(name),
                 );
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .send_message_batch()
-                            .queue_url(&url)
-                            .set_entries(Some(request_entries))
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .send_message_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
+                )
+                .await;
                 let mut batch = None;
                 let mut integrity = Vec::new();
                 if let Some(out) = rec.output.take() {
@@ -166,18 +162,16 @@ impl CaseRun {
                     attempt,
                     Some(name),
                 );
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .delete_message()
-                            .queue_url(&url)
-                            .receipt_handle(&handle)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .delete_message()
+                        .queue_url(&url)
+                        .receipt_handle(&handle)
+                )
+                .await;
                 self.note_handle_row(&mut rec, &handle, info.as_ref());
                 if let Some((_, receipt)) = &info {
                     self.count_ack(receipt, rec.error.is_some());
@@ -205,18 +199,16 @@ impl CaseRun {
                     None,
                     Some(name),
                 );
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .delete_message_batch()
-                            .queue_url(&url)
-                            .set_entries(Some(request_entries))
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .delete_message_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
+                )
+                .await;
                 // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
                 let by_id: HashMap<String, ResolvedHandle> =
                     entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
@@ -256,19 +248,17 @@ impl CaseRun {
                     Some(name),
                 );
                 let secs = timeout.as_secs() as i32;
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .change_message_visibility()
-                            .queue_url(&url)
-                            .receipt_handle(&handle)
-                            .visibility_timeout(secs)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .change_message_visibility()
+                        .queue_url(&url)
+                        .receipt_handle(&handle)
+                        .visibility_timeout(secs)
+                )
+                .await;
                 self.note_handle_row(&mut rec, &handle, info.as_ref());
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
@@ -295,18 +285,16 @@ impl CaseRun {
                     None,
                     Some(name),
                 );
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .change_message_visibility_batch()
-                            .queue_url(&url)
-                            .set_entries(Some(request_entries))
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .change_message_visibility_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
+                )
+                .await;
                 // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
                 let by_id: HashMap<String, ResolvedHandle> =
                     entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
@@ -391,17 +379,7 @@ impl CaseRun {
             Action::Purge { queue } => {
                 let (url, name) = self.queue_url(&queue.value)?;
                 let meta = self.meta(Phase::Step, Some(step), "PurgeQueue", None, Some(name));
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .purge_queue()
-                            .queue_url(&url)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(self, meta, retry, client.purge_queue().queue_url(&url)).await;
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::CreateQueue(def) => {
@@ -416,17 +394,7 @@ impl CaseRun {
                     ));
                 }
                 let meta = self.meta(Phase::Step, Some(step), "DeleteQueue", None, Some(name));
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .delete_queue()
-                            .queue_url(&url)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(self, meta, retry, client.delete_queue().queue_url(&url)).await;
                 if rec.error.is_none() {
                     self.ctx.registry.remove(&url);
                     if let Some(q) = self.queues.get_mut(&queue.value) {
@@ -450,17 +418,8 @@ impl CaseRun {
                     None,
                     Some(name.clone()),
                 );
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .get_queue_url()
-                            .queue_name(&name)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec =
+                    send!(self, meta, retry, client.get_queue_url().queue_name(&name)).await;
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::ListQueues { max_results } => {
@@ -468,18 +427,16 @@ impl CaseRun {
                 let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.case.id);
                 let meta = self.meta(Phase::Step, Some(step), "ListQueues", None, None);
                 let max = *max_results;
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .list_queues()
-                            .queue_name_prefix(&prefix)
-                            .set_max_results(max)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .list_queues()
+                        .queue_name_prefix(&prefix)
+                        .set_max_results(max)
+                )
+                .await;
                 let received = rec.output.as_ref().map(|o| {
                     o.queue_urls()
                         .iter()
@@ -513,34 +470,23 @@ impl CaseRun {
                 let (url, name) = self.queue_url(&queue.value)?;
                 let meta = self.meta(Phase::Step, Some(step), "UntagQueue", None, Some(name));
                 let keys = keys.clone();
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .untag_queue()
-                            .queue_url(&url)
-                            .set_tag_keys(Some(keys))
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .untag_queue()
+                        .queue_url(&url)
+                        .set_tag_keys(Some(keys))
+                )
+                .await;
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::ListQueueTags { queue } => {
                 let (url, name) = self.queue_url(&queue.value)?;
                 let meta = self.meta(Phase::Step, Some(step), "ListQueueTags", None, Some(name));
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .list_queue_tags()
-                            .queue_url(&url)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec =
+                    send!(self, meta, retry, client.list_queue_tags().queue_url(&url)).await;
                 let tags = rec.output.as_ref().map(|o| {
                     o.tags()
                         .map(|t| t.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
@@ -564,17 +510,13 @@ impl CaseRun {
                     None,
                     Some(name),
                 );
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .list_dead_letter_source_queues()
-                            .queue_url(&url)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client.list_dead_letter_source_queues().queue_url(&url)
+                )
+                .await;
                 // Each source URL becomes a "received" entry labelled with its queue label, so
                 // `received: [main]` and `messages: 1` work here too.
                 let by_url: HashMap<String, String> = self
@@ -617,19 +559,17 @@ impl CaseRun {
                 let qname = self.queues.get(&source.value).map(|q| q.name.clone());
                 let meta = self.meta(Phase::Step, Some(step), "StartMessageMoveTask", None, qname);
                 let rate = *max_per_second;
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .start_message_move_task()
-                            .source_arn(&source_arn)
-                            .set_destination_arn(dest_arn)
-                            .set_max_number_of_messages_per_second(rate)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client
+                        .start_message_move_task()
+                        .source_arn(&source_arn)
+                        .set_destination_arn(dest_arn)
+                        .set_max_number_of_messages_per_second(rate)
+                )
+                .await;
                 if let (Some(out), Some(task)) = (&rec.output, task)
                     && let Some(h) = out.task_handle()
                 {
@@ -642,17 +582,13 @@ impl CaseRun {
                 let source_arn = self.arn(&source.value)?;
                 let qname = self.queues.get(&source.value).map(|q| q.name.clone());
                 let meta = self.meta(Phase::Step, Some(step), "ListMessageMoveTasks", None, qname);
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .list_message_move_tasks()
-                            .source_arn(&source_arn)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client.list_message_move_tasks().source_arn(&source_arn)
+                )
+                .await;
                 // The newest task's fields are checkable as `attributes:` (Status, ...).
                 let attrs = rec.output.as_ref().map(|o| {
                     let mut m = BTreeMap::new();
@@ -691,17 +627,13 @@ impl CaseRun {
                     )
                 })?;
                 let meta = self.meta(Phase::Step, Some(step), "CancelMessageMoveTask", None, None);
-                let mut rec = self
-                    .call(meta, |r| {
-                        client
-                            .cancel_message_move_task()
-                            .task_handle(&handle)
-                            .customize()
-                            .interceptor(r)
-                            .config_override(retry)
-                            .send()
-                    })
-                    .await;
+                let mut rec = send!(
+                    self,
+                    meta,
+                    retry,
+                    client.cancel_message_move_task().task_handle(&handle)
+                )
+                .await;
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::Sleep(_) | Action::Observe(_) => unreachable!("handled by the caller"),
