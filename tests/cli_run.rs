@@ -293,3 +293,71 @@ fn ctrl_c_tears_down_owned_queues_and_leaves_valid_evidence() {
         other => panic!("last record: {other:?}"),
     }
 }
+
+#[test]
+fn a_queue_under_our_name_but_with_another_runs_tag_is_never_used_or_deleted() {
+    let moto = Moto::start();
+    let rt = runtime();
+    let run_id = "ownership-test-1";
+    let name = format!("sqsprobe-{run_id}-owned-check-work");
+    let client = rt.block_on(common::client(&moto.url));
+    rt.block_on(
+        client
+            .create_queue()
+            .queue_name(&name)
+            .tags("sqsprobe:run", "someone-else")
+            .send(),
+    )
+    .expect("pre-create the foreign queue");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/ownership.yaml",
+            "--endpoint-url",
+            &moto.url,
+            "--run-id",
+            run_id,
+            "--out",
+            out,
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
+    let records = read_evidence(&single_run_dir(out_dir.path()).join("evidence.jsonl")).unwrap();
+    let end = case_ends(&records)[0];
+    assert_eq!(end.verdict, Verdict::Error);
+    assert!(
+        end.findings[0]
+            .message
+            .contains("this run did not create it"),
+        "{:?}",
+        end.findings
+    );
+    // Nothing was sent to it and it was not deleted.
+    assert!(!records.iter().any(
+        |r| matches!(r, Record::Call(c) if c.action == "SendMessage" || c.action == "DeleteQueue")
+    ));
+    let left = rt.block_on(queues_with_prefix(&moto.url, &name));
+    assert_eq!(left, vec![name.clone()]);
+
+    // The same run id again is refused before anything happens.
+    let again = run_bin(
+        &[
+            "run",
+            "tests/fixtures/ownership.yaml",
+            "--endpoint-url",
+            &moto.url,
+            "--run-id",
+            run_id,
+            "--out",
+            out,
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(again.code(), 1, "{}", again.stderr);
+    assert!(again.stderr.contains("never reused"), "{}", again.stderr);
+}

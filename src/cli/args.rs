@@ -52,6 +52,14 @@ pub struct SuiteArgs {
     pub max_slow_case_duration: std::time::Duration,
 }
 
+fn parse_run_id(s: &str) -> Result<String, String> {
+    if !s.is_empty() && s.len() <= 24 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        Ok(s.to_string())
+    } else {
+        Err("a run id is 1 to 24 letters, digits or `-` (it goes into queue names)".to_string())
+    }
+}
+
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     crate::duration::parse(s).map_err(|e| e.to_string())
 }
@@ -134,6 +142,11 @@ pub struct RunArgs {
         help_heading = "Execution"
     )]
     pub jobs: usize,
+
+    /// Use this run id instead of a fresh one (letters, digits and `-`, at most 24): it names
+    /// the run folder and every queue, so CI can know both in advance. Never reuse one.
+    #[arg(long, value_name = "ID", value_parser = parse_run_id, help_heading = "Output")]
+    pub run_id: Option<String>,
 
     /// Parent folder of run folders; each run writes `<out>/<run-id>/`.
     #[arg(

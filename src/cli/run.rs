@@ -119,7 +119,7 @@ pub async fn run(args: RunArgs) -> i32 {
         protocol,
     };
     let (client, region) = build_client(&target).await;
-    let run_id = runner::new_run_id();
+    let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
 
     let code = execute(
         client,
@@ -154,6 +154,13 @@ async fn execute(
     quiet: bool,
 ) -> i32 {
     let run_dir = out.join(&settings.run_id);
+    if run_dir.join("evidence.jsonl").exists() {
+        eprintln!(
+            "sqsprobe: {} already holds a run; a run id is never reused",
+            run_dir.display()
+        );
+        return exit_code::BAD_COMMAND_LINE;
+    }
     if let Err(e) = std::fs::create_dir_all(&run_dir) {
         eprintln!("sqsprobe: failed to create {}: {e}", run_dir.display());
         return exit_code::RUNTIME_ERROR;

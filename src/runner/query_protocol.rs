@@ -148,13 +148,26 @@ async fn from_query(
     let headers = response.headers_mut();
     headers.insert("content-type", JSON_CONTENT_TYPE);
     headers.insert("content-length", json.len().to_string());
+    // The values come from the server's XML: `try_insert` refuses one that is not a valid
+    // header value (a control character) instead of panicking like `insert`. A refused request
+    // id is dropped; a refused error code is kept readable by replacing what HTTP cannot carry.
     if let Some(id) = reply.request_id.filter(|id| !id.is_empty())
         && !headers.contains_key("x-amzn-requestid")
     {
-        headers.insert("x-amzn-RequestId", id);
+        let _ = headers.try_insert("x-amzn-RequestId", id);
     }
     if let Some(query_error) = reply.query_error {
-        headers.insert("x-amzn-query-error", query_error);
+        let printable: String = query_error
+            .chars()
+            .map(|c| {
+                if c.is_ascii_graphic() || c == ' ' {
+                    c
+                } else {
+                    '?'
+                }
+            })
+            .collect();
+        let _ = headers.try_insert("x-amzn-query-error", printable);
     }
     *response.body_mut() = SdkBody::from(json);
     Ok(response)
@@ -239,5 +252,20 @@ mod tests {
 
         let r = translate(502, "<html>bad gateway</html>").await;
         assert_eq!(r.body().bytes(), Some(&b"<html>bad gateway</html>"[..]));
+    }
+
+    #[tokio::test]
+    async fn control_characters_in_reply_headers_do_not_panic() {
+        let r = translate(
+            400,
+            "<ErrorResponse><Error><Type>Sender</Type><Code>Bad&#10;Code</Code><Message>m</Message></Error><RequestId>a&#10;b</RequestId></ErrorResponse>",
+        )
+        .await;
+        assert_eq!(r.status().as_u16(), 400);
+        assert_eq!(r.headers().get("x-amzn-requestid"), None);
+        assert_eq!(
+            r.headers().get("x-amzn-query-error"),
+            Some("Bad?Code;Sender")
+        );
     }
 }

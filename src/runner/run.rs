@@ -134,7 +134,10 @@ pub async fn run_plan(
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
+    // Which case each task runs, so a task that panics still gets a `case_end`.
+    let mut spawned = std::collections::HashMap::new();
     for (order, planned) in plan.into_iter().enumerate() {
+        let (suite, case_id) = (planned.suite.clone(), planned.case.id.clone());
         let protocols = &planned.case.protocols;
         if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
             let end = conformance::not_run_end(
@@ -169,17 +172,18 @@ pub async fn run_plan(
         let ctx = ctx.clone();
         let permits = permits.clone();
         let cancel = cancel.clone();
-        tasks.spawn(async move {
+        let handle = tasks.spawn(async move {
             let _permit = permits.acquire_owned().await.ok()?;
             if *cancel.borrow() {
                 return None;
             }
             Some((order, run_case(ctx, planned.suite, planned.case).await))
         });
+        spawned.insert(handle.id(), (order, suite, case_id));
     }
-    while let Some(joined) = tasks.join_next().await {
+    while let Some(joined) = tasks.join_next_with_id().await {
         match joined {
-            Ok(Some((order, end))) => {
+            Ok((_, Some((order, end)))) => {
                 let end = match settings.profile.as_deref() {
                     Some(p) => conformance::apply(p, end),
                     None => end,
@@ -187,10 +191,29 @@ pub async fn run_plan(
                 let _ = events.send(Record::CaseEnd(end.clone()));
                 finished.push((order, end));
             }
-            Ok(None) => {}
+            Ok((_, None)) => {}
             Err(join_error) => {
-                // A panic in a case is a harness bug; report it instead of losing the run.
-                eprintln!("sqsprobe: internal error in a case task: {join_error}");
+                // A panic in a case is a harness bug: the case ends as an error (its queues
+                // stay in the registry and are reported as left over) instead of vanishing.
+                if let Some((order, suite, case)) = spawned.remove(&join_error.id()) {
+                    let end = conformance::not_run_end(
+                        &settings.run_id,
+                        &suite,
+                        &case,
+                        &rfc3339(Utc::now()),
+                        format!(
+                            "internal error: the case task failed ({join_error}); a harness bug"
+                        ),
+                        String::new(),
+                    );
+                    let end = CaseEnd {
+                        verdict: Verdict::Error,
+                        profile_note: None,
+                        ..end
+                    };
+                    let _ = events.send(Record::CaseEnd(end.clone()));
+                    finished.push((order, end));
+                }
             }
         }
     }
@@ -227,9 +250,10 @@ pub async fn run_plan(
     }
 }
 
-/// A run id: UTC time to the second plus 4 random hex digits, safe inside a queue name.
+/// A run id: UTC time to the second plus 8 random hex digits, safe inside a queue name.
 pub fn new_run_id() -> String {
     let now = Utc::now();
-    let salt: u16 = rand::random();
-    format!("{}-{salt:04x}", now.format("%Y%m%d-%H%M%S"))
+    // 32 random bits: two runs started in the same second must not share queue names.
+    let salt: u32 = rand::random();
+    format!("{}-{salt:08x}", now.format("%Y%m%d-%H%M%S"))
 }

@@ -212,8 +212,13 @@ impl CaseRun {
 
         let mut stop = None;
         if let Err(message) = self.setup().await {
-            self.error(None, self.case.pos.line, message);
-            stop = Some(Stop::Errored);
+            // A setup cut short by Ctrl-C is an interruption, not a broken target.
+            if self.interrupted() {
+                stop = Some(Stop::Interrupted);
+            } else {
+                self.error(None, self.case.pos.line, message);
+                stop = Some(Stop::Errored);
+            }
         }
         if stop.is_none() {
             // The budget validate computed, plus slack for a slow target: past it the case
@@ -235,6 +240,7 @@ impl CaseRun {
             stop = match outcome {
                 Ok(s) => s,
                 Err(_) => {
+                    self.sweep_unregistered().await;
                     self.facts.inconclusive = true;
                     self.findings.push(Finding {
                         step: None,
@@ -288,7 +294,7 @@ impl CaseRun {
                 || d.attributes.values().any(|v| !arn_refs(v).is_empty())
         });
         for def in defs {
-            let rec = self.create_queue(&def, Phase::Setup, None).await;
+            let rec = self.create_queue(&def, Phase::Setup, None).await?;
             if let Some(err) = rec.error {
                 return Err(format!(
                     "failed to create queue `{}` ({}): {}",
@@ -307,7 +313,7 @@ impl CaseRun {
         def: &QueueDef,
         phase: Phase,
         step: Option<&Step>,
-    ) -> Recorded<aws_sdk_sqs::operation::create_queue::CreateQueueOutput> {
+    ) -> Result<Recorded<aws_sdk_sqs::operation::create_queue::CreateQueueOutput>, String> {
         // ARNs of other queues this one refers to.
         let mut needed: Vec<String> = Vec::new();
         if let Some(r) = &def.redrive {
@@ -324,6 +330,7 @@ impl CaseRun {
             .iter()
             .filter_map(|(l, q)| q.arn.clone().map(|a| (l.clone(), a)))
             .collect();
+        self.check_name_is_free(&def.label).await?;
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
         let attributes = self.resolve_arns(&attributes).await;
         let tags = create_tags(def, &self.ctx.run_id, &self.case.id);
@@ -331,39 +338,149 @@ impl CaseRun {
         let client = self.ctx.client.clone();
         let retry = self.retry_for(phase);
         let meta = self.meta(phase, step, "CreateQueue", None, Some(name.clone()));
-        let mut rec = self
-            .call(meta, |r| {
-                let mut req = client.create_queue().queue_name(&name);
-                for (k, v) in attributes {
-                    req = req.attributes(QueueAttributeName::from(k.as_str()), v);
-                }
-                for (k, v) in tags {
-                    req = req.tags(k, v);
-                }
-                req.customize().interceptor(r).config_override(retry).send()
+        // Not abandoned on Ctrl-C (unlike other calls): a create whose answer we dropped could
+        // leave a queue behind that no one knows about.
+        let mut rec = record(meta, &self.masker, |r| {
+            let mut req = client.create_queue().queue_name(&name);
+            for (k, v) in attributes {
+                req = req.attributes(QueueAttributeName::from(k.as_str()), v);
+            }
+            for (k, v) in tags {
+                req = req.tags(k, v);
+            }
+            req.customize().interceptor(r).config_override(retry).send()
+        })
+        .await;
+        self.emit_rows(&mut rec);
+        if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
+            let url = url.to_string();
+            self.adopt(&def.label, &url);
+        }
+        Ok(rec)
+    }
+
+    /// Whether the queue at `url` carries this run's tag. A target without tagging
+    /// (ListQueueTags refused) cannot prove it either way and counts as not ours.
+    async fn tagged_as_ours(&mut self, name: &str, url: &str) -> bool {
+        let client = self.ctx.client.clone();
+        let retry = self.retry_for(Phase::Teardown);
+        let meta = self.meta(
+            Phase::Teardown,
+            None,
+            "ListQueueTags",
+            None,
+            Some(name.to_string()),
+        );
+        let mut rec = record(meta, &self.masker, |r| {
+            client
+                .list_queue_tags()
+                .queue_url(url)
+                .customize()
+                .interceptor(r)
+                .config_override(retry)
+                .send()
+        })
+        .await;
+        self.emit_rows(&mut rec);
+        rec.output
+            .as_ref()
+            .and_then(|o| o.tags())
+            .and_then(|t| t.get(super::queues::RUN_TAG))
+            .is_some_and(|run| *run == self.ctx.run_id)
+    }
+
+    /// Refuses to create `label` when a queue of its name already exists that this run does
+    /// not hold: CreateQueue would answer with that queue's URL (same name and attributes), and
+    /// a queue is only ours if this run created it.
+    async fn check_name_is_free(&mut self, label: &str) -> Result<(), String> {
+        let q = &self.queues[label];
+        if q.alive {
+            // Ours already (a create-queue step re-creating the same queue on purpose).
+            return Ok(());
+        }
+        let name = q.name.clone();
+        let client = self.ctx.client.clone();
+        let retry = self.retry_for(Phase::Setup);
+        let meta = self.meta(Phase::Setup, None, "GetQueueUrl", None, Some(name.clone()));
+        let mut rec = record(meta, &self.masker, |r| {
+            client
+                .get_queue_url()
+                .queue_name(&name)
+                .customize()
+                .interceptor(r)
+                .config_override(retry)
+                .send()
+        })
+        .await;
+        self.emit_rows(&mut rec);
+        if rec.output.is_some() {
+            return Err(format!(
+                "queue {name} already exists and this run did not create it; refusing to use it"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Registers `url` as this case's queue `label`: teardown will delete it.
+    fn adopt(&mut self, label: &str, url: &str) {
+        let q = self
+            .queues
+            .get_mut(label)
+            .expect("label resolved at parse time");
+        q.url = Some(url.to_string());
+        q.alive = true;
+        q.created = true;
+        let name = q.name.clone();
+        if !self.created_order.iter().any(|l| l == label) {
+            self.created_order.push(label.to_string());
+        }
+        self.ctx.registry.add(OwnedQueue {
+            name,
+            url: url.to_string(),
+            case: self.case.id.clone(),
+        });
+    }
+
+    /// After a case was cut off mid-call (its deadline), a CreateQueue may have taken effect
+    /// without our seeing the URL: look each unregistered queue up by name and adopt it if it
+    /// carries this run's tag, so teardown deletes it.
+    async fn sweep_unregistered(&mut self) {
+        let labels: Vec<String> = self
+            .queues
+            .iter()
+            .filter(|(_, q)| q.url.is_none())
+            .map(|(l, _)| l.clone())
+            .collect();
+        for label in labels {
+            let name = self.queues[&label].name.clone();
+            let client = self.ctx.client.clone();
+            let retry = self.retry_for(Phase::Teardown);
+            let meta = self.meta(
+                Phase::Teardown,
+                None,
+                "GetQueueUrl",
+                None,
+                Some(name.clone()),
+            );
+            let mut rec = record(meta, &self.masker, |r| {
+                client
+                    .get_queue_url()
+                    .queue_name(&name)
+                    .customize()
+                    .interceptor(r)
+                    .config_override(retry)
+                    .send()
             })
             .await;
-        if let Some(out) = &rec.output
-            && let Some(url) = out.queue_url()
-        {
-            let q = self
-                .queues
-                .get_mut(&def.label)
-                .expect("label resolved at parse time");
-            q.url = Some(url.to_string());
-            q.alive = true;
-            q.created = true;
-            if !self.created_order.contains(&def.label) {
-                self.created_order.push(def.label.clone());
+            self.emit_rows(&mut rec);
+            if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
+                let url = url.to_string();
+                // Only with this run's tag: anything else is left alone, as everywhere else.
+                if self.tagged_as_ours(&name, &url).await {
+                    self.adopt(&label, &url);
+                }
             }
-            self.ctx.registry.add(OwnedQueue {
-                name: name.clone(),
-                url: url.to_string(),
-                case: self.case.id.clone(),
-            });
         }
-        self.emit_rows(&mut rec);
-        rec
     }
 
     /// `attributes` with each `${arn:<label>}` replaced: a created queue's own ARN, or for a

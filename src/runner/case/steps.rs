@@ -383,7 +383,7 @@ impl CaseRun {
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::CreateQueue(def) => {
-                let mut rec = self.create_queue(def, Phase::Step, Some(step)).await;
+                let mut rec = self.create_queue(def, Phase::Step, Some(step)).await?;
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
             Action::DeleteQueue { queue } => {
