@@ -153,8 +153,14 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 batch.successful.join(", ")
             ));
         }
-        if let Some(failed) = &expect.failed {
-            check_failed_entries(failed, &batch.failed, &mut failures);
+        match &expect.failed {
+            Some(failed) => check_failed_entries(failed, &batch.failed, &mut failures),
+            // Like a single call's default (success), a batch with no expectation must not
+            // half-fail quietly: no `Failed` entries, unless `successful:` says how many pass.
+            None if expect.successful.is_none() => {
+                check_failed_entries(&[], &batch.failed, &mut failures)
+            }
+            None => {}
         }
     }
 
@@ -469,6 +475,28 @@ mod tests {
             ..Observed::default()
         };
         assert!(matches!(check_step(&expect, &slow), Check::Fail(_)));
+    }
+
+    #[test]
+    fn a_batch_without_expectations_must_not_half_fail() {
+        let batch = BatchOutcome {
+            successful: vec!["e1".into()],
+            failed: vec![("e2".into(), "ReceiptHandleIsInvalid".into(), true)],
+        };
+        let obs = Observed {
+            batch: Some(batch.clone()),
+            ..Observed::default()
+        };
+        assert!(matches!(check_step(&StepExpect::default(), &obs), Check::Fail(_)));
+        let counted = StepExpect {
+            successful: Some(1),
+            ..StepExpect::default()
+        };
+        let obs = Observed {
+            batch: Some(batch),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&counted, &obs), Check::Pass);
     }
 
     #[test]

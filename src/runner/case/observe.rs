@@ -162,6 +162,7 @@ impl CaseRun {
         let start = Instant::now();
         let deadline = start + o.window;
         let mut used = 0u32;
+        let mut integrity_failures: Vec<String> = Vec::new();
         let mut cancel = self.ctx.cancel.clone();
         let end = loop {
             if !tracked.is_empty() && sightings.values().all(|&n| n > 0) {
@@ -188,7 +189,8 @@ impl CaseRun {
                 None,
                 Some(name.clone()),
             );
-            let (mut rec, received, _integrity) = self
+            let poll_started = Instant::now();
+            let (mut rec, received, integrity) = self
                 .receive_call(
                     meta,
                     &url,
@@ -204,6 +206,7 @@ impl CaseRun {
                 )
                 .await;
             used += 1;
+            integrity_failures.extend(integrity);
             let error = rec.error.clone();
             let handles: Vec<(String, String)> = rec
                 .output
@@ -224,6 +227,7 @@ impl CaseRun {
             if let Some(err) = error {
                 break WindowEnd::Cut(cut_reason(&err));
             }
+            let rec_was_empty = received.as_ref().is_none_or(|r| r.is_empty());
             for m in received.unwrap_or_default() {
                 if let Some(label) = &m.label
                     && let Some(n) = sightings.get_mut(label)
@@ -236,9 +240,12 @@ impl CaseRun {
                     self.observe_delete(step, &url, &name, &id, &handle).await;
                 }
             }
-            if wait_secs == 0 {
-                // A short poll returns at once; pace the last partial second instead of
-                // spending the receive budget on an empty queue.
+            let came_back_early = poll_started.elapsed() + Duration::from_millis(100)
+                < Duration::from_secs(wait_secs);
+            if wait_secs == 0 || (came_back_early && rec_was_empty) {
+                // A short poll returns at once, and so does a target that ignores
+                // WaitTimeSeconds: pace the polls instead of spending the receive budget on an
+                // empty queue in a few milliseconds.
                 let pause = remaining.min(Duration::from_millis(200));
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => {}
@@ -273,6 +280,10 @@ impl CaseRun {
             tracked: tracked_rec,
         });
 
+        if !integrity_failures.is_empty() {
+            // A body that does not match its MD5 fails the case wherever it is received.
+            return Ok(Check::Fail(integrity_failures));
+        }
         if let WindowEnd::Cut(reason) = &end
             && sightings.values().any(|&n| n == 0)
         {

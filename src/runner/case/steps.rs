@@ -701,7 +701,17 @@ impl CaseRun {
         split: impl Fn(&O) -> (Vec<String>, Vec<aws_sdk_sqs::types::BatchResultErrorEntry>),
         is_ack: bool,
     ) -> Option<BatchOutcome> {
-        let out = rec.output.as_ref()?;
+        let Some(out) = rec.output.as_ref() else {
+            // The whole request failed: every ack in it was refused (or may not have landed).
+            if is_ack {
+                for (_, info) in resolved.values() {
+                    if let Some((_, receipt)) = info {
+                        self.count_ack(receipt, true);
+                    }
+                }
+            }
+            return None;
+        };
         let (successful, failed) = split(out);
         let mut outcome = BatchOutcome::default();
         let mut entries_ev = Vec::new();
