@@ -308,7 +308,7 @@ fn baselines_compare_identical_for_embedded_and_report_moto_differences() {
     assert_eq!(differ.code(), 4, "{}\n{}", differ.stdout, differ.stderr);
     assert!(
         differ.stdout.contains(
-            "tests/fixtures/moto-diverges.yaml:22: case `change-visibility-after-delete`: step 3 ChangeMessageVisibility: error code: InvalidParameterValue → ReceiptHandleIsInvalid"
+            "tests/fixtures/moto-diverges.yaml:22: case `change-visibility-after-delete`: step 4 ChangeMessageVisibility: error code: InvalidParameterValue → ReceiptHandleIsInvalid"
         ),
         "{}",
         differ.stdout

@@ -89,7 +89,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub suites: SuiteArgs,
 
-    /// Run only cases whose id contains PATTERN (repeatable; `*` matches any run of characters).
+    /// Run only cases whose id contains PATTERN (repeatable). With `*` the pattern is a glob
+    /// matched against the whole id (`stale*`, `*-fifo-*`).
     #[arg(long = "case", value_name = "PATTERN", help_heading = "Selection")]
     pub cases: Vec<String>,
 
@@ -101,7 +102,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, help_heading = "Target")]
     pub target: Option<TargetArg>,
 
-    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...).
+    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...). Requests to it are signed
+    /// with fixed test keys, never your own, unless --profile is given; for an AWS endpoint that
+    /// needs real credentials use --target aws with it.
     #[arg(
         long,
         env = "SQSPROBE_ENDPOINT_URL",

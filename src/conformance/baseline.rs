@@ -229,7 +229,8 @@ pub fn compare(base: &Baseline, run: &Baseline) -> Vec<Difference> {
                 (Some(bs), Some(rs)) => {
                     let label = format!(
                         "step {} {}",
-                        bs.step.map_or_else(|| "?".to_string(), |s| s.to_string()),
+                        bs.step
+                            .map_or_else(|| "?".to_string(), |s| (s + 1).to_string()),
                         bs.action
                     );
                     if bs.action != rs.action || bs.step != rs.step {
@@ -239,7 +240,8 @@ pub fn compare(base: &Baseline, run: &Baseline) -> Vec<Difference> {
                             label.clone(),
                             format!(
                                 "step {} {}",
-                                rs.step.map_or_else(|| "?".to_string(), |s| s.to_string()),
+                                rs.step
+                                    .map_or_else(|| "?".to_string(), |s| (s + 1).to_string()),
                                 rs.action
                             ),
                         );
@@ -431,7 +433,7 @@ mod tests {
         assert_eq!(
             render_lines(&diffs),
             "suites/ack.yaml:10: case `a`: verdict: pass → fail\n\
-             suites/ack.yaml:15: case `a`: step 1 DeleteMessageBatch: batch Failed: bad: ReceiptHandleIsInvalid (sender) → bad: InternalError (sender)\n"
+             suites/ack.yaml:15: case `a`: step 2 DeleteMessageBatch: batch Failed: bad: ReceiptHandleIsInvalid (sender) → bad: InternalError (sender)\n"
         );
         let md = render_markdown(&base, &run, &diffs);
         assert!(md.contains("2 difference(s) in 1 case(s)."), "{md}");

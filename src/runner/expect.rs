@@ -487,7 +487,10 @@ mod tests {
             batch: Some(batch.clone()),
             ..Observed::default()
         };
-        assert!(matches!(check_step(&StepExpect::default(), &obs), Check::Fail(_)));
+        assert!(matches!(
+            check_step(&StepExpect::default(), &obs),
+            Check::Fail(_)
+        ));
         let counted = StepExpect {
             successful: Some(1),
             ..StepExpect::default()

@@ -122,8 +122,11 @@ pub async fn build_client(target: &TargetConfig) -> (aws_sdk_sqs::Client, String
             )));
         }
         TargetKind::Endpoint => {
-            if !has_credentials_in_env() && target.profile.is_none() {
-                // Emulators want a signature, not particular keys.
+            // An emulator wants a signature, not particular keys, and the user's real keys
+            // (access key id and signatures) have no business going to a non-AWS host. An
+            // endpoint that needs real credentials is `--target aws --endpoint-url`, or a
+            // `--profile` given explicitly.
+            if target.profile.is_none() {
                 loader = loader.credentials_provider(SharedCredentialsProvider::new(
                     Credentials::new("test", "test", None, None, "sqsprobe-endpoint"),
                 ));
@@ -147,10 +150,6 @@ pub async fn build_client(target: &TargetConfig) -> (aws_sdk_sqs::Client, String
         builder = builder.region(Region::new(region.clone()));
     }
     (aws_sdk_sqs::Client::from_conf(builder.build()), region)
-}
-
-fn has_credentials_in_env() -> bool {
-    std::env::var_os("AWS_ACCESS_KEY_ID").is_some() || std::env::var_os("AWS_PROFILE").is_some()
 }
 
 /// Retry settings for one call of a step, per the case's `retries:`.
