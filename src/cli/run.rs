@@ -128,7 +128,10 @@ pub async fn run(args: RunArgs) -> i32 {
             run_id,
             jobs: args.jobs,
             target: kind,
-            endpoint: endpoint_url,
+            // Recorded and printed without any `user:password@` the URL may carry.
+            endpoint: endpoint_url
+                .as_deref()
+                .map(crate::evidence::digest::strip_userinfo),
             region,
             target_profile: profile.as_ref().map(|p| p.target.clone()),
             protocol: protocol.as_str().to_string(),

@@ -282,8 +282,14 @@ fn percent(x: Option<f64>) -> String {
 }
 
 /// Markdown table cell text: pipes and newlines would break the table.
+/// Table-cell text: `|` escaped, lines joined, and `<` `>` `&` as entities so no HTML gets
+/// through (backticks stay: profile reasons use them for code).
 fn md(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
 }
 
 /// `matrix.md`: a score table, then one table per area.

@@ -69,6 +69,19 @@ impl Masker {
     }
 }
 
+/// A URL without its `user:password@` part, for anything that records or prints an endpoint.
+pub fn strip_userinfo(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            let (authority, tail) = rest.split_at(host_end);
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{tail}")
+        }
+        None => url.to_string(),
+    }
+}
+
 /// Replaces every run of exactly 12 ASCII digits (an AWS account id: in ARNs, queue URLs,
 /// error messages) with `************`. Longer runs (millisecond timestamps, sequence numbers)
 /// are left alone.
@@ -127,6 +140,19 @@ mod tests {
             "ts 1732912345678 ok"
         );
         assert_eq!(mask_account_ids("ünïcode 12"), "ünïcode 12");
+    }
+
+    #[test]
+    fn userinfo_is_stripped_from_urls() {
+        assert_eq!(
+            strip_userinfo("http://u:p@127.0.0.1:5000/x?a=b@c"),
+            "http://127.0.0.1:5000/x?a=b@c"
+        );
+        assert_eq!(
+            strip_userinfo("http://127.0.0.1:5000"),
+            "http://127.0.0.1:5000"
+        );
+        assert_eq!(strip_userinfo("not a url"), "not a url");
     }
 
     #[test]
