@@ -280,20 +280,14 @@ impl CaseRun {
 
     /// Creates the case's `queues:`, dead-letter targets first so their ARNs exist.
     async fn setup(&mut self) -> Result<(), String> {
-        let mut defs: Vec<QueueDef> = self
+        let defs: Vec<QueueDef> = self
             .case
             .queues
             .iter()
             .filter(|d| d.create)
             .cloned()
             .collect();
-        // A queue whose redrive points at another of the case's queues goes after it.
-        defs.sort_by_key(|d| {
-            d.redrive.is_some()
-                || d.redrive_allow.is_some()
-                || d.attributes.values().any(|v| !arn_refs(v).is_empty())
-        });
-        for def in defs {
+        for def in creation_order(defs) {
             let rec = self.create_queue(&def, Phase::Setup, None).await?;
             if let Some(err) = rec.error {
                 return Err(format!(
@@ -322,14 +316,13 @@ impl CaseRun {
         if let Some(crate::suite::model::RedriveAllow::ByQueue(labels)) = &def.redrive_allow {
             needed.extend(labels.iter().map(|l| l.value.clone()));
         }
+        // A queue not created yet (a redrive-allow list naming its own source, say) gets the
+        // ARN its name will have, never an empty string.
+        let mut arns: HashMap<String, String> = HashMap::new();
         for label in needed {
-            self.ensure_arn(&label).await;
+            let arn = self.arn_or_derived(&label).await;
+            arns.insert(label, arn);
         }
-        let arns: HashMap<String, String> = self
-            .queues
-            .iter()
-            .filter_map(|(l, q)| q.arn.clone().map(|a| (l.clone(), a)))
-            .collect();
         self.check_name_is_free(&def.label).await?;
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
         let attributes = self.resolve_arns(&attributes).await;
@@ -877,6 +870,24 @@ impl CaseRun {
     }
 }
 
+/// The order to create a case's queues in: a dead-letter queue before every queue whose
+/// redrive points at it (transitively); otherwise as written. A redrive cycle, which SQS could
+/// not create either, keeps the written order for what is left.
+fn creation_order(mut pending: Vec<QueueDef>) -> Vec<QueueDef> {
+    let mut ordered: Vec<QueueDef> = Vec::with_capacity(pending.len());
+    while !pending.is_empty() {
+        let ready = pending.iter().position(|d| {
+            d.redrive.as_ref().is_none_or(|r| {
+                !pending
+                    .iter()
+                    .any(|p| p.label == r.dlq.value && p.label != d.label)
+            })
+        });
+        ordered.push(pending.remove(ready.unwrap_or(0)));
+    }
+    ordered
+}
+
 fn interrupted_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>) -> Recorded<O> {
     let row = crate::evidence::format::Call {
         error_message: Some("abandoned: the run was interrupted".to_string()),
@@ -905,6 +916,35 @@ fn md5_hex(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::suite::model::{Pos, Spanned};
+
+    #[test]
+    fn dead_letter_queues_are_created_before_their_sources() {
+        let def = |label: &str, dlq: Option<&str>| QueueDef {
+            label: label.to_string(),
+            create: true,
+            redrive: dlq.map(|d| crate::suite::model::Redrive {
+                dlq: Spanned {
+                    value: d.to_string(),
+                    pos: Pos::default(),
+                },
+                max_receive_count: 1,
+            }),
+            ..QueueDef::default()
+        };
+        // a → b → c, written in that order: c first, then b, then a.
+        let order: Vec<String> = creation_order(vec![
+            def("a", Some("b")),
+            def("b", Some("c")),
+            def("c", None),
+        ])
+        .into_iter()
+        .map(|d| d.label)
+        .collect();
+        assert_eq!(order, ["c", "b", "a"]);
+        // A cycle still yields every queue once.
+        let order = creation_order(vec![def("x", Some("y")), def("y", Some("x"))]);
+        assert_eq!(order.len(), 2);
+    }
 
     #[test]
     fn business_keys_come_only_from_json_bodies() {
