@@ -21,7 +21,7 @@ const PROFILE_KEYS: &[&str] = &[
     "known_divergences",
     "unsupported",
 ];
-const ENTRY_KEYS: &[&str] = &["case", "reason", "reference", "protocols"];
+const ENTRY_KEYS: &[&str] = &["case", "reason", "reference", "protocols", "step"];
 const REQUIRED_ENTRY_KEYS: &[&str] = &["case", "reason", "reference"];
 
 /// The note a passing case gets when the profile expected it to diverge.
@@ -40,6 +40,9 @@ pub struct ProfileEntry {
     pub reference: String,
     /// `protocols: [query]`: the entry holds only for runs over these protocols (empty: all).
     pub protocols: Vec<String>,
+    /// `step: N` (1-based, as findings number them): the divergence shows at this step, and a
+    /// failure anywhere else in the case is not it.
+    pub step: Option<u32>,
 }
 
 impl ProfileEntry {
@@ -191,6 +194,10 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry>
         if !r.require(&f, REQUIRED_ENTRY_KEYS) {
             continue;
         }
+        let step = f
+            .get("step")
+            .and_then(|n| r.int(n, "`step`", 1, 10_000))
+            .map(|n| n as u32);
         let mut protocols = Vec::new();
         if let Some(n) = f.get("protocols") {
             for p in r.strings(n, "protocols", true).unwrap_or_default() {
@@ -217,6 +224,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry>
                 reason,
                 reference,
                 protocols,
+                step,
             });
         }
     }
@@ -257,8 +265,27 @@ pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
     };
     match end.verdict {
         Verdict::Fail => {
-            end.verdict = Verdict::KnownDivergence;
-            end.profile_note = Some(entry.note());
+            // A pinned divergence explains failures at its step only: anything else in the
+            // case failing is a new finding, and stays a failure.
+            let elsewhere: Vec<String> = match entry.step {
+                Some(n) => end
+                    .findings
+                    .iter()
+                    .filter(|f| f.step.map(|s| s as u32 + 1) != Some(n))
+                    .map(|f| f.message.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            if elsewhere.is_empty() {
+                end.verdict = Verdict::KnownDivergence;
+                end.profile_note = Some(entry.note());
+            } else {
+                end.profile_note = Some(format!(
+                    "listed as a known divergence at step {}, but it failed elsewhere: {}",
+                    entry.step.unwrap_or_default(),
+                    elsewhere.join("; ")
+                ));
+            }
         }
         Verdict::Pass => end.profile_note = Some(NO_LONGER_OBSERVED.to_string()),
         _ => {}
@@ -515,6 +542,37 @@ unsupported:
             diags[0].one_line(),
             "targets/moto.yaml:9:11: no case `move-task-start` in the suites of this run (did you mean `move-task-started`?)"
         );
+    }
+
+    #[test]
+    fn a_pinned_divergence_explains_failures_at_its_step_only() {
+        let pinned = GOOD.replace(
+            "  - case: stale-handle-delete-after-lapse\n",
+            "  - case: stale-handle-delete-after-lapse\n    step: 3\n",
+        );
+        let p = parse_profile("p.yaml", &pinned).unwrap();
+        let finding = |step: usize| crate::evidence::format::Finding {
+            step: Some(step),
+            line: 10,
+            message: format!("step {} (delete): expected success", step + 1),
+        };
+        let mut at_3 = end("stale-handle-delete-after-lapse", Verdict::Fail);
+        at_3.findings = vec![finding(2)];
+        assert_eq!(apply(&p, at_3).verdict, Verdict::KnownDivergence);
+        let mut at_5 = end("stale-handle-delete-after-lapse", Verdict::Fail);
+        at_5.findings = vec![finding(4)];
+        let kept = apply(&p, at_5);
+        assert_eq!(kept.verdict, Verdict::Fail);
+        assert!(
+            kept.profile_note
+                .unwrap()
+                .contains("failed elsewhere: step 5")
+        );
+        let bad = GOOD.replace(
+            "  - case: stale-handle-delete-after-lapse\n",
+            "  - case: stale-handle-delete-after-lapse\n    step: 0\n",
+        );
+        assert!(parse_profile("p.yaml", &bad).is_err());
     }
 
     #[test]
