@@ -850,11 +850,26 @@ impl CaseRun {
         // In entry order, not keyed by id: conformance cases send duplicate ids on purpose.
         let mut resolved = Vec::new();
         let mut label = queue.as_ref().map(|q| q.value.clone());
+        let mut from: Option<String> = None;
         for target in entries {
             resolved.push(self.resolve_handle(target)?);
-            if label.is_none() {
-                label = self.attempt_queue(target);
+            if let Some(q) = self.attempt_queue(target) {
+                match &from {
+                    // One batch goes to one queue: handles from several need `queue:` to say
+                    // which (a conformance case may want exactly that mix).
+                    Some(first) if *first != q && queue.is_none() => {
+                        return Err(format!(
+                            "{step} mixes handles from queues `{first}` and `{q}`; \
+                             say which queue it goes to with `queue:`"
+                        ));
+                    }
+                    Some(_) => {}
+                    None => from = Some(q),
+                }
             }
+        }
+        if label.is_none() {
+            label = from;
         }
         let label =
             label.ok_or_else(|| format!("{step} needs `queue:` when no entry names an attempt"))?;
