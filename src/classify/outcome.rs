@@ -51,9 +51,10 @@ impl CutReason {
             CutReason::Throttled(code) => format!("a receive was throttled ({code})"),
             CutReason::Transport(what) => format!("a receive got no response ({what})"),
             CutReason::ReceiveFailed(code) => format!("a receive failed ({code})"),
-            CutReason::BudgetExhausted { used } => {
-                format!("the receive budget ({used} calls) ran out before the window ended")
-            }
+            CutReason::BudgetExhausted { used } => format!(
+                "the receive budget ({used} call{}) ran out before the window ended",
+                if *used == 1 { "" } else { "s" }
+            ),
             CutReason::Interrupted => "the run was interrupted".to_string(),
         }
     }
