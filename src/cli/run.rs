@@ -137,6 +137,7 @@ pub async fn run(args: RunArgs) -> i32 {
             protocol: protocol.as_str().to_string(),
             suites: suite_paths,
             profile,
+            emulator_chaos: None,
         },
         &args.out,
         args.quiet,
