@@ -4,11 +4,11 @@
 //! - `stale_delete_keeps`: API_DeleteMessage says that with a receipt handle from an earlier
 //!   receive "the request will succeed, but the message might not be deleted". By default the
 //!   emulator deletes (see `lease_ops`); with this probability it answers 200 and keeps it.
-//! - `redeliver_after_delete`: standard queues deliver "at least once" (sqs-standard-queues,
-//!   at-least-once delivery): a message can come back even after a correct delete. With this
-//!   probability a correct delete answers 200 but the message stays leased and becomes visible
-//!   again when its visibility timeout ends — once per message, so a consumer that deletes every
-//!   delivery is not trapped in an endless loop.
+//! - `redeliver_after_delete`: standard queues deliver "at least once" (SQS developer guide,
+//!   standard-queues-at-least-once-delivery; API_DeleteMessage: "it is possible to receive a
+//!   message even after you delete it"). With this probability a correct delete answers 200
+//!   but the message stays leased and becomes visible again when its visibility timeout ends —
+//!   once per message, so a consumer that deletes every delivery is not trapped in a loop.
 //!
 //! Both apply to standard queues only: FIFO queues reject stale handles and deliver exactly once.
 //! The dice come from a seeded RNG so a run is reproducible. `docs/chaos.md` has the details.
