@@ -26,10 +26,16 @@ struct Serve {
 
 impl Serve {
     fn start() -> Serve {
+        Serve::start_with(&[])
+    }
+
+    /// Same, with extra `serve` arguments (e.g. `--chaos SPEC`).
+    fn start_with(extra: &[&str]) -> Serve {
         let port = free_port();
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
         let child = Command::new(common::bin())
             .args(["serve", "--listen", &addr.to_string()])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -144,6 +150,35 @@ print(json.dumps({
         out["handles_differ"], true,
         "every receive issues a new handle: {out}"
     );
+}
+
+#[test]
+fn boto3_sees_a_duplicate_after_delete_under_serve_chaos() {
+    // docs/chaos.md: redeliver-after-delete=1 acknowledges the first delete of each message but
+    // delivers it again after its lease; the second delete takes.
+    let serve = Serve::start_with(&["--chaos", "redeliver-after-delete=1,seed=3"]);
+    let out = boto3(
+        &serve.url,
+        r#"
+url = sqs.create_queue(QueueName=name)["QueueUrl"]
+sqs.send_message(QueueUrl=url, MessageBody="dup")
+a = sqs.receive_message(QueueUrl=url, VisibilityTimeout=1, WaitTimeSeconds=2)["Messages"]
+first = sqs.delete_message(QueueUrl=url, ReceiptHandle=a[0]["ReceiptHandle"])
+b = sqs.receive_message(QueueUrl=url, VisibilityTimeout=1, WaitTimeSeconds=3).get("Messages", [])
+if b:
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=b[0]["ReceiptHandle"])
+time.sleep(1.5)
+c = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", [])
+print(json.dumps({
+    "first_status": first["ResponseMetadata"]["HTTPStatusCode"],
+    "again": bool(b) and b[0]["MessageId"] == a[0]["MessageId"],
+    "after_second_delete": len(c),
+}))
+"#,
+    );
+    assert_eq!(out["first_status"], 200, "{out}");
+    assert_eq!(out["again"], true, "the deleted message came back: {out}");
+    assert_eq!(out["after_second_delete"], 0, "once per message: {out}");
 }
 
 #[test]

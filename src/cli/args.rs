@@ -60,6 +60,10 @@ fn parse_run_id(s: &str) -> Result<String, String> {
     }
 }
 
+fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
+    crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
+}
+
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     crate::duration::parse(s).map_err(|e| e.to_string())
 }
@@ -125,6 +129,11 @@ pub struct RunArgs {
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
     #[arg(long, value_name = "NAME|PATH", help_heading = "Target")]
     pub target_profile: Option<String>,
+
+    /// Chaos for the embedded emulator only, e.g. `stale-delete-keeps=1,seed=7`: opt-in
+    /// at-least-once behaviours AWS documents (docs/chaos.md). Recorded in run_start.
+    #[arg(long, value_name = "SPEC", value_parser = parse_chaos, help_heading = "Target")]
+    pub chaos: Option<crate::emulator::Chaos>,
 
     /// Wire protocol: `json` (AWS JSON 1.0) or `query` (form requests, XML replies).
     #[arg(
@@ -194,6 +203,11 @@ pub struct ServeArgs {
     /// Turn off AWS's 60-second rules (PurgeQueueInProgress, QueueDeletedRecently).
     #[arg(long)]
     pub no_cooldowns: bool,
+
+    /// Opt-in at-least-once chaos, e.g. `stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7`
+    /// (docs/chaos.md). Off by default.
+    #[arg(long, value_name = "SPEC", value_parser = parse_chaos)]
+    pub chaos: Option<crate::emulator::Chaos>,
 }
 
 #[derive(Debug, Args)]

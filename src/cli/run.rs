@@ -80,6 +80,14 @@ pub async fn run(args: RunArgs) -> i32 {
         (Some(TargetArg::Aws), _) => TargetKind::Aws,
     };
 
+    // Chaos lives in our emulator; another target cannot be told to misbehave.
+    if args.chaos.is_some() && kind != TargetKind::Embedded {
+        eprintln!(
+            "sqsprobe: --chaos applies only to the embedded emulator; drop --endpoint-url / --target aws, or drop --chaos"
+        );
+        return exit_code::BAD_COMMAND_LINE;
+    }
+
     let protocol = match args.protocol {
         ProtocolArg::Json => Protocol::Json,
         ProtocolArg::Query => Protocol::Query,
@@ -97,7 +105,11 @@ pub async fn run(args: RunArgs) -> i32 {
     let endpoint_url = match kind {
         TargetKind::Embedded => {
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-            match crate::emulator::spawn(addr, crate::emulator::EmulatorConfig::default()).await {
+            let config = crate::emulator::EmulatorConfig {
+                chaos: args.chaos.unwrap_or_default(),
+                ..crate::emulator::EmulatorConfig::default()
+            };
+            match crate::emulator::spawn(addr, config).await {
                 Ok(emu) => {
                     let url = emu.endpoint_url();
                     embedded = Some(emu);
@@ -137,6 +149,7 @@ pub async fn run(args: RunArgs) -> i32 {
             protocol: protocol.as_str().to_string(),
             suites: suite_paths,
             profile,
+            emulator_chaos: args.chaos.map(|c| c.to_string()),
         },
         &args.out,
         args.quiet,

@@ -20,8 +20,12 @@ pub async fn run(args: ServeArgs) -> i32 {
         region: args.region,
         account_id: args.account_id,
         strict_cooldowns: !args.no_cooldowns,
+        chaos: args.chaos.unwrap_or_default(),
         ..EmulatorConfig::default()
     };
+    if let Some(chaos) = args.chaos.filter(|c| !c.is_off()) {
+        eprintln!("sqsprobe: chaos on: {chaos}");
+    }
     eprintln!("sqsprobe: SQS emulator listening on http://{addr} (Ctrl-C to stop)");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::chaos::Chaos;
 use super::clock::Clock;
 
 /// How the emulator behaves. Every field has a default; build with
@@ -24,6 +25,8 @@ pub struct EmulatorConfig {
     pub max_in_flight: usize,
     /// Time source. `None` (default) uses a [`TokioClock`](super::TokioClock) anchored at start.
     pub clock: Option<Arc<dyn Clock>>,
+    /// Opt-in at-least-once behaviours (see [`Chaos`]). Default: off.
+    pub chaos: Chaos,
 }
 
 impl Default for EmulatorConfig {
@@ -35,6 +38,7 @@ impl Default for EmulatorConfig {
             max_request_bytes: 8 * 1024 * 1024,
             max_in_flight: 120_000,
             clock: None,
+            chaos: Chaos::default(),
         }
     }
 }
@@ -48,6 +52,7 @@ impl std::fmt::Debug for EmulatorConfig {
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_in_flight", &self.max_in_flight)
             .field("clock", &self.clock)
+            .field("chaos", &self.chaos)
             .finish()
     }
 }

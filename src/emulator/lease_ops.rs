@@ -11,6 +11,9 @@
 //!   emulator picks the deterministic branch that the V2b recording shows for visibility changes;
 //! - FIFO queue: only the current, unexpired lease's handle works, otherwise
 //!   `InvalidParameterValue` "The receipt handle has expired." (R4, R4b).
+//!
+//! Opt-in chaos (`EmulatorConfig::chaos`, `docs/chaos.md`) can make a standard-queue delete
+//! answer 200 without deleting: the stale-handle branch above, or an at-least-once redelivery.
 
 use serde_json::{Value, json};
 
@@ -36,12 +39,24 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
     let Some(message) = queue.get(handle.seq) else {
         return Ok(());
     };
+    let held_by_other =
+        matches!(message.state, MessageState::InFlight { nonce, .. } if nonce != handle.nonce);
     if queue.is_fifo() {
         let current =
             matches!(message.state, MessageState::InFlight { nonce, .. } if nonce == handle.nonce);
         if !current {
             return Err(SqsError::receipt_handle_expired(raw));
         }
+    } else if held_by_other {
+        // Chaos (opt-in): a newer receive holds the message and AWS says a delete with an
+        // older handle "might not" delete it; answer 200 and leave the newer lease alone.
+        if emu.chaos.stale_delete_keeps() {
+            return Ok(());
+        }
+    } else if emu.chaos.redeliver_after_delete(handle.seq) {
+        // Chaos (opt-in): at-least-once delivery; the delete is acknowledged but the message
+        // stays as it is (leased or visible) and is delivered again when its lease ends.
+        return Ok(());
     }
     queue.remove(handle.seq);
     // Deleting a FIFO message may unblock the rest of its group.

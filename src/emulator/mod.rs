@@ -6,6 +6,7 @@
 
 mod attributes;
 mod batch;
+mod chaos;
 mod clock;
 mod config;
 mod dispatch;
@@ -27,6 +28,7 @@ mod store;
 #[cfg(test)]
 mod test_support;
 
+pub use chaos::{Chaos, ChaosSpecError};
 pub use clock::{Clock, SystemClock, TokioClock};
 pub use config::EmulatorConfig;
 pub use server::{RunningEmulator, serve, spawn};

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::chaos::ChaosDice;
 use super::clock::{Clock, TokioClock};
 use super::config::EmulatorConfig;
 use super::errors::{SqsError, SqsResult};
@@ -82,6 +83,8 @@ impl State {
 pub(crate) struct Emulator {
     pub config: EmulatorConfig,
     pub clock: Arc<dyn Clock>,
+    /// Chaos dice; their own locks are only ever taken inside the state lock.
+    pub chaos: ChaosDice,
     state: Mutex<State>,
 }
 
@@ -93,6 +96,7 @@ impl Emulator {
             .clone()
             .unwrap_or_else(|| Arc::new(TokioClock::new()));
         Self {
+            chaos: ChaosDice::new(config.chaos),
             config,
             clock,
             state: Mutex::new(State::new()),

@@ -45,6 +45,10 @@ pub struct RunStart {
     pub suites: Vec<String>,
     /// Selected case ids, in run order.
     pub cases: Vec<String>,
+    /// The embedded emulator's chaos spec (`--chaos`, canonical form), or null when none.
+    /// Absent in files written before it existed.
+    #[serde(default)]
+    pub emulator_chaos: Option<String>,
 }
 
 /// A case began; its queues are about to be created.
@@ -297,4 +301,23 @@ pub struct RunEnd {
     pub interrupted: bool,
     pub totals: BTreeMap<String, u32>,
     pub exit_code: i32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_start_without_emulator_chaos_still_reads() {
+        let line = r#"{"type":"run_start","data":{"format":"sqsprobe-evidence/1","run_id":"r","sqsprobe_version":"0.1.0","target":"embedded","endpoint":null,"region":"us-east-1","target_profile":null,"protocol":"json","started_at":"2026-01-01T00:00:00.000Z","suites":[],"cases":[]}}"#;
+        let Record::RunStart(start) = serde_json::from_str::<Record>(line).unwrap() else {
+            panic!("not a run_start");
+        };
+        assert_eq!(start.emulator_chaos, None);
+        let with = line.replace(r#""cases":[]"#, r#""cases":[],"emulator_chaos":"seed=1""#);
+        let Record::RunStart(start) = serde_json::from_str::<Record>(&with).unwrap() else {
+            panic!("not a run_start");
+        };
+        assert_eq!(start.emulator_chaos.as_deref(), Some("seed=1"));
+    }
 }

@@ -406,6 +406,7 @@ pub(crate) mod fixtures {
             started_at: "2025-01-01T00:00:00Z".to_string(),
             suites: vec!["suites/ack.yaml".to_string()],
             cases: cases.iter().map(|c| c.to_string()).collect(),
+            emulator_chaos: None,
         })
     }
 

@@ -42,6 +42,9 @@ fn header(out: &mut String, run: &RunView) {
         if let Some(profile) = &start.target_profile {
             target.push(format!("profile {}", code(profile)));
         }
+        if let Some(chaos) = &start.emulator_chaos {
+            target.push(format!("chaos {}", code(chaos)));
+        }
         let _ = writeln!(out, "Target: {}\n", target.join(" · "));
     }
     let totals = run.totals();
@@ -228,6 +231,20 @@ queue setup failed
 - `suites/ack.yaml:121` CreateQueue returned 500
 ";
         assert_eq!(render(&full_run()), expected);
+    }
+
+    #[test]
+    fn chaos_is_shown_in_the_header() {
+        let mut records = full_run();
+        if let Some(Record::RunStart(start)) = records.first_mut() {
+            start.emulator_chaos =
+                Some("stale-delete-keeps=1,redeliver-after-delete=0,seed=0".into());
+        }
+        let out = render(&records);
+        assert!(out.contains(
+            "profile `emulator` · chaos `stale-delete-keeps=1,redeliver-after-delete=0,seed=0`\n"
+        ), "{out}");
+        assert!(!render(&full_run()).contains("chaos"));
     }
 
     #[test]

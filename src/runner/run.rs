@@ -41,6 +41,8 @@ pub struct RunSettings {
     /// The target profile: its unsupported cases are not run, and each finished case is
     /// mapped through it (`conformance::apply`) before its `case_end` is sent.
     pub profile: Option<Arc<Profile>>,
+    /// The embedded emulator's chaos spec (canonical form) when `--chaos` was given.
+    pub emulator_chaos: Option<String>,
 }
 
 /// What a finished (or interrupted) run produced.
@@ -122,6 +124,7 @@ pub async fn run_plan(
         started_at: rfc3339(started_at),
         suites: settings.suites.clone(),
         cases: plan.iter().map(|p| p.case.id.clone()).collect(),
+        emulator_chaos: settings.emulator_chaos.clone(),
     }));
 
     let ctx = Arc::new(RunContext {
