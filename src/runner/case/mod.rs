@@ -392,13 +392,23 @@ impl CaseRun {
             return Ok(());
         }
         let name = q.name.clone();
+        if self.lookup_url(&name, Phase::Setup).await.is_some() {
+            return Err(format!(
+                "queue {name} already exists and this run did not create it; refusing to use it"
+            ));
+        }
+        Ok(())
+    }
+
+    /// GetQueueUrl by name, recorded but never abandoned: the URL if the queue exists.
+    async fn lookup_url(&mut self, name: &str, phase: Phase) -> Option<String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Setup);
-        let meta = self.meta(Phase::Setup, None, "GetQueueUrl", None, Some(name.clone()));
+        let retry = self.retry_for(phase);
+        let meta = self.meta(phase, None, "GetQueueUrl", None, Some(name.to_string()));
         let mut rec = record(meta, &self.masker, |r| {
             client
                 .get_queue_url()
-                .queue_name(&name)
+                .queue_name(name)
                 .customize()
                 .interceptor(r)
                 .config_override(retry)
@@ -406,12 +416,10 @@ impl CaseRun {
         })
         .await;
         self.emit_rows(&mut rec);
-        if rec.output.is_some() {
-            return Err(format!(
-                "queue {name} already exists and this run did not create it; refusing to use it"
-            ));
-        }
-        Ok(())
+        rec.output
+            .as_ref()
+            .and_then(|o| o.queue_url())
+            .map(str::to_string)
     }
 
     /// Registers `url` as this case's queue `label`: teardown will delete it.
@@ -446,28 +454,7 @@ impl CaseRun {
             .collect();
         for label in labels {
             let name = self.queues[&label].name.clone();
-            let client = self.ctx.client.clone();
-            let retry = self.retry_for(Phase::Teardown);
-            let meta = self.meta(
-                Phase::Teardown,
-                None,
-                "GetQueueUrl",
-                None,
-                Some(name.clone()),
-            );
-            let mut rec = record(meta, &self.masker, |r| {
-                client
-                    .get_queue_url()
-                    .queue_name(&name)
-                    .customize()
-                    .interceptor(r)
-                    .config_override(retry)
-                    .send()
-            })
-            .await;
-            self.emit_rows(&mut rec);
-            if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
-                let url = url.to_string();
+            if let Some(url) = self.lookup_url(&name, Phase::Teardown).await {
                 // Only with this run's tag: anything else is left alone, as everywhere else.
                 if self.tagged_as_ours(&name, &url).await {
                     self.adopt(&label, &url);
