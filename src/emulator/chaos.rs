@@ -293,7 +293,7 @@ mod tests {
 
     use super::super::config::EmulatorConfig;
     use super::super::test_support::{
-        advance, attribute, call, create, emulator_with, receive, send,
+        advance, attribute, call, create, create_fifo, emulator_with, receive, send,
     };
 
     fn with(chaos: Chaos) -> std::sync::Arc<super::super::store::Emulator> {
@@ -361,12 +361,7 @@ mod tests {
         advance(2).await;
         assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
 
-        let fifo = create(
-            &emu,
-            "f.fifo",
-            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
-        )
-        .await;
+        let fifo = create_fifo(&emu).await;
         call(
             &emu,
             "SendMessage",

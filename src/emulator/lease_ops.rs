@@ -190,7 +190,9 @@ pub(crate) fn change_message_visibility_batch(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{advance, attribute, call, create, emulator, receive, send};
+    use super::super::test_support::{
+        advance, attribute, call, create, create_fifo, emulator, receive, send,
+    };
 
     #[tokio::test(start_paused = true)]
     async fn change_visibility_zero_releases_and_is_not_remembered() {
@@ -308,12 +310,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn fifo_extended_lease_handle_deletes() {
         let emu = emulator();
-        let url = create(
-            &emu,
-            "f.fifo",
-            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
-        )
-        .await;
+        let url = create_fifo(&emu).await;
         call(
             &emu,
             "SendMessage",

@@ -33,40 +33,45 @@ struct ReceiveParams {
     attempt_id: Option<String>,
 }
 
+/// An optional integer parameter that must lie in `min..=max`, refused with AWS's wording.
+fn in_range(
+    input: &Input<'_>,
+    name: &str,
+    min: i64,
+    max: i64,
+    reason: &str,
+) -> SqsResult<Option<i64>> {
+    match input.integer(name)? {
+        Some(n) if !(min..=max).contains(&n) => Err(SqsError::invalid_value(n, name, reason)),
+        other => Ok(other),
+    }
+}
+
 fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
-    let max = match input.integer("MaxNumberOfMessages")? {
-        None => 1,
-        Some(n) if (1..=10).contains(&n) => n as usize,
-        Some(n) => {
-            return Err(SqsError::invalid_value(
-                n,
-                "MaxNumberOfMessages",
-                "Must be between 1 and 10, if provided.",
-            ));
-        }
-    };
-    let wait_seconds = match input.integer("WaitTimeSeconds")? {
-        None => None,
-        Some(n) if (0..=20).contains(&n) => Some(n as u64),
-        Some(n) => {
-            return Err(SqsError::invalid_value(
-                n,
-                "WaitTimeSeconds",
-                "Must be >= 0 and <= 20, if provided.",
-            ));
-        }
-    };
-    let visibility_seconds = match input.integer("VisibilityTimeout")? {
-        None => None,
-        Some(n) if (0..=i64::from(MAX_VISIBILITY_TIMEOUT)).contains(&n) => Some(n as u64),
-        Some(n) => {
-            return Err(SqsError::invalid_value(
-                n,
-                "VisibilityTimeout",
-                "Must be >= 0 and <= 43200, if provided.",
-            ));
-        }
-    };
+    let max = in_range(
+        input,
+        "MaxNumberOfMessages",
+        1,
+        10,
+        "Must be between 1 and 10, if provided.",
+    )?
+    .map_or(1, |n| n as usize);
+    let wait_seconds = in_range(
+        input,
+        "WaitTimeSeconds",
+        0,
+        20,
+        "Must be >= 0 and <= 20, if provided.",
+    )?
+    .map(|n| n as u64);
+    let visibility_seconds = in_range(
+        input,
+        "VisibilityTimeout",
+        0,
+        i64::from(MAX_VISIBILITY_TIMEOUT),
+        "Must be >= 0 and <= 43200, if provided.",
+    )?
+    .map(|n| n as u64);
     let legacy = input.string_list("AttributeNames")?;
     let system = input.string_list("MessageSystemAttributeNames")?;
     // When both are given, the JSON protocol honours MessageSystemAttributeNames and the query
@@ -331,7 +336,9 @@ pub(crate) async fn receive_message(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{advance, attribute, call, create, emulator, receive, send};
+    use super::super::test_support::{
+        advance, attribute, call, create, create_fifo, emulator, receive, send,
+    };
 
     #[tokio::test(start_paused = true)]
     async fn lease_expires_after_visibility_timeout() {
@@ -494,12 +501,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn fifo_group_blocks_while_in_flight() {
         let emu = emulator();
-        let url = create(
-            &emu,
-            "f.fifo",
-            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
-        )
-        .await;
+        let url = create_fifo(&emu).await;
         for (body, group) in [("g1-1", "g1"), ("g1-2", "g1"), ("g2-1", "g2")] {
             call(
                 &emu,
@@ -529,12 +531,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn fifo_receive_attempt_id_returns_same_messages() {
         let emu = emulator();
-        let url = create(
-            &emu,
-            "f.fifo",
-            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
-        )
-        .await;
+        let url = create_fifo(&emu).await;
         for body in ["a", "b"] {
             call(
                 &emu,

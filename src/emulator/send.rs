@@ -305,7 +305,9 @@ pub(crate) fn send_message_batch(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{advance, attribute, call, create, emulator, receive, send};
+    use super::super::test_support::{
+        advance, attribute, call, create, create_fifo, emulator, receive, send,
+    };
 
     #[tokio::test(start_paused = true)]
     async fn queue_and_message_delays() {
@@ -341,12 +343,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn fifo_rejects_per_message_delay_but_takes_zero() {
         let emu = emulator();
-        let url = create(
-            &emu,
-            "f.fifo",
-            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
-        )
-        .await;
+        let url = create_fifo(&emu).await;
         let err = call(
             &emu,
             "SendMessage",

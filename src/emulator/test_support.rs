@@ -36,6 +36,16 @@ pub(crate) async fn call(emu: &Arc<Emulator>, operation: &str, params: Value) ->
 }
 
 /// Creates a queue and returns its URL.
+/// A FIFO queue `f.fifo` with content-based deduplication, the shape most FIFO tests want.
+pub(crate) async fn create_fifo(emu: &Arc<Emulator>) -> String {
+    create(
+        emu,
+        "f.fifo",
+        json!({"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
+    )
+    .await
+}
+
 pub(crate) async fn create(emu: &Arc<Emulator>, name: &str, attributes: Value) -> String {
     let out = call(
         emu,
