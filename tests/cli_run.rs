@@ -319,20 +319,17 @@ fn a_queue_under_our_name_but_with_another_runs_tag_is_never_used_or_deleted() {
     .expect("pre-create the foreign queue");
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().to_str().unwrap();
-    let run = run_bin(
-        &[
-            "run",
-            "tests/fixtures/ownership.yaml",
-            "--endpoint-url",
-            &moto.url,
-            "--run-id",
-            run_id,
-            "--out",
-            out,
-        ],
-        &root(),
-        LIMIT,
-    );
+    let args = [
+        "run",
+        "tests/fixtures/ownership.yaml",
+        "--endpoint-url",
+        &moto.url,
+        "--run-id",
+        run_id,
+        "--out",
+        out,
+    ];
+    let run = run_bin(&args, &root(), LIMIT);
     assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
     let records = read_evidence(&single_run_dir(out_dir.path()).join("evidence.jsonl")).unwrap();
     let end = case_ends(&records)[0];
@@ -352,20 +349,7 @@ fn a_queue_under_our_name_but_with_another_runs_tag_is_never_used_or_deleted() {
     assert_eq!(left, vec![name.clone()]);
 
     // The same run id again is refused before anything happens.
-    let again = run_bin(
-        &[
-            "run",
-            "tests/fixtures/ownership.yaml",
-            "--endpoint-url",
-            &moto.url,
-            "--run-id",
-            run_id,
-            "--out",
-            out,
-        ],
-        &root(),
-        LIMIT,
-    );
+    let again = run_bin(&args, &root(), LIMIT);
     assert_eq!(again.code(), 1, "{}", again.stderr);
     assert!(again.stderr.contains("never reused"), "{}", again.stderr);
 }
