@@ -1,0 +1,21 @@
+//! Decoding a suite file into the model, checking references as it goes.
+//!
+//! One pass, in file order: a case's steps may only refer to queues, attempts, messages and
+//! move tasks defined before them, which is exactly what the runner will have at that point.
+//! The files follow the levels of the format: [`suite`] (the file), [`case`], [`queue`]
+//! definitions, [`step`] (keyword and sibling `expect:`), [`send`] and [`handles`] (message and
+//! receipt-handle bodies), [`observe`], and [`expect`]; [`scope`] holds what a case has defined
+//! so far.
+
+mod case;
+mod expect;
+mod handles;
+mod observe;
+mod queue;
+mod scope;
+mod send;
+mod step;
+mod suite;
+
+pub use case::PROTOCOLS;
+pub use suite::parse_suite;

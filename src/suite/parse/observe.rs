@@ -1,0 +1,70 @@
+//! The `observe` step: a bounded window of receives tracking the case's messages.
+
+use std::time::Duration;
+
+use super::scope::{Scope, message_ref};
+use crate::suite::limits::Limits;
+use crate::suite::model::*;
+use crate::suite::yaml::{Fields, Reader};
+
+pub(super) fn decode_observe(
+    r: &mut Reader,
+    scope: &mut Scope,
+    f: &Fields,
+    queue: Option<Spanned<String>>,
+    limits: &Limits,
+) -> Option<Observe> {
+    let window = r.duration(f.get("window")?, "`window`");
+    if window == Some(Duration::ZERO) {
+        r.error(f.get("window")?, "`window` must be longer than 0ms");
+    }
+    let max_receives = match f.get("max_receives") {
+        None => Some(20),
+        Some(n) => {
+            let v = r
+                .int(n, "`max_receives`", 1, i64::from(u32::MAX))
+                .map(|v| v as u32);
+            match v {
+                Some(v) if v > limits.max_observe_receives => {
+                    r.error_hint(
+                        n,
+                        format!("`max_receives` is {v}, over the limit of {}", limits.max_observe_receives),
+                        "observe windows are bounded; lower `max_receives` or raise the limit on the command line",
+                    );
+                    None
+                }
+                v => v,
+            }
+        }
+    };
+    let wait = match f.get("wait") {
+        None => Some(Duration::from_secs(1)),
+        Some(n) => r.seconds(n, "`wait`"),
+    };
+    let visibility_timeout = f
+        .get("visibility_timeout")
+        .and_then(|n| r.seconds(n, "`visibility_timeout`"));
+    let mut messages = Vec::new();
+    if let Some(n) = f.get("messages") {
+        for item in r.seq(n, "message labels")? {
+            if let Some(m) = message_ref(r, scope, item) {
+                messages.push(m);
+            }
+        }
+    }
+    let delete_seen = f
+        .get("delete")
+        .and_then(|n| r.bool(n, "`delete`"))
+        .unwrap_or(false);
+    scope.observes += 1;
+    scope.last_observe_tracks = messages.iter().map(|m| m.value.clone()).collect();
+    Some(Observe {
+        queue: queue?,
+        window: window?,
+        max_receives: max_receives?,
+        wait: wait?,
+        visibility_timeout,
+        messages,
+        delete_seen,
+    })
+}
