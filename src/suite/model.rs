@@ -227,7 +227,8 @@ pub enum Action {
 }
 
 impl Action {
-    /// The step name as written in YAML (`send`, `delete-batch`, ...).
+    /// The step name as written in YAML (`send`, `delete-batch`, ...); the grammar of each is
+    /// the parser's step table (`src/suite/parse/steps.rs`).
     pub fn keyword(&self) -> &'static str {
         match self {
             Action::Send(_) => "send",
@@ -255,33 +256,6 @@ impl Action {
             Action::CancelMoveTask { .. } => "cancel-move-task",
         }
     }
-
-    /// Every step keyword, for did-you-mean suggestions.
-    pub const KEYWORDS: &'static [&'static str] = &[
-        "send",
-        "send-batch",
-        "receive",
-        "delete",
-        "delete-batch",
-        "change-visibility",
-        "change-visibility-batch",
-        "get-attributes",
-        "set-attributes",
-        "purge",
-        "sleep",
-        "observe",
-        "create-queue",
-        "delete-queue",
-        "get-queue-url",
-        "list-queues",
-        "tag-queue",
-        "untag-queue",
-        "list-queue-tags",
-        "list-dead-letter-source-queues",
-        "start-move-task",
-        "list-move-tasks",
-        "cancel-move-task",
-    ];
 }
 
 /// A message body: literal text or generated filler of an exact size in bytes.

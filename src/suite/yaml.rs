@@ -50,6 +50,16 @@ pub(crate) struct Fields<'a, 'n> {
 }
 
 impl<'a, 'n> Fields<'a, 'n> {
+    /// No keys at all, for a value that is not a mapping (`sleep: 1s`).
+    pub fn empty(owner: &'a Node<'n>, what: &str) -> Fields<'a, 'n> {
+        Fields {
+            owner,
+            what: what.to_string(),
+            entries: Vec::new(),
+            suggested: Vec::new(),
+        }
+    }
+
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&'a Node<'n>> {
         self.entries

@@ -1,7 +1,7 @@
 //! One case: its metadata, its `queues:`, its steps in order, and its case-level `expect:`.
 
 use super::expect::decode_outcome;
-use super::queue::{check_queue_label, check_queue_refs, decode_queue_fields};
+use super::queue::{check_queue_label, check_queue_refs, decode_queue_entry};
 use super::scope::{Scope, is_label};
 use super::step::decode_step;
 use crate::duration;
@@ -139,7 +139,7 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         // Kinds first, so a redrive may point at a DLQ listed after its source.
         let mut decoded = Vec::new();
         for (label, key, value) in &entries {
-            let def = decode_queue_fields(r, key, value, label, "a queue definition", &[]);
+            let def = decode_queue_entry(r, key, value, label);
             if let Some(def) = &def {
                 scope.queues.insert(label.to_string(), def.kind);
             }

@@ -5,11 +5,14 @@ use std::collections::BTreeMap;
 use saphyr::YamlData;
 
 use super::scope::{Scope, message_ref, queue_ref};
+use super::steps::StepSpec;
 use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};
 
-pub(super) const STEP_EXPECT_KEYS: &[&str] = &[
+/// Every key a step's `expect:` may have; which of them apply to which step is the step
+/// table's `expect` column ([`super::steps::STEPS`]).
+pub(super) const EXPECT_KEYS: &[&str] = &[
     "error",
     "status",
     "messages",
@@ -23,49 +26,16 @@ pub(super) const STEP_EXPECT_KEYS: &[&str] = &[
     "within",
 ];
 
-/// Which expectation keys make sense on which step.
-fn expect_applies(key: &str, action: &Action) -> bool {
-    let batch = matches!(
-        action,
-        Action::SendBatch { .. }
-            | Action::DeleteBatch { .. }
-            | Action::ChangeVisibilityBatch { .. }
-    );
-    match (key, action) {
-        (_, Action::Sleep(_)) => false,
-        ("outcome", a) => matches!(a, Action::Observe(_)),
-        ("received", a) => matches!(
-            a,
-            Action::Receive(_) | Action::Observe(_) | Action::ListDeadLetterSourceQueues { .. }
-        ),
-        (_, Action::Observe(_)) => false,
-        // The runner counts queue URLs for the two listing calls.
-        ("messages", a) => matches!(
-            a,
-            Action::Receive(_)
-                | Action::ListQueues { .. }
-                | Action::ListDeadLetterSourceQueues { .. }
-        ),
-        ("successful" | "failed", _) => batch,
-        // Tags (list-queue-tags) and the newest task's fields (list-move-tasks) are checked
-        // like queue attributes.
-        ("attributes", a) => matches!(
-            a,
-            Action::Receive(_)
-                | Action::GetAttributes { .. }
-                | Action::ListQueueTags { .. }
-                | Action::ListMoveTasks { .. }
-        ),
-        ("absent", a) => matches!(a, Action::Receive(_) | Action::GetAttributes { .. }),
-        ("within", a) => matches!(a, Action::Receive(_)),
-        _ => true,
-    }
-}
+/// The expectations of any step that makes one SQS call: what the response said.
+pub(super) const CALL: &[&str] = &["error", "status", "message_contains"];
+/// The expectations of batch steps: their `Successful` and `Failed` entries.
+pub(super) const BATCH: &[&str] = &["successful", "failed"];
 
 pub(super) fn decode_step_expect(
     r: &mut Reader,
     scope: &Scope,
     f: &Fields,
+    spec: &StepSpec,
     action: &Action,
     at: Option<Pos>,
 ) -> StepExpect {
@@ -74,10 +44,10 @@ pub(super) fn decode_step_expect(
         ..StepExpect::default()
     };
     for (key, key_node, v) in &f.entries {
-        if !expect_applies(key, action) {
+        if !spec.expects(key) {
             r.error(
                 key_node,
-                format!("`{key}` does not apply to a `{}` step", action.keyword()),
+                format!("`{key}` does not apply to a `{}` step", spec.keyword),
             );
             continue;
         }

@@ -7,14 +7,17 @@
 //! receipt-handle bodies), [`observe`], and [`expect`]; [`scope`] holds what a case has defined
 //! so far.
 
+mod admin;
 mod case;
 mod expect;
 mod handles;
 mod observe;
 mod queue;
+mod receive;
 mod scope;
 mod send;
 mod step;
+mod steps;
 mod suite;
 
 pub use case::PROTOCOLS;

@@ -3,17 +3,28 @@
 use std::time::Duration;
 
 use super::scope::{Scope, message_ref};
-use crate::suite::limits::Limits;
+use super::steps::StepInput;
 use crate::suite::model::*;
-use crate::suite::yaml::{Fields, Reader};
+use crate::suite::yaml::Reader;
 
-pub(super) fn decode_observe(
+/// The keys of an `observe` body.
+pub(super) const OBSERVE_KEYS: &[&str] = &[
+    "queue",
+    "window",
+    "max_receives",
+    "wait",
+    "visibility_timeout",
+    "messages",
+    "delete",
+];
+
+/// `observe: {queue, window, max_receives?, wait?, visibility_timeout?, messages?, delete?}`.
+pub(super) fn decode_observe_step(
     r: &mut Reader,
     scope: &mut Scope,
-    f: &Fields,
-    queue: Option<Spanned<String>>,
-    limits: &Limits,
-) -> Option<Observe> {
+    s: &StepInput,
+) -> Option<Action> {
+    let (f, limits) = (&s.fields, s.limits);
     let window = r.duration(f.get("window")?, "`window`");
     if window == Some(Duration::ZERO) {
         r.error(f.get("window")?, "`window` must be longer than 0ms");
@@ -58,13 +69,13 @@ pub(super) fn decode_observe(
         .unwrap_or(false);
     scope.observes += 1;
     scope.last_observe_tracks = messages.iter().map(|m| m.value.clone()).collect();
-    Some(Observe {
-        queue: queue?,
+    Some(Action::Observe(Observe {
+        queue: s.queue.clone()?,
         window: window?,
         max_receives: max_receives?,
         wait: wait?,
         visibility_timeout,
         messages,
         delete_seen,
-    })
+    }))
 }

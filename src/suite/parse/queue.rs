@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 use saphyr::YamlData;
 
 use super::scope::{Scope, is_label, known_queues, push_at};
+use super::steps::StepInput;
 use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
-use crate::suite::yaml::{Node, Reader, pos};
+use crate::suite::yaml::{Fields, Node, Reader, pos};
 
-const QUEUE_KEYS: &[&str] = &[
+pub(super) const QUEUE_KEYS: &[&str] = &[
     "type",
     "create",
     "visibility_timeout",
@@ -98,18 +99,20 @@ pub(super) fn kind_name(k: QueueKind) -> &'static str {
     }
 }
 
-/// A queue definition body (shared by `queues:` entries and `create-queue` steps).
-/// Returns the definition; `extra` keys (like `queue`) are allowed and left to the caller.
-pub(super) fn decode_queue_fields<'a, 'n>(
+/// A `queues:` entry: a mapping of queue-definition keys under its label.
+pub(super) fn decode_queue_entry(
     r: &mut Reader,
-    owner: &'a Node<'n>,
-    node: &'a Node<'n>,
+    key: &Node,
+    value: &Node,
     label: &str,
-    what: &str,
-    extra: &[&str],
 ) -> Option<QueueDef> {
-    let allowed: Vec<&str> = QUEUE_KEYS.iter().chain(extra).copied().collect();
-    let f = r.fields(owner, node, what, &allowed)?;
+    let f = r.fields(key, value, "a queue definition", QUEUE_KEYS)?;
+    Some(decode_queue_def(r, &f, label))
+}
+
+/// The queue-definition keys of checked fields (shared by `queues:` entries and
+/// `create-queue` steps, whose other keys are left to the caller).
+pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str) -> QueueDef {
     let kind = match f.get("type") {
         None => QueueKind::Standard,
         Some(n) => match r.string(n, "`type`").as_deref() {
@@ -219,9 +222,9 @@ pub(super) fn decode_queue_fields<'a, 'n>(
         .get("create")
         .and_then(|n| r.bool(n, "`create`"))
         .unwrap_or(true);
-    let def = QueueDef {
+    QueueDef {
         label: label.to_string(),
-        pos: pos(owner),
+        pos: pos(f.owner),
         kind,
         create,
         visibility_timeout,
@@ -237,8 +240,7 @@ pub(super) fn decode_queue_fields<'a, 'n>(
         attributes,
         tags,
         name_suffix: None,
-    };
-    Some(def)
+    }
 }
 
 fn one_of(r: &mut Reader, n: &Node, what: &str, allowed: &[&str]) -> Option<String> {
@@ -253,4 +255,50 @@ fn one_of(r: &mut Reader, n: &Node, what: &str, allowed: &[&str]) -> Option<Stri
         );
         None
     }
+}
+
+/// `create-queue: {queue: <label>, name_suffix?, <queue-definition keys>}`.
+pub(super) fn decode_create_queue(
+    r: &mut Reader,
+    scope: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    let label_node = s.fields.get("queue")?;
+    let label = r.string(label_node, "a queue label")?;
+    if !check_queue_label(r, label_node, &label) {
+        return None;
+    }
+    let mut def = decode_queue_def(r, &s.fields, &label);
+    def.pos = pos(label_node);
+    if let Some(n) = s.fields.get("name_suffix") {
+        let suffix = r.string(n, "`name_suffix`")?;
+        if scope.queues.contains_key(&label) {
+            r.error_hint(
+                n,
+                format!("`name_suffix` on queue `{label}`, which is already defined"),
+                "a re-created label keeps its first name; use a new label",
+            );
+            return None;
+        }
+        def.name_suffix = Some(suffix);
+    }
+    // A known label is created again under the same name (idempotent CreateQueue,
+    // QueueAlreadyExists, QueueDeletedRecently); its name depends on its type, so the
+    // type must stay.
+    if let Some(kind) = scope.queues.get(&label)
+        && *kind != def.kind
+    {
+        r.error_hint(
+            label_node,
+            format!(
+                "queue `{label}` is already defined as {}; a `create-queue` of a known label re-creates the same name",
+                kind_name(*kind)
+            ),
+            "keep its `type`, or use a new label for a different queue",
+        );
+        return None;
+    }
+    check_queue_refs(r, scope, &def);
+    scope.queues.insert(label, def.kind);
+    Some(Action::CreateQueue(def))
 }

@@ -3,6 +3,7 @@
 use saphyr::YamlData;
 
 use super::scope::Scope;
+use super::steps::StepInput;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Reader, pos};
 
@@ -17,7 +18,7 @@ pub(super) const SEND_KEYS: &[&str] = &[
     "attributes",
 ];
 
-pub(super) fn decode_send(
+fn decode_send(
     r: &mut Reader,
     scope: &mut Scope,
     f: &Fields,
@@ -120,4 +121,42 @@ pub(super) fn decode_send(
         dedup_id,
         attributes,
     })
+}
+
+/// `send: {queue, message?, body | body_size, ...}`.
+pub(super) fn decode_send_step(r: &mut Reader, scope: &mut Scope, s: &StepInput) -> Option<Action> {
+    let send = decode_send(r, scope, &s.fields, s.queue.clone()?, s.expects_error)?;
+    Some(Action::Send(send))
+}
+
+/// `send-batch: {queue, entries: [<send keys without queue>, id?]}`.
+pub(super) fn decode_send_batch(
+    r: &mut Reader,
+    scope: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    let queue = s.queue.clone()?;
+    let items = r.seq(s.fields.get("entries")?, "batch entries")?;
+    let entry_keys = [&["id"], SEND_KEYS].concat();
+    let mut entries = Vec::new();
+    for item in items {
+        let Some(ef) = r.fields(item, item, "a `send-batch` entry", &entry_keys) else {
+            continue;
+        };
+        if let Some(k) = ef.key("queue") {
+            r.error(
+                k,
+                "a batch entry has no `queue`; the batch's `queue` applies to every entry",
+            );
+            continue;
+        }
+        let id = ef.get("id").and_then(|n| r.string(n, "an entry `id`"));
+        if let Some(send) = decode_send(r, scope, &ef, queue.clone(), s.expects_error) {
+            entries.push(BatchSend {
+                id: id.unwrap_or_else(|| send.message.clone()),
+                send,
+            });
+        }
+    }
+    Some(Action::SendBatch { queue, entries })
 }
