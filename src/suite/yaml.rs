@@ -1,11 +1,14 @@
-//! Reading saphyr's marked node tree: typed scalars, checked mappings, and positions.
+//! Reading YAML files: the one-document loader, and saphyr's marked node tree read as typed
+//! scalars, checked mappings, and positions.
 //!
-//! Every accessor reports its own error (at the node's position) into the [`Reader`] and
-//! returns `None`, so callers can keep going and collect every problem in one pass.
+//! [`load_document`] is the only place a file's text becomes a YAML tree (suites and target
+//! profiles both go through it). Every [`Reader`] accessor reports its own error (at the
+//! node's position) and returns `None`, so callers can keep going and collect every problem
+//! in one pass.
 
 use std::time::Duration;
 
-use saphyr::{MarkedYaml, Scalar, YamlData};
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
 use super::diagnostic::{Diagnostic, closest, suggest};
 use super::model::Pos;
@@ -13,6 +16,69 @@ use crate::duration;
 
 /// A node of the parsed file.
 pub(crate) type Node<'n> = MarkedYaml<'n>;
+
+/// What kind of file a document is, for the loader's messages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DocumentKind {
+    /// `suite file` or `profile`: "the suite file is empty", "a profile holds one YAML
+    /// document".
+    pub noun: &'static str,
+    /// What an empty file should hold, shown as the hint of the empty-file error.
+    pub empty_hint: &'static str,
+}
+
+/// The one document of a file, and the problems that do not stop decoding it.
+pub(crate) struct Document<'s> {
+    pub root: Node<'s>,
+    /// A second document is reported here, while the first is still decoded so that its
+    /// errors are reported in the same pass.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Loads a file that must hold exactly one YAML document. A syntax error (at its position)
+/// or an empty file is the only diagnostic; a further document is one more, beside the first.
+pub(crate) fn load_document<'s>(
+    path: &str,
+    source: &'s str,
+    kind: DocumentKind,
+) -> Result<Document<'s>, Vec<Diagnostic>> {
+    let docs = match MarkedYaml::load_from_str(source) {
+        Ok(docs) => docs,
+        Err(e) => {
+            let d = Diagnostic::new(
+                path,
+                marker_pos(e.marker()),
+                1,
+                format!("invalid YAML: {}", e.info()),
+            );
+            return Err(vec![d]);
+        }
+    };
+    let mut docs = docs.into_iter();
+    let Some(root) = docs.next() else {
+        let d = Diagnostic::new(
+            path,
+            Pos { line: 1, col: 1 },
+            1,
+            format!("the {} is empty", kind.noun),
+        )
+        .with_hint(kind.empty_hint);
+        return Err(vec![d]);
+    };
+    let diags = docs
+        .next()
+        .map(|second| {
+            Diagnostic::new(
+                path,
+                pos(&second),
+                width(&second),
+                format!("a {} holds one YAML document; found another", kind.noun),
+            )
+        })
+        .into_iter()
+        .collect();
+    Ok(Document { root, diags })
+}
 
 /// 1-based position of a node.
 pub(crate) fn pos(node: &Node) -> Pos {
@@ -387,5 +453,48 @@ impl<'s> Reader<'s> {
             }
         }
         ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KIND: DocumentKind = DocumentKind {
+        noun: "profile",
+        empty_hint: "a profile is a mapping",
+    };
+
+    fn one_lines(r: Result<Document, Vec<Diagnostic>>) -> Vec<String> {
+        match r {
+            Ok(doc) => doc.diags.iter().map(Diagnostic::one_line).collect(),
+            Err(diags) => diags.iter().map(Diagnostic::one_line).collect(),
+        }
+    }
+
+    #[test]
+    fn one_document_loads_with_no_problems() {
+        let doc = load_document("p.yaml", "a: 1\n", KIND).ok().unwrap();
+        assert!(doc.diags.is_empty());
+        assert!(doc.root.data.is_mapping());
+    }
+
+    #[test]
+    fn empty_files_several_documents_and_syntax_errors_are_positioned() {
+        assert_eq!(
+            one_lines(load_document("p.yaml", "# only a comment\n", KIND)),
+            ["p.yaml:1:1: the profile is empty (a profile is a mapping)"]
+        );
+        // The second document is reported, and the first is still returned for decoding.
+        let two = load_document("p.yaml", "a: 1\n---\nb: 2\n", KIND);
+        assert!(two.as_ref().is_ok_and(|d| d.root.data.is_mapping()));
+        assert_eq!(
+            one_lines(two),
+            ["p.yaml:3:1: a profile holds one YAML document; found another"]
+        );
+        assert_eq!(
+            one_lines(load_document("p.yaml", "a: [1\n", KIND)),
+            ["p.yaml:2:1: invalid YAML: while parsing a flow sequence, expected ',' or ']'"]
+        );
     }
 }

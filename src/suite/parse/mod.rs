@@ -2,10 +2,13 @@
 //!
 //! One pass, in file order: a case's steps may only refer to queues, attempts, messages and
 //! move tasks defined before them, which is exactly what the runner will have at that point.
-//! The files follow the levels of the format: [`suite`] (the file), [`case`], [`queue`]
-//! definitions, [`step`] (keyword and sibling `expect:`), [`send`] and [`handles`] (message and
-//! receipt-handle bodies), [`observe`], and [`expect`]; [`scope`] holds what a case has defined
-//! so far.
+//!
+//! **To add a step keyword, start at [`steps`]**: its table holds every step's grammar (keys,
+//! required keys, the `expect:` keys that apply, the decoder) and its module doc lists the
+//! other places to touch. The other files follow the levels of the format: [`suite`] (the
+//! file), [`case`], [`queue`] definitions, [`step`] (keyword and sibling `expect:`), the step
+//! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`]), and [`expect`];
+//! [`scope`] holds what a case has defined so far.
 
 mod admin;
 mod case;

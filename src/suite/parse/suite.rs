@@ -3,42 +3,25 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use saphyr::{LoadableYamlNode, MarkedYaml};
-
 use super::case::decode_case;
 use crate::suite::diagnostic::Diagnostic;
 use crate::suite::limits::Limits;
 use crate::suite::model::*;
-use crate::suite::yaml::{Node, Reader, marker_pos};
+use crate::suite::yaml::{DocumentKind, Node, Reader, load_document};
 
 const SUITE_KEYS: &[&str] = &["suite", "description", "cases"];
 
+const SUITE_FILE: DocumentKind = DocumentKind {
+    noun: "suite file",
+    empty_hint: "a suite is a mapping with `cases:`; see docs/suite-format.md",
+};
+
 /// Parses and validates one suite file. Returns every problem found, not just the first.
 pub fn parse_suite(path: &str, source: &str, limits: &Limits) -> Result<Suite, Vec<Diagnostic>> {
+    let doc = load_document(path, source, SUITE_FILE)?;
     let mut r = Reader::new(path, source);
-    let docs = match MarkedYaml::load_from_str(source) {
-        Ok(docs) => docs,
-        Err(e) => {
-            let d = Diagnostic::new(
-                path,
-                marker_pos(e.marker()),
-                1,
-                format!("invalid YAML: {}", e.info()),
-            );
-            return Err(vec![d]);
-        }
-    };
-    let Some(root) = docs.first() else {
-        let d = Diagnostic::new(path, Pos { line: 1, col: 1 }, 1, "the suite file is empty")
-            .with_hint("a suite is a mapping with `cases:`; see docs/suite-format.md");
-        return Err(vec![d]);
-    };
-    if let Some(second) = docs.get(1) {
-        r.error(
-            second,
-            "a suite file holds one YAML document; found another",
-        );
-    }
+    r.diags = doc.diags;
+    let root = &doc.root;
     let suite = decode_suite(&mut r, root, limits);
     match suite {
         Some(s) if r.diags.is_empty() => Ok(s),
