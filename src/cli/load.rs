@@ -81,32 +81,27 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
             Ok(s) => suites.push(s),
             Err(diags) => {
                 count += diags.len();
-                render_all(&diags, &source, &mut rendered);
+                rendered.push_str(&suite::render_all(&diags, &source));
             }
         }
         sources.push((shown, source));
     }
     let cross = suite::check_run(&suites);
+    // Grouped by file, so each file is indexed once however many of its cases clash.
+    let mut by_file: std::collections::BTreeMap<&str, Vec<Diagnostic>> = Default::default();
     for d in &cross {
-        let source = sources
-            .iter()
-            .find(|(p, _)| *p == d.path)
-            .map(|(_, s)| s.as_str())
-            .unwrap_or("");
-        render_all(std::slice::from_ref(d), source, &mut rendered);
+        by_file.entry(d.path.as_str()).or_default().push(d.clone());
+    }
+    for (path, source) in &sources {
+        if let Some(here) = by_file.get(path.as_str()) {
+            rendered.push_str(&suite::render_all(here, source));
+        }
     }
     count += cross.len();
     if count > 0 {
         Loaded::Invalid { rendered, count }
     } else {
         Loaded::Ok(suites)
-    }
-}
-
-fn render_all(diags: &[Diagnostic], source: &str, out: &mut String) {
-    for d in diags {
-        out.push_str(&d.render(source));
-        out.push_str("\n\n");
     }
 }
 

@@ -12,6 +12,7 @@ use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
 use super::diagnostic::{Diagnostic, closest, suggest};
 use super::model::Pos;
+use super::source::LineIndex;
 use crate::duration;
 
 /// A node of the parsed file.
@@ -157,6 +158,8 @@ impl<'a, 'n> Fields<'a, 'n> {
 pub(crate) struct Reader<'s> {
     pub path: &'s str,
     pub source: &'s str,
+    /// Built once per file, so reading a scalar's written text is not a scan of the file.
+    index: LineIndex<'s>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -165,6 +168,7 @@ impl<'s> Reader<'s> {
         Reader {
             path,
             source,
+            index: LineIndex::new(source),
             diags: Vec::new(),
         }
     }
@@ -187,8 +191,9 @@ impl<'s> Reader<'s> {
         if s.line() != e.line() {
             return None;
         }
-        let line = self.source.lines().nth(s.line().checked_sub(1)?)?;
-        Some(line.chars().skip(s.col()).take(e.col() - s.col()).collect())
+        let from = self.index.byte_of(marker_pos(&s))?;
+        let to = self.index.byte_of(marker_pos(&e))?;
+        Some(self.source.get(from..to)?.to_string())
     }
 
     fn describe(node: &Node) -> &'static str {
