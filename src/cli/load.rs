@@ -73,9 +73,27 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     let mut count = 0;
     for file in &files {
         let shown = file.display().to_string();
-        let source = match std::fs::read_to_string(file) {
-            Ok(s) => s,
+        let bytes = match read_capped(file, limits.max_suite_bytes) {
+            Ok(b) => b,
             Err(e) => return Loaded::Unreadable(format!("failed to read {shown}: {e}")),
+        };
+        // Shown under a file-level error: the bytes as read, with U+FFFD for what is not
+        // UTF-8 (one character per bad sequence, so columns still match).
+        let lossy = || String::from_utf8_lossy(&bytes).into_owned();
+        if bytes.len() as u64 > limits.max_suite_bytes {
+            let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
+            let d = suite::too_large(&shown, size, limits.max_suite_bytes);
+            rendered.push_str(&suite::render_all(&[d], &lossy()));
+            count += 1;
+            continue;
+        }
+        let source = match suite::utf8_text(&shown, &bytes) {
+            Ok(s) => s.to_string(),
+            Err(d) => {
+                rendered.push_str(&suite::render_all(&[d], &lossy()));
+                count += 1;
+                continue;
+            }
         };
         match suite::parse_suite(&shown, &source, limits) {
             Ok(s) => suites.push(s),
@@ -103,6 +121,16 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     } else {
         Loaded::Ok(suites)
     }
+}
+
+/// The file's bytes, but never more than `limit + 1` of them (enough to tell it is too large).
+fn read_capped(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether `id` matches a `--case` pattern: a substring, where `*` matches any run.

@@ -19,6 +19,9 @@ pub struct Limits {
     pub max_slow_case_duration: Duration,
     /// The most ReceiveMessage calls one `observe` step may make (default 100).
     pub max_observe_receives: u32,
+    /// The largest suite file read, in bytes (default 4 MiB); a larger one is an invalid
+    /// suite, refused before it is read whole.
+    pub max_suite_bytes: u64,
 }
 
 impl Default for Limits {
@@ -27,6 +30,7 @@ impl Default for Limits {
             max_case_duration: Duration::from_secs(5 * 60),
             max_slow_case_duration: Duration::from_secs(15 * 60),
             max_observe_receives: 100,
+            max_suite_bytes: 4 * 1024 * 1024,
         }
     }
 }

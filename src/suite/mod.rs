@@ -19,4 +19,4 @@ pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};
 pub use limits::{CALL_ALLOWANCE, Limits, case_budget, check_run};
 pub use model::*;
 pub use parse::{PROTOCOLS, parse_suite};
-pub use source::LineIndex;
+pub use source::{LineIndex, too_large, utf8_text};
