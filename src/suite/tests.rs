@@ -218,10 +218,12 @@ fn bad_durations() {
 
 #[test]
 fn unbounded_case_is_refused_at_its_id() {
-    let src = with_steps("      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n");
+    let src = with_steps(
+        "      - send: {queue: q, body: x}\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n",
+    );
     assert_eq!(
         only_error(&src),
-        "suites/x.yaml:2:9: case `c1` may take up to 366s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
+        "suites/x.yaml:2:9: case `c1` may take up to 368s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
     );
 }
 
@@ -257,7 +259,7 @@ fn with_steps_in(head: &str, steps: &str) -> String {
 #[test]
 fn slow_cases_have_their_own_larger_bound() {
     let limits = Limits::default();
-    let slow = "suite: s\ncases:\n  - id: c1\n    tags: [slow]\n    behaviour: b\n    source: s\n    queues:\n      q: {}\n    steps:\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n";
+    let slow = "suite: s\ncases:\n  - id: c1\n    tags: [slow]\n    behaviour: b\n    source: s\n    queues:\n      q: {}\n    steps:\n      - send: {queue: q, body: x}\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n";
     assert!(parse_suite("suites/x.yaml", slow, &limits).is_ok());
     let too_slow = slow.replace("sleep: 5m", "sleep: 15m");
     assert!(parse_suite("suites/x.yaml", &too_slow, &limits).is_err());
@@ -328,16 +330,16 @@ fn reference_checks() {
             "8:34: unknown move task `t`",
         ),
         (
-            "      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
-            "9:27: `inconclusive` is never an expectation",
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
+            "10:27: `inconclusive` is never an expectation",
         ),
         (
-            "      - observe: {queue: q, window: 1s}\n        expect: {outcome: observed_redelivry}\n",
-            "9:27: unknown outcome class `observed_redelivry` (did you mean `observed_redelivery`?)",
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s}\n        expect: {outcome: observed_redelivry}\n",
+            "10:27: unknown outcome class `observed_redelivry` (did you mean `observed_redelivery`?)",
         ),
         (
-            "      - observe: {queue: q, window: 1s, max_receives: 101}\n",
-            "8:55: `max_receives` is 101, over the limit of 100",
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s, max_receives: 101}\n",
+            "9:55: `max_receives` is 101, over the limit of 100",
         ),
         (
             "      - sleep: 1s\n        expect: {error: X}\n",
@@ -574,4 +576,37 @@ fn message_text_absent_attributes_and_within_are_parsed() {
         only_error(&src),
         "suites/x.yaml:9:18: unknown key `absnt` in a step `expect` (did you mean `absent`?)"
     );
+}
+
+#[test]
+fn an_observe_with_nothing_to_track_is_an_error_at_its_keyword() {
+    let err = only_error(&with_steps(
+        "      - purge: {queue: q}\n      - observe: {queue: q, window: 1s}\n",
+    ));
+    assert_eq!(
+        err,
+        "suites/x.yaml:9:9: this `observe` has nothing to track: no earlier step of the case sends a message (send the messages to watch in an earlier step (`send` or `send-batch`), or name them with `messages: [...]`)"
+    );
+    // `messages: []` tracks every message sent: still nothing.
+    let err = only_error(&with_steps(
+        "      - observe: {queue: q, window: 1s, messages: []}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:9: this `observe` has nothing to track"),
+        "{err}"
+    );
+    // A label that was never sent is reported as such, once.
+    let err = only_error(&with_steps(
+        "      - observe: {queue: q, window: 1s, messages: [m1]}\n",
+    ));
+    assert!(err.contains("unknown message `m1`"), "{err}");
+    // A send after the observe does not count; a batch entry before it does.
+    let err = only_error(&with_steps(
+        "      - observe: {queue: q, window: 1s}\n      - send: {queue: q, body: x}\n",
+    ));
+    assert!(err.contains("nothing to track"), "{err}");
+    parse(&with_steps(
+        "      - send-batch: {queue: q, entries: [{body: x}]}\n      - observe: {queue: q, window: 1s}\n",
+    ))
+    .unwrap();
 }

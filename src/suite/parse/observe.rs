@@ -40,7 +40,7 @@ pub(super) fn decode_observe_step(
                     r.error_hint(
                         n,
                         format!("`max_receives` is {v}, over the limit of {}", limits.max_observe_receives),
-                        "observe windows are bounded; lower `max_receives` or raise the limit on the command line",
+                        "observe windows are bounded; lower `max_receives` (a longer `wait` per receive covers the same window)",
                     );
                     None
                 }
@@ -56,12 +56,24 @@ pub(super) fn decode_observe_step(
         .get("visibility_timeout")
         .and_then(|n| r.seconds(n, "`visibility_timeout`"));
     let mut messages = Vec::new();
+    let mut named = 0;
     if let Some(n) = f.get("messages") {
-        for item in r.seq(n, "message labels")? {
+        let items = r.seq(n, "message labels")?;
+        named = items.len();
+        for item in items {
             if let Some(m) = message_ref(r, scope, item) {
                 messages.push(m);
             }
         }
+    }
+    // Silence about no message proves nothing: the judge would have nothing to classify.
+    // (Labels that were named but never sent are reported one by one instead.)
+    if named == 0 && scope.messages.is_empty() {
+        r.error_hint(
+            f.owner,
+            "this `observe` has nothing to track: no earlier step of the case sends a message",
+            "send the messages to watch in an earlier step (`send` or `send-batch`), or name them with `messages: [...]`",
+        );
     }
     let delete_seen = f
         .get("delete")
