@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::diagnostic::Diagnostic;
-use super::model::{Action, Case, Pos, Suite};
+use super::model::{Action, Case, Pos, QueueDef, Suite};
 
 /// Allowance for one SQS call in [`case_budget`] (request, response, and a slow endpoint).
 pub const CALL_ALLOWANCE: Duration = Duration::from_secs(2);
@@ -46,14 +46,28 @@ impl Limits {
     }
 }
 
-/// The longest a case can take: every sleep, every receive's `wait` (default 0), every observe
-/// window, plus [`CALL_ALLOWANCE`] per SQS call. The calls are each step that calls SQS (an
-/// observe counts one, for the receive in flight when its window closes) and a create and a
-/// delete for each queue under `queues:` that the runner creates. The runner uses it as the
-/// case's deadline.
+/// The AWS attribute a receive without `wait` takes its long-poll time from.
+const RECEIVE_WAIT_ATTRIBUTE: &str = "ReceiveMessageWaitTimeSeconds";
+/// The longest ReceiveMessageWaitTimeSeconds AWS accepts; a larger value is refused, so it
+/// is never in effect.
+const MAX_RECEIVE_WAIT: Duration = Duration::from_secs(20);
+
+/// The longest a case can take: every sleep, every receive's wait, every observe window,
+/// plus [`CALL_ALLOWANCE`] per SQS call. The calls are each step that calls SQS (an observe
+/// counts one, for the receive in flight when its window closes) and a create and a delete
+/// for each queue under `queues:` that the runner creates. The runner uses it as the case's
+/// deadline.
+///
+/// A receive without `wait:` long-polls for its queue's ReceiveMessageWaitTimeSeconds, as AWS
+/// does: the most that queue may have at that step, from `queues:`, `create-queue` and
+/// `set-attributes` (typed `receive_wait` or the raw attribute), at most 20 s.
 pub fn case_budget(case: &Case) -> Duration {
     let mut total = Duration::ZERO;
     let mut calls: u32 = case.queues.iter().filter(|q| q.create).count() as u32 * 2;
+    let mut queue_wait: BTreeMap<&str, Duration> = BTreeMap::new();
+    for def in &case.queues {
+        raise(&mut queue_wait, &def.label, receive_wait_of(def));
+    }
     for step in &case.steps {
         match &step.action {
             Action::Sleep(d) => total += *d,
@@ -62,13 +76,56 @@ pub fn case_budget(case: &Case) -> Duration {
                 calls += 1;
             }
             Action::Receive(r) => {
-                total += r.wait.unwrap_or(Duration::ZERO);
+                total += r.wait.unwrap_or_else(|| {
+                    queue_wait
+                        .get(r.queue.value.as_str())
+                        .copied()
+                        .unwrap_or(Duration::ZERO)
+                });
+                calls += 1;
+            }
+            Action::CreateQueue(def) => {
+                raise(&mut queue_wait, &def.label, receive_wait_of(def));
+                calls += 1;
+            }
+            Action::SetAttributes { queue, attributes } => {
+                raise(
+                    &mut queue_wait,
+                    &queue.value,
+                    attributes
+                        .get(RECEIVE_WAIT_ATTRIBUTE)
+                        .and_then(|v| seconds(v)),
+                );
                 calls += 1;
             }
             _ => calls += 1,
         }
     }
     total + CALL_ALLOWANCE * calls
+}
+
+/// Raises `label`'s longest possible wait to `wait`, capped at what AWS accepts.
+fn raise<'c>(waits: &mut BTreeMap<&'c str, Duration>, label: &'c str, wait: Option<Duration>) {
+    if let Some(w) = wait {
+        let w = w.min(MAX_RECEIVE_WAIT);
+        let entry = waits.entry(label).or_default();
+        *entry = (*entry).max(w);
+    }
+}
+
+/// The wait a queue definition sets: the raw attribute (applied last) or the typed key,
+/// whichever is longer.
+fn receive_wait_of(def: &QueueDef) -> Option<Duration> {
+    let raw = def
+        .attributes
+        .get(RECEIVE_WAIT_ATTRIBUTE)
+        .and_then(|v| seconds(v));
+    raw.max(def.receive_wait)
+}
+
+/// A whole number of seconds as AWS reads an attribute value (`"20"`).
+fn seconds(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
 /// Checks across the files of one run: a case id may be used once (ids go into queue names

@@ -610,3 +610,45 @@ fn an_observe_with_nothing_to_track_is_an_error_at_its_keyword() {
     ))
     .unwrap();
 }
+
+#[test]
+fn the_budget_counts_the_queue_receive_wait_for_receives_without_wait() {
+    let budget = |queues: &str, steps: &str| {
+        let src = format!(
+            "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues: {queues}\n    steps:\n{steps}"
+        );
+        case_budget(&parse(&src).unwrap().cases[0])
+    };
+    let call = CALL_ALLOWANCE;
+    let receive = "      - receive: {queue: q}\n";
+    // 2 calls for the queue, 1 for the receive, plus the queue's 20 s long poll.
+    assert_eq!(
+        budget("{q: {receive_wait: 20s}}", receive),
+        Duration::from_secs(20) + call * 3
+    );
+    // The raw attribute counts too; a step's own `wait` wins; AWS's 20 s cap applies.
+    assert_eq!(
+        budget(
+            "{q: {attributes: {ReceiveMessageWaitTimeSeconds: '7'}}}",
+            receive
+        ),
+        Duration::from_secs(7) + call * 3
+    );
+    assert_eq!(
+        budget(
+            "{q: {receive_wait: 20s}}",
+            "      - receive: {queue: q, wait: 1s}\n"
+        ),
+        Duration::from_secs(1) + call * 3
+    );
+    assert_eq!(
+        budget("{q: {receive_wait: 1h}}", receive),
+        Duration::from_secs(20) + call * 3
+    );
+    // Set by a step: counted from that step on, and a lower value later keeps the higher
+    // one (the set may have been refused).
+    let steps = "      - receive: {queue: q}\n      - set-attributes: {queue: q, attributes: {ReceiveMessageWaitTimeSeconds: '5'}}\n      - receive: {queue: q}\n      - set-attributes: {queue: q, attributes: {ReceiveMessageWaitTimeSeconds: '1'}}\n      - receive: {queue: q}\n";
+    assert_eq!(budget("{q: {}}", steps), Duration::from_secs(10) + call * 7);
+    let steps = "      - create-queue: {queue: n, receive_wait: 3s}\n      - receive: {queue: n}\n";
+    assert_eq!(budget("{}", steps), Duration::from_secs(3) + call * 2);
+}
