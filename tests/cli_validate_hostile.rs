@@ -111,3 +111,38 @@ fn thousands_of_errors_are_all_reported() {
     );
     assert!(out.stderr.contains(&format!("{path}:5006:16")));
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_of_list_and_validate_not_the_process() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues: {q: {}}\n    steps:\n",
+    );
+    for _ in 0..2000 {
+        text.push_str("      - sleep: 5\n");
+    }
+    let bad = write(dir.path(), "bad.yaml", text.as_bytes());
+    // `list | head -0` and `validate 2>&1 | head -0`: the reading end is closed at once.
+    // A panic would exit 101.
+    for (args, want) in [(vec!["list"], 0), (vec!["validate", bad.as_str()], 2)] {
+        let mut child = Command::new(common::bin())
+            .args(&args)
+            .current_dir(root())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let deadline = std::time::Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < deadline, "{args:?} hangs");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(want), "{args:?}");
+    }
+}
