@@ -97,6 +97,24 @@ impl<'s> LineIndex<'s> {
             .unwrap_or(0)
     }
 
+    /// `pos` moved inside the text: a line past the last is the end of the last line, a
+    /// column past the end of its line is just after its last character. (saphyr puts an
+    /// error at the end of the input on the line after it when the file has no final break.)
+    pub fn clamp(&self, pos: Pos) -> Pos {
+        let last = self.line_count() as u32;
+        if pos.line > last {
+            return Pos {
+                line: last,
+                col: self.line_len(last) as u32 + 1,
+            };
+        }
+        let line = pos.line.max(1);
+        Pos {
+            line,
+            col: pos.col.clamp(1, self.line_len(line) as u32 + 1),
+        }
+    }
+
     /// The byte offset of character index `char_index` (the end of the text past it).
     pub fn byte_of_char(&self, char_index: usize) -> usize {
         let Some(&from) = self.checkpoints.get(char_index / CHECKPOINT) else {
@@ -214,6 +232,16 @@ mod tests {
             (1..=5).map(|n| ix.line_len(n)).collect::<Vec<_>>(),
             [1, 2, 1, 1, 0]
         );
+    }
+
+    #[test]
+    fn positions_are_clamped_into_the_text() {
+        let ix = LineIndex::new("%aA");
+        assert_eq!(ix.clamp(Pos { line: 2, col: 1 }), Pos { line: 1, col: 4 });
+        assert_eq!(ix.clamp(Pos { line: 1, col: 9 }), Pos { line: 1, col: 4 });
+        assert_eq!(ix.clamp(Pos { line: 0, col: 0 }), Pos { line: 1, col: 1 });
+        let ix = LineIndex::new("a\n");
+        assert_eq!(ix.clamp(Pos { line: 2, col: 1 }), Pos { line: 2, col: 1 });
     }
 
     #[test]

@@ -652,3 +652,12 @@ fn the_budget_counts_the_queue_receive_wait_for_receives_without_wait() {
     let steps = "      - create-queue: {queue: n, receive_wait: 3s}\n      - receive: {queue: n}\n";
     assert_eq!(budget("{}", steps), Duration::from_secs(3) + call * 2);
 }
+
+#[test]
+fn a_syntax_error_at_the_end_of_a_file_without_a_final_break_points_inside_it() {
+    // saphyr puts it on line 2, which this file does not have (found by proptests.rs).
+    assert_eq!(
+        only_error("%aA"),
+        "suites/x.yaml:1:4: invalid YAML: did not find expected <document start>"
+    );
+}

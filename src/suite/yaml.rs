@@ -46,12 +46,8 @@ pub(crate) fn load_document<'s>(
     let docs = match MarkedYaml::load_from_str(source) {
         Ok(docs) => docs,
         Err(e) => {
-            let d = Diagnostic::new(
-                path,
-                marker_pos(e.marker()),
-                1,
-                format!("invalid YAML: {}", e.info()),
-            );
+            let at = LineIndex::new(source).clamp(marker_pos(e.marker()));
+            let d = Diagnostic::new(path, at, 1, format!("invalid YAML: {}", e.info()));
             return Err(vec![d]);
         }
     };
