@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::diagnostic::Diagnostic;
-use super::model::{Action, Case, Pos, QueueDef, Suite};
+use super::model::{Action, Case, Fault, FaultKind, Pos, QueueDef, RetryPolicy, Step, Suite};
+use super::parse::step_calls;
 
 /// Allowance for one SQS call in [`case_budget`] (request, response, and a slow endpoint).
 pub const CALL_ALLOWANCE: Duration = Duration::from_secs(2);
@@ -58,6 +59,12 @@ const MAX_RECEIVE_WAIT: Duration = Duration::from_secs(20);
 /// for each queue under `queues:` that the runner creates. The runner uses it as the case's
 /// deadline.
 ///
+/// A `deny` step counts two calls (setting the policy and removing it); its `for:` does not
+/// count, since the next steps go on meanwhile. A `latency` fault adds its delay once for
+/// every call it can hit: the attempts of the calls it selects (an observe's up to
+/// `max_receives` receives, and up to 10 deletes per receive when it deletes what it sees;
+/// three attempts a call under `retries: standard`), less `after`, at most `times`.
+///
 /// A receive without `wait:` long-polls for its queue's ReceiveMessageWaitTimeSeconds, as AWS
 /// does: the most that queue may have at that step, from `queues:`, `create-queue` and
 /// `set-attributes` (typed `receive_wait` or the raw attribute), at most 20 s.
@@ -70,23 +77,24 @@ pub fn case_budget(case: &Case) -> Duration {
     }
     for step in &case.steps {
         match &step.action {
-            Action::Sleep(d) => total += *d,
+            Action::Sleep(d) => total = total.saturating_add(*d),
             Action::Observe(o) => {
-                total += o.window;
-                calls += 1;
+                total = total.saturating_add(o.window);
+                calls = calls.saturating_add(1);
             }
             Action::Receive(r) => {
-                total += r.wait.unwrap_or_else(|| {
+                let wait = r.wait.unwrap_or_else(|| {
                     queue_wait
                         .get(r.queue.value.as_str())
                         .copied()
                         .unwrap_or(Duration::ZERO)
                 });
-                calls += 1;
+                total = total.saturating_add(wait);
+                calls = calls.saturating_add(1);
             }
             Action::CreateQueue(def) => {
                 raise(&mut queue_wait, &def.label, receive_wait_of(def));
-                calls += 1;
+                calls = calls.saturating_add(1);
             }
             Action::SetAttributes { queue, attributes } => {
                 raise(
@@ -96,12 +104,56 @@ pub fn case_budget(case: &Case) -> Duration {
                         .get(RECEIVE_WAIT_ATTRIBUTE)
                         .and_then(|v| seconds(v)),
                 );
-                calls += 1;
+                calls = calls.saturating_add(1);
             }
-            _ => calls += 1,
+            Action::Deny(_) => calls = calls.saturating_add(2),
+            _ => calls = calls.saturating_add(1),
         }
     }
-    total + CALL_ALLOWANCE * calls
+    let all: Vec<&Step> = case.steps.iter().collect();
+    for fault in &case.faults {
+        total = total.saturating_add(latency_cost(fault, &all, case.retries));
+    }
+    for step in &case.steps {
+        if let Some(fault) = &step.fault {
+            total = total.saturating_add(latency_cost(fault, &[step], case.retries));
+        }
+    }
+    // Saturating: a suite of absurd sleeps is refused by its bound, never an overflow.
+    total.saturating_add(CALL_ALLOWANCE.saturating_mul(calls))
+}
+
+/// The most delay a fault over `steps` can add: its `delay` for every attempt it can hit.
+fn latency_cost(fault: &Fault, steps: &[&Step], retries: RetryPolicy) -> Duration {
+    let FaultKind::Latency { delay } = fault.kind else {
+        return Duration::ZERO;
+    };
+    let attempts: u64 = match retries {
+        RetryPolicy::None => 1,
+        RetryPolicy::Standard => 3,
+    };
+    let hits: u64 = steps
+        .iter()
+        .flat_map(|step| fault.actions.iter().map(|op| calls_to(step, &op.value)))
+        .sum::<u64>()
+        * attempts;
+    let hits = hits.saturating_sub(u64::from(fault.after));
+    let hits = fault.times.map_or(hits, |t| hits.min(u64::from(t)));
+    delay.saturating_mul(u32::try_from(hits).unwrap_or(u32::MAX))
+}
+
+/// How many `op` calls a step can make at most.
+fn calls_to(step: &Step, op: &str) -> u64 {
+    if !step_calls(&step.action).contains(&op) {
+        return 0;
+    }
+    match &step.action {
+        Action::Observe(o) if op == "ReceiveMessage" => u64::from(o.max_receives),
+        // Each receive answers up to 10 messages, each deleted with its fresh handle.
+        Action::Observe(o) => 10 * u64::from(o.max_receives),
+        Action::Deny(_) => 2,
+        _ => 1,
+    }
 }
 
 /// Raises `label`'s longest possible wait to `wait`, capped at what AWS accepts.

@@ -12,6 +12,8 @@ mod source;
 pub(crate) mod yaml;
 
 #[cfg(test)]
+mod chaos_tests;
+#[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;

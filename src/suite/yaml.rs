@@ -269,6 +269,51 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// A share: `5%`, `12.5%` or a fraction such as `0.05` (0 and 1 are fractions too).
+    pub fn share(&mut self, n: &Node, what: &str) -> Option<f64> {
+        const HINT: &str = "write a percentage such as `5%` or a fraction such as `0.05`";
+        let value = match &n.data {
+            YamlData::Value(Scalar::FloatingPoint(f)) => f.into_inner(),
+            YamlData::Value(Scalar::Integer(i)) => *i as f64,
+            YamlData::Value(Scalar::String(s)) => {
+                let parsed = s
+                    .trim()
+                    .strip_suffix('%')
+                    .and_then(|p| p.trim().parse::<f64>().ok())
+                    .filter(|p| p.is_finite());
+                match parsed {
+                    Some(p) if (0.0..=100.0).contains(&p) => return Some(p / 100.0),
+                    Some(p) => {
+                        self.error_hint(
+                            n,
+                            format!("{what} must be between 0% and 100%, found {p}%"),
+                            HINT,
+                        );
+                        return None;
+                    }
+                    None => {
+                        self.error_hint(n, format!("expected {what} (a share), found `{s}`"), HINT);
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                self.error_hint(n, format!("expected {what} (a share)"), HINT);
+                return None;
+            }
+        };
+        if (0.0..=1.0).contains(&value) {
+            Some(value)
+        } else {
+            self.error_hint(
+                n,
+                format!("{what} must be a fraction between 0 and 1, found {value}"),
+                HINT,
+            );
+            None
+        }
+    }
+
     /// A duration such as `1500ms` or `2s`; a bare number is refused with a hint.
     pub fn duration(&mut self, node: &Node, what: &str) -> Option<Duration> {
         if let YamlData::Value(Scalar::Integer(n)) = &node.data {

@@ -946,8 +946,8 @@ mod tests {
 
     #[test]
     fn outcome_expectations_fail_on_mismatch_and_defer_on_inconclusive() {
-        let sp = |c| Spanned {
-            value: c,
+        let sp = |c: OutcomeClass| Spanned {
+            value: c.into(),
             pos: Pos::default(),
         };
         let got = BTreeMap::from([

@@ -636,6 +636,7 @@ impl CaseRun {
                 .await;
                 Ok(self.judge(step, &mut rec, Observed::default()))
             }
+            Action::Deny(_) => Err("`deny` steps are not run by this version of the runner".into()),
             Action::Sleep(_) | Action::Observe(_) => unreachable!("handled by the caller"),
         }
     }

@@ -1,9 +1,11 @@
 //! One case: its metadata, its `queues:`, its steps in order, and its case-level `expect:`.
 
-use super::expect::decode_outcome;
+use super::expect::{decode_outcome, decode_rate};
+use super::fault::{FaultSite, decode_fault};
 use super::queue::{check_queue_label, check_queue_refs, decode_queue_entry};
-use super::scope::{Scope, is_label};
+use super::scope::{Scope, is_label, push_at};
 use super::step::decode_step;
+use super::steps::step_calls;
 use crate::duration;
 use crate::suite::diagnostic::suggest;
 use crate::suite::limits::{Limits, case_budget};
@@ -21,7 +23,12 @@ const CASE_KEYS: &[&str] = &[
     "queues",
     "steps",
     "expect",
+    "trials",
+    "faults",
 ];
+
+/// The most `trials:` a case may ask for.
+const MAX_TRIALS: u32 = 1000;
 
 /// The wire protocols a case may be limited to (`protocols:`).
 pub const PROTOCOLS: &[&str] = &["json", "query"];
@@ -177,22 +184,36 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
             f.key("expect").unwrap_or(n),
             n,
             "a case `expect`",
-            &["outcome"],
+            &["outcome", "rate"],
         )
     });
-    if let Some(ef) = case_expect
-        && let (Some(key), Some(v)) = (ef.key("outcome"), ef.get("outcome"))
-    {
-        if scope.observes == 0 {
-            r.error_hint(
-                key,
-                "a case `outcome` needs an `observe` step",
-                "add an `observe` step; the outcome applies to the last one",
-            );
+    if let Some(ef) = case_expect {
+        for (name, key, _) in &ef.entries {
+            if scope.observes == 0 {
+                r.error_hint(
+                    key,
+                    format!("a case `{name}` needs an `observe` step"),
+                    format!("add an `observe` step; the {name} applies to the last one"),
+                );
+            }
         }
-        let tracks = scope.last_observe_tracks.clone();
-        expect.outcome = decode_outcome(r, &scope, v, &tracks);
+        if let Some(v) = ef.get("outcome") {
+            let tracks = scope.last_observe_tracks.clone();
+            expect.outcome = decode_outcome(r, &scope, v, &tracks);
+        }
+        expect.rate = ef.get("rate").and_then(|v| decode_rate(r, v));
     }
+
+    let trials = match f.get("trials") {
+        Some(n) => r
+            .int(n, "`trials`", 1, i64::from(MAX_TRIALS))
+            .map(|t| t as u32),
+        None => Some(1),
+    };
+    let faults = f
+        .get("faults")
+        .map(|n| decode_case_faults(r, n, &steps))
+        .unwrap_or_default();
 
     let case = Case {
         id: id?,
@@ -206,6 +227,8 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         queues,
         steps,
         expect,
+        trials: trials?,
+        faults,
     };
     if r.diags.len() == errors_before {
         let budget = case_budget(&case);
@@ -224,4 +247,45 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         }
     }
     Some(case)
+}
+
+/// `faults:`: a list of faults, each naming operations some step of the case calls.
+fn decode_case_faults(r: &mut Reader, n: &Node, steps: &[Step]) -> Vec<Fault> {
+    let Some(items) = r.seq(n, "faults") else {
+        return Vec::new();
+    };
+    let called: Vec<&str> = steps
+        .iter()
+        .flat_map(|s| step_calls(&s.action))
+        .copied()
+        .collect();
+    let mut faults = Vec::new();
+    for item in items {
+        let Some(fault) = decode_fault(r, item, item, FaultSite::Case) else {
+            continue;
+        };
+        let mut ok = true;
+        for op in &fault.actions {
+            if !called.contains(&op.value.as_str()) {
+                let mut ops = called.clone();
+                ops.sort_unstable();
+                ops.dedup();
+                push_at(
+                    r,
+                    op.pos,
+                    &op.value,
+                    format!(
+                        "no step of this case calls `{}`: the fault would never fire",
+                        op.value
+                    ),
+                    Some(format!("the steps call {}", ops.join(", "))),
+                );
+                ok = false;
+            }
+        }
+        if ok {
+            faults.push(fault);
+        }
+    }
+    faults
 }

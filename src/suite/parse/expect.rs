@@ -21,6 +21,7 @@ pub(super) const EXPECT_KEYS: &[&str] = &[
     "failed",
     "attributes",
     "outcome",
+    "rate",
     "message_contains",
     "absent",
     "within",
@@ -123,42 +124,75 @@ pub(super) fn decode_step_expect(
                 };
                 e.outcome = decode_outcome(r, scope, v, &tracks);
             }
+            "rate" => e.rate = decode_rate(r, v),
             _ => {}
         }
     }
     e
 }
 
-fn outcome_class(r: &mut Reader, n: &Node) -> Option<Spanned<OutcomeClass>> {
+/// One expectable class name.
+fn outcome_class(r: &mut Reader, n: &Node, what: &str) -> Option<OutcomeClass> {
     let s = r.string(n, "an outcome class")?;
-    let class = match s.as_str() {
-        "observed_redelivery" => OutcomeClass::ObservedRedelivery,
-        "no_redelivery_within_window" => OutcomeClass::NoRedeliveryWithinWindow,
-        "inconclusive" => {
+    match OutcomeClass::from_name(&s) {
+        Some(OutcomeClass::Inconclusive) => {
             r.error_hint(
                 n,
-                "`inconclusive` is never an expectation",
-                "expect `observed_redelivery` or `no_redelivery_within_window`; an inconclusive run is reported as such",
+                format!("`inconclusive` is never {what}"),
+                "expect `delivered`, `observed_redelivery` or `no_redelivery_within_window`; an inconclusive run is reported as such",
             );
-            return None;
+            None
         }
-        other => {
+        Some(class) => Some(class),
+        None => {
             r.error_hint(
                 n,
-                format!("unknown outcome class `{other}`"),
-                suggest(other, OutcomeClass::EXPECTABLE),
+                format!("unknown outcome class `{s}`"),
+                suggest(&s, OutcomeClass::EXPECTABLE),
             );
-            return None;
+            None
         }
+    }
+}
+
+/// One class or a list of the classes allowed.
+fn allowed_classes(r: &mut Reader, n: &Node) -> Option<Spanned<AllowedClasses>> {
+    let classes = match &n.data {
+        YamlData::Sequence(items) => {
+            if items.is_empty() {
+                r.error_hint(
+                    n,
+                    "the list of allowed outcome classes is empty",
+                    format!(
+                        "allow one or more of: {}",
+                        OutcomeClass::EXPECTABLE.join(", ")
+                    ),
+                );
+                return None;
+            }
+            let mut out = Vec::new();
+            let mut ok = true;
+            for item in items {
+                match outcome_class(r, item, "an expectation") {
+                    Some(c) => out.push(c),
+                    None => ok = false,
+                }
+            }
+            if !ok {
+                return None;
+            }
+            out
+        }
+        _ => vec![outcome_class(r, n, "an expectation")?],
     };
     Some(Spanned {
-        value: class,
+        value: AllowedClasses::new(classes)?,
         pos: pos(n),
     })
 }
 
-/// `outcome: <class>` or `outcome: {label: class}`; labels must be sent and, when the
-/// observe step names its messages, tracked by it.
+/// `outcome: <classes>` or `outcome: {label: <classes>}`, where `<classes>` is one class or a
+/// list; labels must be sent and, when the observe step names its messages, tracked by it.
 pub(super) fn decode_outcome(
     r: &mut Reader,
     scope: &Scope,
@@ -166,7 +200,7 @@ pub(super) fn decode_outcome(
     tracks: &[String],
 ) -> Option<OutcomeExpect> {
     if !matches!(v.data, YamlData::Mapping(_)) {
-        return outcome_class(r, v).map(OutcomeExpect::All);
+        return allowed_classes(r, v).map(OutcomeExpect::All);
     }
     let mut per = BTreeMap::new();
     for (label, key, class) in r.map_entries(v, "`outcome`")? {
@@ -178,7 +212,7 @@ pub(super) fn decode_outcome(
                 format!("it tracks: {}", tracks.join(", ")),
             );
         }
-        if let Some(c) = outcome_class(r, class) {
+        if let Some(c) = allowed_classes(r, class) {
             per.insert(label.to_string(), c);
         }
     }
@@ -186,4 +220,70 @@ pub(super) fn decode_outcome(
         r.error(v, "`outcome` is empty");
     }
     Some(OutcomeExpect::PerMessage(per))
+}
+
+/// `rate: {<class>: {at_least?: <share>, at_most?: <share>}}`.
+pub(super) fn decode_rate(r: &mut Reader, v: &Node) -> Option<RateExpect> {
+    let entries = r.map_entries(v, "`rate`")?;
+    if entries.is_empty() {
+        r.error_hint(
+            v,
+            "`rate` is empty",
+            "e.g. `rate: {observed_redelivery: {at_most: 5%}}`",
+        );
+        return None;
+    }
+    let mut rate = RateExpect::default();
+    for (_, key, bounds) in entries {
+        let Some(class) = outcome_class(r, key, "a rate (inconclusive trials are never counted)")
+        else {
+            continue;
+        };
+        let Some(bf) = r.fields(key, bounds, "a rate bound", &["at_least", "at_most"]) else {
+            continue;
+        };
+        let at_least = bf.get("at_least").and_then(|n| r.share(n, "`at_least`"));
+        let at_most = bf.get("at_most").and_then(|n| r.share(n, "`at_most`"));
+        if bf.entries.is_empty() {
+            // A misspelt bound was reported as such already.
+            if !(bf.missing("at_least") && bf.missing("at_most")) {
+                continue;
+            }
+            r.error_hint(
+                key,
+                format!("the rate of `{}` has no bound", class.as_str()),
+                "give `at_least`, `at_most`, or both",
+            );
+            continue;
+        }
+        if let (Some(lo), Some(hi)) = (at_least, at_most)
+            && lo > hi
+        {
+            r.error(
+                bf.key("at_least").unwrap_or(key),
+                format!(
+                    "`at_least` ({}) is above `at_most` ({}): no rate meets both",
+                    percent(lo),
+                    percent(hi)
+                ),
+            );
+            continue;
+        }
+        if bf.entries.len() != usize::from(at_least.is_some()) + usize::from(at_most.is_some()) {
+            continue;
+        }
+        rate.bounds.insert(
+            class,
+            Spanned {
+                value: RateBound { at_least, at_most },
+                pos: pos(key),
+            },
+        );
+    }
+    Some(rate)
+}
+
+/// `0.05` as `5%`.
+fn percent(share: f64) -> String {
+    format!("{}%", (share * 1e6).round() / 1e4)
 }

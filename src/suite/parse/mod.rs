@@ -7,12 +7,14 @@
 //! required keys, the `expect:` keys that apply, the decoder) and its module doc lists the
 //! other places to touch. The other files follow the levels of the format: [`suite`] (the
 //! file), [`case`], [`queue`] definitions, [`step`] (keyword and sibling `expect:`), the step
-//! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`]), and [`expect`];
+//! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`]), [`expect`], and
+//! [`fault`] (case and step faults, the `deny` step);
 //! [`scope`] holds what a case has defined so far.
 
 mod admin;
 mod case;
 mod expect;
+mod fault;
 mod handles;
 mod observe;
 mod queue;
@@ -24,4 +26,5 @@ mod steps;
 mod suite;
 
 pub use case::PROTOCOLS;
+pub(crate) use steps::step_calls;
 pub use suite::parse_suite;

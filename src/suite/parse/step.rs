@@ -3,6 +3,7 @@
 use saphyr::YamlData;
 
 use super::expect::{EXPECT_KEYS, decode_step_expect};
+use super::fault::{FaultSite, decode_fault};
 use super::scope::{Scope, queue_ref};
 use super::steps::{self, Body, StepInput, StepSpec};
 use crate::suite::diagnostic::suggest;
@@ -27,8 +28,9 @@ pub(super) fn decode_step(
     };
     let mut keyword: Option<(&StepSpec, &Node, &Node)> = None;
     let mut expect: Option<(&Node, &Node)> = None;
+    let mut fault: Option<(&Node, &Node)> = None;
     let mut all = steps::keywords();
-    all.push("expect");
+    all.extend(["expect", "fault"]);
     for (k, v) in map {
         let Some(name) = k.data.as_str() else {
             r.error(k, "expected a step keyword");
@@ -36,6 +38,8 @@ pub(super) fn decode_step(
         };
         if name == "expect" {
             expect = Some((k, v));
+        } else if name == "fault" {
+            fault = Some((k, v));
         } else if let Some(spec) = steps::spec(name) {
             if let Some((first, _, _)) = keyword {
                 r.error_hint(
@@ -74,9 +78,13 @@ pub(super) fn decode_step(
     if let Some((ek, ev)) = expect {
         expect_fields = r.fields(ek, ev, "a step `expect`", EXPECT_KEYS);
     }
-    let expects_error = expect_fields
-        .as_ref()
-        .is_some_and(|f| f.has("error") || f.has("status"));
+    // As StepExpect::expects_error: an error code, or a status of 400 or more.
+    let expects_error = expect_fields.as_ref().is_some_and(|f| {
+        f.has("error")
+            || f.get("status")
+                .and_then(|n| n.data.as_integer())
+                .is_some_and(|s| s >= 400)
+    });
     let action = decode_action(r, scope, spec, key, body, &what, expects_error, limits);
     let step_expect = match (&expect_fields, &action) {
         (Some(ef), Some(a)) => {
@@ -84,11 +92,20 @@ pub(super) fn decode_step(
         }
         _ => StepExpect::default(),
     };
+    let site = FaultSite::Step {
+        keyword: spec.keyword,
+        calls: steps::calls_of(spec, action.as_ref()),
+    };
+    let step_fault = match fault {
+        Some((fk, fv)) => Some(decode_fault(r, fk, fv, site)?),
+        None => None,
+    };
     Some(Step {
         index,
         pos: pos(key),
         action: action?,
         expect: step_expect,
+        fault: step_fault,
     })
 }
 

@@ -14,6 +14,7 @@
 
 use super::admin;
 use super::expect::{BATCH, CALL};
+use super::fault;
 use super::handles;
 use super::observe;
 use super::queue::{QUEUE_KEYS, decode_create_queue};
@@ -62,6 +63,8 @@ pub(super) struct StepSpec {
     pub required: &'static [&'static str],
     /// The `expect:` keys that apply to this step, in groups.
     pub expect: &'static [&'static [&'static str]],
+    /// The SQS operations the step calls: what a `fault:` beside it may select.
+    pub calls: &'static [&'static str],
     pub decode: Decode,
 }
 
@@ -88,6 +91,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[SEND_KEYS],
         required: &["queue"],
         expect: &[CALL],
+        calls: &["SendMessage"],
         decode: send::decode_send_step,
     },
     StepSpec {
@@ -96,6 +100,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[ENTRIES],
         required: &["entries", "queue"],
         expect: &[CALL, BATCH],
+        calls: &["SendMessageBatch"],
         decode: send::decode_send_batch,
     },
     StepSpec {
@@ -107,6 +112,7 @@ pub(super) const STEPS: &[StepSpec] = &[
             CALL,
             &["messages", "received", "attributes", "absent", "within"],
         ],
+        calls: &["ReceiveMessage"],
         decode: receive::decode_receive,
     },
     StepSpec {
@@ -115,6 +121,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE, handles::HANDLE_KEYS],
         required: &[],
         expect: &[CALL],
+        calls: &["DeleteMessage"],
         decode: handles::decode_delete,
     },
     StepSpec {
@@ -123,6 +130,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[ENTRIES],
         required: &["entries"],
         expect: &[CALL, BATCH],
+        calls: &["DeleteMessageBatch"],
         decode: handles::decode_delete_batch,
     },
     StepSpec {
@@ -131,6 +139,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE, handles::HANDLE_KEYS, &["timeout"]],
         required: &["timeout"],
         expect: &[CALL],
+        calls: &["ChangeMessageVisibility"],
         decode: handles::decode_change_visibility,
     },
     StepSpec {
@@ -139,6 +148,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[ENTRIES],
         required: &["entries"],
         expect: &[CALL, BATCH],
+        calls: &["ChangeMessageVisibilityBatch"],
         decode: handles::decode_change_visibility_batch,
     },
     StepSpec {
@@ -147,6 +157,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE, &["names"]],
         required: &["queue"],
         expect: &[CALL, &["attributes", "absent"]],
+        calls: &["GetQueueAttributes"],
         decode: admin::decode_get_attributes,
     },
     StepSpec {
@@ -155,6 +166,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE, &["attributes"]],
         required: &["queue", "attributes"],
         expect: &[CALL],
+        calls: &["SetQueueAttributes"],
         decode: admin::decode_set_attributes,
     },
     StepSpec {
@@ -163,6 +175,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE],
         required: &["queue"],
         expect: &[CALL],
+        calls: &["PurgeQueue"],
         decode: admin::decode_purge,
     },
     StepSpec {
@@ -171,6 +184,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[],
         required: &[],
         expect: &[],
+        calls: &[],
         decode: admin::decode_sleep,
     },
     StepSpec {
@@ -178,7 +192,8 @@ pub(super) const STEPS: &[StepSpec] = &[
         body: Body::Mapping,
         keys: &[observe::OBSERVE_KEYS],
         required: &["queue", "window"],
-        expect: &[&["outcome", "received"]],
+        expect: &[&["outcome", "rate", "received"]],
+        calls: &["ReceiveMessage", "DeleteMessage"],
         decode: observe::decode_observe_step,
     },
     StepSpec {
@@ -187,6 +202,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE_KEYS, &["queue", "name_suffix"]],
         required: &["queue"],
         expect: &[CALL],
+        calls: &["CreateQueue"],
         decode: decode_create_queue,
     },
     StepSpec {
@@ -195,6 +211,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE],
         required: &["queue"],
         expect: &[CALL],
+        calls: &["DeleteQueue"],
         decode: admin::decode_delete_queue,
     },
     StepSpec {
@@ -203,6 +220,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE],
         required: &["queue"],
         expect: &[CALL],
+        calls: &["GetQueueUrl"],
         decode: admin::decode_get_queue_url,
     },
     StepSpec {
@@ -212,6 +230,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         required: &[],
         // The runner counts queue URLs for the two listing calls.
         expect: &[CALL, &["messages"]],
+        calls: &["ListQueues"],
         decode: admin::decode_list_queues,
     },
     StepSpec {
@@ -220,6 +239,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE, &["tags"]],
         required: &["queue", "tags"],
         expect: &[CALL],
+        calls: &["TagQueue"],
         decode: admin::decode_tag_queue,
     },
     StepSpec {
@@ -228,6 +248,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[QUEUE, &["keys"]],
         required: &["queue", "keys"],
         expect: &[CALL],
+        calls: &["UntagQueue"],
         decode: admin::decode_untag_queue,
     },
     StepSpec {
@@ -237,6 +258,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         required: &["queue"],
         // Tags are checked like queue attributes.
         expect: &[CALL, &["attributes"]],
+        calls: &["ListQueueTags"],
         decode: admin::decode_list_queue_tags,
     },
     StepSpec {
@@ -246,6 +268,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         required: &["queue"],
         // `received` names queue labels here: the call answers queue URLs.
         expect: &[CALL, &["messages", "received"]],
+        calls: &["ListDeadLetterSourceQueues"],
         decode: admin::decode_list_dead_letter_source_queues,
     },
     StepSpec {
@@ -254,6 +277,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[&["source", "destination", "max_per_second", "as"]],
         required: &["source"],
         expect: &[CALL],
+        calls: &["StartMessageMoveTask"],
         decode: admin::decode_start_move_task,
     },
     StepSpec {
@@ -263,6 +287,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         required: &["source"],
         // The newest task's fields are checked like queue attributes.
         expect: &[CALL, &["attributes"]],
+        calls: &["ListMessageMoveTasks"],
         decode: admin::decode_list_move_tasks,
     },
     StepSpec {
@@ -271,13 +296,38 @@ pub(super) const STEPS: &[StepSpec] = &[
         keys: &[&["task"]],
         required: &["task"],
         expect: &[CALL],
+        calls: &["CancelMessageMoveTask"],
         decode: admin::decode_cancel_move_task,
+    },
+    StepSpec {
+        keyword: "deny",
+        body: Body::Mapping,
+        keys: &[QUEUE, &["actions", "for"]],
+        required: &["queue", "actions", "for"],
+        expect: &[CALL],
+        // Setting the deny policy, and removing it.
+        calls: &["SetQueueAttributes"],
+        decode: fault::decode_deny,
     },
 ];
 
 /// The row of `keyword`, if it is a step keyword.
 pub(super) fn spec(keyword: &str) -> Option<&'static StepSpec> {
     STEPS.iter().find(|s| s.keyword == keyword)
+}
+
+/// The operations `action` makes: its row's `calls`, less the DeleteMessage of an observe
+/// that does not delete what it sees.
+pub(super) fn calls_of(spec: &StepSpec, action: Option<&Action>) -> &'static [&'static str] {
+    match action {
+        Some(Action::Observe(o)) if !o.delete_seen => &["ReceiveMessage"],
+        _ => spec.calls,
+    }
+}
+
+/// The operations a decoded step calls (see [`calls_of`]).
+pub(crate) fn step_calls(action: &Action) -> &'static [&'static str] {
+    spec(action.keyword()).map_or(&[], |s| calls_of(s, Some(action)))
 }
 
 /// Every step keyword, for did-you-mean suggestions and hints.
@@ -289,7 +339,7 @@ pub(super) fn keywords() -> Vec<&'static str> {
 mod tests {
     use super::*;
     use crate::suite::parse::expect::EXPECT_KEYS;
-    use crate::suite::{Limits, parse_suite};
+    use crate::suite::{Limits, SQS_OPERATIONS, parse_suite};
 
     /// A body that decodes for each row, written after a case that defines what it refers to.
     fn example(keyword: &str) -> &'static str {
@@ -311,6 +361,7 @@ mod tests {
             "start-move-task" => "{source: q}",
             "list-move-tasks" => "{source: q}",
             "cancel-move-task" => "{task: t}",
+            "deny" => "{queue: q, actions: [sqs:DeleteMessage], for: 5s}",
             _ => "{queue: q}",
         }
     }
@@ -329,6 +380,9 @@ mod tests {
             assert_eq!(last.action.keyword(), spec.keyword);
             for key in spec.required {
                 assert!(spec.keys().contains(key), "{}: {key}", spec.keyword);
+            }
+            for call in spec.calls {
+                assert!(SQS_OPERATIONS.contains(call), "{}: {call}", spec.keyword);
             }
         }
     }
