@@ -6,6 +6,7 @@
 //! - [`classify`] turns what was observed into outcome classes, verdicts and decisions.
 //! - [`report`] renders JUnit, Markdown and HTML from finished results.
 //! - [`conformance`] applies target profiles and builds cross-target matrices and baselines.
+//! - [`text`] escapes untrusted text for each place it is shown (HTML, XML, Markdown, terminal).
 //!
 //! I/O lives at the edges: [`runner`] drives a target through aws-sdk-sqs and emits events,
 //! [`evidence`] writes the JSON Lines evidence file, [`emulator`] serves the SQS wire protocol,
@@ -22,3 +23,4 @@ pub mod exit_code;
 pub mod report;
 pub mod runner;
 pub mod suite;
+pub mod text;

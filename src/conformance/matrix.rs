@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::evidence::Record;
 use crate::evidence::format::{RunStart, Verdict};
+use crate::text::escape::markdown_cell as md;
 
 /// A matrix cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -279,17 +280,6 @@ impl Score {
 
 fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0))
-}
-
-/// Markdown table cell text: pipes and newlines would break the table.
-/// Table-cell text: `|` escaped, lines joined, and `<` `>` `&` as entities so no HTML gets
-/// through (backticks stay: profile reasons use them for code).
-fn md(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
 }
 
 /// `matrix.md`: a score table, then one table per area.

@@ -30,6 +30,7 @@ use super::model::{
 };
 use crate::evidence::Record;
 use crate::evidence::format::{Call, CaseEnd, Completion, Decision, Phase};
+use crate::text::escape::html_attr as esc;
 use std::fmt::Write;
 
 /// Renders the whole report as one HTML document.
@@ -586,22 +587,6 @@ fn kv(out: &mut String, key: &str, value_html: &str) {
 
 fn code(text: &str) -> String {
     format!("<code>{}</code>", esc(text))
-}
-
-/// Escapes text for HTML element content and quoted attribute values alike.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 use super::model::{CaseView, RunView, decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
 use crate::evidence::format::CaseEnd;
+use crate::text::escape::{markdown_code as code, markdown_text as text};
 use std::fmt::Write;
 
 /// Renders the Markdown summary.
@@ -150,43 +151,6 @@ fn deliveries(end: &CaseEnd) -> String {
         .join(" ")
 }
 
-/// A code span that survives any content: fenced with more backticks than the content's
-/// longest run, `|` escaped (GFM tables split on it even inside code), newlines flattened.
-fn code(raw: &str) -> String {
-    let flat: String = raw
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let flat = flat.replace('|', "\\|");
-    let longest = flat.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if flat.starts_with('`') || flat.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{flat}{pad}{fence}")
-}
-
-/// Prose with Markdown punctuation backslash-escaped and `<` `>` as entities.
-fn text(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '!' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,17 +237,5 @@ No exit code recorded (no `run_end`).
 did not finish (run interrupted)
 ";
         assert_eq!(render(&interrupted_run()), expected);
-    }
-
-    #[test]
-    fn record_text_cannot_break_the_table_or_inject_markup() {
-        assert_eq!(code("a|b"), "`a\\|b`");
-        assert_eq!(code("x `y` z"), "``x `y` z``");
-        assert_eq!(code("`"), "`` ` ``");
-        assert_eq!(
-            text("<img src=x onerror=alert(1)> [a](javascript:x) *b*"),
-            "&lt;img src=x onerror=alert(1)&gt; \\[a\\](javascript:x) \\*b\\*"
-        );
-        assert_eq!(text("line\nbreak"), "line break");
     }
 }

@@ -17,6 +17,7 @@
 use super::model::{CaseState, CaseView, RunView};
 use crate::evidence::Record;
 use crate::evidence::format::Verdict;
+use crate::text::escape::terminal as plain;
 
 /// Narrowest reason column kept when cutting to the width.
 const MIN_REASON: usize = 16;
@@ -119,13 +120,6 @@ fn paint(label: &str, width: usize, state: CaseState, colour: bool) -> String {
         CaseState::Finished(Verdict::Pass | Verdict::KnownDivergence) => "32",
     };
     format!("\x1b[{code}m{label}\x1b[0m{}", &padded[label.len()..])
-}
-
-/// Replaces control characters (escape sequences, newlines) with spaces.
-fn plain(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 /// Cuts `text` to `room` characters with an ellipsis, unless `width` is 0.
