@@ -21,16 +21,17 @@
 //!   handle digest (first 12 hex characters), request id, status, error code, completion,
 //!   latency and the (masked) server message.
 //!
-//! Everything taken from the records is HTML-escaped, attributes included: suite authors
-//! control ids, titles, behaviour and sources; servers control error codes, messages and
-//! request ids.
+//! Everything taken from the records is HTML-escaped (`crate::text::escape`): element content
+//! with `html_text`, and the one attribute that carries record text, a source's `href`, with
+//! `html_attr`. Suite authors control ids, titles, behaviour and sources; servers control
+//! error codes, messages and request ids.
 
 use super::model::{
     CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms, parse_time,
 };
 use crate::evidence::Record;
 use crate::evidence::format::{Call, CaseEnd, Completion, Decision, Phase};
-use crate::text::escape::html_attr as esc;
+use crate::text::escape::{html_attr, html_text as esc};
 use std::fmt::Write;
 
 /// Renders the whole report as one HTML document.
@@ -573,7 +574,8 @@ fn source(text: &str) -> String {
         && !text.chars().any(|c| c.is_whitespace() || c.is_control());
     if is_web {
         format!(
-            "<a href=\"{0}\" rel=\"noopener noreferrer\">{0}</a>",
+            "<a href=\"{}\" rel=\"noopener noreferrer\">{}</a>",
+            html_attr(text),
             esc(text)
         )
     } else {
@@ -670,7 +672,7 @@ mod tests {
         assert!(!html.contains("\"><img"), "attribute break-out in report");
         assert!(!html.to_lowercase().contains("href=\"javascript"));
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-        assert!(html.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"));
+        assert!(html.contains("\"&gt;&lt;img src=x onerror=alert(1)&gt;"));
         assert!(
             html.contains("&lt;SCRIPT&gt;ALERT(1)&lt;/SCRIPT&gt;"),
             "upper-cased class escaped"
