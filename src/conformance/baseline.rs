@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::evidence::Record;
 use crate::evidence::format::{Completion, Phase, Verdict};
+use crate::text::escape::{markdown_code, markdown_text, terminal};
 
 /// Identifier written in `baseline.json`.
 pub const BASELINE_FORMAT: &str = "sqsprobe-baseline/1";
@@ -301,36 +302,33 @@ pub fn compare(base: &Baseline, run: &Baseline) -> Vec<Difference> {
     diffs
 }
 
-/// One line per difference, for the terminal: `suite:line: case `x`: what: baseline → run`.
+/// One line per difference, for the terminal: `suite:line: case `x`: what: baseline → run`,
+/// with control characters removed (case ids come from suites, values from servers).
 pub fn render_lines(diffs: &[Difference]) -> String {
     diffs
         .iter()
         .map(|d| {
-            format!(
-                "{}: case `{}`: {}: {} → {}\n",
+            terminal(&format!(
+                "{}: case `{}`: {}: {} → {}",
                 d.location, d.case, d.what, d.baseline, d.run
-            )
+            )) + "\n"
         })
         .collect()
-}
-
-fn md(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 /// `comparison.md`.
 pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) -> String {
     let describe = |b: &Baseline| {
         format!(
-            "`{}` ({}{}, {}, protocol {})",
-            b.run_id,
-            b.target,
+            "{} ({}{}, {}, protocol {})",
+            markdown_code(&b.run_id),
+            markdown_text(&b.target),
             b.target_profile
                 .as_deref()
-                .map(|p| format!(", profile {p}"))
+                .map(|p| format!(", profile {}", markdown_text(p)))
                 .unwrap_or_default(),
-            b.region,
-            b.protocol
+            markdown_text(&b.region),
+            markdown_text(&b.protocol)
         )
     };
     let mut out = String::from("# Baseline comparison\n\n");
@@ -351,12 +349,12 @@ pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) ->
     ));
     for d in diffs {
         out.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {} |\n",
-            d.case,
-            d.location,
-            md(&d.what),
-            md(&d.baseline),
-            md(&d.run)
+            "| {} | {} | {} | {} | {} |\n",
+            markdown_code(&d.case),
+            markdown_code(&d.location),
+            markdown_text(&d.what),
+            markdown_text(&d.baseline),
+            markdown_text(&d.run)
         ));
     }
     out
@@ -462,6 +460,23 @@ mod tests {
             (diffs[0].what.as_str(), diffs[0].run.as_str()),
             ("call 2", "not made")
         );
+    }
+
+    #[test]
+    fn record_text_cannot_break_the_comparison_table_or_the_terminal() {
+        let mut base = normalize(&records(Some("ReceiptHandleIsInvalid"), Verdict::Pass)).unwrap();
+        base.cases[0].case = "a|<b>".to_string();
+        let mut run = base.clone();
+        run.cases[0].steps[1].batch_failed = vec!["bad: <img src=x>|\n\u{1b}[2J".to_string()];
+        let diffs = compare(&base, &run);
+        let md = render_markdown(&base, &run, &diffs);
+        let row = md.lines().last().unwrap();
+        assert_eq!(row.matches(" | ").count(), 4, "{row}");
+        assert!(!md.contains("<img"), "{md}");
+        assert!(row.starts_with("| `a\\|<b>` |"), "{row}");
+        let lines = render_lines(&diffs);
+        assert!(!lines.contains('\u{1b}'), "{lines:?}");
+        assert_eq!(lines.lines().count(), 1, "{lines:?}");
     }
 
     #[test]
