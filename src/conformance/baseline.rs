@@ -363,8 +363,8 @@ pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::fixtures::{call, case_end, case_start, run_start};
     use crate::evidence::format::EntryEvidence;
-    use crate::report::model::fixtures::{call, case_end, case_start, run_start};
 
     fn records(delete_code: Option<&str>, verdict: Verdict) -> Vec<Record> {
         let mut out = vec![run_start(&["a"]), case_start("a", 10)];

@@ -357,7 +357,7 @@ pub fn render_markdown(m: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::{case_end, case_start, run_start};
+    use crate::evidence::fixtures::{case_end, case_start, run_start};
 
     fn run(profile: Option<&str>, protocol: &str, ends: &[(&str, Verdict)]) -> Vec<Record> {
         let ids: Vec<&str> = ends.iter().map(|(c, _)| *c).collect();

@@ -26,11 +26,10 @@
 //! `html_attr`. Suite authors control ids, titles, behaviour and sources; servers control
 //! error codes, messages and request ids.
 
-use super::model::{
-    CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms, parse_time,
-};
+use super::wording::{decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
 use crate::evidence::format::{Call, CaseEnd, Completion, Decision, Phase};
+use crate::evidence::view::{CaseState, CaseView, RunView, parse_time};
 use crate::text::escape::{html_attr, html_text as esc};
 use std::fmt::Write;
 
@@ -594,8 +593,8 @@ fn code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::fixtures::*;
     use crate::evidence::format::{Finding, MessageOutcome};
-    use crate::report::model::fixtures::*;
 
     const SCRIPT: &str = "<script>alert(1)</script>";
     const IMG: &str = "\"><img src=x onerror=alert(1)>";

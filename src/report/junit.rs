@@ -19,9 +19,10 @@
 //! - a case selected in `run_start` but never started → `<skipped>` "not started (run
 //!   interrupted)", in a `<testsuite>` named `(not started)` since only its id is known.
 
-use super::model::{CaseState, CaseView, RunView, decision_name, parse_time};
+use super::wording::decision_name;
 use crate::evidence::Record;
 use crate::evidence::format::Verdict;
+use crate::evidence::view::{CaseState, CaseView, RunView, parse_time};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
 
@@ -194,7 +195,7 @@ fn unfinished_description(case: &CaseView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::*;
+    use crate::evidence::fixtures::*;
 
     fn status_of<'a>(report: &'a Report, name: &str) -> &'a TestCase {
         report

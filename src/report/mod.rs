@@ -2,9 +2,9 @@
 //! and the end-of-run terminal summary.
 //!
 //! Every renderer is a pure function of `&[Record]` (no I/O, no clock), so it can run on a
-//! live run's records or on an `evidence.jsonl` read back later. They share one intermediate
-//! view (`model`) that groups records by case and says honestly what an interrupted run left:
-//! cases that did not finish, cases never started.
+//! live run's records or on an `evidence.jsonl` read back later. They read the run through
+//! [`crate::evidence::view`], which groups records by case and says honestly what an
+//! interrupted run left: cases that did not finish, cases never started.
 //!
 //! - [`junit::render`]: JUnit XML for CI (`quick-junit`).
 //! - [`summary::render`]: Markdown for a pull-request comment or CI artefact.
@@ -13,6 +13,6 @@
 
 pub mod html;
 pub mod junit;
-pub(crate) mod model;
 pub mod summary;
 pub mod terminal;
+pub(crate) mod wording;

@@ -14,9 +14,10 @@
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
-use super::model::{CaseView, RunView, decision_name, exit_meaning, format_ms};
+use super::wording::{decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
 use crate::evidence::format::CaseEnd;
+use crate::evidence::view::{CaseView, RunView};
 use crate::text::escape::{markdown_code as code, markdown_text as text};
 use std::fmt::Write;
 
@@ -154,7 +155,7 @@ fn deliveries(end: &CaseEnd) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::*;
+    use crate::evidence::fixtures::*;
 
     #[test]
     fn full_run_snapshot() {

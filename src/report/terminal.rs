@@ -14,9 +14,10 @@
 //! Text from the records (ids, reasons, server messages) has its control characters replaced,
 //! so a server cannot send escape sequences to the user's terminal.
 
-use super::model::{CaseState, CaseView, RunView};
+use super::wording::run_exit_meaning;
 use crate::evidence::Record;
 use crate::evidence::format::Verdict;
+use crate::evidence::view::{CaseState, CaseView, RunView};
 use crate::text::escape::terminal as plain;
 
 /// Narrowest reason column kept when cutting to the width.
@@ -89,7 +90,7 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
     if run.interrupted() {
         out.push_str("run interrupted: results are partial\n");
     }
-    out.push_str(&run.exit_meaning());
+    out.push_str(&run_exit_meaning(&run));
     out.push('\n');
     out.push_str(&format!("run folder: {}\n", plain(run_dir)));
     out
@@ -134,7 +135,7 @@ fn cut(text: &str, room: usize, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::*;
+    use crate::evidence::fixtures::*;
 
     #[test]
     fn full_run_lists_non_passing_cases_and_totals() {

@@ -1,0 +1,371 @@
+//! One way to read a run: evidence records grouped into the run and its cases.
+//!
+//! Every consumer of evidence (the reports, the conformance matrix, baselines, the CLI) reads
+//! records through this view. Records are grouped by case id, cases keep the order in which
+//! they started, and every case gets a [`CaseState`]: finished with a verdict, started but
+//! without a `case_end` (the run was interrupted while it ran), or selected in `run_start`
+//! but never started. Nothing is inferred beyond that: a case without `case_end` has no
+//! verdict, and consumers say so rather than guess one.
+
+use super::format::{Call, CaseEnd, CaseStart, Record, RunEnd, RunStart, Verdict};
+
+/// Where a case got to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseState {
+    /// A `case_end` was written: the case has a verdict.
+    Finished(Verdict),
+    /// A `case_start` (or calls) but no `case_end`: the run stopped while it ran.
+    DidNotFinish,
+    /// Listed in `run_start.cases` but never started.
+    NotStarted,
+}
+
+impl CaseState {
+    /// Upper-case label used by the terminal and as badge text.
+    pub fn label(self) -> &'static str {
+        match self {
+            CaseState::Finished(Verdict::Pass) => "PASS",
+            CaseState::Finished(Verdict::KnownDivergence) => "KNOWN-DIVERGENCE",
+            CaseState::Finished(Verdict::Unsupported) => "UNSUPPORTED",
+            CaseState::Finished(Verdict::Inconclusive) => "INCONCLUSIVE",
+            CaseState::Finished(Verdict::Error) => "ERROR",
+            CaseState::Finished(Verdict::Fail) => "FAIL",
+            CaseState::DidNotFinish => "DID-NOT-FINISH",
+            CaseState::NotStarted => "NOT-STARTED",
+        }
+    }
+
+    /// Lower-case word for prose and tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            CaseState::Finished(v) => v.as_str(),
+            CaseState::DidNotFinish => "did not finish",
+            CaseState::NotStarted => "not started",
+        }
+    }
+
+    /// States that get a details section: anything that is neither passing nor deliberately
+    /// not run (never started, or unsupported on the target profile).
+    pub fn needs_details(self) -> bool {
+        !self.is_passing()
+            && !matches!(
+                self,
+                CaseState::NotStarted | CaseState::Finished(Verdict::Unsupported)
+            )
+    }
+
+    /// Passing states: `pass` and `known_divergence`.
+    pub fn is_passing(self) -> bool {
+        matches!(
+            self,
+            CaseState::Finished(Verdict::Pass | Verdict::KnownDivergence)
+        )
+    }
+}
+
+/// One case with everything recorded about it.
+#[derive(Debug)]
+pub struct CaseView<'a> {
+    pub id: &'a str,
+    /// Suite path; `None` only for a case that never started (`run_start` lists ids only).
+    pub suite: Option<&'a str>,
+    pub start: Option<&'a CaseStart>,
+    pub calls: Vec<&'a Call>,
+    pub end: Option<&'a CaseEnd>,
+    pub state: CaseState,
+}
+
+impl CaseView<'_> {
+    /// `suite.yaml:12` for the case's `id:` line, or the suite alone, or nothing.
+    pub fn location(&self) -> String {
+        match (self.suite, self.start) {
+            (Some(suite), Some(start)) => format!("{suite}:{}", start.line),
+            (Some(suite), None) => suite.to_string(),
+            (None, _) => String::new(),
+        }
+    }
+
+    /// Where to look first: the line of the first finding (the step that failed), else the
+    /// case's `id:` line.
+    pub fn first_finding_location(&self) -> String {
+        match (self.suite, self.end.and_then(|e| e.findings.first())) {
+            (Some(suite), Some(finding)) => format!("{suite}:{}", finding.line),
+            _ => self.location(),
+        }
+    }
+
+    /// The one-sentence reason: the verdict's, or what the interruption left.
+    pub fn reason(&self) -> String {
+        match (self.end, self.state) {
+            (Some(end), _) => end.reason.clone(),
+            (None, CaseState::NotStarted) => "not started (run interrupted)".to_string(),
+            (None, _) => "did not finish (run interrupted)".to_string(),
+        }
+    }
+
+    /// Duration in ms: the recorded one, else case start to the end of the last call.
+    pub fn duration_ms(&self) -> Option<u64> {
+        if let Some(end) = self.end {
+            return Some(end.duration_ms);
+        }
+        let start = parse_time(&self.start?.started_at)?;
+        let last = self
+            .calls
+            .iter()
+            .filter_map(|c| parse_time(&c.ended_at))
+            .max()?;
+        u64::try_from((last - start).num_milliseconds()).ok()
+    }
+
+    /// Findings as `(suite:line, message)`.
+    pub fn findings(&self) -> Vec<(String, &str)> {
+        let Some(end) = self.end else {
+            return Vec::new();
+        };
+        end.findings
+            .iter()
+            .map(|f| (format!("{}:{}", end.suite, f.line), f.message.as_str()))
+            .collect()
+    }
+}
+
+/// Case counts by state. `passed` counts `pass` only; known divergences are counted apart
+/// (and also pass, in JUnit terms).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    pub pass: usize,
+    pub known_divergence: usize,
+    /// Not run: the target profile says the target cannot run them.
+    pub unsupported: usize,
+    pub inconclusive: usize,
+    pub error: usize,
+    pub fail: usize,
+    pub did_not_finish: usize,
+    pub not_started: usize,
+}
+
+impl Totals {
+    /// The canonical totals line: `3 passed, 1 failed, 2 inconclusive, 0 errors`.
+    ///
+    /// Known divergences count as passed; cases that did not finish count as errors, as in
+    /// JUnit. Both are spelled out by [`Totals::notes`].
+    pub fn line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} inconclusive, {} {}",
+            self.pass + self.known_divergence,
+            self.fail,
+            self.inconclusive,
+            self.error + self.did_not_finish,
+            if self.error + self.did_not_finish == 1 {
+                "error"
+            } else {
+                "errors"
+            }
+        )
+    }
+
+    /// Clarifications of [`Totals::line`], empty when there is nothing to clarify.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.known_divergence > 0 {
+            notes.push(format!(
+                "{} of the passes {} a known divergence of the target profile",
+                self.known_divergence,
+                if self.known_divergence == 1 {
+                    "is"
+                } else {
+                    "are"
+                }
+            ));
+        }
+        if self.unsupported > 0 {
+            notes.push(format!(
+                "{} {} not run: unsupported by the target profile or the protocol",
+                self.unsupported,
+                if self.unsupported == 1 {
+                    "case was"
+                } else {
+                    "cases were"
+                }
+            ));
+        }
+        if self.did_not_finish > 0 {
+            notes.push(format!(
+                "{} of the errors did not finish: the run was interrupted",
+                self.did_not_finish
+            ));
+        }
+        if self.not_started > 0 {
+            notes.push(format!(
+                "{} selected {} not started",
+                self.not_started,
+                if self.not_started == 1 {
+                    "case was"
+                } else {
+                    "cases were"
+                }
+            ));
+        }
+        notes
+    }
+}
+
+/// A run: its header and footer records and its cases in run order.
+#[derive(Debug)]
+pub struct RunView<'a> {
+    pub start: Option<&'a RunStart>,
+    pub end: Option<&'a RunEnd>,
+    pub cases: Vec<CaseView<'a>>,
+}
+
+impl<'a> RunView<'a> {
+    /// Groups `records` by case.
+    pub fn new(records: &'a [Record]) -> Self {
+        let mut run = RunView {
+            start: None,
+            end: None,
+            cases: Vec::new(),
+        };
+        for record in records {
+            match record {
+                Record::RunStart(r) => run.start = Some(r),
+                Record::RunEnd(r) => run.end = Some(r),
+                Record::CaseStart(r) => {
+                    let case = run.case_mut(&r.case);
+                    case.start = Some(r);
+                    case.suite = Some(&r.suite);
+                }
+                Record::Call(r) => run.case_mut(&r.case).calls.push(r),
+                Record::CaseEnd(r) => {
+                    let case = run.case_mut(&r.case);
+                    case.end = Some(r);
+                    case.suite = case.suite.or(Some(&r.suite));
+                }
+            }
+        }
+        for case in &mut run.cases {
+            case.state = match case.end {
+                Some(end) => CaseState::Finished(end.verdict),
+                None => CaseState::DidNotFinish,
+            };
+        }
+        if let Some(start) = run.start {
+            for id in &start.cases {
+                if !run.cases.iter().any(|c| c.id == id) {
+                    run.cases.push(CaseView {
+                        id,
+                        suite: None,
+                        start: None,
+                        calls: Vec::new(),
+                        end: None,
+                        state: CaseState::NotStarted,
+                    });
+                }
+            }
+        }
+        run
+    }
+
+    fn case_mut(&mut self, id: &'a str) -> &mut CaseView<'a> {
+        let at = match self.cases.iter().position(|c| c.id == id) {
+            Some(at) => at,
+            None => {
+                self.cases.push(CaseView {
+                    id,
+                    suite: None,
+                    start: None,
+                    calls: Vec::new(),
+                    end: None,
+                    state: CaseState::DidNotFinish,
+                });
+                self.cases.len() - 1
+            }
+        };
+        &mut self.cases[at]
+    }
+
+    /// The run id, from whichever record has it.
+    pub fn run_id(&self) -> &str {
+        if let Some(start) = self.start {
+            return &start.run_id;
+        }
+        if let Some(end) = self.end {
+            return &end.run_id;
+        }
+        self.cases
+            .iter()
+            .find_map(|c| c.start.map(|s| s.run_id.as_str()))
+            .unwrap_or("unknown")
+    }
+
+    /// True when the run has no `run_end`, or its `run_end` says it was interrupted.
+    pub fn interrupted(&self) -> bool {
+        self.end.is_none_or(|e| e.interrupted)
+    }
+
+    /// Counts by state.
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for case in &self.cases {
+            match case.state {
+                CaseState::Finished(Verdict::Pass) => t.pass += 1,
+                CaseState::Finished(Verdict::KnownDivergence) => t.known_divergence += 1,
+                CaseState::Finished(Verdict::Unsupported) => t.unsupported += 1,
+                CaseState::Finished(Verdict::Inconclusive) => t.inconclusive += 1,
+                CaseState::Finished(Verdict::Error) => t.error += 1,
+                CaseState::Finished(Verdict::Fail) => t.fail += 1,
+                CaseState::DidNotFinish => t.did_not_finish += 1,
+                CaseState::NotStarted => t.not_started += 1,
+            }
+        }
+        t
+    }
+
+    /// Suite paths in `run_start` order, then any others in the order their cases appear.
+    pub fn suites(&self) -> Vec<&'a str> {
+        let mut suites: Vec<&str> = self
+            .start
+            .map(|s| s.suites.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        for case in &self.cases {
+            if let Some(suite) = case.suite
+                && !suites.contains(&suite)
+            {
+                suites.push(suite);
+            }
+        }
+        suites
+    }
+}
+
+/// Parses an RFC 3339 timestamp from the evidence.
+pub fn parse_time(text: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+    chrono::DateTime::parse_from_rfc3339(text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::fixtures::*;
+
+    #[test]
+    fn interrupted_run_keeps_every_case_with_an_honest_state() {
+        let records = interrupted_run();
+        let run = RunView::new(&records);
+        let states: Vec<_> = run.cases.iter().map(|c| (c.id, c.state)).collect();
+        assert_eq!(
+            states,
+            [
+                ("done", CaseState::Finished(Verdict::Pass)),
+                ("cut", CaseState::DidNotFinish),
+                ("never", CaseState::NotStarted),
+            ]
+        );
+        assert!(run.interrupted());
+        assert_eq!(run.cases[1].duration_ms(), Some(900));
+        assert_eq!(
+            run.totals().line(),
+            "1 passed, 0 failed, 0 inconclusive, 1 error"
+        );
+    }
+}
