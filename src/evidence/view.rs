@@ -1,13 +1,14 @@
 //! One way to read a run: evidence records grouped into the run and its cases.
 //!
 //! Every consumer of evidence (the reports, the conformance matrix, baselines, the CLI) reads
-//! records through this view. Records are grouped by case id, cases keep the order in which
-//! they started, and every case gets a [`CaseState`]: finished with a verdict, started but
+//! records through this view. Records are grouped by case id, cases come in plan order
+//! (`run_start.cases`, whatever order they ran in), and every case gets a [`CaseState`]: finished with a verdict, started but
 //! without a `case_end` (the run was interrupted while it ran), or selected in `run_start`
 //! but never started. Nothing is inferred beyond that: a case without `case_end` has no
 //! verdict, and consumers say so rather than guess one.
 
 use super::format::{Call, CaseEnd, CaseStart, Record, RunEnd, RunStart, Verdict};
+use std::collections::HashMap;
 
 /// Where a case got to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,7 +211,7 @@ impl Totals {
     }
 }
 
-/// A run: its header and footer records and its cases in run order.
+/// A run: its header and footer records and its cases in plan order.
 #[derive(Debug)]
 pub struct RunView<'a> {
     pub start: Option<&'a RunStart>,
@@ -219,25 +220,27 @@ pub struct RunView<'a> {
 }
 
 impl<'a> RunView<'a> {
-    /// Groups `records` by case.
+    /// Groups `records` by case. Cases come in plan order (`run_start.cases`); cases the plan
+    /// does not list (or every case, without a `run_start`) follow in the order they appear.
     pub fn new(records: &'a [Record]) -> Self {
         let mut run = RunView {
             start: None,
             end: None,
             cases: Vec::new(),
         };
+        let mut index: HashMap<&'a str, usize> = HashMap::new();
         for record in records {
             match record {
                 Record::RunStart(r) => run.start = Some(r),
                 Record::RunEnd(r) => run.end = Some(r),
                 Record::CaseStart(r) => {
-                    let case = run.case_mut(&r.case);
+                    let case = run.case_mut(&mut index, &r.case);
                     case.start = Some(r);
                     case.suite = Some(&r.suite);
                 }
-                Record::Call(r) => run.case_mut(&r.case).calls.push(r),
+                Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
                 Record::CaseEnd(r) => {
-                    let case = run.case_mut(&r.case);
+                    let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
                     case.suite = case.suite.or(Some(&r.suite));
                 }
@@ -250,8 +253,11 @@ impl<'a> RunView<'a> {
             };
         }
         if let Some(start) = run.start {
-            for id in &start.cases {
-                if !run.cases.iter().any(|c| c.id == id) {
+            let mut plan: HashMap<&str, usize> = HashMap::new();
+            for (at, id) in start.cases.iter().enumerate() {
+                plan.entry(id).or_insert(at);
+                if !index.contains_key(id.as_str()) {
+                    index.insert(id, run.cases.len());
                     run.cases.push(CaseView {
                         id,
                         suite: None,
@@ -262,25 +268,25 @@ impl<'a> RunView<'a> {
                     });
                 }
             }
+            // Stable: cases the plan does not list keep their order, after the planned ones.
+            run.cases
+                .sort_by_key(|c| plan.get(c.id).copied().unwrap_or(usize::MAX));
         }
         run
     }
 
-    fn case_mut(&mut self, id: &'a str) -> &mut CaseView<'a> {
-        let at = match self.cases.iter().position(|c| c.id == id) {
-            Some(at) => at,
-            None => {
-                self.cases.push(CaseView {
-                    id,
-                    suite: None,
-                    start: None,
-                    calls: Vec::new(),
-                    end: None,
-                    state: CaseState::DidNotFinish,
-                });
-                self.cases.len() - 1
-            }
-        };
+    fn case_mut(&mut self, index: &mut HashMap<&'a str, usize>, id: &'a str) -> &mut CaseView<'a> {
+        let at = *index.entry(id).or_insert_with(|| {
+            self.cases.push(CaseView {
+                id,
+                suite: None,
+                start: None,
+                calls: Vec::new(),
+                end: None,
+                state: CaseState::DidNotFinish,
+            });
+            self.cases.len() - 1
+        });
         &mut self.cases[at]
     }
 
@@ -367,5 +373,34 @@ mod tests {
             run.totals().line(),
             "1 passed, 0 failed, 0 inconclusive, 1 error"
         );
+    }
+
+    #[test]
+    fn cases_come_in_plan_order_whatever_order_they_ran_in() {
+        let mut records = vec![run_start(&["first", "second", "third"])];
+        records.push(case_start("third", 30));
+        records.push(case_start("second", 20));
+        records.push(Record::CaseEnd(case_end(
+            "second",
+            Verdict::Pass,
+            "ok",
+            &[],
+        )));
+        records.push(case_start("stray", 40));
+        records.push(Record::CaseEnd(case_end("third", Verdict::Fail, "no", &[])));
+        let run = RunView::new(&records);
+        let order: Vec<_> = run.cases.iter().map(|c| (c.id, c.state)).collect();
+        assert_eq!(
+            order,
+            [
+                ("first", CaseState::NotStarted),
+                ("second", CaseState::Finished(Verdict::Pass)),
+                ("third", CaseState::Finished(Verdict::Fail)),
+                ("stray", CaseState::DidNotFinish),
+            ]
+        );
+        let without_start = RunView::new(&records[1..]);
+        let order: Vec<_> = without_start.cases.iter().map(|c| c.id).collect();
+        assert_eq!(order, ["third", "second", "stray"]);
     }
 }
