@@ -2,7 +2,7 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::{EvidenceWriter, Record};
+use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
 use crate::runner::{
@@ -234,13 +234,10 @@ async fn execute(
     let width = terminal_width();
     print!("{}", report::terminal::render(&records, &dir, width, false));
     if let Some(profile) = &settings.profile {
-        let ends = records.iter().filter_map(|r| match r {
-            Record::CaseEnd(end) => Some(end),
-            _ => None,
-        });
+        let run = RunView::new(&records);
         print!(
             "{}",
-            crate::conformance::profile::changes(ends).render(&profile.target)
+            crate::conformance::profile::changes(run.case_ends()).render(&profile.target)
         );
     }
     if !outcome.leftover.is_empty() {

@@ -9,7 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::evidence::Record;
-use crate::evidence::format::{Completion, Phase, Verdict};
+use crate::evidence::format::{Call, Completion, Phase, Verdict};
+use crate::evidence::view::RunView;
 use crate::text::escape::{markdown_code, markdown_text, terminal};
 
 /// Identifier written in `baseline.json`.
@@ -66,67 +67,30 @@ pub struct StepCall {
 #[error("the evidence has no run_start line")]
 pub struct NoRunStart;
 
-/// Reduces a run's records to a baseline.
+/// Reduces a run's records to a baseline: its finished cases in plan order.
 pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
-    let start = records
+    let run = RunView::new(records);
+    let start = run.start.ok_or(NoRunStart)?;
+    let cases = run
+        .cases
         .iter()
-        .find_map(|r| match r {
-            Record::RunStart(s) => Some(s),
-            _ => None,
-        })
-        .ok_or(NoRunStart)?;
-    let mut cases: Vec<CaseBaseline> = Vec::new();
-    for r in records {
-        let Record::CaseEnd(end) = r else { continue };
-        let line = records.iter().find_map(|r| match r {
-            Record::CaseStart(s) if s.case == end.case => Some(s.line),
-            _ => None,
-        });
-        let steps = records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Call(c) if c.case == end.case && c.phase == Phase::Step && !c.retried => {
-                    Some(c)
-                }
-                _ => None,
-            })
-            .map(|c| {
-                let mut batch_failed: Vec<String> = c
-                    .entries
+        .filter_map(|case| {
+            let end = case.end?;
+            Some(CaseBaseline {
+                case: end.case.clone(),
+                suite: end.suite.clone(),
+                line: case.line(),
+                verdict: end.verdict,
+                classification: end.classification.clone(),
+                steps: case
+                    .calls
                     .iter()
-                    .filter(|e| e.result == "failed")
-                    .map(|e| {
-                        let fault = match e.sender_fault {
-                            Some(true) => " (sender)",
-                            Some(false) => " (receiver)",
-                            None => "",
-                        };
-                        format!("{}: {}{fault}", e.id, e.code.as_deref().unwrap_or("?"))
-                    })
-                    .collect();
-                batch_failed.sort();
-                StepCall {
-                    step: c.step,
-                    line: c.line,
-                    action: c.action.clone(),
-                    completion: c.completion,
-                    http_status: c.http_status,
-                    error_code: c.error_code.clone(),
-                    error_type: c.error_type.clone(),
-                    sender_fault: c.sender_fault,
-                    batch_failed,
-                }
+                    .filter(|c| c.phase == Phase::Step && !c.retried)
+                    .map(|c| step_call(c))
+                    .collect(),
             })
-            .collect();
-        cases.push(CaseBaseline {
-            case: end.case.clone(),
-            suite: end.suite.clone(),
-            line,
-            verdict: end.verdict,
-            classification: end.classification.clone(),
-            steps,
-        });
-    }
+        })
+        .collect();
     Ok(Baseline {
         format: BASELINE_FORMAT.to_string(),
         run_id: start.run_id.clone(),
@@ -138,6 +102,35 @@ pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
         started_at: start.started_at.clone(),
         cases,
     })
+}
+
+/// The shape of one step call's last attempt.
+fn step_call(c: &Call) -> StepCall {
+    let mut batch_failed: Vec<String> = c
+        .entries
+        .iter()
+        .filter(|e| e.result == "failed")
+        .map(|e| {
+            let fault = match e.sender_fault {
+                Some(true) => " (sender)",
+                Some(false) => " (receiver)",
+                None => "",
+            };
+            format!("{}: {}{fault}", e.id, e.code.as_deref().unwrap_or("?"))
+        })
+        .collect();
+    batch_failed.sort();
+    StepCall {
+        step: c.step,
+        line: c.line,
+        action: c.action.clone(),
+        completion: c.completion,
+        http_status: c.http_status,
+        error_code: c.error_code.clone(),
+        error_type: c.error_type.clone(),
+        sender_fault: c.sender_fault,
+        batch_failed,
+    }
 }
 
 /// The default baseline name: `<profile or target>-<region>-<date>`.

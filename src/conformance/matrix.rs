@@ -11,7 +11,8 @@
 use serde::Serialize;
 
 use crate::evidence::Record;
-use crate::evidence::format::{RunStart, Verdict};
+use crate::evidence::format::{CaseEnd, RunStart, Verdict};
+use crate::evidence::view::RunView;
 use crate::text::escape::markdown_cell as md;
 
 /// A matrix cell.
@@ -153,44 +154,14 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
     let mut columns = Vec::new();
     // (area, case) in first-seen order, across runs.
     let mut order: Vec<(String, String)> = Vec::new();
-    let mut per_run: Vec<Vec<(String, Cell)>> = Vec::new();
+    let mut views = Vec::new();
     for (label, records) in runs {
-        let start = records
-            .iter()
-            .find_map(|r| match r {
-                Record::RunStart(s) => Some(s),
-                _ => None,
-            })
-            .ok_or_else(|| NoRunStart(label.clone()))?;
-        let mut cells = Vec::new();
-        let mut suite_of: Vec<(String, String)> = Vec::new();
-        for r in records {
-            match r {
-                Record::CaseStart(s) => suite_of.push((s.case.clone(), area_of(&s.suite))),
-                Record::CaseEnd(end) => {
-                    suite_of.push((end.case.clone(), area_of(&end.suite)));
-                    let state = CellState::from_verdict(end.verdict);
-                    let note = end
-                        .profile_note
-                        .clone()
-                        .or_else(|| (end.verdict != Verdict::Pass).then(|| end.reason.clone()));
-                    cells.push((end.case.clone(), Cell { state, note }));
-                }
-                _ => {}
-            }
-        }
-        for case in &start.cases {
-            let area = suite_of
-                .iter()
-                .find(|(c, _)| c == case)
-                .map_or_else(|| "(unknown)".to_string(), |(_, a)| a.clone());
-            if !order.iter().any(|(_, c)| c == case) {
-                order.push((area, case.clone()));
-            }
-        }
-        for (case, area) in &suite_of {
-            if !order.iter().any(|(_, c)| c == case) {
-                order.push((area.clone(), case.clone()));
+        let view = RunView::new(records);
+        let start = view.start.ok_or_else(|| NoRunStart(label.clone()))?;
+        for case in &view.cases {
+            if !order.iter().any(|(_, c)| c == case.id) {
+                let area = case.suite.map_or_else(|| "(unknown)".to_string(), area_of);
+                order.push((area, case.id.to_string()));
             }
         }
         columns.push(Column {
@@ -202,23 +173,15 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
             protocol: start.protocol.clone(),
             score: Score::default(),
         });
-        per_run.push(cells);
+        views.push(view);
     }
     disambiguate(&mut columns);
 
     let mut areas: Vec<Area> = Vec::new();
     for (area, case) in &order {
-        let cells: Vec<Cell> = per_run
+        let cells: Vec<Cell> = views
             .iter()
-            .map(|cells| {
-                cells.iter().find(|(c, _)| c == case).map_or(
-                    Cell {
-                        state: CellState::NotRun,
-                        note: None,
-                    },
-                    |(_, cell)| cell.clone(),
-                )
-            })
+            .map(|view| cell(view.case(case).and_then(|c| c.end)))
             .collect();
         for (col, cell) in columns.iter_mut().zip(&cells) {
             col.score.count(cell.state);
@@ -243,6 +206,23 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
         columns,
         areas,
     })
+}
+
+/// The cell of a case in one run: its verdict, or `not_run` without a `case_end`.
+fn cell(end: Option<&CaseEnd>) -> Cell {
+    match end {
+        Some(end) => Cell {
+            state: CellState::from_verdict(end.verdict),
+            note: end
+                .profile_note
+                .clone()
+                .or_else(|| (end.verdict != Verdict::Pass).then(|| end.reason.clone())),
+        },
+        None => Cell {
+            state: CellState::NotRun,
+            note: None,
+        },
+    }
 }
 
 /// Two runs of the same profile would share a name; add the run id to tell them apart.

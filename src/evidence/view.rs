@@ -77,6 +77,11 @@ pub struct CaseView<'a> {
 }
 
 impl CaseView<'_> {
+    /// Line of the case's `id:` in its suite, when it started.
+    pub fn line(&self) -> Option<u32> {
+        self.start.map(|s| s.line)
+    }
+
     /// `suite.yaml:12` for the case's `id:` line, or the suite alone, or nothing.
     pub fn location(&self) -> String {
         match (self.suite, self.start) {
@@ -288,6 +293,16 @@ impl<'a> RunView<'a> {
             self.cases.len() - 1
         });
         &mut self.cases[at]
+    }
+
+    /// The case with this id.
+    pub fn case(&self, id: &str) -> Option<&CaseView<'a>> {
+        self.cases.iter().find(|c| c.id == id)
+    }
+
+    /// Every `case_end`, in plan order.
+    pub fn case_ends(&self) -> impl Iterator<Item = &'a CaseEnd> + '_ {
+        self.cases.iter().filter_map(|c| c.end)
     }
 
     /// The run id, from whichever record has it.
