@@ -17,15 +17,9 @@ pub fn report(args: ReportArgs) -> i32 {
             return exit_code::RUNTIME_ERROR;
         }
     };
-    for (name, text) in [
-        ("junit.xml", report::junit::render(&records)),
-        ("summary.md", report::summary::render(&records)),
-        ("report.html", report::html::render(&records)),
-    ] {
-        if let Err(e) = std::fs::write(args.run_dir.join(name), text) {
-            eprintln!("sqsprobe: failed to write {name}: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
+    if let Err(e) = report::write_run_folder(&args.run_dir, &records) {
+        eprintln!("sqsprobe: {e}");
+        return exit_code::RUNTIME_ERROR;
     }
     let dir = args.run_dir.display().to_string();
     print!("{}", report::terminal::render(&records, &dir, 100, false));

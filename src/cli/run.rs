@@ -2,7 +2,7 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::{EvidenceWriter, Record, RunView};
+use crate::evidence::{EvidenceWriter, RunView};
 use crate::exit_code;
 use crate::report;
 use crate::runner::{
@@ -208,7 +208,7 @@ async fn execute(
     }
 
     let total = plan.len();
-    let consumer = tokio::spawn(consume(events_rx, writer, quiet, total));
+    let consumer = tokio::spawn(report::live::consume(events_rx, writer, !quiet, total));
     let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
 
     let outcome = runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
@@ -221,17 +221,11 @@ async fn execute(
         eprintln!("sqsprobe: failed to write evidence: {e}");
         code = code.max(exit_code::RUNTIME_ERROR);
     }
-    for (name, text) in [
-        ("junit.xml", report::junit::render(&records)),
-        ("summary.md", report::summary::render(&records)),
-        ("report.html", report::html::render(&records)),
-    ] {
-        if let Err(e) = std::fs::write(run_dir.join(name), text) {
-            eprintln!("sqsprobe: failed to write {name}: {e}");
-            code = code.max(exit_code::RUNTIME_ERROR);
-        }
+    if let Err(e) = report::write_run_folder(&run_dir, &records) {
+        eprintln!("sqsprobe: {e}");
+        code = code.max(exit_code::RUNTIME_ERROR);
     }
-    let width = terminal_width();
+    let width = report::terminal::width();
     print!("{}", report::terminal::render(&records, &dir, width, false));
     if let Some(profile) = &settings.profile {
         let run = RunView::new(&records);
@@ -250,53 +244,6 @@ async fn execute(
     code
 }
 
-/// The evidence/progress consumer: writes each record as it arrives, prints one line per
-/// finished case, and hands back everything for the reports.
-async fn consume(
-    mut rx: mpsc::UnboundedReceiver<Record>,
-    mut writer: EvidenceWriter,
-    quiet: bool,
-    total: usize,
-) -> (Vec<Record>, Option<String>) {
-    let mut records = Vec::new();
-    let mut write_error = None;
-    let mut done = 0;
-    while let Some(record) = rx.recv().await {
-        if write_error.is_none()
-            && let Err(e) = writer.write(&record)
-        {
-            write_error = Some(e.to_string());
-        }
-        if let Record::CaseEnd(end) = &record {
-            done += 1;
-            if !quiet {
-                eprintln!("{}", progress_line(end, done, total));
-            }
-        }
-        records.push(record);
-    }
-    (records, write_error)
-}
-
-fn progress_line(end: &crate::evidence::format::CaseEnd, done: usize, total: usize) -> String {
-    let label = end.verdict.as_str().to_uppercase();
-    let class = end
-        .classification
-        .as_deref()
-        .map(|c| format!("  {c}"))
-        .unwrap_or_default();
-    let decision = end
-        .decision
-        .map(|d| format!(" → {d:?}").to_uppercase())
-        .unwrap_or_default();
-    format!(
-        "{label:>16} [{:>6.1}s] ({done}/{total}) {}  {}{class}{decision}",
-        end.duration_ms as f64 / 1000.0,
-        end.suite,
-        end.case,
-    )
-}
-
 /// First Ctrl-C: stop starting steps, let every case tear its queues down. Second: leave now,
 /// naming the queues left behind.
 async fn watch_interrupts(cancel: watch::Sender<bool>, registry: Registry) {
@@ -313,11 +260,4 @@ async fn watch_interrupts(cancel: watch::Sender<bool>, registry: Registry) {
         }
         std::process::exit(exit_code::INTERRUPTED);
     }
-}
-
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(100)
 }

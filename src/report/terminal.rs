@@ -11,12 +11,14 @@
 //!   clarification of the totals indented below it;
 //! - whether the run was interrupted, what the exit code means, and where the run folder is.
 //!
+//! [`progress_line`] is the line printed on stderr as each case of a live run finishes.
+//!
 //! Text from the records (ids, reasons, server messages) has its control characters replaced,
 //! so a server cannot send escape sequences to the user's terminal.
 
 use super::wording::run_exit_meaning;
 use crate::evidence::Record;
-use crate::evidence::format::Verdict;
+use crate::evidence::format::{CaseEnd, Verdict};
 use crate::evidence::view::{CaseState, CaseView, RunView};
 use crate::text::escape::terminal as plain;
 
@@ -94,6 +96,35 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
     out.push('\n');
     out.push_str(&format!("run folder: {}\n", plain(run_dir)));
     out
+}
+
+/// The progress line printed as a case finishes: verdict, duration, how many cases are done,
+/// suite and case id, and the observation class and decision when there was one.
+pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
+    let label = end.verdict.as_str().to_uppercase();
+    let class = end
+        .classification
+        .as_deref()
+        .map(|c| format!("  {c}"))
+        .unwrap_or_default();
+    let decision = end
+        .decision
+        .map(|d| format!(" → {d:?}").to_uppercase())
+        .unwrap_or_default();
+    format!(
+        "{label:>16} [{:>6.1}s] ({done}/{total}) {}  {}{class}{decision}",
+        end.duration_ms as f64 / 1000.0,
+        end.suite,
+        end.case,
+    )
+}
+
+/// The terminal width to cut lines to: `COLUMNS` when set to a number, else 100.
+pub fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100)
 }
 
 fn column_width(rows: &[[String; 4]], column: usize, only_rows: bool) -> usize {
