@@ -2,7 +2,6 @@
 
 use super::args::{BaselineCommand, BaselineCompareArgs, BaselineSaveArgs};
 use crate::conformance::baseline::{self, Baseline};
-use crate::evidence::read_evidence;
 use crate::exit_code;
 use std::path::Path;
 
@@ -16,7 +15,7 @@ pub fn baseline(cmd: BaselineCommand) -> i32 {
 
 /// A run folder's evidence, normalized.
 fn from_run(dir: &Path) -> Result<Baseline, String> {
-    let records = read_evidence(&dir.join("evidence.jsonl")).map_err(|e| e.to_string())?;
+    let records = super::report::read_run_folder(dir)?;
     baseline::normalize(&records).map_err(|e| format!("{}: {e}", dir.display()))
 }
 

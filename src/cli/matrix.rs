@@ -2,14 +2,13 @@
 
 use super::args::MatrixArgs;
 use crate::conformance::matrix;
-use crate::evidence::read_evidence;
 use crate::exit_code;
 
 /// Runs the command and returns the exit code.
 pub fn matrix(args: MatrixArgs) -> i32 {
     let mut runs = Vec::new();
     for dir in &args.run_dirs {
-        match read_evidence(&dir.join("evidence.jsonl")) {
+        match super::report::read_run_folder(dir) {
             Ok(records) => runs.push((dir.display().to_string(), records)),
             Err(e) => {
                 eprintln!("sqsprobe: {e}");

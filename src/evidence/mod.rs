@@ -5,10 +5,12 @@ pub mod digest;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod format;
+pub mod read;
 pub mod view;
 pub mod writer;
 
 pub use digest::{Masker, sha256_hex};
 pub use format::Record;
+pub use read::{Evidence, ReadError, ReadWarning, read_evidence, read_run};
 pub use view::{CaseState, CaseView, RunView, Totals};
-pub use writer::{EvidenceWriter, read_evidence};
+pub use writer::EvidenceWriter;
