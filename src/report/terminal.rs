@@ -210,6 +210,22 @@ run folder: runs/x
     }
 
     #[test]
+    fn exit_130_reads_as_an_interruption() {
+        let mut records = interrupted_run();
+        let Record::RunEnd(mut end) = run_end(crate::exit_code::INTERRUPTED) else {
+            unreachable!()
+        };
+        end.interrupted = true;
+        records.push(Record::RunEnd(end));
+        let out = render(&records, "runs/x", 0, false);
+        assert!(
+            out.contains("run interrupted: results are partial\n"),
+            "{out}"
+        );
+        assert!(out.contains("exit 130: the run was interrupted\n"), "{out}");
+    }
+
+    #[test]
     fn reasons_are_cut_to_width_and_control_characters_removed() {
         let mut records = full_run();
         for r in &mut records {

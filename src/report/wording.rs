@@ -22,6 +22,7 @@ pub(crate) fn exit_meaning(code: i32) -> &'static str {
         exit_code::RUNTIME_ERROR => "the harness or the target broke",
         exit_code::EXPECTATION_FAILED => "at least one expectation did not hold",
         exit_code::INCONCLUSIVE => "nothing failed, but at least one case was inconclusive",
+        exit_code::INTERRUPTED => "the run was interrupted",
         _ => "not a documented sqsprobe exit code",
     }
 }
@@ -42,5 +43,29 @@ pub(crate) fn format_ms(ms: u64) -> String {
         format!("{ms} ms")
     } else {
         format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exit_code_has_its_meaning() {
+        for code in [
+            exit_code::OK,
+            exit_code::BAD_COMMAND_LINE,
+            exit_code::INVALID_SUITE,
+            exit_code::RUNTIME_ERROR,
+            exit_code::EXPECTATION_FAILED,
+            exit_code::INCONCLUSIVE,
+            exit_code::INTERRUPTED,
+        ] {
+            assert_ne!(exit_meaning(code), exit_meaning(-1), "exit {code}");
+        }
+        assert_eq!(
+            exit_meaning(exit_code::INTERRUPTED),
+            "the run was interrupted"
+        );
     }
 }
