@@ -2,16 +2,21 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::{EvidenceWriter, RunView};
+use crate::evidence::format::{FORMAT, RunEnd, RunStart};
+use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
+use crate::runner::call::rfc3339;
 use crate::runner::{
     self, PlannedCase, Protocol, Registry, RunSettings, TargetConfig, TargetKind, build_client,
     query_protocol_refusal,
 };
 use crate::suite::Limits;
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::time::Instant;
 use tokio::sync::{mpsc, watch};
 
 /// Runs the command and returns the process exit code.
@@ -171,77 +176,145 @@ async fn execute(
 ) -> i32 {
     let run_dir = out.join(&settings.run_id);
     if run_dir.join("evidence.jsonl").exists() {
-        eprintln!(
-            "sqsprobe: {} already holds a run; a run id is never reused",
+        say(format_args!(
+            "{} already holds a run; a run id is never reused",
             run_dir.display()
-        );
+        ));
         return exit_code::BAD_COMMAND_LINE;
     }
     if let Err(e) = std::fs::create_dir_all(&run_dir) {
-        eprintln!("sqsprobe: failed to create {}: {e}", run_dir.display());
+        say(format_args!("failed to create {}: {e}", run_dir.display()));
         return exit_code::RUNTIME_ERROR;
     }
     let writer = match EvidenceWriter::create(&run_dir.join("evidence.jsonl")) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("sqsprobe: failed to create the evidence file: {e}");
+            say(format_args!("failed to create the evidence file: {e}"));
             return exit_code::RUNTIME_ERROR;
         }
     };
 
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
-    let (cancel_tx, cancel_rx) = watch::channel(false);
-    let registry = Registry::default();
-
     // Before anything is created: is the target there at all?
+    let (started_at, started) = (Utc::now(), Instant::now());
     let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
-    if let Err(e) = runner::preflight(&client, &settings.run_id, &probe_tx).await {
-        eprintln!("sqsprobe: {e}");
-        if let Some(url) = &settings.endpoint {
-            eprintln!("  endpoint: {url}");
-        }
-        let mut writer = writer;
-        while let Ok(r) = probe_rx.try_recv() {
-            let _ = writer.write(&r);
-        }
-        return exit_code::RUNTIME_ERROR;
+    let reached = runner::preflight(&client, &settings.run_id, &probe_tx).await;
+    let mut check_rows = Vec::new();
+    while let Ok(r) = probe_rx.try_recv() {
+        check_rows.push(r);
     }
 
-    let total = plan.len();
-    let consumer = tokio::spawn(report::live::consume(events_rx, writer, !quiet, total));
-    let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
+    let (records, mut code, write_error, leftover) = match reached {
+        Err(e) => {
+            say(&e);
+            if let Some(url) = &settings.endpoint {
+                let _ = writeln!(std::io::stderr(), "  endpoint: {url}");
+            }
+            let records = unreached_run(&settings, &plan, started_at, started, check_rows);
+            let write_error = write_all(writer, &records).err();
+            (records, exit_code::RUNTIME_ERROR, write_error, Vec::new())
+        }
+        Ok(()) => {
+            let (events_tx, events_rx) = mpsc::unbounded_channel();
+            let (cancel_tx, cancel_rx) = watch::channel(false);
+            let registry = Registry::default();
+            let total = plan.len();
+            let consumer = tokio::spawn(report::live::consume(
+                events_rx, writer, check_rows, !quiet, total,
+            ));
+            let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
+            let outcome =
+                runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
+            interrupt.abort();
+            let (records, write_error) = consumer.await.unwrap_or_default();
+            (records, outcome.exit_code, write_error, outcome.leftover)
+        }
+    };
 
-    let outcome = runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
-    interrupt.abort();
-    let (records, write_error) = consumer.await.unwrap_or_default();
-
-    let dir = run_dir.display().to_string();
-    let mut code = outcome.exit_code;
     if let Some(e) = write_error {
-        eprintln!("sqsprobe: failed to write evidence: {e}");
-        code = code.max(exit_code::RUNTIME_ERROR);
+        say(format_args!("failed to write evidence: {e}"));
+        code = with_runtime_error(code);
     }
     if let Err(e) = report::write_run_folder(&run_dir, &records) {
-        eprintln!("sqsprobe: {e}");
-        code = code.max(exit_code::RUNTIME_ERROR);
+        say(&e);
+        code = with_runtime_error(code);
     }
-    let width = report::terminal::width();
-    print!("{}", report::terminal::render(&records, &dir, width, false));
+    let dir = run_dir.display().to_string();
+    let mut summary = report::terminal::render(&records, &dir, report::terminal::width(), false);
     if let Some(profile) = &settings.profile {
         let run = RunView::new(&records);
-        print!(
-            "{}",
-            crate::conformance::profile::changes(run.case_ends()).render(&profile.target)
+        summary.push_str(
+            &crate::conformance::profile::changes(run.case_ends()).render(&profile.target),
         );
     }
-    if !outcome.leftover.is_empty() {
-        eprintln!("sqsprobe: these owned queues could not be deleted; delete them by hand:");
-        for name in &outcome.leftover {
-            eprintln!("  {name}");
+    // A closed stdout (`sqsprobe run | head`) loses the summary, not the run's exit code.
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(summary.as_bytes());
+    let _ = stdout.flush();
+    if !leftover.is_empty() {
+        say("these owned queues could not be deleted; delete them by hand:");
+        for name in &leftover {
+            say(format_args!("  {name}"));
         }
     }
-    let _ = std::io::stdout().flush();
     code
+}
+
+/// The records of a run that stopped at its reachability check: `run_start` (the runner
+/// writes it when the plan starts, which this run never does), the check's call rows, and a
+/// `run_end` with exit 3, so the run folder says what happened like any other.
+fn unreached_run(
+    settings: &RunSettings,
+    plan: &[PlannedCase],
+    started_at: DateTime<Utc>,
+    started: Instant,
+    check_rows: Vec<Record>,
+) -> Vec<Record> {
+    let mut records = vec![Record::RunStart(RunStart {
+        format: FORMAT.to_string(),
+        run_id: settings.run_id.clone(),
+        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: settings.target.as_str().to_string(),
+        endpoint: settings.endpoint.clone(),
+        region: settings.region.clone(),
+        target_profile: settings.target_profile.clone(),
+        protocol: settings.protocol.clone(),
+        started_at: rfc3339(started_at),
+        suites: settings.suites.clone(),
+        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
+        emulator_chaos: settings.emulator_chaos.clone(),
+    })];
+    records.extend(check_rows);
+    records.push(Record::RunEnd(RunEnd {
+        run_id: settings.run_id.clone(),
+        ended_at: rfc3339(Utc::now()),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        interrupted: false,
+        totals: BTreeMap::new(),
+        exit_code: exit_code::RUNTIME_ERROR,
+    }));
+    records
+}
+
+/// Writes `records` in order, stopping at the first failure.
+fn write_all(mut writer: EvidenceWriter, records: &[Record]) -> Result<(), String> {
+    for record in records {
+        writer.write(record).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The exit code once the harness itself failed (evidence or reports not written): a failed
+/// expectation still wins, an interruption still says so, anything milder becomes 3.
+fn with_runtime_error(code: i32) -> i32 {
+    match code {
+        exit_code::OK | exit_code::INCONCLUSIVE => exit_code::RUNTIME_ERROR,
+        other => other,
+    }
+}
+
+/// One line on stderr, prefixed `sqsprobe: `; a closed stderr is not worth a panic.
+fn say(line: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
 }
 
 /// First Ctrl-C: stop starting steps, let every case tear its queues down. Second: leave now,

@@ -7,7 +7,7 @@
 //! but never started. Nothing is inferred beyond that: a case without `case_end` has no
 //! verdict, and consumers say so rather than guess one.
 
-use super::format::{Call, CaseEnd, CaseStart, Record, RunEnd, RunStart, Verdict};
+use super::format::{Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, Verdict};
 use std::collections::HashMap;
 
 /// Where a case got to.
@@ -104,7 +104,8 @@ impl CaseView<'_> {
     pub fn reason(&self) -> String {
         match (self.end, self.state) {
             (Some(end), _) => end.reason.clone(),
-            (None, CaseState::NotStarted) => "not started (run interrupted)".to_string(),
+            // Interrupted, or stopped at its reachability check: either way, before this case.
+            (None, CaseState::NotStarted) => "not started (the run stopped before it)".to_string(),
             (None, _) => "did not finish (run interrupted)".to_string(),
         }
     }
@@ -148,26 +149,31 @@ pub struct Totals {
     pub fail: usize,
     pub did_not_finish: usize,
     pub not_started: usize,
+    /// 1 when the run stopped at its reachability check (see [`RunView::unreachable`]): an
+    /// error of the run itself, counted with the errors.
+    pub unreachable: usize,
 }
 
 impl Totals {
     /// The canonical totals line: `3 passed, 1 failed, 2 inconclusive, 0 errors`.
     ///
-    /// Known divergences count as passed; cases that did not finish count as errors, as in
-    /// JUnit. Both are spelled out by [`Totals::notes`].
+    /// Known divergences count as passed; cases that did not finish, and a failed
+    /// reachability check, count as errors, as in JUnit. Each is spelled out by
+    /// [`Totals::notes`].
     pub fn line(&self) -> String {
+        let errors = self.errors();
         format!(
-            "{} passed, {} failed, {} inconclusive, {} {}",
+            "{} passed, {} failed, {} inconclusive, {errors} {}",
             self.pass + self.known_divergence,
             self.fail,
             self.inconclusive,
-            self.error + self.did_not_finish,
-            if self.error + self.did_not_finish == 1 {
-                "error"
-            } else {
-                "errors"
-            }
+            if errors == 1 { "error" } else { "errors" }
         )
+    }
+
+    /// Errors as [`Totals::line`] counts them.
+    pub fn errors(&self) -> usize {
+        self.error + self.did_not_finish + self.unreachable
     }
 
     /// Clarifications of [`Totals::line`], empty when there is nothing to clarify.
@@ -195,6 +201,13 @@ impl Totals {
                 }
             ));
         }
+        if self.unreachable > 0 {
+            notes.push(
+                "1 of the errors is the reachability check: the target could not be reached, \
+                 so no case was run"
+                    .to_string(),
+            );
+        }
         if self.did_not_finish > 0 {
             notes.push(format!(
                 "{} of the errors did not finish: the run was interrupted",
@@ -221,6 +234,8 @@ impl Totals {
 pub struct RunView<'a> {
     pub start: Option<&'a RunStart>,
     pub end: Option<&'a RunEnd>,
+    /// Calls made for the run rather than for a case (`case` empty): the reachability check.
+    pub calls: Vec<&'a Call>,
     pub cases: Vec<CaseView<'a>>,
 }
 
@@ -231,6 +246,7 @@ impl<'a> RunView<'a> {
         let mut run = RunView {
             start: None,
             end: None,
+            calls: Vec::new(),
             cases: Vec::new(),
         };
         let mut index: HashMap<&'a str, usize> = HashMap::new();
@@ -243,6 +259,7 @@ impl<'a> RunView<'a> {
                     case.start = Some(r);
                     case.suite = Some(&r.suite);
                 }
+                Record::Call(r) if r.case.is_empty() => run.calls.push(r),
                 Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
@@ -324,6 +341,48 @@ impl<'a> RunView<'a> {
         self.end.is_none_or(|e| e.interrupted)
     }
 
+    /// The failed reachability check, when the run stopped at it: the last call made for the
+    /// run rather than a case, if it did not complete `ok`. No case runs after it fails.
+    pub fn unreachable(&self) -> Option<&'a Call> {
+        self.calls
+            .last()
+            .copied()
+            .filter(|c| c.completion != Completion::Ok)
+    }
+
+    /// Why the run stopped at its reachability check, in one sentence, when it did.
+    pub fn unreachable_reason(&self) -> Option<String> {
+        let call = self.unreachable()?;
+        let mut what = call
+            .error_code
+            .clone()
+            .or_else(|| call.error_type.clone())
+            .unwrap_or_else(|| match call.completion {
+                Completion::Info => "no response".to_string(),
+                _ => "unknown error".to_string(),
+            });
+        if let Some(status) = call.http_status {
+            what.push_str(&format!(" ({status})"));
+        }
+        if let Some(message) = call.error_message.as_deref().filter(|m| !m.is_empty()) {
+            what.push_str(": ");
+            what.push_str(message);
+        }
+        Some(format!(
+            "the target could not be reached: {} failed: {what}",
+            call.action
+        ))
+    }
+
+    /// True when the run ended on its own (a `run_end`, not interrupted), got past its
+    /// reachability check, and every case it selected has a `case_end`: a run complete enough
+    /// to stand as a reference.
+    pub fn finished(&self) -> bool {
+        !self.interrupted()
+            && self.unreachable().is_none()
+            && self.cases.iter().all(|c| c.end.is_some())
+    }
+
     /// Counts by state.
     pub fn totals(&self) -> Totals {
         let mut t = Totals::default();
@@ -339,6 +398,7 @@ impl<'a> RunView<'a> {
                 CaseState::NotStarted => t.not_started += 1,
             }
         }
+        t.unreachable = usize::from(self.unreachable().is_some());
         t
     }
 
@@ -368,6 +428,7 @@ pub fn parse_time(text: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
+    use crate::evidence::format::Phase;
 
     #[test]
     fn interrupted_run_keeps_every_case_with_an_honest_state() {
@@ -417,5 +478,44 @@ mod tests {
         let without_start = RunView::new(&records[1..]);
         let order: Vec<_> = without_start.cases.iter().map(|c| c.id).collect();
         assert_eq!(order, ["third", "second", "stray"]);
+    }
+
+    #[test]
+    fn a_failed_reachability_check_is_the_runs_one_error_and_not_a_case() {
+        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
+        check.completion = Completion::Info;
+        check.http_status = None;
+        check.error_message = Some("connection refused".to_string());
+        let mut records = vec![run_start(&["a", "b"]), Record::Call(check)];
+        records.push(run_end(crate::exit_code::RUNTIME_ERROR));
+        let run = RunView::new(&records);
+        assert_eq!(run.calls.len(), 1);
+        assert!(run.cases.iter().all(|c| c.state == CaseState::NotStarted));
+        assert_eq!(
+            run.unreachable_reason().as_deref(),
+            Some(
+                "the target could not be reached: ListQueues failed: no response: connection refused"
+            )
+        );
+        let totals = run.totals();
+        assert_eq!(totals.line(), "0 passed, 0 failed, 0 inconclusive, 1 error");
+        assert_eq!(
+            totals.notes()[0],
+            "1 of the errors is the reachability check: the target could not be reached, so no case was run"
+        );
+        assert!(!run.interrupted());
+        assert!(!run.finished());
+    }
+
+    #[test]
+    fn a_passed_reachability_check_changes_nothing() {
+        let mut records = full_run();
+        records.insert(1, Record::Call(call("", Phase::Setup, "ListQueues", 0, 20)));
+        let run = RunView::new(&records);
+        assert_eq!(run.unreachable(), None);
+        assert_eq!(run.cases.len(), 5);
+        assert_eq!(run.totals().unreachable, 0);
+        assert!(run.finished());
+        assert!(!RunView::new(&interrupted_run()).finished());
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! The mapping:
 //! - a run header: run id, target, endpoint, region, target profile, version, start time and
-//!   duration, the totals line with its clarifications, interruption, and the exit meaning;
+//!   duration, the totals line with its clarifications, a failed reachability check,
+//!   interruption, and the exit meaning;
 //! - an index of cases with verdict badges, linking to each case;
 //! - per case: verdict badge, id, title and `suite:line`; the reason and findings
 //!   (`suite:line`); the behaviour and cited sources (links only for `http(s)` sources);
@@ -103,6 +104,13 @@ fn header(out: &mut String, run: &RunView) {
             let _ = writeln!(out, "<li>{}</li>", esc(&note));
         }
         out.push_str("</ul>\n");
+    }
+    if let Some(reason) = run.unreachable_reason() {
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\">Nothing was run: {}.</p>",
+            esc(&reason)
+        );
     }
     if run.interrupted() {
         out.push_str("<p class=\"banner\">Run interrupted: results are partial.</p>\n");
@@ -594,6 +602,7 @@ fn code(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
+    use crate::evidence::format::{Completion, Phase};
     use crate::evidence::format::{Finding, MessageOutcome};
 
     const SCRIPT: &str = "<script>alert(1)</script>";
@@ -722,6 +731,25 @@ mod tests {
         assert!(!html.contains(&"b2".repeat(7)));
         assert!(html.contains("req-1300"));
         assert!(html.contains("<strong>RECONCILE</strong>"));
+    }
+
+    #[test]
+    fn a_failed_reachability_check_says_nothing_was_run() {
+        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
+        check.completion = Completion::Info;
+        check.http_status = None;
+        check.error_message = Some("connection refused".to_string());
+        let records = vec![
+            run_start(&["a"]),
+            Record::Call(check),
+            run_end(crate::exit_code::RUNTIME_ERROR),
+        ];
+        let out = render(&records);
+        assert!(out.contains("<p class=\"banner\">Nothing was run: the target could not be reached: ListQueues failed: no response: connection refused.</p>"), "{out}");
+        assert!(
+            out.contains("1 of the errors is the reachability check"),
+            "{out}"
+        );
     }
 
     #[test]

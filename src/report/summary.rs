@@ -3,7 +3,8 @@
 //! The mapping:
 //! - a header: run id, target (kind, endpoint, region, target profile), the totals line
 //!   (known divergences count as passed, unfinished cases as errors, each clarified below),
-//!   a warning when the run was interrupted, and what the exit code means;
+//!   why nothing was run when the reachability check failed, a warning when the run was
+//!   interrupted, and what the exit code means;
 //! - one table row per case, in run order: verdict, case id and `suite:line`, the
 //!   classification, the decision, the observation window (elapsed of planned, receives used
 //!   of budget, how it ended), receives, deliveries per message, duration;
@@ -55,6 +56,9 @@ fn header(out: &mut String, run: &RunView) {
         let _ = writeln!(out, "- {note}");
     }
     out.push('\n');
+    if let Some(reason) = run.unreachable_reason() {
+        let _ = writeln!(out, "> **Nothing was run**: {}.\n", text(&reason));
+    }
     if run.interrupted() {
         out.push_str("> **Run interrupted**: results are partial.\n\n");
     }
@@ -156,6 +160,7 @@ fn deliveries(end: &CaseEnd) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
+    use crate::evidence::format::{Completion, Phase};
 
     #[test]
     fn full_run_snapshot() {
@@ -210,6 +215,25 @@ queue setup failed
             "profile `emulator` · chaos `stale-delete-keeps=1,redeliver-after-delete=0,seed=0`\n"
         ), "{out}");
         assert!(!render(&full_run()).contains("chaos"));
+    }
+
+    #[test]
+    fn a_failed_reachability_check_says_nothing_was_run() {
+        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
+        check.completion = Completion::Info;
+        check.http_status = None;
+        check.error_message = Some("connection refused".to_string());
+        let records = vec![
+            run_start(&["a"]),
+            Record::Call(check),
+            run_end(crate::exit_code::RUNTIME_ERROR),
+        ];
+        let out = render(&records);
+        assert!(out.contains("> **Nothing was run**: the target could not be reached: ListQueues failed: no response: connection refused."), "{out}");
+        assert!(
+            out.contains("1 of the errors is the reachability check"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //!   first finding's line (the step that failed) or else the case's, columns aligned,
 //!   the reason cut to the terminal width; labels are `FAIL`, `ERROR`, `INCONCLUSIVE` and
 //!   `DID-NOT-FINISH` (a case with no `case_end`);
+//! - a failed reachability check comes first, as `ERROR  <endpoint>  reachability check
+//!   <what the target answered>`;
 //! - cases never started are one `NOT-STARTED` line listing their ids;
 //! - a blank line, then the totals alone on a line (`3 passed, 1 failed, 0 inconclusive,
 //!   0 errors`: known divergences count as passed, unfinished cases as errors), each
@@ -41,30 +43,43 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
         .map(|c| c.id)
         .collect();
 
-    let rows: Vec<[String; 4]> = failing
-        .iter()
-        .map(|c| {
+    let mut rows: Vec<(CaseState, [String; 4])> = Vec::new();
+    if let Some(reason) = run.unreachable_reason() {
+        let endpoint = run.start.and_then(|s| s.endpoint.as_deref()).unwrap_or("");
+        rows.push((
+            CaseState::Finished(Verdict::Error),
+            [
+                "ERROR".to_string(),
+                plain(endpoint),
+                "reachability check".to_string(),
+                plain(&reason),
+            ],
+        ));
+    }
+    rows.extend(failing.iter().map(|c| {
+        (
+            c.state,
             [
                 c.state.label().to_string(),
                 plain(&c.first_finding_location()),
                 plain(c.id),
                 plain(&c.reason()),
-            ]
-        })
-        .collect();
+            ],
+        )
+    }));
     let label_w = column_width(&rows, 0, not_started.is_empty());
     let loc_w = column_width(&rows, 1, true);
     let id_w = column_width(&rows, 2, true);
 
     let mut out = String::new();
-    for (case, [label, location, id, reason]) in failing.iter().zip(&rows) {
+    for (state, [label, location, id, reason]) in &rows {
         let prefix_len = label_w + 2 + loc_w + 2 + id_w + 2;
         let reason = cut(
             reason,
             width.saturating_sub(prefix_len).max(MIN_REASON),
             width,
         );
-        let label = paint(label, label_w, case.state, colour);
+        let label = paint(label, label_w, *state, colour);
         out.push_str(&format!("{label}  {location:loc_w$}  {id:id_w$}  {reason}"));
         out.truncate(out.trim_end().len());
         out.push('\n');
@@ -127,10 +142,10 @@ pub fn width() -> usize {
         .unwrap_or(100)
 }
 
-fn column_width(rows: &[[String; 4]], column: usize, only_rows: bool) -> usize {
+fn column_width(rows: &[(CaseState, [String; 4])], column: usize, only_rows: bool) -> usize {
     let widest = rows
         .iter()
-        .map(|r| r[column].chars().count())
+        .map(|(_, r)| r[column].chars().count())
         .max()
         .unwrap_or(0);
     if only_rows {
@@ -167,6 +182,7 @@ fn cut(text: &str, room: usize, width: usize) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
+    use crate::evidence::format::{Completion, Phase};
 
     #[test]
     fn full_run_lists_non_passing_cases_and_totals() {
@@ -223,6 +239,32 @@ run folder: runs/x
             "{out}"
         );
         assert!(out.contains("exit 130: the run was interrupted\n"), "{out}");
+    }
+
+    #[test]
+    fn a_failed_reachability_check_leads_and_the_cases_are_not_started() {
+        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
+        check.completion = Completion::Info;
+        check.http_status = None;
+        check.error_message = Some("connection refused".to_string());
+        let records = vec![
+            run_start(&["a", "b"]),
+            Record::Call(check),
+            run_end(crate::exit_code::RUNTIME_ERROR),
+        ];
+        assert_eq!(
+            render(&records, "runs/x", 0, false),
+            "\
+ERROR        http://127.0.0.1:4566  reachability check  the target could not be reached: ListQueues failed: no response: connection refused
+NOT-STARTED  a, b
+
+0 passed, 0 failed, 0 inconclusive, 1 error
+  (1 of the errors is the reachability check: the target could not be reached, so no case was run)
+  (2 selected cases were not started)
+exit 3: the harness or the target broke
+run folder: runs/x
+"
+        );
     }
 
     #[test]
