@@ -1,6 +1,6 @@
 //! Runs that did not end cleanly, read back by the binary: an evidence file cut mid-line (a
 //! killed run), one with record types from a newer version, and what `report`, `matrix` and
-//! `baseline` make of them. Issue 7, rules 6 and 12.
+//! `baseline` make of them (issue 7, rules 6 and 12).
 
 mod common;
 
@@ -153,4 +153,120 @@ fn unknown_record_types_are_skipped_but_unknown_fields_are_refused() {
         "{}",
         done.stderr
     );
+}
+
+/// A copy of a run folder's evidence in `to`, to cut without touching the original.
+fn copy_run(from: &Path, to: &Path) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    std::fs::copy(from.join("evidence.jsonl"), to.join("evidence.jsonl")).unwrap();
+    to.to_path_buf()
+}
+
+#[test]
+fn matrix_counts_what_did_not_finish_and_flags_the_interrupted_column() {
+    let out = tempfile::tempdir().unwrap();
+    let whole = real_run(&out.path().join("runs"));
+    let cut = copy_run(&whole, &out.path().join("cut"));
+    kill_mid_write(&cut);
+    let matrix = out.path().join("matrix");
+    let done = run_bin(
+        &[
+            "matrix",
+            whole.to_str().unwrap(),
+            cut.to_str().unwrap(),
+            "--out",
+            matrix.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(done.code(), 0, "{}\n{}", done.stdout, done.stderr);
+    assert!(
+        done.stderr.contains("the last line is incomplete"),
+        "{}",
+        done.stderr
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(matrix.join("matrix.json")).unwrap())
+            .unwrap();
+    let (whole_col, cut_col) = (&json["columns"][0], &json["columns"][1]);
+    assert_eq!(whole_col["interrupted"], false);
+    assert_eq!(cut_col["interrupted"], true);
+    // The cut case counts, as not conforming: the score cannot improve by stopping early.
+    assert_eq!(cut_col["score"]["run"], 1, "{cut_col}");
+    assert_eq!(cut_col["score"]["did_not_finish"], 1, "{cut_col}");
+    assert_eq!(cut_col["score"]["not_run"], 0, "{cut_col}");
+    assert_eq!(cut_col["score"]["conformance"], 0.0, "{cut_col}");
+    assert_eq!(
+        json["areas"][0]["rows"][0]["cells"][1]["state"],
+        "did_not_finish"
+    );
+    let md = std::fs::read_to_string(matrix.join("matrix.md")).unwrap();
+    assert!(md.contains("**(interrupted)**"), "{md}");
+    assert!(md.contains("> **Interrupted**: "), "{md}");
+    assert!(md.contains("| **fail** | **did not finish** |"), "{md}");
+    assert!(done.stdout.contains("INTERRUPTED"), "{}", done.stdout);
+}
+
+#[test]
+fn baseline_save_refuses_an_interrupted_run_and_compare_says_it_is_incomplete() {
+    let out = tempfile::tempdir().unwrap();
+    let whole = real_run(&out.path().join("runs"));
+    let cut = copy_run(&whole, &out.path().join("cut"));
+    kill_mid_write(&cut);
+    let baselines = out.path().join("baselines");
+    let save = |dir: &Path| {
+        run_bin(
+            &[
+                "baseline",
+                "save",
+                dir.to_str().unwrap(),
+                "--dir",
+                baselines.to_str().unwrap(),
+                "--name",
+                "ref",
+            ],
+            &root(),
+            LIMIT,
+        )
+    };
+
+    let refused = save(&cut);
+    assert_eq!(refused.code(), 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("cannot be a baseline: it has no run_end"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!baselines.join("ref").exists());
+
+    let saved = save(&whole);
+    assert_eq!(saved.code(), 0, "{}", saved.stderr);
+    let compared = run_bin(
+        &[
+            "baseline",
+            "compare",
+            baselines.join("ref").to_str().unwrap(),
+            cut.to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(compared.code(), 4, "{}", compared.stderr);
+    assert!(
+        compared
+            .stdout
+            .contains("case `wrong-expectation`: case: fail → did not finish"),
+        "{}",
+        compared.stdout
+    );
+    assert!(
+        compared.stderr.contains("is incomplete: it has no run_end"),
+        "{}",
+        compared.stderr
+    );
+    let md = std::fs::read_to_string(cut.join("comparison.md")).unwrap();
+    assert!(md.contains("> **The run is incomplete**"), "{md}");
 }

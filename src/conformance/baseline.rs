@@ -5,6 +5,11 @@
 //! calls. It keeps no handles, bodies, message ids, request ids or timings: those change
 //! every run. Observation receives are left out too (how many polls a window takes depends on
 //! timing); the outcome class is what they decided.
+//!
+//! Only a complete run can be a baseline ([`RunView::finished`]): an interrupted run, one
+//! killed mid-write or stopped at its reachability check, would make every later run look
+//! changed. A run being compared may be incomplete; its unfinished cases are differences
+//! ("did not finish"), and the comparison says why the run is incomplete.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +34,14 @@ pub struct Baseline {
     pub protocol: String,
     pub started_at: String,
     pub cases: Vec<CaseBaseline>,
+    /// Why the run is not complete (interrupted, killed, stopped at its reachability check,
+    /// cases without `case_end`), or absent when it is. A baseline is only ever saved from a
+    /// complete run; a run being compared may be incomplete, and the comparison says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+    /// Cases the run selected that have no `case_end` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub did_not_finish: Vec<String>,
 }
 
 /// One case of a baseline.
@@ -101,6 +114,13 @@ pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
         protocol: start.protocol.clone(),
         started_at: start.started_at.clone(),
         cases,
+        incomplete: run.why_unfinished(),
+        did_not_finish: run
+            .cases
+            .iter()
+            .filter(|c| c.end.is_none())
+            .map(|c| c.id.to_string())
+            .collect(),
     })
 }
 
@@ -181,12 +201,17 @@ pub fn compare(base: &Baseline, run: &Baseline) -> Vec<Difference> {
     let mut diffs = Vec::new();
     for b in &base.cases {
         let Some(r) = run.cases.iter().find(|r| r.case == b.case) else {
+            let missing = if run.did_not_finish.contains(&b.case) {
+                "did not finish"
+            } else {
+                "not run"
+            };
             diffs.push(Difference {
                 case: b.case.clone(),
                 location: location(&b.suite, b.line),
                 what: "case".to_string(),
                 baseline: b.verdict.as_str().to_string(),
-                run: "not run".to_string(),
+                run: missing.to_string(),
             });
             continue;
         };
@@ -327,6 +352,12 @@ pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) ->
     let mut out = String::from("# Baseline comparison\n\n");
     out.push_str(&format!("- baseline: {}\n", describe(base)));
     out.push_str(&format!("- run: {}\n\n", describe(run)));
+    if let Some(why) = &run.incomplete {
+        out.push_str(&format!(
+            "> **The run is incomplete**: {}. Cases it did not finish differ from the baseline.\n\n",
+            markdown_text(why)
+        ));
+    }
     if diffs.is_empty() {
         out.push_str(&format!(
             "Identical: {} case(s), same verdicts, outcome classes and error shapes per step.\n",
@@ -356,7 +387,7 @@ pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::{call, case_end, case_start, run_start};
+    use crate::evidence::fixtures::{call, case_end, case_start, run_end, run_start};
     use crate::evidence::format::EntryEvidence;
 
     fn records(delete_code: Option<&str>, verdict: Verdict) -> Vec<Record> {
@@ -386,6 +417,7 @@ mod tests {
         let mut end = case_end("a", verdict, "r", &[]);
         end.classification = Some("no_redelivery_within_window".to_string());
         out.push(Record::CaseEnd(end));
+        out.push(run_end(0));
         out
     }
 
@@ -470,6 +502,42 @@ mod tests {
         let lines = render_lines(&diffs);
         assert!(!lines.contains('\u{1b}'), "{lines:?}");
         assert_eq!(lines.lines().count(), 1, "{lines:?}");
+    }
+
+    #[test]
+    fn an_interrupted_run_is_marked_and_its_unfinished_cases_differ() {
+        let complete = records(None, Verdict::Pass);
+        let base = normalize(&complete).unwrap();
+        assert_eq!(base.incomplete, None);
+        let json = serde_json::to_string(&base).unwrap();
+        assert!(
+            !json.contains("incomplete") && !json.contains("did_not_finish"),
+            "{json}"
+        );
+
+        // The same run, killed before the case ended.
+        let cut: Vec<Record> = complete
+            .into_iter()
+            .filter(|r| !matches!(r, Record::CaseEnd(_) | Record::RunEnd(_)))
+            .collect();
+        let run = normalize(&cut).unwrap();
+        assert_eq!(
+            run.incomplete.as_deref(),
+            Some(
+                "it has no run_end (killed, or its evidence was cut short); 1 case(s) have no case_end"
+            )
+        );
+        assert_eq!(run.did_not_finish, vec!["a".to_string()]);
+        let diffs = compare(&base, &run);
+        assert_eq!(
+            render_lines(&diffs),
+            "suites/ack.yaml:10: case `a`: case: pass → did not finish\n"
+        );
+        let md = render_markdown(&base, &run, &diffs);
+        assert!(
+            md.contains("> **The run is incomplete**: it has no run\\_end"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -378,9 +378,24 @@ impl<'a> RunView<'a> {
     /// reachability check, and every case it selected has a `case_end`: a run complete enough
     /// to stand as a reference.
     pub fn finished(&self) -> bool {
-        !self.interrupted()
-            && self.unreachable().is_none()
-            && self.cases.iter().all(|c| c.end.is_some())
+        self.why_unfinished().is_none()
+    }
+
+    /// Why the run is not [`finished`](Self::finished), in a few words, or `None` when it is.
+    pub fn why_unfinished(&self) -> Option<String> {
+        let unfinished = self.cases.iter().filter(|c| c.end.is_none()).count();
+        let why = match self.end {
+            _ if self.unreachable().is_some() => "it stopped at its reachability check",
+            None => "it has no run_end (killed, or its evidence was cut short)",
+            Some(end) if end.interrupted => "it was interrupted",
+            Some(_) if unfinished > 0 => "",
+            Some(_) => return None,
+        };
+        Some(match (why, unfinished) {
+            (why, 0) => why.to_string(),
+            ("", n) => format!("{n} case(s) have no case_end"),
+            (why, n) => format!("{why}; {n} case(s) have no case_end"),
+        })
     }
 
     /// Counts by state.
@@ -504,7 +519,10 @@ mod tests {
             "1 of the errors is the reachability check: the target could not be reached, so no case was run"
         );
         assert!(!run.interrupted());
-        assert!(!run.finished());
+        assert_eq!(
+            run.why_unfinished().as_deref(),
+            Some("it stopped at its reachability check; 2 case(s) have no case_end")
+        );
     }
 
     #[test]
@@ -516,6 +534,27 @@ mod tests {
         assert_eq!(run.cases.len(), 5);
         assert_eq!(run.totals().unreachable, 0);
         assert!(run.finished());
-        assert!(!RunView::new(&interrupted_run()).finished());
+        assert_eq!(
+            RunView::new(&interrupted_run()).why_unfinished().as_deref(),
+            Some(
+                "it has no run_end (killed, or its evidence was cut short); 2 case(s) have no case_end"
+            )
+        );
+        let mut interrupted = interrupted_run();
+        let Record::RunEnd(mut end) = run_end(crate::exit_code::INTERRUPTED) else {
+            unreachable!()
+        };
+        end.interrupted = true;
+        interrupted.push(Record::RunEnd(end));
+        assert_eq!(
+            RunView::new(&interrupted).why_unfinished().as_deref(),
+            Some("it was interrupted; 2 case(s) have no case_end")
+        );
+        let mut lost_case_end = full_run();
+        lost_case_end.retain(|r| !matches!(r, Record::CaseEnd(e) if e.case == "broken"));
+        assert_eq!(
+            RunView::new(&lost_case_end).why_unfinished().as_deref(),
+            Some("1 case(s) have no case_end")
+        );
     }
 }
