@@ -126,12 +126,12 @@ pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
         .decision
         .map(|d| format!(" → {d:?}").to_uppercase())
         .unwrap_or_default();
-    format!(
+    plain(&format!(
         "{label:>16} [{:>6.1}s] ({done}/{total}) {}  {}{class}{decision}",
         end.duration_ms as f64 / 1000.0,
         end.suite,
         end.case,
-    )
+    ))
 }
 
 /// The terminal width to cut lines to: `COLUMNS` when set to a number, else 100.
@@ -283,6 +283,19 @@ run folder: runs/x
         assert_eq!(line.chars().count(), 80, "{line}");
         assert!(line.ends_with('…'));
         assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn progress_lines_name_the_case_and_carry_no_control_characters() {
+        let mut end = case_end("stale-ack", Verdict::Pass, "ok", &[]);
+        end.classification = Some("observed_redelivery".to_string());
+        end.decision = Some(crate::evidence::format::Decision::Reconcile);
+        assert_eq!(
+            progress_line(&end, 2, 5),
+            "            PASS [   1.5s] (2/5) suites/ack.yaml  stale-ack  observed_redelivery → RECONCILE"
+        );
+        end.case = "evil\u{1b}[2J".to_string();
+        assert!(!progress_line(&end, 1, 1).contains('\u{1b}'));
     }
 
     #[test]
