@@ -258,3 +258,17 @@ pub fn interrupted_run() -> Vec<Record> {
     )));
     records
 }
+
+/// A run that stopped at its reachability check: `run_start` selecting `cases`, one failed
+/// `ListQueues` (no response: connection refused) made for the run, `run_end` with exit 3.
+pub fn unreachable_run(cases: &[&str]) -> Vec<Record> {
+    let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
+    check.completion = Completion::Info;
+    check.http_status = None;
+    check.error_message = Some("connection refused".to_string());
+    vec![
+        run_start(cases),
+        Record::Call(check),
+        run_end(crate::exit_code::RUNTIME_ERROR),
+    ]
+}

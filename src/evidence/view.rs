@@ -497,12 +497,7 @@ mod tests {
 
     #[test]
     fn a_failed_reachability_check_is_the_runs_one_error_and_not_a_case() {
-        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
-        check.completion = Completion::Info;
-        check.http_status = None;
-        check.error_message = Some("connection refused".to_string());
-        let mut records = vec![run_start(&["a", "b"]), Record::Call(check)];
-        records.push(run_end(crate::exit_code::RUNTIME_ERROR));
+        let records = unreachable_run(&["a", "b"]);
         let run = RunView::new(&records);
         assert_eq!(run.calls.len(), 1);
         assert!(run.cases.iter().all(|c| c.state == CaseState::NotStarted));

@@ -602,7 +602,6 @@ fn code(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
-    use crate::evidence::format::{Completion, Phase};
     use crate::evidence::format::{Finding, MessageOutcome};
 
     const SCRIPT: &str = "<script>alert(1)</script>";
@@ -735,15 +734,7 @@ mod tests {
 
     #[test]
     fn a_failed_reachability_check_says_nothing_was_run() {
-        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
-        check.completion = Completion::Info;
-        check.http_status = None;
-        check.error_message = Some("connection refused".to_string());
-        let records = vec![
-            run_start(&["a"]),
-            Record::Call(check),
-            run_end(crate::exit_code::RUNTIME_ERROR),
-        ];
+        let records = unreachable_run(&["a"]);
         let out = render(&records);
         assert!(out.contains("<p class=\"banner\">Nothing was run: the target could not be reached: ListQueues failed: no response: connection refused.</p>"), "{out}");
         assert!(

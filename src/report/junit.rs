@@ -218,7 +218,6 @@ fn unfinished_description(case: &CaseView) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
-    use crate::evidence::format::{Completion, Phase};
 
     fn status_of<'a>(report: &'a Report, name: &str) -> &'a TestCase {
         report
@@ -370,15 +369,7 @@ mod tests {
 
     #[test]
     fn a_failed_reachability_check_is_one_error_and_the_cases_are_not_started() {
-        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
-        check.completion = Completion::Info;
-        check.http_status = None;
-        check.error_message = Some("connection refused".to_string());
-        let records = vec![
-            run_start(&["a", "b"]),
-            Record::Call(check),
-            run_end(crate::exit_code::RUNTIME_ERROR),
-        ];
+        let records = unreachable_run(&["a", "b"]);
         let report = Report::deserialize_from_str(&render(&records)).expect("parses back");
         assert_eq!(
             (report.tests, report.errors, report.failures, report.skipped),

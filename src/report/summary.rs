@@ -160,7 +160,6 @@ fn deliveries(end: &CaseEnd) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
-    use crate::evidence::format::{Completion, Phase};
 
     #[test]
     fn full_run_snapshot() {
@@ -219,15 +218,7 @@ queue setup failed
 
     #[test]
     fn a_failed_reachability_check_says_nothing_was_run() {
-        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
-        check.completion = Completion::Info;
-        check.http_status = None;
-        check.error_message = Some("connection refused".to_string());
-        let records = vec![
-            run_start(&["a"]),
-            Record::Call(check),
-            run_end(crate::exit_code::RUNTIME_ERROR),
-        ];
+        let records = unreachable_run(&["a"]);
         let out = render(&records);
         assert!(out.contains("> **Nothing was run**: the target could not be reached: ListQueues failed: no response: connection refused."), "{out}");
         assert!(

@@ -182,7 +182,6 @@ fn cut(text: &str, room: usize, width: usize) -> String {
 mod tests {
     use super::*;
     use crate::evidence::fixtures::*;
-    use crate::evidence::format::{Completion, Phase};
 
     #[test]
     fn full_run_lists_non_passing_cases_and_totals() {
@@ -243,15 +242,7 @@ run folder: runs/x
 
     #[test]
     fn a_failed_reachability_check_leads_and_the_cases_are_not_started() {
-        let mut check = call("", Phase::Setup, "ListQueues", 0, 20);
-        check.completion = Completion::Info;
-        check.http_status = None;
-        check.error_message = Some("connection refused".to_string());
-        let records = vec![
-            run_start(&["a", "b"]),
-            Record::Call(check),
-            run_end(crate::exit_code::RUNTIME_ERROR),
-        ];
+        let records = unreachable_run(&["a", "b"]);
         assert_eq!(
             render(&records, "runs/x", 0, false),
             "\

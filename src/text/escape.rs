@@ -19,16 +19,7 @@
 /// Escapes text for HTML element content: `&`, `<` and `>` become entities, so no tag or
 /// entity can start inside it.
 pub fn html_text(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    replace_chars(raw, html_text_entity)
 }
 
 /// Escapes text for an HTML attribute value in double or single quotes: [`html_text`] plus
@@ -37,15 +28,29 @@ pub fn html_text(raw: &str) -> String {
 /// It does not make a URL safe: a `javascript:` URL stays one. Callers building `href`s
 /// decide which schemes to link.
 pub fn html_attr(raw: &str) -> String {
+    replace_chars(raw, |c| match c {
+        '"' => Some("&quot;"),
+        '\'' => Some("&#39;"),
+        c => html_text_entity(c),
+    })
+}
+
+fn html_text_entity(c: char) -> Option<&'static str> {
+    match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        _ => None,
+    }
+}
+
+/// `raw` with each character `entity` names replaced by what it returns.
+fn replace_chars(raw: &str, entity: impl Fn(char) -> Option<&'static str>) -> String {
     let mut out = String::with_capacity(raw.len());
     for c in raw.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+        match entity(c) {
+            Some(e) => out.push_str(e),
+            None => out.push(c),
         }
     }
     out
