@@ -9,8 +9,9 @@
 //! - [`text`] escapes untrusted text for each place it is shown (HTML, XML, Markdown, terminal).
 //!
 //! I/O lives at the edges: [`runner`] drives a target through aws-sdk-sqs and emits events,
-//! [`evidence`] writes the JSON Lines evidence file, [`emulator`] serves the SQS wire protocol,
-//! and [`cli`] wires the commands together.
+//! [`evidence`] writes the JSON Lines evidence file and reads it back (every consumer reads a
+//! run through [`evidence::view`]), [`emulator`] serves the SQS wire protocol, and [`cli`]
+//! wires the commands together.
 
 pub mod bench;
 pub mod classify;
