@@ -12,7 +12,6 @@ impl CaseRun {
         target: &HandleRef,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (handle, info, url, name) = self.resolve_single(queue, target, "delete")?;
         let attempt = info.as_ref().map(|i| i.0.clone());
         let meta = self.meta(
@@ -22,10 +21,9 @@ impl CaseRun {
             attempt,
             Some(name),
         );
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .delete_message()
                 .queue_url(&url)
@@ -46,7 +44,6 @@ impl CaseRun {
         entries: &[BatchHandle],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
         let (resolved, url, name) = self.resolve_batch(queue, &targets, "delete-batch")?;
         let request_entries = entries
@@ -67,10 +64,9 @@ impl CaseRun {
             None,
             Some(name),
         );
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .delete_message_batch()
                 .queue_url(&url)
@@ -109,7 +105,6 @@ impl CaseRun {
         timeout: &Duration,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (handle, info, url, name) = self.resolve_single(queue, target, "change-visibility")?;
         let attempt = info.as_ref().map(|i| i.0.clone());
         let meta = self.meta(
@@ -120,10 +115,9 @@ impl CaseRun {
             Some(name),
         );
         let secs = timeout.as_secs() as i32;
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .change_message_visibility()
                 .queue_url(&url)
@@ -142,7 +136,6 @@ impl CaseRun {
         entries: &[BatchVisibility],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
         let (resolved, url, name) =
             self.resolve_batch(queue, &targets, "change-visibility-batch")?;
@@ -165,10 +158,9 @@ impl CaseRun {
             None,
             Some(name),
         );
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .change_message_visibility_batch()
                 .queue_url(&url)

@@ -11,7 +11,6 @@ impl CaseRun {
         names: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
@@ -21,15 +20,14 @@ impl CaseRun {
             Some(name),
         );
         let names = names.to_vec();
-        let mut rec = self
-            .call(meta, |r| {
-                let mut req = client.get_queue_attributes().queue_url(&url);
-                for n in &names {
-                    req = req.attribute_names(QueueAttributeName::from(n.as_str()));
-                }
-                req.customize().interceptor(r).config_override(retry).send()
-            })
-            .await;
+        let req = {
+            let mut req = client.get_queue_attributes().queue_url(&url);
+            for n in &names {
+                req = req.attribute_names(QueueAttributeName::from(n.as_str()));
+            }
+            req
+        };
+        let mut rec = call!(self, meta, req).await;
         let attrs = rec.output.as_ref().map(|o| {
             o.attributes()
                 .map(|a| {
@@ -56,7 +54,6 @@ impl CaseRun {
         attributes: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
@@ -66,15 +63,14 @@ impl CaseRun {
             Some(name),
         );
         let attributes = self.resolve_arns(attributes).await;
-        let mut rec = self
-            .call(meta, |r| {
-                let mut req = client.set_queue_attributes().queue_url(&url);
-                for (k, v) in attributes {
-                    req = req.attributes(QueueAttributeName::from(k.as_str()), v);
-                }
-                req.customize().interceptor(r).config_override(retry).send()
-            })
-            .await;
+        let req = {
+            let mut req = client.set_queue_attributes().queue_url(&url);
+            for (k, v) in attributes {
+                req = req.attributes(QueueAttributeName::from(k.as_str()), v);
+            }
+            req
+        };
+        let mut rec = call!(self, meta, req).await;
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
@@ -84,10 +80,9 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(Phase::Step, Some(step), "PurgeQueue", None, Some(name));
-        let mut rec = send!(self, meta, retry, client.purge_queue().queue_url(&url)).await;
+        let mut rec = call!(self, meta, client.purge_queue().queue_url(&url)).await;
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
@@ -106,7 +101,6 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         if !self.ctx.registry.owns(&url) && self.queues[&queue.value].alive {
             return Err(format!(
@@ -114,7 +108,7 @@ impl CaseRun {
             ));
         }
         let meta = self.meta(Phase::Step, Some(step), "DeleteQueue", None, Some(name));
-        let mut rec = send!(self, meta, retry, client.delete_queue().queue_url(&url)).await;
+        let mut rec = call!(self, meta, client.delete_queue().queue_url(&url)).await;
         if rec.error.is_none() {
             self.ctx.registry.remove(&url);
             if let Some(q) = self.queues.get_mut(&queue.value) {
@@ -130,7 +124,6 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let name = self
             .queues
             .get(&queue.value)
@@ -143,7 +136,7 @@ impl CaseRun {
             None,
             Some(name.clone()),
         );
-        let mut rec = send!(self, meta, retry, client.get_queue_url().queue_name(&name)).await;
+        let mut rec = call!(self, meta, client.get_queue_url().queue_name(&name)).await;
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
@@ -153,15 +146,13 @@ impl CaseRun {
         max_results: &Option<i32>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         // Always this case's own prefix: a listing never reaches other people's queues.
         let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.case.id);
         let meta = self.meta(Phase::Step, Some(step), "ListQueues", None, None);
         let max = *max_results;
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .list_queues()
                 .queue_name_prefix(&prefix)
@@ -190,19 +181,17 @@ impl CaseRun {
         tags: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(Phase::Step, Some(step), "TagQueue", None, Some(name));
         let tags = tags.clone();
-        let mut rec = self
-            .call(meta, |r| {
-                let mut req = client.tag_queue().queue_url(&url);
-                for (k, v) in tags {
-                    req = req.tags(k, v);
-                }
-                req.customize().interceptor(r).config_override(retry).send()
-            })
-            .await;
+        let req = {
+            let mut req = client.tag_queue().queue_url(&url);
+            for (k, v) in tags {
+                req = req.tags(k, v);
+            }
+            req
+        };
+        let mut rec = call!(self, meta, req).await;
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
@@ -213,14 +202,12 @@ impl CaseRun {
         keys: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(Phase::Step, Some(step), "UntagQueue", None, Some(name));
         let keys = keys.to_vec();
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .untag_queue()
                 .queue_url(&url)
@@ -236,10 +223,9 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(Phase::Step, Some(step), "ListQueueTags", None, Some(name));
-        let mut rec = send!(self, meta, retry, client.list_queue_tags().queue_url(&url)).await;
+        let mut rec = call!(self, meta, client.list_queue_tags().queue_url(&url)).await;
         let tags = rec.output.as_ref().map(|o| {
             o.tags()
                 .map(|t| t.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
@@ -261,7 +247,6 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
@@ -270,10 +255,9 @@ impl CaseRun {
             None,
             Some(name),
         );
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client.list_dead_letter_source_queues().queue_url(&url)
         )
         .await;

@@ -1,10 +1,12 @@
-//! Call plumbing shared by every step: the retry policy per phase, the evidence metadata of a
+//! Call plumbing shared by every step: the configuration of each call, the evidence metadata of a
 //! call, abandoning a call on Ctrl-C, and checking a step's response before its rows go out.
 
 use super::*;
 
 impl CaseRun {
-    pub(super) fn retry_for(&self, phase: Phase) -> aws_sdk_sqs::config::Builder {
+    /// The configuration one call runs with: steps and observations follow the case's
+    /// `retries:`; setup and teardown always retry (they are the harness's own calls).
+    pub(super) fn call_config(&self, phase: Phase) -> aws_sdk_sqs::config::Builder {
         match phase {
             Phase::Step | Phase::Observe => retry_override(self.case.retries),
             Phase::Setup | Phase::Teardown => {
@@ -33,10 +35,16 @@ impl CaseRun {
         }
     }
 
-    /// Runs one SDK call, abandoning it (as an `info` row) if the run is interrupted.
-    pub(super) async fn call<O, E, F, Fut>(&self, meta: CallMeta, send: F) -> Recorded<O>
+    /// Runs one SDK call with its configuration (use [`call!`]); unless `finish`, the call is
+    /// abandoned (as an `info` row) if the run is interrupted.
+    pub(super) async fn call<O, E, F, Fut>(
+        &self,
+        meta: CallMeta,
+        finish: bool,
+        send: F,
+    ) -> Recorded<O>
     where
-        F: FnOnce(crate::runner::call::AttemptRecorder) -> Fut,
+        F: FnOnce(crate::runner::call::AttemptRecorder, aws_sdk_sqs::config::Builder) -> Fut,
         Fut: std::future::Future<
                 Output = Result<
                     O,
@@ -46,6 +54,11 @@ impl CaseRun {
         E: aws_sdk_sqs::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
         O: aws_sdk_sqs::operation::RequestId,
     {
+        let config = self.call_config(meta.phase);
+        let send = |r| send(r, config);
+        if finish {
+            return record(meta, &self.masker, send).await;
+        }
         let mut cancel = self.ctx.cancel.clone();
         let started_at = Utc::now();
         let fallback = meta.clone();

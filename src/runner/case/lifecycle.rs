@@ -55,21 +55,17 @@ impl CaseRun {
         let tags = create_tags(def, &self.ctx.run_id, &self.case.id);
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(phase);
         let meta = self.meta(phase, step, "CreateQueue", None, Some(name.clone()));
         // Not abandoned on Ctrl-C (unlike other calls): a create whose answer we dropped could
         // leave a queue behind that no one knows about.
-        let mut rec = record(meta, &self.masker, |r| {
-            let mut req = client.create_queue().queue_name(&name);
-            for (k, v) in attributes {
-                req = req.attributes(QueueAttributeName::from(k.as_str()), v);
-            }
-            for (k, v) in tags {
-                req = req.tags(k, v);
-            }
-            req.customize().interceptor(r).config_override(retry).send()
-        })
-        .await;
+        let mut req = client.create_queue().queue_name(&name);
+        for (k, v) in attributes {
+            req = req.attributes(QueueAttributeName::from(k.as_str()), v);
+        }
+        for (k, v) in tags {
+            req = req.tags(k, v);
+        }
+        let mut rec = call!(finish: self, meta, req).await;
         self.emit_rows(&mut rec);
         if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
             let url = url.to_string();
@@ -82,7 +78,6 @@ impl CaseRun {
     /// (ListQueueTags refused) cannot prove it either way and counts as not ours.
     pub(super) async fn tagged_as_ours(&mut self, name: &str, url: &str) -> bool {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Teardown);
         let meta = self.meta(
             Phase::Teardown,
             None,
@@ -90,15 +85,9 @@ impl CaseRun {
             None,
             Some(name.to_string()),
         );
-        let mut rec = record(meta, &self.masker, |r| {
-            client
+        let mut rec = call!(finish: self, meta, client
                 .list_queue_tags()
-                .queue_url(url)
-                .customize()
-                .interceptor(r)
-                .config_override(retry)
-                .send()
-        })
+                .queue_url(url))
         .await;
         self.emit_rows(&mut rec);
         rec.output
@@ -129,17 +118,10 @@ impl CaseRun {
     /// GetQueueUrl by name, recorded but never abandoned: the URL if the queue exists.
     pub(super) async fn lookup_url(&mut self, name: &str, phase: Phase) -> Option<String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(phase);
         let meta = self.meta(phase, None, "GetQueueUrl", None, Some(name.to_string()));
-        let mut rec = record(meta, &self.masker, |r| {
-            client
+        let mut rec = call!(finish: self, meta, client
                 .get_queue_url()
-                .queue_name(name)
-                .customize()
-                .interceptor(r)
-                .config_override(retry)
-                .send()
-        })
+                .queue_name(name))
         .await;
         self.emit_rows(&mut rec);
         rec.output
@@ -265,11 +247,9 @@ impl CaseRun {
             None,
             Some(q.name.clone()),
         );
-        let retry = self.retry_for(Phase::Setup);
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .get_queue_attributes()
                 .queue_url(&url)
@@ -314,16 +294,9 @@ impl CaseRun {
                 None,
                 Some(q.name.clone()),
             );
-            let retry = self.retry_for(Phase::Teardown);
-            let mut rec = record(meta, &self.masker, |r| {
-                client
+            let mut rec = call!(finish: self, meta, client
                     .delete_queue()
-                    .queue_url(&url)
-                    .customize()
-                    .interceptor(r)
-                    .config_override(retry)
-                    .send()
-            })
+                    .queue_url(&url))
             .await;
             // A queue that is already gone is cleaned up as far as we are concerned. Over the
             // query protocol only the legacy code arrives, not the JSON shape name.

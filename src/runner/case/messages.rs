@@ -10,16 +10,14 @@ impl CaseRun {
         send: &SendStep,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&send.queue.value)?;
         let body = body_text(&send.body);
         self.masker.add_body(&body);
         let meta = self.meta(Phase::Step, Some(step), "SendMessage", None, Some(name));
         let attrs = message_attributes(send)?;
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .send_message()
                 .queue_url(&url)
@@ -75,7 +73,6 @@ impl CaseRun {
         entries: &[BatchSend],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let (url, name) = self.queue_url(&queue.value)?;
         let mut request_entries = Vec::new();
         let mut bodies = HashMap::new();
@@ -101,10 +98,9 @@ impl CaseRun {
             None,
             Some(name),
         );
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .send_message_batch()
                 .queue_url(&url)

@@ -5,15 +5,22 @@
 //! is known to be stale), how often each message was delivered. Raw handles and bodies live
 //! only in this memory; everything that leaves it goes through the case's [`Masker`].
 
-/// Sends one SDK operation through [`CaseRun::call`], with the attempt recorder and the retry
-/// policy attached: `send!(self, meta, retry, client.purge_queue().queue_url(&url))`.
-macro_rules! send {
-    ($run:expr, $meta:expr, $retry:expr, $op:expr) => {
-        $run.call($meta, |r| {
-            $op.customize()
-                .interceptor(r)
-                .config_override($retry)
-                .send()
+/// Sends one SDK operation as a recorded call of the case: `call!(self, meta, <fluent builder>)`.
+///
+/// This is the one way a case calls SQS. Every SDK attempt becomes an evidence row, and the
+/// per-call configuration (see [`CaseRun::call_config`]) is attached here and nowhere else. A
+/// call is abandoned (as an `info` row) when the run is interrupted; `call!(finish: ...)` runs
+/// to completion instead, for creates, ownership checks and teardown, where dropping the answer
+/// could leave a queue behind that nobody knows about.
+macro_rules! call {
+    ($run:expr, $meta:expr, $op:expr) => {
+        $run.call($meta, false, |r, cfg| {
+            $op.customize().interceptor(r).config_override(cfg).send()
+        })
+    };
+    (finish: $run:expr, $meta:expr, $op:expr) => {
+        $run.call($meta, true, |r, cfg| {
+            $op.customize().interceptor(r).config_override(cfg).send()
         })
     };
 }

@@ -12,7 +12,6 @@ impl CaseRun {
         task: &Option<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         self.ensure_arn(&source.value).await;
         let source_arn = self.arn(&source.value)?;
         // An uncreated destination gets the ARN its name would have, so a case can
@@ -24,10 +23,9 @@ impl CaseRun {
         let qname = self.queues.get(&source.value).map(|q| q.name.clone());
         let meta = self.meta(Phase::Step, Some(step), "StartMessageMoveTask", None, qname);
         let rate = *max_per_second;
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .start_message_move_task()
                 .source_arn(&source_arn)
@@ -49,15 +47,13 @@ impl CaseRun {
         source: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         self.ensure_arn(&source.value).await;
         let source_arn = self.arn(&source.value)?;
         let qname = self.queues.get(&source.value).map(|q| q.name.clone());
         let meta = self.meta(Phase::Step, Some(step), "ListMessageMoveTasks", None, qname);
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client.list_message_move_tasks().source_arn(&source_arn)
         )
         .await;
@@ -98,7 +94,6 @@ impl CaseRun {
         task: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Step);
         let handle = self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
             format!(
                 "move task `{}` was not started (its start step failed?)",
@@ -106,10 +101,9 @@ impl CaseRun {
             )
         })?;
         let meta = self.meta(Phase::Step, Some(step), "CancelMessageMoveTask", None, None);
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client.cancel_message_move_task().task_handle(&handle)
         )
         .await;

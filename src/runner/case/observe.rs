@@ -61,27 +61,24 @@ impl CaseRun {
         Vec<String>,
     ) {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(meta.phase);
-        let mut rec = self
-            .call(meta, |r| {
-                let mut req = client
-                    .receive_message()
-                    .queue_url(url)
-                    .set_max_number_of_messages(p.max)
-                    .set_wait_time_seconds(p.wait.map(|w| w.as_secs() as i32))
-                    .set_visibility_timeout(p.visibility.map(|v| v.as_secs() as i32))
-                    .set_receive_request_attempt_id(p.request_attempt_id.clone());
-                for n in &p.attribute_names {
-                    req = req.message_system_attribute_names(MessageSystemAttributeName::from(
-                        n.as_str(),
-                    ));
-                }
-                for n in &p.message_attribute_names {
-                    req = req.message_attribute_names(n);
-                }
-                req.customize().interceptor(r).config_override(retry).send()
-            })
-            .await;
+        let req = {
+            let mut req = client
+                .receive_message()
+                .queue_url(url)
+                .set_max_number_of_messages(p.max)
+                .set_wait_time_seconds(p.wait.map(|w| w.as_secs() as i32))
+                .set_visibility_timeout(p.visibility.map(|v| v.as_secs() as i32))
+                .set_receive_request_attempt_id(p.request_attempt_id.clone());
+            for n in &p.attribute_names {
+                req = req
+                    .message_system_attribute_names(MessageSystemAttributeName::from(n.as_str()));
+            }
+            for n in &p.message_attribute_names {
+                req = req.message_attribute_names(n);
+            }
+            req
+        };
+        let mut rec = call!(self, meta, req).await;
         self.receives += 1;
         let mut integrity = Vec::new();
         let Some(out) = rec.output.as_ref() else {
@@ -305,7 +302,6 @@ impl CaseRun {
 
     async fn observe_delete(&mut self, step: &Step, url: &str, name: &str, id: &str, handle: &str) {
         let client = self.ctx.client.clone();
-        let retry = self.retry_for(Phase::Observe);
         let meta = self.meta(
             Phase::Observe,
             Some(step),
@@ -313,10 +309,9 @@ impl CaseRun {
             None,
             Some(name.to_string()),
         );
-        let mut rec = send!(
+        let mut rec = call!(
             self,
             meta,
-            retry,
             client
                 .delete_message()
                 .queue_url(url)
