@@ -32,7 +32,7 @@ impl CaseRun {
         .await;
         self.note_handle_row(&mut rec, &handle, info.as_ref());
         if let Some((_, receipt)) = &info {
-            self.count_ack(receipt, rec.error.is_some());
+            self.count_ack(receipt, AckAnswer::of(rec.error.as_ref()));
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -221,7 +221,7 @@ impl CaseRun {
             if is_ack {
                 for (_, info) in resolved.values() {
                     if let Some((_, receipt)) = info {
-                        self.count_ack(receipt, true);
+                        self.count_ack(receipt, AckAnswer::of(rec.error.as_ref()));
                     }
                 }
             }
@@ -268,8 +268,12 @@ impl CaseRun {
         if is_ack {
             for (id, (_, info)) in resolved {
                 if let Some((_, receipt)) = info {
-                    let refused = failed.iter().any(|f| f.id() == id);
-                    self.count_ack(receipt, refused);
+                    let answer = if failed.iter().any(|f| f.id() == id) {
+                        AckAnswer::Refused
+                    } else {
+                        AckAnswer::Done
+                    };
+                    self.count_ack(receipt, answer);
                 }
             }
         }
@@ -404,7 +408,7 @@ impl CaseRun {
         }
     }
 
-    pub(super) fn count_ack(&mut self, receipt: &Receipt, refused: bool) {
+    pub(super) fn count_ack(&mut self, receipt: &Receipt, answer: AckAnswer) {
         self.acks.acks += 1;
         if self
             .latest
@@ -413,8 +417,35 @@ impl CaseRun {
         {
             self.acks.stale_acks += 1;
         }
-        if refused {
-            self.acks.failed_acks += 1;
+        match answer {
+            AckAnswer::Done => {}
+            AckAnswer::Refused => self.acks.failed_acks += 1,
+            AckAnswer::Unknown => self.acks.unknown_acks += 1,
+        }
+    }
+}
+
+/// What the target said to one acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AckAnswer {
+    /// Took effect (or the target says so).
+    Done,
+    /// A definite refusal: an error response, a `Failed` entry, a throttle.
+    Refused,
+    /// No definite answer: no response, a 5xx, an abandoned call. It may have taken effect.
+    Unknown,
+}
+
+impl AckAnswer {
+    /// The answer of a whole call, from its error (if any). The final attempt decides: a
+    /// retried delete that finally succeeded did take effect.
+    pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
+        match error.map(|e| &e.kind) {
+            None => AckAnswer::Done,
+            Some(FailureKind::Response | FailureKind::Refused | FailureKind::Throttled) => {
+                AckAnswer::Refused
+            }
+            Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
         }
     }
 }

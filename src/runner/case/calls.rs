@@ -36,7 +36,7 @@ impl CaseRun {
     }
 
     /// Runs one SDK call with its configuration (use [`call!`]); unless `finish`, the call is
-    /// abandoned (as an `info` row) if the run is interrupted.
+    /// abandoned (as an `info` row) if the run is interrupted or the case reaches its deadline.
     pub(super) async fn call<O, E, F, Fut>(
         &self,
         meta: CallMeta,
@@ -59,12 +59,17 @@ impl CaseRun {
         if finish {
             return record(meta, &self.masker, send).await;
         }
-        let mut cancel = self.ctx.cancel.clone();
         let started_at = Utc::now();
         let fallback = meta.clone();
         tokio::select! {
             rec = record(meta, &self.masker, send) => rec,
-            _ = cancel.wait_for(|c| *c) => interrupted_call(fallback, started_at),
+            _ = self.until_stopped() => {
+                let why = match self.stop_requested() {
+                    Some(Stop::Deadline(_)) => "the case reached its deadline",
+                    _ => "the run was interrupted",
+                };
+                abandoned_call(fallback, started_at, why)
+            }
         }
     }
 
@@ -117,9 +122,10 @@ impl CaseRun {
     }
 }
 
-fn interrupted_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>) -> Recorded<O> {
+/// The record of a call given up while in flight: one `info` row saying why.
+fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &str) -> Recorded<O> {
     let row = crate::evidence::format::Call {
-        error_message: Some("abandoned: the run was interrupted".to_string()),
+        error_message: Some(format!("abandoned: {why}")),
         ..meta.row(started_at, Utc::now())
     };
     Recorded {
@@ -130,7 +136,7 @@ fn interrupted_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>) -> Rec
             error_type: None,
             status: None,
             sender_fault: None,
-            message: Some("interrupted".to_string()),
+            message: Some(format!("abandoned: {why}")),
         }),
         rows: vec![row],
     }

@@ -311,11 +311,8 @@ impl CaseRun {
                     q.alive = false;
                 }
             } else if let Some(err) = rec.error.clone() {
-                self.error(
-                    None,
-                    self.case.pos.line,
-                    format!("failed to delete queue {}: {}", q.name, err.describe()),
-                );
+                let message = format!("failed to delete queue {}: {}", q.name, err.describe());
+                self.teardown_errors.push(self.masker.mask(&message));
             }
             self.emit_rows(&mut rec);
             cleanup.push(QueueCleanup {

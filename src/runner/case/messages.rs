@@ -29,6 +29,9 @@ impl CaseRun {
         )
         .await;
         let mut integrity = Vec::new();
+        if let Some(err) = &rec.error {
+            self.track_unsent(&send.message, err);
+        }
         if let Some(out) = rec.output.take() {
             let id = out.message_id().unwrap_or_default().to_string();
             let bk = business_key(&body);
@@ -109,6 +112,12 @@ impl CaseRun {
         .await;
         let mut batch = None;
         let mut integrity = Vec::new();
+        if let Some(err) = rec.error.clone() {
+            // The whole batch was refused or unanswered: so was every entry of it.
+            for (label, _) in bodies.values() {
+                self.track_unsent(label, &err);
+            }
+        }
         if let Some(out) = rec.output.take() {
             let mut outcome = BatchOutcome::default();
             let mut entries_ev = Vec::new();
@@ -137,6 +146,17 @@ impl CaseRun {
                 });
             }
             for f in out.failed() {
+                if let Some((label, _)) = bodies.get(f.id()) {
+                    let refusal = CallError {
+                        kind: FailureKind::Response,
+                        code: Some(f.code().to_string()),
+                        error_type: None,
+                        status: None,
+                        sender_fault: Some(f.sender_fault()),
+                        message: f.message().map(|m| self.masker.mask(m)),
+                    };
+                    self.track_unsent(label, &refusal);
+                }
                 outcome
                     .failed
                     .push((f.id().to_string(), f.code().to_string(), f.sender_fault()));
@@ -156,6 +176,26 @@ impl CaseRun {
         ))
     }
 
+    /// Notes a send the target did not accept (or did not answer): the message has no
+    /// MessageId, and an observation that tracks it can prove nothing about it.
+    pub(super) fn track_unsent(&mut self, label: &str, error: &CallError) {
+        let why = error.describe();
+        let state = match error.kind {
+            FailureKind::Response | FailureKind::Refused | FailureKind::Throttled => {
+                SendState::Refused(why)
+            }
+            FailureKind::ServerError | FailureKind::NoResponse => SendState::Unknown(why),
+        };
+        self.sent.insert(
+            label.to_string(),
+            SentMessage {
+                message_id: None,
+                business_key: None,
+                state,
+            },
+        );
+    }
+
     pub(super) fn track_sent(
         &mut self,
         label: &str,
@@ -167,6 +207,7 @@ impl CaseRun {
             SentMessage {
                 message_id: Some(message_id.to_string()),
                 business_key,
+                state: SendState::Sent,
             },
         );
         // A FIFO duplicate is answered with the first message's MessageId; what is received

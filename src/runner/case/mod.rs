@@ -1,9 +1,11 @@
-//! Running one case: create its queues, run its steps, observe, tear down, judge.
+//! Running one case: create its queues, run its steps, observe, tear down — gathering facts.
 //!
 //! A case holds everything an experiment needs to know about itself: which attempt received
 //! which handle, which receive was the latest for each message (so an ack with an older handle
-//! is known to be stale), how often each message was delivered. Raw handles and bodies live
-//! only in this memory; everything that leaves it goes through the case's [`Masker`].
+//! is known to be stale), how often each message was delivered, which sends and receives got
+//! no definite answer. It decides nothing: at the end it hands those facts to
+//! [`classify::judge`]. Raw handles and bodies live only in this memory; everything that
+//! leaves it goes through the case's [`Masker`].
 
 /// Sends one SDK operation as a recorded call of the case: `call!(self, meta, <fluent builder>)`.
 ///
@@ -35,23 +37,24 @@ mod observe;
 mod steps;
 
 use messages::business_key;
-use observe::compare_outcomes;
 
 use super::RunContext;
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
-use super::expect::{BatchOutcome, Check, Observed, ReceivedMsg, check_step};
+use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
 use super::queues::{OwnedQueue, create_attributes, create_tags, queue_name, run_prefix};
 use super::target::retry_override;
-use crate::classify::{self, AckFacts, CaseFacts, CutReason, WindowEnd};
+use crate::classify::{
+    self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
+    WindowEnd, WindowFacts,
+};
 use crate::evidence::format::{
-    CaseEnd, CaseStart, EntryEvidence, Finding, MessageEvidence, MessageOutcome, Phase,
-    QueueCleanup, Record, Window,
+    CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
+    Record, Window,
 };
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
-    Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, OutcomeClass,
-    OutcomeExpect, QueueDef, Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs,
-    substitute_arns,
+    Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
+    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
@@ -68,6 +71,10 @@ use std::time::{Duration, Instant};
 
 /// Time a case may run past its computed budget before it is stopped as inconclusive.
 const DEADLINE_SLACK: Duration = Duration::from_secs(10);
+
+/// How long past its deadline a case waits for a call that is never abandoned (a create, a
+/// teardown delete) before it is cut off regardless.
+const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
 
 /// One receive of one message by a named attempt.
 #[derive(Debug, Clone)]
@@ -94,28 +101,13 @@ struct CaseQueue {
     created: bool,
 }
 
-/// A message the case sent.
-#[derive(Debug, Clone, Default)]
+/// A message the case tried to send.
+#[derive(Debug, Clone)]
 struct SentMessage {
     message_id: Option<String>,
     business_key: Option<String>,
-}
-
-/// How the case's last observe step went.
-#[derive(Debug, Clone)]
-struct ObserveRecord {
-    window: Window,
-    end: WindowEnd,
-    /// (label, message id, sightings), in tracking order.
-    tracked: Vec<(String, Option<String>, u32)>,
-}
-
-/// Why the steps stopped early.
-enum Stop {
-    Failed,
-    Inconclusive,
-    Errored,
-    Interrupted,
+    /// Whether the target took it: the judge never calls silence about an unsent message a pass.
+    state: SendState,
 }
 
 /// Runs `case` and returns its closing record (already emitted).
@@ -139,13 +131,22 @@ struct CaseRun {
     seq: u64,
     deliveries: BTreeMap<String, u32>,
     receives: u32,
+    /// Receive attempts of the case so far without a definite answer (no response, 5xx,
+    /// throttled), the ones a successful retry hid included: each may have delivered a message
+    /// nobody saw.
+    unknown_receives: u32,
     acks: AckFacts,
-    facts: CaseFacts,
-    findings: Vec<Finding>,
-    observe: Option<ObserveRecord>,
+    /// The facts the judge reads, filled in as the case runs.
+    setup_error: Option<String>,
+    results: Vec<StepResult>,
+    stopped: Option<Stop>,
+    window: Option<WindowFacts>,
+    teardown_errors: Vec<String>,
     move_tasks: HashMap<String, String>,
     started_at: chrono::DateTime<Utc>,
     started: Instant,
+    /// Past this instant calls are abandoned and the case is cut as `deadline`.
+    deadline: Instant,
 }
 
 impl CaseRun {
@@ -164,6 +165,7 @@ impl CaseRun {
                     .or_insert_with(|| Self::queue_entry(&ctx.run_id, &case.id, def));
             }
         }
+        let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
         Self {
             ctx,
             suite,
@@ -178,13 +180,18 @@ impl CaseRun {
             seq: 0,
             deliveries: BTreeMap::new(),
             receives: 0,
+            unknown_receives: 0,
             acks: AckFacts::default(),
-            facts: CaseFacts::default(),
-            findings: Vec::new(),
-            observe: None,
+            setup_error: None,
+            results: Vec::new(),
+            stopped: None,
+            window: None,
+            teardown_errors: Vec::new(),
             move_tasks: HashMap::new(),
             started_at: Utc::now(),
             started: Instant::now(),
+            // The budget validate computed, plus slack for a slow target.
+            deadline,
         }
     }
 
@@ -207,8 +214,34 @@ impl CaseRun {
         let _ = self.ctx.events.send(record);
     }
 
-    fn interrupted(&self) -> bool {
-        *self.ctx.cancel.borrow()
+    /// What stops the case from outside its steps, if anything has yet: an interruption of
+    /// the run, or the case's deadline.
+    fn stop_requested(&self) -> Option<Stop> {
+        if *self.ctx.cancel.borrow() {
+            Some(Stop::Interrupted)
+        } else if Instant::now() >= self.deadline {
+            Some(Stop::Deadline(self.deadline_text()))
+        } else {
+            None
+        }
+    }
+
+    /// Resolves once [`stop_requested`](Self::stop_requested) would answer.
+    async fn until_stopped(&self) {
+        let mut cancel = self.ctx.cancel.clone();
+        tokio::select! {
+            _ = cancel.wait_for(|c| *c) => {}
+            _ = tokio::time::sleep_until(self.deadline.into()) => {}
+        }
+    }
+
+    fn deadline_text(&self) -> String {
+        let budget = crate::suite::case_budget(&self.case) + DEADLINE_SLACK;
+        format!(
+            "{}: its budget plus {}s",
+            crate::duration::format(budget),
+            DEADLINE_SLACK.as_secs()
+        )
     }
 
     async fn execute(&mut self) -> CaseEnd {
@@ -224,227 +257,150 @@ impl CaseRun {
             started_at: rfc3339(self.started_at),
         }));
 
-        let mut stop = None;
-        if let Err(message) = self.setup().await {
-            // A setup cut short by Ctrl-C is an interruption, not a broken target.
-            if self.interrupted() {
-                stop = Some(Stop::Interrupted);
-            } else {
-                self.error(None, self.case.pos.line, message);
-                stop = Some(Stop::Errored);
-            }
+        let backstop = self.deadline + DEADLINE_BACKSTOP;
+        let ran = tokio::time::timeout_at(backstop.into(), self.setup_and_steps()).await;
+        if ran.is_err() {
+            // A call that is never abandoned hung past the deadline: cut it off here.
+            self.stopped
+                .get_or_insert(Stop::Deadline(self.deadline_text()));
         }
-        if stop.is_none() {
-            // The budget validate computed, plus slack for a slow target: past it the case
-            // stops where it is, as inconclusive, and still tears down.
-            let deadline = crate::suite::case_budget(&self.case) + DEADLINE_SLACK;
-            let steps = self.case.steps.clone();
-            let outcome = tokio::time::timeout(deadline, async {
-                for step in &steps {
-                    if self.interrupted() {
-                        return Some(Stop::Interrupted);
-                    }
-                    if let Some(s) = self.step(step).await {
-                        return Some(s);
-                    }
-                }
-                None
-            })
-            .await;
-            stop = match outcome {
-                Ok(s) => s,
-                Err(_) => {
-                    self.sweep_unregistered().await;
-                    self.facts.inconclusive = true;
-                    self.findings.push(Finding {
-                        step: None,
-                        line: self.case.pos.line,
-                        message: format!(
-                            "the case ran past its deadline ({}: its budget plus {}s)",
-                            crate::duration::format(deadline),
-                            DEADLINE_SLACK.as_secs()
-                        ),
-                    });
-                    Some(Stop::Inconclusive)
-                }
-            };
-        }
-        if matches!(stop, Some(Stop::Interrupted)) {
-            self.facts.inconclusive = true;
-            self.findings.push(Finding {
-                step: None,
-                line: self.case.pos.line,
-                message: "the run was interrupted before the case finished".to_string(),
-            });
+        if matches!(self.stopped, Some(Stop::Deadline(_))) {
+            self.sweep_unregistered().await;
         }
         let cleanup = self.teardown().await;
         self.finish(cleanup)
     }
 
-    fn error(&mut self, step: Option<usize>, line: u32, message: String) {
-        self.facts.errored = true;
-        self.findings.push(Finding {
-            step,
-            line,
-            message: self.masker.mask(&message),
-        });
+    async fn setup_and_steps(&mut self) {
+        if let Err(message) = self.setup().await {
+            // A setup cut short by a stop is that stop, not a broken target.
+            match self.stop_requested() {
+                Some(stop) => self.stopped = Some(stop),
+                None => self.setup_error = Some(self.masker.mask(&message)),
+            }
+            return;
+        }
+        let steps = self.case.steps.clone();
+        for step in &steps {
+            if let Some(stop) = self.stop_requested() {
+                self.stopped = Some(stop);
+                return;
+            }
+            let check = self.step(step).await;
+            let passed = check == Check::Pass;
+            self.results.push(StepResult {
+                index: step.index,
+                line: step.pos.line,
+                keyword: step.action.keyword().to_string(),
+                check: mask_check(&self.masker, check),
+            });
+            if !passed {
+                // A step that could not finish because the case was stopped says so too.
+                self.stopped = self.stop_requested();
+                return;
+            }
+        }
     }
 
-    // ----- steps ---------------------------------------------------------------------------
-
-    /// Runs one step; `Some(stop)` ends the case's steps.
-    async fn step(&mut self, step: &Step) -> Option<Stop> {
-        let line = step.pos.line;
+    /// Runs one step and checks it.
+    async fn step(&mut self, step: &Step) -> Check {
         let outcome = match &step.action {
             Action::Sleep(d) => {
-                let mut cancel = self.ctx.cancel.clone();
                 tokio::select! {
-                    _ = tokio::time::sleep(*d) => return None,
-                    _ = cancel.wait_for(|c| *c) => return Some(Stop::Interrupted),
+                    _ = tokio::time::sleep(*d) => return Check::Pass,
+                    _ = self.until_stopped() => {
+                        let why = match self.stop_requested() {
+                            Some(Stop::Deadline(_)) => "the case reached its deadline",
+                            _ => "the run was interrupted",
+                        };
+                        return Check::Inconclusive(format!("sleep cut short: {why}"));
+                    }
                 }
             }
             Action::Observe(o) => self.observe(step, o).await,
             other => self.sqs_step(step, other).await,
         };
-        match outcome {
-            Ok(Check::Pass) => None,
-            Ok(Check::Fail(failures)) => {
-                self.facts.failed = true;
-                for f in failures {
-                    let message =
-                        format!("step {} ({}): {f}", step.index + 1, step.action.keyword());
-                    self.findings.push(Finding {
-                        step: Some(step.index),
-                        line,
-                        message: self.masker.mask(&message),
-                    });
-                }
-                Some(Stop::Failed)
-            }
-            Ok(Check::Inconclusive(why)) => {
-                self.facts.inconclusive = true;
-                let message = format!("step {} ({}): {why}", step.index + 1, step.action.keyword());
-                self.findings.push(Finding {
-                    step: Some(step.index),
-                    line,
-                    message: self.masker.mask(&message),
-                });
-                Some(if self.interrupted() {
-                    Stop::Interrupted
-                } else {
-                    Stop::Inconclusive
-                })
-            }
-            Err(message) => {
-                let message = format!(
-                    "step {} ({}): {message}",
-                    step.index + 1,
-                    step.action.keyword()
-                );
-                self.error(Some(step.index), line, message);
-                Some(Stop::Errored)
-            }
-        }
+        outcome.unwrap_or_else(Check::Error)
     }
 
     // ----- judgement -----------------------------------------------------------------------
 
+    /// Hands the gathered facts to the judge and builds the case's closing record.
     fn finish(&mut self, cleanup: Vec<QueueCleanup>) -> CaseEnd {
-        let mut outcomes = Vec::new();
-        let mut class = None;
-        let mut window = None;
-        if let Some(obs) = &self.observe {
-            let classes: Vec<OutcomeClass> = obs
-                .tracked
-                .iter()
-                .map(|(_, _, n)| classify::classify(*n, &obs.end))
-                .collect();
-            class = classify::overall(classes.iter().copied());
-            for ((label, id, n), c) in obs.tracked.iter().zip(&classes) {
-                outcomes.push(MessageOutcome {
-                    message: label.clone(),
-                    message_id: id.clone(),
-                    class: c.as_str().to_string(),
-                    reason: match (&obs.end, c) {
-                        (WindowEnd::Cut(r), OutcomeClass::Inconclusive) => Some(r.describe()),
-                        _ => None,
-                    },
-                    sightings: *n,
-                    deliveries: self.deliveries.get(label).copied().unwrap_or(0),
-                });
-            }
-            window = Some(obs.window.clone());
-            // The case-level outcome expectation, unless the steps already stopped the case.
-            if let Some(expect) = &self.case.expect.outcome
-                && !self.facts.failed
-                && !self.facts.errored
-            {
-                let map: BTreeMap<String, OutcomeClass> = obs
-                    .tracked
-                    .iter()
-                    .zip(&classes)
-                    .map(|((l, _, _), c)| (l.clone(), *c))
-                    .collect();
-                match compare_outcomes(expect, &map) {
-                    Check::Pass => {}
-                    Check::Fail(f) => {
-                        self.facts.failed = true;
-                        for message in f {
-                            self.findings.push(Finding {
-                                step: None,
-                                line: self.case.pos.line,
-                                message,
-                            });
-                        }
-                    }
-                    Check::Inconclusive(why) => {
-                        self.facts.inconclusive = true;
-                        self.findings.push(Finding {
-                            step: None,
-                            line: self.case.pos.line,
-                            message: why,
-                        });
-                    }
-                }
-            }
-        } else if self.case.expect.outcome.is_some() && !self.facts.failed && !self.facts.errored {
-            self.facts.inconclusive = true;
-            self.findings.push(Finding {
-                step: None,
-                line: self.case.pos.line,
-                message: "the case expects an outcome, but its observe step never ran".to_string(),
-            });
-        }
-        let decision = classify::decide(class, self.acks);
-        let verdict = classify::verdict(&self.facts);
-        let reason = match self.findings.first() {
-            Some(f) => f.message.clone(),
-            None => match class {
-                Some(c) => format!("every expectation held; observation: {}", c.as_str()),
-                None => "every expectation held".to_string(),
-            },
+        let facts = CaseFacts {
+            line: self.case.pos.line,
+            setup_error: self.setup_error.clone(),
+            steps: self.results.clone(),
+            stopped: self.stopped.clone(),
+            window: self.window.clone(),
+            expect_outcome: self.case.expect.outcome.clone(),
+            acks: self.acks,
+            teardown_errors: self.teardown_errors.clone(),
         };
-        let ended_at = Utc::now();
-
+        let judged = classify::judge(&facts);
+        let outcomes = judged
+            .messages
+            .iter()
+            .map(|m| MessageOutcome {
+                message: m.label.clone(),
+                message_id: m.message_id.clone(),
+                class: m.class.as_str().to_string(),
+                reason: m.reason.as_deref().map(|r| self.masker.mask(r)),
+                sightings: m.sightings,
+                deliveries: self.deliveries.get(&m.label).copied().unwrap_or(0),
+            })
+            .collect();
+        let window = self.window.as_ref().map(|w| Window {
+            step: w.step,
+            line: w.line,
+            planned_ms: w.planned_ms,
+            elapsed_ms: w.elapsed_ms,
+            receives_used: w.receives_used,
+            receive_budget: w.receive_budget,
+            ended: judged
+                .window_end
+                .as_ref()
+                .map(|e| e.label().to_string())
+                .unwrap_or_default(),
+            unknown_receives: w.unknown_receives,
+        });
+        let findings = judged
+            .findings
+            .into_iter()
+            .map(|f| crate::evidence::format::Finding {
+                message: self.masker.mask(&f.message),
+                ..f
+            })
+            .collect();
         CaseEnd {
             run_id: self.ctx.run_id.clone(),
             case: self.case.id.clone(),
             suite: self.suite.clone(),
-            verdict,
-            reason,
-            findings: self.findings.clone(),
-            classification: class.map(|c| c.as_str().to_string()),
+            verdict: judged.verdict,
+            reason: self.masker.mask(&judged.reason),
+            findings,
+            classification: judged.class.map(|c| c.as_str().to_string()),
             outcomes,
-            decision,
+            decision: judged.decision,
             window,
             receives: self.receives,
             deliveries: self.deliveries.clone(),
             queues: cleanup,
             profile_note: None,
             started_at: rfc3339(self.started_at),
-            ended_at: rfc3339(ended_at),
+            ended_at: rfc3339(Utc::now()),
             duration_ms: self.started.elapsed().as_millis() as u64,
         }
+    }
+}
+
+/// A check with its text masked: findings quote server messages, which may quote handles.
+fn mask_check(masker: &Masker, check: Check) -> Check {
+    match check {
+        Check::Pass => Check::Pass,
+        Check::Fail(f) => Check::Fail(f.iter().map(|m| masker.mask(m)).collect()),
+        Check::Inconclusive(m) => Check::Inconclusive(masker.mask(&m)),
+        Check::Error(m) => Check::Error(masker.mask(&m)),
     }
 }
 
@@ -456,7 +412,6 @@ fn md5_hex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{Pos, Spanned};
 
     #[test]
     fn business_keys_come_only_from_json_bodies() {
@@ -467,36 +422,6 @@ mod tests {
         assert_eq!(business_key(r#"{"business_id":"b-2"}"#), Some("b-2".into()));
         assert_eq!(business_key("business_key=b-1"), None);
         assert_eq!(business_key(r#"{"business_key":7}"#), None);
-    }
-
-    #[test]
-    fn outcome_expectations_fail_on_mismatch_and_defer_on_inconclusive() {
-        let sp = |c| Spanned {
-            value: c,
-            pos: Pos::default(),
-        };
-        let got = BTreeMap::from([
-            ("m1".to_string(), OutcomeClass::NoRedeliveryWithinWindow),
-            ("m2".to_string(), OutcomeClass::ObservedRedelivery),
-        ]);
-        let per = OutcomeExpect::PerMessage(BTreeMap::from([
-            ("m1".to_string(), sp(OutcomeClass::NoRedeliveryWithinWindow)),
-            ("m2".to_string(), sp(OutcomeClass::ObservedRedelivery)),
-        ]));
-        assert_eq!(compare_outcomes(&per, &got), Check::Pass);
-        let all = OutcomeExpect::All(sp(OutcomeClass::NoRedeliveryWithinWindow));
-        match compare_outcomes(&all, &got) {
-            Check::Fail(f) => assert_eq!(
-                f,
-                vec!["expected m2: no_redelivery_within_window, observed observed_redelivery"]
-            ),
-            other => panic!("{other:?}"),
-        }
-        let unsure = BTreeMap::from([("m1".to_string(), OutcomeClass::Inconclusive)]);
-        assert!(matches!(
-            compare_outcomes(&all, &unsure),
-            Check::Inconclusive(_)
-        ));
     }
 
     #[test]
