@@ -187,6 +187,7 @@ pub fn full_run() -> Vec<Record> {
         receives_used: 1,
         receive_budget: 10,
         ended: "all_seen".to_string(),
+        unknown_receives: 0,
     });
     end.receives = 3;
     end.deliveries = BTreeMap::from([("m1".to_string(), 3)]);

@@ -436,6 +436,9 @@ pub enum OutcomeClass {
     ObservedRedelivery,
     NoRedeliveryWithinWindow,
     Inconclusive,
+    /// Seen in the window for the first time (never delivered earlier in the case): a label
+    /// beside the three classes, so delay and dead-letter checks can expect it.
+    Delivered,
 }
 
 impl OutcomeClass {
@@ -445,12 +448,16 @@ impl OutcomeClass {
             OutcomeClass::ObservedRedelivery => "observed_redelivery",
             OutcomeClass::NoRedeliveryWithinWindow => "no_redelivery_within_window",
             OutcomeClass::Inconclusive => "inconclusive",
+            OutcomeClass::Delivered => "delivered",
         }
     }
 
     /// The names a suite may expect (`inconclusive` is never a valid expectation).
-    pub const EXPECTABLE: &'static [&'static str] =
-        &["observed_redelivery", "no_redelivery_within_window"];
+    pub const EXPECTABLE: &'static [&'static str] = &[
+        "observed_redelivery",
+        "no_redelivery_within_window",
+        "delivered",
+    ];
 }
 
 /// `outcome: observed_redelivery` (every tracked message) or `outcome: {m1: ..., m2: ...}`.

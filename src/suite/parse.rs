@@ -1514,11 +1514,12 @@ fn outcome_class(r: &mut Reader, n: &Node) -> Option<Spanned<OutcomeClass>> {
     let class = match s.as_str() {
         "observed_redelivery" => OutcomeClass::ObservedRedelivery,
         "no_redelivery_within_window" => OutcomeClass::NoRedeliveryWithinWindow,
+        "delivered" => OutcomeClass::Delivered,
         "inconclusive" => {
             r.error_hint(
                 n,
                 "`inconclusive` is never an expectation",
-                "expect `observed_redelivery` or `no_redelivery_within_window`; an inconclusive run is reported as such",
+                "expect `observed_redelivery`, `no_redelivery_within_window` or `delivered`; an inconclusive run is reported as such",
             );
             return None;
         }
