@@ -21,11 +21,13 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::config::EmulatorConfig;
-use super::dispatch::{RequestContext, dispatch};
-use super::errors::SqsError;
-use super::protocol::{json, query};
-use super::store::{Emulator, queue_name_from_url};
+use crate::emulator::dispatch::dispatch;
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::protocol::{json, query};
+use crate::emulator::support::config::EmulatorConfig;
+use crate::emulator::support::errors::SqsError;
+use crate::emulator::support::input::queue_name_from_url;
 
 /// Serves SQS on `listener` until `shutdown` resolves; then stops accepting, closes open
 /// connections and returns.

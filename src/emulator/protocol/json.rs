@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::emulator::errors::SqsError;
+use crate::emulator::support::errors::SqsError;
 
 /// Content type of JSON protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "application/x-amz-json-1.0";

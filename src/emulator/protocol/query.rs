@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::emulator::errors::SqsError;
+use crate::emulator::support::errors::SqsError;
 
 /// Content type of query protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";

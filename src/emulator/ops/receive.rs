@@ -11,17 +11,17 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::attributes::MAX_VISIBILITY_TIMEOUT;
-use super::dispatch::RequestContext;
-use super::dlq;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::md5::md5_of_attributes;
-use super::message::{Message, MessageAttributeValue, attribute_selected};
-use super::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
-use super::queue_ops::queue_name;
-use super::receipt::ReceiptHandle;
-use super::store::{Emulator, State};
+use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
+use crate::emulator::model::message::{Message, MessageAttributeValue, attribute_selected};
+use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
+use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::redrive;
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
+use crate::emulator::support::md5::md5_of_attributes;
 
 /// Validated ReceiveMessage parameters.
 struct ReceiveParams {
@@ -177,7 +177,7 @@ fn try_receive(
         && let Some(attempt) = queue.attempt(id, now).cloned()
     {
         let still_leased = attempt.leases.iter().all(|&(seq, nonce)| {
-            matches!(queue.get(seq).map(|m| m.state), Some(super::message::MessageState::InFlight { nonce: n, .. }) if n == nonce)
+            matches!(queue.get(seq).map(|m| m.state), Some(crate::emulator::model::message::MessageState::InFlight { nonce: n, .. }) if n == nonce)
         });
         if still_leased {
             let mut out = Vec::new();
@@ -249,7 +249,7 @@ fn try_receive(
     if let Some(target) = &dlq_name
         && !moved.is_empty()
     {
-        dlq::deliver_to_dlq(state, target, &source_arn, moved, now);
+        redrive::deliver_to_dlq(state, target, &source_arn, moved, now);
     }
     let queue = state.queue_mut(name, now)?;
     if queue.is_fifo()
@@ -336,7 +336,7 @@ pub(crate) async fn receive_message(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{
+    use crate::emulator::test_support::{
         advance, attribute, call, create, create_fifo, emulator, receive, send,
     };
 

@@ -7,12 +7,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::chaos::ChaosDice;
-use super::clock::{Clock, TokioClock};
-use super::config::EmulatorConfig;
-use super::errors::{SqsError, SqsResult};
-use super::move_task::MoveTask;
-use super::queue::Queue;
+use crate::emulator::model::queue::Queue;
+use crate::emulator::model::task::MoveTask;
+use crate::emulator::support::chaos::ChaosDice;
+use crate::emulator::support::clock::{Clock, TokioClock};
+use crate::emulator::support::config::EmulatorConfig;
+use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Global counters and queues.
 #[derive(Debug)]
@@ -125,42 +125,5 @@ impl Emulator {
     /// The queue URL clients should use, built from the request's Host.
     pub fn queue_url(&self, host: &str, name: &str) -> String {
         format!("http://{}/{}/{}", host, self.config.account_id, name)
-    }
-}
-
-/// The queue name in a QueueUrl: its last path segment. A bare name is accepted, as AWS does
-/// (TEST-PY `test_posting_to_queue_via_queue_name`).
-pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
-    let url = url.trim();
-    let path = match url.find("://") {
-        Some(i) => {
-            let rest = &url[i + 3..];
-            rest.find('/').map_or("", |j| &rest[j..])
-        }
-        None => url,
-    };
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    path.split('/')
-        .rfind(|s| !s.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(SqsError::non_existent_queue)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_from_urls() {
-        assert_eq!(
-            queue_name_from_url("http://localhost:1/000000000000/q1").unwrap(),
-            "q1"
-        );
-        assert_eq!(
-            queue_name_from_url("https://sqs.us-east-1.amazonaws.com/1/q.fifo").unwrap(),
-            "q.fifo"
-        );
-        assert_eq!(queue_name_from_url("q2").unwrap(), "q2");
-        assert!(queue_name_from_url("http://host").is_err());
     }
 }

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
-use super::errors::{SqsError, SqsResult};
+use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Most message attributes one message may carry (API_SendMessage).
 pub(crate) const MAX_MESSAGE_ATTRIBUTES: usize = 10;

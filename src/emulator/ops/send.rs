@@ -3,17 +3,17 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::batch;
-use super::dispatch::RequestContext;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::md5::{md5_hex, md5_of_attributes};
-use super::message::{
+use crate::emulator::model::message::{
     Message, MessageState, parse_attribute_value, parse_message_attributes, valid_body_chars,
 };
-use super::queue::{DEDUP_WINDOW_MS, DedupEntry};
-use super::queue_ops::queue_name;
-use super::store::{Emulator, State};
+use crate::emulator::model::queue::{DEDUP_WINDOW_MS, DedupEntry};
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::batch;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
+use crate::emulator::support::md5::{md5_hex, md5_of_attributes};
 
 /// Total payload of one batch (API_SendMessageBatch, 1 MiB since August 2025).
 const MAX_BATCH_BYTES: usize = 1_048_576;
@@ -147,13 +147,13 @@ fn send_one(
         let mut system = std::collections::BTreeMap::new();
         system.insert(
             "AWSTraceHeader".to_owned(),
-            super::message::MessageAttributeValue {
+            crate::emulator::model::message::MessageAttributeValue {
                 data_type: "String".into(),
                 string_value: Some(t.clone()),
                 binary_value: None,
             },
         );
-        super::md5::md5_of_attributes(&system).unwrap_or_default()
+        crate::emulator::support::md5::md5_of_attributes(&system).unwrap_or_default()
     });
     let mut dedup_key = None;
     let mut effective_dedup_id = None;
@@ -305,7 +305,7 @@ pub(crate) fn send_message_batch(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{
+    use crate::emulator::test_support::{
         advance, attribute, call, create, create_fifo, emulator, receive, send,
     };
 

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use super::chaos::Chaos;
-use super::clock::Clock;
+use crate::emulator::support::chaos::Chaos;
+use crate::emulator::support::clock::Clock;
 
 /// How the emulator behaves. Every field has a default; build with
 /// `EmulatorConfig { strict_cooldowns: false, ..Default::default() }`.
@@ -23,7 +23,7 @@ pub struct EmulatorConfig {
     /// In-flight message quota per queue (AWS: about 120,000); beyond it ReceiveMessage answers
     /// `OverLimit` (403). Default 120,000.
     pub max_in_flight: usize,
-    /// Time source. `None` (default) uses a [`TokioClock`](super::TokioClock) anchored at start.
+    /// Time source. `None` (default) uses a [`TokioClock`](crate::emulator::TokioClock) anchored at start.
     pub clock: Option<Arc<dyn Clock>>,
     /// Opt-in at-least-once behaviours (see [`Chaos`]). Default: off.
     pub chaos: Chaos,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::errors::{SqsError, SqsResult};
+use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Default queue visibility timeout, seconds.
 pub(crate) const DEFAULT_VISIBILITY_TIMEOUT: u32 = 30;

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
-use super::attributes::QueueSettings;
-use super::message::{Message, MessageState};
+use crate::emulator::model::attributes::QueueSettings;
+use crate::emulator::model::message::{Message, MessageState};
 
 /// FIFO deduplication interval: 5 minutes (API_SendMessage, MessageDeduplicationId).
 pub(crate) const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;

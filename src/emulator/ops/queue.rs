@@ -2,17 +2,17 @@
 
 use std::collections::BTreeMap;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
-use super::attributes::{COMPUTED_ATTRIBUTES, QueueSettings, READABLE_ATTRIBUTES};
-use super::dispatch::RequestContext;
-use super::dlq;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::queue::Queue;
-use super::store::{Emulator, queue_name_from_url};
+use crate::emulator::model::attributes::{COMPUTED_ATTRIBUTES, QueueSettings, READABLE_ATTRIBUTES};
+use crate::emulator::model::queue::Queue;
+use crate::emulator::model::redrive;
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::ops::paging::paginate;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
 
 /// AWS's 60-second cooldowns (API_PurgeQueue, API_DeleteQueue).
 const COOLDOWN_MS: u64 = 60_000;
@@ -107,7 +107,7 @@ pub(crate) fn create_queue(
     let mut settings = QueueSettings::new(fifo);
     settings.apply(&attributes)?;
     let arn = emu.arn(name);
-    dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let mut queue = Queue::new(name.to_owned(), arn, settings, now);
     queue.tags = tags;
     if queue.tags.len() > MAX_TAGS {
@@ -138,42 +138,6 @@ pub(crate) fn get_queue_url(
     Ok(json!({ "QueueUrl": emu.queue_url(&ctx.host, name) }))
 }
 
-/// Pagination shared by ListQueues and ListDeadLetterSourceQueues: sorted names, an opaque
-/// token naming the last name returned. Tokens are only issued when MaxResults is given (LQ3).
-pub(crate) fn paginate(
-    mut names: Vec<String>,
-    input: &Input<'_>,
-) -> SqsResult<(Vec<String>, Option<String>)> {
-    names.sort();
-    let max_results = match input.integer("MaxResults")? {
-        None => None,
-        Some(n) if (1..=1000).contains(&n) => Some(n as usize),
-        Some(n) => {
-            return Err(SqsError::invalid_value(
-                n,
-                "MaxResults",
-                "MaxResults must be an integer between 1 and 1000.",
-            ));
-        }
-    };
-    if let Some(token) = input.string("NextToken")? {
-        let after = BASE64
-            .decode(token.as_bytes())
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .ok_or_else(|| SqsError::invalid_parameter_value("Invalid NextToken value."))?;
-        names.retain(|n| *n > after);
-    }
-    let limit = max_results.unwrap_or(1000);
-    let more = names.len() > limit;
-    names.truncate(limit);
-    let token = match (more, max_results, names.last()) {
-        (true, Some(_), Some(last)) => Some(BASE64.encode(last.as_bytes())),
-        _ => None,
-    };
-    Ok((names, token))
-}
-
 pub(crate) fn list_queues(
     emu: &Emulator,
     input: Input<'_>,
@@ -202,11 +166,6 @@ pub(crate) fn list_queues(
         out.insert("NextToken".into(), Value::String(token));
     }
     Ok(Value::Object(out))
-}
-
-/// The queue name named by the request's QueueUrl.
-pub(crate) fn queue_name(input: &Input<'_>) -> SqsResult<String> {
-    queue_name_from_url(input.required_string("QueueUrl")?)
 }
 
 pub(crate) fn delete_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
@@ -298,7 +257,7 @@ pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     let mut settings = queue.settings.clone();
     let arn = queue.arn.clone();
     settings.apply(&attributes)?;
-    dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let queue = state.queue_mut(&name, now)?;
     queue.settings = settings;
     queue.modified_ms = now;
@@ -354,11 +313,11 @@ pub(crate) fn list_queue_tags(emu: &Emulator, input: Input<'_>) -> SqsResult<Val
 
 #[cfg(test)]
 mod tests {
-    use super::super::config::EmulatorConfig;
-    use super::super::test_support::{
+    use super::*;
+    use crate::emulator::support::config::EmulatorConfig;
+    use crate::emulator::test_support::{
         advance, attribute, call, create, emulator, emulator_with, receive, send,
     };
-    use super::*;
 
     #[tokio::test(start_paused = true)]
     async fn purge_cooldown_and_inflight_removal() {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use md5::{Digest, Md5};
 
-use super::message::MessageAttributeValue;
+use crate::emulator::model::message::MessageAttributeValue;
 
 /// Hex MD5 of raw bytes.
 pub(crate) fn md5_hex(bytes: &[u8]) -> String {
