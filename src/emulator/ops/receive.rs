@@ -12,7 +12,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
-use crate::emulator::model::message::{Message, MessageAttributeValue, attribute_selected};
+use crate::emulator::model::message::{
+    Message, MessageAttributeValue, attribute_selected, md5_of_attributes,
+};
 use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
 use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::redrive;
@@ -21,7 +23,6 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 use crate::emulator::support::input::queue_name;
-use crate::emulator::support::md5::md5_of_attributes;
 
 /// Validated ReceiveMessage parameters.
 struct ReceiveParams {

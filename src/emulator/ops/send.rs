@@ -4,7 +4,8 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::emulator::model::message::{
-    Message, MessageState, parse_attribute_value, parse_message_attributes, valid_body_chars,
+    Message, MessageState, md5_of_attributes, parse_attribute_value, parse_message_attributes,
+    valid_body_chars,
 };
 use crate::emulator::model::queue::{DEDUP_WINDOW_MS, DedupEntry};
 use crate::emulator::model::store::{Emulator, State};
@@ -13,7 +14,7 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 use crate::emulator::support::input::queue_name;
-use crate::emulator::support::md5::{md5_hex, md5_of_attributes};
+use crate::emulator::support::md5::md5_hex;
 
 /// Total payload of one batch (API_SendMessageBatch, 1 MiB since August 2025).
 const MAX_BATCH_BYTES: usize = 1_048_576;
@@ -153,7 +154,7 @@ fn send_one(
                 binary_value: None,
             },
         );
-        crate::emulator::support::md5::md5_of_attributes(&system).unwrap_or_default()
+        crate::emulator::model::message::md5_of_attributes(&system).unwrap_or_default()
     });
     let mut dedup_key = None;
     let mut effective_dedup_id = None;

@@ -5,11 +5,19 @@
 //! sorted; for each, 4-byte big-endian length + UTF-8 name, length + DataType, one transport byte
 //! (1 = String/Number, 2 = Binary), length + value bytes.
 
-use std::collections::BTreeMap;
-
 use md5::{Digest, Md5};
 
-use crate::emulator::model::message::MessageAttributeValue;
+/// How an attribute value travels in the digest encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// `String` and `Number` values (transport byte 1).
+    String = 1,
+    /// `Binary` values (transport byte 2).
+    Binary = 2,
+}
+
+/// One attribute as the digest sees it: name, DataType, transport and value bytes.
+pub(crate) type DigestInput<'a> = (&'a str, &'a str, Transport, &'a [u8]);
 
 /// Hex MD5 of raw bytes.
 pub(crate) fn md5_hex(bytes: &[u8]) -> String {
@@ -21,49 +29,33 @@ fn push_len_prefixed(buf: &mut Vec<u8>, bytes: &[u8]) {
     buf.extend_from_slice(bytes);
 }
 
-/// Hex MD5 of a set of message attributes; `None` for an empty set (AWS omits the field).
-pub(crate) fn md5_of_attributes(
-    attributes: &BTreeMap<String, MessageAttributeValue>,
+/// Hex MD5 of a set of message attributes given in byte order of their names (the order AWS
+/// sorts by); `None` for an empty set (AWS omits the field).
+pub(crate) fn md5_of_attributes<'a>(
+    attributes: impl IntoIterator<Item = DigestInput<'a>>,
 ) -> Option<String> {
-    if attributes.is_empty() {
-        return None;
-    }
     let mut buf = Vec::new();
-    // BTreeMap iterates in byte order of the names, which is the order AWS sorts by.
-    for (name, value) in attributes {
+    let mut any = false;
+    for (name, data_type, transport, value) in attributes {
+        any = true;
         push_len_prefixed(&mut buf, name.as_bytes());
-        push_len_prefixed(&mut buf, value.data_type.as_bytes());
-        if value.is_binary() {
-            buf.push(2);
-            push_len_prefixed(&mut buf, value.binary_value.as_deref().unwrap_or_default());
-        } else {
-            buf.push(1);
-            push_len_prefixed(
-                &mut buf,
-                value.string_value.as_deref().unwrap_or_default().as_bytes(),
-            );
-        }
+        push_len_prefixed(&mut buf, data_type.as_bytes());
+        buf.push(transport as u8);
+        push_len_prefixed(&mut buf, value);
     }
-    Some(md5_hex(&buf))
+    any.then(|| md5_hex(&buf))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn string(value: &str) -> MessageAttributeValue {
-        MessageAttributeValue {
-            data_type: "String".into(),
-            string_value: Some(value.into()),
-            binary_value: None,
-        }
-    }
-
-    fn attrs(pairs: &[(&str, MessageAttributeValue)]) -> BTreeMap<String, MessageAttributeValue> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
+    fn strings<'a>(pairs: &[(&'a str, &'a str)]) -> Option<String> {
+        md5_of_attributes(
+            pairs
+                .iter()
+                .map(|(k, v)| (*k, "String", Transport::String, v.as_bytes())),
+        )
     }
 
     // Vectors recorded against AWS (SNAP-2025, see docs/aws-facts.md A3).
@@ -74,50 +66,24 @@ mod tests {
 
     #[test]
     fn attribute_md5_matches_aws_recordings() {
-        let all = attrs(&[
-            ("General", string("Kenobi")),
-            ("Hello", string("There")),
-            ("Help.Me", string("Me")),
-        ]);
+        let all = [("General", "Kenobi"), ("Hello", "There"), ("Help.Me", "Me")];
+        assert_eq!(strings(&all).unwrap(), "4c360f3fdafd970e05fae2f149d997f5");
         assert_eq!(
-            md5_of_attributes(&all).unwrap(),
-            "4c360f3fdafd970e05fae2f149d997f5"
-        );
-        let hello = attrs(&[("Hello", string("There"))]);
-        assert_eq!(
-            md5_of_attributes(&hello).unwrap(),
+            strings(&[("Hello", "There")]).unwrap(),
             "a311262e065454b75da111d535b8dacd"
         );
-        let foo = attrs(&[("Foo", string("Bar"))]);
         assert_eq!(
-            md5_of_attributes(&foo).unwrap(),
+            strings(&[("Foo", "Bar")]).unwrap(),
             "ae7155c6026991b6d54b11589678bf9c"
         );
-        let k = attrs(&[("k", string("x"))]);
         assert_eq!(
-            md5_of_attributes(&k).unwrap(),
+            strings(&[("k", "x")]).unwrap(),
             "a45daa70926828a2f0a1db3418e6feb4"
         );
     }
 
     #[test]
-    fn binary_attribute_md5_matches_aws_recording() {
-        let value = MessageAttributeValue {
-            data_type: "Binary".into(),
-            string_value: None,
-            binary_value: Some(
-                b"traceparent\x1e00-774062d6c37081a5a0b9b5b88e30627c-2d2482211f6489da-01".to_vec(),
-            ),
-        };
-        let set = attrs(&[("attr1", value)]);
-        assert_eq!(
-            md5_of_attributes(&set).unwrap(),
-            "8cbe4db156db8a94db8b801b7addb984"
-        );
-    }
-
-    #[test]
     fn empty_set_has_no_digest() {
-        assert_eq!(md5_of_attributes(&BTreeMap::new()), None);
+        assert_eq!(strings(&[]), None);
     }
 }
