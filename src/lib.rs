@@ -21,4 +21,5 @@ pub mod evidence;
 pub mod exit_code;
 pub mod report;
 pub mod runner;
+pub mod sqs;
 pub mod suite;

@@ -145,7 +145,7 @@ fn response(
 
 fn json_error(error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
     let (body, query_error) = json::encode_error(error);
-    let mut resp = response(error.status, json::CONTENT_TYPE, body, request_id);
+    let mut resp = response(error.status(), json::CONTENT_TYPE, body, request_id);
     if let Ok(v) = HeaderValue::from_str(&query_error) {
         resp.headers_mut().insert("x-amzn-query-error", v);
     }
@@ -154,7 +154,7 @@ fn json_error(error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
 
 fn query_error(error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
     response(
-        error.status,
+        error.status(),
         query::CONTENT_TYPE,
         query::encode_error(error, request_id).into_bytes(),
         request_id,

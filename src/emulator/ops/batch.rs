@@ -50,7 +50,7 @@ pub(crate) fn failure(id: &str, error: &SqsError) -> Value {
     json!({
         "Id": id,
         "SenderFault": error.sender_fault(),
-        "Code": error.code,
+        "Code": error.code(),
         "Message": error.message,
     })
 }

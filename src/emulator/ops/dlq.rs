@@ -119,7 +119,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         let err = call(
             &emu,
             "CreateQueue",

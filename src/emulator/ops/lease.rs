@@ -228,7 +228,7 @@ mod tests {
         let err = call(&emu, "ChangeMessageVisibility", over)
             .await
             .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         assert!(err.message.contains(
             "Total VisibilityTimeout for the message is beyond the limit [43200 seconds]."
         ));
@@ -270,7 +270,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "ReceiptHandleIsInvalid");
+        assert_eq!(err.code(), "ReceiptHandleIsInvalid");
         assert_eq!(
             err.message,
             "The input receipt handle \"garbage\" is not a valid receipt handle."
@@ -453,7 +453,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]

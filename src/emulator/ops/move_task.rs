@@ -249,7 +249,7 @@ mod tests {
         let err = call(&emu, "StartMessageMoveTask", json!({"SourceArn": dlq_arn}))
             .await
             .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         tokio::task::yield_now().await;
         advance(3).await;
         tokio::task::yield_now().await;
@@ -274,7 +274,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "AWS.SimpleQueueService.UnsupportedOperation");
+        assert_eq!(err.code(), "AWS.SimpleQueueService.UnsupportedOperation");
     }
 
     #[tokio::test(start_paused = true)]
@@ -288,7 +288,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         let err = call(
             &emu,
             "StartMessageMoveTask",
@@ -296,6 +296,6 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "ResourceNotFoundException");
+        assert_eq!(err.code(), "ResourceNotFoundException");
     }
 }

@@ -336,7 +336,7 @@ mod tests {
         let err = call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
             .await
             .unwrap_err();
-        assert_eq!(err.status, 403);
+        assert_eq!(err.status(), 403);
         assert_eq!(
             err.message,
             "Only one PurgeQueue operation on q is allowed every 60 seconds."
@@ -357,7 +357,7 @@ mod tests {
         let err = call(&emu, "CreateQueue", json!({"QueueName": "q"}))
             .await
             .unwrap_err();
-        assert_eq!(err.code, "AWS.SimpleQueueService.QueueDeletedRecently");
+        assert_eq!(err.code(), "AWS.SimpleQueueService.QueueDeletedRecently");
         advance(60).await;
         call(&emu, "CreateQueue", json!({"QueueName": "q"}))
             .await
@@ -403,7 +403,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "QueueAlreadyExists");
+        assert_eq!(err.code(), "QueueAlreadyExists");
         assert_eq!(
             err.message,
             "A queue already exists with the same name and a different value for attribute DelaySeconds"

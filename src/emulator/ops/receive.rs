@@ -453,7 +453,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]

@@ -338,7 +338,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]
@@ -422,7 +422,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "MissingParameter");
+        assert_eq!(err.code(), "MissingParameter");
         assert_eq!(
             err.message,
             "The request must contain the parameter MessageGroupId."
@@ -440,7 +440,7 @@ mod tests {
         );
         let batch = json!({"QueueUrl": url, "Entries": [{"Id": "a", "MessageBody": "a", "MessageDeduplicationId": "d"}]});
         let err = call(&emu, "SendMessageBatch", batch).await.unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]
@@ -465,7 +465,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidMessageContents");
+        assert_eq!(err.code(), "InvalidMessageContents");
         let big = "x".repeat(1_048_576 - 8);
         let attrs = json!({"k": {"DataType": "String", "StringValue": "x"}});
         call(
@@ -521,7 +521,7 @@ mod tests {
             )
             .await
             .unwrap_err();
-            assert_eq!(err.code, code);
+            assert_eq!(err.code(), code);
         }
         let half = "x".repeat(524_289);
         let entries = json!([{"Id": "a", "MessageBody": half}, {"Id": "b", "MessageBody": half}]);

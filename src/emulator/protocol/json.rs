@@ -39,10 +39,6 @@ pub(crate) fn encode(value: &Value) -> Vec<u8> {
 /// Body and `x-amzn-query-error` header value of an error reply.
 pub(crate) fn encode_error(error: &SqsError) -> (Vec<u8>, String) {
     let body = json!({ "__type": error.json_type(), "message": error.message });
-    let fault = if error.sender_fault() {
-        "Sender"
-    } else {
-        "Receiver"
-    };
-    (encode(&body), format!("{};{}", error.code, fault))
+    let fault = error.spec.fault();
+    (encode(&body), format!("{};{}", error.code(), fault))
 }

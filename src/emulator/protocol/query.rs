@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::emulator::support::errors::SqsError;
+use crate::sqs::errors::QUEUE_DOES_NOT_EXIST;
 
 /// Content type of query protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";
@@ -277,19 +278,15 @@ pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String
 /// An error reply body.
 pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
     // The query protocol words this one differently (SNAP-2023 `queue-does-not-exist-query`).
-    let message = if error.code == "AWS.SimpleQueueService.NonExistentQueue" {
+    let message = if error.spec == &QUEUE_DOES_NOT_EXIST {
         "The specified queue does not exist for this wsdl version.".to_owned()
     } else {
         error.message.clone()
     };
-    let fault = if error.sender_fault() {
-        "Sender"
-    } else {
-        "Receiver"
-    };
+    let fault = error.spec.fault();
     format!(
         "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message><Detail/></Error><RequestId>{}</RequestId></ErrorResponse>",
-        escape(&error.code),
+        escape(error.code()),
         escape(&message),
         escape(request_id)
     )
