@@ -118,6 +118,8 @@ table! {
     INVALID_MESSAGE_CONTENTS = "InvalidMessageContents", "InvalidMessageContents", 400, SQS_NAMESPACE;
     /// The request body is larger than the service accepts.
     REQUEST_ENTITY_TOO_LARGE = "RequestEntityTooLarge", "RequestEntityTooLarge", 413, SQS_NAMESPACE;
+    /// The request did not arrive in time (the SDKs retry it as transient).
+    REQUEST_TIMEOUT = "RequestTimeout", "RequestTimeout", 408, SQS_NAMESPACE;
 
     // Messages and handles.
     /// A receipt handle this queue never issued.

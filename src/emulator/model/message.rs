@@ -118,6 +118,19 @@ pub(crate) struct Message {
     pub state: MessageState,
 }
 
+impl Message {
+    /// Bytes counted against the message size and the store's byte cap: body plus each
+    /// attribute's name, type and value (AWS-recorded, S1a).
+    pub fn size(&self) -> usize {
+        self.body.len()
+            + self
+                .attributes
+                .iter()
+                .map(|(name, value)| value.size(name))
+                .sum::<usize>()
+    }
+}
+
 /// Validates body characters against the XML 1.0 set SQS allows (API_SendMessage).
 pub(crate) fn valid_body_chars(body: &str) -> bool {
     body.chars().all(|c| {

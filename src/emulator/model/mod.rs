@@ -10,3 +10,4 @@ pub(crate) mod receipt;
 pub(crate) mod redrive;
 pub(crate) mod store;
 pub(crate) mod task;
+pub(crate) mod usage;

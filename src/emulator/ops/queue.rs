@@ -1,6 +1,7 @@
 //! Queue lifecycle operations: create, look up, list, delete, purge, attributes and tags.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -104,11 +105,13 @@ pub(crate) fn create_queue(
     {
         return Err(SqsError::queue_deleted_recently());
     }
+    state.admit_queue(&emu.config)?;
     let mut settings = QueueSettings::new(fifo);
     settings.apply(&attributes)?;
     let arn = emu.arn(name);
     redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
-    let mut queue = Queue::new(name.to_owned(), arn, settings, now);
+    let usage = Arc::clone(&state.usage);
+    let mut queue = Queue::new(name.to_owned(), arn, settings, now, usage);
     queue.tags = tags;
     if queue.tags.len() > MAX_TAGS {
         return Err(SqsError::invalid_parameter_value(format!(
@@ -318,6 +321,31 @@ mod tests {
     use crate::emulator::test_support::{
         advance, attribute, call, create, emulator, emulator_with, receive, send,
     };
+
+    #[tokio::test(start_paused = true)]
+    async fn queues_are_capped() {
+        let emu = emulator_with(EmulatorConfig {
+            max_queues: 2,
+            ..EmulatorConfig::default()
+        });
+        let a = create(&emu, "a", json!({})).await;
+        create(&emu, "b", json!({})).await;
+        let err = call(&emu, "CreateQueue", json!({"QueueName": "c"}))
+            .await
+            .unwrap_err();
+        assert_eq!((err.code(), err.status()), ("OverLimit", 403));
+        assert!(err.message.contains("maximum of 2 queues"), "{err}");
+        // An existing name is still answered, and a deletion frees a place.
+        call(&emu, "CreateQueue", json!({"QueueName": "a"}))
+            .await
+            .unwrap();
+        call(&emu, "DeleteQueue", json!({"QueueUrl": a}))
+            .await
+            .unwrap();
+        call(&emu, "CreateQueue", json!({"QueueName": "c"}))
+            .await
+            .unwrap();
+    }
 
     #[tokio::test(start_paused = true)]
     async fn purge_cooldown_and_inflight_removal() {

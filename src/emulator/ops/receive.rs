@@ -319,7 +319,7 @@ pub(crate) async fn receive_message(
                 _ => return Ok(reply(Vec::new())),
             }
             let messages = try_receive(emu, &mut state, &name, &params, now)?;
-            if !messages.is_empty() || now >= deadline {
+            if !messages.is_empty() || now >= deadline || emu.is_stopping() {
                 return Ok(reply(messages));
             }
             let queue = state.queue_mut(&name, now)?;
@@ -329,6 +329,7 @@ pub(crate) async fn receive_message(
         tokio::select! {
             () = &mut notified => {}
             () = tokio::time::sleep(Duration::from_millis(sleep_ms)) => {}
+            () = emu.stopped() => {}
         }
     }
 }
@@ -340,6 +341,32 @@ mod tests {
     use crate::emulator::test_support::{
         advance, attribute, call, create, create_fifo, emulator, receive, send,
     };
+
+    #[tokio::test(start_paused = true)]
+    async fn a_long_poll_answers_at_once_when_the_server_stops() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let poll = {
+            let emu = std::sync::Arc::clone(&emu);
+            let url = url.clone();
+            tokio::spawn(
+                async move { receive(&emu, &url, 1, json!({"WaitTimeSeconds": 20})).await },
+            )
+        };
+        advance(1).await;
+        let started = tokio::time::Instant::now();
+        emu.begin_stop();
+        let got = poll.await.unwrap();
+        assert!(got.is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // A poll that starts after the stop does not wait either.
+        assert!(
+            receive(&emu, &url, 1, json!({"WaitTimeSeconds": 20}))
+                .await
+                .is_empty()
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
 
     #[tokio::test(start_paused = true)]
     async fn lease_expires_after_visibility_timeout() {

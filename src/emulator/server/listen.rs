@@ -1,65 +1,124 @@
 //! Accepting connections and shutting down.
 //!
 //! Shaped like mini-redis's `server::run`: a library function serving a listener until a
-//! shutdown future resolves.
+//! shutdown future resolves. At most `max_connections` connections are served at once (the
+//! accept loop waits for a free slot, so further clients queue in the listen backlog). On
+//! shutdown the listener closes, long polls answer at once with what they have, idle keep-alive
+//! connections close, and requests in flight get `shutdown_grace` to finish before their
+//! connections are cut.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
+use super::conn::{Activity, TimedStream};
 use super::request::handle;
 use crate::emulator::model::store::Emulator;
 use crate::emulator::support::config::EmulatorConfig;
 
-/// Serves SQS on `listener` until `shutdown` resolves; then stops accepting, closes open
-/// connections and returns.
+/// Serves SQS (and STS GetCallerIdentity) on `listener` until `shutdown` resolves; then stops
+/// accepting, lets requests in flight finish within `config.shutdown_grace`, and returns.
 pub async fn serve(
     listener: TcpListener,
     config: EmulatorConfig,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     let local = listener.local_addr()?;
+    let grace = config.shutdown_grace;
+    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
     let emu = Arc::new(Emulator::new(config));
+    let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {
-        tokio::select! {
+        let slot = tokio::select! {
             () = &mut shutdown => break,
-            accepted = listener.accept() => {
-                let (stream, _) = match accepted {
-                    Ok(pair) => pair,
-                    // Transient accept errors (EMFILE, aborted handshakes) must not stop the server.
-                    Err(_) => {
-                        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-                        continue;
-                    }
-                };
-                let _ = stream.set_nodelay(true);
-                let emu = Arc::clone(&emu);
-                connections.spawn(async move {
-                    let service = service_fn(move |req| {
-                        let emu = Arc::clone(&emu);
-                        async move { Ok::<_, Infallible>(handle(emu, req, local).await) }
-                    });
-                    let _ = http1::Builder::new()
-                        .keep_alive(true)
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            slot = Arc::clone(&slots).acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let stream = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Transient accept errors (EMFILE, aborted handshakes) must not stop the server.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let emu = Arc::clone(&emu);
+        let stop = stop_rx.clone();
+        connections.spawn(async move {
+            serve_connection(emu, stream, local, stop).await;
+            drop(slot);
+        });
+    }
+    drop(listener);
+    emu.begin_stop();
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(grace, async {
+        while connections.join_next().await.is_some() {}
+    });
+    if drained.await.is_err() {
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// Serves one connection until the client closes it, a time bound cuts it, or the server
+/// stops (then the request in flight finishes and the connection closes).
+async fn serve_connection(
+    emu: Arc<Emulator>,
+    stream: TcpStream,
+    local: SocketAddr,
+    mut stop: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let activity = Arc::new(Activity::default());
+    let read_timeout = emu.config.header_read_timeout;
+    let stream = TimedStream::new(
+        stream,
+        Arc::clone(&activity),
+        read_timeout,
+        emu.config.idle_timeout,
+    );
+    let service = service_fn(move |req| {
+        let emu = Arc::clone(&emu);
+        let busy = activity.begin();
+        async move {
+            let response = handle(emu, req, local, read_timeout).await;
+            drop(busy);
+            Ok::<_, Infallible>(response)
+        }
+    });
+    let connection = http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        () = async {
+            // The guard `wait_for` returns is not Send: drop it before the branch awaits.
+            let _ = stop.wait_for(|stopping| *stopping).await;
+        } => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
         }
     }
-    connections.shutdown().await;
-    Ok(())
 }
 
 /// An emulator running on a background task.
@@ -81,7 +140,7 @@ impl RunningEmulator {
         self.addr
     }
 
-    /// Stops the emulator and waits for it to finish.
+    /// Stops the emulator (as [`serve`] does on shutdown) and waits for it to finish.
     pub async fn shutdown(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());

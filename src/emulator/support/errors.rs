@@ -216,6 +216,17 @@ impl SqsError {
         )
     }
 
+    /// A request body that did not arrive within the read timeout.
+    pub fn request_timeout(timeout: std::time::Duration) -> Self {
+        Self::new(
+            &table::REQUEST_TIMEOUT,
+            format!(
+                "The request body did not arrive within {} ms.",
+                timeout.as_millis()
+            ),
+        )
+    }
+
     /// Whether the client is at fault (every error but internal ones).
     pub fn sender_fault(&self) -> bool {
         self.spec.sender_fault
