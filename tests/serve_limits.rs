@@ -4,36 +4,24 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use aws_sdk_sqs::error::ProvideErrorMetadata;
-use common::serve::Serve;
+use common::serve::{Serve, post};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
 
-/// One request on a fresh connection (`Connection: close`); returns (status, whole response).
-async fn post(addr: SocketAddr, headers: &str, body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.expect("write head");
-    let _ = stream.write_all(body).await;
-    let mut out = Vec::new();
-    let _ = timeout(Duration::from_secs(30), stream.read_to_end(&mut out)).await;
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no HTTP response: {text:?}"));
-    (status, text)
-}
-
 const FORM: &str = "Content-Type: application/x-www-form-urlencoded\r\n";
+
+async fn create_queue(sqs: &aws_sdk_sqs::Client, name: &str) -> String {
+    let created = sqs.create_queue().queue_name(name).send().await;
+    created
+        .expect("CreateQueue")
+        .queue_url()
+        .unwrap_or_default()
+        .to_owned()
+}
 
 async fn still_serving(serve: &mut Serve) {
     assert!(serve.running(), "serve exited");
@@ -190,15 +178,7 @@ async fn slow_heads_and_idle_connections_are_closed_after_their_bounds() {
 async fn connections_beyond_the_cap_wait_for_a_free_slot() {
     let serve = Serve::start_with(&["--max-connections", "2"]);
     let sqs = common::client(&serve.url).await;
-    let url = sqs
-        .create_queue()
-        .queue_name("q")
-        .send()
-        .await
-        .unwrap()
-        .queue_url()
-        .unwrap()
-        .to_owned();
+    let url = create_queue(&sqs, "q").await;
     drop(sqs);
     // Two long polls hold both slots for 3 s.
     let json =
@@ -228,15 +208,7 @@ async fn connections_beyond_the_cap_wait_for_a_free_slot() {
 async fn sigterm_answers_the_long_poll_in_flight_then_exits_0() {
     let mut serve = Serve::start();
     let sqs = common::client(&serve.url).await;
-    let url = sqs
-        .create_queue()
-        .queue_name("q")
-        .send()
-        .await
-        .unwrap()
-        .queue_url()
-        .unwrap()
-        .to_owned();
+    let url = create_queue(&sqs, "q").await;
     let poll = tokio::spawn(async move {
         let started = Instant::now();
         let out = sqs

@@ -11,6 +11,35 @@ use crate::emulator::ops::{dlq, lease, move_task, queue, receive, send};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
+/// Every SQS operation the emulator answers, in the order of the API reference's families.
+/// (AddPermission and RemovePermission answer `UnsupportedOperation`; they are listed because a
+/// client may call them.)
+pub const OPERATIONS: &[&str] = &[
+    "CreateQueue",
+    "GetQueueUrl",
+    "ListQueues",
+    "DeleteQueue",
+    "GetQueueAttributes",
+    "SetQueueAttributes",
+    "TagQueue",
+    "UntagQueue",
+    "ListQueueTags",
+    "PurgeQueue",
+    "SendMessage",
+    "SendMessageBatch",
+    "ReceiveMessage",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+    "ListDeadLetterSourceQueues",
+    "StartMessageMoveTask",
+    "ListMessageMoveTasks",
+    "CancelMessageMoveTask",
+    "AddPermission",
+    "RemovePermission",
+];
+
 /// Runs one operation.
 pub(crate) async fn dispatch(
     emu: &Arc<Emulator>,
@@ -47,5 +76,28 @@ pub(crate) async fn dispatch(
         ))),
         _ if ctx.query => Err(SqsError::invalid_action(operation)),
         _ => Err(SqsError::unknown_operation()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::test_support::emulator;
+
+    #[tokio::test(start_paused = true)]
+    async fn every_listed_operation_is_routed_and_nothing_else() {
+        let emu = emulator();
+        let ctx = RequestContext {
+            host: "h".into(),
+            query: true,
+            trace_header: None,
+        };
+        for op in OPERATIONS.iter().copied().chain(["Nope"]) {
+            let routed = match dispatch(&emu, op, &Map::new(), &ctx).await {
+                Ok(_) => true,
+                Err(e) => e.code() != "InvalidAction",
+            };
+            assert_eq!(routed, op != "Nope", "{op}");
+        }
     }
 }

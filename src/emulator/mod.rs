@@ -22,6 +22,7 @@ mod support;
 #[cfg(test)]
 mod test_support;
 
+pub use dispatch::OPERATIONS;
 pub use server::{RunningEmulator, serve, spawn};
 pub use support::chaos::{Chaos, ChaosSpecError};
 pub use support::clock::{Clock, SystemClock, TokioClock};

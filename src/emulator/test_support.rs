@@ -102,3 +102,11 @@ pub(crate) async fn attribute(emu: &Arc<Emulator>, url: &str, name: &str) -> Str
 pub(crate) async fn advance(seconds: u64) {
     tokio::time::advance(Duration::from_secs(seconds)).await;
 }
+
+/// Query-protocol form pairs from string pairs.
+pub(crate) fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}

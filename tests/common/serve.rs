@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
 use super::{Finished, bin, free_port, wait_bounded, wait_for_port};
 
 /// A running `sqsprobe serve`; killed on drop if a test did not stop it.
@@ -73,4 +75,26 @@ impl Drop for Serve {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// One raw HTTP/1.1 POST on a fresh connection (`Connection: close`), read for at most 30 s;
+/// returns (status, head and body). Panics if no HTTP response came (the server died).
+pub async fn post(addr: SocketAddr, headers: &str, body: &[u8]) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("write head");
+    // A server may answer (413) and close before reading an oversize body; that is fine.
+    let _ = stream.write_all(body).await;
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut out)).await;
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP response (did the server panic?): {text:?}"));
+    (status, text)
 }

@@ -338,14 +338,8 @@ pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emulator::test_support::pairs;
     use serde_json::json;
-
-    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     #[test]
     fn decodes_attributes_and_entries() {

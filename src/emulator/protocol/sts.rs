@@ -86,13 +86,7 @@ pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::emulator::test_support::pairs;
 
     const SIGNED_STS: &str = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/sts/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc";
     const SIGNED_SQS: &str = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=abc";

@@ -14,33 +14,9 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::request::{Head, answer};
+use crate::emulator::dispatch::OPERATIONS;
 use crate::emulator::model::store::Emulator;
 use crate::emulator::support::config::EmulatorConfig;
-
-const OPS: &[&str] = &[
-    "CreateQueue",
-    "GetQueueUrl",
-    "ListQueues",
-    "DeleteQueue",
-    "GetQueueAttributes",
-    "SetQueueAttributes",
-    "TagQueue",
-    "UntagQueue",
-    "ListQueueTags",
-    "PurgeQueue",
-    "SendMessage",
-    "SendMessageBatch",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-    "ListDeadLetterSourceQueues",
-    "StartMessageMoveTask",
-    "ListMessageMoveTasks",
-    "CancelMessageMoveTask",
-    "GetCallerIdentity",
-];
 
 const QUEUE_URL: &str = "http://localhost:9324/000000000000/q";
 
@@ -76,8 +52,11 @@ fn json_head(target: &str) -> Head {
     }
 }
 
+/// An operation name: SQS's own, or STS's GetCallerIdentity.
 fn op() -> impl Strategy<Value = String> {
-    prop::sample::select(OPS).prop_map(str::to_owned)
+    let mut names = OPERATIONS.to_vec();
+    names.push("GetCallerIdentity");
+    prop::sample::select(names).prop_map(str::to_owned)
 }
 
 /// Parameter names: SQS's own (both protocols' spellings), near misses, deep and junk ones.
