@@ -99,50 +99,25 @@ async fn queue_message_and_byte_caps_answer_over_limit() {
     assert_eq!(err.raw_response().map(|r| r.status().as_u16()), Some(403));
 
     let url = a.queue_url().unwrap();
+    let send = |body: String| sqs.send_message().queue_url(url).message_body(body).send();
     let big = "x".repeat(600);
-    sqs.send_message()
-        .queue_url(url)
-        .message_body(&big)
-        .send()
-        .await
-        .unwrap();
-    let err = sqs
-        .send_message()
-        .queue_url(url)
-        .message_body(&big)
-        .send()
+    send(big.clone()).await.expect("600 bytes fit");
+    let err = send(big.clone())
         .await
         .expect_err("1,200 bytes are over --max-stored-bytes 1KiB");
     assert_eq!(err.code(), Some("OverLimit"), "{err:?}");
-    assert!(
-        err.message()
-            .unwrap_or_default()
-            .contains("--max-stored-bytes")
-    );
+    let message = err.message().unwrap_or_default().to_owned();
+    assert!(message.contains("--max-stored-bytes"), "{message}");
     for _ in 0..2 {
-        sqs.send_message()
-            .queue_url(url)
-            .message_body("s")
-            .send()
-            .await
-            .unwrap();
+        send("s".into()).await.expect("small messages fit");
     }
-    let err = sqs
-        .send_message()
-        .queue_url(url)
-        .message_body("s")
-        .send()
+    let err = send("s".into())
         .await
         .expect_err("a fourth message is over --max-messages");
     assert!(err.message().unwrap_or_default().contains("--max-messages"));
     // Purging gives the room back.
     sqs.purge_queue().queue_url(url).send().await.unwrap();
-    sqs.send_message()
-        .queue_url(url)
-        .message_body(&big)
-        .send()
-        .await
-        .unwrap();
+    send(big).await.expect("room again after a purge");
 }
 
 #[tokio::test]
