@@ -3,17 +3,18 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::batch;
-use super::dispatch::RequestContext;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::md5::{md5_hex, md5_of_attributes};
-use super::message::{
-    Message, MessageState, parse_attribute_value, parse_message_attributes, valid_body_chars,
+use crate::emulator::model::message::{
+    Message, MessageState, md5_of_attributes, parse_attribute_value, parse_message_attributes,
+    valid_body_chars,
 };
-use super::queue::{DEDUP_WINDOW_MS, DedupEntry};
-use super::queue_ops::queue_name;
-use super::store::{Emulator, State};
+use crate::emulator::model::queue::{DEDUP_WINDOW_MS, DedupEntry};
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::batch;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
+use crate::emulator::support::md5::md5_hex;
 
 /// Total payload of one batch (API_SendMessageBatch, 1 MiB since August 2025).
 const MAX_BATCH_BYTES: usize = 1_048_576;
@@ -147,13 +148,13 @@ fn send_one(
         let mut system = std::collections::BTreeMap::new();
         system.insert(
             "AWSTraceHeader".to_owned(),
-            super::message::MessageAttributeValue {
+            crate::emulator::model::message::MessageAttributeValue {
                 data_type: "String".into(),
                 string_value: Some(t.clone()),
                 binary_value: None,
             },
         );
-        super::md5::md5_of_attributes(&system).unwrap_or_default()
+        crate::emulator::model::message::md5_of_attributes(&system).unwrap_or_default()
     });
     let mut dedup_key = None;
     let mut effective_dedup_id = None;
@@ -199,6 +200,7 @@ fn send_one(
         dedup_key = Some(key);
         effective_dedup_id = Some(dedup);
     }
+    state.admit_message(size, &emu.config)?;
     let seq = state.next_seq();
     let sequence_number = fifo.then(|| state.next_sequence_number());
     let message_id = uuid::Uuid::new_v4().to_string();
@@ -305,9 +307,99 @@ pub(crate) fn send_message_batch(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{
-        advance, attribute, call, create, create_fifo, emulator, receive, send,
+    use crate::emulator::support::config::EmulatorConfig;
+    use crate::emulator::test_support::{
+        advance, attribute, call, create, create_fifo, emulator, emulator_with, receive, send,
     };
+
+    fn usage(emu: &crate::emulator::model::store::Emulator) -> (u64, u64) {
+        let state = emu.lock();
+        (state.usage.messages(), state.usage.bytes())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stored_messages_and_bytes_are_capped_and_released() {
+        let emu = emulator_with(EmulatorConfig {
+            max_messages: 3,
+            max_stored_bytes: 10,
+            ..EmulatorConfig::default()
+        });
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "aaaa").await;
+        send(&emu, &url, "bbbb").await;
+        assert_eq!(usage(&emu), (2, 8));
+        let over = json!({"QueueUrl": url, "MessageBody": "ccc"});
+        let err = call(&emu, "SendMessage", over).await.unwrap_err();
+        assert_eq!((err.code(), err.status()), ("OverLimit", 403));
+        assert!(err.message.contains("--max-stored-bytes"), "{err}");
+        send(&emu, &url, "cc").await;
+        let err = call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "d"}),
+        )
+        .await
+        .unwrap_err();
+        assert!(err.message.contains("3 messages"), "{err}");
+        // In a batch the cap fails the entry, not the request.
+        let out = call(
+            &emu,
+            "SendMessageBatch",
+            json!({"QueueUrl": url, "Entries": [{"Id": "a", "MessageBody": "x"}]}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out["Failed"][0]["Code"], "OverLimit");
+
+        // Deletes, purges, retention and queue deletion all give the room back.
+        let got = receive(&emu, &url, 1, json!({})).await;
+        let handle = got[0]["ReceiptHandle"].as_str().unwrap();
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(usage(&emu), (2, 6));
+        call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        assert_eq!(usage(&emu), (0, 0));
+        let short = create(&emu, "short", json!({"MessageRetentionPeriod": "60"})).await;
+        send(&emu, &short, "aaaa").await;
+        send(&emu, &url, "bbbb").await;
+        assert_eq!(usage(&emu), (2, 8));
+        advance(61).await;
+        receive(&emu, &short, 1, json!({})).await;
+        assert_eq!(usage(&emu), (1, 4));
+        call(&emu, "DeleteQueue", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        assert_eq!(usage(&emu), (0, 0));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dead_letter_move_keeps_the_count() {
+        let emu = emulator();
+        create(&emu, "dlq", json!({})).await;
+        let policy = r#"{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":1}"#;
+        let src = create(&emu, "src", json!({"RedrivePolicy": policy})).await;
+        send(&emu, &src, "poison").await;
+        receive(&emu, &src, 1, json!({"VisibilityTimeout": 1})).await;
+        advance(2).await;
+        assert!(receive(&emu, &src, 1, json!({})).await.is_empty());
+        assert_eq!(
+            attribute(
+                &emu,
+                &src.replace("src", "dlq"),
+                "ApproximateNumberOfMessages"
+            )
+            .await,
+            "1"
+        );
+        assert_eq!(usage(&emu), (1, 6));
+    }
 
     #[tokio::test(start_paused = true)]
     async fn queue_and_message_delays() {
@@ -337,7 +429,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]
@@ -421,7 +513,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "MissingParameter");
+        assert_eq!(err.code(), "MissingParameter");
         assert_eq!(
             err.message,
             "The request must contain the parameter MessageGroupId."
@@ -439,7 +531,7 @@ mod tests {
         );
         let batch = json!({"QueueUrl": url, "Entries": [{"Id": "a", "MessageBody": "a", "MessageDeduplicationId": "d"}]});
         let err = call(&emu, "SendMessageBatch", batch).await.unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]
@@ -464,7 +556,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidMessageContents");
+        assert_eq!(err.code(), "InvalidMessageContents");
         let big = "x".repeat(1_048_576 - 8);
         let attrs = json!({"k": {"DataType": "String", "StringValue": "x"}});
         call(
@@ -520,7 +612,7 @@ mod tests {
             )
             .await
             .unwrap_err();
-            assert_eq!(err.code, code);
+            assert_eq!(err.code(), code);
         }
         let half = "x".repeat(524_289);
         let entries = json!([{"Id": "a", "MessageBody": half}, {"Id": "b", "MessageBody": half}]);

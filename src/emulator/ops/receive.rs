@@ -11,17 +11,18 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::attributes::MAX_VISIBILITY_TIMEOUT;
-use super::dispatch::RequestContext;
-use super::dlq;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::md5::md5_of_attributes;
-use super::message::{Message, MessageAttributeValue, attribute_selected};
-use super::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
-use super::queue_ops::queue_name;
-use super::receipt::ReceiptHandle;
-use super::store::{Emulator, State};
+use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
+use crate::emulator::model::message::{
+    Message, MessageAttributeValue, attribute_selected, md5_of_attributes,
+};
+use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
+use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::redrive;
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
 
 /// Validated ReceiveMessage parameters.
 struct ReceiveParams {
@@ -177,7 +178,7 @@ fn try_receive(
         && let Some(attempt) = queue.attempt(id, now).cloned()
     {
         let still_leased = attempt.leases.iter().all(|&(seq, nonce)| {
-            matches!(queue.get(seq).map(|m| m.state), Some(super::message::MessageState::InFlight { nonce: n, .. }) if n == nonce)
+            matches!(queue.get(seq).map(|m| m.state), Some(crate::emulator::model::message::MessageState::InFlight { nonce: n, .. }) if n == nonce)
         });
         if still_leased {
             let mut out = Vec::new();
@@ -249,7 +250,7 @@ fn try_receive(
     if let Some(target) = &dlq_name
         && !moved.is_empty()
     {
-        dlq::deliver_to_dlq(state, target, &source_arn, moved, now);
+        redrive::deliver_to_dlq(state, target, &source_arn, moved, now);
     }
     let queue = state.queue_mut(name, now)?;
     if queue.is_fifo()
@@ -318,7 +319,7 @@ pub(crate) async fn receive_message(
                 _ => return Ok(reply(Vec::new())),
             }
             let messages = try_receive(emu, &mut state, &name, &params, now)?;
-            if !messages.is_empty() || now >= deadline {
+            if !messages.is_empty() || now >= deadline || emu.is_stopping() {
                 return Ok(reply(messages));
             }
             let queue = state.queue_mut(&name, now)?;
@@ -328,6 +329,7 @@ pub(crate) async fn receive_message(
         tokio::select! {
             () = &mut notified => {}
             () = tokio::time::sleep(Duration::from_millis(sleep_ms)) => {}
+            () = emu.stopped() => {}
         }
     }
 }
@@ -336,9 +338,35 @@ pub(crate) async fn receive_message(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{
+    use crate::emulator::test_support::{
         advance, attribute, call, create, create_fifo, emulator, receive, send,
     };
+
+    #[tokio::test(start_paused = true)]
+    async fn a_long_poll_answers_at_once_when_the_server_stops() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let poll = {
+            let emu = std::sync::Arc::clone(&emu);
+            let url = url.clone();
+            tokio::spawn(
+                async move { receive(&emu, &url, 1, json!({"WaitTimeSeconds": 20})).await },
+            )
+        };
+        advance(1).await;
+        let started = tokio::time::Instant::now();
+        emu.begin_stop();
+        let got = poll.await.unwrap();
+        assert!(got.is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // A poll that starts after the stop does not wait either.
+        assert!(
+            receive(&emu, &url, 1, json!({"WaitTimeSeconds": 20}))
+                .await
+                .is_empty()
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
 
     #[tokio::test(start_paused = true)]
     async fn lease_expires_after_visibility_timeout() {
@@ -452,7 +480,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
     }
 
     #[tokio::test(start_paused = true)]

@@ -10,81 +10,15 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::store::{Emulator, State};
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::model::task::{MoveTask, TaskStatus};
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
 
 /// Most messages per second a task moves (API_StartMessageMoveTask).
 const MAX_RATE: u32 = 500;
-
-/// A task's status as AWS names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TaskStatus {
-    Running,
-    Completed,
-    Cancelling,
-    Cancelled,
-    Failed,
-}
-
-impl TaskStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "RUNNING",
-            Self::Completed => "COMPLETED",
-            Self::Cancelling => "CANCELLING",
-            Self::Cancelled => "CANCELLED",
-            Self::Failed => "FAILED",
-        }
-    }
-
-    fn active(self) -> bool {
-        matches!(self, Self::Running | Self::Cancelling)
-    }
-}
-
-/// One move task.
-#[derive(Debug, Clone)]
-pub(crate) struct MoveTask {
-    pub handle: String,
-    pub source_arn: String,
-    pub destination_arn: Option<String>,
-    pub max_rate: Option<u32>,
-    pub status: TaskStatus,
-    pub moved: u64,
-    pub to_move: u64,
-    pub started_ms: u64,
-    pub failure_reason: Option<String>,
-}
-
-impl MoveTask {
-    fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        if self.status == TaskStatus::Running {
-            out.insert("TaskHandle".into(), json!(self.handle));
-        }
-        out.insert("Status".into(), json!(self.status.as_str()));
-        out.insert("SourceArn".into(), json!(self.source_arn));
-        if let Some(d) = &self.destination_arn {
-            out.insert("DestinationArn".into(), json!(d));
-        }
-        if let Some(r) = self.max_rate {
-            out.insert("MaxNumberOfMessagesPerSecond".into(), json!(r));
-        }
-        out.insert("ApproximateNumberOfMessagesMoved".into(), json!(self.moved));
-        out.insert(
-            "ApproximateNumberOfMessagesToMove".into(),
-            json!(self.to_move),
-        );
-        if let Some(f) = &self.failure_reason {
-            out.insert("FailureReason".into(), json!(f));
-        }
-        out.insert("StartedTimestamp".into(), json!(self.started_ms));
-        Value::Object(out)
-    }
-}
 
 fn is_dead_letter_queue(state: &State, arn: &str) -> bool {
     state.queues.values().any(|q| {
@@ -290,7 +224,7 @@ pub(crate) fn cancel(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{advance, call, create, emulator, receive, send};
+    use crate::emulator::test_support::{advance, call, create, emulator, receive, send};
 
     #[tokio::test(start_paused = true)]
     async fn redrives_back_to_the_source_and_completes() {
@@ -315,7 +249,7 @@ mod tests {
         let err = call(&emu, "StartMessageMoveTask", json!({"SourceArn": dlq_arn}))
             .await
             .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         tokio::task::yield_now().await;
         advance(3).await;
         tokio::task::yield_now().await;
@@ -340,7 +274,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "AWS.SimpleQueueService.UnsupportedOperation");
+        assert_eq!(err.code(), "AWS.SimpleQueueService.UnsupportedOperation");
     }
 
     #[tokio::test(start_paused = true)]
@@ -354,7 +288,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         let err = call(
             &emu,
             "StartMessageMoveTask",
@@ -362,6 +296,6 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "ResourceNotFoundException");
+        assert_eq!(err.code(), "ResourceNotFoundException");
     }
 }

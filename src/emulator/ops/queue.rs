@@ -1,18 +1,19 @@
 //! Queue lifecycle operations: create, look up, list, delete, purge, attributes and tags.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
-use super::attributes::{COMPUTED_ATTRIBUTES, QueueSettings, READABLE_ATTRIBUTES};
-use super::dispatch::RequestContext;
-use super::dlq;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::queue::Queue;
-use super::store::{Emulator, queue_name_from_url};
+use crate::emulator::model::attributes::{COMPUTED_ATTRIBUTES, QueueSettings, READABLE_ATTRIBUTES};
+use crate::emulator::model::queue::Queue;
+use crate::emulator::model::redrive;
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::ops::paging::paginate;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
 
 /// AWS's 60-second cooldowns (API_PurgeQueue, API_DeleteQueue).
 const COOLDOWN_MS: u64 = 60_000;
@@ -104,11 +105,13 @@ pub(crate) fn create_queue(
     {
         return Err(SqsError::queue_deleted_recently());
     }
+    state.admit_queue(&emu.config)?;
     let mut settings = QueueSettings::new(fifo);
     settings.apply(&attributes)?;
     let arn = emu.arn(name);
-    dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
-    let mut queue = Queue::new(name.to_owned(), arn, settings, now);
+    redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    let usage = Arc::clone(&state.usage);
+    let mut queue = Queue::new(name.to_owned(), arn, settings, now, usage);
     queue.tags = tags;
     if queue.tags.len() > MAX_TAGS {
         return Err(SqsError::invalid_parameter_value(format!(
@@ -136,42 +139,6 @@ pub(crate) fn get_queue_url(
         return Err(SqsError::non_existent_queue());
     }
     Ok(json!({ "QueueUrl": emu.queue_url(&ctx.host, name) }))
-}
-
-/// Pagination shared by ListQueues and ListDeadLetterSourceQueues: sorted names, an opaque
-/// token naming the last name returned. Tokens are only issued when MaxResults is given (LQ3).
-pub(crate) fn paginate(
-    mut names: Vec<String>,
-    input: &Input<'_>,
-) -> SqsResult<(Vec<String>, Option<String>)> {
-    names.sort();
-    let max_results = match input.integer("MaxResults")? {
-        None => None,
-        Some(n) if (1..=1000).contains(&n) => Some(n as usize),
-        Some(n) => {
-            return Err(SqsError::invalid_value(
-                n,
-                "MaxResults",
-                "MaxResults must be an integer between 1 and 1000.",
-            ));
-        }
-    };
-    if let Some(token) = input.string("NextToken")? {
-        let after = BASE64
-            .decode(token.as_bytes())
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .ok_or_else(|| SqsError::invalid_parameter_value("Invalid NextToken value."))?;
-        names.retain(|n| *n > after);
-    }
-    let limit = max_results.unwrap_or(1000);
-    let more = names.len() > limit;
-    names.truncate(limit);
-    let token = match (more, max_results, names.last()) {
-        (true, Some(_), Some(last)) => Some(BASE64.encode(last.as_bytes())),
-        _ => None,
-    };
-    Ok((names, token))
 }
 
 pub(crate) fn list_queues(
@@ -202,11 +169,6 @@ pub(crate) fn list_queues(
         out.insert("NextToken".into(), Value::String(token));
     }
     Ok(Value::Object(out))
-}
-
-/// The queue name named by the request's QueueUrl.
-pub(crate) fn queue_name(input: &Input<'_>) -> SqsResult<String> {
-    queue_name_from_url(input.required_string("QueueUrl")?)
 }
 
 pub(crate) fn delete_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
@@ -298,7 +260,7 @@ pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     let mut settings = queue.settings.clone();
     let arn = queue.arn.clone();
     settings.apply(&attributes)?;
-    dlq::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let queue = state.queue_mut(&name, now)?;
     queue.settings = settings;
     queue.modified_ms = now;
@@ -354,11 +316,36 @@ pub(crate) fn list_queue_tags(emu: &Emulator, input: Input<'_>) -> SqsResult<Val
 
 #[cfg(test)]
 mod tests {
-    use super::super::config::EmulatorConfig;
-    use super::super::test_support::{
+    use super::*;
+    use crate::emulator::support::config::EmulatorConfig;
+    use crate::emulator::test_support::{
         advance, attribute, call, create, emulator, emulator_with, receive, send,
     };
-    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn queues_are_capped() {
+        let emu = emulator_with(EmulatorConfig {
+            max_queues: 2,
+            ..EmulatorConfig::default()
+        });
+        let a = create(&emu, "a", json!({})).await;
+        create(&emu, "b", json!({})).await;
+        let err = call(&emu, "CreateQueue", json!({"QueueName": "c"}))
+            .await
+            .unwrap_err();
+        assert_eq!((err.code(), err.status()), ("OverLimit", 403));
+        assert!(err.message.contains("maximum of 2 queues"), "{err}");
+        // An existing name is still answered, and a deletion frees a place.
+        call(&emu, "CreateQueue", json!({"QueueName": "a"}))
+            .await
+            .unwrap();
+        call(&emu, "DeleteQueue", json!({"QueueUrl": a}))
+            .await
+            .unwrap();
+        call(&emu, "CreateQueue", json!({"QueueName": "c"}))
+            .await
+            .unwrap();
+    }
 
     #[tokio::test(start_paused = true)]
     async fn purge_cooldown_and_inflight_removal() {
@@ -377,7 +364,7 @@ mod tests {
         let err = call(&emu, "PurgeQueue", json!({"QueueUrl": url}))
             .await
             .unwrap_err();
-        assert_eq!(err.status, 403);
+        assert_eq!(err.status(), 403);
         assert_eq!(
             err.message,
             "Only one PurgeQueue operation on q is allowed every 60 seconds."
@@ -398,7 +385,7 @@ mod tests {
         let err = call(&emu, "CreateQueue", json!({"QueueName": "q"}))
             .await
             .unwrap_err();
-        assert_eq!(err.code, "AWS.SimpleQueueService.QueueDeletedRecently");
+        assert_eq!(err.code(), "AWS.SimpleQueueService.QueueDeletedRecently");
         advance(60).await;
         call(&emu, "CreateQueue", json!({"QueueName": "q"}))
             .await
@@ -444,7 +431,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "QueueAlreadyExists");
+        assert_eq!(err.code(), "QueueAlreadyExists");
         assert_eq!(
             err.message,
             "A queue already exists with the same name and a different value for attribute DelaySeconds"

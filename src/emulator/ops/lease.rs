@@ -17,14 +17,14 @@
 
 use serde_json::{Value, json};
 
-use super::attributes::MAX_VISIBILITY_TIMEOUT;
-use super::batch;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::message::MessageState;
-use super::queue_ops::queue_name;
-use super::receipt::ReceiptHandle;
-use super::store::{Emulator, State};
+use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
+use crate::emulator::model::message::MessageState;
+use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::batch;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
 
 fn decode(name: &str, raw: &str) -> SqsResult<ReceiptHandle> {
     ReceiptHandle::decode(raw)
@@ -190,8 +190,10 @@ pub(crate) fn change_message_visibility_batch(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{
-        advance, attribute, call, create, create_fifo, emulator, receive, send,
+    use crate::emulator::support::chaos::Chaos;
+    use crate::emulator::support::config::EmulatorConfig;
+    use crate::emulator::test_support::{
+        advance, attribute, call, create, create_fifo, emulator, emulator_with, receive, send,
     };
 
     #[tokio::test(start_paused = true)]
@@ -226,7 +228,7 @@ mod tests {
         let err = call(&emu, "ChangeMessageVisibility", over)
             .await
             .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         assert!(err.message.contains(
             "Total VisibilityTimeout for the message is beyond the limit [43200 seconds]."
         ));
@@ -268,7 +270,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "ReceiptHandleIsInvalid");
+        assert_eq!(err.code(), "ReceiptHandleIsInvalid");
         assert_eq!(
             err.message,
             "The input receipt handle \"garbage\" is not a valid receipt handle."
@@ -355,5 +357,144 @@ mod tests {
         assert_eq!(out["Successful"], json!([{"Id": "ok"}]));
         assert_eq!(out["Failed"][0]["Code"], "ReceiptHandleIsInvalid");
         assert_eq!(out["Failed"][0]["SenderFault"], true);
+    }
+
+    // Opt-in chaos on DeleteMessage (support::chaos rolls the dice; this module applies them).
+
+    fn with(chaos: Chaos) -> std::sync::Arc<crate::emulator::model::store::Emulator> {
+        emulator_with(EmulatorConfig {
+            chaos,
+            ..EmulatorConfig::default()
+        })
+    }
+
+    async fn delete(
+        emu: &std::sync::Arc<crate::emulator::model::store::Emulator>,
+        url: &str,
+        handle: &str,
+    ) {
+        call(
+            emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+    }
+
+    /// The stale-handle playbook: A receives for 1 s, its lease lapses, B receives for 2 s,
+    /// A deletes with its old handle. Returns how many messages a receive sees after B's lease.
+    async fn stale_delete_playbook(chaos: Chaos) -> usize {
+        let emu = with(chaos);
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let a = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
+        let stale = a[0]["ReceiptHandle"].as_str().unwrap().to_owned();
+        advance(2).await;
+        let b = receive(&emu, &url, 1, json!({"VisibilityTimeout": 2})).await;
+        assert_eq!(b.len(), 1);
+        delete(&emu, &url, &stale).await;
+        // Still leased to B either way: nothing visible yet.
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        advance(3).await;
+        receive(&emu, &url, 1, json!({})).await.len()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stale_delete_keeps_message_until_newer_lease_lapses() {
+        let keeps = Chaos {
+            stale_delete_keeps: 1.0,
+            ..Chaos::default()
+        };
+        assert_eq!(stale_delete_playbook(keeps).await, 1);
+        assert_eq!(stale_delete_playbook(Chaos::default()).await, 0);
+        // Only stale handles are affected: the other setting does not touch this playbook.
+        let other = Chaos {
+            stale_delete_keeps: 0.0,
+            redeliver_after_delete: 0.0,
+            seed: 99,
+        };
+        assert_eq!(stale_delete_playbook(other).await, 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stale_delete_keeps_does_not_apply_to_current_handle_or_fifo() {
+        let emu = with(Chaos {
+            stale_delete_keeps: 1.0,
+            ..Chaos::default()
+        });
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
+        delete(&emu, &url, got[0]["ReceiptHandle"].as_str().unwrap()).await;
+        advance(2).await;
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+
+        let fifo = create_fifo(&emu).await;
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": fifo, "MessageBody": "a", "MessageGroupId": "g"}),
+        )
+        .await
+        .unwrap();
+        let a = receive(&emu, &fifo, 1, json!({"VisibilityTimeout": 1})).await;
+        advance(2).await;
+        assert_eq!(
+            receive(&emu, &fifo, 1, json!({"VisibilityTimeout": 2}))
+                .await
+                .len(),
+            1
+        );
+        let err = call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": fifo, "ReceiptHandle": a[0]["ReceiptHandle"]}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), "InvalidParameterValue");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn redeliver_after_delete_brings_message_back_once() {
+        let emu = with(Chaos {
+            redeliver_after_delete: 1.0,
+            ..Chaos::default()
+        });
+        let url = create(&emu, "q", json!({})).await;
+        let id = send(&emu, &url, "a").await;
+        let first = receive(&emu, &url, 1, json!({"VisibilityTimeout": 3})).await;
+        delete(&emu, &url, first[0]["ReceiptHandle"].as_str().unwrap()).await;
+        // Acknowledged, yet still leased: not visible before the lease ends.
+        advance(2).await;
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        advance(2).await;
+        let again = receive(&emu, &url, 1, json!({"VisibilityTimeout": 3})).await;
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0]["MessageId"], id.as_str());
+        // Once per message: the second delete takes.
+        delete(&emu, &url, again[0]["ReceiptHandle"].as_str().unwrap()).await;
+        advance(5).await;
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesNotVisible").await,
+            "0"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn default_chaos_deletes_for_good() {
+        let emu = with(Chaos::default());
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
+        delete(&emu, &url, got[0]["ReceiptHandle"].as_str().unwrap()).await;
+        advance(3).await;
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessages").await,
+            "0"
+        );
     }
 }

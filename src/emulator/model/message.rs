@@ -6,7 +6,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
-use super::errors::{SqsError, SqsResult};
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::md5::{self, Transport};
 
 /// Most message attributes one message may carry (API_SendMessage).
 pub(crate) const MAX_MESSAGE_ATTRIBUTES: usize = 10;
@@ -46,6 +47,32 @@ impl MessageAttributeValue {
         map.insert("DataType".into(), Value::String(self.data_type.clone()));
         Value::Object(map)
     }
+}
+
+/// Hex `MD5OfMessageAttributes` of a set of attributes; `None` for an empty set.
+pub(crate) fn md5_of_attributes(
+    attributes: &BTreeMap<String, MessageAttributeValue>,
+) -> Option<String> {
+    // BTreeMap iterates in byte order of the names, which is the order AWS sorts by.
+    md5::md5_of_attributes(attributes.iter().map(|(name, value)| {
+        if value.is_binary() {
+            let bytes = value.binary_value.as_deref().unwrap_or_default();
+            (
+                name.as_str(),
+                value.data_type.as_str(),
+                Transport::Binary,
+                bytes,
+            )
+        } else {
+            let text = value.string_value.as_deref().unwrap_or_default();
+            (
+                name.as_str(),
+                value.data_type.as_str(),
+                Transport::String,
+                text.as_bytes(),
+            )
+        }
+    }))
 }
 
 fn base_type(data_type: &str) -> &str {
@@ -89,6 +116,19 @@ pub(crate) struct Message {
     pub sequence_number: Option<String>,
     pub dead_letter_source_arn: Option<String>,
     pub state: MessageState,
+}
+
+impl Message {
+    /// Bytes counted against the message size and the store's byte cap: body plus each
+    /// attribute's name, type and value (AWS-recorded, S1a).
+    pub fn size(&self) -> usize {
+        self.body.len()
+            + self
+                .attributes
+                .iter()
+                .map(|(name, value)| value.size(name))
+                .sum::<usize>()
+    }
 }
 
 /// Validates body characters against the XML 1.0 set SQS allows (API_SendMessage).
@@ -255,6 +295,24 @@ pub(crate) fn attribute_selected(filters: &[String], name: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    // Vector recorded against AWS (SNAP-2025, docs/aws-facts.md A3): Binary uses transport 2.
+    #[test]
+    fn binary_attribute_md5_matches_aws_recording() {
+        let value = MessageAttributeValue {
+            data_type: "Binary".into(),
+            string_value: None,
+            binary_value: Some(
+                b"traceparent\x1e00-774062d6c37081a5a0b9b5b88e30627c-2d2482211f6489da-01".to_vec(),
+            ),
+        };
+        let set = BTreeMap::from([("attr1".to_owned(), value)]);
+        assert_eq!(
+            md5_of_attributes(&set).unwrap(),
+            "8cbe4db156db8a94db8b801b7addb984"
+        );
+        assert_eq!(md5_of_attributes(&BTreeMap::new()), None);
+    }
 
     #[test]
     fn body_characters() {

@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
 
 /// Most entries in one batch.
 pub(crate) const MAX_BATCH_ENTRIES: usize = 10;
@@ -50,7 +50,7 @@ pub(crate) fn failure(id: &str, error: &SqsError) -> Value {
     json!({
         "Id": id,
         "SenderFault": error.sender_fault(),
-        "Code": error.code,
+        "Code": error.code(),
         "Message": error.message,
     })
 }

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
-use super::attributes::QueueSettings;
-use super::message::{Message, MessageState};
+use crate::emulator::model::attributes::QueueSettings;
+use crate::emulator::model::message::{Message, MessageState};
+use crate::emulator::model::usage::Usage;
 
 /// FIFO deduplication interval: 5 minutes (API_SendMessage, MessageDeduplicationId).
 pub(crate) const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
@@ -61,11 +62,20 @@ pub(crate) struct Queue {
     dedup_order: VecDeque<(u64, String)>,
     attempts: HashMap<String, ReceiveAttempt>,
     attempts_order: VecDeque<(u64, String)>,
+    /// Bytes of the messages held here; `usage` holds the store-wide sums.
+    stored_bytes: u64,
+    usage: Arc<Usage>,
 }
 
 impl Queue {
     /// A new empty queue.
-    pub fn new(name: String, arn: String, settings: QueueSettings, now: u64) -> Self {
+    pub fn new(
+        name: String,
+        arn: String,
+        settings: QueueSettings,
+        now: u64,
+        usage: Arc<Usage>,
+    ) -> Self {
         Self {
             name,
             arn,
@@ -86,6 +96,8 @@ impl Queue {
             dedup_order: VecDeque::new(),
             attempts: HashMap::new(),
             attempts_order: VecDeque::new(),
+            stored_bytes: 0,
+            usage,
         }
     }
 
@@ -172,6 +184,9 @@ impl Queue {
             self.ready.insert(seq);
         }
         self.retention.insert((message.enqueued_ms, seq));
+        let size = message.size() as u64;
+        self.stored_bytes += size;
+        self.usage.add(1, size);
         self.messages.insert(seq, message);
         self.notify.notify_waiters();
     }
@@ -196,6 +211,9 @@ impl Queue {
             }
         }
         self.retention.remove(&(message.enqueued_ms, seq));
+        let size = message.size() as u64;
+        self.stored_bytes -= size;
+        self.usage.sub(1, size);
         Some(message)
     }
 
@@ -310,6 +328,7 @@ impl Queue {
     /// Deletes every message, leased and delayed ones included, and the dedup cache
     /// (TEST-PY `test_purge_queue_clears_fifo_deduplication_cache`).
     pub fn purge(&mut self) {
+        self.release_usage();
         self.messages.clear();
         self.ready.clear();
         self.timers.clear();
@@ -321,6 +340,13 @@ impl Queue {
         self.dedup_order.clear();
         self.attempts.clear();
         self.attempts_order.clear();
+    }
+
+    /// Takes this queue's messages out of the store-wide counts.
+    fn release_usage(&mut self) {
+        self.usage
+            .sub(self.messages.len() as u64, self.stored_bytes);
+        self.stored_bytes = 0;
     }
 
     /// (visible, in flight, delayed) counts.
@@ -354,6 +380,13 @@ impl Queue {
         self.attempts_order
             .push_back((attempt.expires_ms, id.clone()));
         self.attempts.insert(id, attempt);
+    }
+}
+
+/// A deleted queue's messages leave the store with it, whichever path dropped it.
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.release_usage();
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::errors::{SqsError, SqsResult};
+use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// A request's parameters.
 #[derive(Debug, Clone, Copy)]
@@ -114,5 +114,47 @@ impl<'a> Input<'a> {
                 .collect(),
             Some(_) => Err(wrong_type(name)),
         }
+    }
+}
+
+/// The queue name in a QueueUrl: its last path segment. A bare name is accepted, as AWS does
+/// (TEST-PY `test_posting_to_queue_via_queue_name`).
+pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
+    let url = url.trim();
+    let path = match url.find("://") {
+        Some(i) => {
+            let rest = &url[i + 3..];
+            rest.find('/').map_or("", |j| &rest[j..])
+        }
+        None => url,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    path.split('/')
+        .rfind(|s| !s.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(SqsError::non_existent_queue)
+}
+
+/// The queue name named by the request's QueueUrl.
+pub(crate) fn queue_name(input: &Input<'_>) -> SqsResult<String> {
+    queue_name_from_url(input.required_string("QueueUrl")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_urls() {
+        assert_eq!(
+            queue_name_from_url("http://localhost:1/000000000000/q1").unwrap(),
+            "q1"
+        );
+        assert_eq!(
+            queue_name_from_url("https://sqs.us-east-1.amazonaws.com/1/q.fifo").unwrap(),
+            "q.fifo"
+        );
+        assert_eq!(queue_name_from_url("q2").unwrap(), "q2");
+        assert!(queue_name_from_url("http://host").is_err());
     }
 }

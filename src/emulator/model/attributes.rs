@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::errors::{SqsError, SqsResult};
+use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Default queue visibility timeout, seconds.
 pub(crate) const DEFAULT_VISIBILITY_TIMEOUT: u32 = 30;
@@ -419,7 +419,7 @@ mod tests {
         let err = s
             .apply(&attrs(&[("VisibilityTimeout", "43201")]))
             .unwrap_err();
-        assert_eq!(err.code, "InvalidAttributeValue");
+        assert_eq!(err.code(), "InvalidAttributeValue");
         assert_eq!(
             err.message,
             "Invalid value for the parameter VisibilityTimeout."
@@ -486,7 +486,7 @@ mod tests {
                 ("SqsManagedSseEnabled", "true"),
             ]))
             .unwrap_err();
-        assert_eq!(err.code, "InvalidAttributeName");
+        assert_eq!(err.code(), "InvalidAttributeName");
         s.apply(&attrs(&[("KmsMasterKeyId", "k")])).unwrap();
         assert_eq!(s.get("SqsManagedSseEnabled").unwrap(), "false");
         assert_eq!(s.get("KmsDataKeyReusePeriodSeconds").unwrap(), "300");

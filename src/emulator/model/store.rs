@@ -5,14 +5,18 @@
 //! held across an `.await`; every operation under it is O(log n) per message touched.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::chaos::ChaosDice;
-use super::clock::{Clock, TokioClock};
-use super::config::EmulatorConfig;
-use super::errors::{SqsError, SqsResult};
-use super::move_task::MoveTask;
-use super::queue::Queue;
+use tokio::sync::Notify;
+
+use crate::emulator::model::queue::Queue;
+use crate::emulator::model::task::MoveTask;
+use crate::emulator::model::usage::Usage;
+use crate::emulator::support::chaos::ChaosDice;
+use crate::emulator::support::clock::{Clock, TokioClock};
+use crate::emulator::support::config::EmulatorConfig;
+use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Global counters and queues.
 #[derive(Debug)]
@@ -21,6 +25,8 @@ pub(crate) struct State {
     /// Deleted queue name → deletion time, for `QueueDeletedRecently`.
     pub deleted: HashMap<String, u64>,
     pub move_tasks: Vec<MoveTask>,
+    /// Messages and bytes stored across all queues (each queue keeps it current).
+    pub usage: Arc<Usage>,
     next_seq: u64,
     next_nonce: u64,
     next_sequence_number: u128,
@@ -32,6 +38,7 @@ impl State {
             queues: HashMap::new(),
             deleted: HashMap::new(),
             move_tasks: Vec::new(),
+            usage: Arc::new(Usage::default()),
             next_seq: 1,
             next_nonce: 1,
             // FIFO sequence numbers are 20-digit decimals on AWS.
@@ -69,6 +76,35 @@ impl State {
         Ok(queue)
     }
 
+    /// Refuses a new queue beyond `max_queues` (`OverLimit`).
+    pub fn admit_queue(&self, config: &EmulatorConfig) -> SqsResult<()> {
+        if self.queues.len() >= config.max_queues {
+            return Err(SqsError::over_limit(format!(
+                "The emulator holds its maximum of {} queues (serve --max-queues).",
+                config.max_queues
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses to store a message of `size` bytes beyond `max_messages` or `max_stored_bytes`
+    /// (`OverLimit`).
+    pub fn admit_message(&self, size: usize, config: &EmulatorConfig) -> SqsResult<()> {
+        if self.usage.messages() >= config.max_messages {
+            return Err(SqsError::over_limit(format!(
+                "The emulator stores its maximum of {} messages (serve --max-messages).",
+                config.max_messages
+            )));
+        }
+        if self.usage.bytes().saturating_add(size as u64) > config.max_stored_bytes {
+            return Err(SqsError::over_limit(format!(
+                "The emulator stores its maximum of {} message bytes (serve --max-stored-bytes).",
+                config.max_stored_bytes
+            )));
+        }
+        Ok(())
+    }
+
     /// The name of the queue with this ARN, if it exists.
     pub fn queue_name_by_arn(&self, arn: &str) -> Option<String> {
         self.queues
@@ -86,6 +122,9 @@ pub(crate) struct Emulator {
     /// Chaos dice; their own locks are only ever taken inside the state lock.
     pub chaos: ChaosDice,
     state: Mutex<State>,
+    /// Set once the server shuts down; long polls then answer with what they have.
+    stopping: AtomicBool,
+    stop: Notify,
 }
 
 impl Emulator {
@@ -100,6 +139,8 @@ impl Emulator {
             config,
             clock,
             state: Mutex::new(State::new()),
+            stopping: AtomicBool::new(false),
+            stop: Notify::new(),
         }
     }
 
@@ -107,6 +148,27 @@ impl Emulator {
     /// matters more than refusing all further requests, so poisoning is ignored.
     pub fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tells every long poll to answer now: the server is shutting down.
+    pub fn begin_stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.stop.notify_waiters();
+    }
+
+    /// Whether [`Emulator::begin_stop`] was called.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once the server shuts down.
+    pub async fn stopped(&self) {
+        // A `Notified` sees `notify_waiters` from its creation on, so the check cannot race.
+        let notified = self.stop.notified();
+        if self.is_stopping() {
+            return;
+        }
+        notified.await;
     }
 
     /// Now, in epoch milliseconds.
@@ -125,42 +187,5 @@ impl Emulator {
     /// The queue URL clients should use, built from the request's Host.
     pub fn queue_url(&self, host: &str, name: &str) -> String {
         format!("http://{}/{}/{}", host, self.config.account_id, name)
-    }
-}
-
-/// The queue name in a QueueUrl: its last path segment. A bare name is accepted, as AWS does
-/// (TEST-PY `test_posting_to_queue_via_queue_name`).
-pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
-    let url = url.trim();
-    let path = match url.find("://") {
-        Some(i) => {
-            let rest = &url[i + 3..];
-            rest.find('/').map_or("", |j| &rest[j..])
-        }
-        None => url,
-    };
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    path.split('/')
-        .rfind(|s| !s.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(SqsError::non_existent_queue)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_from_urls() {
-        assert_eq!(
-            queue_name_from_url("http://localhost:1/000000000000/q1").unwrap(),
-            "q1"
-        );
-        assert_eq!(
-            queue_name_from_url("https://sqs.us-east-1.amazonaws.com/1/q.fifo").unwrap(),
-            "q.fifo"
-        );
-        assert_eq!(queue_name_from_url("q2").unwrap(), "q2");
-        assert!(queue_name_from_url("http://host").is_err());
     }
 }

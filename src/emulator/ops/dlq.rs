@@ -1,5 +1,5 @@
-//! Dead-letter queues: RedrivePolicy validation, the move on receive, and
-//! ListDeadLetterSourceQueues.
+//! Dead-letter queues: ListDeadLetterSourceQueues, and the tests of the redrive rules
+//! (`model::redrive` validates policies and moves messages).
 //!
 //! A message moves when a receive finds it with `ReceiveCount >= maxReceiveCount`, i.e. when
 //! the next delivery would exceed the limit. It happens on that later ReceiveMessage, never on a
@@ -7,84 +7,12 @@
 
 use serde_json::{Value, json};
 
-use super::attributes::{QueueSettings, RedrivePermission};
-use super::dispatch::RequestContext;
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::message::Message;
-use super::queue_ops::{paginate, queue_name};
-use super::store::{Emulator, State};
-
-/// Checks a RedrivePolicy against the queues that exist: the target exists, has the same type
-/// (API_CreateQueue: "The dead-letter queue of a FIFO queue must also be a FIFO queue") and its
-/// RedriveAllowPolicy admits the source.
-pub(crate) fn validate_redrive(
-    state: &State,
-    source_arn: &str,
-    settings: &QueueSettings,
-    raw: Option<&String>,
-) -> SqsResult<()> {
-    let Some(policy) = &settings.redrive_policy else {
-        return Ok(());
-    };
-    let raw = raw.cloned().unwrap_or_default();
-    let invalid = |reason: &str| SqsError::invalid_value(&raw, "RedrivePolicy", reason);
-    let Some(target) = state
-        .queues
-        .values()
-        .find(|q| q.arn == policy.dead_letter_target_arn)
-    else {
-        return Err(invalid("Dead letter target does not exist."));
-    };
-    if target.is_fifo() != settings.fifo {
-        return Err(invalid(
-            "Dead-letter queue must be same type of queue as the source.",
-        ));
-    }
-    match target
-        .settings
-        .redrive_allow_policy
-        .as_ref()
-        .map(|(_, p)| p)
-    {
-        Some(RedrivePermission::DenyAll) => Err(invalid(&format!(
-            "Queue {source_arn} is not allowed to use {} as a dead-letter queue.",
-            target.arn
-        ))),
-        Some(RedrivePermission::ByQueue(arns)) if !arns.iter().any(|a| a == source_arn) => {
-            Err(invalid(&format!(
-                "Queue {source_arn} is not allowed to use {} as a dead-letter queue.",
-                target.arn
-            )))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Puts messages moved off `source_arn` into the dead-letter queue `target`.
-///
-/// Standard DLQs keep the original enqueue time for retention; FIFO DLQs reset it
-/// (sqs-dead-letter-queues, "retention period").
-pub(crate) fn deliver_to_dlq(
-    state: &mut State,
-    target: &str,
-    source_arn: &str,
-    moved: Vec<Message>,
-    now: u64,
-) {
-    for mut message in moved {
-        let seq = state.next_seq();
-        let Some(queue) = state.queues.get_mut(target) else {
-            return;
-        };
-        message.seq = seq;
-        message.dead_letter_source_arn = Some(source_arn.to_owned());
-        if queue.is_fifo() {
-            message.enqueued_ms = now;
-        }
-        queue.enqueue(message, 0, now);
-    }
-}
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::ops::paging::paginate;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
 
 pub(crate) fn list_dead_letter_source_queues(
     emu: &Emulator,
@@ -123,7 +51,7 @@ pub(crate) fn list_dead_letter_source_queues(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{advance, call, create, emulator, receive, send};
+    use crate::emulator::test_support::{advance, call, create, emulator, receive, send};
 
     fn policy(target: &str, count: u32) -> String {
         format!(
@@ -191,7 +119,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(err.code, "InvalidParameterValue");
+        assert_eq!(err.code(), "InvalidParameterValue");
         let err = call(
             &emu,
             "CreateQueue",
