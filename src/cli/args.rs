@@ -61,6 +61,25 @@ fn parse_run_id(s: &str) -> Result<String, String> {
     }
 }
 
+/// An endpoint URL: `http://` or `https://` and a host. Without a scheme the SDK would fail
+/// much later, once per call, with an error that does not say what was wrong.
+fn parse_endpoint_url(s: &str) -> Result<String, String> {
+    let uri: hyper::Uri = s
+        .parse()
+        .map_err(|e| format!("not a URL ({e}); write it as http://HOST:PORT"))?;
+    match (uri.scheme_str(), uri.authority()) {
+        (Some("http" | "https"), Some(a)) if !a.host().is_empty() => Ok(s.to_string()),
+        (None, _) => Err(format!(
+            "`{s}` has no scheme; write it as http://{s} (or https://)"
+        )),
+        (Some(other), _) if other != "http" && other != "https" => Err(format!(
+            "unsupported scheme `{other}`: SQS endpoints are http:// or https:// \
+             (for a host and port, write http://{s})"
+        )),
+        _ => Err(format!("`{s}` names no host; write it as http://HOST:PORT")),
+    }
+}
+
 fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
     crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
 }
@@ -114,6 +133,7 @@ pub struct RunArgs {
         long,
         env = "SQSPROBE_ENDPOINT_URL",
         value_name = "URL",
+        value_parser = parse_endpoint_url,
         help_heading = "Target"
     )]
     pub endpoint_url: Option<String>,
@@ -152,6 +172,7 @@ pub struct RunArgs {
         short = 'j',
         default_value_t = 8,
         value_name = "N",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
         help_heading = "Execution"
     )]
     pub jobs: usize,
@@ -420,4 +441,31 @@ fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {
         return Err(format!("`{url}` is not an http(s) URL"));
     }
     Ok((name.to_string(), url.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_urls_need_a_scheme_and_a_host() {
+        assert!(parse_endpoint_url("http://127.0.0.1:4566").is_ok());
+        assert!(parse_endpoint_url("https://sqs.eu-west-1.amazonaws.com").is_ok());
+        let no_scheme = parse_endpoint_url("127.0.0.1:4566").unwrap_err();
+        assert!(no_scheme.contains("http://127.0.0.1:4566"), "{no_scheme}");
+        assert!(parse_endpoint_url("localhost:4566").is_err());
+        assert!(
+            parse_endpoint_url("ftp://host")
+                .unwrap_err()
+                .contains("scheme")
+        );
+        assert!(parse_endpoint_url("").is_err());
+    }
+
+    #[test]
+    fn jobs_zero_is_refused() {
+        let err = Cli::try_parse_from(["sqsprobe", "run", "--jobs", "0"]).unwrap_err();
+        assert!(err.to_string().contains("0"), "{err}");
+        assert!(Cli::try_parse_from(["sqsprobe", "run", "--jobs", "1"]).is_ok());
+    }
 }

@@ -21,6 +21,9 @@ use tokio::sync::{mpsc, watch};
 
 /// Runs the command and returns the process exit code.
 pub async fn run(args: RunArgs) -> i32 {
+    // From the first moment: a signal during start-up is queued and stops the run cleanly
+    // once it starts, instead of killing it before anything is accounted for.
+    let signals = super::signals::Signals::new();
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
@@ -139,6 +142,7 @@ pub async fn run(args: RunArgs) -> i32 {
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
 
     let code = execute(
+        signals,
         client,
         plan,
         RunSettings {
@@ -168,6 +172,7 @@ pub async fn run(args: RunArgs) -> i32 {
 
 /// Runs the plan with the run folder, progress output and Ctrl-C handling around it.
 async fn execute(
+    signals: super::signals::Signals,
     client: aws_sdk_sqs::Client,
     plan: Vec<PlannedCase>,
     settings: RunSettings,
@@ -221,7 +226,7 @@ async fn execute(
             let consumer = tokio::spawn(report::live::consume(
                 events_rx, writer, check_rows, !quiet, total,
             ));
-            let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
+            let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
             let outcome =
                 runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
             interrupt.abort();
@@ -317,20 +322,26 @@ fn say(line: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
 }
 
-/// First Ctrl-C: stop starting steps, let every case tear its queues down. Second: leave now,
-/// naming the queues left behind.
-async fn watch_interrupts(cancel: watch::Sender<bool>, registry: Registry) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
-    }
-    eprintln!("sqsprobe: interrupted; tearing down owned queues (Ctrl-C again to abandon them)");
+/// The first signal (Ctrl-C, SIGTERM, SIGHUP): stop starting steps, let every case tear its
+/// queues down, write the reports. A second: leave now, naming the queues left behind.
+async fn watch_interrupts(
+    mut signals: super::signals::Signals,
+    cancel: watch::Sender<bool>,
+    registry: Registry,
+) {
+    let first = signals.next().await;
+    say(format_args!(
+        "{first}: interrupted; tearing down owned queues (signal again to abandon them)"
+    ));
     let _ = cancel.send(true);
-    if tokio::signal::ctrl_c().await.is_ok() {
-        let left = registry.remaining();
-        eprintln!("sqsprobe: abandoned {} owned queue(s):", left.len());
-        for q in left {
-            eprintln!("  {}", q.name);
-        }
-        std::process::exit(exit_code::INTERRUPTED);
+    let second = signals.next().await;
+    let left = registry.remaining();
+    say(format_args!(
+        "{second}: abandoned {} owned queue(s):",
+        left.len()
+    ));
+    for q in left {
+        say(format_args!("  {}", q.name));
     }
+    std::process::exit(exit_code::INTERRUPTED);
 }
