@@ -6,10 +6,12 @@
 //! - [`classify`] turns what was observed into outcome classes, verdicts and decisions.
 //! - [`report`] renders JUnit, Markdown and HTML from finished results.
 //! - [`conformance`] applies target profiles and builds cross-target matrices and baselines.
+//! - [`text`] escapes untrusted text for each place it is shown (HTML, XML, Markdown, terminal).
 //!
 //! I/O lives at the edges: [`runner`] drives a target through aws-sdk-sqs and emits events,
-//! [`evidence`] writes the JSON Lines evidence file, [`emulator`] serves the SQS wire protocol,
-//! and [`cli`] wires the commands together.
+//! [`evidence`] writes the JSON Lines evidence file and reads it back (every consumer reads a
+//! run through [`evidence::view`]), [`emulator`] serves the SQS wire protocol, and [`cli`]
+//! wires the commands together.
 
 pub mod bench;
 pub mod classify;
@@ -21,4 +23,6 @@ pub mod evidence;
 pub mod exit_code;
 pub mod report;
 pub mod runner;
+pub mod sqs;
 pub mod suite;
+pub mod text;

@@ -247,59 +247,52 @@ fn an_unreachable_endpoint_is_one_clear_runtime_error() {
         run.stderr
     );
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-}
 
-#[test]
-fn ctrl_c_tears_down_owned_queues_and_leaves_valid_evidence() {
-    let moto = Moto::start();
-    let out_dir = tempfile::tempdir().unwrap();
-    let child = std::process::Command::new(common::bin())
-        .args([
-            "run",
-            "tests/fixtures/interruptible.yaml",
-            "--endpoint-url",
-            &moto.url,
-            "--out",
-        ])
-        .arg(out_dir.path())
-        .current_dir(root())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let rt = runtime();
-    // Wait (bounded) until the case's queue exists, then interrupt.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let queues = rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-"));
-        if !queues.is_empty() {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the run never created its queue"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let done = common::wait_bounded(child, Duration::from_secs(30));
-    assert_eq!(done.code(), 130, "{}", done.stderr);
-    let left = rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-"));
-    assert!(left.is_empty(), "queues left behind: {left:?}");
+    // The run folder says what happened, like any other run's (issue 7, rule 12).
     let dir = single_run_dir(out_dir.path());
     let records = read_evidence(&dir.join("evidence.jsonl")).unwrap();
-    let end = case_ends(&records)[0];
-    assert_eq!(end.verdict, Verdict::Inconclusive);
-    assert!(end.queues.iter().all(|q| q.deleted));
+    let Some(Record::RunStart(start)) = records.first() else {
+        panic!("first record: {:?}", records.first());
+    };
+    assert!(!start.cases.is_empty());
+    assert_eq!(start.endpoint.as_deref(), Some(url.as_str()));
+    let checks: Vec<_> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Call(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert!(!checks.is_empty());
+    assert!(
+        checks
+            .iter()
+            .all(|c| c.case.is_empty() && c.action == "ListQueues")
+    );
     match records.last() {
-        Some(Record::RunEnd(e)) => assert!(e.interrupted),
+        Some(Record::RunEnd(end)) => {
+            assert_eq!(end.exit_code, 3);
+            assert!(!end.interrupted);
+        }
         other => panic!("last record: {other:?}"),
     }
+    assert!(case_ends(&records).is_empty());
+
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&junit).unwrap();
+    assert_eq!(report.errors, 1, "{junit}");
+    assert_eq!(report.failures, 0, "{junit}");
+    assert_eq!(report.tests as usize, start.cases.len() + 1, "{junit}");
+    assert!(junit.contains("the target could not be reached: ListQueues failed"));
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("> **Nothing was run**"), "{summary}");
+    assert!(summary.contains("Exit 3: the harness or the target broke."));
+    assert!(dir.join("report.html").is_file());
+    assert!(
+        run.stdout.contains("reachability check") && run.stdout.contains("1 error"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -16,6 +16,10 @@ pub struct AckFacts {
     pub stale_acks: u32,
     /// Deletes the target refused (an error response or a `Failed` batch entry).
     pub failed_acks: u32,
+    /// Deletes whose outcome is unknown: no response, a 5xx, a lost or injected-lost answer.
+    /// A retry that later succeeded settles it (deleting twice is harmless), so only a final
+    /// attempt without a definite answer counts.
+    pub unknown_acks: u32,
 }
 
 /// Decides, or `None` when the case neither acknowledged nor observed anything.
@@ -24,7 +28,9 @@ pub struct AckFacts {
 /// 2. A message came back → RECONCILE: the work will run again; the business ledger decides.
 /// 3. An ack used a superseded handle → REPAIR: the adapter must bind deletes to attempts.
 /// 4. An ack was refused → HOLD: the delete did not take effect as claimed.
-/// 5. Otherwise → ACCEPT.
+/// 5. An ack got no definite answer → HOLD: nobody can say whether it took effect.
+/// 6. Otherwise → ACCEPT, when something was acknowledged or a window watched in silence; a
+///    message only delivered, with nothing acknowledged, decides nothing.
 pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
     match class {
         Some(OutcomeClass::Inconclusive) => return Some(Decision::Hold),
@@ -34,10 +40,10 @@ pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
     if acks.stale_acks > 0 {
         return Some(Decision::Repair);
     }
-    if acks.failed_acks > 0 {
+    if acks.failed_acks > 0 || acks.unknown_acks > 0 {
         return Some(Decision::Hold);
     }
-    if acks.acks > 0 || class.is_some() {
+    if acks.acks > 0 || class == Some(OutcomeClass::NoRedeliveryWithinWindow) {
         return Some(Decision::Accept);
     }
     None
@@ -53,7 +59,36 @@ mod tests {
             acks,
             stale_acks,
             failed_acks,
+            unknown_acks: 0,
         }
+    }
+
+    #[test]
+    fn an_ack_without_a_definite_answer_holds() {
+        let lost = AckFacts {
+            acks: 1,
+            unknown_acks: 1,
+            ..AckFacts::default()
+        };
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), lost),
+            Some(Decision::Hold)
+        );
+        assert_eq!(decide(None, lost), Some(Decision::Hold));
+        // A redelivery still says what to do: the work runs again.
+        assert_eq!(
+            decide(Some(ObservedRedelivery), lost),
+            Some(Decision::Reconcile)
+        );
+    }
+
+    #[test]
+    fn a_first_delivery_with_nothing_acknowledged_decides_nothing() {
+        assert_eq!(decide(Some(Delivered), acks(0, 0, 0)), None);
+        assert_eq!(
+            decide(Some(Delivered), acks(1, 0, 0)),
+            Some(Decision::Accept)
+        );
     }
 
     #[test]

@@ -1,9 +1,13 @@
-//! Outcome classes of a bounded observation.
+//! Outcome classes of a bounded observation, per tracked message.
 //!
-//! The rule is deliberately asymmetric, like Jepsen's checkers: one sighting is proof that the
-//! message came back, while the absence of sightings is only evidence if the whole window was
-//! watched. Anything that cut the window short makes silence worthless, so it is `inconclusive`,
-//! never a pass.
+//! The rule is deliberately asymmetric, like Jepsen's checkers: one sighting of a message that
+//! was delivered before is proof that it came back, while the absence of sightings is only
+//! evidence if the whole window was watched. Anything that leaves a doubt — a receive whose
+//! answer never arrived, a window cut short, a message that was never sent — makes the class
+//! `inconclusive`, never a pass.
+//!
+//! A message seen for the first time is not a redelivery: it is `delivered`, a label of its
+//! own, so a delay or dead-letter check can expect it without calling it a redelivery.
 
 use crate::suite::model::OutcomeClass;
 
@@ -14,48 +18,48 @@ pub enum WindowEnd {
     Completed,
     /// Every tracked message was seen, so the window was cut short on purpose.
     AllSeen,
-    /// The window could not be completed; the string says why (for the report).
+    /// The window could not be completed.
     Cut(CutReason),
 }
 
 /// Why a window could not be completed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CutReason {
-    /// The target throttled a receive (`RequestThrottled`, `ThrottlingException`, ...).
-    Throttled(String),
-    /// A receive got no response (refused, reset, timed out).
-    Transport(String),
-    /// A receive got an unexpected error response.
+    /// A receive got a definite error response the step did not expect (its code).
     ReceiveFailed(String),
     /// The receive budget ran out before the window ended.
     BudgetExhausted { used: u32 },
-    /// The run was interrupted (Ctrl-C) or hit its deadline.
+    /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP).
     Interrupted,
+    /// The case reached its deadline (its budget plus slack).
+    Deadline,
+    /// The run declared the target lost (it stopped answering).
+    TargetLost,
 }
 
 impl CutReason {
-    /// A short machine-friendly label for evidence (`throttled`, `budget_exhausted`, ...).
+    /// A short machine-friendly label for evidence (`budget_exhausted`, `deadline`, ...).
     pub fn label(&self) -> &'static str {
         match self {
-            CutReason::Throttled(_) => "throttled",
-            CutReason::Transport(_) => "transport_error",
             CutReason::ReceiveFailed(_) => "receive_failed",
             CutReason::BudgetExhausted { .. } => "budget_exhausted",
             CutReason::Interrupted => "interrupted",
+            CutReason::Deadline => "deadline",
+            CutReason::TargetLost => "target_lost",
         }
     }
 
     /// A sentence for humans.
     pub fn describe(&self) -> String {
         match self {
-            CutReason::Throttled(code) => format!("a receive was throttled ({code})"),
-            CutReason::Transport(what) => format!("a receive got no response ({what})"),
             CutReason::ReceiveFailed(code) => format!("a receive failed ({code})"),
             CutReason::BudgetExhausted { used } => format!(
                 "the receive budget ({used} call{}) ran out before the window ended",
                 if *used == 1 { "" } else { "s" }
             ),
             CutReason::Interrupted => "the run was interrupted".to_string(),
+            CutReason::Deadline => "the case reached its deadline".to_string(),
+            CutReason::TargetLost => "the target stopped answering".to_string(),
         }
     }
 }
@@ -71,34 +75,118 @@ impl WindowEnd {
     }
 }
 
-/// Classifies one tracked message from its sightings in the window and how the window ended.
-pub fn classify(sightings: u32, end: &WindowEnd) -> OutcomeClass {
-    if sightings > 0 {
-        return OutcomeClass::ObservedRedelivery;
+/// Whether a tracked message was ever put on the queue, as far as the case knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendState {
+    /// The target accepted the send and gave a MessageId.
+    Sent,
+    /// The target refused the send (the error, described): the message is not on the queue.
+    Refused(String),
+    /// The send got no definite answer (no response, 5xx, throttled): it may or may not be.
+    Unknown(String),
+    /// No step of the case sent it before the observation.
+    NotSent,
+}
+
+/// What the case knows about one tracked message when its window closes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedMessage {
+    /// The suite's label (`m1`).
+    pub label: String,
+    pub message_id: Option<String>,
+    pub send: SendState,
+    /// Deliveries of this message before the window: receive steps and earlier observations,
+    /// on any queue of the case (a dead-letter move keeps the MessageId).
+    pub deliveries_before: u32,
+    /// Times the window's receives returned it.
+    pub sightings: u32,
+    /// Receives of the case, up to its first sighting (or to the end of the window when it was
+    /// never seen), whose outcome is unknown: each could have delivered it unseen.
+    pub unknown_receives_before: u32,
+}
+
+/// Classifies one tracked message; the reason is set for `inconclusive`.
+///
+/// `window_unknown_receives` counts the window's receive attempts (the ones a successful retry
+/// hid included) that got no definite answer: a delivery may hide in each. Together with the
+/// case's earlier ones (`unknown_receives_before`), any of them makes silence inconclusive.
+pub fn classify(
+    m: &TrackedMessage,
+    end: &WindowEnd,
+    window_unknown_receives: u32,
+) -> (OutcomeClass, Option<String>) {
+    let label = &m.label;
+    match &m.send {
+        SendState::Sent => {}
+        SendState::Refused(why) => {
+            return inconclusive(format!(
+                "{label} was never sent (its send was refused: {why}), so silence about it proves nothing"
+            ));
+        }
+        SendState::Unknown(why) => {
+            return inconclusive(format!(
+                "{label}'s send got no definite answer ({why}): it may not be on the queue"
+            ));
+        }
+        SendState::NotSent => {
+            return inconclusive(format!("{label} was not sent before the observation"));
+        }
     }
+    if m.sightings > 0 {
+        if m.deliveries_before > 0 || m.sightings > 1 {
+            return (OutcomeClass::ObservedRedelivery, None);
+        }
+        if m.unknown_receives_before > 0 {
+            return inconclusive(format!(
+                "{label} was first seen after {} receive{} whose answer was lost: it may have \
+                 been delivered unseen, so this sighting may be a redelivery",
+                m.unknown_receives_before,
+                plural(m.unknown_receives_before)
+            ));
+        }
+        return (OutcomeClass::Delivered, None);
+    }
+    // Silence: worth something only over a whole window, and only if no receive of the case
+    // could have taken the message unseen (a lost answer leases it to nobody) or missed it.
+    let unknown = m.unknown_receives_before.max(window_unknown_receives);
     match end {
-        WindowEnd::Completed => OutcomeClass::NoRedeliveryWithinWindow,
+        WindowEnd::Completed if unknown == 0 => (OutcomeClass::NoRedeliveryWithinWindow, None),
+        WindowEnd::Completed => inconclusive(format!(
+            "{unknown} receive{} of the case got no definite answer ({window_unknown_receives} in \
+             the window): one may have leased {label} unseen or missed it, so silence proves \
+             nothing",
+            plural(unknown)
+        )),
         // AllSeen with zero sightings cannot happen for this message; treat it as not proven.
-        WindowEnd::AllSeen | WindowEnd::Cut(_) => OutcomeClass::Inconclusive,
+        WindowEnd::AllSeen => inconclusive("the window ended before it was watched".to_string()),
+        WindowEnd::Cut(reason) => inconclusive(format!(
+            "observation window not completed: {}",
+            reason.describe()
+        )),
     }
 }
 
-/// The class of a whole observation: inconclusive if any message is, else redelivery if any
-/// message came back, else no redelivery.
+fn inconclusive(reason: String) -> (OutcomeClass, Option<String>) {
+    (OutcomeClass::Inconclusive, Some(reason))
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The class of a whole observation: the least certain over its messages —
+/// inconclusive, then observed redelivery, then delivered, then no redelivery.
 pub fn overall(classes: impl IntoIterator<Item = OutcomeClass>) -> Option<OutcomeClass> {
-    let mut worst: Option<OutcomeClass> = None;
-    for class in classes {
-        worst = Some(match (worst, class) {
-            (_, OutcomeClass::Inconclusive) | (Some(OutcomeClass::Inconclusive), _) => {
-                OutcomeClass::Inconclusive
-            }
-            (_, OutcomeClass::ObservedRedelivery) | (Some(OutcomeClass::ObservedRedelivery), _) => {
-                OutcomeClass::ObservedRedelivery
-            }
-            _ => OutcomeClass::NoRedeliveryWithinWindow,
-        });
+    classes.into_iter().max_by_key(|c| rank(*c))
+}
+
+fn rank(c: OutcomeClass) -> u8 {
+    match c {
+        OutcomeClass::NoRedeliveryWithinWindow => 0,
+        OutcomeClass::Delivered => 1,
+        OutcomeClass::ObservedRedelivery => 2,
+        OutcomeClass::Inconclusive => 3,
     }
-    worst
 }
 
 #[cfg(test)]
@@ -106,39 +194,110 @@ mod tests {
     use super::*;
     use OutcomeClass::*;
 
+    fn msg(deliveries_before: u32, sightings: u32) -> TrackedMessage {
+        TrackedMessage {
+            label: "m1".into(),
+            message_id: Some("id-1".into()),
+            send: SendState::Sent,
+            deliveries_before,
+            sightings,
+            unknown_receives_before: 0,
+        }
+    }
+
     #[test]
-    fn a_sighting_is_redelivery_even_if_the_window_was_cut() {
-        assert_eq!(classify(1, &WindowEnd::Completed), ObservedRedelivery);
-        assert_eq!(classify(2, &WindowEnd::AllSeen), ObservedRedelivery);
+    fn a_sighting_of_a_message_delivered_before_is_a_redelivery_even_if_cut() {
         assert_eq!(
-            classify(
-                1,
-                &WindowEnd::Cut(CutReason::Throttled("RequestThrottled".into()))
-            ),
+            classify(&msg(1, 1), &WindowEnd::Completed, 0).0,
+            ObservedRedelivery
+        );
+        assert_eq!(
+            classify(&msg(1, 2), &WindowEnd::AllSeen, 0).0,
+            ObservedRedelivery
+        );
+        let cut = WindowEnd::Cut(CutReason::Deadline);
+        assert_eq!(classify(&msg(2, 1), &cut, 3).0, ObservedRedelivery);
+    }
+
+    #[test]
+    fn a_first_delivery_is_not_a_redelivery() {
+        assert_eq!(
+            classify(&msg(0, 1), &WindowEnd::AllSeen, 0),
+            (Delivered, None)
+        );
+        // Seen twice in the window: the second sighting is a redelivery of the first.
+        assert_eq!(
+            classify(&msg(0, 2), &WindowEnd::Completed, 0).0,
             ObservedRedelivery
         );
     }
 
     #[test]
-    fn silence_counts_only_over_a_completed_window() {
-        assert_eq!(classify(0, &WindowEnd::Completed), NoRedeliveryWithinWindow);
+    fn a_first_sighting_after_a_lost_receive_is_inconclusive() {
+        let m = TrackedMessage {
+            unknown_receives_before: 1,
+            ..msg(0, 1)
+        };
+        let (class, reason) = classify(&m, &WindowEnd::AllSeen, 1);
+        assert_eq!(class, Inconclusive);
+        assert!(reason.unwrap().contains("may have been delivered unseen"));
+    }
+
+    #[test]
+    fn silence_counts_only_over_a_completed_window_without_lost_answers() {
+        assert_eq!(
+            classify(&msg(1, 0), &WindowEnd::Completed, 0),
+            (NoRedeliveryWithinWindow, None)
+        );
+        let (class, reason) = classify(&msg(1, 0), &WindowEnd::Completed, 1);
+        assert_eq!(class, Inconclusive);
+        assert!(reason.unwrap().contains("1 receive of the case"));
+        // A lost answer before the window (a receive step) leases the message to nobody:
+        // silence afterwards proves nothing either.
+        let earlier = TrackedMessage {
+            unknown_receives_before: 2,
+            ..msg(1, 0)
+        };
+        let (class, reason) = classify(&earlier, &WindowEnd::Completed, 0);
+        assert_eq!(class, Inconclusive);
+        assert!(reason.unwrap().contains("2 receives of the case"));
     }
 
     #[test]
     fn every_cut_makes_silence_inconclusive() {
         for reason in [
-            CutReason::Throttled("ThrottlingException".into()),
-            CutReason::Transport("connection refused".into()),
             CutReason::ReceiveFailed("InternalError".into()),
             CutReason::BudgetExhausted { used: 20 },
             CutReason::Interrupted,
+            CutReason::Deadline,
+            CutReason::TargetLost,
         ] {
-            assert_eq!(
-                classify(0, &WindowEnd::Cut(reason.clone())),
-                Inconclusive,
-                "{reason:?}"
-            );
-            assert!(!reason.describe().is_empty());
+            let (class, why) = classify(&msg(1, 0), &WindowEnd::Cut(reason.clone()), 0);
+            assert_eq!(class, Inconclusive, "{reason:?}");
+            assert!(why.unwrap().contains(&reason.describe()));
+        }
+        assert_eq!(CutReason::Deadline.label(), "deadline");
+        assert_eq!(CutReason::Interrupted.label(), "interrupted");
+    }
+
+    #[test]
+    fn no_evidence_no_verdict_for_messages_never_sent() {
+        for (send, text) in [
+            (
+                SendState::Refused("InvalidMessageContents (400)".into()),
+                "never sent",
+            ),
+            (SendState::Unknown("timed out".into()), "no definite answer"),
+            (SendState::NotSent, "not sent before"),
+        ] {
+            let m = TrackedMessage {
+                send,
+                message_id: None,
+                ..msg(0, 0)
+            };
+            let (class, why) = classify(&m, &WindowEnd::Completed, 0);
+            assert_eq!(class, Inconclusive);
+            assert!(why.unwrap().contains(text));
         }
     }
 
@@ -150,7 +309,11 @@ mod tests {
             Some(NoRedeliveryWithinWindow)
         );
         assert_eq!(
-            overall([NoRedeliveryWithinWindow, ObservedRedelivery]),
+            overall([NoRedeliveryWithinWindow, Delivered]),
+            Some(Delivered)
+        );
+        assert_eq!(
+            overall([Delivered, ObservedRedelivery]),
             Some(ObservedRedelivery)
         );
         assert_eq!(

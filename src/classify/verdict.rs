@@ -7,7 +7,7 @@ use crate::evidence::format::Verdict;
 
 /// What went wrong in a case, gathered while it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CaseFacts {
+pub struct VerdictFacts {
     /// An expectation did not hold (a definite response that differs from the suite).
     pub failed: bool,
     /// The harness or target broke: setup failed, teardown failed, a required value is missing.
@@ -17,7 +17,7 @@ pub struct CaseFacts {
 }
 
 /// The case verdict.
-pub fn verdict(facts: &CaseFacts) -> Verdict {
+pub fn verdict(facts: &VerdictFacts) -> Verdict {
     if facts.failed {
         Verdict::Fail
     } else if facts.errored {
@@ -45,8 +45,8 @@ pub fn exit_code<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> i32 {
 mod tests {
     use super::*;
 
-    fn facts(failed: bool, errored: bool, inconclusive: bool) -> CaseFacts {
-        CaseFacts {
+    fn facts(failed: bool, errored: bool, inconclusive: bool) -> VerdictFacts {
+        VerdictFacts {
             failed,
             errored,
             inconclusive,

@@ -2,7 +2,6 @@
 
 use super::args::{BaselineCommand, BaselineCompareArgs, BaselineSaveArgs};
 use crate::conformance::baseline::{self, Baseline};
-use crate::evidence::read_evidence;
 use crate::exit_code;
 use std::path::Path;
 
@@ -16,7 +15,7 @@ pub fn baseline(cmd: BaselineCommand) -> i32 {
 
 /// A run folder's evidence, normalized.
 fn from_run(dir: &Path) -> Result<Baseline, String> {
-    let records = read_evidence(&dir.join("evidence.jsonl")).map_err(|e| e.to_string())?;
+    let records = super::report::read_run_folder(dir)?;
     baseline::normalize(&records).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
@@ -49,6 +48,14 @@ fn save(args: BaselineSaveArgs) -> i32 {
             return exit_code::RUNTIME_ERROR;
         }
     };
+    // Every later run would look changed against an incomplete one.
+    if let Some(why) = &b.incomplete {
+        eprintln!(
+            "sqsprobe: {} cannot be a baseline: {why}; save a run that finished",
+            args.run_dir.display()
+        );
+        return exit_code::BAD_COMMAND_LINE;
+    }
     let name = args.name.unwrap_or_else(|| baseline::default_name(&b));
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
         eprintln!("sqsprobe: baseline name `{name}` must be a plain folder name");
@@ -106,6 +113,12 @@ fn compare(args: BaselineCompareArgs) -> i32 {
     if let Err(e) = written {
         eprintln!("sqsprobe: failed to write {}: {e}", path.display());
         return exit_code::RUNTIME_ERROR;
+    }
+    if let Some(why) = &run.incomplete {
+        eprintln!(
+            "sqsprobe: warning: {} is incomplete: {why}",
+            args.run_dir.display()
+        );
     }
     print!("{}", baseline::render_lines(&diffs));
     if diffs.is_empty() {

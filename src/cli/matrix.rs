@@ -2,14 +2,15 @@
 
 use super::args::MatrixArgs;
 use crate::conformance::matrix;
-use crate::evidence::read_evidence;
 use crate::exit_code;
+use crate::text::escape::terminal;
+use std::io::Write;
 
 /// Runs the command and returns the exit code.
 pub fn matrix(args: MatrixArgs) -> i32 {
     let mut runs = Vec::new();
     for dir in &args.run_dirs {
-        match read_evidence(&dir.join("evidence.jsonl")) {
+        match super::report::read_run_folder(dir) {
             Ok(records) => runs.push((dir.display().to_string(), records)),
             Err(e) => {
                 eprintln!("sqsprobe: {e}");
@@ -45,19 +46,32 @@ pub fn matrix(args: MatrixArgs) -> i32 {
             return exit_code::RUNTIME_ERROR;
         }
     }
+    let mut out = String::new();
     for c in &m.columns {
         let s = &c.score;
-        println!(
-            "{:<32} conformance {:>6} ({}/{} run), {} known divergence(s), {} unsupported",
-            c.name,
+        out.push_str(&format!(
+            "{:<32} conformance {:>6} ({}/{} counted), {} known divergence(s), {} did not finish, {} unsupported{}\n",
+            terminal(&c.name),
             s.conformance
                 .map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0)),
             s.pass,
             s.run,
             s.known_divergence,
-            s.unsupported
-        );
+            s.did_not_finish,
+            s.unsupported,
+            if c.interrupted {
+                "  INTERRUPTED: not a complete measurement"
+            } else {
+                ""
+            }
+        ));
     }
-    println!("matrix: {}", args.out.join("matrix.md").display());
+    out.push_str(&format!(
+        "matrix: {}\n",
+        args.out.join("matrix.md").display()
+    ));
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
     exit_code::OK
 }

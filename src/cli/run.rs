@@ -2,20 +2,28 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::{EvidenceWriter, Record};
+use crate::evidence::format::{FORMAT, RunEnd, RunStart};
+use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
+use crate::runner::call::rfc3339;
 use crate::runner::{
     self, PlannedCase, Protocol, Registry, RunSettings, TargetConfig, TargetKind, build_client,
     query_protocol_refusal,
 };
 use crate::suite::Limits;
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::time::Instant;
 use tokio::sync::{mpsc, watch};
 
 /// Runs the command and returns the process exit code.
 pub async fn run(args: RunArgs) -> i32 {
+    // From the first moment: a signal during start-up is queued and stops the run cleanly
+    // once it starts, instead of killing it before anything is accounted for.
+    let signals = super::signals::Signals::new();
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
@@ -134,6 +142,7 @@ pub async fn run(args: RunArgs) -> i32 {
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
 
     let code = execute(
+        signals,
         client,
         plan,
         RunSettings {
@@ -163,6 +172,7 @@ pub async fn run(args: RunArgs) -> i32 {
 
 /// Runs the plan with the run folder, progress output and Ctrl-C handling around it.
 async fn execute(
+    signals: super::signals::Signals,
     client: aws_sdk_sqs::Client,
     plan: Vec<PlannedCase>,
     settings: RunSettings,
@@ -171,156 +181,167 @@ async fn execute(
 ) -> i32 {
     let run_dir = out.join(&settings.run_id);
     if run_dir.join("evidence.jsonl").exists() {
-        eprintln!(
-            "sqsprobe: {} already holds a run; a run id is never reused",
+        say(format_args!(
+            "{} already holds a run; a run id is never reused",
             run_dir.display()
-        );
+        ));
         return exit_code::BAD_COMMAND_LINE;
     }
     if let Err(e) = std::fs::create_dir_all(&run_dir) {
-        eprintln!("sqsprobe: failed to create {}: {e}", run_dir.display());
+        say(format_args!("failed to create {}: {e}", run_dir.display()));
         return exit_code::RUNTIME_ERROR;
     }
     let writer = match EvidenceWriter::create(&run_dir.join("evidence.jsonl")) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("sqsprobe: failed to create the evidence file: {e}");
+            say(format_args!("failed to create the evidence file: {e}"));
             return exit_code::RUNTIME_ERROR;
         }
     };
 
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
-    let (cancel_tx, cancel_rx) = watch::channel(false);
-    let registry = Registry::default();
-
     // Before anything is created: is the target there at all?
+    let (started_at, started) = (Utc::now(), Instant::now());
     let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
-    if let Err(e) = runner::preflight(&client, &settings.run_id, &probe_tx).await {
-        eprintln!("sqsprobe: {e}");
-        if let Some(url) = &settings.endpoint {
-            eprintln!("  endpoint: {url}");
-        }
-        let mut writer = writer;
-        while let Ok(r) = probe_rx.try_recv() {
-            let _ = writer.write(&r);
-        }
-        return exit_code::RUNTIME_ERROR;
+    let reached = runner::preflight(&client, &settings.run_id, &probe_tx).await;
+    let mut check_rows = Vec::new();
+    while let Ok(r) = probe_rx.try_recv() {
+        check_rows.push(r);
     }
 
-    let total = plan.len();
-    let consumer = tokio::spawn(consume(events_rx, writer, quiet, total));
-    let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
+    let (records, mut code, write_error, leftover) = match reached {
+        Err(e) => {
+            say(&e);
+            if let Some(url) = &settings.endpoint {
+                let _ = writeln!(std::io::stderr(), "  endpoint: {url}");
+            }
+            let records = unreached_run(&settings, &plan, started_at, started, check_rows);
+            let write_error = write_all(writer, &records).err();
+            (records, exit_code::RUNTIME_ERROR, write_error, Vec::new())
+        }
+        Ok(()) => {
+            let (events_tx, events_rx) = mpsc::unbounded_channel();
+            let (cancel_tx, cancel_rx) = watch::channel(false);
+            let registry = Registry::default();
+            let total = plan.len();
+            let consumer = tokio::spawn(report::live::consume(
+                events_rx, writer, check_rows, !quiet, total,
+            ));
+            let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
+            let outcome =
+                runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
+            interrupt.abort();
+            let (records, write_error) = consumer.await.unwrap_or_default();
+            (records, outcome.exit_code, write_error, outcome.leftover)
+        }
+    };
 
-    let outcome = runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
-    interrupt.abort();
-    let (records, write_error) = consumer.await.unwrap_or_default();
-
-    let dir = run_dir.display().to_string();
-    let mut code = outcome.exit_code;
     if let Some(e) = write_error {
-        eprintln!("sqsprobe: failed to write evidence: {e}");
-        code = code.max(exit_code::RUNTIME_ERROR);
+        say(format_args!("failed to write evidence: {e}"));
+        code = with_runtime_error(code);
     }
-    for (name, text) in [
-        ("junit.xml", report::junit::render(&records)),
-        ("summary.md", report::summary::render(&records)),
-        ("report.html", report::html::render(&records)),
-    ] {
-        if let Err(e) = std::fs::write(run_dir.join(name), text) {
-            eprintln!("sqsprobe: failed to write {name}: {e}");
-            code = code.max(exit_code::RUNTIME_ERROR);
-        }
+    if let Err(e) = report::write_run_folder(&run_dir, &records) {
+        say(&e);
+        code = with_runtime_error(code);
     }
-    let width = terminal_width();
-    print!("{}", report::terminal::render(&records, &dir, width, false));
+    let dir = run_dir.display().to_string();
+    let mut summary = report::terminal::render(&records, &dir, report::terminal::width(), false);
     if let Some(profile) = &settings.profile {
-        let ends = records.iter().filter_map(|r| match r {
-            Record::CaseEnd(end) => Some(end),
-            _ => None,
-        });
-        print!(
-            "{}",
-            crate::conformance::profile::changes(ends).render(&profile.target)
+        let run = RunView::new(&records);
+        summary.push_str(
+            &crate::conformance::profile::changes(run.case_ends()).render(&profile.target),
         );
     }
-    if !outcome.leftover.is_empty() {
-        eprintln!("sqsprobe: these owned queues could not be deleted; delete them by hand:");
-        for name in &outcome.leftover {
-            eprintln!("  {name}");
+    // A closed stdout (`sqsprobe run | head`) loses the summary, not the run's exit code.
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(summary.as_bytes());
+    let _ = stdout.flush();
+    if !leftover.is_empty() {
+        say("these owned queues could not be deleted; delete them by hand:");
+        for name in &leftover {
+            say(format_args!("  {name}"));
         }
     }
-    let _ = std::io::stdout().flush();
     code
 }
 
-/// The evidence/progress consumer: writes each record as it arrives, prints one line per
-/// finished case, and hands back everything for the reports.
-async fn consume(
-    mut rx: mpsc::UnboundedReceiver<Record>,
-    mut writer: EvidenceWriter,
-    quiet: bool,
-    total: usize,
-) -> (Vec<Record>, Option<String>) {
-    let mut records = Vec::new();
-    let mut write_error = None;
-    let mut done = 0;
-    while let Some(record) = rx.recv().await {
-        if write_error.is_none()
-            && let Err(e) = writer.write(&record)
-        {
-            write_error = Some(e.to_string());
-        }
-        if let Record::CaseEnd(end) = &record {
-            done += 1;
-            if !quiet {
-                eprintln!("{}", progress_line(end, done, total));
-            }
-        }
-        records.push(record);
-    }
-    (records, write_error)
+/// The records of a run that stopped at its reachability check: `run_start` (the runner
+/// writes it when the plan starts, which this run never does), the check's call rows, and a
+/// `run_end` with exit 3, so the run folder says what happened like any other.
+fn unreached_run(
+    settings: &RunSettings,
+    plan: &[PlannedCase],
+    started_at: DateTime<Utc>,
+    started: Instant,
+    check_rows: Vec<Record>,
+) -> Vec<Record> {
+    let mut records = vec![Record::RunStart(RunStart {
+        format: FORMAT.to_string(),
+        run_id: settings.run_id.clone(),
+        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: settings.target.as_str().to_string(),
+        endpoint: settings.endpoint.clone(),
+        region: settings.region.clone(),
+        target_profile: settings.target_profile.clone(),
+        protocol: settings.protocol.clone(),
+        started_at: rfc3339(started_at),
+        suites: settings.suites.clone(),
+        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
+        emulator_chaos: settings.emulator_chaos.clone(),
+    })];
+    records.extend(check_rows);
+    records.push(Record::RunEnd(RunEnd {
+        run_id: settings.run_id.clone(),
+        ended_at: rfc3339(Utc::now()),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        interrupted: false,
+        totals: BTreeMap::new(),
+        exit_code: exit_code::RUNTIME_ERROR,
+    }));
+    records
 }
 
-fn progress_line(end: &crate::evidence::format::CaseEnd, done: usize, total: usize) -> String {
-    let label = end.verdict.as_str().to_uppercase();
-    let class = end
-        .classification
-        .as_deref()
-        .map(|c| format!("  {c}"))
-        .unwrap_or_default();
-    let decision = end
-        .decision
-        .map(|d| format!(" → {d:?}").to_uppercase())
-        .unwrap_or_default();
-    format!(
-        "{label:>16} [{:>6.1}s] ({done}/{total}) {}  {}{class}{decision}",
-        end.duration_ms as f64 / 1000.0,
-        end.suite,
-        end.case,
-    )
+/// Writes `records` in order, stopping at the first failure.
+fn write_all(mut writer: EvidenceWriter, records: &[Record]) -> Result<(), String> {
+    for record in records {
+        writer.write(record).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
-/// First Ctrl-C: stop starting steps, let every case tear its queues down. Second: leave now,
-/// naming the queues left behind.
-async fn watch_interrupts(cancel: watch::Sender<bool>, registry: Registry) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
+/// The exit code once the harness itself failed (evidence or reports not written): a failed
+/// expectation still wins, an interruption still says so, anything milder becomes 3.
+fn with_runtime_error(code: i32) -> i32 {
+    match code {
+        exit_code::OK | exit_code::INCONCLUSIVE => exit_code::RUNTIME_ERROR,
+        other => other,
     }
-    eprintln!("sqsprobe: interrupted; tearing down owned queues (Ctrl-C again to abandon them)");
+}
+
+/// One line on stderr, prefixed `sqsprobe: `; a closed stderr is not worth a panic.
+fn say(line: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
+}
+
+/// The first signal (Ctrl-C, SIGTERM, SIGHUP): stop starting steps, let every case tear its
+/// queues down, write the reports. A second: leave now, naming the queues left behind.
+async fn watch_interrupts(
+    mut signals: super::signals::Signals,
+    cancel: watch::Sender<bool>,
+    registry: Registry,
+) {
+    let first = signals.next().await;
+    say(format_args!(
+        "{first}: interrupted; tearing down owned queues (signal again to abandon them)"
+    ));
     let _ = cancel.send(true);
-    if tokio::signal::ctrl_c().await.is_ok() {
-        let left = registry.remaining();
-        eprintln!("sqsprobe: abandoned {} owned queue(s):", left.len());
-        for q in left {
-            eprintln!("  {}", q.name);
-        }
-        std::process::exit(exit_code::INTERRUPTED);
+    let second = signals.next().await;
+    let left = registry.remaining();
+    say(format_args!(
+        "{second}: abandoned {} owned queue(s):",
+        left.len()
+    ));
+    for q in left {
+        say(format_args!("  {}", q.name));
     }
-}
-
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(100)
+    std::process::exit(exit_code::INTERRUPTED);
 }

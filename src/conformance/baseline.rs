@@ -5,11 +5,18 @@
 //! calls. It keeps no handles, bodies, message ids, request ids or timings: those change
 //! every run. Observation receives are left out too (how many polls a window takes depends on
 //! timing); the outcome class is what they decided.
+//!
+//! Only a complete run can be a baseline ([`RunView::finished`]): an interrupted run, one
+//! killed mid-write or stopped at its reachability check, would make every later run look
+//! changed. A run being compared may be incomplete; its unfinished cases are differences
+//! ("did not finish"), and the comparison says why the run is incomplete.
 
 use serde::{Deserialize, Serialize};
 
 use crate::evidence::Record;
-use crate::evidence::format::{Completion, Phase, Verdict};
+use crate::evidence::format::{Call, Completion, Phase, Verdict};
+use crate::evidence::view::RunView;
+use crate::text::escape::{markdown_code, markdown_text, terminal};
 
 /// Identifier written in `baseline.json`.
 pub const BASELINE_FORMAT: &str = "sqsprobe-baseline/1";
@@ -27,6 +34,14 @@ pub struct Baseline {
     pub protocol: String,
     pub started_at: String,
     pub cases: Vec<CaseBaseline>,
+    /// Why the run is not complete (interrupted, killed, stopped at its reachability check,
+    /// cases without `case_end`), or absent when it is. A baseline is only ever saved from a
+    /// complete run; a run being compared may be incomplete, and the comparison says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+    /// Cases the run selected that have no `case_end` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub did_not_finish: Vec<String>,
 }
 
 /// One case of a baseline.
@@ -65,67 +80,30 @@ pub struct StepCall {
 #[error("the evidence has no run_start line")]
 pub struct NoRunStart;
 
-/// Reduces a run's records to a baseline.
+/// Reduces a run's records to a baseline: its finished cases in plan order.
 pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
-    let start = records
+    let run = RunView::new(records);
+    let start = run.start.ok_or(NoRunStart)?;
+    let cases = run
+        .cases
         .iter()
-        .find_map(|r| match r {
-            Record::RunStart(s) => Some(s),
-            _ => None,
-        })
-        .ok_or(NoRunStart)?;
-    let mut cases: Vec<CaseBaseline> = Vec::new();
-    for r in records {
-        let Record::CaseEnd(end) = r else { continue };
-        let line = records.iter().find_map(|r| match r {
-            Record::CaseStart(s) if s.case == end.case => Some(s.line),
-            _ => None,
-        });
-        let steps = records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Call(c) if c.case == end.case && c.phase == Phase::Step && !c.retried => {
-                    Some(c)
-                }
-                _ => None,
-            })
-            .map(|c| {
-                let mut batch_failed: Vec<String> = c
-                    .entries
+        .filter_map(|case| {
+            let end = case.end?;
+            Some(CaseBaseline {
+                case: end.case.clone(),
+                suite: end.suite.clone(),
+                line: case.line(),
+                verdict: end.verdict,
+                classification: end.classification.clone(),
+                steps: case
+                    .calls
                     .iter()
-                    .filter(|e| e.result == "failed")
-                    .map(|e| {
-                        let fault = match e.sender_fault {
-                            Some(true) => " (sender)",
-                            Some(false) => " (receiver)",
-                            None => "",
-                        };
-                        format!("{}: {}{fault}", e.id, e.code.as_deref().unwrap_or("?"))
-                    })
-                    .collect();
-                batch_failed.sort();
-                StepCall {
-                    step: c.step,
-                    line: c.line,
-                    action: c.action.clone(),
-                    completion: c.completion,
-                    http_status: c.http_status,
-                    error_code: c.error_code.clone(),
-                    error_type: c.error_type.clone(),
-                    sender_fault: c.sender_fault,
-                    batch_failed,
-                }
+                    .filter(|c| c.phase == Phase::Step && !c.retried)
+                    .map(|c| step_call(c))
+                    .collect(),
             })
-            .collect();
-        cases.push(CaseBaseline {
-            case: end.case.clone(),
-            suite: end.suite.clone(),
-            line,
-            verdict: end.verdict,
-            classification: end.classification.clone(),
-            steps,
-        });
-    }
+        })
+        .collect();
     Ok(Baseline {
         format: BASELINE_FORMAT.to_string(),
         run_id: start.run_id.clone(),
@@ -136,7 +114,43 @@ pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
         protocol: start.protocol.clone(),
         started_at: start.started_at.clone(),
         cases,
+        incomplete: run.why_unfinished(),
+        did_not_finish: run
+            .cases
+            .iter()
+            .filter(|c| c.end.is_none())
+            .map(|c| c.id.to_string())
+            .collect(),
     })
+}
+
+/// The shape of one step call's last attempt.
+fn step_call(c: &Call) -> StepCall {
+    let mut batch_failed: Vec<String> = c
+        .entries
+        .iter()
+        .filter(|e| e.result == "failed")
+        .map(|e| {
+            let fault = match e.sender_fault {
+                Some(true) => " (sender)",
+                Some(false) => " (receiver)",
+                None => "",
+            };
+            format!("{}: {}{fault}", e.id, e.code.as_deref().unwrap_or("?"))
+        })
+        .collect();
+    batch_failed.sort();
+    StepCall {
+        step: c.step,
+        line: c.line,
+        action: c.action.clone(),
+        completion: c.completion,
+        http_status: c.http_status,
+        error_code: c.error_code.clone(),
+        error_type: c.error_type.clone(),
+        sender_fault: c.sender_fault,
+        batch_failed,
+    }
 }
 
 /// The default baseline name: `<profile or target>-<region>-<date>`.
@@ -187,12 +201,17 @@ pub fn compare(base: &Baseline, run: &Baseline) -> Vec<Difference> {
     let mut diffs = Vec::new();
     for b in &base.cases {
         let Some(r) = run.cases.iter().find(|r| r.case == b.case) else {
+            let missing = if run.did_not_finish.contains(&b.case) {
+                "did not finish"
+            } else {
+                "not run"
+            };
             diffs.push(Difference {
                 case: b.case.clone(),
                 location: location(&b.suite, b.line),
                 what: "case".to_string(),
                 baseline: b.verdict.as_str().to_string(),
-                run: "not run".to_string(),
+                run: missing.to_string(),
             });
             continue;
         };
@@ -301,41 +320,44 @@ pub fn compare(base: &Baseline, run: &Baseline) -> Vec<Difference> {
     diffs
 }
 
-/// One line per difference, for the terminal: `suite:line: case `x`: what: baseline → run`.
+/// One line per difference, for the terminal: `suite:line: case `x`: what: baseline → run`,
+/// with control characters removed (case ids come from suites, values from servers).
 pub fn render_lines(diffs: &[Difference]) -> String {
     diffs
         .iter()
         .map(|d| {
-            format!(
-                "{}: case `{}`: {}: {} → {}\n",
+            terminal(&format!(
+                "{}: case `{}`: {}: {} → {}",
                 d.location, d.case, d.what, d.baseline, d.run
-            )
+            )) + "\n"
         })
         .collect()
-}
-
-fn md(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 /// `comparison.md`.
 pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) -> String {
     let describe = |b: &Baseline| {
         format!(
-            "`{}` ({}{}, {}, protocol {})",
-            b.run_id,
-            b.target,
+            "{} ({}{}, {}, protocol {})",
+            markdown_code(&b.run_id),
+            markdown_text(&b.target),
             b.target_profile
                 .as_deref()
-                .map(|p| format!(", profile {p}"))
+                .map(|p| format!(", profile {}", markdown_text(p)))
                 .unwrap_or_default(),
-            b.region,
-            b.protocol
+            markdown_text(&b.region),
+            markdown_text(&b.protocol)
         )
     };
     let mut out = String::from("# Baseline comparison\n\n");
     out.push_str(&format!("- baseline: {}\n", describe(base)));
     out.push_str(&format!("- run: {}\n\n", describe(run)));
+    if let Some(why) = &run.incomplete {
+        out.push_str(&format!(
+            "> **The run is incomplete**: {}. Cases it did not finish differ from the baseline.\n\n",
+            markdown_text(why)
+        ));
+    }
     if diffs.is_empty() {
         out.push_str(&format!(
             "Identical: {} case(s), same verdicts, outcome classes and error shapes per step.\n",
@@ -351,12 +373,12 @@ pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) ->
     ));
     for d in diffs {
         out.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {} |\n",
-            d.case,
-            d.location,
-            md(&d.what),
-            md(&d.baseline),
-            md(&d.run)
+            "| {} | {} | {} | {} | {} |\n",
+            markdown_code(&d.case),
+            markdown_code(&d.location),
+            markdown_text(&d.what),
+            markdown_text(&d.baseline),
+            markdown_text(&d.run)
         ));
     }
     out
@@ -365,8 +387,8 @@ pub fn render_markdown(base: &Baseline, run: &Baseline, diffs: &[Difference]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::fixtures::{call, case_end, case_start, run_end, run_start};
     use crate::evidence::format::EntryEvidence;
-    use crate::report::model::fixtures::{call, case_end, case_start, run_start};
 
     fn records(delete_code: Option<&str>, verdict: Verdict) -> Vec<Record> {
         let mut out = vec![run_start(&["a"]), case_start("a", 10)];
@@ -395,6 +417,7 @@ mod tests {
         let mut end = case_end("a", verdict, "r", &[]);
         end.classification = Some("no_redelivery_within_window".to_string());
         out.push(Record::CaseEnd(end));
+        out.push(run_end(0));
         out
     }
 
@@ -461,6 +484,59 @@ mod tests {
         assert_eq!(
             (diffs[0].what.as_str(), diffs[0].run.as_str()),
             ("call 2", "not made")
+        );
+    }
+
+    #[test]
+    fn record_text_cannot_break_the_comparison_table_or_the_terminal() {
+        let mut base = normalize(&records(Some("ReceiptHandleIsInvalid"), Verdict::Pass)).unwrap();
+        base.cases[0].case = "a|<b>".to_string();
+        let mut run = base.clone();
+        run.cases[0].steps[1].batch_failed = vec!["bad: <img src=x>|\n\u{1b}[2J".to_string()];
+        let diffs = compare(&base, &run);
+        let md = render_markdown(&base, &run, &diffs);
+        let row = md.lines().last().unwrap();
+        assert_eq!(row.matches(" | ").count(), 4, "{row}");
+        assert!(!md.contains("<img"), "{md}");
+        assert!(row.starts_with("| `a\\|<b>` |"), "{row}");
+        let lines = render_lines(&diffs);
+        assert!(!lines.contains('\u{1b}'), "{lines:?}");
+        assert_eq!(lines.lines().count(), 1, "{lines:?}");
+    }
+
+    #[test]
+    fn an_interrupted_run_is_marked_and_its_unfinished_cases_differ() {
+        let complete = records(None, Verdict::Pass);
+        let base = normalize(&complete).unwrap();
+        assert_eq!(base.incomplete, None);
+        let json = serde_json::to_string(&base).unwrap();
+        assert!(
+            !json.contains("incomplete") && !json.contains("did_not_finish"),
+            "{json}"
+        );
+
+        // The same run, killed before the case ended.
+        let cut: Vec<Record> = complete
+            .into_iter()
+            .filter(|r| !matches!(r, Record::CaseEnd(_) | Record::RunEnd(_)))
+            .collect();
+        let run = normalize(&cut).unwrap();
+        assert_eq!(
+            run.incomplete.as_deref(),
+            Some(
+                "it has no run_end (killed, or its evidence was cut short); 1 case(s) have no case_end"
+            )
+        );
+        assert_eq!(run.did_not_finish, vec!["a".to_string()]);
+        let diffs = compare(&base, &run);
+        assert_eq!(
+            render_lines(&diffs),
+            "suites/ack.yaml:10: case `a`: case: pass → did not finish\n"
+        );
+        let md = render_markdown(&base, &run, &diffs);
+        assert!(
+            md.contains("> **The run is incomplete**: it has no run\\_end"),
+            "{md}"
         );
     }
 

@@ -3,15 +3,22 @@
 //! Rows are cases grouped by suite file (an area, named by the file's stem so runs made from
 //! different folders line up); columns are runs, named by `run_start.target_profile`, else
 //! the target kind and endpoint, with the protocol added when it is not `json`. A cell is the
-//! case's verdict in that run, or `not_run` when the run has no `case_end` for it.
+//! case's verdict in that run; `did_not_finish` when the run selected the case (or started
+//! it) but has no `case_end` for it; `not_run` when the run did not select it at all.
 //!
-//! Each column has a conformance score: passes / cases run, where a known divergence is not a
-//! pass (it is documented non-conformance), and unsupported or not-run cases are not run.
+//! Each column has a conformance score: passes / cases counted, where the cases counted are
+//! every case the run selected (`run_start.cases`, and any other it started) except the
+//! unsupported ones. A known divergence is not a pass (it is documented non-conformance), and
+//! neither is a case that did not finish: an interrupted run cannot score better by stopping
+//! early. A column whose run was interrupted (no `run_end`, or `run_end.interrupted`) is
+//! flagged as such.
 
 use serde::Serialize;
 
 use crate::evidence::Record;
 use crate::evidence::format::{RunStart, Verdict};
+use crate::evidence::view::{CaseView, RunView};
+use crate::text::escape::{markdown_cell as md, markdown_code};
 
 /// A matrix cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -23,6 +30,9 @@ pub enum CellState {
     Inconclusive,
     Unsupported,
     Error,
+    /// Selected or started, but no `case_end`: the run stopped first. Counted, not conforming.
+    DidNotFinish,
+    /// Not selected in this run: not counted.
     NotRun,
 }
 
@@ -47,6 +57,7 @@ impl CellState {
             CellState::Inconclusive => "inconclusive",
             CellState::Unsupported => "unsupported",
             CellState::Error => "**error**",
+            CellState::DidNotFinish => "**did not finish**",
             CellState::NotRun => "not run",
         }
     }
@@ -85,10 +96,14 @@ pub struct Score {
     pub inconclusive: u32,
     pub error: u32,
     pub unsupported: u32,
+    /// Selected but without a `case_end` (the run stopped first).
+    pub did_not_finish: u32,
     pub not_run: u32,
-    /// Cases that ran: everything but unsupported and not run.
+    /// Cases counted: every case the run selected but the unsupported ones (cases that did
+    /// not finish included).
     pub run: u32,
-    /// `pass / run`: known divergences count as non-conforming. Null when nothing ran.
+    /// `pass / run`: known divergences and unfinished cases count as non-conforming. Null
+    /// when nothing was counted.
     pub conformance: Option<f64>,
     /// `(pass + known_divergence) / run`: what the target profile accepts.
     pub accepted: Option<f64>,
@@ -103,6 +118,9 @@ pub struct Column {
     pub endpoint: Option<String>,
     pub target_profile: Option<String>,
     pub protocol: String,
+    /// The run has no `run_end`, or its `run_end` says it was interrupted: its score counts
+    /// what did not finish as not conforming, but it is not a complete measurement.
+    pub interrupted: bool,
     pub score: Score,
 }
 
@@ -152,44 +170,14 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
     let mut columns = Vec::new();
     // (area, case) in first-seen order, across runs.
     let mut order: Vec<(String, String)> = Vec::new();
-    let mut per_run: Vec<Vec<(String, Cell)>> = Vec::new();
+    let mut views = Vec::new();
     for (label, records) in runs {
-        let start = records
-            .iter()
-            .find_map(|r| match r {
-                Record::RunStart(s) => Some(s),
-                _ => None,
-            })
-            .ok_or_else(|| NoRunStart(label.clone()))?;
-        let mut cells = Vec::new();
-        let mut suite_of: Vec<(String, String)> = Vec::new();
-        for r in records {
-            match r {
-                Record::CaseStart(s) => suite_of.push((s.case.clone(), area_of(&s.suite))),
-                Record::CaseEnd(end) => {
-                    suite_of.push((end.case.clone(), area_of(&end.suite)));
-                    let state = CellState::from_verdict(end.verdict);
-                    let note = end
-                        .profile_note
-                        .clone()
-                        .or_else(|| (end.verdict != Verdict::Pass).then(|| end.reason.clone()));
-                    cells.push((end.case.clone(), Cell { state, note }));
-                }
-                _ => {}
-            }
-        }
-        for case in &start.cases {
-            let area = suite_of
-                .iter()
-                .find(|(c, _)| c == case)
-                .map_or_else(|| "(unknown)".to_string(), |(_, a)| a.clone());
-            if !order.iter().any(|(_, c)| c == case) {
-                order.push((area, case.clone()));
-            }
-        }
-        for (case, area) in &suite_of {
-            if !order.iter().any(|(_, c)| c == case) {
-                order.push((area.clone(), case.clone()));
+        let view = RunView::new(records);
+        let start = view.start.ok_or_else(|| NoRunStart(label.clone()))?;
+        for case in &view.cases {
+            if !order.iter().any(|(_, c)| c == case.id) {
+                let area = case.suite.map_or_else(|| "(unknown)".to_string(), area_of);
+                order.push((area, case.id.to_string()));
             }
         }
         columns.push(Column {
@@ -199,26 +187,16 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
             endpoint: start.endpoint.clone(),
             target_profile: start.target_profile.clone(),
             protocol: start.protocol.clone(),
+            interrupted: view.interrupted(),
             score: Score::default(),
         });
-        per_run.push(cells);
+        views.push(view);
     }
     disambiguate(&mut columns);
 
     let mut areas: Vec<Area> = Vec::new();
     for (area, case) in &order {
-        let cells: Vec<Cell> = per_run
-            .iter()
-            .map(|cells| {
-                cells.iter().find(|(c, _)| c == case).map_or(
-                    Cell {
-                        state: CellState::NotRun,
-                        note: None,
-                    },
-                    |(_, cell)| cell.clone(),
-                )
-            })
-            .collect();
+        let cells: Vec<Cell> = views.iter().map(|view| cell(view.case(case))).collect();
         for (col, cell) in columns.iter_mut().zip(&cells) {
             col.score.count(cell.state);
         }
@@ -244,6 +222,28 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
     })
 }
 
+/// The cell of a case in one run: its verdict; `did_not_finish` when the run has it (selected
+/// or started) without a `case_end`; `not_run` when the run does not have it.
+fn cell(case: Option<&CaseView>) -> Cell {
+    match case {
+        Some(CaseView { end: Some(end), .. }) => Cell {
+            state: CellState::from_verdict(end.verdict),
+            note: end
+                .profile_note
+                .clone()
+                .or_else(|| (end.verdict != Verdict::Pass).then(|| end.reason.clone())),
+        },
+        Some(case) => Cell {
+            state: CellState::DidNotFinish,
+            note: Some(case.reason()),
+        },
+        None => Cell {
+            state: CellState::NotRun,
+            note: None,
+        },
+    }
+}
+
 /// Two runs of the same profile would share a name; add the run id to tell them apart.
 fn disambiguate(columns: &mut [Column]) {
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
@@ -263,12 +263,18 @@ impl Score {
             CellState::Inconclusive => self.inconclusive += 1,
             CellState::Unsupported => self.unsupported += 1,
             CellState::Error => self.error += 1,
+            CellState::DidNotFinish => self.did_not_finish += 1,
             CellState::NotRun => self.not_run += 1,
         }
     }
 
     fn finish(&mut self) {
-        self.run = self.pass + self.known_divergence + self.fail + self.inconclusive + self.error;
+        self.run = self.pass
+            + self.known_divergence
+            + self.fail
+            + self.inconclusive
+            + self.error
+            + self.did_not_finish;
         if self.run > 0 {
             self.conformance = Some(f64::from(self.pass) / f64::from(self.run));
             self.accepted =
@@ -281,34 +287,29 @@ fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0))
 }
 
-/// Markdown table cell text: pipes and newlines would break the table.
-/// Table-cell text: `|` escaped, lines joined, and `<` `>` `&` as entities so no HTML gets
-/// through (backticks stay: profile reasons use them for code).
-fn md(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
-}
-
 /// `matrix.md`: a score table, then one table per area.
 pub fn render_markdown(m: &Matrix) -> String {
     let mut out = String::from("# SQS conformance matrix\n\n");
     out.push_str(
-        "Conformance = passes / cases run; a known divergence counts as non-conforming. \
-         Accepted = (passes + known divergences) / cases run. Unsupported and not-run cases \
-         are not counted as run.\n\n",
+        "Conformance = passes / cases counted; a known divergence counts as non-conforming, \
+         and so does a case that did not finish. Accepted = (passes + known divergences) / \
+         cases counted. Cases counted: every case a run selected except the unsupported ones; \
+         not-run cases (not selected in that run) are not counted.\n\n",
     );
-    out.push_str("| Target | Run | Protocol | Conformance | Accepted | Pass | Known divergence | Fail | Inconclusive | Error | Unsupported | Not run |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("| Target | Run | Protocol | Conformance | Accepted | Pass | Known divergence | Fail | Inconclusive | Error | Did not finish | Unsupported | Not run |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in &m.columns {
         let s = &c.score;
+        let flag = if c.interrupted {
+            " **(interrupted)**"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "| {} | `{}` | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {}{flag} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             md(&c.name),
-            c.run_id,
-            c.protocol,
+            markdown_code(&c.run_id),
+            md(&c.protocol),
             percent(s.conformance),
             s.pass,
             s.run,
@@ -318,8 +319,38 @@ pub fn render_markdown(m: &Matrix) -> String {
             s.fail,
             s.inconclusive,
             s.error,
+            s.did_not_finish,
             s.unsupported,
             s.not_run
+        ));
+    }
+    let interrupted: Vec<String> = m
+        .columns
+        .iter()
+        .filter(|c| c.interrupted)
+        .map(|c| md(&c.name))
+        .collect();
+    if !interrupted.is_empty() {
+        out.push_str(&format!(
+            "\n> **Interrupted**: {}. {} stopped before {} finished: {} cases without a verdict \
+             count as not conforming, and {} not a complete measurement.\n",
+            interrupted.join(", "),
+            if interrupted.len() == 1 {
+                "This run"
+            } else {
+                "These runs"
+            },
+            if interrupted.len() == 1 { "it" } else { "they" },
+            if interrupted.len() == 1 {
+                "its"
+            } else {
+                "their"
+            },
+            if interrupted.len() == 1 {
+                "its score is"
+            } else {
+                "their scores are"
+            },
         ));
     }
     let header: String = m
@@ -335,14 +366,14 @@ pub fn render_markdown(m: &Matrix) -> String {
             area.area
         ));
         for row in &area.rows {
-            out.push_str(&format!("| `{}` |", row.case));
+            out.push_str(&format!("| {} |", markdown_code(&row.case)));
             for (col, cell) in m.columns.iter().zip(&row.cells) {
                 match (&cell.note, cell.state) {
                     (Some(note), CellState::KnownDivergence | CellState::Unsupported) => {
                         notes.push(format!(
-                            "{}. `{}` on {}: {}",
+                            "{}. {} on {}: {}",
                             notes.len() + 1,
-                            row.case,
+                            markdown_code(&row.case),
                             md(&col.name),
                             md(note)
                         ));
@@ -367,7 +398,7 @@ pub fn render_markdown(m: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::{case_end, case_start, run_start};
+    use crate::evidence::fixtures::{case_end, case_start, run_end, run_start};
 
     fn run(profile: Option<&str>, protocol: &str, ends: &[(&str, Verdict)]) -> Vec<Record> {
         let ids: Vec<&str> = ends.iter().map(|(c, _)| *c).collect();
@@ -387,6 +418,7 @@ mod tests {
                 records.push(Record::CaseEnd(case_end(case, *verdict, "why", &[])));
             }
         }
+        records.push(run_end(0));
         records
     }
 
@@ -461,6 +493,78 @@ mod tests {
         );
         assert!(
             md.contains("2. `c` on moto: no move tasks (moto#1)"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn cases_that_did_not_finish_count_as_not_conforming_and_the_column_is_flagged() {
+        // a passes, b started and never ended, c never started, d unsupported; no run_end.
+        let mut records = run(
+            Some("moto"),
+            "json",
+            &[("a", Verdict::Pass), ("d", Verdict::Unsupported)],
+        );
+        records.pop();
+        if let Record::RunStart(s) = &mut records[0] {
+            s.cases = ["a", "b", "c", "d"].map(str::to_string).to_vec();
+        }
+        records.push(case_start("b", 20));
+        let complete = run(None, "json", &[("a", Verdict::Pass), ("b", Verdict::Pass)]);
+        let m = build(&[
+            ("cut".to_string(), records),
+            ("whole".to_string(), complete),
+        ])
+        .unwrap();
+        let cut = &m.columns[0];
+        assert!(cut.interrupted);
+        assert!(!m.columns[1].interrupted);
+        let s = &cut.score;
+        assert_eq!(
+            (s.pass, s.did_not_finish, s.unsupported, s.not_run, s.run),
+            (1, 2, 1, 0, 3)
+        );
+        assert_eq!(s.conformance, Some(1.0 / 3.0));
+        let cells: Vec<(&str, CellState, CellState)> = m
+            .areas
+            .iter()
+            .flat_map(|a| &a.rows)
+            .map(|r| (r.case.as_str(), r.cells[0].state, r.cells[1].state))
+            .collect();
+        use CellState::*;
+        assert_eq!(
+            cells,
+            vec![
+                ("a", Pass, Pass),
+                ("b", DidNotFinish, Pass),
+                ("d", Unsupported, NotRun),
+                // Never started: only its id is known, so its area is too.
+                ("c", DidNotFinish, NotRun),
+            ]
+        );
+        assert_eq!(m.columns[1].score.run, 2);
+
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["columns"][0]["interrupted"], true);
+        assert_eq!(json["columns"][1]["interrupted"], false);
+        assert_eq!(json["columns"][0]["score"]["did_not_finish"], 2);
+        assert_eq!(
+            json["areas"][0]["rows"][1]["cells"][0]["state"],
+            "did_not_finish"
+        );
+        assert_eq!(json["areas"][1]["area"], "(unknown)");
+
+        let md = render_markdown(&m);
+        assert!(
+            md.contains("| moto **(interrupted)** | `run-1` | json | 33.3% (1/3) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n> **Interrupted**: moto. This run stopped"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `c` | **did not finish** | not run |"),
             "{md}"
         );
     }

@@ -239,8 +239,14 @@ pub struct Window {
     pub receives_used: u32,
     pub receive_budget: u32,
     /// `completed`, `all_seen` (ended early: every tracked message was seen), or the reason it
-    /// could not be completed.
+    /// could not be completed (`budget_exhausted`, `receive_failed`, `interrupted`,
+    /// `deadline`, `target_lost`).
     pub ended: String,
+    /// Receive attempts in the window without a definite answer (no response, 5xx,
+    /// throttled), the ones a successful SDK retry hid included. Silence over a window with any
+    /// is `inconclusive`. Absent in files written before it existed, read as 0.
+    #[serde(default)]
+    pub unknown_receives: u32,
 }
 
 /// One unmet expectation, pointing at the suite line.

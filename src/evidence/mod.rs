@@ -1,9 +1,16 @@
-//! Evidence: the versioned JSON Lines format, receipt-handle digests and secret masking.
+//! Evidence: the versioned JSON Lines format, receipt-handle digests and secret masking, and
+//! the one view every consumer reads a run through.
 
 pub mod digest;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod format;
+pub mod read;
+pub mod view;
 pub mod writer;
 
 pub use digest::{Masker, sha256_hex};
 pub use format::Record;
-pub use writer::{EvidenceWriter, read_evidence};
+pub use read::{Evidence, ReadError, ReadWarning, read_evidence, read_run};
+pub use view::{CaseState, CaseView, RunView, Totals};
+pub use writer::EvidenceWriter;

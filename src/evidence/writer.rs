@@ -5,7 +5,7 @@
 
 use super::format::Record;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 /// Appends records to `evidence.jsonl`.
@@ -40,49 +40,11 @@ impl EvidenceWriter {
     }
 }
 
-/// Why an evidence file could not be read back.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("failed to read {path}: {source}")]
-    Io { path: String, source: io::Error },
-    #[error("{path}:{line}: not a sqsprobe evidence record: {source}")]
-    Parse {
-        path: String,
-        line: usize,
-        source: serde_json::Error,
-    },
-}
-
-/// Reads every record of an evidence file, strictly (unknown fields are errors).
-pub fn read_evidence(path: &Path) -> Result<Vec<Record>, ReadError> {
-    let shown = path.display().to_string();
-    let file = File::open(path).map_err(|source| ReadError::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    let mut records = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| ReadError::Io {
-            path: shown.clone(),
-            source,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record = serde_json::from_str(&line).map_err(|source| ReadError::Parse {
-            path: shown.clone(),
-            line: i + 1,
-            source,
-        })?;
-        records.push(record);
-    }
-    Ok(records)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::evidence::format::RunEnd;
+    use crate::evidence::read::read_evidence;
     use std::collections::BTreeMap;
 
     #[test]
@@ -103,19 +65,5 @@ mod tests {
         // Written without dropping the writer: the row is already on disk.
         let back = read_evidence(&path).unwrap();
         assert_eq!(back, vec![end]);
-    }
-
-    #[test]
-    fn unknown_fields_are_refused_with_the_line_number() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("evidence.jsonl");
-        std::fs::write(
-            &path,
-            "{\"type\":\"run_end\",\"data\":{\"run_id\":\"r\",\"ended_at\":\"t\",\"duration_ms\":1,\"interrupted\":false,\"totals\":{},\"exit_code\":0,\"raw_handle\":\"x\"}}\n",
-        )
-        .unwrap();
-        let err = read_evidence(&path).unwrap_err().to_string();
-        assert!(err.contains(":1:"), "{err}");
-        assert!(err.contains("raw_handle"), "{err}");
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! The mapping:
 //! - a run header: run id, target, endpoint, region, target profile, version, start time and
-//!   duration, the totals line with its clarifications, interruption, and the exit meaning;
+//!   duration, the totals line with its clarifications, a failed reachability check,
+//!   interruption, and the exit meaning;
 //! - an index of cases with verdict badges, linking to each case;
 //! - per case: verdict badge, id, title and `suite:line`; the reason and findings
 //!   (`suite:line`); the behaviour and cited sources (links only for `http(s)` sources);
@@ -21,15 +22,16 @@
 //!   handle digest (first 12 hex characters), request id, status, error code, completion,
 //!   latency and the (masked) server message.
 //!
-//! Everything taken from the records is HTML-escaped, attributes included: suite authors
-//! control ids, titles, behaviour and sources; servers control error codes, messages and
-//! request ids.
+//! Everything taken from the records is HTML-escaped (`crate::text::escape`): element content
+//! with `html_text`, and the one attribute that carries record text, a source's `href`, with
+//! `html_attr`. Suite authors control ids, titles, behaviour and sources; servers control
+//! error codes, messages and request ids.
 
-use super::model::{
-    CaseState, CaseView, RunView, decision_name, exit_meaning, format_ms, parse_time,
-};
+use super::wording::{decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
 use crate::evidence::format::{Call, CaseEnd, Completion, Decision, Phase};
+use crate::evidence::view::{CaseState, CaseView, RunView, parse_time};
+use crate::text::escape::{html_attr, html_text as esc};
 use std::fmt::Write;
 
 /// Renders the whole report as one HTML document.
@@ -102,6 +104,13 @@ fn header(out: &mut String, run: &RunView) {
             let _ = writeln!(out, "<li>{}</li>", esc(&note));
         }
         out.push_str("</ul>\n");
+    }
+    if let Some(reason) = run.unreachable_reason() {
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\">Nothing was run: {}.</p>",
+            esc(&reason)
+        );
     }
     if run.interrupted() {
         out.push_str("<p class=\"banner\">Run interrupted: results are partial.</p>\n");
@@ -572,7 +581,8 @@ fn source(text: &str) -> String {
         && !text.chars().any(|c| c.is_whitespace() || c.is_control());
     if is_web {
         format!(
-            "<a href=\"{0}\" rel=\"noopener noreferrer\">{0}</a>",
+            "<a href=\"{}\" rel=\"noopener noreferrer\">{}</a>",
+            html_attr(text),
             esc(text)
         )
     } else {
@@ -588,27 +598,11 @@ fn code(text: &str) -> String {
     format!("<code>{}</code>", esc(text))
 }
 
-/// Escapes text for HTML element content and quoted attribute values alike.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::fixtures::*;
     use crate::evidence::format::{Finding, MessageOutcome};
-    use crate::report::model::fixtures::*;
 
     const SCRIPT: &str = "<script>alert(1)</script>";
     const IMG: &str = "\"><img src=x onerror=alert(1)>";
@@ -685,7 +679,7 @@ mod tests {
         assert!(!html.contains("\"><img"), "attribute break-out in report");
         assert!(!html.to_lowercase().contains("href=\"javascript"));
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-        assert!(html.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"));
+        assert!(html.contains("\"&gt;&lt;img src=x onerror=alert(1)&gt;"));
         assert!(
             html.contains("&lt;SCRIPT&gt;ALERT(1)&lt;/SCRIPT&gt;"),
             "upper-cased class escaped"
@@ -736,6 +730,17 @@ mod tests {
         assert!(!html.contains(&"b2".repeat(7)));
         assert!(html.contains("req-1300"));
         assert!(html.contains("<strong>RECONCILE</strong>"));
+    }
+
+    #[test]
+    fn a_failed_reachability_check_says_nothing_was_run() {
+        let records = unreachable_run(&["a"]);
+        let out = render(&records);
+        assert!(out.contains("<p class=\"banner\">Nothing was run: the target could not be reached: ListQueues failed: no response: connection refused.</p>"), "{out}");
+        assert!(
+            out.contains("1 of the errors is the reachability check"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -16,17 +16,24 @@
 //! - verdict `unsupported` (the target profile says the target cannot run the case; it was
 //!   not run) → `<skipped>` of type `unsupported` with the profile's reason;
 //! - a case with no `case_end` → `<error>` "did not finish (run interrupted)";
-//! - a case selected in `run_start` but never started → `<skipped>` "not started (run
-//!   interrupted)", in a `<testsuite>` named `(not started)` since only its id is known.
+//! - a case selected in `run_start` but never started → `<skipped>` "not started (the run
+//!   stopped before it)", in a `<testsuite>` named `(not started)` since only its id is known;
+//! - a failed reachability check (the run stopped before any case) → one `<testcase>` named
+//!   `reachability check` in a `<testsuite>` named `(run)`, with an `<error>` of type
+//!   `unreachable` whose message says what the target answered, or that it did not.
 
-use super::model::{CaseState, CaseView, RunView, decision_name, parse_time};
+use super::wording::decision_name;
 use crate::evidence::Record;
 use crate::evidence::format::Verdict;
+use crate::evidence::view::{CaseState, CaseView, RunView, parse_time};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
 
 /// Name of the `<testsuite>` holding cases that never started.
 const NOT_STARTED_SUITE: &str = "(not started)";
+
+/// Name of the `<testsuite>` holding the run's own failed reachability check.
+const RUN_SUITE: &str = "(run)";
 
 /// Renders the run as JUnit XML.
 pub fn render(records: &[Record]) -> String {
@@ -41,6 +48,22 @@ pub fn render(records: &[Record]) -> String {
         report.set_time(Duration::from_millis(end.duration_ms));
     }
     let properties = run_properties(&run);
+    if let Some(reason) = run.unreachable_reason() {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_type("unreachable").set_message(reason);
+        let mut check = TestCase::new("reachability check", status);
+        check.set_classname(RUN_SUITE);
+        if let Some(call) = run.unreachable() {
+            if let Some(ts) = parse_time(&call.started_at) {
+                check.set_timestamp(ts);
+            }
+            check.set_time(Duration::from_secs_f64(call.latency_ms.max(0.0) / 1000.0));
+        }
+        let mut suite = TestSuite::new(RUN_SUITE);
+        suite.add_properties(properties.iter().cloned());
+        suite.add_test_case(check);
+        report.add_test_suite(suite);
+    }
 
     let mut groups: Vec<(&str, Vec<&CaseView>)> =
         run.suites().into_iter().map(|s| (s, Vec::new())).collect();
@@ -194,7 +217,7 @@ fn unfinished_description(case: &CaseView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::*;
+    use crate::evidence::fixtures::*;
 
     fn status_of<'a>(report: &'a Report, name: &str) -> &'a TestCase {
         report
@@ -341,6 +364,28 @@ mod tests {
         assert_eq!(
             totals.notes(),
             vec!["1 case was not run: unsupported by the target profile or the protocol"]
+        );
+    }
+
+    #[test]
+    fn a_failed_reachability_check_is_one_error_and_the_cases_are_not_started() {
+        let records = unreachable_run(&["a", "b"]);
+        let report = Report::deserialize_from_str(&render(&records)).expect("parses back");
+        assert_eq!(
+            (report.tests, report.errors, report.failures, report.skipped),
+            (3, 1, 0, 2)
+        );
+        let (kind, text, _) = message(status_of(&report, "reachability check"));
+        assert_eq!(kind, "error");
+        assert_eq!(
+            text,
+            "the target could not be reached: ListQueues failed: no response: connection refused"
+        );
+        assert_eq!(report.test_suites[0].name.as_str(), RUN_SUITE);
+        let (kind, text, _) = message(status_of(&report, "a"));
+        assert_eq!(
+            (kind, text.as_str()),
+            ("skipped", "not started (the run stopped before it)")
         );
     }
 

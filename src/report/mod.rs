@@ -2,17 +2,25 @@
 //! and the end-of-run terminal summary.
 //!
 //! Every renderer is a pure function of `&[Record]` (no I/O, no clock), so it can run on a
-//! live run's records or on an `evidence.jsonl` read back later. They share one intermediate
-//! view (`model`) that groups records by case and says honestly what an interrupted run left:
-//! cases that did not finish, cases never started.
+//! live run's records or on an `evidence.jsonl` read back later. They read the run through
+//! [`crate::evidence::view`], which groups records by case and says honestly what an
+//! interrupted run left: cases that did not finish, cases never started.
 //!
 //! - [`junit::render`]: JUnit XML for CI (`quick-junit`).
 //! - [`summary::render`]: Markdown for a pull-request comment or CI artefact.
 //! - [`html::render`]: one self-contained HTML page with a timeline per case.
-//! - [`terminal::render`]: the one-screen summary printed at the end of a run.
+//! - [`terminal::render`]: the one-screen summary printed at the end of a run, and
+//!   [`terminal::progress_line`] for each case as it finishes.
+//!
+//! The I/O edges: [`write_run_folder`] writes the three files of a run folder (for `run` and
+//! `report` alike), and [`live::consume`] writes a live run's evidence and progress.
 
+mod folder;
 pub mod html;
 pub mod junit;
-pub(crate) mod model;
+pub mod live;
 pub mod summary;
 pub mod terminal;
+pub(crate) mod wording;
+
+pub use folder::{FolderError, write_run_folder};

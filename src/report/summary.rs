@@ -3,7 +3,8 @@
 //! The mapping:
 //! - a header: run id, target (kind, endpoint, region, target profile), the totals line
 //!   (known divergences count as passed, unfinished cases as errors, each clarified below),
-//!   a warning when the run was interrupted, and what the exit code means;
+//!   why nothing was run when the reachability check failed, a warning when the run was
+//!   interrupted, and what the exit code means;
 //! - one table row per case, in run order: verdict, case id and `suite:line`, the
 //!   classification, the decision, the observation window (elapsed of planned, receives used
 //!   of budget, how it ended), receives, deliveries per message, duration;
@@ -14,9 +15,11 @@
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
-use super::model::{CaseView, RunView, decision_name, exit_meaning, format_ms};
+use super::wording::{decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
 use crate::evidence::format::CaseEnd;
+use crate::evidence::view::{CaseView, RunView};
+use crate::text::escape::{markdown_code as code, markdown_text as text};
 use std::fmt::Write;
 
 /// Renders the Markdown summary.
@@ -53,6 +56,9 @@ fn header(out: &mut String, run: &RunView) {
         let _ = writeln!(out, "- {note}");
     }
     out.push('\n');
+    if let Some(reason) = run.unreachable_reason() {
+        let _ = writeln!(out, "> **Nothing was run**: {}.\n", text(&reason));
+    }
     if run.interrupted() {
         out.push_str("> **Run interrupted**: results are partial.\n\n");
     }
@@ -150,47 +156,10 @@ fn deliveries(end: &CaseEnd) -> String {
         .join(" ")
 }
 
-/// A code span that survives any content: fenced with more backticks than the content's
-/// longest run, `|` escaped (GFM tables split on it even inside code), newlines flattened.
-fn code(raw: &str) -> String {
-    let flat: String = raw
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let flat = flat.replace('|', "\\|");
-    let longest = flat.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if flat.starts_with('`') || flat.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{flat}{pad}{fence}")
-}
-
-/// Prose with Markdown punctuation backslash-escaped and `<` `>` as entities.
-fn text(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '!' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::*;
+    use crate::evidence::fixtures::*;
 
     #[test]
     fn full_run_snapshot() {
@@ -248,6 +217,17 @@ queue setup failed
     }
 
     #[test]
+    fn a_failed_reachability_check_says_nothing_was_run() {
+        let records = unreachable_run(&["a"]);
+        let out = render(&records);
+        assert!(out.contains("> **Nothing was run**: the target could not be reached: ListQueues failed: no response: connection refused."), "{out}");
+        assert!(
+            out.contains("1 of the errors is the reachability check"),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn interrupted_run_snapshot() {
         let expected = "\
 ## sqsprobe run `run-1`
@@ -273,17 +253,5 @@ No exit code recorded (no `run_end`).
 did not finish (run interrupted)
 ";
         assert_eq!(render(&interrupted_run()), expected);
-    }
-
-    #[test]
-    fn record_text_cannot_break_the_table_or_inject_markup() {
-        assert_eq!(code("a|b"), "`a\\|b`");
-        assert_eq!(code("x `y` z"), "``x `y` z``");
-        assert_eq!(code("`"), "`` ` ``");
-        assert_eq!(
-            text("<img src=x onerror=alert(1)> [a](javascript:x) *b*"),
-            "&lt;img src=x onerror=alert(1)&gt; \\[a\\](javascript:x) \\*b\\*"
-        );
-        assert_eq!(text("line\nbreak"), "line break");
     }
 }

@@ -5,18 +5,24 @@
 //!   first finding's line (the step that failed) or else the case's, columns aligned,
 //!   the reason cut to the terminal width; labels are `FAIL`, `ERROR`, `INCONCLUSIVE` and
 //!   `DID-NOT-FINISH` (a case with no `case_end`);
+//! - a failed reachability check comes first, as `ERROR  <endpoint>  reachability check
+//!   <what the target answered>`;
 //! - cases never started are one `NOT-STARTED` line listing their ids;
 //! - a blank line, then the totals alone on a line (`3 passed, 1 failed, 0 inconclusive,
 //!   0 errors`: known divergences count as passed, unfinished cases as errors), each
 //!   clarification of the totals indented below it;
 //! - whether the run was interrupted, what the exit code means, and where the run folder is.
 //!
+//! [`progress_line`] is the line printed on stderr as each case of a live run finishes.
+//!
 //! Text from the records (ids, reasons, server messages) has its control characters replaced,
 //! so a server cannot send escape sequences to the user's terminal.
 
-use super::model::{CaseState, CaseView, RunView};
+use super::wording::run_exit_meaning;
 use crate::evidence::Record;
-use crate::evidence::format::Verdict;
+use crate::evidence::format::{CaseEnd, Verdict};
+use crate::evidence::view::{CaseState, CaseView, RunView};
+use crate::text::escape::terminal as plain;
 
 /// Narrowest reason column kept when cutting to the width.
 const MIN_REASON: usize = 16;
@@ -37,30 +43,43 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
         .map(|c| c.id)
         .collect();
 
-    let rows: Vec<[String; 4]> = failing
-        .iter()
-        .map(|c| {
+    let mut rows: Vec<(CaseState, [String; 4])> = Vec::new();
+    if let Some(reason) = run.unreachable_reason() {
+        let endpoint = run.start.and_then(|s| s.endpoint.as_deref()).unwrap_or("");
+        rows.push((
+            CaseState::Finished(Verdict::Error),
+            [
+                "ERROR".to_string(),
+                plain(endpoint),
+                "reachability check".to_string(),
+                plain(&reason),
+            ],
+        ));
+    }
+    rows.extend(failing.iter().map(|c| {
+        (
+            c.state,
             [
                 c.state.label().to_string(),
                 plain(&c.first_finding_location()),
                 plain(c.id),
                 plain(&c.reason()),
-            ]
-        })
-        .collect();
+            ],
+        )
+    }));
     let label_w = column_width(&rows, 0, not_started.is_empty());
     let loc_w = column_width(&rows, 1, true);
     let id_w = column_width(&rows, 2, true);
 
     let mut out = String::new();
-    for (case, [label, location, id, reason]) in failing.iter().zip(&rows) {
+    for (state, [label, location, id, reason]) in &rows {
         let prefix_len = label_w + 2 + loc_w + 2 + id_w + 2;
         let reason = cut(
             reason,
             width.saturating_sub(prefix_len).max(MIN_REASON),
             width,
         );
-        let label = paint(label, label_w, case.state, colour);
+        let label = paint(label, label_w, *state, colour);
         out.push_str(&format!("{label}  {location:loc_w$}  {id:id_w$}  {reason}"));
         out.truncate(out.trim_end().len());
         out.push('\n');
@@ -88,16 +107,45 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
     if run.interrupted() {
         out.push_str("run interrupted: results are partial\n");
     }
-    out.push_str(&run.exit_meaning());
+    out.push_str(&run_exit_meaning(&run));
     out.push('\n');
     out.push_str(&format!("run folder: {}\n", plain(run_dir)));
     out
 }
 
-fn column_width(rows: &[[String; 4]], column: usize, only_rows: bool) -> usize {
+/// The progress line printed as a case finishes: verdict, duration, how many cases are done,
+/// suite and case id, and the observation class and decision when there was one.
+pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
+    let label = end.verdict.as_str().to_uppercase();
+    let class = end
+        .classification
+        .as_deref()
+        .map(|c| format!("  {c}"))
+        .unwrap_or_default();
+    let decision = end
+        .decision
+        .map(|d| format!(" → {d:?}").to_uppercase())
+        .unwrap_or_default();
+    plain(&format!(
+        "{label:>16} [{:>6.1}s] ({done}/{total}) {}  {}{class}{decision}",
+        end.duration_ms as f64 / 1000.0,
+        end.suite,
+        end.case,
+    ))
+}
+
+/// The terminal width to cut lines to: `COLUMNS` when set to a number, else 100.
+pub fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100)
+}
+
+fn column_width(rows: &[(CaseState, [String; 4])], column: usize, only_rows: bool) -> usize {
     let widest = rows
         .iter()
-        .map(|r| r[column].chars().count())
+        .map(|(_, r)| r[column].chars().count())
         .max()
         .unwrap_or(0);
     if only_rows {
@@ -121,13 +169,6 @@ fn paint(label: &str, width: usize, state: CaseState, colour: bool) -> String {
     format!("\x1b[{code}m{label}\x1b[0m{}", &padded[label.len()..])
 }
 
-/// Replaces control characters (escape sequences, newlines) with spaces.
-fn plain(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
 /// Cuts `text` to `room` characters with an ellipsis, unless `width` is 0.
 fn cut(text: &str, room: usize, width: usize) -> String {
     if width == 0 || text.chars().count() <= room {
@@ -140,7 +181,7 @@ fn cut(text: &str, room: usize, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::fixtures::*;
+    use crate::evidence::fixtures::*;
 
     #[test]
     fn full_run_lists_non_passing_cases_and_totals() {
@@ -184,6 +225,40 @@ run folder: runs/x
     }
 
     #[test]
+    fn exit_130_reads_as_an_interruption() {
+        let mut records = interrupted_run();
+        let Record::RunEnd(mut end) = run_end(crate::exit_code::INTERRUPTED) else {
+            unreachable!()
+        };
+        end.interrupted = true;
+        records.push(Record::RunEnd(end));
+        let out = render(&records, "runs/x", 0, false);
+        assert!(
+            out.contains("run interrupted: results are partial\n"),
+            "{out}"
+        );
+        assert!(out.contains("exit 130: the run was interrupted\n"), "{out}");
+    }
+
+    #[test]
+    fn a_failed_reachability_check_leads_and_the_cases_are_not_started() {
+        let records = unreachable_run(&["a", "b"]);
+        assert_eq!(
+            render(&records, "runs/x", 0, false),
+            "\
+ERROR        http://127.0.0.1:4566  reachability check  the target could not be reached: ListQueues failed: no response: connection refused
+NOT-STARTED  a, b
+
+0 passed, 0 failed, 0 inconclusive, 1 error
+  (1 of the errors is the reachability check: the target could not be reached, so no case was run)
+  (2 selected cases were not started)
+exit 3: the harness or the target broke
+run folder: runs/x
+"
+        );
+    }
+
+    #[test]
     fn reasons_are_cut_to_width_and_control_characters_removed() {
         let mut records = full_run();
         for r in &mut records {
@@ -199,6 +274,19 @@ run folder: runs/x
         assert_eq!(line.chars().count(), 80, "{line}");
         assert!(line.ends_with('…'));
         assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn progress_lines_name_the_case_and_carry_no_control_characters() {
+        let mut end = case_end("stale-ack", Verdict::Pass, "ok", &[]);
+        end.classification = Some("observed_redelivery".to_string());
+        end.decision = Some(crate::evidence::format::Decision::Reconcile);
+        assert_eq!(
+            progress_line(&end, 2, 5),
+            "            PASS [   1.5s] (2/5) suites/ack.yaml  stale-ack  observed_redelivery → RECONCILE"
+        );
+        end.case = "evil\u{1b}[2J".to_string();
+        assert!(!progress_line(&end, 1, 1).contains('\u{1b}'));
     }
 
     #[test]

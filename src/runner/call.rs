@@ -127,6 +127,9 @@ pub enum FailureKind {
     ServerError,
     /// No response at all (refused, reset, timed out): outcome unknown.
     NoResponse,
+    /// The target refused the run's credentials or permissions (`ExpiredToken`,
+    /// `AccessDenied`, ...): a harness problem, never a finding about SQS.
+    Refused,
 }
 
 /// A failed call, as the step checks see it.
@@ -186,6 +189,24 @@ const THROTTLE_CODES: &[&str] = &[
     "TooManyRequestsException",
     "RequestLimitExceeded",
     "SlowDown",
+];
+
+/// Codes that mean "these credentials or permissions are not accepted": the run cannot judge
+/// anything with them.
+const REFUSAL_CODES: &[&str] = &[
+    "ExpiredToken",
+    "ExpiredTokenException",
+    "InvalidClientTokenId",
+    "SignatureDoesNotMatch",
+    "AccessDenied",
+    "AccessDeniedException",
+    "UnrecognizedClientException",
+    "RequestExpired",
+    "InvalidAccessKeyId",
+    "MissingAuthenticationToken",
+    "IncompleteSignature",
+    "AuthFailure",
+    "InvalidSecurity",
 ];
 
 /// Everything known about a call once it returned.
@@ -341,7 +362,7 @@ where
             let error = describe_error(&err, masker);
             let row = &mut rows[last];
             row.completion = match error.kind {
-                FailureKind::Response => Completion::Fail,
+                FailureKind::Response | FailureKind::Refused => Completion::Fail,
                 _ => Completion::Info,
             };
             // Throttled requests are definite refusals, but for an experiment they mean
@@ -377,11 +398,13 @@ where
     match err {
         SdkError::ServiceError(_) => {
             let code = err.code().map(str::to_string);
-            let kind = if code.as_deref().is_some_and(|c| THROTTLE_CODES.contains(&c))
-                || error_type
-                    .as_deref()
-                    .is_some_and(|t| THROTTLE_CODES.contains(&t))
-            {
+            let named = |codes: &[&str]| {
+                code.as_deref().is_some_and(|c| codes.contains(&c))
+                    || error_type.as_deref().is_some_and(|t| codes.contains(&t))
+            };
+            let kind = if named(REFUSAL_CODES) {
+                FailureKind::Refused
+            } else if named(THROTTLE_CODES) {
                 FailureKind::Throttled
             } else if status.is_some_and(|s| s >= 500) {
                 FailureKind::ServerError

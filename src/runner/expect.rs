@@ -3,8 +3,11 @@
 //! A response the target chose (a 4xx, a batch `Failed` entry, a message count) can fail an
 //! expectation. A response the target did not really give (throttled, 5xx, nothing at all)
 //! cannot: it makes the step inconclusive instead, unless the suite expected exactly that code.
+//! A refusal of the run's credentials or permissions is neither: it is a harness error, so a
+//! misconfigured nightly job reads as one clear line, not as dozens of SQS findings.
 
 use super::call::{CallError, FailureKind};
+use crate::classify::Check;
 use crate::suite::model::StepExpect;
 use std::collections::BTreeMap;
 
@@ -39,37 +42,45 @@ pub struct Observed<'a> {
     pub elapsed: Option<std::time::Duration>,
 }
 
-/// The verdict on one step.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Check {
-    Pass,
-    /// Each string is one unmet expectation.
-    Fail(Vec<String>),
-    /// Why the step's outcome cannot be judged.
-    Inconclusive(String),
-}
-
 /// Checks `obs` against `expect`.
 pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     let mut failures = Vec::new();
+    // `status: 400` alone expects an error response with that status, as `error:` does.
+    let expects_error_status = expect.status.is_some_and(|s| s >= 300);
     if let Some(err) = obs.error {
-        let expected_this = expect.error.as_deref().is_some_and(|e| err.matches(e));
+        let expected_this = expect.error.as_deref().is_some_and(|e| err.matches(e))
+            || (expect.error.is_none() && expects_error_status && err.status == expect.status);
         if !expected_this && err.kind != FailureKind::Response {
-            return Check::Inconclusive(match err.kind {
-                FailureKind::Throttled => format!("throttled: {}", err.describe()),
-                FailureKind::ServerError => format!("server error: {}", err.describe()),
-                _ => format!("no response: {}", err.describe()),
-            });
+            return match err.kind {
+                FailureKind::Refused => Check::Error(format!(
+                    "the target refused this run's credentials or permissions: {} — nothing \
+                     about SQS was judged",
+                    err.describe()
+                )),
+                FailureKind::Throttled => {
+                    Check::Inconclusive(format!("throttled: {}", err.describe()))
+                }
+                FailureKind::ServerError => {
+                    Check::Inconclusive(format!("server error: {}", err.describe()))
+                }
+                _ => Check::Inconclusive(format!("no response: {}", err.describe())),
+            };
         }
         match &expect.error {
             Some(_) if expected_this => {}
             Some(expected) => {
                 failures.push(format!("expected error {expected}, got {}", err.describe()))
             }
+            None if expects_error_status => {}
             None => failures.push(format!("expected success, got {}", err.describe())),
         }
     } else if let Some(expected) = &expect.error {
         failures.push(format!("expected error {expected}, but the call succeeded"));
+    } else if expects_error_status {
+        failures.push(format!(
+            "expected HTTP status {}, but the call succeeded",
+            expect.status.unwrap_or_default()
+        ));
     }
 
     if let Some(text) = &expect.message_contains {
@@ -101,6 +112,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
 
     if let (Some(want), Some(got)) = (expect.status, obs.status)
         && want != got
+        && !(expects_error_status && obs.error.is_none())
     {
         failures.push(format!("expected HTTP status {want}, got {got}"));
     }
@@ -306,6 +318,62 @@ mod tests {
         ));
         let expect = StepExpect {
             error: Some("RequestThrottled".into()),
+            ..StepExpect::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+    }
+
+    #[test]
+    fn a_status_alone_expects_an_error_response_with_that_status() {
+        let expect = StepExpect {
+            status: Some(400),
+            ..StepExpect::default()
+        };
+        match check_step(
+            &expect,
+            &Observed {
+                status: Some(200),
+                ..Observed::default()
+            },
+        ) {
+            Check::Fail(f) => {
+                assert_eq!(f, vec!["expected HTTP status 400, but the call succeeded"])
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = err(FailureKind::Response, "InvalidParameterValue");
+        let refused = Observed {
+            error: Some(&e),
+            status: Some(400),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &refused), Check::Pass);
+        let mut e403 = err(FailureKind::Response, "AccessDenied");
+        e403.status = Some(403);
+        let other = Observed {
+            error: Some(&e403),
+            status: Some(403),
+            ..Observed::default()
+        };
+        match check_step(&expect, &other) {
+            Check::Fail(f) => assert_eq!(f, vec!["expected HTTP status 400, got 403"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn refused_credentials_are_a_harness_error_unless_expected() {
+        let e = err(FailureKind::Refused, "ExpiredToken");
+        let obs = Observed {
+            error: Some(&e),
+            ..Observed::default()
+        };
+        match check_step(&StepExpect::default(), &obs) {
+            Check::Error(why) => assert!(why.contains("credentials"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let expect = StepExpect {
+            error: Some("ExpiredToken".into()),
             ..StepExpect::default()
         };
         assert_eq!(check_step(&expect, &obs), Check::Pass);

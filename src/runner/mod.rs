@@ -3,8 +3,8 @@
 //! - `target`: building the SDK client for embedded / endpoint / AWS targets.
 //! - `call`: one SQS call with every SDK attempt recorded as an evidence row.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
-//! - `case`: one case from setup to verdict (`case/steps.rs`: the single-call steps;
-//!   `case/observe.rs`: receives and the bounded observation).
+//! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
+//!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).

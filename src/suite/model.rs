@@ -437,12 +437,13 @@ pub enum OutcomeClass {
     ObservedRedelivery,
     /// Not seen, and the whole window was watched to its end.
     NoRedeliveryWithinWindow,
-    /// Seen in the window for the first time: never delivered earlier in the case. Not a
-    /// redelivery (a `send; observe` case, a delayed message, a DLQ's first sight).
-    Delivered,
     /// Anything that cannot be vouched for: a cut window, a lost or unknown response, a
     /// message that was never sent. Never an expectation, never a pass.
     Inconclusive,
+    /// Seen in the window for the first time: never delivered earlier in the case. Not a
+    /// redelivery (a `send; observe` case, a delayed message, a DLQ's first sight), and
+    /// expectable, for delay and dead-letter checks.
+    Delivered,
 }
 
 impl OutcomeClass {
@@ -451,8 +452,8 @@ impl OutcomeClass {
         match self {
             OutcomeClass::ObservedRedelivery => "observed_redelivery",
             OutcomeClass::NoRedeliveryWithinWindow => "no_redelivery_within_window",
-            OutcomeClass::Delivered => "delivered",
             OutcomeClass::Inconclusive => "inconclusive",
+            OutcomeClass::Delivered => "delivered",
         }
     }
 
@@ -461,8 +462,8 @@ impl OutcomeClass {
         [
             OutcomeClass::ObservedRedelivery,
             OutcomeClass::NoRedeliveryWithinWindow,
-            OutcomeClass::Delivered,
             OutcomeClass::Inconclusive,
+            OutcomeClass::Delivered,
         ]
         .into_iter()
         .find(|c| c.as_str() == name)

@@ -1,6 +1,8 @@
 //! A recording HTTP proxy for leak tests: it forwards every request to an upstream SQS
 //! endpoint and keeps every receipt handle and message body that crossed it, so a test can
-//! prove none of them reached an output file.
+//! prove none of them reached an output file. It can also lose a response: forward a chosen
+//! request (so it takes effect upstream) and drop the connection instead of answering — the
+//! canonical ambiguous answer the honesty tests need.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -54,6 +56,19 @@ fn wire_request(headers: &hyper::HeaderMap, body: &[u8]) -> WireRequest {
     }
 }
 
+/// Which response to lose: the `nth` (1-based) request whose `X-Amz-Target` is `target`.
+#[derive(Debug, Clone)]
+pub struct LoseResponse {
+    pub target: String,
+    pub nth: usize,
+}
+
+#[derive(Debug, Default)]
+struct Losing {
+    rule: Option<LoseResponse>,
+    matched: usize,
+}
+
 /// A running proxy.
 pub struct Proxy {
     pub url: String,
@@ -91,13 +106,20 @@ async fn forward(
     req: Request<Incoming>,
     upstream: SocketAddr,
     seen: Arc<Mutex<Seen>>,
+    losing: Arc<Mutex<Losing>>,
 ) -> Result<Response<Full<Bytes>>, Box<dyn std::error::Error + Send + Sync>> {
     let (parts, body) = req.into_parts();
     let body = body.collect().await?.to_bytes();
-    seen.lock()
-        .unwrap()
-        .requests
-        .push(wire_request(&parts.headers, &body));
+    let wire = wire_request(&parts.headers, &body);
+    let lose = {
+        let mut l = losing.lock().unwrap();
+        let hit = matches!((&l.rule, &wire), (Some(r), WireRequest::Json(t)) if *t == r.target);
+        if hit {
+            l.matched += 1;
+        }
+        hit && l.rule.as_ref().is_some_and(|r| r.nth == l.matched)
+    };
+    seen.lock().unwrap().requests.push(wire);
     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
         collect(&v, &mut seen.lock().unwrap());
     }
@@ -112,6 +134,10 @@ async fn forward(
     let resp = sender.send_request(out).await?;
     let (parts, body) = resp.into_parts();
     let body = body.collect().await?.to_bytes();
+    if lose {
+        // The request took effect upstream; the client never hears of it.
+        return Err("response lost on purpose".into());
+    }
     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
         collect(&v, &mut seen.lock().unwrap());
     }
@@ -120,6 +146,15 @@ async fn forward(
 
 /// Starts a proxy on a free loopback port in front of `upstream`.
 pub async fn start(upstream: SocketAddr) -> Proxy {
+    start_losing(upstream, None).await
+}
+
+/// Starts a proxy that loses the response `lose` names (if any).
+pub async fn start_losing(upstream: SocketAddr, lose: Option<LoseResponse>) -> Proxy {
+    let losing = Arc::new(Mutex::new(Losing {
+        rule: lose,
+        matched: 0,
+    }));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
     let addr = listener.local_addr().expect("proxy addr");
     let seen = Arc::new(Mutex::new(Seen::default()));
@@ -130,8 +165,10 @@ pub async fn start(upstream: SocketAddr) -> Proxy {
                 return;
             };
             let seen = seen_task.clone();
+            let losing = losing.clone();
             tokio::spawn(async move {
-                let service = service_fn(move |req| forward(req, upstream, seen.clone()));
+                let service =
+                    service_fn(move |req| forward(req, upstream, seen.clone(), losing.clone()));
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
                     .await;

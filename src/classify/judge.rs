@@ -1,0 +1,611 @@
+//! The judge: one pure function from what a case run gathered to its verdict.
+//!
+//! The runner only gathers facts — each step's check, the tracked messages of the last
+//! observation window with what is known of their sends and deliveries, how the window and
+//! the case ended, the acknowledgements — and [`judge`] decides everything else: the class of
+//! each message, the case's class, the playbook decision, the verdict, its reason and findings.
+//! Keeping it here, away from the SDK, is what lets every honesty rule have a unit test.
+
+use crate::evidence::format::{Decision, Finding, Verdict};
+use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
+
+use super::decision::{AckFacts, decide};
+use super::outcome::{self, CutReason, TrackedMessage, WindowEnd};
+use super::verdict::{VerdictFacts, verdict};
+
+/// What a step's check concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Pass,
+    /// Each string is one unmet expectation (a definite answer that differs from the suite).
+    Fail(Vec<String>),
+    /// Why the step's outcome cannot be judged (no definite answer, a doubt in the window).
+    Inconclusive(String),
+    /// The harness or the target broke (a reference that could not be resolved, credentials
+    /// refused): nothing about SQS was judged.
+    Error(String),
+}
+
+/// One step that ran, with its check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepResult {
+    /// 0-based index in the case.
+    pub index: usize,
+    pub line: u32,
+    /// The step keyword (`delete`), for findings.
+    pub keyword: String,
+    pub check: Check,
+}
+
+/// Something outside the steps that stopped the case before its last step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// Ctrl-C, SIGTERM or SIGHUP.
+    Interrupted,
+    /// The case ran past its deadline; the text says which (`1m 2s: its budget plus 10s`).
+    Deadline(String),
+    /// The run declared the target lost; the text says why.
+    TargetLost(String),
+}
+
+impl Stop {
+    fn cut_reason(&self) -> CutReason {
+        match self {
+            Stop::Interrupted => CutReason::Interrupted,
+            Stop::Deadline(_) => CutReason::Deadline,
+            Stop::TargetLost(_) => CutReason::TargetLost,
+        }
+    }
+
+    fn finding(&self) -> String {
+        match self {
+            Stop::Interrupted => "the run was interrupted before the case finished".to_string(),
+            Stop::Deadline(what) => format!("the case ran past its deadline ({what})"),
+            Stop::TargetLost(why) => format!("the target was lost before the case finished: {why}"),
+        }
+    }
+}
+
+/// The facts of one observation window (the case's last `observe`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowFacts {
+    /// The observe step's index and line.
+    pub step: usize,
+    pub line: u32,
+    pub planned_ms: u64,
+    pub elapsed_ms: u64,
+    pub receives_used: u32,
+    pub receive_budget: u32,
+    /// How it ended; `None` while still open, when a stop cut the case in the middle of it
+    /// (its partial evidence is judged with the stop as the cut).
+    pub end: Option<WindowEnd>,
+    /// Receive attempts in the window without a definite answer, hidden retries included.
+    pub unknown_receives: u32,
+    /// Messages tracked, in tracking order.
+    pub tracked: Vec<TrackedMessage>,
+    /// Integrity problems the harness found in the window (an MD5 that does not match).
+    pub integrity: Vec<String>,
+}
+
+impl WindowFacts {
+    /// How the window ended, the stop that cut it when it was still open.
+    pub fn resolved_end(&self, stop: Option<&Stop>) -> WindowEnd {
+        match (&self.end, stop) {
+            (Some(end), _) => end.clone(),
+            (None, Some(stop)) => WindowEnd::Cut(stop.cut_reason()),
+            (None, None) => WindowEnd::Cut(CutReason::Interrupted),
+        }
+    }
+}
+
+/// One tracked message, judged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgedMessage {
+    pub label: String,
+    pub message_id: Option<String>,
+    pub class: OutcomeClass,
+    /// Why, for `inconclusive`.
+    pub reason: Option<String>,
+    pub sightings: u32,
+}
+
+/// A window's classes, and the class of the whole observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowJudgement {
+    pub end: WindowEnd,
+    pub messages: Vec<JudgedMessage>,
+    pub class: Option<OutcomeClass>,
+}
+
+/// Classifies every tracked message of a window.
+pub fn judge_window(window: &WindowFacts, stop: Option<&Stop>) -> WindowJudgement {
+    let end = window.resolved_end(stop);
+    let messages: Vec<JudgedMessage> = window
+        .tracked
+        .iter()
+        .map(|m| {
+            let (class, reason) = outcome::classify(m, &end, window.unknown_receives);
+            JudgedMessage {
+                label: m.label.clone(),
+                message_id: m.message_id.clone(),
+                class,
+                reason,
+                sightings: m.sightings,
+            }
+        })
+        .collect();
+    let class = outcome::overall(messages.iter().map(|m| m.class));
+    WindowJudgement {
+        end,
+        messages,
+        class,
+    }
+}
+
+/// The check of an observe step: its integrity, then its `outcome:` expectation if it has one;
+/// without one, any inconclusive message makes the step inconclusive (the case stops there).
+pub fn check_window(window: &WindowFacts, expect: Option<&OutcomeExpect>) -> Check {
+    if !window.integrity.is_empty() {
+        // A body that does not match its MD5 fails the case wherever it is received.
+        return Check::Fail(window.integrity.clone());
+    }
+    let judged = judge_window(window, None);
+    match expect {
+        Some(expect) => compare_outcomes(expect, &judged.messages),
+        None => unsure(&judged.messages).map_or(Check::Pass, Check::Inconclusive),
+    }
+}
+
+fn unsure(messages: &[JudgedMessage]) -> Option<String> {
+    let reasons: Vec<String> = messages
+        .iter()
+        .filter(|m| m.class == OutcomeClass::Inconclusive)
+        .map(|m| {
+            m.reason
+                .clone()
+                .unwrap_or_else(|| format!("{} is inconclusive", m.label))
+        })
+        .collect();
+    (!reasons.is_empty()).then(|| dedup_join(reasons))
+}
+
+fn dedup_join(mut reasons: Vec<String>) -> String {
+    let mut seen = std::collections::HashSet::new();
+    reasons.retain(|r| seen.insert(r.clone()));
+    reasons.join("; ")
+}
+
+/// Compares judged messages with an `outcome:` expectation. A mismatch against a definite
+/// class fails; an inconclusive message defers (never a pass, never a failure).
+pub fn compare_outcomes(expect: &OutcomeExpect, got: &[JudgedMessage]) -> Check {
+    let wanted: Vec<(String, &AllowedClasses)> = match expect {
+        OutcomeExpect::All(c) => got.iter().map(|m| (m.label.clone(), &c.value)).collect(),
+        OutcomeExpect::PerMessage(map) => map.iter().map(|(l, c)| (l.clone(), &c.value)).collect(),
+    };
+    let mut failures = Vec::new();
+    let mut doubts = Vec::new();
+    for (label, want) in wanted {
+        match got.iter().find(|m| m.label == label) {
+            None => failures.push(format!(
+                "message {label} was not tracked by the observation"
+            )),
+            Some(m) if m.class == OutcomeClass::Inconclusive => doubts.push(
+                m.reason
+                    .clone()
+                    .unwrap_or_else(|| format!("outcome of {label} is inconclusive")),
+            ),
+            Some(m) if !want.allows(m.class) => failures.push(format!(
+                "expected {label}: {}, observed {}",
+                want.describe(),
+                m.class.as_str()
+            )),
+            Some(_) => {}
+        }
+    }
+    if !failures.is_empty() {
+        Check::Fail(failures)
+    } else if !doubts.is_empty() {
+        Check::Inconclusive(dedup_join(doubts))
+    } else {
+        Check::Pass
+    }
+}
+
+/// Everything the runner gathered about one case.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CaseFacts {
+    /// Line of the case's `id:` (findings that belong to no step point here).
+    pub line: u32,
+    /// Setup could not create the case's queues (the harness error).
+    pub setup_error: Option<String>,
+    /// Every step that ran, in order, with its check.
+    pub steps: Vec<StepResult>,
+    /// What stopped the case from outside its steps, if anything.
+    pub stopped: Option<Stop>,
+    /// The case's last observation window, if an observe step started.
+    pub window: Option<WindowFacts>,
+    /// The case-level `expect: {outcome}` (applies to the last window).
+    pub expect_outcome: Option<OutcomeExpect>,
+    pub acks: AckFacts,
+    /// Harness errors while tearing down (a queue that could not be deleted).
+    pub teardown_errors: Vec<String>,
+}
+
+/// The judge's answer for one case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// The class of the last observation, the least certain over its messages.
+    pub class: Option<OutcomeClass>,
+    /// The last window's end, resolved (a stop that cut it included).
+    pub window_end: Option<WindowEnd>,
+    pub messages: Vec<JudgedMessage>,
+    pub decision: Option<Decision>,
+    /// One sentence: the first finding, or what held.
+    pub reason: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Judges one case from its facts.
+pub fn judge(facts: &CaseFacts) -> Judgement {
+    let mut findings = Vec::new();
+    let mut v = VerdictFacts::default();
+    let finding = |step: Option<usize>, line: u32, message: String| Finding {
+        step,
+        line,
+        message,
+    };
+
+    if let Some(error) = &facts.setup_error {
+        v.errored = true;
+        findings.push(finding(None, facts.line, error.clone()));
+    }
+    let mut window_step_checked = false;
+    for step in &facts.steps {
+        let prefix = format!("step {} ({})", step.index + 1, step.keyword);
+        if facts.window.as_ref().is_some_and(|w| w.step == step.index) {
+            window_step_checked = step.check != Check::Pass;
+        }
+        match &step.check {
+            Check::Pass => {}
+            Check::Fail(failures) => {
+                v.failed = true;
+                for f in failures {
+                    findings.push(finding(
+                        Some(step.index),
+                        step.line,
+                        format!("{prefix}: {f}"),
+                    ));
+                }
+            }
+            Check::Inconclusive(why) => {
+                v.inconclusive = true;
+                findings.push(finding(
+                    Some(step.index),
+                    step.line,
+                    format!("{prefix}: {why}"),
+                ));
+            }
+            Check::Error(why) => {
+                v.errored = true;
+                findings.push(finding(
+                    Some(step.index),
+                    step.line,
+                    format!("{prefix}: {why}"),
+                ));
+            }
+        }
+    }
+    if let Some(stop) = &facts.stopped {
+        match stop {
+            Stop::TargetLost(_) => v.errored = true,
+            Stop::Interrupted | Stop::Deadline(_) => v.inconclusive = true,
+        }
+        findings.push(finding(None, facts.line, stop.finding()));
+    }
+
+    let judged = facts
+        .window
+        .as_ref()
+        .map(|w| judge_window(w, facts.stopped.as_ref()));
+    // The case-level expectation, unless a definite finding already decided the case or the
+    // window's own step already reported on this window.
+    if let Some(expect) = &facts.expect_outcome
+        && !v.failed
+        && !v.errored
+    {
+        match &judged {
+            Some(j) if !window_step_checked => match compare_outcomes(expect, &j.messages) {
+                Check::Pass => {}
+                Check::Fail(failures) => {
+                    v.failed = true;
+                    for f in failures {
+                        findings.push(finding(None, facts.line, f));
+                    }
+                }
+                Check::Inconclusive(why) | Check::Error(why) => {
+                    v.inconclusive = true;
+                    findings.push(finding(None, facts.line, why));
+                }
+            },
+            Some(_) => {}
+            None => {
+                v.inconclusive = true;
+                findings.push(finding(
+                    None,
+                    facts.line,
+                    "the case expects an outcome, but its observe step never ran".to_string(),
+                ));
+            }
+        }
+    }
+    for error in &facts.teardown_errors {
+        v.errored = true;
+        findings.push(finding(None, facts.line, error.clone()));
+    }
+
+    let class = judged.as_ref().and_then(|j| j.class);
+    let decision = decide(class, facts.acks);
+    let reason = match findings.first() {
+        Some(f) => f.message.clone(),
+        None => match class {
+            Some(c) => format!("every expectation held; observation: {}", c.as_str()),
+            None => "every expectation held".to_string(),
+        },
+    };
+    Judgement {
+        verdict: verdict(&v),
+        class,
+        window_end: judged.as_ref().map(|j| j.end.clone()),
+        messages: judged.map(|j| j.messages).unwrap_or_default(),
+        decision,
+        reason,
+        findings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::outcome::SendState;
+    use crate::suite::model::{Pos, Spanned};
+    use OutcomeClass::*;
+
+    fn tracked(label: &str, deliveries_before: u32, sightings: u32) -> TrackedMessage {
+        TrackedMessage {
+            label: label.into(),
+            message_id: Some(format!("id-{label}")),
+            send: SendState::Sent,
+            deliveries_before,
+            sightings,
+            unknown_receives_before: 0,
+        }
+    }
+
+    fn window(tracked: Vec<TrackedMessage>, end: Option<WindowEnd>) -> WindowFacts {
+        WindowFacts {
+            step: 1,
+            line: 9,
+            planned_ms: 3000,
+            elapsed_ms: 3000,
+            receives_used: 3,
+            receive_budget: 20,
+            end,
+            unknown_receives: 0,
+            tracked,
+            integrity: Vec::new(),
+        }
+    }
+
+    fn steps(checks: &[Check]) -> Vec<StepResult> {
+        checks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| StepResult {
+                index: i,
+                line: 5 + i as u32,
+                keyword: if i == 1 { "observe" } else { "send" }.into(),
+                check: c.clone(),
+            })
+            .collect()
+    }
+
+    fn expect_all(class: OutcomeClass) -> Option<OutcomeExpect> {
+        Some(OutcomeExpect::All(Spanned {
+            value: class.into(),
+            pos: Pos::default(),
+        }))
+    }
+
+    fn case(w: WindowFacts) -> CaseFacts {
+        CaseFacts {
+            line: 2,
+            steps: steps(&[Check::Pass, Check::Pass]),
+            window: Some(w),
+            ..CaseFacts::default()
+        }
+    }
+
+    #[test]
+    fn send_then_observe_is_a_delivery_not_a_redelivery() {
+        let j = judge(&case(window(
+            vec![tracked("m1", 0, 1)],
+            Some(WindowEnd::AllSeen),
+        )));
+        assert_eq!(j.class, Some(Delivered));
+        assert_eq!(j.verdict, Verdict::Pass);
+        assert_eq!(j.decision, None);
+        assert_eq!(j.reason, "every expectation held; observation: delivered");
+    }
+
+    #[test]
+    fn a_refused_send_makes_the_observation_inconclusive_not_a_clean_accept() {
+        let m = TrackedMessage {
+            send: SendState::Refused("InvalidMessageContents (400)".into()),
+            message_id: None,
+            ..tracked("m1", 0, 0)
+        };
+        let mut facts = case(window(vec![m], Some(WindowEnd::Completed)));
+        facts.expect_outcome = expect_all(NoRedeliveryWithinWindow);
+        let j = judge(&facts);
+        assert_eq!(j.class, Some(Inconclusive));
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert!(j.reason.contains("never sent"), "{}", j.reason);
+    }
+
+    #[test]
+    fn a_lost_receive_answer_in_the_window_makes_silence_inconclusive() {
+        let mut w = window(vec![tracked("m1", 1, 0)], Some(WindowEnd::Completed));
+        w.unknown_receives = 1;
+        let mut facts = case(w);
+        facts.expect_outcome = expect_all(NoRedeliveryWithinWindow);
+        let j = judge(&facts);
+        assert_eq!(j.class, Some(Inconclusive));
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert_eq!(j.decision, Some(Decision::Hold));
+    }
+
+    #[test]
+    fn a_deadline_cut_keeps_the_partial_window_and_says_deadline() {
+        let mut facts = case(window(vec![tracked("m1", 1, 1), tracked("m2", 1, 0)], None));
+        facts.stopped = Some(Stop::Deadline("1m 10s: its budget plus 10s".into()));
+        let j = judge(&facts);
+        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::Deadline)));
+        assert_eq!(j.messages[0].class, ObservedRedelivery);
+        assert_eq!(j.messages[1].class, Inconclusive);
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert!(
+            j.findings
+                .iter()
+                .any(|f| f.message.contains("past its deadline"))
+        );
+    }
+
+    #[test]
+    fn an_interrupted_window_is_labelled_interrupted() {
+        let mut facts = case(window(vec![tracked("m1", 1, 0)], None));
+        facts.stopped = Some(Stop::Interrupted);
+        let j = judge(&facts);
+        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::Interrupted)));
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn a_lost_target_is_an_error() {
+        let mut facts = case(window(vec![tracked("m1", 1, 0)], None));
+        facts.stopped = Some(Stop::TargetLost("5 calls in a row got no response".into()));
+        let j = judge(&facts);
+        assert_eq!(j.verdict, Verdict::Error);
+        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::TargetLost)));
+    }
+
+    #[test]
+    fn case_level_outcomes_fail_on_a_definite_mismatch_and_defer_on_doubt() {
+        let mut facts = case(window(vec![tracked("m1", 1, 1)], Some(WindowEnd::AllSeen)));
+        facts.expect_outcome = expect_all(NoRedeliveryWithinWindow);
+        let j = judge(&facts);
+        assert_eq!(j.verdict, Verdict::Fail);
+        assert_eq!(
+            j.findings[0].message,
+            "expected m1: no_redelivery_within_window, observed observed_redelivery"
+        );
+        assert_eq!(j.decision, Some(Decision::Reconcile));
+
+        facts.expect_outcome = expect_all(Delivered);
+        facts.window = Some(window(vec![tracked("m1", 0, 1)], Some(WindowEnd::AllSeen)));
+        assert_eq!(judge(&facts).verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn an_expected_outcome_without_a_window_is_inconclusive() {
+        let facts = CaseFacts {
+            line: 2,
+            steps: steps(&[Check::Pass]),
+            expect_outcome: expect_all(ObservedRedelivery),
+            ..CaseFacts::default()
+        };
+        let j = judge(&facts);
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert!(j.reason.contains("observe step never ran"));
+    }
+
+    #[test]
+    fn step_findings_are_numbered_from_one_and_worst_verdict_wins() {
+        let facts = CaseFacts {
+            line: 2,
+            steps: steps(&[
+                Check::Inconclusive("throttled".into()),
+                Check::Fail(vec!["expected 1 message(s), received 0".into()]),
+            ]),
+            teardown_errors: vec!["failed to delete queue q".into()],
+            ..CaseFacts::default()
+        };
+        let j = judge(&facts);
+        assert_eq!(j.verdict, Verdict::Fail);
+        assert_eq!(j.findings[0].message, "step 1 (send): throttled");
+        assert_eq!(
+            j.findings[1].message,
+            "step 2 (observe): expected 1 message(s), received 0"
+        );
+        assert_eq!(j.findings[1].step, Some(1));
+        assert_eq!(j.findings[2].message, "failed to delete queue q");
+    }
+
+    #[test]
+    fn a_harness_error_is_an_error_not_a_failure() {
+        let facts = CaseFacts {
+            line: 2,
+            steps: steps(&[Check::Error("the target refused the credentials".into())]),
+            ..CaseFacts::default()
+        };
+        assert_eq!(judge(&facts).verdict, Verdict::Error);
+        let setup = CaseFacts {
+            setup_error: Some("failed to create queue".into()),
+            ..CaseFacts::default()
+        };
+        assert_eq!(judge(&setup).verdict, Verdict::Error);
+    }
+
+    #[test]
+    fn observe_step_checks_integrity_then_its_expectation() {
+        let mut w = window(vec![tracked("m1", 1, 1)], Some(WindowEnd::AllSeen));
+        assert_eq!(check_window(&w, None), Check::Pass);
+        assert_eq!(
+            check_window(&w, expect_all(ObservedRedelivery).as_ref()),
+            Check::Pass
+        );
+        assert!(matches!(
+            check_window(&w, expect_all(Delivered).as_ref()),
+            Check::Fail(_)
+        ));
+        w.integrity
+            .push("m1: MD5OfBody does not match the body received".into());
+        assert!(matches!(check_window(&w, None), Check::Fail(_)));
+
+        let cut = window(
+            vec![tracked("m1", 1, 0)],
+            Some(WindowEnd::Cut(CutReason::BudgetExhausted { used: 20 })),
+        );
+        match check_window(&cut, None) {
+            Check::Inconclusive(why) => assert!(why.contains("receive budget"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_window_step_reporting_doubt_is_not_repeated_at_case_level() {
+        let mut facts = case(window(
+            vec![tracked("m1", 1, 0)],
+            Some(WindowEnd::Cut(CutReason::BudgetExhausted { used: 2 })),
+        ));
+        facts.steps = steps(&[
+            Check::Pass,
+            Check::Inconclusive("observation window not completed".into()),
+        ]);
+        facts.expect_outcome = expect_all(NoRedeliveryWithinWindow);
+        let j = judge(&facts);
+        assert_eq!(j.findings.len(), 1);
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+    }
+}

@@ -1,0 +1,451 @@
+//! Steps that act on a receipt handle: `delete`, `delete-batch` (the acknowledgements whose
+//! facts the decision reads), `change-visibility`, `change-visibility-batch`; and how handle
+//! references resolve to the receive that issued them.
+
+use super::*;
+
+impl CaseRun {
+    pub(super) async fn delete_step(
+        &mut self,
+        step: &Step,
+        queue: &Option<Spanned<String>>,
+        target: &HandleRef,
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let (handle, info, url, name) = self.resolve_single(queue, target, "delete")?;
+        let attempt = info.as_ref().map(|i| i.0.clone());
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "DeleteMessage",
+            attempt,
+            Some(name),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .delete_message()
+                .queue_url(&url)
+                .receipt_handle(&handle)
+        )
+        .await;
+        self.note_handle_row(&mut rec, &handle, info.as_ref());
+        if let Some((_, receipt)) = &info {
+            self.count_ack(receipt, AckAnswer::of(rec.error.as_ref()));
+        }
+        Ok(self.judge(step, &mut rec, Observed::default()))
+    }
+
+    pub(super) async fn delete_batch_step(
+        &mut self,
+        step: &Step,
+        queue: &Option<Spanned<String>>,
+        entries: &[BatchHandle],
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
+        let (resolved, url, name) = self.resolve_batch(queue, &targets, "delete-batch")?;
+        let request_entries = entries
+            .iter()
+            .zip(&resolved)
+            .map(|(e, (handle, _))| {
+                DeleteMessageBatchRequestEntry::builder()
+                    .id(&e.id)
+                    .receipt_handle(handle)
+                    .build()
+                    .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "DeleteMessageBatch",
+            None,
+            Some(name),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .delete_message_batch()
+                .queue_url(&url)
+                .set_entries(Some(request_entries))
+        )
+        .await;
+        // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
+        let by_id: HashMap<String, ResolvedHandle> =
+            entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
+        let batch = self.handle_batch_result(
+            &mut rec,
+            &by_id,
+            |o: &aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput| {
+                (
+                    o.successful().iter().map(|s| s.id().to_string()).collect(),
+                    o.failed().to_vec(),
+                )
+            },
+            true,
+        );
+        Ok(self.judge(
+            step,
+            &mut rec,
+            Observed {
+                batch,
+                ..Observed::default()
+            },
+        ))
+    }
+
+    pub(super) async fn change_visibility_step(
+        &mut self,
+        step: &Step,
+        queue: &Option<Spanned<String>>,
+        target: &HandleRef,
+        timeout: &Duration,
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let (handle, info, url, name) = self.resolve_single(queue, target, "change-visibility")?;
+        let attempt = info.as_ref().map(|i| i.0.clone());
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "ChangeMessageVisibility",
+            attempt,
+            Some(name),
+        );
+        let secs = timeout.as_secs() as i32;
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .change_message_visibility()
+                .queue_url(&url)
+                .receipt_handle(&handle)
+                .visibility_timeout(secs)
+        )
+        .await;
+        self.note_handle_row(&mut rec, &handle, info.as_ref());
+        Ok(self.judge(step, &mut rec, Observed::default()))
+    }
+
+    pub(super) async fn change_visibility_batch_step(
+        &mut self,
+        step: &Step,
+        queue: &Option<Spanned<String>>,
+        entries: &[BatchVisibility],
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
+        let (resolved, url, name) =
+            self.resolve_batch(queue, &targets, "change-visibility-batch")?;
+        let request_entries = entries
+            .iter()
+            .zip(&resolved)
+            .map(|(e, (handle, _))| {
+                ChangeMessageVisibilityBatchRequestEntry::builder()
+                    .id(&e.id)
+                    .receipt_handle(handle)
+                    .visibility_timeout(e.timeout.as_secs() as i32)
+                    .build()
+                    .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "ChangeMessageVisibilityBatch",
+            None,
+            Some(name),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .change_message_visibility_batch()
+                .queue_url(&url)
+                .set_entries(Some(request_entries))
+        )
+        .await;
+        // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
+        let by_id: HashMap<String, ResolvedHandle> =
+            entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
+        let batch = self.handle_batch_result(
+            &mut rec,
+            &by_id,
+            |o: &aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput| {
+                (
+                    o.successful().iter().map(|s| s.id().to_string()).collect(),
+                    o.failed().to_vec(),
+                )
+            },
+            false,
+        );
+        Ok(self.judge(
+            step,
+            &mut rec,
+            Observed {
+                batch,
+                ..Observed::default()
+            },
+        ))
+    }
+
+    pub(super) fn failed_entry(
+        &self,
+        f: &aws_sdk_sqs::types::BatchResultErrorEntry,
+        label: Option<String>,
+    ) -> EntryEvidence {
+        EntryEvidence {
+            id: f.id().to_string(),
+            message: label.filter(|l| !l.is_empty()),
+            message_id: None,
+            handle_digest: None,
+            result: "failed".into(),
+            code: Some(f.code().to_string()),
+            sender_fault: Some(f.sender_fault()),
+            error_message: f.message().map(|m| self.masker.mask(m)),
+        }
+    }
+
+    /// Shared by delete-batch and change-visibility-batch: entry evidence, ack accounting.
+    pub(super) fn handle_batch_result<O>(
+        &mut self,
+        rec: &mut Recorded<O>,
+        resolved: &HashMap<String, ResolvedHandle>,
+        split: impl Fn(&O) -> (Vec<String>, Vec<aws_sdk_sqs::types::BatchResultErrorEntry>),
+        is_ack: bool,
+    ) -> Option<BatchOutcome> {
+        let Some(out) = rec.output.as_ref() else {
+            // The whole request failed: every ack in it was refused (or may not have landed).
+            if is_ack {
+                for (_, info) in resolved.values() {
+                    if let Some((_, receipt)) = info {
+                        self.count_ack(receipt, AckAnswer::of(rec.error.as_ref()));
+                    }
+                }
+            }
+            return None;
+        };
+        let (successful, failed) = split(out);
+        let mut outcome = BatchOutcome::default();
+        let mut entries_ev = Vec::new();
+        let evidence_for = |id: &str| {
+            resolved.get(id).map(|(h, info)| {
+                (
+                    sha256_hex(h),
+                    info.as_ref().and_then(|(_, r)| r.label.clone()),
+                    info.as_ref().map(|(_, r)| r.message_id.clone()),
+                )
+            })
+        };
+        for id in &successful {
+            let (digest, label, mid) = evidence_for(id).unwrap_or_default();
+            entries_ev.push(EntryEvidence {
+                id: id.clone(),
+                message: label,
+                message_id: mid,
+                handle_digest: Some(digest).filter(|d| !d.is_empty()),
+                result: "successful".into(),
+                code: None,
+                sender_fault: None,
+                error_message: None,
+            });
+            outcome.successful.push(id.clone());
+        }
+        for f in &failed {
+            let mut ev = self.failed_entry(f, None);
+            if let Some((digest, label, mid)) = evidence_for(f.id()) {
+                ev.handle_digest = Some(digest);
+                ev.message = label;
+                ev.message_id = mid;
+            }
+            entries_ev.push(ev);
+            outcome
+                .failed
+                .push((f.id().to_string(), f.code().to_string(), f.sender_fault()));
+        }
+        if is_ack {
+            for (id, (_, info)) in resolved {
+                if let Some((_, receipt)) = info {
+                    let answer = if failed.iter().any(|f| f.id() == id) {
+                        AckAnswer::Refused
+                    } else {
+                        AckAnswer::Done
+                    };
+                    self.count_ack(receipt, answer);
+                }
+            }
+        }
+        rec.last_row().entries = entries_ev;
+        Some(outcome)
+    }
+
+    // ----- handles and messages ------------------------------------------------------------
+    pub(super) fn resolve_handle(&mut self, target: &HandleRef) -> Result<ResolvedHandle, String> {
+        match target {
+            HandleRef::Literal(h) => {
+                // Not a secret (the suite wrote it), but masked like any handle so outputs
+                // follow one rule: no handle text, only digests.
+                self.masker.add_handle(h);
+                Ok((h.clone(), None))
+            }
+            HandleRef::Attempt { attempt, message } => {
+                let receipts = self.attempts.get(&attempt.value).ok_or_else(|| {
+                    format!("attempt {} has not received anything", attempt.value)
+                })?;
+                let receipt = match message {
+                    Some(m) => receipts
+                        .iter()
+                        .find(|r| r.label.as_deref() == Some(m.value.as_str()))
+                        .ok_or_else(|| {
+                            format!(
+                                "attempt {} did not receive message {}",
+                                attempt.value, m.value
+                            )
+                        })?,
+                    None => receipts
+                        .first()
+                        .ok_or_else(|| format!("attempt {} received no message", attempt.value))?,
+                };
+                Ok((
+                    receipt.handle.clone(),
+                    Some((attempt.value.clone(), receipt.clone())),
+                ))
+            }
+        }
+    }
+
+    /// Resolves a single-handle step: the handle, where it came from, and the queue (given,
+    /// or the one the attempt received from).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn resolve_single(
+        &mut self,
+        queue: &Option<crate::suite::model::Spanned<String>>,
+        target: &HandleRef,
+        step: &str,
+    ) -> Result<(String, Option<(String, Receipt)>, String, String), String> {
+        // (handle, origin, queue url, queue name)
+        let (handle, info) = self.resolve_handle(target)?;
+        let label = queue
+            .as_ref()
+            .map(|q| q.value.clone())
+            .or_else(|| self.attempt_queue(target))
+            .ok_or_else(|| format!("{step} needs `queue:` when it uses a literal handle"))?;
+        let (url, name) = self.queue_url(&label)?;
+        Ok((handle, info, url, name))
+    }
+
+    /// Resolves every entry of a batch step by entry id, and the queue (given, or the one the
+    /// first attempt-entry received from).
+    pub(super) fn resolve_batch(
+        &mut self,
+        queue: &Option<crate::suite::model::Spanned<String>>,
+        entries: &[&HandleRef],
+        step: &str,
+    ) -> Result<(Vec<ResolvedHandle>, String, String), String> {
+        // In entry order, not keyed by id: conformance cases send duplicate ids on purpose.
+        let mut resolved = Vec::new();
+        let mut label = queue.as_ref().map(|q| q.value.clone());
+        let mut from: Option<String> = None;
+        for target in entries {
+            resolved.push(self.resolve_handle(target)?);
+            if let Some(q) = self.attempt_queue(target) {
+                match &from {
+                    // One batch goes to one queue: handles from several need `queue:` to say
+                    // which (a conformance case may want exactly that mix).
+                    Some(first) if *first != q && queue.is_none() => {
+                        return Err(format!(
+                            "{step} mixes handles from queues `{first}` and `{q}`; \
+                             say which queue it goes to with `queue:`"
+                        ));
+                    }
+                    Some(_) => {}
+                    None => from = Some(q),
+                }
+            }
+        }
+        if label.is_none() {
+            label = from;
+        }
+        let label =
+            label.ok_or_else(|| format!("{step} needs `queue:` when no entry names an attempt"))?;
+        let (url, name) = self.queue_url(&label)?;
+        Ok((resolved, url, name))
+    }
+
+    /// The queue an attempt received from (so `delete: {attempt: A}` needs no `queue:`).
+    pub(super) fn attempt_queue(&self, target: &HandleRef) -> Option<String> {
+        let HandleRef::Attempt { attempt, .. } = target else {
+            return None;
+        };
+        self.case.steps.iter().find_map(|s| match &s.action {
+            Action::Receive(r) if r.attempt.as_ref().map(|a| &a.value) == Some(&attempt.value) => {
+                Some(r.queue.value.clone())
+            }
+            _ => None,
+        })
+    }
+
+    pub(super) fn note_handle_row<O>(
+        &self,
+        rec: &mut Recorded<O>,
+        handle: &str,
+        info: Option<&(String, Receipt)>,
+    ) {
+        let digest = sha256_hex(handle);
+        let bk = info
+            .and_then(|(_, r)| r.label.as_ref())
+            .and_then(|l| self.sent.get(l))
+            .and_then(|s| s.business_key.clone());
+        for row in &mut rec.rows {
+            row.handle_digest = Some(digest.clone());
+            if let Some((_, r)) = info {
+                row.message_id = Some(r.message_id.clone());
+                row.message = r.label.clone();
+                row.business_key = bk.clone();
+            }
+        }
+    }
+
+    pub(super) fn count_ack(&mut self, receipt: &Receipt, answer: AckAnswer) {
+        self.acks.acks += 1;
+        if self
+            .latest
+            .get(&receipt.message_id)
+            .is_some_and(|&s| s > receipt.seq)
+        {
+            self.acks.stale_acks += 1;
+        }
+        match answer {
+            AckAnswer::Done => {}
+            AckAnswer::Refused => self.acks.failed_acks += 1,
+            AckAnswer::Unknown => self.acks.unknown_acks += 1,
+        }
+    }
+}
+
+/// What the target said to one acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AckAnswer {
+    /// Took effect (or the target says so).
+    Done,
+    /// A definite refusal: an error response, a `Failed` entry, a throttle.
+    Refused,
+    /// No definite answer: no response, a 5xx, an abandoned call. It may have taken effect.
+    Unknown,
+}
+
+impl AckAnswer {
+    /// The answer of a whole call, from its error (if any). The final attempt decides: a
+    /// retried delete that finally succeeded did take effect.
+    pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
+        match error.map(|e| &e.kind) {
+            None => AckAnswer::Done,
+            Some(FailureKind::Response | FailureKind::Refused | FailureKind::Throttled) => {
+                AckAnswer::Refused
+            }
+            Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
+        }
+    }
+}

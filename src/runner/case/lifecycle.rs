@@ -1,0 +1,378 @@
+//! A case's queues from creation to teardown: the free-name check, ownership (a queue is ours
+//! only if this run created it), ARNs for redrive policies, and the deadline sweep.
+
+use super::*;
+
+impl CaseRun {
+    /// Creates the case's `queues:`, dead-letter targets first so their ARNs exist.
+    pub(super) async fn setup(&mut self) -> Result<(), String> {
+        let defs: Vec<QueueDef> = self
+            .case
+            .queues
+            .iter()
+            .filter(|d| d.create)
+            .cloned()
+            .collect();
+        for def in creation_order(defs) {
+            let rec = self.create_queue(&def, Phase::Setup, None).await?;
+            if let Some(err) = rec.error {
+                return Err(format!(
+                    "failed to create queue `{}` ({}): {}",
+                    def.label,
+                    self.queues[&def.label].name,
+                    err.describe()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// CreateQueue for `def`; records the URL and ARN and registers ownership on success.
+    pub(super) async fn create_queue(
+        &mut self,
+        def: &QueueDef,
+        phase: Phase,
+        step: Option<&Step>,
+    ) -> Result<Recorded<aws_sdk_sqs::operation::create_queue::CreateQueueOutput>, String> {
+        // ARNs of other queues this one refers to.
+        let mut needed: Vec<String> = Vec::new();
+        if let Some(r) = &def.redrive {
+            needed.push(r.dlq.value.clone());
+        }
+        if let Some(crate::suite::model::RedriveAllow::ByQueue(labels)) = &def.redrive_allow {
+            needed.extend(labels.iter().map(|l| l.value.clone()));
+        }
+        // A queue not created yet (a redrive-allow list naming its own source, say) gets the
+        // ARN its name will have, never an empty string.
+        let mut arns: HashMap<String, String> = HashMap::new();
+        for label in needed {
+            let arn = self.arn_or_derived(&label).await;
+            arns.insert(label, arn);
+        }
+        self.check_name_is_free(&def.label).await?;
+        let attributes = create_attributes(def, &|l| arns.get(l).cloned());
+        let attributes = self.resolve_arns(&attributes).await;
+        let tags = create_tags(def, &self.ctx.run_id, &self.case.id);
+        let name = self.queues[&def.label].name.clone();
+        let client = self.ctx.client.clone();
+        let meta = self.meta(phase, step, "CreateQueue", None, Some(name.clone()));
+        // Not abandoned on Ctrl-C (unlike other calls): a create whose answer we dropped could
+        // leave a queue behind that no one knows about.
+        let mut req = client.create_queue().queue_name(&name);
+        for (k, v) in attributes {
+            req = req.attributes(QueueAttributeName::from(k.as_str()), v);
+        }
+        for (k, v) in tags {
+            req = req.tags(k, v);
+        }
+        let mut rec = call!(finish: self, meta, req).await;
+        self.emit_rows(&mut rec);
+        if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
+            let url = url.to_string();
+            self.adopt(&def.label, &url);
+        }
+        Ok(rec)
+    }
+
+    /// Whether the queue at `url` carries this run's tag. A target without tagging
+    /// (ListQueueTags refused) cannot prove it either way and counts as not ours.
+    pub(super) async fn tagged_as_ours(&mut self, name: &str, url: &str) -> bool {
+        let client = self.ctx.client.clone();
+        let meta = self.meta(
+            Phase::Teardown,
+            None,
+            "ListQueueTags",
+            None,
+            Some(name.to_string()),
+        );
+        let mut rec = call!(finish: self, meta, client
+                .list_queue_tags()
+                .queue_url(url))
+        .await;
+        self.emit_rows(&mut rec);
+        rec.output
+            .as_ref()
+            .and_then(|o| o.tags())
+            .and_then(|t| t.get(crate::runner::queues::RUN_TAG))
+            .is_some_and(|run| *run == self.ctx.run_id)
+    }
+
+    /// Refuses to create `label` when a queue of its name already exists that this run does
+    /// not hold: CreateQueue would answer with that queue's URL (same name and attributes), and
+    /// a queue is only ours if this run created it.
+    pub(super) async fn check_name_is_free(&mut self, label: &str) -> Result<(), String> {
+        let q = &self.queues[label];
+        if q.alive {
+            // Ours already (a create-queue step re-creating the same queue on purpose).
+            return Ok(());
+        }
+        let name = q.name.clone();
+        if self.lookup_url(&name, Phase::Setup).await.is_some() {
+            return Err(format!(
+                "queue {name} already exists and this run did not create it; refusing to use it"
+            ));
+        }
+        Ok(())
+    }
+
+    /// GetQueueUrl by name, recorded but never abandoned: the URL if the queue exists.
+    pub(super) async fn lookup_url(&mut self, name: &str, phase: Phase) -> Option<String> {
+        let client = self.ctx.client.clone();
+        let meta = self.meta(phase, None, "GetQueueUrl", None, Some(name.to_string()));
+        let mut rec = call!(finish: self, meta, client
+                .get_queue_url()
+                .queue_name(name))
+        .await;
+        self.emit_rows(&mut rec);
+        rec.output
+            .as_ref()
+            .and_then(|o| o.queue_url())
+            .map(str::to_string)
+    }
+
+    /// Registers `url` as this case's queue `label`: teardown will delete it.
+    pub(super) fn adopt(&mut self, label: &str, url: &str) {
+        let q = self
+            .queues
+            .get_mut(label)
+            .expect("label resolved at parse time");
+        q.url = Some(url.to_string());
+        q.alive = true;
+        q.created = true;
+        let name = q.name.clone();
+        if !self.created_order.iter().any(|l| l == label) {
+            self.created_order.push(label.to_string());
+        }
+        self.ctx.registry.add(OwnedQueue {
+            name,
+            url: url.to_string(),
+            case: self.case.id.clone(),
+        });
+    }
+
+    /// After a case was cut off mid-call (its deadline), a CreateQueue may have taken effect
+    /// without our seeing the URL: look each unregistered queue up by name and adopt it if it
+    /// carries this run's tag, so teardown deletes it.
+    pub(super) async fn sweep_unregistered(&mut self) {
+        let labels: Vec<String> = self
+            .queues
+            .iter()
+            .filter(|(_, q)| q.url.is_none())
+            .map(|(l, _)| l.clone())
+            .collect();
+        for label in labels {
+            let name = self.queues[&label].name.clone();
+            if let Some(url) = self.lookup_url(&name, Phase::Teardown).await {
+                // Only with this run's tag: anything else is left alone, as everywhere else.
+                if self.tagged_as_ours(&name, &url).await {
+                    self.adopt(&label, &url);
+                }
+            }
+        }
+    }
+
+    /// `attributes` with each `${arn:<label>}` replaced: a created queue's own ARN, or for a
+    /// queue never created (`create: false`) the ARN its name would have, in the account and
+    /// region of the case's other queues.
+    pub(super) async fn resolve_arns(
+        &mut self,
+        attributes: &BTreeMap<String, String>,
+    ) -> BTreeMap<String, String> {
+        let labels: Vec<String> = attributes
+            .values()
+            .flat_map(|v| arn_refs(v))
+            .map(str::to_string)
+            .collect();
+        if labels.is_empty() {
+            return attributes.clone();
+        }
+        let mut arns = HashMap::new();
+        for l in labels {
+            let arn = self.arn_or_derived(&l).await;
+            arns.insert(l, arn);
+        }
+        attributes
+            .iter()
+            .map(|(k, v)| {
+                let value = substitute_arns(v, &|l| arns.get(l).cloned().unwrap_or_default());
+                (k.clone(), value)
+            })
+            .collect()
+    }
+
+    /// The ARN of a queue of the case: its own once created, else the ARN its name would have
+    /// in the account and region of the case's other queues (for not-found cases).
+    pub(super) async fn arn_or_derived(&mut self, label: &str) -> String {
+        self.ensure_arn(label).await;
+        if let Some(arn) = self.queues.get(label).and_then(|q| q.arn.clone()) {
+            return arn;
+        }
+        if self.queues.values().all(|q| q.arn.is_none()) {
+            let created: Vec<String> = self
+                .queues
+                .iter()
+                .filter(|(_, q)| q.url.is_some())
+                .map(|(l, _)| l.clone())
+                .collect();
+            for l in created {
+                self.ensure_arn(&l).await;
+            }
+        }
+        let prefix = self
+            .queues
+            .values()
+            .find_map(|q| q.arn.as_deref().and_then(|a| a.rsplit_once(':')))
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_else(|| "arn:aws:sqs:us-east-1:000000000000".to_string());
+        self.queues
+            .get(label)
+            .map(|q| format!("{prefix}:{}", q.name))
+            .unwrap_or_default()
+    }
+
+    /// Fetches the QueueArn of a created queue, once.
+    pub(super) async fn ensure_arn(&mut self, label: &str) {
+        let Some(q) = self.queues.get(label) else {
+            return;
+        };
+        if q.arn.is_some() {
+            return;
+        }
+        let Some(url) = q.url.clone() else { return };
+        let client = self.ctx.client.clone();
+        let meta = self.meta(
+            Phase::Setup,
+            None,
+            "GetQueueAttributes",
+            None,
+            Some(q.name.clone()),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .get_queue_attributes()
+                .queue_url(&url)
+                .attribute_names(QueueAttributeName::QueueArn)
+        )
+        .await;
+        if let Some(out) = &rec.output {
+            let arn = out
+                .attributes()
+                .and_then(|a| a.get(&QueueAttributeName::QueueArn))
+                .cloned();
+            if let Some(q) = self.queues.get_mut(label) {
+                q.arn = arn;
+            }
+        }
+        self.emit_rows(&mut rec);
+    }
+
+    /// Deletes every queue this case created and still owns, newest first.
+    pub(super) async fn teardown(&mut self) -> Vec<QueueCleanup> {
+        let mut cleanup = Vec::new();
+        let order: Vec<String> = self.created_order.iter().rev().cloned().collect();
+        for label in order {
+            let q = self.queues[&label].clone();
+            let Some(url) = q.url.clone() else { continue };
+            if !q.alive {
+                cleanup.push(QueueCleanup {
+                    queue: q.name.clone(),
+                    deleted: true,
+                });
+                continue;
+            }
+            // Ownership is checked against the run registry, not inferred from the name.
+            if !self.ctx.registry.owns(&url) {
+                continue;
+            }
+            let client = self.ctx.client.clone();
+            let meta = self.meta(
+                Phase::Teardown,
+                None,
+                "DeleteQueue",
+                None,
+                Some(q.name.clone()),
+            );
+            let mut rec = call!(finish: self, meta, client
+                    .delete_queue()
+                    .queue_url(&url))
+            .await;
+            // A queue that is already gone is cleaned up as far as we are concerned. Over the
+            // query protocol only the legacy code arrives, not the JSON shape name.
+            let gone = rec.error.as_ref().is_some_and(|e| {
+                e.matches("QueueDoesNotExist")
+                    || e.matches("AWS.SimpleQueueService.NonExistentQueue")
+            });
+            let deleted = rec.error.is_none() || gone;
+            if deleted {
+                self.ctx.registry.remove(&url);
+                if let Some(q) = self.queues.get_mut(&label) {
+                    q.alive = false;
+                }
+            } else if let Some(err) = rec.error.clone() {
+                let message = format!("failed to delete queue {}: {}", q.name, err.describe());
+                self.teardown_errors.push(self.masker.mask(&message));
+            }
+            self.emit_rows(&mut rec);
+            cleanup.push(QueueCleanup {
+                queue: q.name.clone(),
+                deleted,
+            });
+        }
+        cleanup
+    }
+}
+
+/// The order to create a case's queues in: a dead-letter queue before every queue whose
+/// redrive points at it (transitively); otherwise as written. A redrive cycle, which SQS could
+/// not create either, keeps the written order for what is left.
+fn creation_order(mut pending: Vec<QueueDef>) -> Vec<QueueDef> {
+    let mut ordered: Vec<QueueDef> = Vec::with_capacity(pending.len());
+    while !pending.is_empty() {
+        let ready = pending.iter().position(|d| {
+            d.redrive.as_ref().is_none_or(|r| {
+                !pending
+                    .iter()
+                    .any(|p| p.label == r.dlq.value && p.label != d.label)
+            })
+        });
+        ordered.push(pending.remove(ready.unwrap_or(0)));
+    }
+    ordered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::model::{Pos, Spanned};
+
+    #[test]
+    fn dead_letter_queues_are_created_before_their_sources() {
+        let def = |label: &str, dlq: Option<&str>| QueueDef {
+            label: label.to_string(),
+            create: true,
+            redrive: dlq.map(|d| crate::suite::model::Redrive {
+                dlq: Spanned {
+                    value: d.to_string(),
+                    pos: Pos::default(),
+                },
+                max_receive_count: 1,
+            }),
+            ..QueueDef::default()
+        };
+        // a → b → c, written in that order: c first, then b, then a.
+        let order: Vec<String> = creation_order(vec![
+            def("a", Some("b")),
+            def("b", Some("c")),
+            def("c", None),
+        ])
+        .into_iter()
+        .map(|d| d.label)
+        .collect();
+        assert_eq!(order, ["c", "b", "a"]);
+        // A cycle still yields every queue once.
+        let order = creation_order(vec![def("x", Some("y")), def("y", Some("x"))]);
+        assert_eq!(order.len(), 2);
+    }
+}

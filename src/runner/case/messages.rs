@@ -1,0 +1,261 @@
+//! Steps that put messages on a queue (`send`, `send-batch`), and what the case remembers
+//! about each message it sent (its MessageId, its business key).
+
+use super::*;
+
+impl CaseRun {
+    pub(super) async fn send_step(
+        &mut self,
+        step: &Step,
+        send: &SendStep,
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let (url, name) = self.queue_url(&send.queue.value)?;
+        let body = body_text(&send.body);
+        self.masker.add_body(&body);
+        let meta = self.meta(Phase::Step, Some(step), "SendMessage", None, Some(name));
+        let attrs = message_attributes(send)?;
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .send_message()
+                .queue_url(&url)
+                .message_body(&body)
+                .set_delay_seconds(send.delay.map(|d| d.as_secs() as i32))
+                .set_message_group_id(send.group.clone())
+                .set_message_deduplication_id(send.dedup_id.clone())
+                .set_message_attributes(attrs)
+        )
+        .await;
+        let mut integrity = Vec::new();
+        if let Some(err) = &rec.error {
+            self.track_unsent(&send.message, err);
+        }
+        if let Some(out) = rec.output.take() {
+            let id = out.message_id().unwrap_or_default().to_string();
+            let bk = business_key(&body);
+            self.track_sent(&send.message, &id, bk.clone());
+            if let Some(md5) = out.md5_of_message_body()
+                && md5 != md5_hex(&body)
+            {
+                integrity.push(
+                    "MD5OfMessageBody in the SendMessage response does not match the body sent"
+                        .to_string(),
+                );
+            }
+            let row = rec.last_row();
+            row.message_id = Some(id.clone());
+            row.message = Some(send.message.clone());
+            row.business_key = bk.clone();
+            row.messages.push(MessageEvidence {
+                message_id: id,
+                message: Some(send.message.clone()),
+                business_key: bk,
+                handle_digest: None,
+                body_digest: Some(sha256_hex(&body)),
+                receive_count: None,
+                sequence_number: out.sequence_number().map(str::to_string),
+                md5_ok: out.md5_of_message_body().map(|m| m == md5_hex(&body)),
+            });
+        }
+        Ok(self.judge(
+            step,
+            &mut rec,
+            Observed {
+                integrity,
+                ..Observed::default()
+            },
+        ))
+    }
+
+    pub(super) async fn send_batch_step(
+        &mut self,
+        step: &Step,
+        queue: &Spanned<String>,
+        entries: &[BatchSend],
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let (url, name) = self.queue_url(&queue.value)?;
+        let mut request_entries = Vec::new();
+        let mut bodies = HashMap::new();
+        for e in entries {
+            let body = body_text(&e.send.body);
+            self.masker.add_body(&body);
+            let entry = SendMessageBatchRequestEntry::builder()
+                .id(&e.id)
+                .message_body(&body)
+                .set_delay_seconds(e.send.delay.map(|d| d.as_secs() as i32))
+                .set_message_group_id(e.send.group.clone())
+                .set_message_deduplication_id(e.send.dedup_id.clone())
+                .set_message_attributes(message_attributes(&e.send)?)
+                .build()
+                .map_err(|err| format!("could not build batch entry {}: {err}", e.id))?;
+            bodies.insert(e.id.clone(), (e.send.message.clone(), body));
+            request_entries.push(entry);
+        }
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "SendMessageBatch",
+            None,
+            Some(name),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .send_message_batch()
+                .queue_url(&url)
+                .set_entries(Some(request_entries))
+        )
+        .await;
+        let mut batch = None;
+        let mut integrity = Vec::new();
+        if let Some(err) = rec.error.clone() {
+            // The whole batch was refused or unanswered: so was every entry of it.
+            for (label, _) in bodies.values() {
+                self.track_unsent(label, &err);
+            }
+        }
+        if let Some(out) = rec.output.take() {
+            let mut outcome = BatchOutcome::default();
+            let mut entries_ev = Vec::new();
+            for ok in out.successful() {
+                let (label, body) = bodies.get(ok.id()).cloned().unwrap_or_default();
+                let bk = business_key(&body);
+                if !label.is_empty() {
+                    self.track_sent(&label, ok.message_id(), bk.clone());
+                }
+                if ok.md5_of_message_body() != md5_hex(&body) {
+                    integrity.push(format!(
+                        "entry {}: MD5OfMessageBody does not match the body sent",
+                        ok.id()
+                    ));
+                }
+                outcome.successful.push(ok.id().to_string());
+                entries_ev.push(EntryEvidence {
+                    id: ok.id().to_string(),
+                    message: Some(label).filter(|l| !l.is_empty()),
+                    message_id: Some(ok.message_id().to_string()),
+                    handle_digest: None,
+                    result: "successful".into(),
+                    code: None,
+                    sender_fault: None,
+                    error_message: None,
+                });
+            }
+            for f in out.failed() {
+                if let Some((label, _)) = bodies.get(f.id()) {
+                    let refusal = CallError {
+                        kind: FailureKind::Response,
+                        code: Some(f.code().to_string()),
+                        error_type: None,
+                        status: None,
+                        sender_fault: Some(f.sender_fault()),
+                        message: f.message().map(|m| self.masker.mask(m)),
+                    };
+                    self.track_unsent(label, &refusal);
+                }
+                outcome
+                    .failed
+                    .push((f.id().to_string(), f.code().to_string(), f.sender_fault()));
+                entries_ev.push(self.failed_entry(f, bodies.get(f.id()).map(|b| b.0.clone())));
+            }
+            rec.last_row().entries = entries_ev;
+            batch = Some(outcome);
+        }
+        Ok(self.judge(
+            step,
+            &mut rec,
+            Observed {
+                batch,
+                integrity,
+                ..Observed::default()
+            },
+        ))
+    }
+
+    /// Notes a send the target did not accept (or did not answer): the message has no
+    /// MessageId, and an observation that tracks it can prove nothing about it.
+    pub(super) fn track_unsent(&mut self, label: &str, error: &CallError) {
+        let why = error.describe();
+        let state = match error.kind {
+            FailureKind::Response | FailureKind::Refused | FailureKind::Throttled => {
+                SendState::Refused(why)
+            }
+            FailureKind::ServerError | FailureKind::NoResponse => SendState::Unknown(why),
+        };
+        self.sent.insert(
+            label.to_string(),
+            SentMessage {
+                message_id: None,
+                business_key: None,
+                state,
+            },
+        );
+    }
+
+    pub(super) fn track_sent(
+        &mut self,
+        label: &str,
+        message_id: &str,
+        business_key: Option<String>,
+    ) {
+        self.sent.insert(
+            label.to_string(),
+            SentMessage {
+                message_id: Some(message_id.to_string()),
+                business_key,
+                state: SendState::Sent,
+            },
+        );
+        // A FIFO duplicate is answered with the first message's MessageId; what is received
+        // is that first message, so the id keeps the first label.
+        self.by_id
+            .entry(message_id.to_string())
+            .or_insert_with(|| label.to_string());
+    }
+}
+
+pub(super) fn body_text(body: &Body) -> String {
+    match body {
+        Body::Text(t) => t.clone(),
+        Body::Size(n) => "x".repeat(*n),
+    }
+}
+
+/// `business_key` (or `business_id`) of a JSON object body: a key the suite author put there
+/// to be seen, unlike the rest of the body.
+pub(super) fn business_key(body: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let obj = v.as_object()?;
+    ["business_key", "business_id"]
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(|v| v.as_str()).map(str::to_string))
+}
+
+pub(super) fn message_attributes(
+    send: &SendStep,
+) -> Result<Option<HashMap<String, MessageAttributeValue>>, String> {
+    if send.attributes.is_empty() {
+        return Ok(None);
+    }
+    let mut map = HashMap::new();
+    for a in &send.attributes {
+        let mut b = MessageAttributeValue::builder().data_type(&a.data_type);
+        if a.data_type.starts_with("Binary") {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(&a.value)
+                .map_err(|e| format!("attribute {}: Binary value is not base64: {e}", a.name))?;
+            b = b.binary_value(Blob::new(bytes));
+        } else {
+            b = b.string_value(&a.value);
+        }
+        let v = b
+            .build()
+            .map_err(|e| format!("attribute {}: {e}", a.name))?;
+        map.insert(a.name.clone(), v);
+    }
+    Ok(Some(map))
+}

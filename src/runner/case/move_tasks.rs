@@ -1,0 +1,112 @@
+//! Steps for message move tasks (DLQ redrive): start, list, cancel.
+
+use super::*;
+
+impl CaseRun {
+    pub(super) async fn start_move_task_step(
+        &mut self,
+        step: &Step,
+        source: &Spanned<String>,
+        destination: &Option<Spanned<String>>,
+        max_per_second: &Option<i32>,
+        task: &Option<String>,
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        self.ensure_arn(&source.value).await;
+        let source_arn = self.arn(&source.value)?;
+        // An uncreated destination gets the ARN its name would have, so a case can
+        // ask for ResourceNotFoundException.
+        let dest_arn = match destination {
+            Some(d) => Some(self.arn_or_derived(&d.value).await),
+            None => None,
+        };
+        let qname = self.queues.get(&source.value).map(|q| q.name.clone());
+        let meta = self.meta(Phase::Step, Some(step), "StartMessageMoveTask", None, qname);
+        let rate = *max_per_second;
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .start_message_move_task()
+                .source_arn(&source_arn)
+                .set_destination_arn(dest_arn)
+                .set_max_number_of_messages_per_second(rate)
+        )
+        .await;
+        if let (Some(out), Some(task)) = (&rec.output, task)
+            && let Some(h) = out.task_handle()
+        {
+            self.move_tasks.insert(task.clone(), h.to_string());
+        }
+        Ok(self.judge(step, &mut rec, Observed::default()))
+    }
+
+    pub(super) async fn list_move_tasks_step(
+        &mut self,
+        step: &Step,
+        source: &Spanned<String>,
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        self.ensure_arn(&source.value).await;
+        let source_arn = self.arn(&source.value)?;
+        let qname = self.queues.get(&source.value).map(|q| q.name.clone());
+        let meta = self.meta(Phase::Step, Some(step), "ListMessageMoveTasks", None, qname);
+        let mut rec = call!(
+            self,
+            meta,
+            client.list_message_move_tasks().source_arn(&source_arn)
+        )
+        .await;
+        // The newest task's fields are checkable as `attributes:` (Status, ...).
+        let attrs = rec.output.as_ref().map(|o| {
+            let mut m = BTreeMap::new();
+            if let Some(t) = o.results().first() {
+                if let Some(s) = t.status() {
+                    m.insert("Status".to_string(), s.to_string());
+                }
+                m.insert(
+                    "ApproximateNumberOfMessagesMoved".to_string(),
+                    t.approximate_number_of_messages_moved().to_string(),
+                );
+                if let Some(n) = t.approximate_number_of_messages_to_move() {
+                    m.insert(
+                        "ApproximateNumberOfMessagesToMove".to_string(),
+                        n.to_string(),
+                    );
+                }
+            }
+            m.insert("Count".to_string(), o.results().len().to_string());
+            m
+        });
+        Ok(self.judge(
+            step,
+            &mut rec,
+            Observed {
+                queue_attributes: attrs,
+                ..Observed::default()
+            },
+        ))
+    }
+
+    pub(super) async fn cancel_move_task_step(
+        &mut self,
+        step: &Step,
+        task: &Spanned<String>,
+    ) -> Result<Check, String> {
+        let client = self.ctx.client.clone();
+        let handle = self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
+            format!(
+                "move task `{}` was not started (its start step failed?)",
+                task.value
+            )
+        })?;
+        let meta = self.meta(Phase::Step, Some(step), "CancelMessageMoveTask", None, None);
+        let mut rec = call!(
+            self,
+            meta,
+            client.cancel_message_move_task().task_handle(&handle)
+        )
+        .await;
+        Ok(self.judge(step, &mut rec, Observed::default()))
+    }
+}

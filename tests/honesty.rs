@@ -1,0 +1,154 @@
+//! The honesty rules (issue 7), end to end: the real binary, the embedded emulator (or the
+//! emulator behind a proxy that loses one answer), and the evidence it leaves. Each test
+//! failed before the judge moved into `classify`.
+
+mod common;
+
+use common::{root, run_bin};
+use sqsprobe::evidence::format::{CaseEnd, Decision, Record, Verdict};
+use sqsprobe::evidence::read_evidence;
+use std::path::Path;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+fn ends(out: &Path) -> Vec<CaseEnd> {
+    let dir = std::fs::read_dir(out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.join("evidence.jsonl").exists())
+        .expect("a run folder");
+    read_evidence(&dir.join("evidence.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::CaseEnd(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+fn case<'a>(ends: &'a [CaseEnd], id: &str) -> &'a CaseEnd {
+    ends.iter()
+        .find(|e| e.case == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+#[test]
+fn honesty_rules_hold_end_to_end_on_the_embedded_emulator() {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/honesty.yaml",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    // A failed expectation is in the run: exit 4.
+    assert_eq!(run.code(), 4, "{}\n{}", run.stdout, run.stderr);
+    let ends = ends(out.path());
+
+    // Rule 1: `send; observe` is a delivery, never a redelivery → RECONCILE.
+    let first = case(&ends, "first-delivery-is-not-a-redelivery");
+    assert_eq!(first.verdict, Verdict::Pass, "{}", first.reason);
+    assert_eq!(first.classification.as_deref(), Some("delivered"));
+    assert_eq!(first.outcomes[0].class, "delivered");
+    assert_eq!(first.outcomes[0].deliveries, 1);
+    assert_eq!(first.decision, None);
+    let wrong = case(&ends, "first-delivery-expected-as-redelivery");
+    assert_eq!(wrong.verdict, Verdict::Fail);
+    assert_eq!(
+        wrong.findings[0].message,
+        "expected m1: observed_redelivery, observed delivered"
+    );
+
+    // Rule 2: a refused send is no evidence: inconclusive, never a clean ACCEPT.
+    let refused = case(&ends, "a-refused-send-proves-nothing");
+    assert_eq!(refused.verdict, Verdict::Inconclusive, "{}", refused.reason);
+    assert_eq!(refused.outcomes[0].class, "inconclusive");
+    assert!(
+        refused.outcomes[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("never sent"),
+        "{:?}",
+        refused.outcomes
+    );
+    assert_eq!(refused.decision, Some(Decision::Hold));
+
+    // Rule 10: `status: 400` alone expects an error: the refused delete (step 1) passes it,
+    // the successful send (step 2) fails it.
+    let status = case(&ends, "status-alone-expects-an-error");
+    assert_eq!(status.verdict, Verdict::Fail);
+    assert_eq!(status.findings.len(), 1, "{:?}", status.findings);
+    assert_eq!(status.findings[0].step, Some(1));
+    assert!(
+        status.findings[0]
+            .message
+            .contains("expected HTTP status 400, but the call succeeded"),
+        "{:?}",
+        status.findings
+    );
+}
+
+#[test]
+fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (emu, proxy) = rt.block_on(async {
+        let emu = sqsprobe::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            sqsprobe::emulator::EmulatorConfig::default(),
+        )
+        .await
+        .unwrap();
+        let proxy = common::proxy::start_losing(
+            emu.local_addr(),
+            Some(common::proxy::LoseResponse {
+                target: "AmazonSQS.ReceiveMessage".into(),
+                nth: 1,
+            }),
+        )
+        .await;
+        (emu, proxy)
+    });
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/lost-receive.yaml",
+            "--endpoint-url",
+            &proxy.url,
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 5, "{}\n{}", run.stdout, run.stderr);
+    let ends = ends(out.path());
+    let end = case(&ends, "lost-receive-then-empty-retry");
+    assert_eq!(end.verdict, Verdict::Inconclusive, "{}", end.reason);
+    assert_eq!(end.classification.as_deref(), Some("inconclusive"));
+    let window = end.window.as_ref().unwrap();
+    assert_eq!(window.ended, "completed");
+    assert!(window.unknown_receives >= 1, "{window:?}");
+    assert!(
+        end.outcomes[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("no definite answer"),
+        "{:?}",
+        end.outcomes
+    );
+    drop(proxy);
+    rt.block_on(emu.shutdown());
+}
