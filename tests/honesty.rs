@@ -110,12 +110,15 @@ fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
         )
         .await
         .unwrap();
-        let proxy = common::proxy::start_losing(
+        let proxy = common::proxy::start_with(
             emu.local_addr(),
-            Some(common::proxy::LoseResponse {
-                target: "AmazonSQS.ReceiveMessage".into(),
-                nth: 1,
-            }),
+            common::proxy::Mischief {
+                lose: Some(common::proxy::LoseResponse {
+                    target: "AmazonSQS.ReceiveMessage".into(),
+                    nth: 1,
+                }),
+                ..Default::default()
+            },
         )
         .await;
         (emu, proxy)
@@ -151,4 +154,116 @@ fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
     );
     drop(proxy);
     rt.block_on(emu.shutdown());
+}
+
+/// The embedded emulator behind a proxy doing `mischief`, for the duration of `f`.
+fn behind_proxy<T>(mischief: common::proxy::Mischief, f: impl FnOnce(&str) -> T) -> T {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (emu, proxy) = rt.block_on(async {
+        let emu = sqsprobe::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            sqsprobe::emulator::EmulatorConfig::default(),
+        )
+        .await
+        .unwrap();
+        let proxy = common::proxy::start_with(emu.local_addr(), mischief).await;
+        (emu, proxy)
+    });
+    let out = f(&proxy.url);
+    drop(proxy);
+    rt.block_on(emu.shutdown());
+    out
+}
+
+#[test]
+fn refused_credentials_are_one_clear_harness_error_not_a_pile_of_findings() {
+    // Refused from the first request: the reachability check says so, nothing runs.
+    let out = tempfile::tempdir().unwrap();
+    let run = behind_proxy(
+        common::proxy::Mischief {
+            refuse_after: Some(0),
+            ..Default::default()
+        },
+        |url| {
+            run_bin(
+                &[
+                    "run",
+                    "tests/fixtures/three-sends.yaml",
+                    "--endpoint-url",
+                    url,
+                    "--out",
+                ]
+                .into_iter()
+                .chain([out.path().to_str().unwrap()])
+                .collect::<Vec<_>>(),
+                &root(),
+                LIMIT,
+            )
+        },
+    );
+    assert_eq!(run.code(), 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the target refused this run's credentials or permissions"),
+        "{}",
+        run.stderr
+    );
+    assert!(ends(out.path()).is_empty());
+
+    // Refused part-way (in the second case): that case is an error with one finding, the
+    // third is not run, the run stops itself with one line; exit 3, never 4.
+    let out = tempfile::tempdir().unwrap();
+    let run = behind_proxy(
+        common::proxy::Mischief {
+            // The check, then five calls of the first case (URL check, create, tag check,
+            // send, delete), then the second case's URL check and create.
+            refuse_after: Some(8),
+            ..Default::default()
+        },
+        |url| {
+            run_bin(
+                &[
+                    "run",
+                    "tests/fixtures/three-sends.yaml",
+                    "--jobs",
+                    "1",
+                    "--endpoint-url",
+                    url,
+                    "--out",
+                    out.path().to_str().unwrap(),
+                ],
+                &root(),
+                LIMIT,
+            )
+        },
+    );
+    assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
+    let stopped: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("the run stopped itself"))
+        .collect();
+    assert_eq!(stopped.len(), 1, "{}", run.stderr);
+    let ends = ends(out.path());
+    assert_eq!(case(&ends, "send-one").verdict, Verdict::Pass);
+    let two = case(&ends, "send-two");
+    assert_eq!(two.verdict, Verdict::Error, "{}", two.reason);
+    assert!(two.reason.contains("credentials"), "{}", two.reason);
+    assert!(
+        two.findings
+            .iter()
+            .all(|f| !f.message.contains("expected success")),
+        "{:?}",
+        two.findings
+    );
+    let three = case(&ends, "send-three");
+    assert_eq!(three.verdict, Verdict::Error);
+    assert!(
+        three.reason.starts_with("not run: the run stopped"),
+        "{}",
+        three.reason
+    );
 }

@@ -46,14 +46,18 @@ pub enum Stop {
     Deadline(String),
     /// The run declared the target lost; the text says why.
     TargetLost(String),
+    /// The target refused the run's credentials (in this case or another); the text says how.
+    CredentialsRefused(String),
 }
 
 impl Stop {
-    fn cut_reason(&self) -> CutReason {
+    /// The cut this stop makes in an observation window still open.
+    pub fn cut_reason(&self) -> CutReason {
         match self {
             Stop::Interrupted => CutReason::Interrupted,
             Stop::Deadline(_) => CutReason::Deadline,
             Stop::TargetLost(_) => CutReason::TargetLost,
+            Stop::CredentialsRefused(_) => CutReason::CredentialsRefused,
         }
     }
 
@@ -62,6 +66,9 @@ impl Stop {
             Stop::Interrupted => "the run was interrupted before the case finished".to_string(),
             Stop::Deadline(what) => format!("the case ran past its deadline ({what})"),
             Stop::TargetLost(why) => format!("the target was lost before the case finished: {why}"),
+            Stop::CredentialsRefused(why) => format!(
+                "the run stopped: the target refused its credentials or permissions ({why})"
+            ),
         }
     }
 }
@@ -298,7 +305,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     }
     if let Some(stop) = &facts.stopped {
         match stop {
-            Stop::TargetLost(_) => v.errored = true,
+            Stop::TargetLost(_) | Stop::CredentialsRefused(_) => v.errored = true,
             Stop::Interrupted | Stop::Deadline(_) => v.inconclusive = true,
         }
         findings.push(finding(None, facts.line, stop.finding()));
