@@ -68,9 +68,10 @@ pub struct LoseResponse {
 pub struct Mischief {
     /// Lose one response (the request still takes effect upstream).
     pub lose: Option<LoseResponse>,
-    /// After this many requests, answer every further one itself with 400
-    /// `UnrecognizedClientException`, as AWS does to credentials it no longer accepts.
-    pub refuse_after: Option<usize>,
+    /// From the `nth` (1-based) request to this `X-Amz-Target` on, answer every request
+    /// itself with 400 `UnrecognizedClientException`, as AWS does to credentials it no longer
+    /// accepts.
+    pub refuse_from: Option<(String, usize)>,
     /// Answer every request to this `X-Amz-Target` itself: (target, status, `__type`).
     pub fail: Option<(String, u16, String)>,
     /// Hold every request to this `X-Amz-Target` this long before forwarding it.
@@ -81,7 +82,7 @@ pub struct Mischief {
 struct Losing {
     rule: Mischief,
     matched: usize,
-    requests: usize,
+    refuse_matched: usize,
 }
 
 /// A running proxy.
@@ -128,8 +129,15 @@ async fn forward(
     let wire = wire_request(&parts.headers, &body);
     let (lose, refuse) = {
         let mut l = losing.lock().unwrap();
-        l.requests += 1;
-        let refuse = l.rule.refuse_after.is_some_and(|n| l.requests > n);
+        if matches!((&l.rule.refuse_from, &wire), (Some((target, _)), WireRequest::Json(t)) if t == target)
+        {
+            l.refuse_matched += 1;
+        }
+        let refuse = l
+            .rule
+            .refuse_from
+            .as_ref()
+            .is_some_and(|(_, nth)| l.refuse_matched >= *nth);
         let hit =
             matches!((&l.rule.lose, &wire), (Some(r), WireRequest::Json(t)) if *t == r.target);
         if hit {
