@@ -45,7 +45,6 @@ pub struct Observed<'a> {
 /// Checks `obs` against `expect`.
 pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     let mut failures = Vec::new();
-    // `status: 400` alone expects an error response with that status, as `error:` does.
     // `status: 400` alone expects an error response with that status (see `expects_error`).
     let expects_error_status = expect.error.is_none() && expect.expects_error();
     if let Some(err) = obs.error {
