@@ -250,7 +250,7 @@ async fn execute(
             let write_error = write_all(writer, &records).err();
             (records, exit_code::RUNTIME_ERROR, write_error, Vec::new())
         }
-        Ok(()) => {
+        Ok(masker) => {
             let (events_tx, events_rx) = mpsc::unbounded_channel();
             let (cancel_tx, cancel_rx) = watch::channel(false);
             let registry = Registry::default();
@@ -259,8 +259,10 @@ async fn execute(
                 events_rx, writer, check_rows, !quiet, total,
             ));
             let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
-            let outcome =
-                runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
+            let outcome = runner::run_plan(
+                client, masker, plan, &settings, registry, events_tx, cancel_rx,
+            )
+            .await;
             interrupt.abort();
             let (records, write_error) = consumer.await.unwrap_or_default();
             if let Some(why) = &outcome.halted {

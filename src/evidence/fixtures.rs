@@ -103,6 +103,8 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
                 step: Some(1),
                 line: *line,
                 message: message.to_string(),
+                status: None,
+                code: None,
             })
             .collect(),
         classification: None,

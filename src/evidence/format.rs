@@ -256,6 +256,14 @@ pub struct Finding {
     pub step: Option<usize>,
     pub line: u32,
     pub message: String,
+    /// The HTTP status of the step's call when the finding is about its answer (absent in
+    /// files written before it existed, and for findings that are not about one answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The error code of that answer (legacy query code when the server sent one, else the
+    /// JSON shape name); absent for a success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// Closing row of a case.

@@ -27,6 +27,8 @@ use tokio::sync::{mpsc, watch};
 /// What every case of a run shares.
 pub struct RunContext {
     pub client: aws_sdk_sqs::Client,
+    /// The run's masker (its credentials, the shape rules); each case starts from a copy.
+    pub masker: crate::evidence::Masker,
     pub run_id: String,
     /// This process's instance id, tagged on every queue it creates (`sqsprobe:instance`).
     pub instance: String,

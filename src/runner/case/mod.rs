@@ -144,6 +144,8 @@ struct CaseRun {
     stopped: Option<Stop>,
     window: Option<WindowFacts>,
     teardown_errors: Vec<String>,
+    /// The answer (status, error code) of the current step's last checked call.
+    last_answer: Option<(Option<u16>, Option<String>)>,
     move_tasks: HashMap<String, String>,
     started_at: chrono::DateTime<Utc>,
     started: Instant,
@@ -168,11 +170,12 @@ impl CaseRun {
             }
         }
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
+        let masker = ctx.masker.clone();
         Self {
             ctx,
             suite,
             case,
-            masker: Masker::new(),
+            masker,
             queues,
             created_order: Vec::new(),
             sent: BTreeMap::new(),
@@ -189,6 +192,7 @@ impl CaseRun {
             stopped: None,
             window: None,
             teardown_errors: Vec::new(),
+            last_answer: None,
             move_tasks: HashMap::new(),
             started_at: Utc::now(),
             started: Instant::now(),
@@ -293,13 +297,17 @@ impl CaseRun {
                 self.stopped = Some(stop);
                 return;
             }
+            self.last_answer = None;
             let check = self.step(step).await;
             let passed = check == Check::Pass;
+            let (status, code) = self.last_answer.take().unwrap_or_default();
             self.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
                 check: mask_check(&self.masker, check),
+                status,
+                code,
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
