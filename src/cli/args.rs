@@ -98,6 +98,17 @@ pub enum TargetArg {
     Aws,
 }
 
+impl TargetArg {
+    /// The runner's name for it.
+    pub fn kind(self) -> crate::runner::TargetKind {
+        match self {
+            TargetArg::Embedded => crate::runner::TargetKind::Embedded,
+            TargetArg::Endpoint => crate::runner::TargetKind::Endpoint,
+            TargetArg::Aws => crate::runner::TargetKind::Aws,
+        }
+    }
+}
+
 /// The wire protocol of `sqsprobe run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProtocolArg {
@@ -138,13 +149,26 @@ pub struct RunArgs {
     )]
     pub endpoint_url: Option<String>,
 
-    /// AWS region (else AWS_REGION / the profile; us-east-1 for emulators).
+    /// AWS region (else AWS_REGION / AWS_DEFAULT_REGION / the profile's; us-east-1 for
+    /// emulators). --target aws refuses to run without one.
     #[arg(long, value_name = "REGION", help_heading = "Target")]
     pub region: Option<String>,
 
     /// Named AWS profile for credentials and region.
     #[arg(long, value_name = "NAME", help_heading = "Target")]
     pub profile: Option<String>,
+
+    /// With --target aws: the only account(s) the credentials may belong to (STS
+    /// GetCallerIdentity, asked before anything is created); any other is refused, exit 1.
+    #[arg(
+        long,
+        env = "SQSPROBE_ALLOW_ACCOUNT",
+        value_name = "ID[,ID]",
+        value_delimiter = ',',
+        value_parser = parse_account_id,
+        help_heading = "Target"
+    )]
+    pub allow_account: Vec<String>,
 
     /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.

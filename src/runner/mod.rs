@@ -1,6 +1,7 @@
 //! The runner: owned queues, step execution through aws-sdk-sqs, and the event stream.
 //!
-//! - `target`: building the SDK client for embedded / endpoint / AWS targets.
+//! - `target`: resolving embedded / endpoint / AWS targets (region, endpoint, account guard)
+//!   and building their SDK client.
 //! - `call`: one SQS call with every SDK attempt recorded as an evidence row.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
