@@ -35,6 +35,9 @@ pub enum Command {
     Baseline(BaselineCommand),
     /// Measure throughput and latency of targets with a send → receive → delete loop.
     Bench(BenchArgs),
+    /// Delete queues that runs left behind: only `sqsprobe-` queues carrying sqsprobe's
+    /// ownership tags, only runs older than --older-than (or the one --run-id names).
+    Sweep(SweepArgs),
 }
 
 /// Where suites come from and which limits apply.
@@ -445,6 +448,66 @@ pub struct BenchArgs {
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
+}
+
+/// Where `sweep` looks: an endpoint, or AWS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepTargetArg {
+    /// The endpoint given by --endpoint-url.
+    Endpoint,
+    /// Real AWS, through the default credential chain (needs a region).
+    Aws,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Where to sweep. Defaults to `endpoint` when --endpoint-url is given; there is no default
+    /// beyond that: sweeping is never implied.
+    #[arg(long, value_enum, help_heading = "Target")]
+    pub target: Option<SweepTargetArg>,
+
+    /// An SQS-compatible endpoint (signed with fixed test keys unless --profile is given).
+    #[arg(
+        long,
+        env = "SQSPROBE_ENDPOINT_URL",
+        value_name = "URL",
+        value_parser = parse_endpoint_url,
+        help_heading = "Target"
+    )]
+    pub endpoint_url: Option<String>,
+
+    /// AWS region (else AWS_REGION / AWS_DEFAULT_REGION / the profile's); --target aws needs one.
+    #[arg(long, value_name = "REGION", help_heading = "Target")]
+    pub region: Option<String>,
+
+    /// Named AWS profile for credentials and region.
+    #[arg(long, value_name = "NAME", help_heading = "Target")]
+    pub profile: Option<String>,
+
+    /// With --target aws: the only account(s) the credentials may belong to; any other is
+    /// refused (exit 1) before anything is deleted.
+    #[arg(
+        long,
+        env = "SQSPROBE_ALLOW_ACCOUNT",
+        value_name = "ID[,ID]",
+        value_delimiter = ',',
+        value_parser = parse_account_id,
+        help_heading = "Target"
+    )]
+    pub allow_account: Vec<String>,
+
+    /// Delete only runs older than this (from the run id's timestamp, else the queue's
+    /// CreatedTimestamp). Default 2h; with --run-id, no age limit unless given.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Selection")]
+    pub older_than: Option<std::time::Duration>,
+
+    /// Only the queues of this run (its `sqsprobe:run` tag).
+    #[arg(long, value_name = "ID", value_parser = parse_run_id, help_heading = "Selection")]
+    pub run_id: Option<String>,
+
+    /// Print what would be deleted; delete nothing.
+    #[arg(long, help_heading = "Selection")]
+    pub dry_run: bool,
 }
 
 fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {

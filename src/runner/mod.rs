@@ -8,6 +8,7 @@
 //!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out.
+//! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
 
 pub mod call;
@@ -16,6 +17,7 @@ pub mod expect;
 pub mod query_protocol;
 pub mod queues;
 pub mod run;
+pub mod sweep;
 pub mod target;
 
 pub use queues::Registry;
