@@ -104,6 +104,24 @@ fn no_secrets(done: &Finished) {
     }
 }
 
+/// A command refused before it did anything: exit 1, every `needle` on stderr, `dir` empty.
+fn refused(done: &Finished, needles: &[&str], dir: &Path) {
+    assert_eq!(done.code(), 1, "{}\n{}", done.stdout, done.stderr);
+    for needle in needles {
+        assert!(
+            done.stderr.contains(needle),
+            "no {needle:?} in:\n{}",
+            done.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(dir).unwrap().count(),
+        0,
+        "{} is not empty",
+        dir.display()
+    );
+}
+
 #[test]
 fn no_region_is_one_line_and_exit_1_before_anything() {
     let out = tempfile::tempdir().unwrap();
@@ -118,14 +136,12 @@ fn no_region_is_one_line_and_exit_1_before_anything() {
         ],
         &[],
     );
-    assert_eq!(done.code(), 1, "{}\n{}", done.stdout, done.stderr);
-    assert_eq!(done.stderr.lines().count(), 1, "{}", done.stderr);
-    assert!(
-        done.stderr.contains("--target aws needs a region") && done.stderr.contains("AWS_REGION"),
-        "{}",
-        done.stderr
+    refused(
+        &done,
+        &["--target aws needs a region", "AWS_REGION"],
+        out.path(),
     );
-    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+    assert_eq!(done.stderr.lines().count(), 1, "{}", done.stderr);
 }
 
 #[tokio::test]
@@ -159,28 +175,23 @@ async fn a_wrong_account_is_refused_and_nothing_is_created() {
         ],
     );
     for done in [&by_flag, &by_env] {
-        assert_eq!(done.code(), 1, "{}\n{}", done.stdout, done.stderr);
         let first = first_line(&done.stderr);
         assert!(
             first.starts_with("sqsprobe: target aws · region eu-west-1 · account 1234******** (NOT in --allow-account)")
                 && first.contains("REDIRECTED: AWS_ENDPOINT_URL"),
             "{first}"
         );
-        assert!(
-            done.stderr
-                .contains("refused: the credentials belong to account 1234********")
-                && done.stderr.contains("nothing was created"),
-            "{}",
-            done.stderr
+        refused(
+            done,
+            &[
+                "refused: the credentials belong to account 1234********",
+                "nothing was created",
+            ],
+            out.path(),
         );
         no_secrets(done);
     }
     assert_eq!(all_queues(&serve.url).await, Vec::<String>::new());
-    assert_eq!(
-        std::fs::read_dir(out.path()).unwrap().count(),
-        0,
-        "no run folder"
-    );
 }
 
 #[tokio::test]
@@ -286,13 +297,11 @@ async fn a_listed_account_runs_and_the_redirect_is_announced_and_recorded() {
         ],
         &[],
     );
-    assert_eq!(saved.code(), 1, "{}\n{}", saved.stdout, saved.stderr);
-    assert!(
-        saved.stderr.contains("which is not AWS") && saved.stderr.contains("AWS baseline"),
-        "{}",
-        saved.stderr
+    refused(
+        &saved,
+        &["which is not AWS", "AWS baseline"],
+        baselines.path(),
     );
-    assert_eq!(std::fs::read_dir(baselines.path()).unwrap().count(), 0);
 }
 
 #[tokio::test]

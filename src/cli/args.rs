@@ -122,24 +122,9 @@ pub enum ProtocolArg {
     Query,
 }
 
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    #[command(flatten)]
-    pub suites: SuiteArgs,
-
-    /// Run only cases whose id contains PATTERN (repeatable). With `*` the pattern is a glob
-    /// matched against the whole id (`stale*`, `*-fifo-*`).
-    #[arg(long = "case", value_name = "PATTERN", help_heading = "Selection")]
-    pub cases: Vec<String>,
-
-    /// Also run cases tagged `slow` (long waits: dedup windows, 60-second rules, retention).
-    #[arg(long, help_heading = "Selection")]
-    pub include_slow: bool,
-
-    /// Where to send calls. Defaults to `endpoint` when --endpoint-url is given, else `embedded`.
-    #[arg(long, value_enum, help_heading = "Target")]
-    pub target: Option<TargetArg>,
-
+/// How to reach a target, shared by `run` and `sweep` (which add their own `--target`).
+#[derive(Debug, Args, Clone)]
+pub struct ReachArgs {
     /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...). Requests to it are signed
     /// with fixed test keys, never your own, unless --profile is given; for an AWS endpoint that
     /// needs real credentials use --target aws with it.
@@ -162,7 +147,8 @@ pub struct RunArgs {
     pub profile: Option<String>,
 
     /// With --target aws: the only account(s) the credentials may belong to (STS
-    /// GetCallerIdentity, asked before anything is created); any other is refused, exit 1.
+    /// GetCallerIdentity, asked before anything is created or deleted); any other is refused,
+    /// exit 1.
     #[arg(
         long,
         env = "SQSPROBE_ALLOW_ACCOUNT",
@@ -172,6 +158,45 @@ pub struct RunArgs {
         help_heading = "Target"
     )]
     pub allow_account: Vec<String>,
+}
+
+impl ReachArgs {
+    /// What the runner is asked for, with `kind` from the command's `--target`.
+    pub fn request(
+        &self,
+        kind: Option<crate::runner::TargetKind>,
+    ) -> crate::runner::target::TargetRequest {
+        crate::runner::target::TargetRequest {
+            kind,
+            endpoint_url: self.endpoint_url.clone(),
+            region: self.region.clone(),
+            profile: self.profile.clone(),
+            allow_accounts: self.allow_account.clone(),
+            ..crate::runner::target::TargetRequest::default()
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub suites: SuiteArgs,
+
+    /// Run only cases whose id contains PATTERN (repeatable). With `*` the pattern is a glob
+    /// matched against the whole id (`stale*`, `*-fifo-*`).
+    #[arg(long = "case", value_name = "PATTERN", help_heading = "Selection")]
+    pub cases: Vec<String>,
+
+    /// Also run cases tagged `slow` (long waits: dedup windows, 60-second rules, retention).
+    #[arg(long, help_heading = "Selection")]
+    pub include_slow: bool,
+
+    /// Where to send calls. Defaults to `endpoint` when --endpoint-url is given, else `embedded`.
+    #[arg(long, value_enum, help_heading = "Target")]
+    pub target: Option<TargetArg>,
+
+    #[command(flatten)]
+    pub reach: ReachArgs,
 
     /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
@@ -466,35 +491,8 @@ pub struct SweepArgs {
     #[arg(long, value_enum, help_heading = "Target")]
     pub target: Option<SweepTargetArg>,
 
-    /// An SQS-compatible endpoint (signed with fixed test keys unless --profile is given).
-    #[arg(
-        long,
-        env = "SQSPROBE_ENDPOINT_URL",
-        value_name = "URL",
-        value_parser = parse_endpoint_url,
-        help_heading = "Target"
-    )]
-    pub endpoint_url: Option<String>,
-
-    /// AWS region (else AWS_REGION / AWS_DEFAULT_REGION / the profile's); --target aws needs one.
-    #[arg(long, value_name = "REGION", help_heading = "Target")]
-    pub region: Option<String>,
-
-    /// Named AWS profile for credentials and region.
-    #[arg(long, value_name = "NAME", help_heading = "Target")]
-    pub profile: Option<String>,
-
-    /// With --target aws: the only account(s) the credentials may belong to; any other is
-    /// refused (exit 1) before anything is deleted.
-    #[arg(
-        long,
-        env = "SQSPROBE_ALLOW_ACCOUNT",
-        value_name = "ID[,ID]",
-        value_delimiter = ',',
-        value_parser = parse_account_id,
-        help_heading = "Target"
-    )]
-    pub allow_account: Vec<String>,
+    #[command(flatten)]
+    pub reach: ReachArgs,
 
     /// Delete only runs older than this (from the run id's timestamp, else the queue's
     /// CreatedTimestamp). Default 2h; with --run-id, no age limit unless given.

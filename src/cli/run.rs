@@ -77,13 +77,9 @@ pub async fn run(args: RunArgs) -> i32 {
         ProtocolArg::Query => Protocol::Query,
     };
     let request = TargetRequest {
-        kind: args.target.map(TargetArg::kind),
-        endpoint_url: args.endpoint_url.clone(),
-        region: args.region.clone(),
-        profile: args.profile.clone(),
         protocol,
         chaos: args.chaos,
-        allow_accounts: args.allow_account.clone(),
+        ..args.reach.request(args.target.map(TargetArg::kind))
     };
     // For --target aws the first line names the region and the masked account (and any
     // redirection) before anything else happens; the account guard has spoken once this returns.

@@ -12,7 +12,7 @@ use super::signals::Signals;
 use crate::exit_code;
 use crate::runner::TargetKind;
 use crate::runner::sweep::{SweepFilter, human, sweep};
-use crate::runner::target::{self, TargetRequest};
+use crate::runner::target;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub async fn run(args: SweepArgs) -> i32 {
     // From the first moment, so a signal during start-up stops the sweep instead of killing it.
     let signals = Signals::new();
-    let kind = match (args.target, &args.endpoint_url) {
+    let kind = match (args.target, &args.reach.endpoint_url) {
         (Some(SweepTargetArg::Aws), _) => TargetKind::Aws,
         (Some(SweepTargetArg::Endpoint), _) | (None, Some(_)) => TargetKind::Endpoint,
         (None, None) => {
@@ -29,14 +29,7 @@ pub async fn run(args: SweepArgs) -> i32 {
             return exit_code::BAD_COMMAND_LINE;
         }
     };
-    let request = TargetRequest {
-        kind: Some(kind),
-        endpoint_url: args.endpoint_url,
-        region: args.region,
-        profile: args.profile,
-        allow_accounts: args.allow_account,
-        ..TargetRequest::default()
-    };
+    let request = args.reach.request(Some(kind));
     let target = match target::resolve(request, |line| say(line)).await {
         Ok(t) => t,
         Err(e) => {
