@@ -2,7 +2,7 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::format::{FORMAT, RunEnd, RunStart};
+use crate::evidence::format::RunEnd;
 use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
@@ -113,6 +113,7 @@ pub async fn run(args: RunArgs) -> i32 {
             suites: suite_paths,
             profile,
             emulator_chaos: args.chaos.map(|c| c.to_string()),
+            instance: runner::new_instance(),
         },
         &args.out,
         args.quiet,
@@ -133,6 +134,37 @@ async fn execute(
     out: &Path,
     quiet: bool,
 ) -> i32 {
+    // A run that would run nothing does not pass (nextest refuses an empty run the same way).
+    let skipped: Vec<runner::run::Skip> = plan
+        .iter()
+        .filter_map(|p| runner::run::not_runnable(p, &settings).map(|(skip, _)| skip))
+        .collect();
+    if !plan.is_empty() && skipped.len() == plan.len() {
+        let by_protocol = skipped
+            .iter()
+            .filter(|s| **s == runner::run::Skip::Protocol)
+            .count();
+        let by_profile = skipped.len() - by_protocol;
+        let mut why = Vec::new();
+        if by_profile > 0 {
+            why.push(format!(
+                "{by_profile} unsupported by the target profile `{}`",
+                settings.target_profile.as_deref().unwrap_or_default()
+            ));
+        }
+        if by_protocol > 0 {
+            why.push(format!(
+                "{by_protocol} for another protocol than `{}`",
+                settings.protocol
+            ));
+        }
+        say(format_args!(
+            "no case can run: all {} selected case(s) are skipped ({}); nothing was run",
+            plan.len(),
+            why.join(", ")
+        ));
+        return exit_code::BAD_COMMAND_LINE;
+    }
     let run_dir = out.join(&settings.run_id);
     if run_dir.join("evidence.jsonl").exists() {
         say(format_args!(
@@ -185,6 +217,12 @@ async fn execute(
                 runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
             interrupt.abort();
             let (records, write_error) = consumer.await.unwrap_or_default();
+            if let Some(why) = &outcome.halted {
+                say(format_args!(
+                    "the run stopped itself: {}; the cases it had not started were not run",
+                    why.describe()
+                ));
+            }
             (records, outcome.exit_code, write_error, outcome.leftover)
         }
     };
@@ -228,20 +266,9 @@ fn unreached_run(
     started: Instant,
     check_rows: Vec<Record>,
 ) -> Vec<Record> {
-    let mut records = vec![Record::RunStart(RunStart {
-        format: FORMAT.to_string(),
-        run_id: settings.run_id.clone(),
-        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
-        target: settings.target.as_str().to_string(),
-        endpoint: settings.endpoint.clone(),
-        region: settings.region.clone(),
-        target_profile: settings.target_profile.clone(),
-        protocol: settings.protocol.clone(),
-        started_at: rfc3339(started_at),
-        suites: settings.suites.clone(),
-        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
-        emulator_chaos: settings.emulator_chaos.clone(),
-    })];
+    let mut records = vec![Record::RunStart(runner::run::run_start(
+        settings, plan, started_at,
+    ))];
     records.extend(check_rows);
     records.push(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
