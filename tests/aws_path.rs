@@ -66,6 +66,13 @@ fn aws_cmd(args: &[&str], vars: &[(&str, &str)]) -> Finished {
     wait_bounded(cmd.spawn().expect("start sqsprobe"), LIMIT)
 }
 
+/// `run SUITE --target aws --out OUT EXTRA...` under [`aws_cmd`].
+fn aws_run(out: &str, extra: &[&str], vars: &[(&str, &str)]) -> Finished {
+    let mut args = vec!["run", SUITE, "--target", "aws", "--out", out];
+    args.extend_from_slice(extra);
+    aws_cmd(&args, vars)
+}
+
 fn serve() -> Serve {
     Serve::start_with(&["--account-id", ACCOUNT])
 }
@@ -125,17 +132,7 @@ fn refused(done: &Finished, needles: &[&str], dir: &Path) {
 #[test]
 fn no_region_is_one_line_and_exit_1_before_anything() {
     let out = tempfile::tempdir().unwrap();
-    let done = aws_cmd(
-        &[
-            "run",
-            SUITE,
-            "--target",
-            "aws",
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
-        &[],
-    );
+    let done = aws_run(out.path().to_str().unwrap(), &[], &[]);
     refused(
         &done,
         &["--target aws needs a region", "AWS_REGION"],
@@ -150,24 +147,17 @@ async fn a_wrong_account_is_refused_and_nothing_is_created() {
     let out = tempfile::tempdir().unwrap();
     let out_s = out.path().to_str().unwrap();
     // By flag, and by the environment variable a CI job would set once.
-    let by_flag = aws_cmd(
-        &[
-            "run",
-            SUITE,
-            "--target",
-            "aws",
-            "--allow-account",
-            "111111111111,222222222222",
-            "--out",
-            out_s,
-        ],
+    let by_flag = aws_run(
+        out_s,
+        &["--allow-account", "111111111111,222222222222"],
         &[
             ("AWS_REGION", "eu-west-1"),
             ("AWS_ENDPOINT_URL", &serve.url),
         ],
     );
-    let by_env = aws_cmd(
-        &["run", SUITE, "--target", "aws", "--out", out_s],
+    let by_env = aws_run(
+        out_s,
+        &[],
         &[
             ("AWS_REGION", "eu-west-1"),
             ("AWS_ENDPOINT_URL", &serve.url),
@@ -206,19 +196,7 @@ async fn an_unconfirmable_account_is_refused_when_guarded_and_said_when_not() {
         ("AWS_ENDPOINT_URL_SQS", serve.url.as_str()),
         ("AWS_ENDPOINT_URL_STS", dead.as_str()),
     ];
-    let guarded = aws_cmd(
-        &[
-            "run",
-            SUITE,
-            "--target",
-            "aws",
-            "--allow-account",
-            ACCOUNT,
-            "--out",
-            out_s,
-        ],
-        &vars,
-    );
+    let guarded = aws_run(out_s, &["--allow-account", ACCOUNT], &vars);
     assert_eq!(guarded.code(), 3, "{}\n{}", guarded.stdout, guarded.stderr);
     assert!(
         first_line(&guarded.stderr)
@@ -235,7 +213,7 @@ async fn an_unconfirmable_account_is_refused_when_guarded_and_said_when_not() {
     );
     assert_eq!(all_queues(&serve.url).await, Vec::<String>::new());
 
-    let unguarded = aws_cmd(&["run", SUITE, "--target", "aws", "--out", out_s], &vars);
+    let unguarded = aws_run(out_s, &[], &vars);
     assert_eq!(
         unguarded.code(),
         0,
@@ -254,18 +232,13 @@ async fn an_unconfirmable_account_is_refused_when_guarded_and_said_when_not() {
 async fn a_listed_account_runs_and_the_redirect_is_announced_and_recorded() {
     let serve = serve();
     let out = tempfile::tempdir().unwrap();
-    let done = aws_cmd(
+    let done = aws_run(
+        out.path().to_str().unwrap(),
         &[
-            "run",
-            SUITE,
-            "--target",
-            "aws",
             "--region",
             "eu-west-1",
             "--allow-account",
             &format!("111111111111,{ACCOUNT}"),
-            "--out",
-            out.path().to_str().unwrap(),
         ],
         &[("AWS_ENDPOINT_URL", &serve.url)],
     );
@@ -318,17 +291,9 @@ async fn a_profile_gives_the_region_and_its_endpoint_url_is_a_redirect_too() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let done = aws_cmd(
-        &[
-            "run",
-            SUITE,
-            "--target",
-            "aws",
-            "--profile",
-            "ci",
-            "--out",
-            out.to_str().unwrap(),
-        ],
+    let done = aws_run(
+        out.to_str().unwrap(),
+        &["--profile", "ci"],
         &[("AWS_CONFIG_FILE", config.to_str().unwrap())],
     );
     assert_eq!(done.code(), 0, "{}\n{}", done.stdout, done.stderr);
@@ -352,15 +317,9 @@ async fn the_sqs_variable_wins_over_the_shared_one_as_in_the_sdk() {
     // The shared variable names a dead port: the run passes only if SQS and STS both follow
     // their own variables, as the SDK's precedence says they must.
     let dead = format!("http://127.0.0.1:{}", common::free_port());
-    let done = aws_cmd(
-        &[
-            "run",
-            SUITE,
-            "--target",
-            "aws",
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
+    let done = aws_run(
+        out.path().to_str().unwrap(),
+        &[],
         &[
             ("AWS_DEFAULT_REGION", "ap-southeast-2"),
             ("AWS_ENDPOINT_URL", &dead),

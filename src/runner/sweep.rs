@@ -11,6 +11,11 @@
 //!    begins with (`YYYYMMDD-HHMMSS-…`, UTC, as `new_run_id` writes it), or, for an id without
 //!    one, at the queue's `CreatedTimestamp`. A run whose age cannot be known is kept.
 //!
+//! The per-process `sqsprobe:instance` tag is not asked for: a sweep is by definition another
+//! process, cleaning up after one that is gone (queues tagged before instances existed
+//! included). That is also why a sweep must not overlap a live run of the same id: the age
+//! limit keeps it off runs still going, and `--run-id` is for a run known to have ended.
+//!
 //! Everything else is kept and said so, one line per queue. [`decide`] is the rule over plain
 //! facts; [`sweep`] does the calls (ListQueues paged past 1,000, ListQueueTags, GetQueueAttributes
 //! only when the age needs it, DeleteQueue) one queue at a time, so a stop request takes effect
