@@ -300,6 +300,7 @@ impl CallMeta {
             started_at: rfc3339(started_at),
             ended_at: rfc3339(ended_at),
             latency_ms: (ended_at - started_at).num_microseconds().unwrap_or(0) as f64 / 1000.0,
+            lease_ms: None,
         }
     }
 }
