@@ -21,6 +21,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         suites: vec!["suites/ack.yaml".to_string()],
         cases: cases.iter().map(|c| c.to_string()).collect(),
         emulator_chaos: None,
+        partition: None,
     })
 }
 
@@ -133,6 +134,9 @@ pub fn run_end(exit_code: i32) -> Record {
         interrupted: false,
         totals: BTreeMap::new(),
         exit_code,
+        requests: Some(12),
+        fifo_requests: Some(0),
+        cost_usd: Some(0.0000048),
     })
 }
 

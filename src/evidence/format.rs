@@ -69,6 +69,10 @@ pub struct RunStart {
     /// Absent in files written before it existed.
     #[serde(default)]
     pub emulator_chaos: Option<String>,
+    /// `K/N` when the run is one partition of a selection split across CI jobs
+    /// (`--partition`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
 }
 
 /// A case began; its queues are about to be created.
@@ -344,6 +348,17 @@ pub struct RunEnd {
     pub interrupted: bool,
     pub totals: BTreeMap<String, u32>,
     pub exit_code: i32,
+    /// SQS requests the run made (every attempt, the harness's own included). Absent in
+    /// files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Of those, the requests billed at the FIFO rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fifo_requests: Option<u64>,
+    /// What the requests would cost at AWS list prices, in US dollars, with no free allowance
+    /// assumed (see `docs/aws.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 #[cfg(test)]

@@ -268,6 +268,8 @@ pub struct CallMeta {
     pub action: &'static str,
     pub attempt: Option<String>,
     pub queue: Option<String>,
+    /// A receive's long-poll wait: its attempts may take that long plus the call timeout.
+    pub wait: Option<std::time::Duration>,
 }
 
 impl CallMeta {

@@ -45,6 +45,18 @@ pub struct RunSettings {
     pub emulator_chaos: Option<String>,
     /// This process's instance id (see [`super::queues::INSTANCE_TAG`]).
     pub instance: String,
+    /// The timeout of one attempt of a call without a long poll (`--call-timeout`).
+    pub call_timeout: std::time::Duration,
+    /// Calls in a row without a response after which the target counts as lost.
+    pub lost_after: u32,
+    /// `--max-duration`: the run stops cleanly (cases cut, teardown done) once it has run this
+    /// long.
+    pub max_duration: Option<std::time::Duration>,
+    /// The run's request count and budget (`--max-requests`), shared with the reachability
+    /// check so that it counts too.
+    pub usage: Arc<super::policy::Usage>,
+    /// `K/N` when this run is one partition of a split selection.
+    pub partition: Option<String>,
 }
 
 /// The first record of a run: what it is about to do, and against what.
@@ -66,6 +78,7 @@ pub fn run_start(
         suites: settings.suites.clone(),
         cases: plan.iter().map(|p| p.case.id.clone()).collect(),
         emulator_chaos: settings.emulator_chaos.clone(),
+        partition: settings.partition.clone(),
     }
 }
 
@@ -109,10 +122,14 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
     })
 }
 
-/// The `case_end` of a case the run did not start because it had stopped itself.
+/// The `case_end` of a case the run did not start because it had stopped itself: an error when
+/// the target broke (credentials, lost), inconclusive when a budget ran out.
 fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &HaltReason) -> CaseEnd {
     CaseEnd {
-        verdict: Verdict::Error,
+        verdict: match why {
+            HaltReason::Budget(_) => Verdict::Inconclusive,
+            HaltReason::CredentialsRefused(_) | HaltReason::TargetLost(_) => Verdict::Error,
+        },
         profile_note: None,
         ..conformance::not_run_end(
             &settings.run_id,
@@ -152,6 +169,7 @@ pub enum RunError {
 pub async fn preflight(
     client: &aws_sdk_sqs::Client,
     run_id: &str,
+    usage: &super::policy::Usage,
     events: &mpsc::UnboundedSender<Record>,
 ) -> Result<Masker, RunError> {
     let mut masker = Masker::new();
@@ -164,6 +182,7 @@ pub async fn preflight(
         action: "ListQueues",
         attempt: None,
         queue: None,
+        wait: None,
     };
     let prefix = run_prefix(run_id);
     let mut rec = record(meta, &masker, |r| {
@@ -175,6 +194,7 @@ pub async fn preflight(
             .send()
     })
     .await;
+    usage.add(&rec.rows);
     // The signed request names the run's credentials: from now on every output masks them.
     for credential in &rec.credentials {
         masker.add_credential(credential);
@@ -217,70 +237,114 @@ pub async fn run_plan(
         events: events.clone(),
         cancel: cancel.clone(),
         halt: halt.clone(),
+        call_timeout: settings.call_timeout,
+        health: super::policy::Health::new(settings.lost_after),
+        usage: settings.usage.clone(),
+    });
+    // The time budget: past it the run stops itself like a spent request budget.
+    let timer = settings.max_duration.map(|d| {
+        let halt = halt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(d).await;
+            halt.set(HaltReason::Budget(format!(
+                "the time budget (--max-duration {})",
+                crate::duration::format(d)
+            )));
+        })
     });
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
     // Which case each task runs, so a task that panics still gets a `case_end`.
-    let mut spawned = std::collections::HashMap::new();
-    for (order, planned) in plan.into_iter().enumerate() {
-        let (suite, case_id) = (planned.suite.clone(), planned.case.id.clone());
-        if let Some((_, end)) = not_runnable(&planned, settings) {
+    let mut spawned: std::collections::HashMap<tokio::task::Id, (usize, String, String)> =
+        std::collections::HashMap::new();
+    // Longest first: the run's wall time is bounded by its longest case, not by the tail.
+    let start_order = super::schedule::longest_first(&plan);
+    let mut slots: Vec<Option<PlannedCase>> = plan.into_iter().map(Some).collect();
+    let mut queue = start_order
+        .into_iter()
+        .filter_map(|i| slots[i].take().map(|p| (i, p)));
+    let mut next = queue.next();
+    let mut cancelled = cancel.clone();
+    loop {
+        // Cases that cannot run are answered at once, without a slot.
+        while let Some((order, planned)) = &next
+            && let Some((_, end)) = not_runnable(planned, settings)
+        {
             let _ = events.send(Record::CaseEnd(end.clone()));
-            finished.push((order, end));
+            finished.push((*order, end));
+            next = queue.next();
+        }
+        if *cancelled.borrow() {
+            // Interrupted: what has not started does not start (it has no case_end).
+            next = None;
+        }
+        if let (Some((order, planned)), Some(why)) = (&next, halt.reason()) {
+            let end = halted_end(planned, settings, &why);
+            let _ = events.send(Record::CaseEnd(end.clone()));
+            finished.push((*order, end));
+            next = queue.next();
             continue;
         }
-        let ctx = ctx.clone();
-        let permits = permits.clone();
-        let cancel = cancel.clone();
-        let halted_settings = settings.clone();
-        let handle = tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await.ok()?;
-            if *cancel.borrow() {
-                return None;
-            }
-            if let Some(why) = ctx.halt.reason() {
-                return Some((order, halted_end(&planned, &halted_settings, &why)));
-            }
-            Some((order, run_case(ctx, planned.suite, planned.case).await))
-        });
-        spawned.insert(handle.id(), (order, suite, case_id));
-    }
-    while let Some(joined) = tasks.join_next_with_id().await {
-        match joined {
-            Ok((_, Some((order, end)))) => {
-                let end = match settings.profile.as_deref() {
-                    Some(p) => conformance::apply(p, end),
-                    None => end,
-                };
-                let _ = events.send(Record::CaseEnd(end.clone()));
-                finished.push((order, end));
-            }
-            Ok((_, None)) => {}
-            Err(join_error) => {
-                // A panic in a case is a harness bug: the case ends as an error (its queues
-                // stay in the registry and are reported as left over) instead of vanishing.
-                if let Some((order, suite, case)) = spawned.remove(&join_error.id()) {
-                    let end = conformance::not_run_end(
-                        &settings.run_id,
-                        &suite,
-                        &case,
-                        &rfc3339(Utc::now()),
-                        format!(
-                            "internal error: the case task failed ({join_error}); a harness bug"
-                        ),
-                        String::new(),
-                    );
-                    let end = CaseEnd {
-                        verdict: Verdict::Error,
-                        profile_note: None,
-                        ..end
-                    };
-                    let _ = events.send(Record::CaseEnd(end.clone()));
-                    finished.push((order, end));
+        if next.is_none() && tasks.is_empty() {
+            break;
+        }
+        tokio::select! {
+            // Finished cases first, so their records go out as soon as they exist.
+            biased;
+            Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
+                match joined {
+                    Ok((_, (order, end))) => {
+                        let end = match settings.profile.as_deref() {
+                            Some(p) => conformance::apply(p, end),
+                            None => end,
+                        };
+                        let _ = events.send(Record::CaseEnd(end.clone()));
+                        finished.push((order, end));
+                    }
+                    Err(join_error) => {
+                        // A panic in a case is a harness bug: the case ends as an error (its
+                        // queues stay in the registry and are reported as left over) instead
+                        // of vanishing.
+                        if let Some((order, suite, case)) = spawned.remove(&join_error.id()) {
+                            let end = CaseEnd {
+                                verdict: Verdict::Error,
+                                profile_note: None,
+                                ..conformance::not_run_end(
+                                    &settings.run_id,
+                                    &suite,
+                                    &case,
+                                    &rfc3339(Utc::now()),
+                                    format!(
+                                        "internal error: the case task failed ({join_error}); a harness bug"
+                                    ),
+                                    String::new(),
+                                )
+                            };
+                            let _ = events.send(Record::CaseEnd(end.clone()));
+                            finished.push((order, end));
+                        }
+                    }
                 }
             }
+            permit = permits.clone().acquire_owned(), if next.is_some() => {
+                let Ok(permit) = permit else { break };
+                let Some((order, planned)) = next.take() else { continue };
+                next = queue.next();
+                let ctx = ctx.clone();
+                let (suite, case_id) = (planned.suite.clone(), planned.case.id.clone());
+                let handle = tasks.spawn(async move {
+                    let _permit = permit;
+                    (order, run_case(ctx, planned.suite, planned.case).await)
+                });
+                spawned.insert(handle.id(), (order, suite, case_id));
+            }
+            _ = cancelled.wait_for(|c| *c), if next.is_some() => {}
+            _ = halt.stopped(), if next.is_some() && halt.reason().is_none() => {}
         }
+    }
+    if let Some(timer) = timer {
+        timer.abort();
     }
     finished.sort_by_key(|(order, _)| *order);
     let cases: Vec<CaseEnd> = finished.into_iter().map(|(_, e)| e).collect();
@@ -299,6 +363,7 @@ pub async fn run_plan(
     for c in &cases {
         *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;
     }
+    let (standard, fifo) = settings.usage.counts();
     let _ = events.send(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
         ended_at: rfc3339(Utc::now()),
@@ -306,6 +371,9 @@ pub async fn run_plan(
         interrupted,
         totals,
         exit_code,
+        requests: Some(standard + fifo),
+        fifo_requests: Some(fifo),
+        cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
     }));
     RunOutcome {
         cases,

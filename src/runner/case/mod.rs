@@ -43,7 +43,6 @@ use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
 use super::queues::{
     OwnedQueue, Ownership, create_attributes, create_tags, ownership, queue_name, run_prefix,
 };
-use super::target::retry_override;
 use super::{HaltReason, RunContext};
 use crate::classify::{
     self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
@@ -234,7 +233,8 @@ impl CaseRun {
     }
 
     /// What stops the case from outside its steps, if anything has yet: an interruption of
-    /// the run, or the case's deadline.
+    /// the run, the run stopping itself (credentials refused, target lost, a budget spent),
+    /// or the case's deadline.
     fn stop_requested(&self) -> Option<Stop> {
         if *self.ctx.cancel.borrow() {
             Some(Stop::Interrupted)
@@ -242,6 +242,7 @@ impl CaseRun {
             Some(match why {
                 HaltReason::CredentialsRefused(w) => Stop::CredentialsRefused(w),
                 HaltReason::TargetLost(w) => Stop::TargetLost(w),
+                HaltReason::Budget(w) => Stop::Budget(w),
             })
         } else if Instant::now() >= self.deadline {
             Some(Stop::Deadline(self.deadline_text()))
@@ -255,6 +256,7 @@ impl CaseRun {
         let mut cancel = self.ctx.cancel.clone();
         tokio::select! {
             _ = cancel.wait_for(|c| *c) => {}
+            _ = self.ctx.halt.stopped() => {}
             _ = tokio::time::sleep_until(self.deadline.into()) => {}
         }
     }
