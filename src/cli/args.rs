@@ -250,6 +250,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N", value_parser = parse_partition, help_heading = "Execution")]
     pub partition: Option<(usize, usize)>,
 
+    /// Seed for everything random in the run (which calls a `probability:` fault hits): the same
+    /// seed and suite inject the same faults. Default: drawn at random, always recorded in
+    /// `run_start.seed` so a run can be repeated.
+    #[arg(
+        long,
+        env = "SQSPROBE_SEED",
+        value_name = "N",
+        help_heading = "Execution"
+    )]
+    pub seed: Option<u64>,
+
     /// How long one attempt of a call may take (a receive: its long-poll wait plus this).
     #[arg(long, value_name = "DURATION", default_value = "6s", value_parser = parse_duration, help_heading = "Execution")]
     pub call_timeout: std::time::Duration,

@@ -131,6 +131,7 @@ pub async fn run(args: RunArgs) -> i32 {
             max_duration: args.max_duration,
             usage: std::sync::Arc::new(runner::policy::Usage::new(args.max_requests)),
             partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
+            seed: args.seed.unwrap_or_else(rand::random),
         },
         &args.out,
         args.quiet,

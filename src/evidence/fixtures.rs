@@ -22,6 +22,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         cases: cases.iter().map(|c| c.to_string()).collect(),
         emulator_chaos: None,
         partition: None,
+        seed: Some(7),
     })
 }
 
@@ -72,6 +73,7 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
         ended_at: at(end_ms),
         latency_ms: (end_ms - start_ms) as f64,
         lease_ms: None,
+        fault: None,
     }
 }
 

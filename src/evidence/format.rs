@@ -73,6 +73,10 @@ pub struct RunStart {
     /// (`--partition`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// The run's seed (`--seed N`, else drawn at random): the same seed and suite inject the
+    /// same faults and run the same trials. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// A case began; its queues are about to be created.
@@ -167,6 +171,29 @@ pub struct Call {
     /// new timeout, counted from the call. Absent for other calls and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_ms: Option<u64>,
+    /// The fault sqsprobe injected into this attempt (`faults:` / `fault:` of the suite), if
+    /// any: what the target did, or did not, see is then the fault's doing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultEvidence>,
+}
+
+/// An injected fault, as recorded on the attempt it hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultEvidence {
+    /// `latency`, `timeout`, `throttle`, `error`, `reset` or `lose-response`.
+    pub kind: String,
+    /// `step` (the step's own `fault:`) or `case` (the case's `faults:`).
+    pub scope: String,
+    /// `latency`: how long the request was held before it was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// `throttle` and `error`: the status answered locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// `throttle` and `error`: the code answered locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// A message as seen by a send or a receive.

@@ -4,6 +4,7 @@
 //!   and building their SDK client.
 //! - `call`: one SQS call with every SDK attempt recorded as an evidence row.
 //! - `policy`: each call's timeout and retries, the lost-target rule, request counting.
+//! - `faults`: faults injected under the SDK (an HTTP client wrapping the run's), per case.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
 //!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
@@ -15,6 +16,7 @@
 pub mod call;
 pub mod case;
 pub mod expect;
+pub mod faults;
 pub mod policy;
 pub mod query_protocol;
 pub mod queues;
@@ -50,6 +52,10 @@ pub struct RunContext {
     pub health: policy::Health,
     /// Requests made, and the request budget.
     pub usage: std::sync::Arc<policy::Usage>,
+    /// The run's seed (`--seed`): every case's fault dice are drawn from it.
+    pub seed: u64,
+    /// The HTTP client the SDK client uses, wrapped by the fault client for faulty calls.
+    pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
 }
 
 /// Why the run stopped itself: a condition no further case could get past.

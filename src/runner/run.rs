@@ -57,6 +57,9 @@ pub struct RunSettings {
     pub usage: Arc<super::policy::Usage>,
     /// `K/N` when this run is one partition of a split selection.
     pub partition: Option<String>,
+    /// The run's seed (`--seed`, else random): recorded in `run_start`, and every case's
+    /// fault dice are drawn from it, so the same seed and suite inject the same faults.
+    pub seed: u64,
 }
 
 /// The first record of a run: what it is about to do, and against what.
@@ -79,6 +82,7 @@ pub fn run_start(
         cases: plan.iter().map(|p| p.case.id.clone()).collect(),
         emulator_chaos: settings.emulator_chaos.clone(),
         partition: settings.partition.clone(),
+        seed: Some(settings.seed),
     }
 }
 
@@ -228,6 +232,7 @@ pub async fn run_plan(
     let _ = events.send(Record::RunStart(run_start(settings, &plan, started_at)));
 
     let halt = Halt::default();
+    let http = super::faults::base_http_client(&client);
     let ctx = Arc::new(RunContext {
         client,
         run_id: settings.run_id.clone(),
@@ -240,6 +245,8 @@ pub async fn run_plan(
         call_timeout: settings.call_timeout,
         health: super::policy::Health::new(settings.lost_after),
         usage: settings.usage.clone(),
+        seed: settings.seed,
+        http,
     });
     // The time budget: past it the run stops itself like a spent request budget.
     let timer = settings.max_duration.map(|d| {

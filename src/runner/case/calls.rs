@@ -60,7 +60,22 @@ impl CaseRun {
         O: aws_sdk_sqs::operation::RequestId,
     {
         let config = self.call_config(&meta);
-        let send = |r| send(r, config);
+        let faulty = matches!(meta.phase, Phase::Step | Phase::Observe) && self.has_faults();
+        let send = |r: crate::runner::call::AttemptRecorder| {
+            // Faults go under the SDK, for the steps' calls only: the harness's own calls
+            // (setup, teardown) always reach the target as they are.
+            let config = if faulty {
+                config.http_client(crate::runner::faults::FaultClient::new(
+                    self.ctx.http.clone(),
+                    self.faults.clone(),
+                    &self.step_fault,
+                    r.clone(),
+                ))
+            } else {
+                config
+            };
+            send(r, config)
+        };
         let rec = if finish {
             record(meta, &self.masker, send).await
         } else {
@@ -91,6 +106,10 @@ impl CaseRun {
                 "the request budget (--max-requests {max})"
             )));
         }
+        // An injected fault says nothing about the target's health.
+        if rec.error.as_ref().is_some_and(|e| e.injected.is_some()) {
+            return;
+        }
         let silent = rec
             .error
             .as_ref()
@@ -99,6 +118,11 @@ impl CaseRun {
         if let Some(why) = self.ctx.health.note(silent.as_deref()) {
             self.ctx.halt.set(HaltReason::TargetLost(why));
         }
+    }
+
+    /// Whether this case injects faults at all (its `faults:` or the current step's `fault:`).
+    fn has_faults(&self) -> bool {
+        !self.case.faults.is_empty() || self.step_fault.is_armed()
     }
 
     pub(super) fn emit_rows<O>(&self, rec: &mut Recorded<O>) {
@@ -180,6 +204,7 @@ fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &st
             status: None,
             sender_fault: None,
             message: Some(format!("abandoned: {why}")),
+            injected: None,
         }),
         rows: vec![row],
         credentials: Vec::new(),

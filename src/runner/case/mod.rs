@@ -145,6 +145,10 @@ struct CaseRun {
     teardown_errors: Vec<String>,
     /// The answer (status, error code) of the current step's last checked call.
     last_answer: Option<(Option<u16>, Option<String>)>,
+    /// The case's faults (its `faults:`, with their counters and dice).
+    faults: Arc<crate::runner::faults::FaultPlan>,
+    /// The current step's own `fault:`, armed for the step.
+    step_fault: crate::runner::faults::StepFault,
     /// Each queue's default visibility timeout as the case set it (SQS's 30 s otherwise), so
     /// every receive row can say how long its lease is.
     visibility: HashMap<String, Duration>,
@@ -173,6 +177,7 @@ impl CaseRun {
         }
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
         let masker = ctx.masker.clone();
+        let (case_faults, fault_seed, case_key) = (case.faults.clone(), ctx.seed, case.id.clone());
         let visibility = case
             .queues
             .iter()
@@ -205,6 +210,12 @@ impl CaseRun {
             teardown_errors: Vec::new(),
             last_answer: None,
             visibility,
+            faults: Arc::new(crate::runner::faults::FaultPlan::new(
+                &case_faults,
+                fault_seed,
+                &case_key,
+            )),
+            step_fault: crate::runner::faults::StepFault::default(),
             move_tasks: HashMap::new(),
             started_at: Utc::now(),
             started: Instant::now(),
@@ -313,6 +324,7 @@ impl CaseRun {
                 return;
             }
             self.last_answer = None;
+            self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
             let step_started = Utc::now();
             let check = self.step(step).await;
             self.emit(Record::Step(StepEnd {
