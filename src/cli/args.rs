@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run suites against a target and write a run folder (evidence, JUnit, summary, HTML).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check suite files and report every error with file:line:column.
     Validate(ValidateArgs),
     /// List the cases of suites: file, id, tags, cited source.
@@ -249,6 +249,12 @@ pub struct RunArgs {
     /// exactly once. `sqsprobe report` and `matrix` merge the partial run folders.
     #[arg(long, value_name = "K/N", value_parser = parse_partition, help_heading = "Execution")]
     pub partition: Option<(usize, usize)>,
+
+    /// Run every case N times (each trial on fresh queues, trials concurrently like cases),
+    /// overriding each case's `trials:`. The case_end pools them: per-class counts and 95%
+    /// Clopper–Pearson intervals, judged against `outcome:` / `rate:`.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000), help_heading = "Execution")]
+    pub trials: Option<u32>,
 
     /// Seed for everything random in the run (which calls a `probability:` fault hits): the same
     /// seed and suite inject the same faults. Default: drawn at random, always recorded in

@@ -132,6 +132,7 @@ pub async fn run(args: RunArgs) -> i32 {
             usage: std::sync::Arc::new(runner::policy::Usage::new(args.max_requests)),
             partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
             seed: args.seed.unwrap_or_else(rand::random),
+            trials: args.trials,
         },
         &args.out,
         args.quiet,

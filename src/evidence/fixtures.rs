@@ -40,6 +40,7 @@ pub fn case_start(case: &str, line: u32) -> Record {
             "sqs-behaviours.md R2".to_string(),
         ],
         started_at: "2025-01-01T00:00:00Z".to_string(),
+        trials: None,
     })
 }
 
@@ -74,6 +75,7 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
         latency_ms: (end_ms - start_ms) as f64,
         lease_ms: None,
         fault: None,
+        trial: None,
     }
 }
 
@@ -125,6 +127,8 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
         started_at: at(0),
         ended_at: at(1500),
         duration_ms: 1500,
+        trial: None,
+        trials: None,
     }
 }
 

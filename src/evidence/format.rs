@@ -23,6 +23,9 @@ pub enum Record {
     Call(Call),
     /// One step of a case finished (sleeps and observations included).
     Step(StepEnd),
+    /// One trial of a multi-trial case finished: its own verdict and observation, with
+    /// `trial` set; the case's `case_end` pools them.
+    TrialEnd(CaseEnd),
     CaseEnd(CaseEnd),
     RunEnd(RunEnd),
 }
@@ -43,6 +46,9 @@ pub struct StepEnd {
     pub ended_at: String,
     /// `pass`, `fail`, `inconclusive` or `error`: the step's own check.
     pub check: String,
+    /// The trial (1-based) of a multi-trial case; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
 }
 
 /// First line of every evidence file.
@@ -93,6 +99,9 @@ pub struct CaseStart {
     pub behaviour: String,
     pub sources: Vec<String>,
     pub started_at: String,
+    /// How many trials the case runs (`trials:` / `--trials`), when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u32>,
 }
 
 /// Where in a case a call was made.
@@ -175,6 +184,9 @@ pub struct Call {
     /// any: what the target did, or did not, see is then the fault's doing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultEvidence>,
+    /// The trial (1-based) of a multi-trial case this call belongs to; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
 }
 
 /// An injected fault, as recorded on the attempt it hit.
@@ -355,6 +367,39 @@ pub struct CaseEnd {
     pub started_at: String,
     pub ended_at: String,
     pub duration_ms: u64,
+    /// In a `trial_end`: which trial (1-based). Absent in a `case_end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+    /// In the `case_end` of a multi-trial case: its trials pooled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<Trials>,
+}
+
+/// A multi-trial case's trials, pooled (`case_end.trials`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trials {
+    /// Trials run.
+    pub n: u32,
+    /// Trials whose observation was conclusive (the denominator of every interval).
+    pub conclusive: u32,
+    /// Trials per observation class (`inconclusive` included, as counted, never in a rate).
+    pub counts: BTreeMap<String, u32>,
+    /// Per class, the two-sided 95% Clopper–Pearson interval `[low, high]` of its share of
+    /// the conclusive trials.
+    pub intervals: BTreeMap<String, [f64; 2]>,
+    /// Each trial's verdict and class, in trial order.
+    pub per_trial: Vec<TrialOutcome>,
+}
+
+/// One trial's result, as `case_end.trials.per_trial` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrialOutcome {
+    pub trial: u32,
+    pub verdict: Verdict,
+    /// The trial's observation class, `null` without an observe step.
+    pub class: Option<String>,
 }
 
 /// Teardown result of one owned queue.

@@ -287,6 +287,8 @@ pub struct CallMeta {
     pub queue: Option<String>,
     /// A receive's long-poll wait: its attempts may take that long plus the call timeout.
     pub wait: Option<std::time::Duration>,
+    /// The trial of a multi-trial case the call belongs to.
+    pub trial: Option<u32>,
 }
 
 impl CallMeta {
@@ -321,6 +323,7 @@ impl CallMeta {
             latency_ms: (ended_at - started_at).num_microseconds().unwrap_or(0) as f64 / 1000.0,
             lease_ms: None,
             fault: None,
+            trial: self.trial,
         }
     }
 }

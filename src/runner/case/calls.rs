@@ -37,6 +37,7 @@ impl CaseRun {
             attempt,
             queue,
             wait: None,
+            trial: self.trial,
         }
     }
 
