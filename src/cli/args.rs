@@ -218,7 +218,9 @@ pub struct RunArgs {
     pub target_profile: Option<String>,
 
     /// Chaos for the embedded emulator only, e.g. `stale-delete-keeps=1,seed=7`: opt-in
-    /// at-least-once behaviours AWS documents (docs/chaos.md). Recorded in run_start.
+    /// legal-but-rare behaviours AWS documents (stale-delete-keeps, redeliver-after-delete,
+    /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Recorded
+    /// in run_start.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos, help_heading = "Target")]
     pub chaos: Option<crate::emulator::Chaos>,
 
@@ -339,8 +341,10 @@ pub struct ServeArgs {
     #[arg(long)]
     pub no_cooldowns: bool,
 
-    /// Opt-in at-least-once chaos, e.g. `stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7`
-    /// (docs/chaos.md). Off by default.
+    /// Opt-in chaos, e.g. `stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7` or
+    /// `latency=200ms,throttle=0.01` (stale-delete-keeps, redeliver-after-delete,
+    /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Off by
+    /// default.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos)]
     pub chaos: Option<crate::emulator::Chaos>,
 

@@ -47,6 +47,16 @@ pub(crate) async fn dispatch(
     params: &Map<String, Value>,
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
+    // Chaos (opt-in, server-wide): a slow server, and one that throttles.
+    if let Some(delay) = emu.chaos.latency() {
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = emu.stopped() => {}
+        }
+    }
+    if OPERATIONS.contains(&operation) && emu.chaos.throttle() {
+        return Err(SqsError::request_throttled());
+    }
     let input = Input::new(params);
     match operation {
         "CreateQueue" => queue::create_queue(emu, input, ctx),

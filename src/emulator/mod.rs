@@ -24,6 +24,6 @@ mod test_support;
 
 pub use dispatch::OPERATIONS;
 pub use server::{RunningEmulator, serve, spawn};
-pub use support::chaos::{Chaos, ChaosSpecError};
+pub use support::chaos::{Chaos, ChaosSpecError, QUEUE_TAG as CHAOS_TAG};
 pub use support::clock::{Clock, SystemClock, TokioClock};
 pub use support::config::EmulatorConfig;

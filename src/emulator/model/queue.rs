@@ -283,6 +283,33 @@ impl Queue {
         Some(message)
     }
 
+    /// The messages leased right now, oldest first (what a chaos duplicate may copy).
+    pub fn leased_seqs(&self) -> Vec<u64> {
+        let mut seqs: Vec<u64> = self
+            .messages
+            .iter()
+            .filter(|(_, m)| matches!(m.state, MessageState::InFlight { .. }))
+            .map(|(&seq, _)| seq)
+            .collect();
+        seqs.sort_unstable();
+        seqs
+    }
+
+    /// Delivers a leased message once more under a new receipt `nonce` and a lease of
+    /// `visibility_ms` from now, counting the receive (a chaos duplicate: at-least-once).
+    pub fn lease_copy(&mut self, seq: u64, visibility_ms: u64, nonce: u64, now: u64) -> bool {
+        if !self.set_visibility(seq, nonce, now + visibility_ms, now) {
+            return false;
+        }
+        match self.messages.get_mut(&seq) {
+            Some(message) => {
+                message.receive_count += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Sets a new visibility deadline for a message, leasing it again if it was visible.
     ///
     /// `received_at` is kept for in-flight messages so the 12-hour total cap counts from the

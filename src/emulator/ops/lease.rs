@@ -22,6 +22,7 @@ use crate::emulator::model::message::MessageState;
 use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::batch;
+use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 use crate::emulator::support::input::queue_name;
@@ -41,6 +42,11 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
     };
     let held_by_other =
         matches!(message.state, MessageState::InFlight { nonce, .. } if nonce != handle.nonce);
+    let on = On {
+        name,
+        tags: &queue.tags,
+        fifo: queue.is_fifo(),
+    };
     if queue.is_fifo() {
         let current =
             matches!(message.state, MessageState::InFlight { nonce, .. } if nonce == handle.nonce);
@@ -50,10 +56,10 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
     } else if held_by_other {
         // Chaos (opt-in): a newer receive holds the message and AWS says a delete with an
         // older handle "might not" delete it; answer 200 and leave the newer lease alone.
-        if emu.chaos.stale_delete_keeps() {
+        if emu.chaos.stale_delete_keeps(on) {
             return Ok(());
         }
-    } else if emu.chaos.redeliver_after_delete(handle.seq) {
+    } else if emu.chaos.redeliver_after_delete(on, handle.seq) {
         // Chaos (opt-in): at-least-once delivery; the delete is acknowledged but the message
         // stays as it is (leased or visible) and is delivered again when its lease ends.
         return Ok(());
@@ -410,9 +416,8 @@ mod tests {
         assert_eq!(stale_delete_playbook(Chaos::default()).await, 0);
         // Only stale handles are affected: the other setting does not touch this playbook.
         let other = Chaos {
-            stale_delete_keeps: 0.0,
-            redeliver_after_delete: 0.0,
             seed: 99,
+            ..Chaos::default()
         };
         assert_eq!(stale_delete_playbook(other).await, 0);
     }

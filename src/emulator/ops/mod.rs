@@ -10,3 +10,6 @@ pub(crate) mod paging;
 pub(crate) mod queue;
 pub(crate) mod receive;
 pub(crate) mod send;
+
+#[cfg(test)]
+mod chaos_tests;

@@ -43,6 +43,8 @@ fn validate_queue_name(name: &str, fifo: bool) -> SqsResult<()> {
 }
 
 fn validate_tags(tags: &BTreeMap<String, String>) -> SqsResult<()> {
+    crate::emulator::support::chaos::check_queue_tag(tags)
+        .map_err(SqsError::invalid_parameter_value)?;
     for (key, value) in tags {
         if key.is_empty() || key.chars().count() > 128 {
             return Err(SqsError::invalid_parameter_value(format!(

@@ -20,6 +20,7 @@ use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 use crate::emulator::support::input::queue_name;
@@ -280,6 +281,67 @@ fn try_receive(
         .collect())
 }
 
+/// What chaos decisions about `queue` read: its name, its tags (its own chaos), its type.
+fn chaos_on(queue: &Queue) -> On<'_> {
+    On {
+        name: &queue.name,
+        tags: &queue.tags,
+        fifo: queue.is_fifo(),
+    }
+}
+
+/// Opt-in chaos on a receive's answer: copies of messages other receives hold (at-least-once
+/// duplicates, each under a new handle) in the room left, then the order shuffled (best-effort
+/// ordering). Without chaos, `messages` as they are.
+fn chaos_copies(
+    emu: &Emulator,
+    state: &mut State,
+    name: &str,
+    params: &ReceiveParams,
+    now: u64,
+    mut messages: Vec<Value>,
+) -> SqsResult<Vec<Value>> {
+    let queue = state.queue_mut(name, now)?;
+    let taken: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["MessageId"].as_str())
+        .collect();
+    let held: Vec<u64> = queue
+        .leased_seqs()
+        .into_iter()
+        .filter(|&seq| {
+            queue
+                .get(seq)
+                .is_some_and(|m| !taken.contains(&m.message_id.as_str()))
+        })
+        .collect();
+    let room = params.max.saturating_sub(messages.len());
+    let copies = emu.chaos.duplicates(chaos_on(queue), &held, room);
+    let visibility_ms = params
+        .visibility_seconds
+        .unwrap_or(u64::from(queue.settings.visibility_timeout))
+        * 1000;
+    for seq in copies {
+        let nonce = state.next_nonce();
+        let queue = state.queue_mut(name, now)?;
+        if queue.lease_copy(seq, visibility_ms, nonce, now)
+            && let Some(message) = queue.get(seq)
+        {
+            let handle = ReceiptHandle {
+                queue: name.to_owned(),
+                seq,
+                nonce,
+            }
+            .encode();
+            let copy = render(queue, message, &handle, params);
+            messages.push(copy);
+        }
+    }
+    let queue = state.queue_mut(name, now)?;
+    emu.chaos.reorder(chaos_on(queue), &mut messages);
+    Ok(messages)
+}
+
 fn reply(messages: Vec<Value>) -> Value {
     if messages.is_empty() {
         // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
@@ -295,7 +357,7 @@ pub(crate) async fn receive_message(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let name = queue_name(&input)?;
-    let params = params(&input, ctx)?;
+    let mut params = params(&input, ctx)?;
     let (notify, wait_seconds) = {
         let mut state = emu.lock();
         let now = emu.now();
@@ -303,6 +365,14 @@ pub(crate) async fn receive_message(
         let wait = params
             .wait_seconds
             .unwrap_or(u64::from(queue.settings.receive_message_wait_time_seconds));
+        if wait == 0 {
+            // Chaos (opt-in): a short poll samples a subset of the servers.
+            let could = params.max.min(queue.counts().0);
+            let take = emu.chaos.short_poll_take(chaos_on(queue), could);
+            if take < could {
+                params.max = take;
+            }
+        }
         (queue.notify.clone(), wait)
     };
     let deadline = emu.now() + wait_seconds * 1000;
@@ -319,6 +389,7 @@ pub(crate) async fn receive_message(
                 _ => return Ok(reply(Vec::new())),
             }
             let messages = try_receive(emu, &mut state, &name, &params, now)?;
+            let messages = chaos_copies(emu, &mut state, &name, &params, now, messages)?;
             if !messages.is_empty() || now >= deadline || emu.is_stopping() {
                 return Ok(reply(messages));
             }

@@ -1,5 +1,6 @@
-//! Opt-in chaos: the at-least-once behaviours AWS documents for standard queues but an exact
-//! emulator never shows, so suites can exercise consumers against them.
+//! Opt-in chaos: the legal-but-rare behaviours AWS documents for SQS but an exact emulator never
+//! shows, so suites can exercise consumers against them. Each setting is allowed by an AWS text
+//! (the table in `docs/chaos.md` quotes it):
 //!
 //! - `stale_delete_keeps`: API_DeleteMessage says that with a receipt handle from an earlier
 //!   receive "the request will succeed, but the message might not be deleted". By default the
@@ -9,16 +10,44 @@
 //!   message even after you delete it"). With this probability a correct delete answers 200
 //!   but the message stays leased and becomes visible again when its visibility timeout ends —
 //!   once per message, so a consumer that deletes every delivery is not trapped in a loop.
+//! - `short_poll_miss`: a short poll "queries only a subset of the servers … you might not
+//!   receive any messages in a particular ReceiveMessage response" (SQS developer guide,
+//!   sqs-short-and-long-polling). With this probability a short poll (WaitTimeSeconds 0) takes
+//!   fewer messages than it could, possibly none.
+//! - `reorder`: standard queues give "best-effort ordering … a message might be delivered out
+//!   of order" (standard-queues). With this probability a response of several messages comes in
+//!   another order than they were sent.
+//! - `duplicate`: at-least-once delivery, "occasionally more than one copy of a message is
+//!   delivered" (standard-queues-at-least-once-delivery). With this probability a receive also
+//!   returns a copy of a message another receive holds, under a new receipt handle — once per
+//!   message.
+//! - `latency` and `throttle`, at the server: every request waits `latency` before it is
+//!   handled, and with probability `throttle` a request is answered `RequestThrottled` (400)
+//!   without being handled (API_ReceiveMessage, API_SendMessage: "RequestThrottled … the
+//!   request was denied due to request throttling").
 //!
-//! Both apply to standard queues only: FIFO queues reject stale handles and deliver exactly once.
-//! The dice come from a seeded RNG so a run is reproducible. `docs/chaos.md` has the details.
+//! `stale_delete_keeps`, `redeliver_after_delete`, `reorder` and `duplicate` apply to standard
+//! queues only: FIFO queues reject stale handles, keep order and deliver exactly once.
+//!
+//! The settings come from `--chaos` for the whole server, or, for one queue, from its
+//! [`QUEUE_TAG`] tag (same grammar, without the server-wide settings), which the runner sets on
+//! a case's queues when the case names `emulator_chaos:`. The dice come from seeded RNGs — one
+//! for the server, one per tagged queue — so a run is reproducible.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+
+/// The tag whose value sets one queue's chaos (`redeliver-after-delete=1,seed=3`).
+pub const QUEUE_TAG: &str = "sqsprobe:emulator-chaos";
+
+/// The longest server `latency` a spec may ask for.
+const MAX_LATENCY: Duration = Duration::from_secs(30);
 
 /// Chaos settings. [`Default`] turns every behaviour off.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -29,12 +58,80 @@ pub struct Chaos {
     /// Probability, in 0..=1, that a correct delete answers 200 but the message becomes visible
     /// again after its visibility timeout, as a duplicate (at most once per message).
     pub redeliver_after_delete: f64,
+    /// Probability, in 0..=1, that a short poll samples fewer messages than it could take.
+    pub short_poll_miss: f64,
+    /// Probability, in 0..=1, that a response of several messages is out of send order.
+    pub reorder: f64,
+    /// Probability, in 0..=1, per message another receive holds, that a receive also gets a copy
+    /// (at most once per message).
+    pub duplicate: f64,
+    /// Server-wide: how long every request waits before it is handled.
+    pub latency: Duration,
+    /// Server-wide: probability, in 0..=1, that a request is answered `RequestThrottled`.
+    pub throttle: f64,
     /// RNG seed: the same seed and the same calls give the same outcomes.
     pub seed: u64,
 }
 
+/// What a setting's value is.
+#[derive(Debug, Clone, Copy)]
+enum Value {
+    Probability(fn(&mut Chaos) -> &mut f64),
+    Delay,
+    Seed,
+}
+
+/// One key of the grammar.
+struct Setting {
+    key: &'static str,
+    value: Value,
+    /// Applies to the whole server, so a queue's tag may not set it.
+    server_wide: bool,
+}
+
 /// The keys a chaos spec accepts, in canonical order.
-const KEYS: [&str; 3] = ["stale-delete-keeps", "redeliver-after-delete", "seed"];
+const SETTINGS: &[Setting] = &[
+    Setting {
+        key: "stale-delete-keeps",
+        value: Value::Probability(|c| &mut c.stale_delete_keeps),
+        server_wide: false,
+    },
+    Setting {
+        key: "redeliver-after-delete",
+        value: Value::Probability(|c| &mut c.redeliver_after_delete),
+        server_wide: false,
+    },
+    Setting {
+        key: "short-poll-miss",
+        value: Value::Probability(|c| &mut c.short_poll_miss),
+        server_wide: false,
+    },
+    Setting {
+        key: "reorder",
+        value: Value::Probability(|c| &mut c.reorder),
+        server_wide: false,
+    },
+    Setting {
+        key: "duplicate",
+        value: Value::Probability(|c| &mut c.duplicate),
+        server_wide: false,
+    },
+    Setting {
+        key: "latency",
+        value: Value::Delay,
+        server_wide: true,
+    },
+    Setting {
+        key: "throttle",
+        value: Value::Probability(|c| &mut c.throttle),
+        server_wide: true,
+    },
+    Setting {
+        key: "seed",
+        value: Value::Seed,
+        server_wide: false,
+    },
+];
 
 /// A chaos spec that does not parse: where (1-based column in the spec) and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,22 +143,45 @@ pub struct ChaosSpecError {
     pub message: String,
 }
 
+fn keys() -> Vec<&'static str> {
+    SETTINGS.iter().map(|s| s.key).collect()
+}
+
 impl Chaos {
     /// Whether any behaviour can fire.
     pub fn is_off(&self) -> bool {
-        self.stale_delete_keeps <= 0.0 && self.redeliver_after_delete <= 0.0
+        self.stale_delete_keeps <= 0.0
+            && self.redeliver_after_delete <= 0.0
+            && self.short_poll_miss <= 0.0
+            && self.reorder <= 0.0
+            && self.duplicate <= 0.0
+            && self.latency.is_zero()
+            && self.throttle <= 0.0
     }
 
-    /// Parses `key=value,key=value` (e.g. `stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7`).
+    /// Parses `key=value,key=value` (e.g. `stale-delete-keeps=1,latency=200ms,seed=7`).
     /// Keys may come in any order, each at most once; unset ones keep their default.
     pub fn parse(spec: &str) -> Result<Self, ChaosSpecError> {
+        Self::parse_with(spec, false)
+    }
+
+    /// Parses one queue's [`QUEUE_TAG`] value: the same grammar, without the server-wide
+    /// settings (`latency`, `throttle`).
+    pub fn parse_queue(spec: &str) -> Result<Self, ChaosSpecError> {
+        Self::parse_with(spec, true)
+    }
+
+    fn parse_with(spec: &str, queue: bool) -> Result<Self, ChaosSpecError> {
         let mut chaos = Chaos::default();
         let mut seen: Vec<&str> = Vec::new();
         let mut offset = 0;
         if spec.trim().is_empty() {
             return Err(error(
                 0,
-                format!("empty spec; expected key=value pairs ({})", KEYS.join(", ")),
+                format!(
+                    "empty spec; expected key=value pairs ({})",
+                    keys().join(", ")
+                ),
             ));
         }
         for part in spec.split(',') {
@@ -78,24 +198,32 @@ impl Chaos {
             let key = raw_key.trim();
             let value = raw_value.trim();
             let value_col = start + lead + raw_key.chars().count() + 1;
-            if !KEYS.contains(&key) {
+            let Some(setting) = SETTINGS.iter().find(|s| s.key == key) else {
                 return Err(error(
                     start + lead,
-                    match crate::suite::closest(key, KEYS) {
+                    match crate::suite::closest(key, keys()) {
                         Some(c) => format!("unknown chaos setting `{key}`; did you mean `{c}`?"),
                         None => format!(
                             "unknown chaos setting `{key}`; expected one of: {}",
-                            KEYS.join(", ")
+                            keys().join(", ")
                         ),
                     },
                 ));
-            }
+            };
             if seen.contains(&key) {
                 return Err(error(start + lead, format!("`{key}` given twice")));
             }
             seen.push(key);
-            match key {
-                "seed" => {
+            if queue && setting.server_wide {
+                return Err(error(
+                    start + lead,
+                    format!(
+                        "`{key}` applies to the whole server, not to one queue; set it with --chaos"
+                    ),
+                ));
+            }
+            match setting.value {
+                Value::Seed => {
                     chaos.seed = value.parse().map_err(|_| {
                         error(
                             value_col,
@@ -103,18 +231,27 @@ impl Chaos {
                         )
                     })?;
                 }
-                _ => {
-                    let p = probability(value).ok_or_else(|| {
+                Value::Delay => {
+                    let d = crate::duration::parse(value)
+                        .map_err(|e| error(value_col, format!("{key}: {e}")))?;
+                    if d > MAX_LATENCY {
+                        return Err(error(
+                            value_col,
+                            format!(
+                                "{key} must be at most {}, got `{value}`",
+                                crate::duration::format(MAX_LATENCY)
+                            ),
+                        ));
+                    }
+                    chaos.latency = d;
+                }
+                Value::Probability(field) => {
+                    *field(&mut chaos) = probability(value).ok_or_else(|| {
                         error(
                             value_col,
                             format!("{key} must be a probability between 0 and 1, got `{value}`"),
                         )
                     })?;
-                    if key == "stale-delete-keeps" {
-                        chaos.stale_delete_keeps = p;
-                    } else {
-                        chaos.redeliver_after_delete = p;
-                    }
                 }
             }
         }
@@ -134,24 +271,71 @@ fn probability(value: &str) -> Option<f64> {
     (p.is_finite() && (0.0..=1.0).contains(&p)).then_some(p)
 }
 
-/// The canonical spec, every key spelled out (recorded in `run_start.emulator_chaos`).
+/// The canonical spec: each setting that is on, in canonical order, then the seed (recorded in
+/// `run_start.emulator_chaos`). It parses back to the same settings.
 impl fmt::Display for Chaos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "stale-delete-keeps={},redeliver-after-delete={},seed={}",
-            self.stale_delete_keeps, self.redeliver_after_delete, self.seed
-        )
+        let mut copy = *self;
+        for s in SETTINGS {
+            match s.value {
+                Value::Probability(field) => {
+                    let p = *field(&mut copy);
+                    if p > 0.0 {
+                        write!(f, "{}={p},", s.key)?;
+                    }
+                }
+                Value::Delay if !self.latency.is_zero() => {
+                    write!(f, "{}={},", s.key, crate::duration::format(self.latency))?;
+                }
+                Value::Delay | Value::Seed => {}
+            }
+        }
+        write!(f, "seed={}", self.seed)
     }
 }
 
+/// An InvalidParameterValue-style message when `tags` carry a [`QUEUE_TAG`] that does not
+/// parse as one queue's chaos.
+pub(crate) fn check_queue_tag(tags: &BTreeMap<String, String>) -> Result<(), String> {
+    match tags.get(QUEUE_TAG) {
+        Some(spec) => Chaos::parse_queue(spec).map(|_| ()).map_err(|e| {
+            format!(
+                "Tag {QUEUE_TAG} is invalid: column {}: {}",
+                e.column, e.message
+            )
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The queue a chaos decision is about: its name and tags (a [`QUEUE_TAG`] gives it its own
+/// settings and dice).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct On<'a> {
+    pub name: &'a str,
+    pub tags: &'a BTreeMap<String, String>,
+    pub fifo: bool,
+}
+
+/// One tagged queue's settings and dice.
+#[derive(Debug)]
+struct QueueDice {
+    spec: String,
+    settings: Chaos,
+    rng: StdRng,
+}
+
 /// The emulator's live chaos: the settings, the seeded dice, and which messages were already
-/// redelivered after a delete.
+/// redelivered after a delete or duplicated.
 #[derive(Debug)]
 pub(crate) struct ChaosDice {
     settings: Chaos,
     rng: Mutex<StdRng>,
+    /// The server-wide throttle's own dice, so request timing does not shift queue outcomes.
+    server_rng: Mutex<StdRng>,
+    queues: Mutex<HashMap<String, QueueDice>>,
     redelivered: Mutex<HashSet<u64>>,
+    duplicated: Mutex<HashSet<u64>>,
 }
 
 impl ChaosDice {
@@ -159,74 +343,199 @@ impl ChaosDice {
         Self {
             settings,
             rng: Mutex::new(StdRng::seed_from_u64(settings.seed)),
+            server_rng: Mutex::new(StdRng::seed_from_u64(settings.seed.rotate_left(32))),
+            queues: Mutex::new(HashMap::new()),
             redelivered: Mutex::new(HashSet::new()),
+            duplicated: Mutex::new(HashSet::new()),
         }
     }
 
+    /// Runs `f` with the settings and dice that apply to queue `on`: its tag's, else the
+    /// server's.
+    fn with<T>(&self, on: On<'_>, f: impl FnOnce(&Chaos, &mut StdRng) -> T) -> T {
+        if let Some(spec) = on.tags.get(QUEUE_TAG)
+            && let Ok(settings) = Chaos::parse_queue(spec)
+        {
+            let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+            let entry = queues
+                .entry(on.name.to_owned())
+                .or_insert_with(|| QueueDice {
+                    spec: spec.clone(),
+                    settings,
+                    rng: StdRng::seed_from_u64(settings.seed),
+                });
+            if entry.spec != *spec {
+                *entry = QueueDice {
+                    spec: spec.clone(),
+                    settings,
+                    rng: StdRng::seed_from_u64(settings.seed),
+                };
+            }
+            return f(&entry.settings, &mut entry.rng);
+        }
+        let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
+        f(&self.settings, &mut rng)
+    }
+
     /// Whether a stale-handle delete on a standard queue keeps the message.
-    pub fn stale_delete_keeps(&self) -> bool {
-        self.roll(self.settings.stale_delete_keeps)
+    pub fn stale_delete_keeps(&self, on: On<'_>) -> bool {
+        !on.fifo && self.with(on, |c, rng| roll(rng, c.stale_delete_keeps))
     }
 
     /// Whether a correct delete of message `seq` on a standard queue is turned into a
     /// redelivery. True at most once per message.
-    pub fn redeliver_after_delete(&self, seq: u64) -> bool {
-        if self.settings.redeliver_after_delete <= 0.0 {
+    pub fn redeliver_after_delete(&self, on: On<'_>, seq: u64) -> bool {
+        if on.fifo {
             return false;
         }
         let mut done = self.redelivered.lock().unwrap_or_else(|e| e.into_inner());
-        if done.contains(&seq) || !self.roll(self.settings.redeliver_after_delete) {
+        if done.contains(&seq) || !self.with(on, |c, rng| roll(rng, c.redeliver_after_delete)) {
             return false;
         }
         done.insert(seq);
         true
     }
 
-    /// A draw with probability `p`; never touches the RNG when `p` is 0 or 1, so an off setting
-    /// does not shift another setting's outcomes.
-    fn roll(&self, p: f64) -> bool {
-        if p <= 0.0 {
-            return false;
-        }
-        if p >= 1.0 {
-            return true;
-        }
-        let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
-        rng.random_bool(p)
+    /// How many messages a short poll that could take `max` (the visible messages it asked
+    /// for) takes: `max`, or with probability `short-poll-miss` fewer (from 0 to `max - 1`,
+    /// evenly).
+    pub fn short_poll_take(&self, on: On<'_>, max: usize) -> usize {
+        self.with(on, |c, rng| {
+            if max > 0 && roll(rng, c.short_poll_miss) {
+                rng.random_range(0..max)
+            } else {
+                max
+            }
+        })
     }
+
+    /// Puts a response's messages out of order with probability `reorder` (standard queues,
+    /// two messages or more): always into an order other than the one they came in.
+    pub fn reorder<T>(&self, on: On<'_>, items: &mut Vec<T>) {
+        if on.fifo || items.len() < 2 {
+            return;
+        }
+        let order: Option<Vec<usize>> = self.with(on, |c, rng| {
+            if !roll(rng, c.reorder) {
+                return None;
+            }
+            let mut order: Vec<usize> = (0..items.len()).collect();
+            order.shuffle(rng);
+            if order.iter().enumerate().all(|(i, &o)| i == o) {
+                order.swap(0, 1);
+            }
+            Some(order)
+        });
+        if let Some(order) = order {
+            let mut slots: Vec<Option<T>> = items.drain(..).map(Some).collect();
+            items.extend(order.into_iter().filter_map(|i| slots[i].take()));
+        }
+    }
+
+    /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
+    /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
+    /// message at most once.
+    pub fn duplicates(&self, on: On<'_>, held: &[u64], room: usize) -> Vec<u64> {
+        if on.fifo || room == 0 || held.is_empty() {
+            return Vec::new();
+        }
+        let mut done = self.duplicated.lock().unwrap_or_else(|e| e.into_inner());
+        let picked: Vec<u64> = self.with(on, |c, rng| {
+            if c.duplicate <= 0.0 {
+                return Vec::new();
+            }
+            held.iter()
+                .copied()
+                .filter(|seq| !done.contains(seq))
+                .filter(|_| roll(rng, c.duplicate))
+                .take(room)
+                .collect()
+        });
+        done.extend(picked.iter().copied());
+        picked
+    }
+
+    /// The server-wide delay before a request is handled, if any.
+    pub fn latency(&self) -> Option<Duration> {
+        (!self.settings.latency.is_zero()).then_some(self.settings.latency)
+    }
+
+    /// Whether the server answers this request `RequestThrottled` instead of handling it.
+    pub fn throttle(&self) -> bool {
+        let mut rng = self.server_rng.lock().unwrap_or_else(|e| e.into_inner());
+        roll(&mut rng, self.settings.throttle)
+    }
+}
+
+/// A draw with probability `p`; never touches the RNG when `p` is 0 or 1, so an off setting
+/// does not shift another setting's outcomes.
+fn roll(rng: &mut StdRng, p: f64) -> bool {
+    if p <= 0.0 {
+        return false;
+    }
+    if p >= 1.0 {
+        return true;
+    }
+    rng.random_bool(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const NO_TAGS: &BTreeMap<String, String> = &BTreeMap::new();
+
+    fn on<'a>(tags: &'a BTreeMap<String, String>) -> On<'a> {
+        On {
+            name: "q",
+            tags,
+            fifo: false,
+        }
+    }
+
     #[test]
     fn parses_every_key_in_any_order() {
-        let c = Chaos::parse("seed=7, redeliver-after-delete=0.1,stale-delete-keeps=1").unwrap();
+        let c = Chaos::parse(
+            "seed=7, redeliver-after-delete=0.1,stale-delete-keeps=1,throttle=0.25,latency=150ms,\
+             duplicate=0.5,reorder=1,short-poll-miss=0.3",
+        )
+        .unwrap();
         assert_eq!(
             c,
             Chaos {
                 stale_delete_keeps: 1.0,
                 redeliver_after_delete: 0.1,
+                short_poll_miss: 0.3,
+                reorder: 1.0,
+                duplicate: 0.5,
+                latency: Duration::from_millis(150),
+                throttle: 0.25,
                 seed: 7
             }
         );
         assert!(!c.is_off());
         assert_eq!(
             c.to_string(),
-            "stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7"
+            "stale-delete-keeps=1,redeliver-after-delete=0.1,short-poll-miss=0.3,reorder=1,\
+             duplicate=0.5,latency=150ms,throttle=0.25,seed=7"
         );
         assert_eq!(Chaos::parse(&c.to_string()).unwrap(), c);
+        // The canonical form names only what is on.
+        let one = Chaos::parse("stale-delete-keeps=1").unwrap();
+        assert_eq!(one.to_string(), "stale-delete-keeps=1,seed=0");
     }
 
     #[test]
     fn default_and_zero_are_off() {
         assert!(Chaos::default().is_off());
         assert!(
-            Chaos::parse("stale-delete-keeps=0,seed=3")
+            Chaos::parse("stale-delete-keeps=0,latency=0ms,throttle=0,seed=3")
                 .unwrap()
                 .is_off()
         );
+        for on in ["latency=1ms", "throttle=0.1", "duplicate=1", "reorder=1"] {
+            assert!(!Chaos::parse(on).unwrap().is_off(), "{on}");
+        }
     }
 
     #[test]
@@ -237,6 +546,8 @@ mod tests {
             err.message.contains("did you mean `stale-delete-keeps`?"),
             "{err}"
         );
+        let err = Chaos::parse("seed=1,duplicat=0.5").unwrap_err();
+        assert!(err.message.contains("did you mean `duplicate`?"), "{err}");
         let err = Chaos::parse("bogus=1").unwrap_err();
         assert_eq!(err.column, 1);
         assert!(err.message.contains("expected one of"), "{err}");
@@ -251,11 +562,18 @@ mod tests {
             "redeliver-after-delete=-0.1",
             "redeliver-after-delete=NaN",
             "redeliver-after-delete=x",
+            "short-poll-miss=2",
+            "throttle=-1",
         ] {
             assert!(Chaos::parse(bad).is_err(), "{bad}");
         }
         let err = Chaos::parse("seed=-1").unwrap_err();
         assert_eq!(err.column, 6);
+        let err = Chaos::parse("reorder=1,latency=2").unwrap_err();
+        assert_eq!(err.column, 19);
+        assert!(err.message.contains("no unit"), "{err}");
+        let err = Chaos::parse("latency=31s").unwrap_err();
+        assert!(err.message.contains("at most 30s"), "{err}");
         assert!(
             Chaos::parse("seed")
                 .unwrap_err()
@@ -273,19 +591,155 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_tag_takes_queue_settings_only() {
+        assert_eq!(
+            Chaos::parse_queue("redeliver-after-delete=1,seed=4").unwrap(),
+            Chaos {
+                redeliver_after_delete: 1.0,
+                seed: 4,
+                ..Chaos::default()
+            }
+        );
+        let err = Chaos::parse_queue("duplicate=1,throttle=0.5").unwrap_err();
+        assert_eq!(err.column, 13);
+        assert!(err.message.contains("whole server"), "{err}");
+        let mut tags = BTreeMap::new();
+        tags.insert(QUEUE_TAG.to_string(), "latency=1s".to_string());
+        assert!(check_queue_tag(&tags).unwrap_err().contains("column 1"));
+        tags.insert(QUEUE_TAG.to_string(), "reorder=1".to_string());
+        assert_eq!(check_queue_tag(&tags), Ok(()));
+        assert_eq!(check_queue_tag(NO_TAGS), Ok(()));
+    }
+
+    #[test]
     fn seeded_dice_repeat_and_redeliver_once() {
         let settings = Chaos {
             stale_delete_keeps: 0.5,
             redeliver_after_delete: 1.0,
             seed: 42,
+            ..Chaos::default()
         };
-        let draws = |d: &ChaosDice| (0..64).map(|_| d.stale_delete_keeps()).collect::<Vec<_>>();
+        let draws = |d: &ChaosDice| {
+            (0..64)
+                .map(|_| d.stale_delete_keeps(on(NO_TAGS)))
+                .collect::<Vec<_>>()
+        };
         let a = draws(&ChaosDice::new(settings));
         assert_eq!(a, draws(&ChaosDice::new(settings)));
         assert!(a.contains(&true) && a.contains(&false));
         let dice = ChaosDice::new(settings);
-        assert!(dice.redeliver_after_delete(9));
-        assert!(!dice.redeliver_after_delete(9));
-        assert!(!ChaosDice::new(Chaos::default()).redeliver_after_delete(9));
+        assert!(dice.redeliver_after_delete(on(NO_TAGS), 9));
+        assert!(!dice.redeliver_after_delete(on(NO_TAGS), 9));
+        assert!(!ChaosDice::new(Chaos::default()).redeliver_after_delete(on(NO_TAGS), 9));
+        let fifo = On {
+            fifo: true,
+            ..on(NO_TAGS)
+        };
+        assert!(!dice.redeliver_after_delete(fifo, 10));
+        assert!(!dice.stale_delete_keeps(fifo));
+    }
+
+    #[test]
+    fn a_tagged_queue_has_its_own_settings_and_dice() {
+        let dice = ChaosDice::new(Chaos::default());
+        let mut tags = BTreeMap::new();
+        tags.insert(
+            QUEUE_TAG.to_string(),
+            "redeliver-after-delete=1".to_string(),
+        );
+        assert!(dice.redeliver_after_delete(on(&tags), 1));
+        assert!(
+            !dice.redeliver_after_delete(on(NO_TAGS), 2),
+            "untagged: off"
+        );
+        // A new tag value is read at the next decision.
+        tags.insert(QUEUE_TAG.to_string(), "stale-delete-keeps=1".to_string());
+        assert!(dice.stale_delete_keeps(on(&tags)));
+        assert!(!dice.redeliver_after_delete(on(&tags), 3));
+    }
+
+    #[test]
+    fn short_polls_miss_with_their_probability() {
+        let always = ChaosDice::new(Chaos {
+            short_poll_miss: 1.0,
+            ..Chaos::default()
+        });
+        for _ in 0..50 {
+            assert!(always.short_poll_take(on(NO_TAGS), 10) < 10);
+        }
+        assert_eq!(always.short_poll_take(on(NO_TAGS), 1), 0);
+        let half = ChaosDice::new(Chaos {
+            short_poll_miss: 0.5,
+            seed: 9,
+            ..Chaos::default()
+        });
+        let full = (0..200)
+            .filter(|_| half.short_poll_take(on(NO_TAGS), 10) == 10)
+            .count();
+        assert!((60..=140).contains(&full), "{full} of 200 untouched");
+        assert_eq!(
+            ChaosDice::new(Chaos::default()).short_poll_take(on(NO_TAGS), 10),
+            10
+        );
+    }
+
+    #[test]
+    fn reorder_always_changes_the_order_it_touches() {
+        let dice = ChaosDice::new(Chaos {
+            reorder: 1.0,
+            seed: 3,
+            ..Chaos::default()
+        });
+        for n in 2..8 {
+            let mut v: Vec<usize> = (0..n).collect();
+            dice.reorder(on(NO_TAGS), &mut v);
+            assert_ne!(v, (0..n).collect::<Vec<_>>());
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "a permutation");
+        }
+        let mut one = vec![1];
+        dice.reorder(on(NO_TAGS), &mut one);
+        assert_eq!(one, [1]);
+        let mut fifo = vec![1, 2, 3];
+        dice.reorder(
+            On {
+                fifo: true,
+                ..on(NO_TAGS)
+            },
+            &mut fifo,
+        );
+        assert_eq!(fifo, [1, 2, 3]);
+    }
+
+    #[test]
+    fn duplicates_copy_each_held_message_once() {
+        let dice = ChaosDice::new(Chaos {
+            duplicate: 1.0,
+            ..Chaos::default()
+        });
+        assert_eq!(dice.duplicates(on(NO_TAGS), &[4, 5, 6], 2), [4, 5]);
+        assert_eq!(dice.duplicates(on(NO_TAGS), &[4, 5, 6], 10), [6]);
+        assert!(dice.duplicates(on(NO_TAGS), &[4, 5, 6], 10).is_empty());
+        assert!(
+            ChaosDice::new(Chaos::default())
+                .duplicates(on(NO_TAGS), &[1], 1)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_server_throttles_and_waits_as_set() {
+        let dice = ChaosDice::new(Chaos {
+            throttle: 0.5,
+            latency: Duration::from_millis(20),
+            seed: 1,
+            ..Chaos::default()
+        });
+        let throttled = (0..400).filter(|_| dice.throttle()).count();
+        assert!((140..=260).contains(&throttled), "{throttled} of 400");
+        assert_eq!(dice.latency(), Some(Duration::from_millis(20)));
+        let off = ChaosDice::new(Chaos::default());
+        assert!(!off.throttle() && off.latency().is_none());
     }
 }

@@ -186,6 +186,14 @@ impl SqsError {
         Self::new(&table::OVER_LIMIT, message)
     }
 
+    /// Chaos `throttle` (opt-in): the answer SQS gives a request it throttles.
+    pub fn request_throttled() -> Self {
+        Self::new(
+            &table::REQUEST_THROTTLED,
+            "Request is throttled (emulator chaos: throttle).",
+        )
+    }
+
     pub fn resource_not_found(message: impl Into<String>) -> Self {
         Self::new(&table::RESOURCE_NOT_FOUND, message)
     }
