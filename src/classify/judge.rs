@@ -100,6 +100,9 @@ pub struct WindowFacts {
     pub tracked: Vec<TrackedMessage>,
     /// Integrity problems the harness found in the window (an MD5 that does not match).
     pub integrity: Vec<String>,
+    /// The observe step has an `outcome:` of its own: a doubt in the window is then never
+    /// what the case expects.
+    pub expects_outcome: bool,
 }
 
 impl WindowFacts {
@@ -241,6 +244,8 @@ pub struct CaseFacts {
     pub window: Option<WindowFacts>,
     /// The case-level `expect: {outcome}` (applies to the last window).
     pub expect_outcome: Option<OutcomeExpect>,
+    /// The case-level `expect: {decision}`: the playbook decisions the case allows.
+    pub expect_decision: Option<Vec<Decision>>,
     pub acks: AckFacts,
     /// Harness errors while tearing down (a queue that could not be deleted).
     pub teardown_errors: Vec<String>,
@@ -259,6 +264,23 @@ pub struct Judgement {
     /// One sentence: the first finding, or what held.
     pub reason: String,
     pub findings: Vec<Finding>,
+}
+
+/// Whether a doubt in the case's last window is what the case expects: it allows `HOLD`,
+/// expects no outcome (at case level or on the observe step), and the window was watched to its
+/// end (a cut window, a stop or an integrity problem is never expected).
+fn doubt_is_expected(facts: &CaseFacts) -> bool {
+    facts
+        .expect_decision
+        .as_ref()
+        .is_some_and(|d| d.contains(&Decision::Hold))
+        && facts.expect_outcome.is_none()
+        && facts.stopped.is_none()
+        && facts.window.as_ref().is_some_and(|w| {
+            !w.expects_outcome
+                && w.integrity.is_empty()
+                && matches!(w.end, Some(WindowEnd::Completed | WindowEnd::AllSeen))
+        })
 }
 
 /// Judges one case from its facts.
@@ -284,14 +306,20 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         v.errored = true;
         findings.push(finding(None, facts.line, error.clone()));
     }
+    let expected_doubt = doubt_is_expected(facts);
+    let mut held_doubt = None;
     let mut window_step_checked = false;
     for step in &facts.steps {
         let prefix = format!("step {} ({})", step.index + 1, step.keyword);
-        if facts.window.as_ref().is_some_and(|w| w.step == step.index) {
+        let is_window = facts.window.as_ref().is_some_and(|w| w.step == step.index);
+        if is_window {
             window_step_checked = step.check != Check::Pass;
         }
         match &step.check {
             Check::Pass => {}
+            Check::Inconclusive(why) if is_window && expected_doubt => {
+                held_doubt = Some(why.clone());
+            }
             Check::Fail(failures) => {
                 v.failed = true;
                 for f in failures {
@@ -358,9 +386,56 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
 
     let class = judged.as_ref().and_then(|j| j.class);
     let decision = decide(class, facts.acks);
-    let reason = match findings.first() {
-        Some(f) => f.message.clone(),
-        None => match class {
+    if let Some(allowed) = &facts.expect_decision
+        && !v.failed
+        && !v.errored
+        && !v.inconclusive
+    {
+        let wanted = allowed
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join(" or ");
+        match decision {
+            Some(d) if allowed.contains(&d) => {}
+            // A doubt is never a failure: the class may yet be one the case allows.
+            _ if class == Some(OutcomeClass::Inconclusive) => {
+                v.inconclusive = true;
+                findings.push(finding(
+                    None,
+                    facts.line,
+                    format!("expected decision {wanted}, but the observation is inconclusive"),
+                ));
+            }
+            Some(d) => {
+                v.failed = true;
+                findings.push(finding(
+                    None,
+                    facts.line,
+                    format!(
+                        "expected decision {wanted}, the playbook decided {}",
+                        d.as_str()
+                    ),
+                ));
+            }
+            None => {
+                v.failed = true;
+                findings.push(finding(
+                    None,
+                    facts.line,
+                    format!(
+                        "expected decision {wanted}, but the case acknowledged and observed nothing to decide on"
+                    ),
+                ));
+            }
+        }
+    }
+    let reason = match (findings.first(), &held_doubt) {
+        (Some(f), _) => f.message.clone(),
+        (None, Some(why)) => format!(
+            "every expectation held: the playbook holds, as the case expects of its fault ({why})"
+        ),
+        (None, None) => match class {
             Some(c) => format!("every expectation held; observation: {}", c.as_str()),
             None => "every expectation held".to_string(),
         },
@@ -406,6 +481,7 @@ mod tests {
             unknown_receives: 0,
             tracked,
             integrity: Vec::new(),
+            expects_outcome: false,
         }
     }
 
@@ -621,5 +697,98 @@ mod tests {
         let j = judge(&facts);
         assert_eq!(j.findings.len(), 1);
         assert_eq!(j.verdict, Verdict::Inconclusive);
+    }
+    fn observe_steps(window_check: Check) -> Vec<StepResult> {
+        steps(&[Check::Pass, window_check])
+    }
+
+    /// A window watched to its end with one poll that got no definite answer, and the observe
+    /// step's own check of it.
+    fn doubtful(end: WindowEnd) -> CaseFacts {
+        let mut w = window(vec![tracked("m1", 1, 0)], Some(end));
+        w.unknown_receives = 1;
+        let check = check_window(&w, None);
+        CaseFacts {
+            line: 2,
+            steps: observe_steps(check),
+            window: Some(w),
+            expect_decision: Some(vec![Decision::Hold]),
+            ..CaseFacts::default()
+        }
+    }
+
+    #[test]
+    fn a_hold_expected_of_a_fault_passes_when_the_window_is_undecided() {
+        let j = judge(&doubtful(WindowEnd::Completed));
+        assert_eq!(j.class, Some(Inconclusive));
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert_eq!(j.verdict, Verdict::Pass, "{j:?}");
+        assert!(j.findings.is_empty());
+        assert!(
+            j.reason.contains("the playbook holds, as the case expects"),
+            "{}",
+            j.reason
+        );
+    }
+
+    #[test]
+    fn a_cut_or_stopped_window_or_an_expected_outcome_keeps_the_doubt() {
+        let cut = judge(&doubtful(WindowEnd::Cut(CutReason::BudgetExhausted {
+            used: 3,
+        })));
+        assert_eq!(cut.verdict, Verdict::Inconclusive);
+
+        let mut stopped = doubtful(WindowEnd::Completed);
+        stopped.stopped = Some(Stop::Interrupted);
+        assert_eq!(judge(&stopped).verdict, Verdict::Inconclusive);
+
+        let mut outcome = doubtful(WindowEnd::Completed);
+        outcome.expect_outcome = expect_all(NoRedeliveryWithinWindow);
+        assert_eq!(judge(&outcome).verdict, Verdict::Inconclusive);
+
+        let mut on_step = doubtful(WindowEnd::Completed);
+        if let Some(w) = on_step.window.as_mut() {
+            w.expects_outcome = true;
+        }
+        assert_eq!(judge(&on_step).verdict, Verdict::Inconclusive);
+
+        // Without HOLD among the allowed decisions a doubt is a doubt, never a failure.
+        let mut accept = doubtful(WindowEnd::Completed);
+        accept.expect_decision = Some(vec![Decision::Accept]);
+        let j = judge(&accept);
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert!(j.reason.contains("silence proves nothing"), "{}", j.reason);
+    }
+
+    #[test]
+    fn a_definite_decision_other_than_the_expected_one_fails() {
+        let mut facts = case(window(
+            vec![tracked("m1", 1, 0)],
+            Some(WindowEnd::Completed),
+        ));
+        facts.acks = AckFacts {
+            acks: 1,
+            unknown_acks: 1,
+            ..AckFacts::default()
+        };
+        facts.expect_decision = Some(vec![Decision::Accept]);
+        let j = judge(&facts);
+        assert_eq!(j.verdict, Verdict::Fail);
+        assert_eq!(
+            j.reason,
+            "expected decision ACCEPT, the playbook decided HOLD"
+        );
+        facts.expect_decision = Some(vec![Decision::Hold, Decision::Reconcile]);
+        assert_eq!(judge(&facts).verdict, Verdict::Pass);
+
+        let nothing = CaseFacts {
+            line: 2,
+            steps: steps(&[Check::Pass]),
+            expect_decision: Some(vec![Decision::Accept]),
+            ..CaseFacts::default()
+        };
+        let j = judge(&nothing);
+        assert_eq!(j.verdict, Verdict::Fail);
+        assert!(j.reason.contains("nothing to decide on"), "{}", j.reason);
     }
 }

@@ -194,11 +194,16 @@ pub fn pool(
             }
         }
     }
-    // Without an expectation to settle, an undecided trial leaves the case undecided.
-    if !expected && inconclusive > 0 {
+    // Without an expectation to settle, an undecided trial leaves the case undecided (a trial
+    // whose doubt its `decision: HOLD` expected is not undecided: it passed).
+    let undecided = judged
+        .iter()
+        .filter(|j| j.verdict == Verdict::Inconclusive)
+        .count() as u32;
+    if !expected && undecided > 0 {
         v.inconclusive = true;
         findings.push(finding(format!(
-            "{inconclusive} of {n} trials were inconclusive"
+            "{undecided} of {n} trials were inconclusive"
         )));
     }
 
@@ -239,13 +244,16 @@ fn summary_line(counts: &BTreeMap<String, u32>, n: u32, inconclusive: u32) -> St
     }
 }
 
-/// One line for terminals and summaries: each class seen as `k/N` of the trials, with the 95%
-/// interval of its share of the conclusive ones, e.g.
-/// `20 trials: observed_redelivery 20/20 [83.2%, 100%]`.
+/// One line for terminals and summaries: each class seen, and each class a rate bounds (seen
+/// or not), as `k/N` of the trials with the 95% interval of its share of the conclusive ones,
+/// e.g. `20 trials: observed_redelivery 20/20 [83.2%, 100%]`.
 pub fn tally(trials: &Trials) -> String {
-    let classes: Vec<String> = trials
-        .counts
-        .iter()
+    let mut shown: BTreeMap<&String, u32> = trials.counts.iter().map(|(c, k)| (c, *k)).collect();
+    for class in trials.intervals.keys() {
+        shown.entry(class).or_insert(0);
+    }
+    let classes: Vec<String> = shown
+        .into_iter()
         .map(|(class, k)| match trials.intervals.get(class) {
             Some([low, high]) => format!(
                 "{class} {k}/{} [{}, {}]",
@@ -399,6 +407,18 @@ mod tests {
         assert_eq!(
             tally(&pooled.trials),
             "20 trials: observed_redelivery 20/20 [83.2%, 100%]"
+        );
+        // A bounded class is shown even when no trial had it: 0 of n has an interval too.
+        let bounded = pool(
+            &vec![trial(Verdict::Pass, Some(NoRedeliveryWithinWindow)); 20],
+            None,
+            Some(&at_most(ObservedRedelivery, 0.2)),
+            3,
+        );
+        assert_eq!(
+            tally(&bounded.trials),
+            "20 trials: no_redelivery_within_window 20/20 [83.2%, 100%], \
+             observed_redelivery 0/20 [0%, 16.8%]"
         );
     }
 }

@@ -102,6 +102,11 @@ pub struct CaseStart {
     /// How many trials the case runs (`trials:` / `--trials`), when more than one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<u32>,
+    /// The embedded emulator's chaos this case's queues were created with (the case's
+    /// `emulator_chaos:`, canonical form); absent when none was applied — no such key, or a
+    /// target other than the embedded emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulator_chaos: Option<String>,
 }
 
 /// Where in a case a call was made.
@@ -282,6 +287,31 @@ pub enum Decision {
     Repair,
     Hold,
     Reconcile,
+}
+
+impl Decision {
+    /// Every decision, in the playbook's order.
+    pub const ALL: [Decision; 4] = [
+        Decision::Accept,
+        Decision::Repair,
+        Decision::Hold,
+        Decision::Reconcile,
+    ];
+
+    /// `ACCEPT`, as the playbook (and the evidence) writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Accept => "ACCEPT",
+            Decision::Repair => "REPAIR",
+            Decision::Hold => "HOLD",
+            Decision::Reconcile => "RECONCILE",
+        }
+    }
+
+    /// The decision a name gives (`HOLD`).
+    pub fn from_name(name: &str) -> Option<Decision> {
+        Decision::ALL.into_iter().find(|d| d.as_str() == name)
+    }
 }
 
 /// The classification of one tracked message in the case's last observation.

@@ -29,12 +29,7 @@ pub(crate) fn exit_meaning(code: i32) -> &'static str {
 
 /// `ACCEPT`, as the playbook writes decisions.
 pub(crate) fn decision_name(d: Decision) -> &'static str {
-    match d {
-        Decision::Accept => "ACCEPT",
-        Decision::Repair => "REPAIR",
-        Decision::Hold => "HOLD",
-        Decision::Reconcile => "RECONCILE",
-    }
+    d.as_str()
 }
 
 /// `850 ms`, `12.3 s`.

@@ -56,6 +56,8 @@ pub struct RunContext {
     pub seed: u64,
     /// The HTTP client the SDK client uses, wrapped by the fault client for faulty calls.
     pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
+    /// What the run talks to (a case's `emulator_chaos:` applies on the embedded emulator only).
+    pub target: target::TargetKind,
 }
 
 /// Why the run stopped itself: a condition no further case could get past.

@@ -197,8 +197,12 @@ pub fn create_tags(
     run_id: &str,
     instance: &str,
     case: &str,
+    emulator_chaos: Option<&str>,
 ) -> BTreeMap<String, String> {
     let mut t = def.tags.clone();
+    if let Some(spec) = emulator_chaos {
+        t.insert(crate::emulator::CHAOS_TAG.into(), spec.into());
+    }
     t.insert(OWNER_TAG.into(), "sqsprobe".into());
     t.insert(RUN_TAG.into(), run_id.into());
     t.insert(INSTANCE_TAG.into(), instance.into());
@@ -326,7 +330,7 @@ mod tests {
             ]),
             ..QueueDef::default()
         };
-        let t = create_tags(&def, "run1", "inst1", "case1");
+        let t = create_tags(&def, "run1", "inst1", "case1", None);
         assert_eq!(t[OWNER_TAG], "sqsprobe");
         assert_eq!(t[RUN_TAG], "run1");
         assert_eq!(t[INSTANCE_TAG], "inst1");

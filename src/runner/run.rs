@@ -250,6 +250,7 @@ pub async fn run_plan(
         usage: settings.usage.clone(),
         seed: settings.seed,
         http,
+        target: settings.target,
     });
     // The time budget: past it the run stops itself like a spent request budget.
     let timer = settings.max_duration.map(|d| {
@@ -394,6 +395,7 @@ pub async fn run_plan(
                     set.started_at = Utc::now();
                     let start = super::case::case_start(
                         &settings.run_id, &p.suite, &p.case, set.started_at, Some(set.n),
+                        settings.target,
                     );
                     let _ = events.send(Record::CaseStart(start));
                     let _ = k;

@@ -72,6 +72,7 @@ mod tests {
                 expect: CaseExpect::default(),
                 trials: 1,
                 faults: Vec::new(),
+                emulator_chaos: None,
             },
         }
     }

@@ -482,3 +482,61 @@ fn a_status_alone_of_400_or_more_expects_an_error_response() {
             .contains("needs `group`")
     );
 }
+
+#[test]
+fn decisions_are_expected_by_name_and_hold_only_of_an_injected_fault() {
+    let faulty = format!("{OBSERVE}        fault: {{kind: throttle}}\n");
+    let decision = |steps: &str, d: &str| {
+        parse(&case(steps, &format!("    expect:\n      decision: {d}\n")))
+            .map(|s| s.cases[0].expect.decision.clone().unwrap().value)
+    };
+    assert_eq!(decision(&faulty, "HOLD").unwrap(), [Decision::Hold]);
+    assert_eq!(
+        decision(OBSERVE, "[ACCEPT, RECONCILE, ACCEPT]").unwrap(),
+        [Decision::Accept, Decision::Reconcile]
+    );
+    let err = |steps: &str, d: &str| {
+        only_error(&case(steps, &format!("    expect:\n      decision: {d}\n")))
+    };
+    assert_eq!(
+        err(&faulty, "hold"),
+        "12:17: unknown decision `hold` (decisions are written in capitals: `HOLD`)"
+    );
+    assert_eq!(
+        err(&faulty, "HODL"),
+        "12:17: unknown decision `HODL` (did you mean `HOLD`?)"
+    );
+    assert_eq!(
+        err(OBSERVE, "HOLD"),
+        "11:17: a case expects `HOLD` only of a fault it injects: HOLD is what not knowing \
+         decides (add the fault (`faults:`, a step's `fault:`, a `deny` step), or expect an outcome)"
+    );
+    assert!(err(&faulty, "[]").contains("the list of allowed decisions is empty"));
+}
+
+#[test]
+fn emulator_chaos_takes_one_queues_chaos_in_canonical_form() {
+    let chaos = |spec: &str| {
+        parse(&case(OBSERVE, &format!("    emulator_chaos: {spec}\n")))
+            .map(|s| s.cases[0].emulator_chaos.clone().unwrap())
+    };
+    assert_eq!(
+        chaos("redeliver-after-delete=1").unwrap(),
+        "redeliver-after-delete=1,seed=0"
+    );
+    assert_eq!(
+        chaos("'duplicate=0.5, seed=3'").unwrap(),
+        "duplicate=0.5,seed=3"
+    );
+    let err = |spec: &str| only_error(&case(OBSERVE, &format!("    emulator_chaos: {spec}\n")));
+    assert_eq!(
+        err("redeliver-after-delet=1"),
+        "10:21: `emulator_chaos` column 1: unknown chaos setting `redeliver-after-delet`; did you \
+         mean `redeliver-after-delete`? (e.g. `emulator_chaos: redeliver-after-delete=1` (docs/chaos.md))"
+    );
+    assert!(
+        err("latency=1s").contains("applies to the whole server"),
+        "{}",
+        err("latency=1s")
+    );
+}

@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+pub use crate::evidence::format::Decision;
+
 /// A 1-based line and column in a suite file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
 pub struct Pos {
@@ -64,6 +66,11 @@ pub struct Case {
     /// `faults:` injected into every call of the case's steps that a fault selects (never
     /// into the harness's own setup and teardown calls). Each has its `actions`.
     pub faults: Vec<Fault>,
+    /// `emulator_chaos:` the embedded emulator's chaos for this case's queues only, in the
+    /// `--chaos` grammar without the server-wide settings, canonical form
+    /// (`redeliver-after-delete=1,seed=0`). Applied only when the target is the embedded
+    /// emulator; elsewhere the case runs without it, so its expectation must allow both.
+    pub emulator_chaos: Option<String>,
 }
 
 /// How the SDK retries calls made by steps. Setup and teardown always use `standard`.
@@ -554,6 +561,10 @@ pub struct CaseExpect {
     pub outcome: Option<OutcomeExpect>,
     /// `expect: {rate: ...}` — applies to the case's last observe step, over its trials.
     pub rate: Option<RateExpect>,
+    /// `expect: {decision: HOLD}` (or a list): the playbook decisions the case allows. A case
+    /// that allows `HOLD` and expects no outcome passes when the fault it injects leaves its
+    /// observation undecided (never when the window was cut): not knowing is what it expects.
+    pub decision: Option<Spanned<Vec<Decision>>>,
 }
 
 /// Every SQS API operation, by its API name: what a fault's `action:` may select.

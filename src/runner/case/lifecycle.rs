@@ -52,7 +52,13 @@ impl CaseRun {
         self.check_name_is_free(&def.label).await?;
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
         let attributes = self.resolve_arns(&attributes).await;
-        let tags = create_tags(def, &self.ctx.run_id, &self.ctx.instance, &self.case.id);
+        let tags = create_tags(
+            def,
+            &self.ctx.run_id,
+            &self.ctx.instance,
+            &self.case.id,
+            emulator_chaos(&self.case, self.ctx.target),
+        );
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();
         let meta = self.meta(phase, step, "CreateQueue", None, Some(name.clone()));

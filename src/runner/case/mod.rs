@@ -43,6 +43,7 @@ use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
 use super::queues::{
     OwnedQueue, Ownership, create_attributes, create_tags, ownership, queue_name, run_prefix,
 };
+use super::target::TargetKind;
 use super::{HaltReason, RunContext};
 use crate::classify::{
     self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
@@ -315,6 +316,7 @@ impl CaseRun {
             &self.case,
             self.started_at,
             trials,
+            self.ctx.target,
         )
     }
 
@@ -427,6 +429,7 @@ impl CaseRun {
                 Some(_) => None,
                 None => self.case.expect.outcome.clone(),
             },
+            expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.acks,
             teardown_errors: self.teardown_errors.clone(),
         };
@@ -501,6 +504,7 @@ pub fn case_start(
     case: &Case,
     at: chrono::DateTime<Utc>,
     trials: Option<u32>,
+    target: TargetKind,
 ) -> CaseStart {
     CaseStart {
         run_id: run_id.to_string(),
@@ -513,7 +517,16 @@ pub fn case_start(
         sources: case.sources.clone(),
         started_at: rfc3339(at),
         trials,
+        emulator_chaos: emulator_chaos(case, target).map(str::to_string),
     }
+}
+
+/// The emulator chaos a case's queues get: its `emulator_chaos:`, on the embedded emulator
+/// only (no other target can be told to misbehave).
+pub(super) fn emulator_chaos(case: &Case, target: TargetKind) -> Option<&str> {
+    case.emulator_chaos
+        .as_deref()
+        .filter(|_| target == TargetKind::Embedded)
 }
 
 /// SQS's default visibility timeout, for a queue created without one.

@@ -201,6 +201,7 @@ impl CaseRun {
             unknown_receives: 0,
             tracked,
             integrity: Vec::new(),
+            expects_outcome: step.expect.outcome.is_some(),
         });
         let start = Instant::now();
         let closes = start + o.window;

@@ -25,6 +25,7 @@ const CASE_KEYS: &[&str] = &[
     "expect",
     "trials",
     "faults",
+    "emulator_chaos",
 ];
 
 /// The most `trials:` a case may ask for.
@@ -184,12 +185,12 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
             f.key("expect").unwrap_or(n),
             n,
             "a case `expect`",
-            &["outcome", "rate"],
+            &["outcome", "rate", "decision"],
         )
     });
     if let Some(ef) = case_expect {
         for (name, key, _) in &ef.entries {
-            if scope.observes == 0 {
+            if scope.observes == 0 && *name != "decision" {
                 r.error_hint(
                     key,
                     format!("a case `{name}` needs an `observe` step"),
@@ -202,6 +203,7 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
             expect.outcome = decode_outcome(r, &scope, v, &tracks);
         }
         expect.rate = ef.get("rate").and_then(|v| decode_rate(r, v));
+        expect.decision = ef.get("decision").and_then(|v| decode_decision(r, v));
     }
 
     let trials = match f.get("trials") {
@@ -214,6 +216,28 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         .get("faults")
         .map(|n| decode_case_faults(r, n, &steps))
         .unwrap_or_default();
+    if let Some(d) = &expect.decision
+        && d.value.contains(&Decision::Hold)
+        && faults.is_empty()
+        && !steps
+            .iter()
+            .any(|s| s.fault.is_some() || matches!(s.action, Action::Deny(_)))
+    {
+        push_at(
+            r,
+            d.pos,
+            "HOLD",
+            "a case expects `HOLD` only of a fault it injects: HOLD is what not knowing decides"
+                .to_string(),
+            Some(
+                "add the fault (`faults:`, a step's `fault:`, a `deny` step), or expect an outcome"
+                    .to_string(),
+            ),
+        );
+    }
+    let emulator_chaos = f
+        .get("emulator_chaos")
+        .and_then(|n| decode_emulator_chaos(r, n));
 
     let case = Case {
         id: id?,
@@ -229,6 +253,7 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         expect,
         trials: trials?,
         faults,
+        emulator_chaos,
     };
     if r.diags.len() == errors_before {
         let budget = case_budget(&case);
@@ -288,4 +313,68 @@ fn decode_case_faults(r: &mut Reader, n: &Node, steps: &[Step]) -> Vec<Fault> {
         }
     }
     faults
+}
+
+/// `decision: HOLD` or a list of the playbook decisions allowed.
+fn decode_decision(r: &mut Reader, v: &Node) -> Option<Spanned<Vec<Decision>>> {
+    let names: Vec<String> = Decision::ALL
+        .iter()
+        .map(|d| d.as_str().to_string())
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let items: Vec<&Node> = match &v.data {
+        saphyr::YamlData::Sequence(items) => items.iter().collect(),
+        _ => vec![v],
+    };
+    if items.is_empty() {
+        r.error_hint(
+            v,
+            "the list of allowed decisions is empty",
+            format!("allow one or more of: {}", names.join(", ")),
+        );
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(name) = r.string(item, "a decision") else {
+            ok = false;
+            continue;
+        };
+        match Decision::from_name(&name) {
+            Some(d) if !out.contains(&d) => out.push(d),
+            Some(_) => {}
+            None => {
+                let upper = name.to_ascii_uppercase();
+                let hint = if Decision::from_name(&upper).is_some() {
+                    format!("decisions are written in capitals: `{upper}`")
+                } else {
+                    suggest(&name, &names)
+                };
+                r.error_hint(item, format!("unknown decision `{name}`"), hint);
+                ok = false;
+            }
+        }
+    }
+    (ok && !out.is_empty()).then(|| Spanned {
+        value: out,
+        pos: pos(v),
+    })
+}
+
+/// `emulator_chaos: <spec>`: one queue's chaos in the `--chaos` grammar, checked here so a
+/// mistake points at the suite; kept in canonical form.
+fn decode_emulator_chaos(r: &mut Reader, n: &Node) -> Option<String> {
+    let spec = r.nonempty(n, "`emulator_chaos` (a chaos spec)")?;
+    match crate::emulator::Chaos::parse_queue(&spec) {
+        Ok(chaos) => Some(chaos.to_string()),
+        Err(e) => {
+            r.error_hint(
+                n,
+                format!("`emulator_chaos` column {}: {}", e.column, e.message),
+                "e.g. `emulator_chaos: redeliver-after-delete=1` (docs/chaos.md)",
+            );
+            None
+        }
+    }
 }
