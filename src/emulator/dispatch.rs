@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::context::RequestContext;
-use crate::emulator::ops::{dlq, lease, move_task, queue, receive, send};
+use crate::emulator::ops::{access, dlq, lease, move_task, queue, receive, send};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
@@ -57,6 +57,7 @@ pub(crate) async fn dispatch(
     if OPERATIONS.contains(&operation) && emu.chaos.throttle() {
         return Err(SqsError::request_throttled());
     }
+    access::check(emu, operation, params)?;
     let input = Input::new(params);
     match operation {
         "CreateQueue" => queue::create_queue(emu, input, ctx),

@@ -23,6 +23,7 @@ mod support;
 mod test_support;
 
 pub use dispatch::OPERATIONS;
+pub use ops::access::denies as policy_denies;
 pub use server::{RunningEmulator, serve, spawn};
 pub use support::chaos::{Chaos, ChaosSpecError, QUEUE_TAG as CHAOS_TAG};
 pub use support::clock::{Clock, SystemClock, TokioClock};

@@ -26,8 +26,55 @@ pub enum Record {
     /// One trial of a multi-trial case finished: its own verdict and observation, with
     /// `trial` set; the case's `case_end` pools them.
     TrialEnd(CaseEnd),
+    /// A `deny` step's policy was lifted (by its timer or at teardown): when it was set, when
+    /// the calls first saw it, when it was lifted.
+    Deny(DenyEnd),
     CaseEnd(CaseEnd),
     RunEnd(RunEnd),
+}
+
+/// A `deny` step's explicit Deny, from being set to being lifted, as the calls saw it.
+///
+/// AWS applies a policy change within up to a minute, so the deny takes effect when the calls
+/// say it did: `first_denied_at` is the first call of a denied action on the queue answered
+/// `AccessDenied`, and `allowed_calls` counts those answered success while the deny was set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DenyEnd {
+    pub run_id: String,
+    pub case: String,
+    /// The deny step's 0-based index and line.
+    pub step: usize,
+    pub line: u32,
+    /// The owned queue's name.
+    pub queue: String,
+    /// The IAM actions denied, as written (`sqs:DeleteMessage`).
+    pub actions: Vec<String>,
+    /// When the SetQueueAttributes that set the policy was answered.
+    pub set_at: String,
+    /// `set_at` plus the step's `for`: when the runner was to lift it.
+    pub due_at: String,
+    /// The first call of a denied action on the queue answered `AccessDenied` after the policy
+    /// was set; null when no call was refused.
+    pub first_denied_at: Option<String>,
+    /// Milliseconds from `set_at` to `first_denied_at`: how long the deny took to show.
+    pub took_effect_ms: Option<u64>,
+    /// Calls of a denied action refused (`AccessDenied`) while the deny was set.
+    pub denied_calls: u32,
+    /// Calls of a denied action that succeeded while the deny was set.
+    pub allowed_calls: u32,
+    /// The last of those, if any.
+    pub last_allowed_at: Option<String>,
+    /// When the SetQueueAttributes that lifted it was answered; null if it could not be lifted
+    /// (the queue is deleted at teardown all the same).
+    pub lifted_at: Option<String>,
+    /// `timer` (its `for` ran out) or `teardown` (the case ended first).
+    pub lifted_by: String,
+    /// Why the lift failed, when it did.
+    pub lift_error: Option<String>,
+    /// The trial (1-based) of a multi-trial case; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
 }
 
 /// A step of a case finished: when it ran and how its check came out. Sleeps, which make no

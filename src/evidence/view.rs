@@ -8,7 +8,7 @@
 //! verdict, and consumers say so rather than guess one.
 
 use super::format::{
-    Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, StepEnd, Verdict,
+    Call, CaseEnd, CaseStart, Completion, DenyEnd, Record, RunEnd, RunStart, StepEnd, Verdict,
 };
 use std::collections::HashMap;
 
@@ -78,6 +78,8 @@ pub struct CaseView<'a> {
     pub steps: Vec<&'a StepEnd>,
     /// A multi-trial case's `trial_end`s, in the order they finished.
     pub trials: Vec<&'a CaseEnd>,
+    /// Its `deny` steps' records, in the order they were lifted.
+    pub denies: Vec<&'a DenyEnd>,
     pub end: Option<&'a CaseEnd>,
     pub state: CaseState,
 }
@@ -269,6 +271,7 @@ impl<'a> RunView<'a> {
                 Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
                 Record::Step(r) => run.case_mut(&mut index, &r.case).steps.push(r),
                 Record::TrialEnd(r) => run.case_mut(&mut index, &r.case).trials.push(r),
+                Record::Deny(r) => run.case_mut(&mut index, &r.case).denies.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
@@ -295,6 +298,7 @@ impl<'a> RunView<'a> {
                         calls: Vec::new(),
                         steps: Vec::new(),
                         trials: Vec::new(),
+                        denies: Vec::new(),
                         end: None,
                         state: CaseState::NotStarted,
                     });
@@ -316,6 +320,7 @@ impl<'a> RunView<'a> {
                 calls: Vec::new(),
                 steps: Vec::new(),
                 trials: Vec::new(),
+                denies: Vec::new(),
                 end: None,
                 state: CaseState::DidNotFinish,
             });

@@ -170,8 +170,11 @@ table! {
     SERVICE_UNAVAILABLE = "ServiceUnavailable", "ServiceUnavailable", 503, SQS_NAMESPACE;
 
     // Authentication and authorisation (AWS common errors).
-    /// The caller may not perform the action.
-    ACCESS_DENIED = "AccessDeniedException", "AccessDenied", 400, SQS_NAMESPACE;
+    /// The caller may not perform the action (an IAM or queue policy denies it). HTTP 403, as
+    /// SQS answers it ("Access to the resource https://sqs.… is denied.", `Status Code: 403;
+    /// Error Code: AccessDenied` in public SDK reports such as aws/aws-sdk-php#188 and
+    /// aws/aws-sdk-net#1059), although "Common errors" lists AccessDeniedException as 400.
+    ACCESS_DENIED = "AccessDeniedException", "AccessDenied", 403, SQS_NAMESPACE;
     /// The access key id is unknown (query protocol wording).
     INVALID_CLIENT_TOKEN_ID = "InvalidClientTokenId", "InvalidClientTokenId", 403, SQS_NAMESPACE;
     /// The access key id is unknown (JSON protocol wording).

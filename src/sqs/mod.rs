@@ -1,7 +1,9 @@
 //! Facts about Amazon SQS itself, shared by the emulator (which answers like SQS) and the runner
-//! (which reads SQS's answers): the table of SQS errors, and what requests cost.
+//! (which reads SQS's answers): the table of SQS errors, the IAM action of each operation, and
+//! what requests cost.
 
 pub mod errors;
+pub mod iam;
 pub mod pricing;
 
 pub use errors::{

@@ -445,6 +445,11 @@ fn deny_steps_name_iam_actions_of_sqs_and_count_two_calls() {
             .starts_with("9:36: `deny` cannot deny `sqs:SetQueueAttributes`: the harness needs it")
     );
     assert_eq!(
+        deny("{queue: q, actions: [sqs:DeleteMessageBatch], for: 5s}"),
+        "9:36: `sqs:DeleteMessageBatch` is not an IAM action: SQS authorizes the batch with \
+         `sqs:DeleteMessage` (write `sqs:DeleteMessage`; it denies both forms)"
+    );
+    assert_eq!(
         deny("{queue: q, actions: [sqs:DeleteMessage], for: 0s}"),
         "9:61: `for` must be longer than 0ms"
     );

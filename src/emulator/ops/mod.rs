@@ -1,6 +1,7 @@
 //! SQS operations, one module per family. Handlers take and return the JSON protocol's shapes
 //! (the protocol modules translate at the edges) and change the model under the store's lock.
 
+pub mod access;
 pub(crate) mod batch;
 pub(crate) mod context;
 pub(crate) mod dlq;

@@ -186,6 +186,14 @@ impl SqsError {
         Self::new(&table::OVER_LIMIT, message)
     }
 
+    /// An explicit Deny of the queue's `Policy` (see `ops::access`), worded as SQS words it.
+    pub fn access_denied(queue_url: &str) -> Self {
+        Self::new(
+            &table::ACCESS_DENIED,
+            format!("Access to the resource {queue_url} is denied."),
+        )
+    }
+
     /// Chaos `throttle` (opt-in): the answer SQS gives a request it throttles.
     pub fn request_throttled() -> Self {
         Self::new(

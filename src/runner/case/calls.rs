@@ -61,6 +61,7 @@ impl CaseRun {
         O: aws_sdk_sqs::operation::RequestId,
     {
         let config = self.call_config(&meta);
+        let (operation, queue) = (meta.action, meta.queue.clone());
         let faulty = matches!(meta.phase, Phase::Step | Phase::Observe) && self.has_faults();
         let send = |r: crate::runner::call::AttemptRecorder| {
             // Faults go under the SDK, for the steps' calls only: the harness's own calls
@@ -94,6 +95,8 @@ impl CaseRun {
                 }
             }
         };
+        let mut rec = rec;
+        self.see_denies(operation, queue.as_deref(), &mut rec);
         self.account(&rec);
         rec
     }

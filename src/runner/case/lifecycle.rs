@@ -284,6 +284,7 @@ impl CaseRun {
 
     /// Deletes every queue this case created and still owns, newest first.
     pub(super) async fn teardown(&mut self) -> Vec<QueueCleanup> {
+        self.lift_denies(true).await;
         let mut cleanup = Vec::new();
         let order: Vec<String> = self.created_order.iter().rev().cloned().collect();
         for label in order {

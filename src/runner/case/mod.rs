@@ -30,6 +30,7 @@ macro_rules! call {
 mod acks;
 mod admin;
 mod calls;
+mod deny;
 mod lifecycle;
 mod messages;
 mod move_tasks;
@@ -171,6 +172,9 @@ struct CaseRun {
     /// every receive row can say how long its lease is.
     visibility: HashMap<String, Duration>,
     move_tasks: HashMap<String, String>,
+    /// The `deny` steps' policies, set and lifted (see `deny.rs`); behind a lock because every
+    /// call, made through `&self`, reads them.
+    denies: std::sync::Mutex<Vec<deny::ActiveDeny>>,
     started_at: chrono::DateTime<Utc>,
     started: Instant,
     /// Past this instant calls are abandoned and the case is cut as `deadline`.
@@ -244,6 +248,7 @@ impl CaseRun {
             )),
             step_fault: crate::runner::faults::StepFault::default(),
             move_tasks: HashMap::new(),
+            denies: std::sync::Mutex::new(Vec::new()),
             started_at: Utc::now(),
             started: Instant::now(),
             // The budget validate computed, plus slack for a slow target.
@@ -354,6 +359,7 @@ impl CaseRun {
                 self.stopped = Some(stop);
                 return;
             }
+            self.lift_denies(false).await;
             self.last_answer = None;
             self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
             let step_started = Utc::now();
@@ -397,15 +403,24 @@ impl CaseRun {
     async fn step(&mut self, step: &Step) -> Check {
         let outcome = match &step.action {
             Action::Sleep(d) => {
-                tokio::select! {
-                    _ = tokio::time::sleep(*d) => return Check::Pass,
-                    _ = self.until_stopped() => {
-                        let why = match self.stop_requested() {
-                            Some(Stop::Deadline(_)) => "the case reached its deadline",
-                            _ => "the run was interrupted",
-                        };
-                        return Check::Inconclusive(format!("sleep cut short: {why}"));
+                let ends = Instant::now() + *d;
+                loop {
+                    // A deny due in the middle of the sleep is lifted on time.
+                    let wake = self.next_deny_due().map_or(ends, |due| due.min(ends));
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(wake.into()) => {}
+                        _ = self.until_stopped() => {
+                            let why = match self.stop_requested() {
+                                Some(Stop::Deadline(_)) => "the case reached its deadline",
+                                _ => "the run was interrupted",
+                            };
+                            return Check::Inconclusive(format!("sleep cut short: {why}"));
+                        }
                     }
+                    if Instant::now() >= ends {
+                        return Check::Pass;
+                    }
+                    self.lift_denies(false).await;
                 }
             }
             Action::Observe(o) => self.observe(step, o).await,

@@ -224,6 +224,7 @@ impl CaseRun {
                     used: w.receives_used,
                 });
             }
+            self.lift_denies(false).await;
             let remaining = closes - now;
             // WaitTimeSeconds is whole seconds; never wait past the window by more than the
             // rounding, and short-poll in the last partial second.

@@ -258,10 +258,7 @@ pub(super) fn decode_deny(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Optio
         );
         return None;
     }
-    let iam: Vec<String> = SQS_OPERATIONS
-        .iter()
-        .map(|op| format!("sqs:{op}"))
-        .collect();
+    let iam = crate::sqs::iam::actions(SQS_OPERATIONS);
     let iam: Vec<&str> = iam.iter().map(String::as_str).collect();
     let mut actions = Vec::new();
     let mut ok = true;
@@ -275,6 +272,13 @@ pub(super) fn decode_deny(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Optio
                 item,
                 format!("`{a}` needs the `sqs:` prefix of an IAM action"),
                 format!("write `sqs:{a}`"),
+            );
+            ok = false;
+        } else if let Some(single) = a.strip_prefix("sqs:").and_then(crate::sqs::iam::batch_of) {
+            r.error_hint(
+                item,
+                format!("`{a}` is not an IAM action: SQS authorizes the batch with `sqs:{single}`"),
+                format!("write `sqs:{single}`; it denies both forms"),
             );
             ok = false;
         } else if !iam.contains(&a.as_str()) {
