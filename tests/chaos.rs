@@ -10,12 +10,16 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// The one ```yaml block of docs/chaos.md, so the page and this test cannot drift apart.
+/// The ```yaml block of docs/chaos.md that is a whole suite (`suite: chaos-stale-delete`), so
+/// the page and this test cannot drift apart.
 fn example_suite() -> String {
     let page = std::fs::read_to_string(root().join("docs/chaos.md")).expect("read docs/chaos.md");
-    let start = page.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
-    let len = page[start..].find("```").expect("closed yaml block");
-    page[start..start + len].to_string()
+    page.split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.starts_with("suite: chaos-stale-delete"))
+        .expect("the example suite's yaml block")
+        .to_string()
 }
 
 /// Runs the example suite with `extra` args; returns (exit code, run_start chaos, classification).

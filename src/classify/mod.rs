@@ -5,8 +5,12 @@
 //! - `outcome`: the class of one tracked message (the honesty rules).
 //! - `decision`: the playbook's ACCEPT / REPAIR / HOLD / RECONCILE.
 //! - `verdict`: pass / fail / inconclusive / error, and the run's exit code.
+//! - `rate`, `trials`: intervals over trials, and a case's trials pooled.
+//! - `fisher`, `history`: a case's trials pooled across runs, and a newest run that differs.
 
 pub mod decision;
+pub mod fisher;
+pub mod history;
 pub mod judge;
 pub mod outcome;
 pub mod rate;

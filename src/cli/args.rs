@@ -30,6 +30,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Build the conformance matrix (cases × targets) from several run folders.
     Matrix(MatrixArgs),
+    /// Pool the multi-trial cases of several run folders (nightly runs) per case, target and
+    /// region: counts, 95% intervals, and a flag when the newest run's rate is inconsistent
+    /// with the runs before it (Fisher's exact test, two-sided, p < 0.01).
+    History(HistoryArgs),
     /// Save a run as a baseline, or compare a run against one.
     #[command(subcommand)]
     Baseline(BaselineCommand),
@@ -446,6 +450,26 @@ pub struct MatrixArgs {
     /// Where to write matrix.md and matrix.json.
     #[arg(long, default_value = "evidence/matrix", value_name = "DIR")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Run folders holding evidence.jsonl, or folders to search for them (e.g. the --out
+    /// folder of nightly runs).
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Only this case (repeat for more).
+    #[arg(long = "case", value_name = "ID")]
+    pub cases: Vec<String>,
+
+    /// Print the pooled history as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit 4 when a newest run's rate is inconsistent with the runs before it.
+    #[arg(long)]
+    pub fail_on_change: bool,
 }
 
 #[derive(Debug, Subcommand)]

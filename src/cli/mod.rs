@@ -6,6 +6,7 @@
 mod args;
 mod baseline;
 mod bench;
+mod history;
 mod load;
 mod matrix;
 mod profile;
@@ -40,6 +41,7 @@ pub fn main() -> i32 {
         args::Command::List(a) => validate::list(a),
         args::Command::Report(a) => report::report(a),
         args::Command::Matrix(a) => matrix::matrix(a),
+        args::Command::History(a) => history::history(a),
         args::Command::Baseline(a) => baseline::baseline(a),
         args::Command::Run(a) => with_runtime(run::run(*a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),

@@ -11,11 +11,13 @@
 //! - [`html::render`]: one self-contained HTML page with a timeline per case.
 //! - [`terminal::render`]: the one-screen summary printed at the end of a run, and
 //!   [`terminal::progress_line`] for each case as it finishes.
+//! - [`history::render`]: `sqsprobe history`, several runs' multi-trial cases pooled.
 //!
 //! The I/O edges: [`write_run_folder`] writes the three files of a run folder (for `run` and
 //! `report` alike), and [`live::consume`] writes a live run's evidence and progress.
 
 mod folder;
+pub mod history;
 pub mod html;
 pub mod junit;
 pub mod live;

@@ -1,0 +1,138 @@
+//! `sqsprobe history PATH...`: pool the multi-trial cases of several run folders (nightly runs)
+//! per case, target and region, and flag a newest run whose rate differs from the others'.
+//!
+//! The I/O edge only: finding run folders, reading their evidence through
+//! [`crate::evidence::view::RunView`]; the pooling and the test are
+//! [`crate::classify::history`], the text is [`crate::report::history`].
+
+use super::args::HistoryArgs;
+use crate::classify::history::{self, CaseSample};
+use crate::evidence::view::RunView;
+use crate::exit_code;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Runs the command and returns the exit code.
+pub fn history(args: HistoryArgs) -> i32 {
+    let dirs = match run_folders(&args.paths) {
+        Ok(d) if d.is_empty() => {
+            eprintln!(
+                "sqsprobe: no run folder (a folder holding evidence.jsonl) in {}",
+                shown(&args.paths)
+            );
+            return exit_code::BAD_COMMAND_LINE;
+        }
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("sqsprobe: {e}");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+    };
+    let mut samples: Vec<CaseSample> = Vec::new();
+    let mut seen_runs: HashSet<String> = HashSet::new();
+    let mut unreadable = 0;
+    for dir in &dirs {
+        // One damaged folder among many nights is said and skipped, not fatal.
+        let records = match super::report::read_run_folder(dir) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("sqsprobe: warning: {e}; skipped");
+                unreadable += 1;
+                continue;
+            }
+        };
+        let view = RunView::new(&records);
+        let Some(start) = view.start else {
+            eprintln!(
+                "sqsprobe: warning: {}: no run_start, so the run cannot be placed; skipped",
+                dir.display()
+            );
+            continue;
+        };
+        if !seen_runs.insert(start.run_id.clone()) {
+            eprintln!(
+                "sqsprobe: warning: {}: run {} was already read from another folder; skipped",
+                dir.display(),
+                crate::text::escape::terminal(&start.run_id)
+            );
+            continue;
+        }
+        samples.extend(
+            history::samples(&view, &dir.display().to_string())
+                .into_iter()
+                .filter(|s| args.cases.is_empty() || args.cases.contains(&s.case)),
+        );
+    }
+    if unreadable == dirs.len() {
+        eprintln!("sqsprobe: none of the {unreadable} run folder(s) could be read");
+        return exit_code::RUNTIME_ERROR;
+    }
+    if unreadable > 0 {
+        eprintln!(
+            "sqsprobe: warning: {unreadable} of {} run folders could not be read and are not in the history",
+            dirs.len()
+        );
+    }
+    let pooled = history::pool(samples);
+    let text = if args.json {
+        match serde_json::to_string_pretty(&pooled) {
+            Ok(j) => j + "\n",
+            Err(e) => {
+                eprintln!("sqsprobe: failed to serialize the history: {e}");
+                return exit_code::RUNTIME_ERROR;
+            }
+        }
+    } else {
+        crate::report::history::render(&pooled)
+    };
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    if args.fail_on_change && pooled.groups.iter().any(|g| g.flagged()) {
+        exit_code::EXPECTATION_FAILED
+    } else {
+        exit_code::OK
+    }
+}
+
+fn shown(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The run folders under `paths`: a folder holding `evidence.jsonl` is one; any other folder is
+/// searched (links not followed) for folders that are. Sorted, each once.
+fn run_folders(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for p in paths {
+        if !p.is_dir() {
+            return Err(format!(
+                "{}: not a folder (give run folders, or a folder of them)",
+                p.display()
+            ));
+        }
+        let mut found: Vec<PathBuf> = if is_run(p) {
+            vec![p.clone()]
+        } else {
+            walkdir::WalkDir::new(p)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_dir() && is_run(e.path()))
+                .map(|e| e.into_path())
+                .collect()
+        };
+        found.retain(|d| seen.insert(std::fs::canonicalize(d).unwrap_or_else(|_| d.clone())));
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn is_run(dir: &Path) -> bool {
+    dir.join("evidence.jsonl").is_file()
+}
