@@ -7,41 +7,16 @@
 mod common;
 
 use common::serve::Serve;
-use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::{Call, CaseEnd, Completion, Decision, Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use common::{case_end as end, run_records, step_calls};
+use sqsprobe::evidence::format::{Completion, Decision, Record, Verdict};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn run(extra: &[&str], expect_code: i32) -> Vec<Record> {
-    let out = tempfile::tempdir().unwrap();
     let mut args = vec!["run", "suites/chaos", "--seed", "3", "--quiet"];
     args.extend_from_slice(extra);
-    args.extend_from_slice(&["--out", out.path().to_str().unwrap()]);
-    let run = run_bin(&args, &root(), LIMIT);
-    assert_eq!(run.code(), expect_code, "{}\n{}", run.stdout, run.stderr);
-    read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap()
-}
-
-fn end<'a>(records: &'a [Record], case: &str) -> &'a CaseEnd {
-    records
-        .iter()
-        .find_map(|r| match r {
-            Record::CaseEnd(e) if e.case == case => Some(e),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no case_end for {case}"))
-}
-
-fn step_calls<'a>(records: &'a [Record], case: &str) -> Vec<&'a Call> {
-    records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Call(c) if c.case == case && c.step.is_some() => Some(c),
-            _ => None,
-        })
-        .collect()
+    run_records(&args, expect_code, LIMIT).0
 }
 
 /// (verdict, class, decision) of every case that is not multi-trial.
@@ -145,33 +120,50 @@ fn every_chaos_case_passes_on_the_embedded_emulator_with_its_playbook_decision()
             })
             .collect()
     };
-    let one = |action: &str, kind: &str, completion| {
-        vec![(action.to_string(), kind.to_string(), completion)]
-    };
-    assert_eq!(
-        faulted("chaos-lost-delete-response"),
-        one("DeleteMessage", "lose-response", Completion::Info)
-    );
-    assert_eq!(
-        faulted("chaos-lost-delete-batch-response"),
-        one("DeleteMessageBatch", "lose-response", Completion::Info)
-    );
-    assert_eq!(
-        faulted("chaos-lost-receive-response"),
-        one("ReceiveMessage", "lose-response", Completion::Info)
-    );
-    assert_eq!(
-        faulted("chaos-throttled-observe"),
-        one("ReceiveMessage", "throttle", Completion::Info)
-    );
-    assert_eq!(
-        faulted("chaos-timed-out-delete"),
-        one("DeleteMessage", "timeout", Completion::Info)
-    );
-    assert_eq!(
-        faulted("chaos-late-delete"),
-        one("DeleteMessage", "latency", Completion::Ok)
-    );
+    for (case, action, kind, completion) in [
+        (
+            "chaos-lost-delete-response",
+            "DeleteMessage",
+            "lose-response",
+            Completion::Info,
+        ),
+        (
+            "chaos-lost-delete-batch-response",
+            "DeleteMessageBatch",
+            "lose-response",
+            Completion::Info,
+        ),
+        (
+            "chaos-lost-receive-response",
+            "ReceiveMessage",
+            "lose-response",
+            Completion::Info,
+        ),
+        (
+            "chaos-throttled-observe",
+            "ReceiveMessage",
+            "throttle",
+            Completion::Info,
+        ),
+        (
+            "chaos-timed-out-delete",
+            "DeleteMessage",
+            "timeout",
+            Completion::Info,
+        ),
+        (
+            "chaos-late-delete",
+            "DeleteMessage",
+            "latency",
+            Completion::Ok,
+        ),
+    ] {
+        assert_eq!(
+            faulted(case),
+            [(action.to_string(), kind.to_string(), completion)],
+            "{case}"
+        );
+    }
     // The retried delete: a reset before sending, a local 500, then a clean third attempt.
     let deletes: Vec<(u32, Option<String>, Completion)> =
         step_calls(&records, "chaos-retried-delete")

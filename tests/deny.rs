@@ -6,28 +6,14 @@
 
 mod common;
 
-use common::{root, run_bin, single_run_dir};
+use common::run_records;
 use sqsprobe::evidence::format::{Call, Completion, DenyEnd, Phase, Record, Verdict};
-use sqsprobe::evidence::read_evidence;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn run() -> Vec<Record> {
-    let out = tempfile::tempdir().unwrap();
-    let run = run_bin(
-        &[
-            "run",
-            "tests/fixtures/deny.yaml",
-            "--quiet",
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
-        &root(),
-        LIMIT,
-    );
-    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
-    read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap()
+    run_records(&["run", "tests/fixtures/deny.yaml", "--quiet"], 0, LIMIT).0
 }
 
 fn calls<'a>(records: &'a [Record], case: &str) -> Vec<&'a Call> {

@@ -4,49 +4,15 @@
 
 mod common;
 
-use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::{Call, CaseEnd, Completion, Decision, Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use common::{case_end as end, run_records, step_calls};
+use sqsprobe::evidence::format::{Completion, Decision, Record, Verdict};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn run(seed: &str) -> Vec<Record> {
-    let out = tempfile::tempdir().unwrap();
-    let run = run_bin(
-        &[
-            "run",
-            "tests/fixtures/faults.yaml",
-            "--seed",
-            seed,
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
-        &root(),
-        LIMIT,
-    );
-    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
-    read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap()
-}
-
-fn step_calls<'a>(records: &'a [Record], case: &str) -> Vec<&'a Call> {
-    records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Call(c) if c.case == case && c.step.is_some() => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
-fn end<'a>(records: &'a [Record], case: &str) -> &'a CaseEnd {
-    records
-        .iter()
-        .find_map(|r| match r {
-            Record::CaseEnd(e) if e.case == case => Some(e),
-            _ => None,
-        })
-        .unwrap()
+    let args = ["run", "tests/fixtures/faults.yaml", "--seed", seed];
+    run_records(&args, 0, LIMIT).0
 }
 
 #[test]

@@ -5,33 +5,18 @@
 
 mod common;
 
-use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::{CaseEnd, Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use common::{case_end as end, run_records};
+use sqsprobe::evidence::format::{Record, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(90);
 
 fn run(extra: &[&str], expect_code: i32) -> (Vec<Record>, String) {
-    let out = tempfile::tempdir().unwrap();
     let mut args = vec!["run", "tests/fixtures/trials.yaml"];
     args.extend_from_slice(extra);
-    args.extend_from_slice(&["--out", out.path().to_str().unwrap()]);
-    let run = run_bin(&args, &root(), LIMIT);
-    assert_eq!(run.code(), expect_code, "{}\n{}", run.stdout, run.stderr);
-    let records = read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap();
+    let (records, run) = run_records(&args, expect_code, LIMIT);
     (records, run.stdout)
-}
-
-fn end<'a>(records: &'a [Record], case: &str) -> &'a CaseEnd {
-    records
-        .iter()
-        .find_map(|r| match r {
-            Record::CaseEnd(e) if e.case == case => Some(e),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no case_end for {case}"))
 }
 
 #[test]

@@ -25,6 +25,14 @@ pub(crate) fn emulator_with(config: EmulatorConfig) -> Arc<Emulator> {
     }))
 }
 
+/// An emulator with these chaos settings, on tokio's clock.
+pub(crate) fn emulator_with_chaos(chaos: crate::emulator::support::chaos::Chaos) -> Arc<Emulator> {
+    emulator_with(EmulatorConfig {
+        chaos,
+        ..EmulatorConfig::default()
+    })
+}
+
 /// Calls one operation with JSON-protocol parameters.
 pub(crate) async fn call(emu: &Arc<Emulator>, operation: &str, params: Value) -> SqsResult<Value> {
     let ctx = RequestContext {

@@ -218,3 +218,50 @@ pub fn run_folder_text(dir: &Path) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Runs the binary in the repository root with `args` and `--out` a fresh folder, checks that it
+/// exits `expect_code` (within `limit`), and returns its run folder's records, read strictly,
+/// with what it printed.
+pub fn run_records(
+    args: &[&str],
+    expect_code: i32,
+    limit: Duration,
+) -> (Vec<sqsprobe::evidence::Record>, Finished) {
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--out", out.path().to_str().expect("a UTF-8 path")]);
+    let run = run_bin(&all, &root(), limit);
+    assert_eq!(run.code(), expect_code, "{}\n{}", run.stdout, run.stderr);
+    let records =
+        sqsprobe::evidence::read_evidence(&single_run_dir(out.path()).join("evidence.jsonl"))
+            .expect("strict evidence");
+    (records, run)
+}
+
+/// The `case_end` of `case` (panics when there is none).
+pub fn case_end<'a>(
+    records: &'a [sqsprobe::evidence::Record],
+    case: &str,
+) -> &'a sqsprobe::evidence::format::CaseEnd {
+    records
+        .iter()
+        .find_map(|r| match r {
+            sqsprobe::evidence::Record::CaseEnd(e) if e.case == case => Some(e),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no case_end for {case}"))
+}
+
+/// The `call` rows of `case`'s steps (observations included), in order.
+pub fn step_calls<'a>(
+    records: &'a [sqsprobe::evidence::Record],
+    case: &str,
+) -> Vec<&'a sqsprobe::evidence::format::Call> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            sqsprobe::evidence::Record::Call(c) if c.case == case && c.step.is_some() => Some(c),
+            _ => None,
+        })
+        .collect()
+}

@@ -2,24 +2,14 @@
 //! miss, responses out of order, duplicate copies of leased messages, a slow and a throttling
 //! server, and a queue's own chaos from its tag. On a paused clock.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::emulator::model::store::Emulator;
 use crate::emulator::support::chaos::{Chaos, QUEUE_TAG};
-use crate::emulator::support::config::EmulatorConfig;
 use crate::emulator::test_support::{
-    advance, call, create, emulator, emulator_with, receive, send,
+    advance, call, create, emulator, emulator_with_chaos, receive, send,
 };
-
-fn with(chaos: Chaos) -> Arc<Emulator> {
-    emulator_with(EmulatorConfig {
-        chaos,
-        ..EmulatorConfig::default()
-    })
-}
 
 fn bodies(messages: &[Value]) -> Vec<&str> {
     messages.iter().filter_map(|m| m["Body"].as_str()).collect()
@@ -27,7 +17,7 @@ fn bodies(messages: &[Value]) -> Vec<&str> {
 
 #[tokio::test(start_paused = true)]
 async fn a_short_poll_that_misses_takes_fewer_and_a_long_poll_does_not_miss() {
-    let emu = with(Chaos {
+    let emu = emulator_with_chaos(Chaos {
         short_poll_miss: 1.0,
         ..Chaos::default()
     });
@@ -45,7 +35,7 @@ async fn a_short_poll_that_misses_takes_fewer_and_a_long_poll_does_not_miss() {
 
 #[tokio::test(start_paused = true)]
 async fn reorder_puts_a_response_out_of_send_order() {
-    let emu = with(Chaos {
+    let emu = emulator_with_chaos(Chaos {
         reorder: 1.0,
         ..Chaos::default()
     });
@@ -62,7 +52,7 @@ async fn reorder_puts_a_response_out_of_send_order() {
 
 #[tokio::test(start_paused = true)]
 async fn duplicate_delivers_a_copy_of_a_leased_message_once() {
-    let emu = with(Chaos {
+    let emu = emulator_with_chaos(Chaos {
         duplicate: 1.0,
         ..Chaos::default()
     });
@@ -98,7 +88,7 @@ async fn duplicate_delivers_a_copy_of_a_leased_message_once() {
 
 #[tokio::test(start_paused = true)]
 async fn fifo_queues_keep_order_and_exactly_once_under_chaos() {
-    let emu = with(Chaos {
+    let emu = emulator_with_chaos(Chaos {
         reorder: 1.0,
         duplicate: 1.0,
         ..Chaos::default()
@@ -120,7 +110,7 @@ async fn fifo_queues_keep_order_and_exactly_once_under_chaos() {
 
 #[tokio::test(start_paused = true)]
 async fn the_server_waits_and_throttles_as_set() {
-    let slow = with(Chaos {
+    let slow = emulator_with_chaos(Chaos {
         latency: Duration::from_millis(1500),
         ..Chaos::default()
     });
@@ -128,7 +118,7 @@ async fn the_server_waits_and_throttles_as_set() {
     create(&slow, "q", json!({})).await;
     assert!(started.elapsed() >= Duration::from_millis(1500));
 
-    let throttling = with(Chaos {
+    let throttling = emulator_with_chaos(Chaos {
         throttle: 1.0,
         ..Chaos::default()
     });

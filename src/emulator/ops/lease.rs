@@ -197,9 +197,8 @@ mod tests {
     use serde_json::json;
 
     use crate::emulator::support::chaos::Chaos;
-    use crate::emulator::support::config::EmulatorConfig;
     use crate::emulator::test_support::{
-        advance, attribute, call, create, create_fifo, emulator, emulator_with, receive, send,
+        advance, attribute, call, create, create_fifo, emulator, emulator_with_chaos, receive, send,
     };
 
     #[tokio::test(start_paused = true)]
@@ -367,13 +366,6 @@ mod tests {
 
     // Opt-in chaos on DeleteMessage (support::chaos rolls the dice; this module applies them).
 
-    fn with(chaos: Chaos) -> std::sync::Arc<crate::emulator::model::store::Emulator> {
-        emulator_with(EmulatorConfig {
-            chaos,
-            ..EmulatorConfig::default()
-        })
-    }
-
     async fn delete(
         emu: &std::sync::Arc<crate::emulator::model::store::Emulator>,
         url: &str,
@@ -391,7 +383,7 @@ mod tests {
     /// The stale-handle playbook: A receives for 1 s, its lease lapses, B receives for 2 s,
     /// A deletes with its old handle. Returns how many messages a receive sees after B's lease.
     async fn stale_delete_playbook(chaos: Chaos) -> usize {
-        let emu = with(chaos);
+        let emu = emulator_with_chaos(chaos);
         let url = create(&emu, "q", json!({})).await;
         send(&emu, &url, "a").await;
         let a = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
@@ -424,7 +416,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn stale_delete_keeps_does_not_apply_to_current_handle_or_fifo() {
-        let emu = with(Chaos {
+        let emu = emulator_with_chaos(Chaos {
             stale_delete_keeps: 1.0,
             ..Chaos::default()
         });
@@ -463,7 +455,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn redeliver_after_delete_brings_message_back_once() {
-        let emu = with(Chaos {
+        let emu = emulator_with_chaos(Chaos {
             redeliver_after_delete: 1.0,
             ..Chaos::default()
         });
@@ -490,7 +482,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn default_chaos_deletes_for_good() {
-        let emu = with(Chaos::default());
+        let emu = emulator_with_chaos(Chaos::default());
         let url = create(&emu, "q", json!({})).await;
         send(&emu, &url, "a").await;
         let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 1})).await;
