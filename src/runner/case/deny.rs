@@ -41,17 +41,18 @@ impl ActiveDeny {
     }
 }
 
-/// The policy document of the denies in force on one queue.
-fn policy(denies: &[&ActiveDeny], arn: Option<&str>) -> String {
+/// The policy document of the denies in force on one queue: per deny step, its index and its
+/// actions.
+fn policy(denies: &[(usize, &[String])], arn: Option<&str>) -> String {
     let statements: Vec<serde_json::Value> = denies
         .iter()
         .enumerate()
-        .map(|(i, d)| {
+        .map(|(i, (step, actions))| {
             let mut s = serde_json::json!({
-                "Sid": format!("sqsprobe-deny-{}-{i}", d.step.index + 1),
+                "Sid": format!("sqsprobe-deny-{}-{i}", step + 1),
                 "Effect": "Deny",
                 "Principal": "*",
-                "Action": d.actions,
+                "Action": actions,
             });
             if let Some(arn) = arn {
                 s["Resource"] = serde_json::Value::String(arn.to_string());
@@ -67,6 +68,19 @@ fn policy(denies: &[&ActiveDeny], arn: Option<&str>) -> String {
     .to_string()
 }
 
+/// The denies in force on `queue` but `except` (a step index), as [`policy`] takes them.
+fn in_force<'a>(
+    denies: &'a [ActiveDeny],
+    queue: &str,
+    except: Option<usize>,
+) -> Vec<(usize, &'a [String])> {
+    denies
+        .iter()
+        .filter(|d| !d.lifted && d.queue == queue && Some(d.step.index) != except)
+        .map(|d| (d.step.index, d.actions.as_slice()))
+        .collect()
+}
+
 impl CaseRun {
     pub(super) async fn deny_step(&mut self, step: &Step, deny: &Deny) -> Result<Check, String> {
         let label = &deny.queue.value;
@@ -79,30 +93,12 @@ impl CaseRun {
         }
         let (url, name) = self.queue_url(label)?;
         let arn = self.queues.get(label).and_then(|q| q.arn.clone());
-        let now = Utc::now();
-        let new = ActiveDeny {
-            step: step.clone(),
-            queue: name.clone(),
-            url: url.clone(),
-            actions: deny.actions.iter().map(|a| a.value.clone()).collect(),
-            set_at: now,
-            due: Instant::now() + deny.duration,
-            due_at: now
-                + chrono::Duration::from_std(deny.duration).unwrap_or(chrono::TimeDelta::MAX),
-            first_denied_at: None,
-            last_allowed_at: None,
-            denied: 0,
-            allowed: 0,
-            lifted: false,
-        };
+        let actions: Vec<String> = deny.actions.iter().map(|a| a.value.clone()).collect();
         let document = {
             let denies = self.lock_denies();
-            let mut in_force: Vec<&ActiveDeny> = denies
-                .iter()
-                .filter(|d| !d.lifted && d.queue == name)
-                .collect();
-            in_force.push(&new);
-            policy(&in_force, arn.as_deref())
+            let mut statements = in_force(&denies, &name, None);
+            statements.push((step.index, &actions));
+            policy(&statements, arn.as_deref())
         };
         let client = self.ctx.client.clone();
         let meta = self.meta(
@@ -110,7 +106,7 @@ impl CaseRun {
             Some(step),
             "SetQueueAttributes",
             None,
-            Some(name),
+            Some(name.clone()),
         );
         let mut rec = call!(
             self,
@@ -123,13 +119,20 @@ impl CaseRun {
         .await;
         if rec.error.is_none() {
             let set_at = Utc::now();
-            let mut denies = self.lock_denies();
-            denies.push(ActiveDeny {
+            let lasts = chrono::Duration::from_std(deny.duration).unwrap_or(chrono::TimeDelta::MAX);
+            self.lock_denies().push(ActiveDeny {
+                step: step.clone(),
+                queue: name,
+                url,
+                actions,
                 set_at,
                 due: Instant::now() + deny.duration,
-                due_at: set_at
-                    + chrono::Duration::from_std(deny.duration).unwrap_or(chrono::TimeDelta::MAX),
-                ..new
+                due_at: set_at + lasts,
+                first_denied_at: None,
+                last_allowed_at: None,
+                denied: 0,
+                allowed: 0,
+                lifted: false,
             });
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
@@ -185,19 +188,18 @@ impl CaseRun {
             let now = Instant::now();
             let (due, rest) = {
                 let denies = self.lock_denies();
-                let Some(i) = denies
+                let Some(d) = denies
                     .iter()
-                    .position(|d| !d.lifted && (teardown || d.due <= now))
+                    .find(|d| !d.lifted && (teardown || d.due <= now))
                 else {
                     return;
                 };
-                let rest: Vec<ActiveDeny> = denies
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, d)| *j != i && !d.lifted && d.queue == denies[i].queue)
-                    .map(|(_, d)| d.clone())
-                    .collect();
-                (denies[i].clone(), rest)
+                let rest: Vec<(usize, Vec<String>)> =
+                    in_force(&denies, &d.queue, Some(d.step.index))
+                        .into_iter()
+                        .map(|(i, a)| (i, a.to_vec()))
+                        .collect();
+                (d.clone(), rest)
             };
             let label = self
                 .queues
@@ -209,7 +211,9 @@ impl CaseRun {
                     let document = if rest.is_empty() {
                         String::new()
                     } else {
-                        policy(&rest.iter().collect::<Vec<_>>(), arn.as_deref())
+                        let rest: Vec<(usize, &[String])> =
+                            rest.iter().map(|(i, a)| (*i, a.as_slice())).collect();
+                        policy(&rest, arn.as_deref())
                     };
                     let client = self.ctx.client.clone();
                     let req = client
@@ -323,10 +327,14 @@ mod tests {
 
     #[test]
     fn the_policy_denies_every_principal_each_step_its_statement() {
-        let a = deny(1, &["sqs:DeleteMessage"]);
+        let mut a = deny(1, &["sqs:DeleteMessage"]);
         let b = deny(3, &["sqs:ReceiveMessage", "sqs:SendMessage"]);
+        let pair = [a.clone(), b];
+        let both = in_force(&pair, "q", None);
+        assert_eq!(in_force(&pair, "q", Some(1)).len(), 1);
+        assert!(in_force(&[a.clone()], "other", None).is_empty());
         let doc: serde_json::Value =
-            serde_json::from_str(&policy(&[&a, &b], Some("arn:aws:sqs:r:1:q"))).unwrap();
+            serde_json::from_str(&policy(&both, Some("arn:aws:sqs:r:1:q"))).unwrap();
         let s = doc["Statement"].as_array().unwrap();
         assert_eq!(s.len(), 2);
         assert_eq!(s[0]["Effect"], "Deny");
@@ -335,7 +343,15 @@ mod tests {
         assert_eq!(s[1]["Resource"], "arn:aws:sqs:r:1:q");
         assert_eq!(s[1]["Sid"], "sqsprobe-deny-4-1");
         // What the emulator enforces is what the runner writes.
-        let text = policy(&[&a], Some("arn:aws:sqs:r:1:q"));
+        let text = policy(
+            &in_force(std::slice::from_ref(&a), "q", None),
+            Some("arn:aws:sqs:r:1:q"),
+        );
+        a.lifted = true;
+        assert!(
+            in_force(&[a], "q", None).is_empty(),
+            "a lifted deny is no longer in force"
+        );
         assert!(crate::emulator::policy_denies(
             &text,
             "DeleteMessageBatch",
