@@ -29,7 +29,7 @@
 
 use super::wording::{decision_name, exit_meaning, format_ms};
 use crate::evidence::Record;
-use crate::evidence::format::{Call, CaseEnd, Completion, Decision, Phase};
+use crate::evidence::format::{Call, CaseEnd, Completion, Decision, DenyEnd, Phase};
 use crate::evidence::view::{CaseState, CaseView, RunView, parse_time};
 use crate::text::escape::{html_attr, html_text as esc};
 use std::fmt::Write;
@@ -188,9 +188,15 @@ fn case_section(out: &mut String, n: usize, case: &CaseView) {
             let tags: Vec<String> = start.tags.iter().map(|t| code(t)).collect();
             kv(out, "tags", &tags.join(" "));
         }
+        if let Some(chaos) = &start.emulator_chaos {
+            kv(out, "emulator chaos", &code(chaos));
+        }
     }
     if let Some(end) = case.end {
         case_end_facts(out, end);
+    }
+    for d in &case.denies {
+        kv(out, "deny", &deny_facts(d));
     }
     if let Some(ms) = case.duration_ms() {
         kv(out, "duration", &format_ms(ms));
@@ -283,6 +289,36 @@ fn case_end_facts(out: &mut String, end: &CaseEnd) {
     if let Some(note) = &end.profile_note {
         kv(out, "profile note", &esc(note));
     }
+}
+
+/// A `deny` step as the calls saw it: what, where, when set, when first refused, when lifted.
+fn deny_facts(d: &DenyEnd) -> String {
+    let actions: Vec<String> = d.actions.iter().map(|a| code(a)).collect();
+    let seen = match (&d.first_denied_at, d.took_effect_ms) {
+        (Some(at), Some(ms)) => format!(
+            "first refused {} ({} after it was set)",
+            esc(at),
+            format_ms(ms)
+        ),
+        _ => "no call was refused".to_string(),
+    };
+    let lifted = match &d.lifted_at {
+        Some(at) => format!("lifted {} by {}", esc(at), esc(&d.lifted_by)),
+        None => format!(
+            "<strong>not lifted</strong> ({})",
+            esc(d.lift_error.as_deref().unwrap_or("unknown"))
+        ),
+    };
+    format!(
+        "{} on {} (step {}, line {}): set {}; {seen}; {} refused, {} let through; {lifted}",
+        actions.join(" "),
+        code(&d.queue),
+        d.step + 1,
+        d.line,
+        esc(&d.set_at),
+        d.denied_calls,
+        d.allowed_calls,
+    )
 }
 
 /// What each decision means, in the playbook's words.
@@ -641,6 +677,9 @@ mod tests {
                         m.message = Some(evil.clone());
                     }
                 }
+                Record::CaseStart(r) if r.case == "old-handle" => {
+                    r.emulator_chaos = Some(evil.clone());
+                }
                 Record::CaseEnd(e) if e.case == "stale-ack" => {
                     e.case = evil.clone();
                     e.suite = evil.clone();
@@ -690,6 +729,41 @@ mod tests {
             html.contains("<a href=\"https://example.com/&quot;&gt;&lt;svg/onload=alert(1)&gt;\"")
         );
         assert!(!html.contains("<svg/onload"));
+    }
+
+    #[test]
+    fn a_deny_says_when_the_calls_saw_it_escaped() {
+        let mut records = full_run();
+        records.insert(
+            records.len() - 1,
+            Record::Deny(DenyEnd {
+                run_id: RUN.to_string(),
+                case: "stale-ack".to_string(),
+                step: 2,
+                line: 14,
+                queue: format!("q{SCRIPT}"),
+                actions: vec!["sqs:DeleteMessage".to_string(), SCRIPT.to_string()],
+                set_at: "2025-01-01T00:00:01.000Z".to_string(),
+                due_at: "2025-01-01T00:00:06.000Z".to_string(),
+                first_denied_at: Some("2025-01-01T00:00:01.020Z".to_string()),
+                took_effect_ms: Some(20),
+                denied_calls: 1,
+                allowed_calls: 0,
+                last_allowed_at: None,
+                lifted_at: None,
+                lifted_by: "teardown".to_string(),
+                lift_error: Some(IMG.to_string()),
+                trial: None,
+            }),
+        );
+        let html = render(&records);
+        assert!(html.contains(
+            "<code>sqs:DeleteMessage</code> <code>&lt;script&gt;alert(1)&lt;/script&gt;</code> on \
+             <code>q&lt;script&gt;alert(1)&lt;/script&gt;</code> (step 3, line 14): set \
+             2025-01-01T00:00:01.000Z; first refused 2025-01-01T00:00:01.020Z (20 ms after it was \
+             set); 1 refused, 0 let through; <strong>not lifted</strong>"
+        ), "{html}");
+        assert!(!html.contains("<script") && !html.contains("<img"));
     }
 
     #[test]
