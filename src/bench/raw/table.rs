@@ -1,0 +1,94 @@
+//! The raw run as Markdown: one row per target × workload × connection count (pure).
+
+use std::fmt::Write;
+
+use super::report::RawRow;
+use crate::text::escape::markdown_text;
+
+/// Microseconds with enough digits for loopback latencies (tens of µs) and slow peers alike.
+fn us(v: Option<f64>) -> String {
+    match v {
+        None => "–".to_string(),
+        Some(v) if v < 100.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.0}"),
+    }
+}
+
+fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "–".to_string(), |r| format!("{r:.2}"))
+}
+
+fn rate(r: f64) -> String {
+    if r < 100.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// The results table, rows in the order given, and a legend.
+pub fn raw_markdown_table(rows: &[RawRow]) -> String {
+    let mut out = String::new();
+    out.push_str("| target | workload | conns | req/s | msgs/s | ceiling | vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |\n");
+    out.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for r in rows {
+        let target = if r.protocol == "json" {
+            markdown_text(&r.target)
+        } else {
+            format!("{} ({})", markdown_text(&r.target), r.protocol)
+        };
+        let _ = writeln!(
+            out,
+            "| {target} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.workload.as_str(),
+            r.connections,
+            rate(r.requests_per_second),
+            rate(r.messages_per_second),
+            ratio(r.ceiling_ratio),
+            ratio(r.run_ceiling_ratio),
+            us(r.latency.p50_us),
+            us(r.latency.p99_us),
+            us(r.latency.p999_us),
+            r.errors,
+            r.reconnects,
+        );
+    }
+    out.push_str(
+        "\nceiling = req/s ÷ the same target's no-op req/s at the same connection count (1.00: the \
+         SQS work costs nothing beyond HTTP); vs best no-op = req/s ÷ the fastest no-op of the \
+         run at that count. Latency per request, nearest rank.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::raw::report::tests::row;
+    use crate::bench::raw::report::{RawWorkload, apply_ceilings};
+
+    #[test]
+    fn renders_ratios_latencies_and_protocol() {
+        let mut rows = vec![
+            row("embedded", RawWorkload::Noop, 4, 50_000.0),
+            row("embedded", RawWorkload::Cycle, 4, 40_000.0),
+            row("sq|lite", RawWorkload::Send, 4, 55.5),
+        ];
+        rows[2].protocol = "query".into();
+        apply_ceilings(&mut rows);
+        let table = raw_markdown_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[2],
+            "| embedded | noop | 4 | 50000 | 50000 | 1.00 | 1.00 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+        assert_eq!(
+            lines[3],
+            "| embedded | cycle | 4 | 40000 | 40000 | 0.80 | 0.80 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+        assert_eq!(
+            lines[4],
+            "| sq\\|lite (query) | send | 4 | 55.5 | 55.5 | – | 0.00 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+    }
+}
