@@ -9,6 +9,7 @@
 use std::fmt::Write;
 
 use super::report::{RawReport, RawRow, RawWorkload};
+use super::table::target_cell;
 use crate::text::escape::markdown_text;
 
 /// One row present in both runs.
@@ -120,11 +121,7 @@ pub fn comparison_markdown(c: &Comparison, baseline_started_at: &str) -> String 
     out.push_str("| target | workload | conns | ceiling then | ceiling now | ceiling change | req/s change |\n");
     out.push_str("|---|---|--:|--:|--:|--:|--:|\n");
     for r in c.rows.iter().filter(|r| r.workload != RawWorkload::Noop) {
-        let target = if r.protocol == "json" {
-            markdown_text(&r.target)
-        } else {
-            format!("{} ({})", markdown_text(&r.target), r.protocol)
-        };
+        let target = target_cell(&r.target, &r.protocol);
         let _ = writeln!(
             out,
             "| {target} | {} | {} | {} | {} | {} | {} |",
@@ -151,30 +148,13 @@ pub fn comparison_markdown(c: &Comparison, baseline_started_at: &str) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::raw::report::tests::row;
-    use crate::bench::raw::report::{Machine, RAW_REPORT_VERSION, apply_ceilings};
+    use crate::bench::raw::report::apply_ceilings;
+    use crate::bench::raw::report::tests::{row, sample_report};
 
     fn report(rows: Vec<RawRow>) -> RawReport {
-        let mut rows = rows;
-        apply_ceilings(&mut rows);
-        RawReport {
-            version: RAW_REPORT_VERSION,
-            driver: "raw".into(),
-            sqsprobe_version: "0".into(),
-            started_at: "2026-12-01T00:00:00Z".into(),
-            duration_s: 1.0,
-            warmup_s: 0.0,
-            prefill: 0,
-            connections: vec![1],
-            workloads: vec![RawWorkload::Send],
-            machine: Machine {
-                cpus: 2,
-                load_average_start: None,
-                load_average_end: None,
-            },
-            targets: Vec::new(),
-            rows,
-        }
+        let mut report = sample_report(rows);
+        apply_ceilings(&mut report.rows);
+        report
     }
 
     #[test]

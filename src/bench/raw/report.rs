@@ -289,9 +289,9 @@ pub(crate) mod tests {
         assert_eq!(Latency::from_nanos(Vec::new()), Latency::default());
     }
 
-    #[test]
-    fn report_round_trips_through_json() {
-        let report = RawReport {
+    /// A report holding `rows` as given.
+    pub(crate) fn sample_report(rows: Vec<RawRow>) -> RawReport {
+        RawReport {
             version: RAW_REPORT_VERSION,
             driver: "raw".into(),
             sqsprobe_version: "0".into(),
@@ -307,8 +307,13 @@ pub(crate) mod tests {
                 load_average_end: None,
             },
             targets: Vec::new(),
-            rows: vec![row("x", RawWorkload::Send, 1, 5.0)],
-        };
+            rows,
+        }
+    }
+
+    #[test]
+    fn report_round_trips_through_json() {
+        let report = sample_report(vec![row("x", RawWorkload::Send, 1, 5.0)]);
         let text = serde_json::to_string(&report).expect("encode");
         let back: RawReport = serde_json::from_str(&text).expect("decode");
         assert_eq!(back, report);

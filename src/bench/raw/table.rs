@@ -26,17 +26,22 @@ fn rate(r: f64) -> String {
     }
 }
 
+/// A target's name for a table cell, with its protocol when it is not the default JSON.
+pub fn target_cell(target: &str, protocol: &str) -> String {
+    if protocol == "json" {
+        markdown_text(target)
+    } else {
+        format!("{} ({protocol})", markdown_text(target))
+    }
+}
+
 /// The results table, rows in the order given, and a legend.
 pub fn raw_markdown_table(rows: &[RawRow]) -> String {
     let mut out = String::new();
     out.push_str("| target | workload | conns | req/s | msgs/s | ceiling | vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |\n");
     out.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for r in rows {
-        let target = if r.protocol == "json" {
-            markdown_text(&r.target)
-        } else {
-            format!("{} ({})", markdown_text(&r.target), r.protocol)
-        };
+        let target = target_cell(&r.target, &r.protocol);
         let _ = writeln!(
             out,
             "| {target} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
