@@ -12,5 +12,6 @@ pub const RUNTIME_ERROR: i32 = 3;
 pub const EXPECTATION_FAILED: i32 = 4;
 /// Nothing failed, but at least one case was inconclusive (never counted as a pass).
 pub const INCONCLUSIVE: i32 = 5;
-/// The run was interrupted (Ctrl-C); queues were torn down and the evidence is valid.
+/// The run was interrupted (Ctrl-C, SIGTERM or SIGHUP); queues were torn down and the
+/// evidence is valid.
 pub const INTERRUPTED: i32 = 130;

@@ -23,5 +23,6 @@ pub mod evidence;
 pub mod exit_code;
 pub mod report;
 pub mod runner;
+pub mod sqs;
 pub mod suite;
 pub mod text;

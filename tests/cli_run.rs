@@ -296,59 +296,6 @@ fn an_unreachable_endpoint_is_one_clear_runtime_error() {
 }
 
 #[test]
-fn ctrl_c_tears_down_owned_queues_and_leaves_valid_evidence() {
-    let moto = Moto::start();
-    let out_dir = tempfile::tempdir().unwrap();
-    let child = std::process::Command::new(common::bin())
-        .args([
-            "run",
-            "tests/fixtures/interruptible.yaml",
-            "--endpoint-url",
-            &moto.url,
-            "--out",
-        ])
-        .arg(out_dir.path())
-        .current_dir(root())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let rt = runtime();
-    // Wait (bounded) until the case's queue exists, then interrupt.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let queues = rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-"));
-        if !queues.is_empty() {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the run never created its queue"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let done = common::wait_bounded(child, Duration::from_secs(30));
-    assert_eq!(done.code(), 130, "{}", done.stderr);
-    let left = rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-"));
-    assert!(left.is_empty(), "queues left behind: {left:?}");
-    let dir = single_run_dir(out_dir.path());
-    let records = read_evidence(&dir.join("evidence.jsonl")).unwrap();
-    let end = case_ends(&records)[0];
-    assert_eq!(end.verdict, Verdict::Inconclusive);
-    assert!(end.queues.iter().all(|q| q.deleted));
-    match records.last() {
-        Some(Record::RunEnd(e)) => assert!(e.interrupted),
-        other => panic!("last record: {other:?}"),
-    }
-}
-
-#[test]
 fn a_queue_under_our_name_but_with_another_runs_tag_is_never_used_or_deleted() {
     let moto = Moto::start();
     let rt = runtime();

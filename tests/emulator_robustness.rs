@@ -2,36 +2,12 @@
 //! over both protocols, gets a sweep of wrong shapes, wrong types, nulls, deep nesting and
 //! oversize bodies, and must answer an AWS-shaped 4xx each time and keep serving.
 
-use sqsprobe::emulator::{EmulatorConfig, spawn};
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::time::timeout;
+mod common;
 
-const OPS: &[&str] = &[
-    "CreateQueue",
-    "GetQueueUrl",
-    "ListQueues",
-    "DeleteQueue",
-    "GetQueueAttributes",
-    "SetQueueAttributes",
-    "TagQueue",
-    "UntagQueue",
-    "ListQueueTags",
-    "PurgeQueue",
-    "SendMessage",
-    "SendMessageBatch",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-    "ListDeadLetterSourceQueues",
-    "StartMessageMoveTask",
-    "ListMessageMoveTasks",
-    "CancelMessageMoveTask",
-    "AddPermission",
-    "RemovePermission",
-];
+use common::serve::post;
+use sqsprobe::emulator::{EmulatorConfig, OPERATIONS, spawn};
+use std::time::Duration;
+use tokio::time::timeout;
 
 /// Bodies that are wrong in every way a client can get them wrong. `{url}` is a real queue.
 fn json_bodies(url: &str) -> Vec<String> {
@@ -76,27 +52,6 @@ fn query_bodies(url: &str) -> Vec<String> {
     ]
 }
 
-/// One raw HTTP/1.1 request; returns (status, head+body), or panics if no response came.
-async fn post(addr: std::net::SocketAddr, headers: &str, body: &[u8]) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.expect("write head");
-    // A server may answer (413) and close before reading an oversize body; that is fine.
-    let _ = stream.write_all(body).await;
-    let mut out = Vec::new();
-    let _ = stream.read_to_end(&mut out).await;
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no HTTP response (did the server panic?): {text:?}"));
-    (status, text)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_answers_malformed_input_with_an_aws_shaped_4xx() {
     timeout(Duration::from_secs(120), async {
@@ -109,7 +64,7 @@ async fn every_operation_answers_malformed_input_with_an_aws_shaped_4xx() {
         let (status, _) = post(addr, create, br#"{"QueueName": "robust"}"#).await;
         assert_eq!(status, 200);
 
-        for op in OPS {
+        for op in OPERATIONS {
             let headers = format!(
                 "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.{op}\r\nx-amzn-query-mode: true\r\n"
             );

@@ -1,6 +1,7 @@
 //! Client compatibility: `sqsprobe serve` (the real binary) driven by boto3 and the AWS CLI,
 //! the clients people point at a local SQS, through scenarios where emulators are known to
-//! differ (stale handles, DLQ redrive, FIFO deduplication); and a clean stop on SIGINT.
+//! differ (stale handles, DLQ redrive, FIFO deduplication); STS GetCallerIdentity on the same
+//! port (boto3 and aws-sdk-sts); and a clean stop on SIGINT, SIGTERM and SIGHUP.
 //!
 //! The Python scripts print one JSON object of observations; the assertions are here.
 //! Python comes from `SQSPROBE_PYTHON` (else `.venv/bin/python`), the AWS CLI from
@@ -10,60 +11,13 @@
 mod common;
 
 use std::io::Write;
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{free_port, root, wait_bounded, wait_for_port};
+use common::serve::Serve;
+use common::{root, wait_bounded};
 use serde_json::Value;
-
-/// `sqsprobe serve` on a free loopback port; killed on drop if a test did not stop it.
-struct Serve {
-    child: Option<Child>,
-    url: String,
-}
-
-impl Serve {
-    fn start() -> Serve {
-        Serve::start_with(&[])
-    }
-
-    /// Same, with extra `serve` arguments (e.g. `--chaos SPEC`).
-    fn start_with(extra: &[&str]) -> Serve {
-        let port = free_port();
-        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        let child = Command::new(common::bin())
-            .args(["serve", "--listen", &addr.to_string()])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start sqsprobe serve");
-        let mut serve = Serve {
-            child: Some(child),
-            url: format!("http://{addr}"),
-        };
-        if !wait_for_port(addr, Duration::from_secs(10)) {
-            serve.kill();
-            panic!("sqsprobe serve did not listen on {addr} within 10s");
-        }
-        serve
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 fn tool(env: &str, venv_path: &str) -> PathBuf {
     std::env::var_os(env)
@@ -347,13 +301,81 @@ fn aws_cli_create_send_receive() {
 #[test]
 fn serve_stops_cleanly_on_sigint() {
     let mut serve = Serve::start();
-    let child = serve.child.take().expect("running");
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill -INT failed");
-    let done = wait_bounded(child, Duration::from_secs(10));
+    let done = serve.signal("INT", Duration::from_secs(10));
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
-    assert!(done.stderr.contains("emulator stopped"), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("emulator stopped (SIGINT)"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
+fn serve_stops_on_sigterm_and_sighup_like_on_ctrl_c() {
+    for signal in ["TERM", "HUP"] {
+        let mut serve = Serve::start();
+        let done = serve.signal(signal, Duration::from_secs(10));
+        assert_eq!(done.code(), 0, "SIG{signal}: stderr:\n{}", done.stderr);
+        let last = done.stderr.lines().last().unwrap_or_default();
+        assert_eq!(last, format!("sqsprobe: emulator stopped (SIG{signal})"));
+    }
+}
+
+#[test]
+fn boto3_sts_get_caller_identity_answers_the_account_beside_sqs() {
+    // What `--allow-account` will ask first; AWS answers root credentials with the account id
+    // as UserId and arn:aws:iam::<account>:root.
+    let serve = Serve::start_with(&["--account-id", "123456789012"]);
+    let out = boto3(
+        &serve.url,
+        r#"
+sts = boto3.client("sts", endpoint_url=sys.argv[1], region_name="us-east-1",
+                   aws_access_key_id="test", aws_secret_access_key="test",
+                   config=Config(retries={"max_attempts": 1}))
+who = sts.get_caller_identity()
+url = sqs.create_queue(QueueName=name)["QueueUrl"]
+print(json.dumps({
+    "account": who["Account"], "arn": who["Arn"], "user_id": who["UserId"],
+    "request_id": who["ResponseMetadata"]["RequestId"], "queue_url": url,
+}))
+"#,
+    );
+    assert_eq!(out["account"], "123456789012", "{out}");
+    assert_eq!(out["arn"], "arn:aws:iam::123456789012:root", "{out}");
+    assert_eq!(out["user_id"], "123456789012", "{out}");
+    assert!(
+        out["request_id"].as_str().is_some_and(|r| !r.is_empty()),
+        "{out}"
+    );
+    assert!(
+        out["queue_url"]
+            .as_str()
+            .is_some_and(|u| u.contains("/123456789012/compat-")),
+        "SQS on the same port: {out}"
+    );
+}
+
+#[tokio::test]
+async fn aws_sdk_sts_get_caller_identity_through_endpoint_url() {
+    let serve = Serve::start_with(&["--account-id", "210987654321"]);
+    let conf = aws_sdk_sts::Config::builder()
+        .behavior_version(aws_sdk_sts::config::BehaviorVersion::latest())
+        .region(aws_sdk_sts::config::Region::new("eu-west-1"))
+        .endpoint_url(&serve.url)
+        .credentials_provider(aws_sdk_sts::config::Credentials::new(
+            "AKIDTEST", "secret", None, None, "tests",
+        ))
+        .build();
+    let client = aws_sdk_sts::Client::from_conf(conf);
+    let who = tokio::time::timeout(Duration::from_secs(20), client.get_caller_identity().send())
+        .await
+        .expect("answered within 20 s")
+        .expect("GetCallerIdentity succeeds");
+    assert_eq!(who.account(), Some("210987654321"));
+    assert_eq!(who.arn(), Some("arn:aws:iam::210987654321:root"));
+    assert_eq!(who.user_id(), Some("210987654321"));
+    // The SQS SDK on the same endpoint still reaches SQS: the credential scope routes.
+    let sqs = common::client(&serve.url).await;
+    let listed = sqs.list_queues().send().await.expect("ListQueues");
+    assert!(listed.queue_urls().is_empty());
 }

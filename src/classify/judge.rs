@@ -7,7 +7,7 @@
 //! Keeping it here, away from the SDK, is what lets every honesty rule have a unit test.
 
 use crate::evidence::format::{Decision, Finding, Verdict};
-use crate::suite::model::{OutcomeClass, OutcomeExpect};
+use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
 
 use super::decision::{AckFacts, decide};
 use super::outcome::{self, CutReason, TrackedMessage, WindowEnd};
@@ -46,14 +46,18 @@ pub enum Stop {
     Deadline(String),
     /// The run declared the target lost; the text says why.
     TargetLost(String),
+    /// The target refused the run's credentials (in this case or another); the text says how.
+    CredentialsRefused(String),
 }
 
 impl Stop {
-    fn cut_reason(&self) -> CutReason {
+    /// The cut this stop makes in an observation window still open.
+    pub fn cut_reason(&self) -> CutReason {
         match self {
             Stop::Interrupted => CutReason::Interrupted,
             Stop::Deadline(_) => CutReason::Deadline,
             Stop::TargetLost(_) => CutReason::TargetLost,
+            Stop::CredentialsRefused(_) => CutReason::CredentialsRefused,
         }
     }
 
@@ -62,6 +66,9 @@ impl Stop {
             Stop::Interrupted => "the run was interrupted before the case finished".to_string(),
             Stop::Deadline(what) => format!("the case ran past its deadline ({what})"),
             Stop::TargetLost(why) => format!("the target was lost before the case finished: {why}"),
+            Stop::CredentialsRefused(why) => format!(
+                "the run stopped: the target refused its credentials or permissions ({why})"
+            ),
         }
     }
 }
@@ -178,9 +185,9 @@ fn dedup_join(mut reasons: Vec<String>) -> String {
 /// Compares judged messages with an `outcome:` expectation. A mismatch against a definite
 /// class fails; an inconclusive message defers (never a pass, never a failure).
 pub fn compare_outcomes(expect: &OutcomeExpect, got: &[JudgedMessage]) -> Check {
-    let wanted: Vec<(String, OutcomeClass)> = match expect {
-        OutcomeExpect::All(c) => got.iter().map(|m| (m.label.clone(), c.value)).collect(),
-        OutcomeExpect::PerMessage(map) => map.iter().map(|(l, c)| (l.clone(), c.value)).collect(),
+    let wanted: Vec<(String, &AllowedClasses)> = match expect {
+        OutcomeExpect::All(c) => got.iter().map(|m| (m.label.clone(), &c.value)).collect(),
+        OutcomeExpect::PerMessage(map) => map.iter().map(|(l, c)| (l.clone(), &c.value)).collect(),
     };
     let mut failures = Vec::new();
     let mut doubts = Vec::new();
@@ -194,9 +201,9 @@ pub fn compare_outcomes(expect: &OutcomeExpect, got: &[JudgedMessage]) -> Check 
                     .clone()
                     .unwrap_or_else(|| format!("outcome of {label} is inconclusive")),
             ),
-            Some(m) if m.class != want => failures.push(format!(
+            Some(m) if !want.allows(m.class) => failures.push(format!(
                 "expected {label}: {}, observed {}",
-                want.as_str(),
+                want.describe(),
                 m.class.as_str()
             )),
             Some(_) => {}
@@ -298,7 +305,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     }
     if let Some(stop) = &facts.stopped {
         match stop {
-            Stop::TargetLost(_) => v.errored = true,
+            Stop::TargetLost(_) | Stop::CredentialsRefused(_) => v.errored = true,
             Stop::Interrupted | Stop::Deadline(_) => v.inconclusive = true,
         }
         findings.push(finding(None, facts.line, stop.finding()));
@@ -412,7 +419,7 @@ mod tests {
 
     fn expect_all(class: OutcomeClass) -> Option<OutcomeExpect> {
         Some(OutcomeExpect::All(Spanned {
-            value: class,
+            value: class.into(),
             pos: Pos::default(),
         }))
     }

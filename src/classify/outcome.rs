@@ -35,6 +35,8 @@ pub enum CutReason {
     Deadline,
     /// The run declared the target lost (it stopped answering).
     TargetLost,
+    /// The run stopped because the target refused its credentials.
+    CredentialsRefused,
 }
 
 impl CutReason {
@@ -46,6 +48,7 @@ impl CutReason {
             CutReason::Interrupted => "interrupted",
             CutReason::Deadline => "deadline",
             CutReason::TargetLost => "target_lost",
+            CutReason::CredentialsRefused => "credentials_refused",
         }
     }
 
@@ -60,6 +63,7 @@ impl CutReason {
             CutReason::Interrupted => "the run was interrupted".to_string(),
             CutReason::Deadline => "the case reached its deadline".to_string(),
             CutReason::TargetLost => "the target stopped answering".to_string(),
+            CutReason::CredentialsRefused => "the target refused the run's credentials".to_string(),
         }
     }
 }

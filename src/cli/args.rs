@@ -23,7 +23,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// List the cases of suites: file, id, tags, cited source.
     List(ListArgs),
-    /// Serve the embedded SQS-compatible emulator until Ctrl-C.
+    /// Serve the embedded SQS-compatible emulator (and STS GetCallerIdentity) until Ctrl-C,
+    /// SIGTERM or SIGHUP.
     Serve(ServeArgs),
     /// Re-render the reports of a run folder from its evidence.jsonl.
     Report(ReportArgs),
@@ -57,6 +58,25 @@ fn parse_run_id(s: &str) -> Result<String, String> {
         Ok(s.to_string())
     } else {
         Err("a run id is 1 to 24 letters, digits or `-` (it goes into queue names)".to_string())
+    }
+}
+
+/// An endpoint URL: `http://` or `https://` and a host. Without a scheme the SDK would fail
+/// much later, once per call, with an error that does not say what was wrong.
+fn parse_endpoint_url(s: &str) -> Result<String, String> {
+    let uri: hyper::Uri = s
+        .parse()
+        .map_err(|e| format!("not a URL ({e}); write it as http://HOST:PORT"))?;
+    match (uri.scheme_str(), uri.authority()) {
+        (Some("http" | "https"), Some(a)) if !a.host().is_empty() => Ok(s.to_string()),
+        (None, _) => Err(format!(
+            "`{s}` has no scheme; write it as http://{s} (or https://)"
+        )),
+        (Some(other), _) if other != "http" && other != "https" => Err(format!(
+            "unsupported scheme `{other}`: SQS endpoints are http:// or https:// \
+             (for a host and port, write http://{s})"
+        )),
+        _ => Err(format!("`{s}` names no host; write it as http://HOST:PORT")),
     }
 }
 
@@ -113,6 +133,7 @@ pub struct RunArgs {
         long,
         env = "SQSPROBE_ENDPOINT_URL",
         value_name = "URL",
+        value_parser = parse_endpoint_url,
         help_heading = "Target"
     )]
     pub endpoint_url: Option<String>,
@@ -151,6 +172,7 @@ pub struct RunArgs {
         short = 'j',
         default_value_t = 8,
         value_name = "N",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
         help_heading = "Execution"
     )]
     pub jobs: usize,
@@ -196,8 +218,8 @@ pub struct ServeArgs {
     #[arg(long, default_value = "us-east-1")]
     pub region: String,
 
-    /// Account id used in queue URLs and ARNs.
-    #[arg(long, default_value = "000000000000")]
+    /// Account id used in queue URLs and ARNs, and answered by STS GetCallerIdentity.
+    #[arg(long, default_value = "000000000000", value_parser = parse_account_id)]
     pub account_id: String,
 
     /// Turn off AWS's 60-second rules (PurgeQueueInProgress, QueueDeletedRecently).
@@ -208,6 +230,87 @@ pub struct ServeArgs {
     /// (docs/chaos.md). Off by default.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos)]
     pub chaos: Option<crate::emulator::Chaos>,
+
+    /// Most queues held; CreateQueue beyond it answers 403 OverLimit.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000,
+        help_heading = "Limits"
+    )]
+    pub max_queues: usize,
+
+    /// Most messages stored across all queues; a send beyond it answers 403 OverLimit.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        help_heading = "Limits"
+    )]
+    pub max_messages: u64,
+
+    /// Most message bytes stored across all queues (body plus attributes, as SQS counts a
+    /// message's size), e.g. `512MiB`; a send beyond it answers 403 OverLimit.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size, help_heading = "Limits")]
+    pub max_stored_bytes: u64,
+
+    /// Most client connections served at once; more wait in the listen backlog.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Limits")]
+    pub max_connections: u32,
+
+    /// A client must send a request's head, and then its body, within this time.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration, help_heading = "Limits")]
+    pub header_read_timeout: std::time::Duration,
+
+    /// A keep-alive connection without a request for this long is closed.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_positive_duration, help_heading = "Limits")]
+    pub idle_timeout: std::time::Duration,
+
+    /// On Ctrl-C, SIGTERM or SIGHUP: how long requests in flight may take to finish (long polls
+    /// answer at once with what they have).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration, help_heading = "Limits")]
+    pub shutdown_grace: std::time::Duration,
+}
+
+fn parse_account_id(s: &str) -> Result<String, String> {
+    if s.len() == 12 && s.chars().all(|c| c.is_ascii_digit()) {
+        Ok(s.to_string())
+    } else {
+        Err("an AWS account id is 12 digits".to_string())
+    }
+}
+
+fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("must be longer than 0".to_string()),
+        d => Ok(d),
+    }
+}
+
+/// `1024`, `64KiB`, `512MiB`, `1GiB` (also `KB`/`MB`/`GB`, decimal).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size; write e.g. `1048576`, `512MiB` or `1GiB`"))?;
+    let factor: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        other => {
+            return Err(format!(
+                "unknown size unit `{other}`; use B, KiB, MiB or GiB"
+            ));
+        }
+    };
+    n.checked_mul(factor)
+        .ok_or_else(|| format!("`{s}` is too large"))
 }
 
 #[derive(Debug, Args)]
@@ -416,4 +519,31 @@ fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {
         return Err(format!("`{url}` is not an http(s) URL"));
     }
     Ok((name.to_string(), url.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_urls_need_a_scheme_and_a_host() {
+        assert!(parse_endpoint_url("http://127.0.0.1:4566").is_ok());
+        assert!(parse_endpoint_url("https://sqs.eu-west-1.amazonaws.com").is_ok());
+        let no_scheme = parse_endpoint_url("127.0.0.1:4566").unwrap_err();
+        assert!(no_scheme.contains("http://127.0.0.1:4566"), "{no_scheme}");
+        assert!(parse_endpoint_url("localhost:4566").is_err());
+        assert!(
+            parse_endpoint_url("ftp://host")
+                .unwrap_err()
+                .contains("scheme")
+        );
+        assert!(parse_endpoint_url("").is_err());
+    }
+
+    #[test]
+    fn jobs_zero_is_refused() {
+        let err = Cli::try_parse_from(["sqsprobe", "run", "--jobs", "0"]).unwrap_err();
+        assert!(err.to_string().contains("0"), "{err}");
+        assert!(Cli::try_parse_from(["sqsprobe", "run", "--jobs", "1"]).is_ok());
+    }
 }

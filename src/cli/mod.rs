@@ -12,6 +12,7 @@ mod profile;
 mod report;
 mod run;
 mod serve;
+mod signals;
 mod validate;
 
 pub use args::Cli;

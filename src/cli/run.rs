@@ -2,7 +2,7 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::format::{FORMAT, RunEnd, RunStart};
+use crate::evidence::format::RunEnd;
 use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
@@ -21,6 +21,9 @@ use tokio::sync::{mpsc, watch};
 
 /// Runs the command and returns the process exit code.
 pub async fn run(args: RunArgs) -> i32 {
+    // From the first moment: a signal during start-up is queued and stops the run cleanly
+    // once it starts, instead of killing it before anything is accounted for.
+    let signals = super::signals::Signals::new();
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
@@ -139,6 +142,7 @@ pub async fn run(args: RunArgs) -> i32 {
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
 
     let code = execute(
+        signals,
         client,
         plan,
         RunSettings {
@@ -155,6 +159,7 @@ pub async fn run(args: RunArgs) -> i32 {
             suites: suite_paths,
             profile,
             emulator_chaos: args.chaos.map(|c| c.to_string()),
+            instance: runner::new_instance(),
         },
         &args.out,
         args.quiet,
@@ -168,12 +173,44 @@ pub async fn run(args: RunArgs) -> i32 {
 
 /// Runs the plan with the run folder, progress output and Ctrl-C handling around it.
 async fn execute(
+    signals: super::signals::Signals,
     client: aws_sdk_sqs::Client,
     plan: Vec<PlannedCase>,
     settings: RunSettings,
     out: &Path,
     quiet: bool,
 ) -> i32 {
+    // A run that would run nothing does not pass (nextest refuses an empty run the same way).
+    let skipped: Vec<runner::run::Skip> = plan
+        .iter()
+        .filter_map(|p| runner::run::not_runnable(p, &settings).map(|(skip, _)| skip))
+        .collect();
+    if !plan.is_empty() && skipped.len() == plan.len() {
+        let by_protocol = skipped
+            .iter()
+            .filter(|s| **s == runner::run::Skip::Protocol)
+            .count();
+        let by_profile = skipped.len() - by_protocol;
+        let mut why = Vec::new();
+        if by_profile > 0 {
+            why.push(format!(
+                "{by_profile} unsupported by the target profile `{}`",
+                settings.target_profile.as_deref().unwrap_or_default()
+            ));
+        }
+        if by_protocol > 0 {
+            why.push(format!(
+                "{by_protocol} for another protocol than `{}`",
+                settings.protocol
+            ));
+        }
+        say(format_args!(
+            "no case can run: all {} selected case(s) are skipped ({}); nothing was run",
+            plan.len(),
+            why.join(", ")
+        ));
+        return exit_code::BAD_COMMAND_LINE;
+    }
     let run_dir = out.join(&settings.run_id);
     if run_dir.join("evidence.jsonl").exists() {
         say(format_args!(
@@ -221,11 +258,17 @@ async fn execute(
             let consumer = tokio::spawn(report::live::consume(
                 events_rx, writer, check_rows, !quiet, total,
             ));
-            let interrupt = tokio::spawn(watch_interrupts(cancel_tx, registry.clone()));
+            let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
             let outcome =
                 runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
             interrupt.abort();
             let (records, write_error) = consumer.await.unwrap_or_default();
+            if let Some(why) = &outcome.halted {
+                say(format_args!(
+                    "the run stopped itself: {}; the cases it had not started were not run",
+                    why.describe()
+                ));
+            }
             (records, outcome.exit_code, write_error, outcome.leftover)
         }
     };
@@ -269,20 +312,9 @@ fn unreached_run(
     started: Instant,
     check_rows: Vec<Record>,
 ) -> Vec<Record> {
-    let mut records = vec![Record::RunStart(RunStart {
-        format: FORMAT.to_string(),
-        run_id: settings.run_id.clone(),
-        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
-        target: settings.target.as_str().to_string(),
-        endpoint: settings.endpoint.clone(),
-        region: settings.region.clone(),
-        target_profile: settings.target_profile.clone(),
-        protocol: settings.protocol.clone(),
-        started_at: rfc3339(started_at),
-        suites: settings.suites.clone(),
-        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
-        emulator_chaos: settings.emulator_chaos.clone(),
-    })];
+    let mut records = vec![Record::RunStart(runner::run::run_start(
+        settings, plan, started_at,
+    ))];
     records.extend(check_rows);
     records.push(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
@@ -317,20 +349,26 @@ fn say(line: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
 }
 
-/// First Ctrl-C: stop starting steps, let every case tear its queues down. Second: leave now,
-/// naming the queues left behind.
-async fn watch_interrupts(cancel: watch::Sender<bool>, registry: Registry) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
-    }
-    eprintln!("sqsprobe: interrupted; tearing down owned queues (Ctrl-C again to abandon them)");
+/// The first signal (Ctrl-C, SIGTERM, SIGHUP): stop starting steps, let every case tear its
+/// queues down, write the reports. A second: leave now, naming the queues left behind.
+async fn watch_interrupts(
+    mut signals: super::signals::Signals,
+    cancel: watch::Sender<bool>,
+    registry: Registry,
+) {
+    let first = signals.next().await;
+    say(format_args!(
+        "{first}: interrupted; tearing down owned queues (signal again to abandon them)"
+    ));
     let _ = cancel.send(true);
-    if tokio::signal::ctrl_c().await.is_ok() {
-        let left = registry.remaining();
-        eprintln!("sqsprobe: abandoned {} owned queue(s):", left.len());
-        for q in left {
-            eprintln!("  {}", q.name);
-        }
-        std::process::exit(exit_code::INTERRUPTED);
+    let second = signals.next().await;
+    let left = registry.remaining();
+    say(format_args!(
+        "{second}: abandoned {} owned queue(s):",
+        left.len()
+    ));
+    for q in left {
+        say(format_args!("  {}", q.name));
     }
+    std::process::exit(exit_code::INTERRUPTED);
 }

@@ -1,10 +1,26 @@
-//! `sqsprobe serve`: the embedded emulator as a standalone local SQS.
+//! `sqsprobe serve`: the embedded emulator as a standalone local SQS (and STS
+//! GetCallerIdentity), stopped by Ctrl-C, SIGTERM or SIGHUP alike.
+
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::oneshot;
 
 use super::args::ServeArgs;
 use crate::emulator::{EmulatorConfig, serve};
 use crate::exit_code;
 
 pub async fn run(args: ServeArgs) -> i32 {
+    // Signal handlers go in before the port opens, so a signal sent as soon as the port answers
+    // is never the default (killing) action.
+    let (stop_tx, stop_rx) = oneshot::channel();
+    let stop_signal = match first_signal() {
+        Ok(first) => tokio::spawn(async move {
+            let _ = stop_tx.send(first.await);
+        }),
+        Err(e) => {
+            eprintln!("sqsprobe: failed to install signal handlers: {e}");
+            return exit_code::RUNTIME_ERROR;
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -21,18 +37,30 @@ pub async fn run(args: ServeArgs) -> i32 {
         account_id: args.account_id,
         strict_cooldowns: !args.no_cooldowns,
         chaos: args.chaos.unwrap_or_default(),
+        max_queues: args.max_queues,
+        max_messages: args.max_messages,
+        max_stored_bytes: args.max_stored_bytes,
+        max_connections: args.max_connections as usize,
+        header_read_timeout: args.header_read_timeout,
+        idle_timeout: args.idle_timeout,
+        shutdown_grace: args.shutdown_grace,
         ..EmulatorConfig::default()
     };
     if let Some(chaos) = args.chaos.filter(|c| !c.is_off()) {
         eprintln!("sqsprobe: chaos on: {chaos}");
     }
     eprintln!("sqsprobe: SQS emulator listening on http://{addr} (Ctrl-C to stop)");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+    let (name_tx, name_rx) = oneshot::channel();
+    let shutdown = async move {
+        let name = stop_rx.await.unwrap_or("shutdown");
+        let _ = name_tx.send(name);
     };
-    match serve(listener, config, shutdown).await {
+    let served = serve(listener, config, shutdown).await;
+    stop_signal.abort();
+    let signal = name_rx.await.unwrap_or("shutdown");
+    match served {
         Ok(()) => {
-            eprintln!("sqsprobe: emulator stopped");
+            eprintln!("sqsprobe: emulator stopped ({signal})");
             exit_code::OK
         }
         Err(e) => {
@@ -40,4 +68,18 @@ pub async fn run(args: ServeArgs) -> i32 {
             exit_code::RUNTIME_ERROR
         }
     }
+}
+
+/// Installs SIGINT, SIGTERM and SIGHUP handlers; the future resolves to the first one's name.
+fn first_signal() -> std::io::Result<impl Future<Output = &'static str>> {
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+            _ = hangup.recv() => "SIGHUP",
+        }
+    })
 }

@@ -5,21 +5,40 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::errors::{SqsError, SqsResult};
-use super::input::Input;
-use super::store::Emulator;
-use super::{dlq, lease_ops, move_task, queue_ops, receive, send};
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::ops::{dlq, lease, move_task, queue, receive, send};
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
 
-/// What a handler needs to know about the request besides its parameters.
-#[derive(Debug, Clone)]
-pub(crate) struct RequestContext {
-    /// Host (and port) the client addressed; queue URLs are built from it.
-    pub host: String,
-    /// Whether the request came over the query protocol.
-    pub query: bool,
-    /// `X-Amzn-Trace-Id` header, which becomes the AWSTraceHeader system attribute.
-    pub trace_header: Option<String>,
-}
+/// Every SQS operation the emulator answers, in the order of the API reference's families.
+/// (AddPermission and RemovePermission answer `UnsupportedOperation`; they are listed because a
+/// client may call them.)
+pub const OPERATIONS: &[&str] = &[
+    "CreateQueue",
+    "GetQueueUrl",
+    "ListQueues",
+    "DeleteQueue",
+    "GetQueueAttributes",
+    "SetQueueAttributes",
+    "TagQueue",
+    "UntagQueue",
+    "ListQueueTags",
+    "PurgeQueue",
+    "SendMessage",
+    "SendMessageBatch",
+    "ReceiveMessage",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+    "ListDeadLetterSourceQueues",
+    "StartMessageMoveTask",
+    "ListMessageMoveTasks",
+    "CancelMessageMoveTask",
+    "AddPermission",
+    "RemovePermission",
+];
 
 /// Runs one operation.
 pub(crate) async fn dispatch(
@@ -30,23 +49,23 @@ pub(crate) async fn dispatch(
 ) -> SqsResult<Value> {
     let input = Input::new(params);
     match operation {
-        "CreateQueue" => queue_ops::create_queue(emu, input, ctx),
-        "GetQueueUrl" => queue_ops::get_queue_url(emu, input, ctx),
-        "ListQueues" => queue_ops::list_queues(emu, input, ctx),
-        "DeleteQueue" => queue_ops::delete_queue(emu, input),
-        "GetQueueAttributes" => queue_ops::get_queue_attributes(emu, input),
-        "SetQueueAttributes" => queue_ops::set_queue_attributes(emu, input),
-        "TagQueue" => queue_ops::tag_queue(emu, input),
-        "UntagQueue" => queue_ops::untag_queue(emu, input),
-        "ListQueueTags" => queue_ops::list_queue_tags(emu, input),
-        "PurgeQueue" => queue_ops::purge_queue(emu, input),
+        "CreateQueue" => queue::create_queue(emu, input, ctx),
+        "GetQueueUrl" => queue::get_queue_url(emu, input, ctx),
+        "ListQueues" => queue::list_queues(emu, input, ctx),
+        "DeleteQueue" => queue::delete_queue(emu, input),
+        "GetQueueAttributes" => queue::get_queue_attributes(emu, input),
+        "SetQueueAttributes" => queue::set_queue_attributes(emu, input),
+        "TagQueue" => queue::tag_queue(emu, input),
+        "UntagQueue" => queue::untag_queue(emu, input),
+        "ListQueueTags" => queue::list_queue_tags(emu, input),
+        "PurgeQueue" => queue::purge_queue(emu, input),
         "SendMessage" => send::send_message(emu, input, ctx),
         "SendMessageBatch" => send::send_message_batch(emu, input, ctx),
         "ReceiveMessage" => receive::receive_message(emu, input, ctx).await,
-        "DeleteMessage" => lease_ops::delete_message(emu, input),
-        "DeleteMessageBatch" => lease_ops::delete_message_batch(emu, input),
-        "ChangeMessageVisibility" => lease_ops::change_message_visibility(emu, input),
-        "ChangeMessageVisibilityBatch" => lease_ops::change_message_visibility_batch(emu, input),
+        "DeleteMessage" => lease::delete_message(emu, input),
+        "DeleteMessageBatch" => lease::delete_message_batch(emu, input),
+        "ChangeMessageVisibility" => lease::change_message_visibility(emu, input),
+        "ChangeMessageVisibilityBatch" => lease::change_message_visibility_batch(emu, input),
         "ListDeadLetterSourceQueues" => dlq::list_dead_letter_source_queues(emu, input, ctx),
         "StartMessageMoveTask" => move_task::start(emu, input),
         "ListMessageMoveTasks" => move_task::list(emu, input),
@@ -57,5 +76,28 @@ pub(crate) async fn dispatch(
         ))),
         _ if ctx.query => Err(SqsError::invalid_action(operation)),
         _ => Err(SqsError::unknown_operation()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::test_support::emulator;
+
+    #[tokio::test(start_paused = true)]
+    async fn every_listed_operation_is_routed_and_nothing_else() {
+        let emu = emulator();
+        let ctx = RequestContext {
+            host: "h".into(),
+            query: true,
+            trace_header: None,
+        };
+        for op in OPERATIONS.iter().copied().chain(["Nope"]) {
+            let routed = match dispatch(&emu, op, &Map::new(), &ctx).await {
+                Ok(_) => true,
+                Err(e) => e.code() != "InvalidAction",
+            };
+            assert_eq!(routed, op != "Nope", "{op}");
+        }
     }
 }

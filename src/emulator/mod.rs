@@ -3,32 +3,27 @@
 //! Start it with [`spawn`] (background task, ephemeral port) or serve a listener with [`serve`].
 //! Behaviour follows AWS's documentation and AWS-recorded responses; `docs/emulator.md` lists
 //! what is implemented and every choice made where AWS is ambiguous.
+//!
+//! Layers, each importing only the ones below it:
+//! - [`server`]: HTTP connections, the request's headers and body, the answer.
+//! - `protocol`: the two wire formats (`json`, `query`), decoded to one parameter shape.
+//! - `dispatch`: operation name → handler.
+//! - `ops`: one module per family of operations (queue, send, receive, lease, dlq, move_task).
+//! - `model`: the store and what it holds (queues, messages, receipts, attributes, move tasks).
+//! - `support`: leaves every layer uses (errors, parameter access, clock, MD5, chaos dice,
+//!   configuration).
 
-mod attributes;
-mod batch;
-mod chaos;
-mod clock;
-mod config;
 mod dispatch;
-mod dlq;
-mod errors;
-mod input;
-mod lease_ops;
-mod md5;
-mod message;
-mod move_task;
+mod model;
+mod ops;
 mod protocol;
-mod queue;
-mod queue_ops;
-mod receipt;
-mod receive;
-mod send;
 mod server;
-mod store;
+mod support;
 #[cfg(test)]
 mod test_support;
 
-pub use chaos::{Chaos, ChaosSpecError};
-pub use clock::{Clock, SystemClock, TokioClock};
-pub use config::EmulatorConfig;
+pub use dispatch::OPERATIONS;
 pub use server::{RunningEmulator, serve, spawn};
+pub use support::chaos::{Chaos, ChaosSpecError};
+pub use support::clock::{Clock, SystemClock, TokioClock};
+pub use support::config::EmulatorConfig;

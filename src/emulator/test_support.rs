@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::clock::TokioClock;
-use super::config::EmulatorConfig;
-use super::dispatch::{RequestContext, dispatch};
-use super::errors::SqsResult;
-use super::store::Emulator;
+use crate::emulator::dispatch::dispatch;
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::clock::TokioClock;
+use crate::emulator::support::config::EmulatorConfig;
+use crate::emulator::support::errors::SqsResult;
 
 /// An emulator whose clock follows tokio time, so `tokio::time::advance` moves it.
 pub(crate) fn emulator() -> Arc<Emulator> {
@@ -100,4 +101,12 @@ pub(crate) async fn attribute(emu: &Arc<Emulator>, url: &str, name: &str) -> Str
 /// Advances paused tokio time.
 pub(crate) async fn advance(seconds: u64) {
     tokio::time::advance(Duration::from_secs(seconds)).await;
+}
+
+/// Query-protocol form pairs from string pairs.
+pub(crate) fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }

@@ -368,10 +368,16 @@ impl<'a> RunView<'a> {
             what.push_str(": ");
             what.push_str(message);
         }
-        Some(format!(
-            "the target could not be reached: {} failed: {what}",
-            call.action
-        ))
+        let refused = [&call.error_code, &call.error_type]
+            .into_iter()
+            .flatten()
+            .any(|c| crate::sqs::errors::is_auth(c));
+        let verb = if refused {
+            "the target refused the run's credentials or permissions"
+        } else {
+            "the target could not be reached"
+        };
+        Some(format!("{verb}: {} failed: {what}", call.action))
     }
 
     /// True when the run ended on its own (a `run_end`, not interrupted), got past its

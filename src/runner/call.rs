@@ -171,43 +171,24 @@ impl CallError {
     }
 
     /// Whether `expected` (as a suite writes it) names this error: the legacy code, the
-    /// `__type`, or the last dotted part of the legacy code.
+    /// `__type`, the last dotted part of the legacy code, or — through the one SQS error table
+    /// ([`crate::sqs::errors`]) — the other name of the same error, so `QueueDoesNotExist`
+    /// matches `AWS.SimpleQueueService.NonExistentQueue` over either protocol.
     pub fn matches(&self, expected: &str) -> bool {
-        let by_code = self
-            .code
-            .as_deref()
-            .is_some_and(|c| c == expected || c.rsplit('.').next() == Some(expected));
-        by_code || self.error_type.as_deref() == Some(expected)
+        let names = [self.code.as_deref(), self.error_type.as_deref()];
+        let literal = names
+            .iter()
+            .flatten()
+            .any(|c| *c == expected || c.rsplit('.').next() == Some(expected));
+        let same_row = crate::sqs::errors::by_code(expected).is_some_and(|want| {
+            names
+                .iter()
+                .flatten()
+                .any(|c| crate::sqs::errors::by_code(c).is_some_and(|got| got.shape == want.shape))
+        });
+        literal || same_row
     }
 }
-
-/// Codes that mean "slow down" rather than "no".
-const THROTTLE_CODES: &[&str] = &[
-    "RequestThrottled",
-    "ThrottlingException",
-    "Throttling",
-    "TooManyRequestsException",
-    "RequestLimitExceeded",
-    "SlowDown",
-];
-
-/// Codes that mean "these credentials or permissions are not accepted": the run cannot judge
-/// anything with them.
-const REFUSAL_CODES: &[&str] = &[
-    "ExpiredToken",
-    "ExpiredTokenException",
-    "InvalidClientTokenId",
-    "SignatureDoesNotMatch",
-    "AccessDenied",
-    "AccessDeniedException",
-    "UnrecognizedClientException",
-    "RequestExpired",
-    "InvalidAccessKeyId",
-    "MissingAuthenticationToken",
-    "IncompleteSignature",
-    "AuthFailure",
-    "InvalidSecurity",
-];
 
 /// Everything known about a call once it returned.
 #[derive(Debug)]
@@ -398,13 +379,12 @@ where
     match err {
         SdkError::ServiceError(_) => {
             let code = err.code().map(str::to_string);
-            let named = |codes: &[&str]| {
-                code.as_deref().is_some_and(|c| codes.contains(&c))
-                    || error_type.as_deref().is_some_and(|t| codes.contains(&t))
+            let named = |is: fn(&str) -> bool| {
+                code.as_deref().is_some_and(is) || error_type.as_deref().is_some_and(is)
             };
-            let kind = if named(REFUSAL_CODES) {
+            let kind = if named(crate::sqs::errors::is_auth) {
                 FailureKind::Refused
-            } else if named(THROTTLE_CODES) {
+            } else if named(crate::sqs::errors::is_throttling) {
                 FailureKind::Throttled
             } else if status.is_some_and(|s| s >= 500) {
                 FailureKind::ServerError
@@ -490,6 +470,10 @@ mod tests {
         assert!(e.matches("NonExistentQueue"));
         assert!(!e.matches("ReceiptHandleIsInvalid"));
         assert!(error(Some("ReceiptHandleIsInvalid"), None).matches("ReceiptHandleIsInvalid"));
+        // Over the query protocol only the legacy code arrives: the table knows its shape.
+        let query = error(Some("AWS.SimpleQueueService.NonExistentQueue"), None);
+        assert!(query.matches("QueueDoesNotExist"));
+        assert!(!query.matches("QueueDeletedRecently"));
     }
 
     #[test]

@@ -45,8 +45,8 @@ pub struct Observed<'a> {
 /// Checks `obs` against `expect`.
 pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     let mut failures = Vec::new();
-    // `status: 400` alone expects an error response with that status, as `error:` does.
-    let expects_error_status = expect.status.is_some_and(|s| s >= 300);
+    // `status: 400` alone expects an error response with that status (see `expects_error`).
+    let expects_error_status = expect.error.is_none() && expect.expects_error();
     if let Some(err) = obs.error {
         let expected_this = expect.error.as_deref().is_some_and(|e| err.matches(e))
             || (expect.error.is_none() && expects_error_status && err.status == expect.status);

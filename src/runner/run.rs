@@ -4,11 +4,11 @@
 //! channel as it happens; the consumers (evidence file, progress, reports) are independent,
 //! as in nextest's reporter design.
 
-use super::RunContext;
 use super::call::{CallMeta, record, rfc3339};
 use super::case::run_case;
 use super::queues::{Registry, run_prefix};
 use super::target::TargetKind;
+use super::{Halt, HaltReason, RunContext};
 use crate::classify;
 use crate::conformance::{self, Profile};
 use crate::evidence::Masker;
@@ -43,6 +43,86 @@ pub struct RunSettings {
     pub profile: Option<Arc<Profile>>,
     /// The embedded emulator's chaos spec (canonical form) when `--chaos` was given.
     pub emulator_chaos: Option<String>,
+    /// This process's instance id (see [`super::queues::INSTANCE_TAG`]).
+    pub instance: String,
+}
+
+/// The first record of a run: what it is about to do, and against what.
+pub fn run_start(
+    settings: &RunSettings,
+    plan: &[PlannedCase],
+    started_at: chrono::DateTime<Utc>,
+) -> RunStart {
+    RunStart {
+        format: FORMAT.to_string(),
+        run_id: settings.run_id.clone(),
+        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: settings.target.as_str().to_string(),
+        endpoint: settings.endpoint.clone(),
+        region: settings.region.clone(),
+        target_profile: settings.target_profile.clone(),
+        protocol: settings.protocol.clone(),
+        started_at: rfc3339(started_at),
+        suites: settings.suites.clone(),
+        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
+        emulator_chaos: settings.emulator_chaos.clone(),
+    }
+}
+
+/// Why a planned case is not run at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// It checks another wire protocol than the run's (`protocols:`).
+    Protocol,
+    /// The target profile says the target cannot run it.
+    Unsupported,
+}
+
+/// Why a planned case will not run at all, with its `case_end` (verdict `unsupported`), if
+/// it will not.
+pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Skip, CaseEnd)> {
+    let protocols = &planned.case.protocols;
+    if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
+        let end = conformance::not_run_end(
+            &settings.run_id,
+            &planned.suite,
+            &planned.case.id,
+            &rfc3339(Utc::now()),
+            format!(
+                "not run: the case checks the {} protocol only; this run uses {}",
+                protocols.join(" and "),
+                settings.protocol
+            ),
+            format!("protocols: [{}]", protocols.join(", ")),
+        );
+        return Some((Skip::Protocol, end));
+    }
+    settings.profile.as_deref().and_then(|p| {
+        conformance::unsupported_end(
+            p,
+            &settings.run_id,
+            &planned.suite,
+            &planned.case.id,
+            &rfc3339(Utc::now()),
+        )
+        .map(|end| (Skip::Unsupported, end))
+    })
+}
+
+/// The `case_end` of a case the run did not start because it had stopped itself.
+fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &HaltReason) -> CaseEnd {
+    CaseEnd {
+        verdict: Verdict::Error,
+        profile_note: None,
+        ..conformance::not_run_end(
+            &settings.run_id,
+            &planned.suite,
+            &planned.case.id,
+            &rfc3339(Utc::now()),
+            format!("not run: the run stopped: {}", why.describe()),
+            String::new(),
+        )
+    }
 }
 
 /// What a finished (or interrupted) run produced.
@@ -50,6 +130,8 @@ pub struct RunSettings {
 pub struct RunOutcome {
     pub cases: Vec<CaseEnd>,
     pub interrupted: bool,
+    /// Why the run stopped itself, if it did (one line for the terminal).
+    pub halted: Option<HaltReason>,
     /// Owned queues that could not be deleted, by name: a user must know about these.
     pub leftover: Vec<String>,
     pub exit_code: i32,
@@ -60,6 +142,8 @@ pub struct RunOutcome {
 pub enum RunError {
     #[error("failed to reach the target: {0}")]
     Unreachable(String),
+    #[error("the target refused this run's credentials or permissions: {0}; nothing was run")]
+    CredentialsRefused(String),
 }
 
 /// Checks that the target answers (a ListQueues limited to this run's prefix, which matches
@@ -96,6 +180,9 @@ pub async fn preflight(
     }
     match rec.error {
         None => Ok(()),
+        Some(err) if err.kind == super::call::FailureKind::Refused => {
+            Err(RunError::CredentialsRefused(err.describe()))
+        }
         Some(err) => Err(RunError::Unreachable(err.describe())),
     }
 }
@@ -112,27 +199,17 @@ pub async fn run_plan(
 ) -> RunOutcome {
     let started_at = Utc::now();
     let started = Instant::now();
-    let _ = events.send(Record::RunStart(RunStart {
-        format: FORMAT.to_string(),
-        run_id: settings.run_id.clone(),
-        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
-        target: settings.target.as_str().to_string(),
-        endpoint: settings.endpoint.clone(),
-        region: settings.region.clone(),
-        target_profile: settings.target_profile.clone(),
-        protocol: settings.protocol.clone(),
-        started_at: rfc3339(started_at),
-        suites: settings.suites.clone(),
-        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
-        emulator_chaos: settings.emulator_chaos.clone(),
-    }));
+    let _ = events.send(Record::RunStart(run_start(settings, &plan, started_at)));
 
+    let halt = Halt::default();
     let ctx = Arc::new(RunContext {
         client,
         run_id: settings.run_id.clone(),
+        instance: settings.instance.clone(),
         registry: registry.clone(),
         events: events.clone(),
         cancel: cancel.clone(),
+        halt: halt.clone(),
     });
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
@@ -141,33 +218,7 @@ pub async fn run_plan(
     let mut spawned = std::collections::HashMap::new();
     for (order, planned) in plan.into_iter().enumerate() {
         let (suite, case_id) = (planned.suite.clone(), planned.case.id.clone());
-        let protocols = &planned.case.protocols;
-        if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
-            let end = conformance::not_run_end(
-                &settings.run_id,
-                &planned.suite,
-                &planned.case.id,
-                &rfc3339(Utc::now()),
-                format!(
-                    "not run: the case checks the {} protocol only; this run uses {}",
-                    protocols.join(" and "),
-                    settings.protocol
-                ),
-                format!("protocols: [{}]", protocols.join(", ")),
-            );
-            let _ = events.send(Record::CaseEnd(end.clone()));
-            finished.push((order, end));
-            continue;
-        }
-        if let Some(end) = settings.profile.as_deref().and_then(|p| {
-            conformance::unsupported_end(
-                p,
-                &settings.run_id,
-                &planned.suite,
-                &planned.case.id,
-                &rfc3339(Utc::now()),
-            )
-        }) {
+        if let Some((_, end)) = not_runnable(&planned, settings) {
             let _ = events.send(Record::CaseEnd(end.clone()));
             finished.push((order, end));
             continue;
@@ -175,10 +226,14 @@ pub async fn run_plan(
         let ctx = ctx.clone();
         let permits = permits.clone();
         let cancel = cancel.clone();
+        let halted_settings = settings.clone();
         let handle = tasks.spawn(async move {
             let _permit = permits.acquire_owned().await.ok()?;
             if *cancel.borrow() {
                 return None;
+            }
+            if let Some(why) = ctx.halt.reason() {
+                return Some((order, halted_end(&planned, &halted_settings, &why)));
             }
             Some((order, run_case(ctx, planned.suite, planned.case).await))
         });
@@ -248,6 +303,7 @@ pub async fn run_plan(
     RunOutcome {
         cases,
         interrupted,
+        halted: halt.reason(),
         leftover,
         exit_code,
     }

@@ -63,10 +63,26 @@ pub struct LoseResponse {
     pub nth: usize,
 }
 
+/// What the proxy does wrong on purpose.
+#[derive(Debug, Clone, Default)]
+pub struct Mischief {
+    /// Lose one response (the request still takes effect upstream).
+    pub lose: Option<LoseResponse>,
+    /// From the `nth` (1-based) request to this `X-Amz-Target` on, answer every request
+    /// itself with 400 `UnrecognizedClientException`, as AWS does to credentials it no longer
+    /// accepts.
+    pub refuse_from: Option<(String, usize)>,
+    /// Answer every request to this `X-Amz-Target` itself: (target, status, `__type`).
+    pub fail: Option<(String, u16, String)>,
+    /// Hold every request to this `X-Amz-Target` this long before forwarding it.
+    pub delay: Option<(String, std::time::Duration)>,
+}
+
 #[derive(Debug, Default)]
 struct Losing {
-    rule: Option<LoseResponse>,
+    rule: Mischief,
     matched: usize,
+    refuse_matched: usize,
 }
 
 /// A running proxy.
@@ -111,15 +127,62 @@ async fn forward(
     let (parts, body) = req.into_parts();
     let body = body.collect().await?.to_bytes();
     let wire = wire_request(&parts.headers, &body);
-    let lose = {
+    let (lose, refuse) = {
         let mut l = losing.lock().unwrap();
-        let hit = matches!((&l.rule, &wire), (Some(r), WireRequest::Json(t)) if *t == r.target);
+        if matches!((&l.rule.refuse_from, &wire), (Some((target, _)), WireRequest::Json(t)) if t == target)
+        {
+            l.refuse_matched += 1;
+        }
+        let refuse = l
+            .rule
+            .refuse_from
+            .as_ref()
+            .is_some_and(|(_, nth)| l.refuse_matched >= *nth);
+        let hit =
+            matches!((&l.rule.lose, &wire), (Some(r), WireRequest::Json(t)) if *t == r.target);
         if hit {
             l.matched += 1;
         }
-        hit && l.rule.as_ref().is_some_and(|r| r.nth == l.matched)
+        let lose = hit && l.rule.lose.as_ref().is_some_and(|r| r.nth == l.matched);
+        (lose, refuse)
+    };
+    let fail = {
+        let l = losing.lock().unwrap();
+        l.rule
+            .fail
+            .clone()
+            .filter(|(target, _, _)| matches!(&wire, WireRequest::Json(t) if t == target))
+    };
+    let delay = {
+        let l = losing.lock().unwrap();
+        l.rule
+            .delay
+            .clone()
+            .filter(|(target, _)| matches!(&wire, WireRequest::Json(t) if t == target))
     };
     seen.lock().unwrap().requests.push(wire);
+    if let Some((_, pause)) = delay {
+        tokio::time::sleep(pause).await;
+    }
+    if let Some((_, status, code)) = fail {
+        let body = format!(
+            r#"{{"__type":"com.amazonaws.sqs#{code}","message":"failed by the test proxy"}}"#
+        );
+        return Ok(Response::builder()
+            .status(status)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amzn-query-error", format!("{code};Receiver"))
+            .body(Full::new(Bytes::from(body)))?);
+    }
+    if refuse {
+        let body = r#"{"__type":"com.amazon.coral.service#UnrecognizedClientException","message":"The security token included in the request is invalid."}"#;
+        let resp = Response::builder()
+            .status(400)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amzn-requestid", "refused-by-proxy")
+            .body(Full::new(Bytes::from_static(body.as_bytes())))?;
+        return Ok(resp);
+    }
     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
         collect(&v, &mut seen.lock().unwrap());
     }
@@ -146,14 +209,14 @@ async fn forward(
 
 /// Starts a proxy on a free loopback port in front of `upstream`.
 pub async fn start(upstream: SocketAddr) -> Proxy {
-    start_losing(upstream, None).await
+    start_with(upstream, Mischief::default()).await
 }
 
-/// Starts a proxy that loses the response `lose` names (if any).
-pub async fn start_losing(upstream: SocketAddr, lose: Option<LoseResponse>) -> Proxy {
+/// Starts a proxy that does `mischief`.
+pub async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
     let losing = Arc::new(Mutex::new(Losing {
-        rule: lose,
-        matched: 0,
+        rule: mischief,
+        ..Losing::default()
     }));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
     let addr = listener.local_addr().expect("proxy addr");

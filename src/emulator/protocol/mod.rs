@@ -1,4 +1,6 @@
-//! Wire protocols: AWS JSON 1.0 and the query protocol, both decoded to one parameter shape.
+//! Wire protocols: AWS JSON 1.0 and the query protocol, both decoded to one parameter shape;
+//! and STS's GetCallerIdentity, answered on the same port.
 
 pub(crate) mod json;
 pub(crate) mod query;
+pub(crate) mod sts;

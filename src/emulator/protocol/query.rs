@@ -3,16 +3,47 @@
 //! Requests are decoded into the JSON protocol's parameter shape (`Attribute.1.Name` →
 //! `Attributes`, `SendMessageBatchRequestEntry.1.Id` → `Entries[0].Id`, …) so every handler
 //! serves both protocols; replies are rendered from the JSON shapes into AWS's XML shapes.
+//!
+//! Hostile input is bounded before anything is built from it: at most [`MAX_PAIRS`] pairs and
+//! [`MAX_KEY_SEGMENTS`] dot-separated segments per key, else `InvalidParameterValue`. The
+//! deepest key SQS defines has 6 segments
+//! (`SendMessageBatchRequestEntry.1.MessageAttribute.1.Value.StringValue`), and the largest
+//! request (a 10-entry batch of messages with 10 attributes each) a few hundred pairs.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::emulator::errors::SqsError;
+use crate::emulator::support::errors::SqsError;
+use crate::sqs::errors::QUEUE_DOES_NOT_EXIST;
 
 /// Content type of query protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";
 const XMLNS: &str = "http://queue.amazonaws.com/doc/2012-11-05/";
+
+/// Most `key=value` pairs in one request (URL query and body together).
+pub(crate) const MAX_PAIRS: usize = 1_000;
+/// Most dot-separated segments in one parameter name.
+pub(crate) const MAX_KEY_SEGMENTS: usize = 16;
+
+/// The form pairs of a request: its URL query, then (for POST) its body, refused past
+/// [`MAX_PAIRS`] without reading further.
+pub(crate) fn parse_pairs(
+    uri_query: &str,
+    body: Option<&[u8]>,
+) -> Result<Vec<(String, String)>, SqsError> {
+    let from_body = body.into_iter().flat_map(form_urlencoded::parse);
+    let mut pairs = Vec::new();
+    for (key, value) in form_urlencoded::parse(uri_query.as_bytes()).chain(from_body) {
+        if pairs.len() == MAX_PAIRS {
+            return Err(SqsError::invalid_parameter_value(format!(
+                "The request has more than {MAX_PAIRS} parameters."
+            )));
+        }
+        pairs.push((key.into_owned(), value.into_owned()));
+    }
+    Ok(pairs)
+}
 
 #[derive(Debug, Default)]
 struct Node {
@@ -112,7 +143,14 @@ fn normalize(map: Map<String, Value>) -> Map<String, Value> {
 }
 
 /// Decodes form pairs into (Action, parameters).
-pub(crate) fn decode(pairs: Vec<(String, String)>) -> (Option<String>, Map<String, Value>) {
+pub(crate) fn decode(
+    pairs: Vec<(String, String)>,
+) -> Result<(Option<String>, Map<String, Value>), SqsError> {
+    if pairs.len() > MAX_PAIRS {
+        return Err(SqsError::invalid_parameter_value(format!(
+            "The request has more than {MAX_PAIRS} parameters."
+        )));
+    }
     let mut root = Node::default();
     let mut action = None;
     for (key, value) in pairs {
@@ -122,7 +160,13 @@ pub(crate) fn decode(pairs: Vec<(String, String)>) -> (Option<String>, Map<Strin
             | "Expires" | "AWSAccessKeyId" => {}
             _ if key.starts_with("X-Amz-") => {}
             _ => {
-                let path: Vec<&str> = key.split('.').collect();
+                let path: Vec<&str> = key.split('.').take(MAX_KEY_SEGMENTS + 1).collect();
+                if path.len() > MAX_KEY_SEGMENTS {
+                    let shown: String = key.chars().take(64).collect();
+                    return Err(SqsError::invalid_parameter_value(format!(
+                        "Parameter name {shown}… has more than {MAX_KEY_SEGMENTS} segments."
+                    )));
+                }
                 root.insert(&path, value);
             }
         }
@@ -131,7 +175,7 @@ pub(crate) fn decode(pairs: Vec<(String, String)>) -> (Option<String>, Map<Strin
         Value::Object(map) => normalize(map),
         _ => Map::new(),
     };
-    (action, params)
+    Ok((action, params))
 }
 
 /// Escapes text for XML, dropping characters XML 1.0 cannot carry.
@@ -277,19 +321,15 @@ pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String
 /// An error reply body.
 pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
     // The query protocol words this one differently (SNAP-2023 `queue-does-not-exist-query`).
-    let message = if error.code == "AWS.SimpleQueueService.NonExistentQueue" {
+    let message = if error.spec == &QUEUE_DOES_NOT_EXIST {
         "The specified queue does not exist for this wsdl version.".to_owned()
     } else {
         error.message.clone()
     };
-    let fault = if error.sender_fault() {
-        "Sender"
-    } else {
-        "Receiver"
-    };
+    let fault = error.spec.fault();
     format!(
         "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message><Detail/></Error><RequestId>{}</RequestId></ErrorResponse>",
-        escape(&error.code),
+        escape(error.code()),
         escape(&message),
         escape(request_id)
     )
@@ -298,14 +338,8 @@ pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emulator::test_support::pairs;
     use serde_json::json;
-
-    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     #[test]
     fn decodes_attributes_and_entries() {
@@ -330,7 +364,8 @@ mod tests {
             ("Attribute.1.Name", "DelaySeconds"),
             ("Attribute.1.Value", "5"),
             ("AttributeName.1", "All"),
-        ]));
+        ]))
+        .unwrap();
         assert_eq!(action.as_deref(), Some("SendMessageBatch"));
         assert_eq!(params["Entries"][0]["Id"], "a");
         assert_eq!(params["Entries"][1]["Id"], "b");
@@ -340,6 +375,33 @@ mod tests {
         );
         assert_eq!(params["Attributes"]["DelaySeconds"], "5");
         assert_eq!(params["AttributeNames"], json!(["All"]));
+    }
+
+    #[test]
+    fn deep_keys_and_many_pairs_are_refused() {
+        let deep = vec!["a"; 5000].join(".");
+        let err = decode(pairs(&[("Action", "ListQueues"), (&deep, "1")])).unwrap_err();
+        assert_eq!(err.code(), "InvalidParameterValue");
+        assert!(err.message.contains("more than 16 segments"), "{err}");
+        assert!(
+            err.message.len() < 200,
+            "the key is not echoed whole: {err}"
+        );
+        let ok = vec!["a"; MAX_KEY_SEGMENTS].join(".");
+        assert!(decode(pairs(&[(&ok, "1")])).is_ok());
+
+        let body = "a=1&".repeat(MAX_PAIRS);
+        assert_eq!(parse_pairs("Action=ListQueues", None).unwrap().len(), 1);
+        assert_eq!(
+            parse_pairs("", Some(body.as_bytes())).unwrap().len(),
+            MAX_PAIRS
+        );
+        let err = parse_pairs("Action=ListQueues", Some(body.as_bytes())).unwrap_err();
+        assert!(err.message.contains("more than 1000 parameters"), "{err}");
+        let many: Vec<(String, String)> = (0..=MAX_PAIRS)
+            .map(|i| (format!("k{i}"), String::new()))
+            .collect();
+        assert!(decode(many).is_err());
     }
 
     #[test]

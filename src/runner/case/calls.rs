@@ -117,6 +117,14 @@ impl CaseRun {
             ..obs
         };
         let check = check_step(expect, &obs);
+        // Refused credentials stop the whole run: every other case would hear the same.
+        if let (Check::Error(_), Some(err)) = (&check, &error)
+            && err.kind == FailureKind::Refused
+        {
+            self.ctx
+                .halt
+                .set(HaltReason::CredentialsRefused(err.describe()));
+        }
         self.emit_rows(rec);
         check
     }

@@ -38,11 +38,13 @@ mod steps;
 
 use messages::business_key;
 
-use super::RunContext;
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
-use super::queues::{OwnedQueue, create_attributes, create_tags, queue_name, run_prefix};
+use super::queues::{
+    OwnedQueue, Ownership, create_attributes, create_tags, ownership, queue_name, run_prefix,
+};
 use super::target::retry_override;
+use super::{HaltReason, RunContext};
 use crate::classify::{
     self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
     WindowEnd, WindowFacts,
@@ -219,6 +221,11 @@ impl CaseRun {
     fn stop_requested(&self) -> Option<Stop> {
         if *self.ctx.cancel.borrow() {
             Some(Stop::Interrupted)
+        } else if let Some(why) = self.ctx.halt.reason() {
+            Some(match why {
+                HaltReason::CredentialsRefused(w) => Stop::CredentialsRefused(w),
+                HaltReason::TargetLost(w) => Stop::TargetLost(w),
+            })
         } else if Instant::now() >= self.deadline {
             Some(Stop::Deadline(self.deadline_text()))
         } else {

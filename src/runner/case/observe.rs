@@ -207,11 +207,8 @@ impl CaseRun {
             if !w.tracked.is_empty() && w.tracked.iter().all(|m| m.sightings > 0) {
                 break WindowEnd::AllSeen;
             }
-            match stop {
-                Some(Stop::Interrupted) => break WindowEnd::Cut(CutReason::Interrupted),
-                Some(Stop::Deadline(_)) => break WindowEnd::Cut(CutReason::Deadline),
-                Some(Stop::TargetLost(_)) => break WindowEnd::Cut(CutReason::TargetLost),
-                None => {}
+            if let Some(stop) = stop {
+                break WindowEnd::Cut(stop.cut_reason());
             }
             let now = Instant::now();
             if now >= closes {

@@ -1,0 +1,13 @@
+//! The emulator's state: the store (one lock over every queue) and what it holds.
+//!
+//! Nothing here knows about HTTP, protocols or operation names; the operations in `ops` read
+//! and change the model under the store's lock.
+
+pub(crate) mod attributes;
+pub(crate) mod message;
+pub(crate) mod queue;
+pub(crate) mod receipt;
+pub(crate) mod redrive;
+pub(crate) mod store;
+pub(crate) mod task;
+pub(crate) mod usage;

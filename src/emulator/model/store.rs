@@ -1,0 +1,191 @@
+//! The emulator's shared state: every queue, behind one lock.
+//!
+//! One `std::sync::Mutex` over all queues keeps multi-queue steps (a dead-letter move, a move
+//! task) atomic, so concurrent clients can never lose or duplicate a message. The lock is never
+//! held across an `.await`; every operation under it is O(log n) per message touched.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+
+use crate::emulator::model::queue::Queue;
+use crate::emulator::model::task::MoveTask;
+use crate::emulator::model::usage::Usage;
+use crate::emulator::support::chaos::ChaosDice;
+use crate::emulator::support::clock::{Clock, TokioClock};
+use crate::emulator::support::config::EmulatorConfig;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+
+/// Global counters and queues.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub queues: HashMap<String, Queue>,
+    /// Deleted queue name → deletion time, for `QueueDeletedRecently`.
+    pub deleted: HashMap<String, u64>,
+    pub move_tasks: Vec<MoveTask>,
+    /// Messages and bytes stored across all queues (each queue keeps it current).
+    pub usage: Arc<Usage>,
+    next_seq: u64,
+    next_nonce: u64,
+    next_sequence_number: u128,
+}
+
+impl State {
+    fn new() -> Self {
+        Self {
+            queues: HashMap::new(),
+            deleted: HashMap::new(),
+            move_tasks: Vec::new(),
+            usage: Arc::new(Usage::default()),
+            next_seq: 1,
+            next_nonce: 1,
+            // FIFO sequence numbers are 20-digit decimals on AWS.
+            next_sequence_number: 10_000_000_000_000_000_000,
+        }
+    }
+
+    /// A fresh store-wide message seq.
+    pub fn next_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// A fresh receive nonce.
+    pub fn next_nonce(&mut self) -> u64 {
+        let nonce = self.next_nonce;
+        self.next_nonce += 1;
+        nonce
+    }
+
+    /// The next FIFO SequenceNumber (monotonic across the store, like AWS's per-queue ones).
+    pub fn next_sequence_number(&mut self) -> String {
+        self.next_sequence_number += 1;
+        self.next_sequence_number.to_string()
+    }
+
+    /// A queue by name, ticked to `now`.
+    pub fn queue_mut(&mut self, name: &str, now: u64) -> SqsResult<&mut Queue> {
+        let queue = self
+            .queues
+            .get_mut(name)
+            .ok_or_else(SqsError::non_existent_queue)?;
+        queue.tick(now);
+        Ok(queue)
+    }
+
+    /// Refuses a new queue beyond `max_queues` (`OverLimit`).
+    pub fn admit_queue(&self, config: &EmulatorConfig) -> SqsResult<()> {
+        if self.queues.len() >= config.max_queues {
+            return Err(SqsError::over_limit(format!(
+                "The emulator holds its maximum of {} queues (serve --max-queues).",
+                config.max_queues
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses to store a message of `size` bytes beyond `max_messages` or `max_stored_bytes`
+    /// (`OverLimit`).
+    pub fn admit_message(&self, size: usize, config: &EmulatorConfig) -> SqsResult<()> {
+        if self.usage.messages() >= config.max_messages {
+            return Err(SqsError::over_limit(format!(
+                "The emulator stores its maximum of {} messages (serve --max-messages).",
+                config.max_messages
+            )));
+        }
+        if self.usage.bytes().saturating_add(size as u64) > config.max_stored_bytes {
+            return Err(SqsError::over_limit(format!(
+                "The emulator stores its maximum of {} message bytes (serve --max-stored-bytes).",
+                config.max_stored_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// The name of the queue with this ARN, if it exists.
+    pub fn queue_name_by_arn(&self, arn: &str) -> Option<String> {
+        self.queues
+            .values()
+            .find(|q| q.arn == arn)
+            .map(|q| q.name.clone())
+    }
+}
+
+/// The emulator: configuration, clock and state.
+#[derive(Debug)]
+pub(crate) struct Emulator {
+    pub config: EmulatorConfig,
+    pub clock: Arc<dyn Clock>,
+    /// Chaos dice; their own locks are only ever taken inside the state lock.
+    pub chaos: ChaosDice,
+    state: Mutex<State>,
+    /// Set once the server shuts down; long polls then answer with what they have.
+    stopping: AtomicBool,
+    stop: Notify,
+}
+
+impl Emulator {
+    /// A new empty emulator.
+    pub fn new(config: EmulatorConfig) -> Self {
+        let clock = config
+            .clock
+            .clone()
+            .unwrap_or_else(|| Arc::new(TokioClock::new()));
+        Self {
+            chaos: ChaosDice::new(config.chaos),
+            config,
+            clock,
+            state: Mutex::new(State::new()),
+            stopping: AtomicBool::new(false),
+            stop: Notify::new(),
+        }
+    }
+
+    /// Locks the state. A panic elsewhere cannot leave the state half-updated in a way that
+    /// matters more than refusing all further requests, so poisoning is ignored.
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tells every long poll to answer now: the server is shutting down.
+    pub fn begin_stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.stop.notify_waiters();
+    }
+
+    /// Whether [`Emulator::begin_stop`] was called.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once the server shuts down.
+    pub async fn stopped(&self) {
+        // A `Notified` sees `notify_waiters` from its creation on, so the check cannot race.
+        let notified = self.stop.notified();
+        if self.is_stopping() {
+            return;
+        }
+        notified.await;
+    }
+
+    /// Now, in epoch milliseconds.
+    pub fn now(&self) -> u64 {
+        self.clock.now_millis()
+    }
+
+    /// `arn:aws:sqs:<region>:<account>:<name>`.
+    pub fn arn(&self, name: &str) -> String {
+        format!(
+            "arn:aws:sqs:{}:{}:{}",
+            self.config.region, self.config.account_id, name
+        )
+    }
+
+    /// The queue URL clients should use, built from the request's Host.
+    pub fn queue_url(&self, host: &str, name: &str) -> String {
+        format!("http://{}/{}/{}", host, self.config.account_id, name)
+    }
+}

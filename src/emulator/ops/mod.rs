@@ -1,0 +1,12 @@
+//! SQS operations, one module per family. Handlers take and return the JSON protocol's shapes
+//! (the protocol modules translate at the edges) and change the model under the store's lock.
+
+pub(crate) mod batch;
+pub(crate) mod context;
+pub(crate) mod dlq;
+pub(crate) mod lease;
+pub(crate) mod move_task;
+pub(crate) mod paging;
+pub(crate) mod queue;
+pub(crate) mod receive;
+pub(crate) mod send;

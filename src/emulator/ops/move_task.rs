@@ -1,0 +1,301 @@
+//! Message move tasks: StartMessageMoveTask, ListMessageMoveTasks, CancelMessageMoveTask.
+//!
+//! A task redrives the messages visible in a dead-letter queue at start to an explicit
+//! destination, or each back to the queue it was dead-lettered from. It runs on a tokio task,
+//! moving at most `MaxNumberOfMessagesPerSecond` (1–500, default 500) per second
+//! (API_StartMessageMoveTask). Moved messages start a fresh life: receive count reset.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Value, json};
+
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::model::task::{MoveTask, TaskStatus};
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+
+/// Most messages per second a task moves (API_StartMessageMoveTask).
+const MAX_RATE: u32 = 500;
+
+fn is_dead_letter_queue(state: &State, arn: &str) -> bool {
+    state.queues.values().any(|q| {
+        q.settings
+            .redrive_policy
+            .as_ref()
+            .is_some_and(|p| p.dead_letter_target_arn == arn)
+    })
+}
+
+pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
+    let source_arn = input.required_string("SourceArn")?.to_owned();
+    let destination_arn = input.string("DestinationArn")?.map(str::to_owned);
+    let max_rate = match input.integer("MaxNumberOfMessagesPerSecond")? {
+        None => None,
+        Some(r) if (1..=i64::from(MAX_RATE)).contains(&r) => Some(r as u32),
+        Some(r) => {
+            return Err(SqsError::invalid_value(
+                r,
+                "MaxNumberOfMessagesPerSecond",
+                "Must be between 1 and 500.",
+            ));
+        }
+    };
+    let mut state = emu.lock();
+    let now = emu.now();
+    let Some(source) = state.queue_name_by_arn(&source_arn) else {
+        return Err(SqsError::resource_not_found(
+            "The resource that you specified for the SourceArn parameter doesn't exist.",
+        ));
+    };
+    if !is_dead_letter_queue(&state, &source_arn) {
+        return Err(SqsError::invalid_parameter_value(
+            "Source queue must be configured as a Dead Letter Queue.",
+        ));
+    }
+    if let Some(d) = &destination_arn
+        && state.queue_name_by_arn(d).is_none()
+    {
+        return Err(SqsError::resource_not_found(
+            "The resource that you specified for the DestinationArn parameter doesn't exist.",
+        ));
+    }
+    if state
+        .move_tasks
+        .iter()
+        .any(|t| t.source_arn == source_arn && t.status.active())
+    {
+        return Err(SqsError::invalid_parameter_value(
+            "There is already a task running. Only one active task is allowed for a source queue arn at a given time.",
+        ));
+    }
+    let queue = state.queue_mut(&source, now)?;
+    let to_move = queue.counts().0 as u64;
+    let id = uuid::Uuid::new_v4().to_string();
+    let handle = BASE64.encode(json!({ "taskId": id, "sourceArn": source_arn }).to_string());
+    state.move_tasks.push(MoveTask {
+        handle: handle.clone(),
+        source_arn,
+        destination_arn,
+        max_rate,
+        status: TaskStatus::Running,
+        moved: 0,
+        to_move,
+        started_ms: now,
+        failure_reason: None,
+    });
+    drop(state);
+    let emu = Arc::clone(emu);
+    let task_handle = handle.clone();
+    tokio::spawn(async move { run(emu, task_handle).await });
+    Ok(json!({ "TaskHandle": handle }))
+}
+
+/// Moves up to one second's worth of messages; returns false when the task has ended.
+fn step(emu: &Emulator, handle: &str) -> bool {
+    let mut state = emu.lock();
+    let now = emu.now();
+    let Some(index) = state.move_tasks.iter().position(|t| t.handle == handle) else {
+        return false;
+    };
+    let task = state.move_tasks[index].clone();
+    let finish = |state: &mut State, status: TaskStatus, reason: Option<String>| {
+        let t = &mut state.move_tasks[index];
+        t.status = status;
+        t.failure_reason = reason;
+        false
+    };
+    if task.status == TaskStatus::Cancelling {
+        return finish(&mut state, TaskStatus::Cancelled, None);
+    }
+    let Some(source) = state.queue_name_by_arn(&task.source_arn) else {
+        return finish(
+            &mut state,
+            TaskStatus::Failed,
+            Some("AWS.SimpleQueueService.NonExistentQueue".into()),
+        );
+    };
+    let remaining = task.to_move.saturating_sub(task.moved);
+    let batch = remaining.min(u64::from(task.max_rate.unwrap_or(MAX_RATE))) as usize;
+    let Ok(queue) = state.queue_mut(&source, now) else {
+        return false;
+    };
+    let seqs = queue.ready_seqs(batch);
+    let mut moved = 0;
+    for seq in seqs {
+        let Ok(queue) = state.queue_mut(&source, now) else {
+            break;
+        };
+        let Some(mut message) = queue.remove(seq) else {
+            continue;
+        };
+        let target_arn = task
+            .destination_arn
+            .clone()
+            .or_else(|| message.dead_letter_source_arn.clone());
+        let target = target_arn
+            .as_deref()
+            .and_then(|arn| state.queue_name_by_arn(arn));
+        let Some(target) = target else {
+            // Put it back and fail the task, as AWS does when a destination is gone.
+            let Ok(queue) = state.queue_mut(&source, now) else {
+                break;
+            };
+            queue.enqueue(message, 0, now);
+            state.move_tasks[index].moved += moved;
+            return finish(
+                &mut state,
+                TaskStatus::Failed,
+                Some("AWS.SimpleQueueService.NonExistentQueue".into()),
+            );
+        };
+        message.seq = state.next_seq();
+        message.receive_count = 0;
+        message.first_receive_ms = None;
+        message.dead_letter_source_arn = None;
+        message.enqueued_ms = now;
+        if let Ok(queue) = state.queue_mut(&target, now) {
+            queue.enqueue(message, 0, now);
+            moved += 1;
+        }
+    }
+    state.move_tasks[index].moved += moved;
+    let t = &state.move_tasks[index];
+    if t.moved >= t.to_move || moved == 0 {
+        return finish(&mut state, TaskStatus::Completed, None);
+    }
+    true
+}
+
+async fn run(emu: Arc<Emulator>, handle: String) {
+    while step(&emu, &handle) {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+pub(crate) fn list(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let source_arn = input.required_string("SourceArn")?;
+    let max = match input.integer("MaxResults")? {
+        None => 1,
+        Some(n) if (1..=10).contains(&n) => n as usize,
+        Some(n) => {
+            return Err(SqsError::invalid_value(
+                n,
+                "MaxResults",
+                "Must be between 1 and 10.",
+            ));
+        }
+    };
+    let state = emu.lock();
+    if state.queue_name_by_arn(source_arn).is_none() {
+        return Err(SqsError::resource_not_found(
+            "The resource that you specified for the SourceArn parameter doesn't exist.",
+        ));
+    }
+    let results: Vec<Value> = state
+        .move_tasks
+        .iter()
+        .rev()
+        .filter(|t| t.source_arn == source_arn)
+        .take(max)
+        .map(MoveTask::to_json)
+        .collect();
+    Ok(json!({ "Results": results }))
+}
+
+pub(crate) fn cancel(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
+    let handle = input.required_string("TaskHandle")?;
+    let mut state = emu.lock();
+    let Some(task) = state.move_tasks.iter_mut().find(|t| t.handle == handle) else {
+        return Err(SqsError::resource_not_found("Task does not exist."));
+    };
+    if task.status != TaskStatus::Running {
+        return Err(SqsError::unsupported_operation(
+            "Only active tasks can be cancelled.",
+        ));
+    }
+    task.status = TaskStatus::Cancelling;
+    Ok(json!({ "ApproximateNumberOfMessagesMoved": task.moved }))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::emulator::test_support::{advance, call, create, emulator, receive, send};
+
+    #[tokio::test(start_paused = true)]
+    async fn redrives_back_to_the_source_and_completes() {
+        let emu = emulator();
+        let dlq = create(&emu, "dlq", json!({})).await;
+        let policy = r#"{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":1}"#;
+        let src = create(&emu, "src", json!({"RedrivePolicy": policy})).await;
+        for i in 0..3 {
+            send(&emu, &src, &format!("m{i}")).await;
+        }
+        receive(&emu, &src, 10, json!({"VisibilityTimeout": 0})).await;
+        assert!(receive(&emu, &src, 10, json!({})).await.is_empty());
+        let _ = dlq;
+        let dlq_arn = "arn:aws:sqs:us-east-1:000000000000:dlq";
+        let started = call(
+            &emu,
+            "StartMessageMoveTask",
+            json!({"SourceArn": dlq_arn, "MaxNumberOfMessagesPerSecond": 2}),
+        )
+        .await
+        .unwrap();
+        let err = call(&emu, "StartMessageMoveTask", json!({"SourceArn": dlq_arn}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "InvalidParameterValue");
+        tokio::task::yield_now().await;
+        advance(3).await;
+        tokio::task::yield_now().await;
+        let tasks = call(&emu, "ListMessageMoveTasks", json!({"SourceArn": dlq_arn}))
+            .await
+            .unwrap();
+        assert_eq!(tasks["Results"][0]["Status"], "COMPLETED");
+        assert_eq!(tasks["Results"][0]["ApproximateNumberOfMessagesMoved"], 3);
+        let back = receive(
+            &emu,
+            &src,
+            10,
+            json!({"MessageSystemAttributeNames": ["ApproximateReceiveCount"]}),
+        )
+        .await;
+        assert_eq!(back.len(), 3);
+        assert_eq!(back[0]["Attributes"]["ApproximateReceiveCount"], "1");
+        let err = call(
+            &emu,
+            "CancelMessageMoveTask",
+            json!({"TaskHandle": started["TaskHandle"]}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), "AWS.SimpleQueueService.UnsupportedOperation");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn source_must_be_a_dead_letter_queue() {
+        let emu = emulator();
+        create(&emu, "plain", json!({})).await;
+        let err = call(
+            &emu,
+            "StartMessageMoveTask",
+            json!({"SourceArn": "arn:aws:sqs:us-east-1:000000000000:plain"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), "InvalidParameterValue");
+        let err = call(
+            &emu,
+            "StartMessageMoveTask",
+            json!({"SourceArn": "arn:aws:sqs:us-east-1:000000000000:none"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), "ResourceNotFoundException");
+    }
+}

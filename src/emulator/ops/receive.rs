@@ -1,0 +1,576 @@
+//! ReceiveMessage: leases, long polling, FIFO group rules, dead-letter moves.
+//!
+//! Long polling registers on the queue's `Notify` *before* looking at the queue, then sleeps
+//! until a wake or the earliest of (poll deadline, next lease/delay expiry). Sends, releases and
+//! expiries all wake waiters, so a waiting receive answers as soon as a message is receivable
+//! and nothing busy-polls.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
+use crate::emulator::model::message::{
+    Message, MessageAttributeValue, attribute_selected, md5_of_attributes,
+};
+use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
+use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::redrive;
+use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::input::Input;
+use crate::emulator::support::input::queue_name;
+
+/// Validated ReceiveMessage parameters.
+struct ReceiveParams {
+    max: usize,
+    wait_seconds: Option<u64>,
+    visibility_seconds: Option<u64>,
+    system_names: Vec<String>,
+    attribute_filters: Vec<String>,
+    attempt_id: Option<String>,
+}
+
+/// An optional integer parameter that must lie in `min..=max`, refused with AWS's wording.
+fn in_range(
+    input: &Input<'_>,
+    name: &str,
+    min: i64,
+    max: i64,
+    reason: &str,
+) -> SqsResult<Option<i64>> {
+    match input.integer(name)? {
+        Some(n) if !(min..=max).contains(&n) => Err(SqsError::invalid_value(n, name, reason)),
+        other => Ok(other),
+    }
+}
+
+fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
+    let max = in_range(
+        input,
+        "MaxNumberOfMessages",
+        1,
+        10,
+        "Must be between 1 and 10, if provided.",
+    )?
+    .map_or(1, |n| n as usize);
+    let wait_seconds = in_range(
+        input,
+        "WaitTimeSeconds",
+        0,
+        20,
+        "Must be >= 0 and <= 20, if provided.",
+    )?
+    .map(|n| n as u64);
+    let visibility_seconds = in_range(
+        input,
+        "VisibilityTimeout",
+        0,
+        i64::from(MAX_VISIBILITY_TIMEOUT),
+        "Must be >= 0 and <= 43200, if provided.",
+    )?
+    .map(|n| n as u64);
+    let legacy = input.string_list("AttributeNames")?;
+    let system = input.string_list("MessageSystemAttributeNames")?;
+    // When both are given, the JSON protocol honours MessageSystemAttributeNames and the query
+    // protocol AttributeNames (SNAP-2025 `test_message_system_attribute_names_with_attribute_names`).
+    let system_names = match (ctx.query, legacy.is_empty(), system.is_empty()) {
+        (true, false, _) | (false, false, true) => legacy,
+        _ => system,
+    };
+    let attempt_id = input.string("ReceiveRequestAttemptId")?.map(str::to_owned);
+    if let Some(id) = &attempt_id
+        && (id.is_empty() || id.len() > 128 || !id.bytes().all(|b| (33..=126).contains(&b)))
+    {
+        return Err(SqsError::invalid_value(
+            id,
+            "ReceiveRequestAttemptId",
+            "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+        ));
+    }
+    Ok(ReceiveParams {
+        max,
+        wait_seconds,
+        visibility_seconds,
+        system_names,
+        attribute_filters: input.string_list("MessageAttributeNames")?,
+        attempt_id,
+    })
+}
+
+/// The JSON shape of one received message, with only the requested attributes.
+fn render(queue: &Queue, message: &Message, handle: &str, params: &ReceiveParams) -> Value {
+    let mut out = Map::new();
+    out.insert("MessageId".into(), json!(message.message_id));
+    out.insert("ReceiptHandle".into(), json!(handle));
+    out.insert("MD5OfBody".into(), json!(message.md5_of_body));
+    out.insert("Body".into(), json!(message.body));
+    let wants = |name: &str| params.system_names.iter().any(|n| n == "All" || n == name);
+    let mut system = Map::new();
+    let mut put = |name: &str, value: Option<String>| {
+        if let Some(value) = value
+            && wants(name)
+        {
+            system.insert(name.to_owned(), Value::String(value));
+        }
+    };
+    put("SenderId", Some(message.sender_id.clone()));
+    put("SentTimestamp", Some(message.sent_ms.to_string()));
+    put(
+        "ApproximateReceiveCount",
+        Some(message.receive_count.to_string()),
+    );
+    put(
+        "ApproximateFirstReceiveTimestamp",
+        message.first_receive_ms.map(|t| t.to_string()),
+    );
+    put("AWSTraceHeader", message.trace_header.clone());
+    put(
+        "DeadLetterQueueSourceArn",
+        message.dead_letter_source_arn.clone(),
+    );
+    put("MessageGroupId", message.group_id.clone());
+    if queue.is_fifo() {
+        put("MessageDeduplicationId", message.dedup_id.clone());
+        put("SequenceNumber", message.sequence_number.clone());
+    }
+    if !system.is_empty() {
+        out.insert("Attributes".into(), Value::Object(system));
+    }
+    // The digest covers only the attributes returned (SNAP-2025, facts A3b).
+    let selected: BTreeMap<String, MessageAttributeValue> = message
+        .attributes
+        .iter()
+        .filter(|(name, _)| attribute_selected(&params.attribute_filters, name))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(md5) = md5_of_attributes(&selected) {
+        out.insert("MD5OfMessageAttributes".into(), json!(md5));
+        let attributes: Map<String, Value> = selected
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_json()))
+            .collect();
+        out.insert("MessageAttributes".into(), Value::Object(attributes));
+    }
+    Value::Object(out)
+}
+
+/// One non-blocking receive attempt under the lock.
+fn try_receive(
+    emu: &Emulator,
+    state: &mut State,
+    name: &str,
+    params: &ReceiveParams,
+    now: u64,
+) -> SqsResult<Vec<Value>> {
+    let queue = state.queue_mut(name, now)?;
+    let visibility_ms = params
+        .visibility_seconds
+        .unwrap_or(u64::from(queue.settings.visibility_timeout))
+        * 1000;
+    // A FIFO retry with the same attempt id gets the same messages and handles, with the
+    // visibility timeout reset, while they are still leased under that receive (API_ReceiveMessage).
+    if queue.is_fifo()
+        && let Some(id) = &params.attempt_id
+        && let Some(attempt) = queue.attempt(id, now).cloned()
+    {
+        let still_leased = attempt.leases.iter().all(|&(seq, nonce)| {
+            matches!(queue.get(seq).map(|m| m.state), Some(crate::emulator::model::message::MessageState::InFlight { nonce: n, .. }) if n == nonce)
+        });
+        if still_leased {
+            let mut out = Vec::new();
+            for &(seq, nonce) in &attempt.leases {
+                queue.set_visibility(seq, nonce, now + visibility_ms, now);
+                if let Some(message) = queue.get(seq) {
+                    let handle = ReceiptHandle {
+                        queue: name.to_owned(),
+                        seq,
+                        nonce,
+                    }
+                    .encode();
+                    out.push(render(queue, message, &handle, params));
+                }
+            }
+            return Ok(out);
+        }
+    }
+    let (_, inflight, _) = queue.counts();
+    if inflight >= emu.config.max_in_flight {
+        return Err(SqsError::over_limit(format!(
+            "Too many messages in flight for queue {name}: the limit is {}.",
+            emu.config.max_in_flight
+        )));
+    }
+    let redrive = queue.settings.redrive_policy.clone();
+    let source_arn = queue.arn.clone();
+    let dlq_name = redrive.as_ref().and_then(|p| {
+        state
+            .queue_name_by_arn(&p.dead_letter_target_arn)
+            .filter(|n| n != name)
+    });
+    let mut leased: Vec<(u64, u64)> = Vec::new();
+    let mut moved: Vec<Message> = Vec::new();
+    loop {
+        let queue = state.queue_mut(name, now)?;
+        let wanted = params.max - leased.len();
+        let candidates = queue.candidates(wanted);
+        if candidates.is_empty() {
+            break;
+        }
+        let mut moved_any = false;
+        let mut nonces = Vec::new();
+        for seq in candidates {
+            let over_limit = match (&redrive, &dlq_name, queue.get(seq)) {
+                (Some(policy), Some(_), Some(m)) => m.receive_count >= policy.max_receive_count,
+                _ => false,
+            };
+            if over_limit {
+                if let Some(message) = queue.remove(seq) {
+                    moved.push(message);
+                    moved_any = true;
+                }
+            } else {
+                nonces.push(seq);
+            }
+        }
+        for seq in nonces {
+            let nonce = state.next_nonce();
+            let queue = state.queue_mut(name, now)?;
+            if queue.lease(seq, visibility_ms, nonce, now).is_some() {
+                leased.push((seq, nonce));
+            }
+        }
+        if !moved_any || leased.len() >= params.max {
+            break;
+        }
+    }
+    if let Some(target) = &dlq_name
+        && !moved.is_empty()
+    {
+        redrive::deliver_to_dlq(state, target, &source_arn, moved, now);
+    }
+    let queue = state.queue_mut(name, now)?;
+    if queue.is_fifo()
+        && let Some(id) = &params.attempt_id
+        && !leased.is_empty()
+    {
+        queue.remember_attempt(
+            id.clone(),
+            ReceiveAttempt {
+                leases: leased.clone(),
+                expires_ms: now + ATTEMPT_WINDOW_MS,
+            },
+        );
+    }
+    Ok(leased
+        .iter()
+        .filter_map(|&(seq, nonce)| {
+            let message = queue.get(seq)?;
+            let handle = ReceiptHandle {
+                queue: name.to_owned(),
+                seq,
+                nonce,
+            }
+            .encode();
+            Some(render(queue, message, &handle, params))
+        })
+        .collect())
+}
+
+fn reply(messages: Vec<Value>) -> Value {
+    if messages.is_empty() {
+        // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
+        json!({})
+    } else {
+        json!({ "Messages": messages })
+    }
+}
+
+pub(crate) async fn receive_message(
+    emu: &Arc<Emulator>,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let name = queue_name(&input)?;
+    let params = params(&input, ctx)?;
+    let (notify, wait_seconds) = {
+        let mut state = emu.lock();
+        let now = emu.now();
+        let queue = state.queue_mut(&name, now)?;
+        let wait = params
+            .wait_seconds
+            .unwrap_or(u64::from(queue.settings.receive_message_wait_time_seconds));
+        (queue.notify.clone(), wait)
+    };
+    let deadline = emu.now() + wait_seconds * 1000;
+    loop {
+        let notified = notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let next_deadline = {
+            let mut state = emu.lock();
+            let now = emu.now();
+            match state.queues.get(&name) {
+                Some(q) if Arc::ptr_eq(&q.notify, &notify) => {}
+                // Deleted (or deleted and re-created) while we waited: the poll ends empty.
+                _ => return Ok(reply(Vec::new())),
+            }
+            let messages = try_receive(emu, &mut state, &name, &params, now)?;
+            if !messages.is_empty() || now >= deadline || emu.is_stopping() {
+                return Ok(reply(messages));
+            }
+            let queue = state.queue_mut(&name, now)?;
+            queue.next_deadline().map_or(deadline, |d| d.min(deadline))
+        };
+        let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
+        tokio::select! {
+            () = &mut notified => {}
+            () = tokio::time::sleep(Duration::from_millis(sleep_ms)) => {}
+            () = emu.stopped() => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::emulator::test_support::{
+        advance, attribute, call, create, create_fifo, emulator, receive, send,
+    };
+
+    #[tokio::test(start_paused = true)]
+    async fn a_long_poll_answers_at_once_when_the_server_stops() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let poll = {
+            let emu = std::sync::Arc::clone(&emu);
+            let url = url.clone();
+            tokio::spawn(
+                async move { receive(&emu, &url, 1, json!({"WaitTimeSeconds": 20})).await },
+            )
+        };
+        advance(1).await;
+        let started = tokio::time::Instant::now();
+        emu.begin_stop();
+        let got = poll.await.unwrap();
+        assert!(got.is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // A poll that starts after the stop does not wait either.
+        assert!(
+            receive(&emu, &url, 1, json!({"WaitTimeSeconds": 20}))
+                .await
+                .is_empty()
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn lease_expires_after_visibility_timeout() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        assert_eq!(receive(&emu, &url, 1, json!({})).await.len(), 1);
+        assert_eq!(
+            attribute(&emu, &url, "ApproximateNumberOfMessagesNotVisible").await,
+            "1"
+        );
+        advance(29).await;
+        assert!(receive(&emu, &url, 1, json!({})).await.is_empty());
+        advance(1).await;
+        let again = receive(
+            &emu,
+            &url,
+            1,
+            json!({"MessageSystemAttributeNames": ["All"]}),
+        )
+        .await;
+        assert_eq!(again[0]["Attributes"]["ApproximateReceiveCount"], "2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn per_receive_visibility_override() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        receive(&emu, &url, 1, json!({"VisibilityTimeout": 5})).await;
+        advance(5).await;
+        assert_eq!(receive(&emu, &url, 1, json!({})).await.len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_poll_wakes_on_arrival() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let started = emu.now();
+        let poll = {
+            let emu = emu.clone();
+            let url = url.clone();
+            tokio::spawn(async move {
+                call(
+                    &emu,
+                    "ReceiveMessage",
+                    json!({"QueueUrl": url, "WaitTimeSeconds": 20}),
+                )
+                .await
+                .unwrap()
+            })
+        };
+        tokio::task::yield_now().await;
+        advance(3).await;
+        send(&emu, &url, "hi").await;
+        let out = poll.await.unwrap();
+        assert_eq!(out["Messages"][0]["Body"], "hi");
+        assert!(emu.now() - started < 4_000);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_poll_wakes_when_a_lease_expires() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        send(&emu, &url, "a").await;
+        receive(&emu, &url, 1, json!({"VisibilityTimeout": 2})).await;
+        let started = emu.now();
+        let out = call(
+            &emu,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "WaitTimeSeconds": 20}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out["Messages"][0]["Body"], "a");
+        let waited = emu.now() - started;
+        assert!((2_000..3_000).contains(&waited), "{waited}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_poll_times_out_empty() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({"ReceiveMessageWaitTimeSeconds": "4"})).await;
+        let started = emu.now();
+        let out = call(&emu, "ReceiveMessage", json!({"QueueUrl": url}))
+            .await
+            .unwrap();
+        assert_eq!(out, json!({}));
+        assert!(emu.now() - started >= 4_000);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn parameter_ranges() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let err = call(
+            &emu,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "WaitTimeSeconds": 21}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            "Value 21 for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 20, if provided."
+        );
+        let err = call(
+            &emu,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "MaxNumberOfMessages": 0}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), "InvalidParameterValue");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn attribute_filters_and_md5_of_returned_subset() {
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let attrs = json!({
+            "General": {"DataType": "String", "StringValue": "Kenobi"},
+            "Hello": {"DataType": "String", "StringValue": "There"},
+            "Help.Me": {"DataType": "String", "StringValue": "Me"},
+        });
+        call(
+            &emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "msg", "MessageAttributes": attrs}),
+        )
+        .await
+        .unwrap();
+        let got = receive(
+            &emu,
+            &url,
+            1,
+            json!({"MessageAttributeNames": ["Hello"], "VisibilityTimeout": 0}),
+        )
+        .await;
+        assert_eq!(
+            got[0]["MD5OfMessageAttributes"],
+            "a311262e065454b75da111d535b8dacd"
+        );
+        let got = receive(
+            &emu,
+            &url,
+            1,
+            json!({"MessageAttributeNames": ["Hel.*"], "VisibilityTimeout": 0}),
+        )
+        .await;
+        assert_eq!(
+            got[0]["MD5OfMessageAttributes"],
+            "83fee93c1bcd8b9a5a923ffacdc636c7"
+        );
+        let got = receive(&emu, &url, 1, json!({"VisibilityTimeout": 0})).await;
+        assert!(got[0].get("MessageAttributes").is_none());
+        assert!(got[0].get("Attributes").is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_group_blocks_while_in_flight() {
+        let emu = emulator();
+        let url = create_fifo(&emu).await;
+        for (body, group) in [("g1-1", "g1"), ("g1-2", "g1"), ("g2-1", "g2")] {
+            call(
+                &emu,
+                "SendMessage",
+                json!({"QueueUrl": url, "MessageBody": body, "MessageGroupId": group}),
+            )
+            .await
+            .unwrap();
+        }
+        let first = receive(&emu, &url, 1, json!({})).await;
+        assert_eq!(first[0]["Body"], "g1-1");
+        let next = receive(&emu, &url, 10, json!({})).await;
+        let bodies: Vec<_> = next.iter().map(|m| m["Body"].as_str().unwrap()).collect();
+        assert_eq!(bodies, ["g2-1"]);
+        let handle = first[0]["ReceiptHandle"].as_str().unwrap();
+        call(
+            &emu,
+            "DeleteMessage",
+            json!({"QueueUrl": url, "ReceiptHandle": handle}),
+        )
+        .await
+        .unwrap();
+        let last = receive(&emu, &url, 10, json!({})).await;
+        assert_eq!(last[0]["Body"], "g1-2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fifo_receive_attempt_id_returns_same_messages() {
+        let emu = emulator();
+        let url = create_fifo(&emu).await;
+        for body in ["a", "b"] {
+            call(
+                &emu,
+                "SendMessage",
+                json!({"QueueUrl": url, "MessageBody": body, "MessageGroupId": "g"}),
+            )
+            .await
+            .unwrap();
+        }
+        let first = receive(&emu, &url, 1, json!({"ReceiveRequestAttemptId": "try-1"})).await;
+        let retry = receive(&emu, &url, 1, json!({"ReceiveRequestAttemptId": "try-1"})).await;
+        assert_eq!(first, retry);
+    }
+}

@@ -1,0 +1,174 @@
+//! Accepting connections and shutting down.
+//!
+//! Shaped like mini-redis's `server::run`: a library function serving a listener until a
+//! shutdown future resolves. At most `max_connections` connections are served at once (the
+//! accept loop waits for a free slot, so further clients queue in the listen backlog). On
+//! shutdown the listener closes, long polls answer at once with what they have, idle keep-alive
+//! connections close, and requests in flight get `shutdown_grace` to finish before their
+//! connections are cut.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::conn::{Activity, TimedStream};
+use super::request::handle;
+use crate::emulator::model::store::Emulator;
+use crate::emulator::support::config::EmulatorConfig;
+
+/// Serves SQS (and STS GetCallerIdentity) on `listener` until `shutdown` resolves; then stops
+/// accepting, lets requests in flight finish within `config.shutdown_grace`, and returns.
+pub async fn serve(
+    listener: TcpListener,
+    config: EmulatorConfig,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    let local = listener.local_addr()?;
+    let grace = config.shutdown_grace;
+    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let emu = Arc::new(Emulator::new(config));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            () = &mut shutdown => break,
+            slot = Arc::clone(&slots).acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let stream = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Transient accept errors (EMFILE, aborted handshakes) must not stop the server.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let emu = Arc::clone(&emu);
+        let stop = stop_rx.clone();
+        connections.spawn(async move {
+            serve_connection(emu, stream, local, stop).await;
+            drop(slot);
+        });
+    }
+    drop(listener);
+    emu.begin_stop();
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(grace, async {
+        while connections.join_next().await.is_some() {}
+    });
+    if drained.await.is_err() {
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// Serves one connection until the client closes it, a time bound cuts it, or the server
+/// stops (then the request in flight finishes and the connection closes).
+async fn serve_connection(
+    emu: Arc<Emulator>,
+    stream: TcpStream,
+    local: SocketAddr,
+    mut stop: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let activity = Arc::new(Activity::default());
+    let read_timeout = emu.config.header_read_timeout;
+    let stream = TimedStream::new(
+        stream,
+        Arc::clone(&activity),
+        read_timeout,
+        emu.config.idle_timeout,
+    );
+    let service = service_fn(move |req| {
+        let emu = Arc::clone(&emu);
+        let busy = activity.begin();
+        async move {
+            let response = handle(emu, req, local, read_timeout).await;
+            drop(busy);
+            Ok::<_, Infallible>(response)
+        }
+    });
+    let connection = http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        () = async {
+            // The guard `wait_for` returns is not Send: drop it before the branch awaits.
+            let _ = stop.wait_for(|stopping| *stopping).await;
+        } => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}
+
+/// An emulator running on a background task.
+#[derive(Debug)]
+pub struct RunningEmulator {
+    addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningEmulator {
+    /// `http://127.0.0.1:PORT`, ready for an SDK's `endpoint_url`.
+    pub fn endpoint_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops the emulator (as [`serve`] does on shutdown) and waits for it to finish.
+    pub async fn shutdown(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for RunningEmulator {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Starts the emulator on a background task bound to `addr` (`127.0.0.1:0` for an ephemeral
+/// port).
+pub async fn spawn(addr: SocketAddr, config: EmulatorConfig) -> std::io::Result<RunningEmulator> {
+    let listener = TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(serve(listener, config, async move {
+        let _ = rx.await;
+    }));
+    Ok(RunningEmulator {
+        addr,
+        shutdown: Some(tx),
+        task,
+    })
+}

@@ -1,0 +1,191 @@
+//! One request: read its head and (bounded) body, pick the protocol and service, dispatch,
+//! encode. Every answer, malformed requests included, is AWS-shaped.
+//!
+//! [`answer`] is the pure part (head and body in, response out) so that tests can throw
+//! arbitrary input at it without sockets.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::Value;
+
+use crate::emulator::dispatch::dispatch;
+use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
+use crate::emulator::protocol::{json, query, sts};
+use crate::emulator::support::errors::SqsError;
+use crate::emulator::support::input::queue_name_from_url;
+
+/// What the answer depends on besides the body.
+#[derive(Debug, Clone)]
+pub(crate) struct Head {
+    pub method: Method,
+    /// Path of the request URI (a query request may POST to a queue URL).
+    pub path: String,
+    /// Query string of the request URI.
+    pub uri_query: String,
+    /// Host the client addressed (queue URLs are built from it).
+    pub host: String,
+    /// `X-Amz-Target` (present: AWS JSON 1.0).
+    pub target: Option<String>,
+    /// `Authorization` (its SigV4 credential scope names the service).
+    pub authorization: Option<String>,
+    /// `X-Amzn-Trace-Id`.
+    pub trace_header: Option<String>,
+}
+
+fn header(req: &Request<Incoming>, name: impl hyper::header::AsHeaderName) -> Option<String> {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// Serves one HTTP request; the body must arrive within `read_timeout`.
+pub(super) async fn handle(
+    emu: Arc<Emulator>,
+    req: Request<Incoming>,
+    local: std::net::SocketAddr,
+    read_timeout: Duration,
+) -> Response<Full<Bytes>> {
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let host = header(&req, HOST)
+        .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
+        .unwrap_or_else(|| local.to_string());
+    let head = Head {
+        method: req.method().clone(),
+        path: req.uri().path().to_owned(),
+        uri_query: req.uri().query().unwrap_or_default().to_owned(),
+        host,
+        target: header(&req, "x-amz-target"),
+        authorization: header(&req, AUTHORIZATION),
+        trace_header: header(&req, "x-amzn-trace-id"),
+    };
+    let limit = emu.config.max_request_bytes;
+    let read = tokio::time::timeout(read_timeout, Limited::new(req.into_body(), limit).collect());
+    let body = match read.await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(_)) => return error(&head, &SqsError::request_too_large(limit), &request_id),
+        Err(_) => {
+            let timeout = SqsError::request_timeout(read_timeout);
+            return error(&head, &timeout, &request_id);
+        }
+    };
+    answer(&emu, &head, &body, &request_id).await
+}
+
+/// The answer to a request whose body has been read.
+pub(crate) async fn answer(
+    emu: &Arc<Emulator>,
+    head: &Head,
+    body: &[u8],
+    request_id: &str,
+) -> Response<Full<Bytes>> {
+    let ctx = RequestContext {
+        host: head.host.clone(),
+        query: head.target.is_none(),
+        trace_header: head.trace_header.clone(),
+    };
+    if let Some(target) = &head.target {
+        let Some(operation) = json::operation(target) else {
+            return json_error(&SqsError::unknown_operation(), request_id);
+        };
+        let params = match json::decode(body) {
+            Ok(p) => p,
+            Err(e) => return json_error(&e, request_id),
+        };
+        return match dispatch(emu, operation, &params, &ctx).await {
+            Ok(value) => response(200, json::CONTENT_TYPE, json::encode(&value), request_id),
+            Err(e) => json_error(&e, request_id),
+        };
+    }
+    let form = (head.method == Method::POST).then_some(body);
+    let pairs = match query::parse_pairs(&head.uri_query, form) {
+        Ok(pairs) => pairs,
+        Err(e) => return error(head, &e, request_id),
+    };
+    if sts::is_sts(head.authorization.as_deref(), &pairs) {
+        let (status, body) = sts::answer(&emu.config.account_id, &pairs, request_id);
+        return response(status, sts::CONTENT_TYPE, body.into_bytes(), request_id);
+    }
+    let (action, mut params) = match query::decode(pairs) {
+        Ok(decoded) => decoded,
+        Err(e) => return query_error(&e, request_id),
+    };
+    let Some(action) = action.filter(|a| !a.is_empty()) else {
+        return query_error(&SqsError::missing_parameter("Action"), request_id);
+    };
+    // A query request may address the queue by POSTing to its URL.
+    if !params.contains_key("QueueUrl")
+        && head.path.trim_matches('/').contains('/')
+        && let Ok(name) = queue_name_from_url(&head.path)
+    {
+        params.insert(
+            "QueueUrl".into(),
+            Value::String(emu.queue_url(&ctx.host, &name)),
+        );
+    }
+    match dispatch(emu, &action, &params, &ctx).await {
+        Ok(value) => response(
+            200,
+            query::CONTENT_TYPE,
+            query::encode(&action, &value, request_id).into_bytes(),
+            request_id,
+        ),
+        Err(e) => query_error(&e, request_id),
+    }
+}
+
+/// An error in the protocol the request speaks (STS-shaped for STS requests).
+fn error(head: &Head, error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
+    if head.target.is_some() {
+        json_error(error, request_id)
+    } else if sts::is_sts(head.authorization.as_deref(), &[]) {
+        let body = sts::encode_error(error, request_id).into_bytes();
+        response(error.status(), sts::CONTENT_TYPE, body, request_id)
+    } else {
+        query_error(error, request_id)
+    }
+}
+
+fn response(
+    status: u16,
+    content_type: &str,
+    body: Vec<u8>,
+    request_id: &str,
+) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(Bytes::from(body)));
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    let headers = resp.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_str(content_type).unwrap_or(HeaderValue::from_static("text/plain")),
+    );
+    if let Ok(id) = HeaderValue::from_str(request_id) {
+        headers.insert("x-amzn-RequestId", id);
+    }
+    resp
+}
+
+fn json_error(error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
+    let (body, query_error) = json::encode_error(error);
+    let mut resp = response(error.status(), json::CONTENT_TYPE, body, request_id);
+    if let Ok(v) = HeaderValue::from_str(&query_error) {
+        resp.headers_mut().insert("x-amzn-query-error", v);
+    }
+    resp
+}
+
+fn query_error(error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
+    response(
+        error.status(),
+        query::CONTENT_TYPE,
+        query::encode_error(error, request_id).into_bytes(),
+        request_id,
+    )
+}

@@ -1,0 +1,160 @@
+//! Typed access to a request's parameters, whichever protocol carried them.
+//!
+//! Both protocols are decoded into the JSON protocol's shape (a JSON object); the query protocol
+//! delivers every scalar as a string, so numeric accessors accept numeric strings too.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::emulator::support::errors::{SqsError, SqsResult};
+
+/// A request's parameters.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Input<'a> {
+    map: &'a Map<String, Value>,
+}
+
+fn wrong_type(name: &str) -> SqsError {
+    SqsError::serialization(format!("Unexpected value type for parameter {name}."))
+}
+
+impl<'a> Input<'a> {
+    /// Wraps a parameter object.
+    pub fn new(map: &'a Map<String, Value>) -> Self {
+        Self { map }
+    }
+
+    /// The raw value, treating JSON null as absent.
+    pub fn raw(&self, name: &str) -> Option<&'a Value> {
+        self.map.get(name).filter(|v| !v.is_null())
+    }
+
+    /// An optional string.
+    pub fn string(&self, name: &str) -> SqsResult<Option<&'a str>> {
+        match self.raw(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(wrong_type(name)),
+        }
+    }
+
+    /// A required, non-empty string (`MissingParameter` otherwise).
+    pub fn required_string(&self, name: &str) -> SqsResult<&'a str> {
+        match self.string(name)? {
+            Some(s) if !s.is_empty() => Ok(s),
+            _ => Err(SqsError::missing_parameter(name)),
+        }
+    }
+
+    /// An optional integer; strings holding integers are accepted (query protocol).
+    ///
+    /// A string that is not an integer is answered like AWS answers a bad value.
+    pub fn integer(&self, name: &str) -> SqsResult<Option<i64>> {
+        match self.raw(name) {
+            None => Ok(None),
+            Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(|| wrong_type(name)),
+            Some(Value::String(s)) => s
+                .trim()
+                .parse::<i64>()
+                .map(Some)
+                .map_err(|_| SqsError::invalid_value(s, name, "Must be an integer.")),
+            Some(_) => Err(wrong_type(name)),
+        }
+    }
+
+    /// An optional list of strings.
+    pub fn string_list(&self, name: &str) -> SqsResult<Vec<String>> {
+        match self.raw(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| wrong_type(name))
+                })
+                .collect(),
+            Some(_) => Err(wrong_type(name)),
+        }
+    }
+
+    /// An optional string-to-string map. Numbers and booleans are stringified, because
+    /// hand-written JSON clients send `"DelaySeconds": 5` and AWS's attributes are strings.
+    pub fn string_map(&self, name: &str) -> SqsResult<BTreeMap<String, String>> {
+        match self.raw(name) {
+            None => Ok(BTreeMap::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        Value::Bool(b) => b.to_string(),
+                        _ => return Err(wrong_type(name)),
+                    };
+                    Ok((k.clone(), v))
+                })
+                .collect(),
+            Some(_) => Err(wrong_type(name)),
+        }
+    }
+
+    /// An optional list of objects (batch entries).
+    pub fn object_list(&self, name: &str) -> SqsResult<Vec<Input<'a>>> {
+        match self.raw(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_object()
+                        .map(Input::new)
+                        .ok_or_else(|| wrong_type(name))
+                })
+                .collect(),
+            Some(_) => Err(wrong_type(name)),
+        }
+    }
+}
+
+/// The queue name in a QueueUrl: its last path segment. A bare name is accepted, as AWS does
+/// (TEST-PY `test_posting_to_queue_via_queue_name`).
+pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
+    let url = url.trim();
+    let path = match url.find("://") {
+        Some(i) => {
+            let rest = &url[i + 3..];
+            rest.find('/').map_or("", |j| &rest[j..])
+        }
+        None => url,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    path.split('/')
+        .rfind(|s| !s.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(SqsError::non_existent_queue)
+}
+
+/// The queue name named by the request's QueueUrl.
+pub(crate) fn queue_name(input: &Input<'_>) -> SqsResult<String> {
+    queue_name_from_url(input.required_string("QueueUrl")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_urls() {
+        assert_eq!(
+            queue_name_from_url("http://localhost:1/000000000000/q1").unwrap(),
+            "q1"
+        );
+        assert_eq!(
+            queue_name_from_url("https://sqs.us-east-1.amazonaws.com/1/q.fifo").unwrap(),
+            "q.fifo"
+        );
+        assert_eq!(queue_name_from_url("q2").unwrap(), "q2");
+        assert!(queue_name_from_url("http://host").is_err());
+    }
+}
