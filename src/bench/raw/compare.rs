@@ -31,9 +31,12 @@ pub struct ComparedRow {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Comparison {
     pub rows: Vec<ComparedRow>,
-    /// Rows of the current run the baseline does not have, and the other way round.
+    /// Rows of the current run the baseline does not have, and the other way round (for
+    /// targets both runs measured).
     pub only_current: Vec<String>,
     pub only_baseline: Vec<String>,
+    /// Targets of the baseline this run did not measure at all.
+    pub baseline_only_targets: Vec<String>,
 }
 
 impl Comparison {
@@ -94,7 +97,11 @@ pub fn compare(baseline: &RawReport, current: &RawReport) -> Comparison {
         }
     }
     for base in &baseline.rows {
-        if !current.rows.iter().any(|c| key(c) == key(base)) {
+        if !current.rows.iter().any(|c| c.target == base.target) {
+            if !out.baseline_only_targets.contains(&base.target) {
+                out.baseline_only_targets.push(base.target.clone());
+            }
+        } else if !current.rows.iter().any(|c| key(c) == key(base)) {
             out.only_baseline.push(label(base));
         }
     }
@@ -134,12 +141,13 @@ pub fn comparison_markdown(c: &Comparison, baseline_started_at: &str) -> String 
         );
     }
     for (what, list) in [
-        ("not in the baseline", &c.only_current),
-        ("in the baseline only", &c.only_baseline),
+        ("Rows not in the baseline", &c.only_current),
+        ("Rows in the baseline only", &c.only_baseline),
+        ("Targets in the baseline only", &c.baseline_only_targets),
     ] {
         if !list.is_empty() {
             let names: Vec<String> = list.iter().map(|l| markdown_text(l)).collect();
-            let _ = writeln!(out, "\nRows {what}: {}", names.join(", "));
+            let _ = writeln!(out, "\n{what}: {}", names.join(", "));
         }
     }
     out
@@ -190,7 +198,8 @@ mod tests {
             ]
         );
         assert_eq!(c.only_current, ["new json send × 1"]);
-        assert_eq!(c.only_baseline, ["gone json send × 1"]);
+        assert!(c.only_baseline.is_empty(), "{c:?}");
+        assert_eq!(c.baseline_only_targets, ["gone"]);
         let below: Vec<&str> = c.below(0.9).iter().map(|r| r.target.as_str()).collect();
         assert_eq!(below, ["moto"]);
         let md = comparison_markdown(&c, "2026-12-01T00:00:00Z");
