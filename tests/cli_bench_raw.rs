@@ -308,3 +308,44 @@ fn raw_bench_refuses_aws_hosts_and_misplaced_flags() {
         done.stderr
     );
 }
+
+#[test]
+fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("partial.json");
+    let endpoint = format!("nobody=http://127.0.0.1:{}", common::free_port());
+    let done = bench(
+        &[
+            "--target",
+            "embedded",
+            "--endpoint",
+            &endpoint,
+            "--workload",
+            "send",
+            "--connections",
+            "1",
+            "--duration",
+            "100ms",
+            "--warmup",
+            "0s",
+        ],
+        &json,
+    );
+    assert_eq!(done.code(), 3, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("nobody failed: unreachable"),
+        "{}",
+        done.stderr
+    );
+    let report = read(&json);
+    assert_eq!(rows(&report, "embedded").len(), 2, "{report}");
+    assert!(rows(&report, "nobody").is_empty(), "{report}");
+    let nobody = &report["targets"][1];
+    assert_eq!(nobody["name"], "nobody");
+    assert!(
+        nobody["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("connect")),
+        "{nobody}"
+    );
+}
