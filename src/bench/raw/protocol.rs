@@ -46,8 +46,8 @@ const QUERY_VERSION: &str = "2012-11-05";
 /// One request ready to send: everything but the `Host` header, which the connection adds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
-    /// `x-amz-target` for JSON; `None` for query.
-    pub target: Option<String>,
+    /// `x-amz-target` for JSON (validated once, here); `None` for query.
+    pub target: Option<hyper::header::HeaderValue>,
     pub content_type: &'static str,
     pub body: Bytes,
     /// The operation, for per-operation latency.
@@ -69,10 +69,8 @@ impl Prepared {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
         headers.insert(AUTH, HeaderValue::from_static(AUTHORIZATION));
         headers.insert("x-amz-date", HeaderValue::from_static(AMZ_DATE));
-        if let Some(target) = &self.target
-            && let Ok(v) = HeaderValue::from_str(target)
-        {
-            headers.insert("x-amz-target", v);
+        if let Some(target) = &self.target {
+            headers.insert("x-amz-target", target.clone());
         }
         req
     }
@@ -87,7 +85,8 @@ pub struct Requests {
 impl Requests {
     fn json(&self, operation: &'static str, body: Value) -> Prepared {
         Prepared {
-            target: Some(format!("AmazonSQS.{operation}")),
+            // Operation names are ASCII identifiers, always a valid header value.
+            target: hyper::header::HeaderValue::from_str(&format!("AmazonSQS.{operation}")).ok(),
             content_type: "application/x-amz-json-1.0",
             body: Bytes::from(body.to_string()),
             operation,
@@ -333,13 +332,16 @@ mod tests {
     #[test]
     fn json_requests_name_the_operation_in_the_target() {
         let r = JSON.send("http://h/000000000000/q");
-        assert_eq!(r.target.as_deref(), Some("AmazonSQS.SendMessage"));
+        assert_eq!(
+            r.target.as_ref().and_then(|v| v.to_str().ok()),
+            Some("AmazonSQS.SendMessage")
+        );
         assert_eq!(r.content_type, "application/x-amz-json-1.0");
         let body: Value = serde_json::from_slice(&r.body).expect("json");
         assert_eq!(body["QueueUrl"], "http://h/000000000000/q");
         assert_eq!(body["MessageBody"], MESSAGE_BODY);
         assert_eq!(
-            JSON.noop().target.as_deref(),
+            JSON.noop().target.as_ref().and_then(|v| v.to_str().ok()),
             Some("AmazonSQS.SqsprobeNoOperation")
         );
         let batch: Value = serde_json::from_slice(&JSON.send_batch("u").body).expect("json");
