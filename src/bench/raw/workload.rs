@@ -79,10 +79,17 @@ impl ConnectionLog {
             self.first_error = Some(what());
         }
     }
+}
 
-    /// Successful requests.
-    pub fn requests(&self) -> u64 {
-        self.samples.iter().map(|(_, v)| v.len() as u64).sum()
+/// Appends `samples` to `operation`'s list, which is added in first-seen order if new.
+fn add_samples(
+    lists: &mut Vec<(&'static str, Vec<u64>)>,
+    operation: &'static str,
+    samples: Vec<u64>,
+) {
+    match lists.iter_mut().find(|(op, _)| *op == operation) {
+        Some((_, v)) => v.extend(samples),
+        None => lists.push((operation, samples)),
     }
 }
 
@@ -102,10 +109,7 @@ pub fn merge(logs: Vec<ConnectionLog>) -> (ConnectionLog, Latency, Vec<OpLatency
         }
         all.finished = all.finished.max(log.finished);
         for (op, samples) in log.samples {
-            match per_op.iter_mut().find(|(o, _)| *o == op) {
-                Some((_, v)) => v.extend(samples),
-                None => per_op.push((op, samples)),
-            }
+            add_samples(&mut per_op, op, samples);
         }
     }
     let every: Vec<u64> = per_op.iter().flat_map(|(_, v)| v.iter().copied()).collect();
@@ -117,10 +121,7 @@ pub fn merge(logs: Vec<ConnectionLog>) -> (ConnectionLog, Latency, Vec<OpLatency
             latency: Latency::from_nanos(samples),
         })
         .collect();
-    all.samples.push(("all", every));
-    let latency = Latency::from_nanos(std::mem::take(&mut all.samples[0].1));
-    all.samples.clear();
-    (all, latency, operations)
+    (all, Latency::from_nanos(every), operations)
 }
 
 /// Sends one request; records its latency when `accept` takes the answer, an error otherwise.
