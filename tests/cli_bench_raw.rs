@@ -53,6 +53,8 @@ fn assert_rows_complete(report: &Value, target: &str, connections: &[u64]) {
         assert!(p50 > 0.0 && p999 >= p50, "{r}");
         if r["workload"] == "noop" {
             assert_eq!(r["ceiling_ratio"], 1.0, "{r}");
+            // Measured before and after the workloads; the drift compares the two.
+            assert!(r["ceiling_drift"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
             assert_eq!(r["messages"], 0, "{r}");
         } else {
             assert!(

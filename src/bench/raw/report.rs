@@ -17,7 +17,8 @@ pub const RAW_REPORT_VERSION: u32 = 2;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RawWorkload {
-    /// An unknown-operation request: the server's HTTP cost, the ceiling of every other row.
+    /// An unknown-operation request: the server's HTTP cost, the ceiling of every other row;
+    /// measured before and after the workloads of each connection count, both phases in one row.
     Noop,
     /// SendMessage to one queue shared by all connections.
     Send,
@@ -112,6 +113,11 @@ pub struct RawRow {
     pub operations: Vec<OpLatency>,
     /// HTTP status → answers with it.
     pub status_counts: BTreeMap<String, u64>,
+    /// No-op rows only: the second no-op phase's req/s ÷ the first's (one just before the
+    /// count's workloads, one just after). Far from 1, the machine's load moved during the
+    /// count and its ratios are less certain.
+    #[serde(default)]
+    pub ceiling_drift: Option<f64>,
     /// requests/s ÷ the same target's no-op requests/s at the same connection count: the
     /// share of the server's pure-HTTP request rate left when requests do SQS work.
     pub ceiling_ratio: Option<f64>,
@@ -232,6 +238,7 @@ pub(crate) mod tests {
             latency: Latency::from_nanos(vec![20_000, 30_000, 1_000_000]),
             operations: Vec::new(),
             status_counts: BTreeMap::new(),
+            ceiling_drift: None,
             ceiling_ratio: None,
             run_ceiling_ratio: None,
             first_error: None,

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::report::RawRow;
+use super::report::{RawRow, RawWorkload};
 use crate::text::escape::markdown_text;
 
 /// Microseconds with enough digits for loopback latencies (tens of µs) and slow peers alike.
@@ -49,7 +49,10 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
             r.connections,
             rate(r.requests_per_second),
             rate(r.messages_per_second),
-            ratio(r.ceiling_ratio),
+            match r.ceiling_drift {
+                Some(d) if r.workload == RawWorkload::Noop => format!("drift {d:.2}"),
+                _ => ratio(r.ceiling_ratio),
+            },
             ratio(r.run_ceiling_ratio),
             us(r.latency.p50_us),
             us(r.latency.p99_us),
@@ -60,7 +63,8 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
     }
     out.push_str(
         "\nceiling = req/s ÷ the same target's no-op req/s at the same connection count (1.00: the \
-         SQS work costs nothing beyond HTTP); vs best no-op = req/s ÷ the fastest no-op of the \
+         SQS work costs nothing beyond HTTP); the no-op runs before and after the workloads, and \
+         its drift is the second phase's rate ÷ the first's; vs best no-op = req/s ÷ the fastest no-op of the \
          run at that count. Latency per request, nearest rank.\n",
     );
     out
@@ -69,8 +73,8 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::raw::report::apply_ceilings;
     use crate::bench::raw::report::tests::row;
-    use crate::bench::raw::report::{RawWorkload, apply_ceilings};
 
     #[test]
     fn renders_ratios_latencies_and_protocol() {
@@ -80,12 +84,13 @@ mod tests {
             row("sq|lite", RawWorkload::Send, 4, 55.5),
         ];
         rows[2].protocol = "query".into();
+        rows[0].ceiling_drift = Some(0.9);
         apply_ceilings(&mut rows);
         let table = raw_markdown_table(&rows);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[2],
-            "| embedded | noop | 4 | 50000 | 50000 | 1.00 | 1.00 | 30.0 | 1000 | 1000 | 0 | 0 |"
+            "| embedded | noop | 4 | 50000 | 50000 | drift 0.90 | 1.00 | 30.0 | 1000 | 1000 | 0 | 0 |"
         );
         assert_eq!(
             lines[3],

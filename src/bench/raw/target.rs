@@ -112,13 +112,13 @@ impl Setup<'_> {
         Ok(())
     }
 
-    /// One row: `connections` connections run `workload` for the warm-up, then measured.
-    async fn row(
+    /// One phase: `connections` connections run `workload` for the warm-up, then measured.
+    async fn measure(
         &mut self,
         workload: RawWorkload,
         connections: usize,
         options: &RawOptions,
-    ) -> Result<RawRow, String> {
+    ) -> Result<Measured, String> {
         let mut admin = self.connection();
         let queue_name = |i: usize| {
             format!(
@@ -186,12 +186,29 @@ impl Setup<'_> {
             }
         }
         self.delete_queues(&mut admin, &queues).await;
-        let (all, latency, operations) = merge(logs);
+        let finished = logs.iter().filter_map(|l| l.finished).max();
+        Ok(Measured {
+            logs,
+            elapsed_s: finished
+                .map_or(Duration::ZERO, |f| f.saturating_duration_since(warmup_end))
+                .as_secs_f64(),
+            reconnects,
+            error: prefill_error,
+        })
+    }
+
+    /// A row from one or more phases of the same workload and connection count.
+    fn build_row(
+        &self,
+        workload: RawWorkload,
+        connections: usize,
+        phases: Vec<Measured>,
+    ) -> RawRow {
+        let elapsed: f64 = phases.iter().map(|p| p.elapsed_s).sum();
+        let reconnects = phases.iter().map(|p| p.reconnects).sum();
+        let phase_error = phases.iter().find_map(|p| p.error.clone());
+        let (all, latency, operations) = merge(phases.into_iter().flat_map(|p| p.logs).collect());
         let requests = operations.iter().map(|o| o.requests).sum::<u64>();
-        let elapsed = all
-            .finished
-            .map_or(Duration::ZERO, |f| f.saturating_duration_since(warmup_end))
-            .as_secs_f64();
         let rate = |n: u64| {
             if elapsed > 0.0 {
                 n as f64 / elapsed
@@ -199,7 +216,7 @@ impl Setup<'_> {
                 0.0
             }
         };
-        Ok(RawRow {
+        RawRow {
             target: self.target.name.clone(),
             protocol: self.target.protocol.as_str().to_string(),
             workload,
@@ -219,11 +236,64 @@ impl Setup<'_> {
                 .into_iter()
                 .map(|(s, n)| (s.to_string(), n))
                 .collect(),
+            ceiling_drift: None,
             ceiling_ratio: None,
             run_ceiling_ratio: None,
-            first_error: prefill_error.or(all.first_error),
-        })
+            first_error: phase_error.or(all.first_error),
+        }
     }
+
+    /// One connection count: the no-op, every workload, the no-op again. The ceiling is both
+    /// no-op phases together, so a machine whose load moved during the count moves it less;
+    /// `ceiling_drift` says by how much it moved.
+    async fn count(
+        &mut self,
+        connections: usize,
+        options: &RawOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Vec<RawRow>, String> {
+        let mut say = |workload: RawWorkload, what: &str| {
+            progress(&format!(
+                "{} {}{what} × {connections} connection(s)",
+                self.target.name,
+                workload.as_str()
+            ))
+        };
+        say(RawWorkload::Noop, "");
+        let before = self
+            .measure(RawWorkload::Noop, connections, options)
+            .await?;
+        let mut rows = Vec::with_capacity(options.workloads.len() + 1);
+        for &workload in &options.workloads {
+            say(workload, "");
+            let phase = self.measure(workload, connections, options).await?;
+            rows.push(self.build_row(workload, connections, vec![phase]));
+        }
+        say(RawWorkload::Noop, " again");
+        let after = self
+            .measure(RawWorkload::Noop, connections, options)
+            .await?;
+        let rate = |m: &Measured| {
+            let n: u64 = m.logs.iter().map(ConnectionLog::answered).sum();
+            (m.elapsed_s > 0.0).then(|| n as f64 / m.elapsed_s)
+        };
+        let drift = match (rate(&before), rate(&after)) {
+            (Some(b), Some(a)) if b > 0.0 => Some(a / b),
+            _ => None,
+        };
+        let mut noop = self.build_row(RawWorkload::Noop, connections, vec![before, after]);
+        noop.ceiling_drift = drift;
+        rows.insert(0, noop);
+        Ok(rows)
+    }
+}
+
+/// What one phase recorded, before it becomes (part of) a row.
+struct Measured {
+    logs: Vec<ConnectionLog>,
+    elapsed_s: f64,
+    reconnects: u64,
+    error: Option<String>,
 }
 
 /// Measures one target: every connection count, the no-op first, then each workload.
@@ -284,20 +354,12 @@ pub async fn run_target(
         };
     }
     let mut rows = Vec::new();
-    'counts: for &connections in &options.connections {
-        for workload in std::iter::once(RawWorkload::Noop).chain(options.workloads.iter().copied())
-        {
-            progress(&format!(
-                "{} {} × {connections} connection(s)",
-                target.name,
-                workload.as_str()
-            ));
-            match setup.row(workload, connections, options).await {
-                Ok(row) => rows.push(row),
-                Err(e) => {
-                    info.error = Some(e);
-                    break 'counts;
-                }
+    for &connections in &options.connections {
+        match setup.count(connections, options, progress).await {
+            Ok(r) => rows.extend(r),
+            Err(e) => {
+                info.error = Some(e);
+                break;
             }
         }
     }

@@ -73,6 +73,11 @@ impl ConnectionLog {
         }
     }
 
+    /// Requests answered as expected.
+    pub fn answered(&self) -> u64 {
+        self.samples.iter().map(|(_, v)| v.len() as u64).sum()
+    }
+
     fn error(&mut self, what: impl FnOnce() -> String) {
         self.errors += 1;
         if self.first_error.is_none() {
