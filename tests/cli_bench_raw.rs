@@ -63,36 +63,25 @@ fn assert_rows_complete(report: &Value, target: &str, connections: &[u64]) {
             );
         }
     }
-    let cycle = rows
-        .iter()
-        .find(|r| r["workload"] == "cycle")
-        .expect("cycle");
-    let ops: Vec<&str> = cycle["operations"]
-        .as_array()
-        .expect("operations")
-        .iter()
-        .filter_map(|o| o["operation"].as_str())
-        .collect();
-    assert_eq!(
-        ops,
-        ["SendMessage", "ReceiveMessage", "DeleteMessage"],
-        "{cycle}"
-    );
-    let batch = rows
-        .iter()
-        .find(|r| r["workload"] == "batch")
-        .expect("batch");
-    let ops: Vec<&str> = batch["operations"]
-        .as_array()
-        .expect("operations")
-        .iter()
-        .filter_map(|o| o["operation"].as_str())
-        .collect();
-    assert_eq!(
-        ops,
-        ["SendMessageBatch", "ReceiveMessage", "DeleteMessageBatch"],
-        "{batch}"
-    );
+    for (workload, expected) in [
+        ("cycle", ["SendMessage", "ReceiveMessage", "DeleteMessage"]),
+        (
+            "batch",
+            ["SendMessageBatch", "ReceiveMessage", "DeleteMessageBatch"],
+        ),
+    ] {
+        let row = rows
+            .iter()
+            .find(|r| r["workload"] == workload)
+            .expect(workload);
+        let ops: Vec<&str> = row["operations"]
+            .as_array()
+            .expect("operations")
+            .iter()
+            .filter_map(|o| o["operation"].as_str())
+            .collect();
+        assert_eq!(ops, expected, "{row}");
+    }
 }
 
 #[test]
