@@ -35,6 +35,10 @@ pub struct StepResult {
     /// The step keyword (`delete`), for findings.
     pub keyword: String,
     pub check: Check,
+    /// The answer of the step's (last) call: its HTTP status and error code, when the step
+    /// made one call. Its findings carry it, so a target profile can pin what was answered.
+    pub status: Option<u16>,
+    pub code: Option<String>,
 }
 
 /// Something outside the steps that stopped the case before its last step.
@@ -261,6 +265,15 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         step,
         line,
         message,
+        status: None,
+        code: None,
+    };
+    let answered = |step: &StepResult, message: String| Finding {
+        step: Some(step.index),
+        line: step.line,
+        message,
+        status: step.status,
+        code: step.code.clone(),
     };
 
     if let Some(error) = &facts.setup_error {
@@ -278,28 +291,16 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             Check::Fail(failures) => {
                 v.failed = true;
                 for f in failures {
-                    findings.push(finding(
-                        Some(step.index),
-                        step.line,
-                        format!("{prefix}: {f}"),
-                    ));
+                    findings.push(answered(step, format!("{prefix}: {f}")));
                 }
             }
             Check::Inconclusive(why) => {
                 v.inconclusive = true;
-                findings.push(finding(
-                    Some(step.index),
-                    step.line,
-                    format!("{prefix}: {why}"),
-                ));
+                findings.push(answered(step, format!("{prefix}: {why}")));
             }
             Check::Error(why) => {
                 v.errored = true;
-                findings.push(finding(
-                    Some(step.index),
-                    step.line,
-                    format!("{prefix}: {why}"),
-                ));
+                findings.push(answered(step, format!("{prefix}: {why}")));
             }
         }
     }
@@ -413,6 +414,8 @@ mod tests {
                 line: 5 + i as u32,
                 keyword: if i == 1 { "observe" } else { "send" }.into(),
                 check: c.clone(),
+                status: Some(400),
+                code: None,
             })
             .collect()
     }

@@ -35,6 +35,9 @@ pub enum Command {
     Baseline(BaselineCommand),
     /// Measure throughput and latency of targets with a send → receive → delete loop.
     Bench(BenchArgs),
+    /// Delete queues that runs left behind: only `sqsprobe-` queues carrying sqsprobe's
+    /// ownership tags, only runs older than --older-than (or the one --run-id names).
+    Sweep(SweepArgs),
 }
 
 /// Where suites come from and which limits apply.
@@ -98,6 +101,17 @@ pub enum TargetArg {
     Aws,
 }
 
+impl TargetArg {
+    /// The runner's name for it.
+    pub fn kind(self) -> crate::runner::TargetKind {
+        match self {
+            TargetArg::Embedded => crate::runner::TargetKind::Embedded,
+            TargetArg::Endpoint => crate::runner::TargetKind::Endpoint,
+            TargetArg::Aws => crate::runner::TargetKind::Aws,
+        }
+    }
+}
+
 /// The wire protocol of `sqsprobe run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProtocolArg {
@@ -106,6 +120,61 @@ pub enum ProtocolArg {
     /// The form-encoded / XML query protocol, translated under the SDK (emulators only; see
     /// docs/query-protocol.md).
     Query,
+}
+
+/// How to reach a target, shared by `run` and `sweep` (which add their own `--target`).
+#[derive(Debug, Args, Clone)]
+pub struct ReachArgs {
+    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...). Requests to it are signed
+    /// with fixed test keys, never your own, unless --profile is given; for an AWS endpoint that
+    /// needs real credentials use --target aws with it.
+    #[arg(
+        long,
+        env = "SQSPROBE_ENDPOINT_URL",
+        value_name = "URL",
+        value_parser = parse_endpoint_url,
+        help_heading = "Target"
+    )]
+    pub endpoint_url: Option<String>,
+
+    /// AWS region (else AWS_REGION / AWS_DEFAULT_REGION / the profile's; us-east-1 for
+    /// emulators). --target aws refuses to run without one.
+    #[arg(long, value_name = "REGION", help_heading = "Target")]
+    pub region: Option<String>,
+
+    /// Named AWS profile for credentials and region.
+    #[arg(long, value_name = "NAME", help_heading = "Target")]
+    pub profile: Option<String>,
+
+    /// With --target aws: the only account(s) the credentials may belong to (STS
+    /// GetCallerIdentity, asked before anything is created or deleted); any other is refused,
+    /// exit 1.
+    #[arg(
+        long,
+        env = "SQSPROBE_ALLOW_ACCOUNT",
+        value_name = "ID[,ID]",
+        value_delimiter = ',',
+        value_parser = parse_account_id,
+        help_heading = "Target"
+    )]
+    pub allow_account: Vec<String>,
+}
+
+impl ReachArgs {
+    /// What the runner is asked for, with `kind` from the command's `--target`.
+    pub fn request(
+        &self,
+        kind: Option<crate::runner::TargetKind>,
+    ) -> crate::runner::target::TargetRequest {
+        crate::runner::target::TargetRequest {
+            kind,
+            endpoint_url: self.endpoint_url.clone(),
+            region: self.region.clone(),
+            profile: self.profile.clone(),
+            allow_accounts: self.allow_account.clone(),
+            ..crate::runner::target::TargetRequest::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -126,25 +195,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, help_heading = "Target")]
     pub target: Option<TargetArg>,
 
-    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...). Requests to it are signed
-    /// with fixed test keys, never your own, unless --profile is given; for an AWS endpoint that
-    /// needs real credentials use --target aws with it.
-    #[arg(
-        long,
-        env = "SQSPROBE_ENDPOINT_URL",
-        value_name = "URL",
-        value_parser = parse_endpoint_url,
-        help_heading = "Target"
-    )]
-    pub endpoint_url: Option<String>,
-
-    /// AWS region (else AWS_REGION / the profile; us-east-1 for emulators).
-    #[arg(long, value_name = "REGION", help_heading = "Target")]
-    pub region: Option<String>,
-
-    /// Named AWS profile for credentials and region.
-    #[arg(long, value_name = "NAME", help_heading = "Target")]
-    pub profile: Option<String>,
+    #[command(flatten)]
+    pub reach: ReachArgs,
 
     /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
@@ -499,6 +551,39 @@ pub struct BenchArgs {
     /// (e.g. 0.8).
     #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
     pub fail_below: Option<f64>,
+}
+
+/// Where `sweep` looks: an endpoint, or AWS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepTargetArg {
+    /// The endpoint given by --endpoint-url.
+    Endpoint,
+    /// Real AWS, through the default credential chain (needs a region).
+    Aws,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Where to sweep. Defaults to `endpoint` when --endpoint-url is given; there is no default
+    /// beyond that: sweeping is never implied.
+    #[arg(long, value_enum, help_heading = "Target")]
+    pub target: Option<SweepTargetArg>,
+
+    #[command(flatten)]
+    pub reach: ReachArgs,
+
+    /// Delete only runs older than this (from the run id's timestamp, else the queue's
+    /// CreatedTimestamp). Default 2h; with --run-id, no age limit unless given.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Selection")]
+    pub older_than: Option<std::time::Duration>,
+
+    /// Only the queues of this run (its `sqsprobe:run` tag).
+    #[arg(long, value_name = "ID", value_parser = parse_run_id, help_heading = "Selection")]
+    pub run_id: Option<String>,
+
+    /// Print what would be deleted; delete nothing.
+    #[arg(long, help_heading = "Selection")]
+    pub dry_run: bool,
 }
 
 fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {

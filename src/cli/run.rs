@@ -7,10 +7,8 @@ use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
 use crate::runner::call::rfc3339;
-use crate::runner::{
-    self, PlannedCase, Protocol, Registry, RunSettings, TargetConfig, TargetKind, build_client,
-    query_protocol_refusal,
-};
+use crate::runner::target::{Target, TargetRequest};
+use crate::runner::{self, PlannedCase, Protocol, Registry, RunSettings};
 use crate::suite::Limits;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
@@ -74,71 +72,30 @@ pub async fn run(args: RunArgs) -> i32 {
         .collect();
     let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 
-    let kind = match (args.target, &args.endpoint_url) {
-        (Some(TargetArg::Endpoint), None) => {
-            eprintln!("sqsprobe: --target endpoint needs --endpoint-url URL");
-            return exit_code::BAD_COMMAND_LINE;
-        }
-        (Some(TargetArg::Embedded), Some(_)) => {
-            eprintln!("sqsprobe: --target embedded starts its own endpoint; drop --endpoint-url");
-            return exit_code::BAD_COMMAND_LINE;
-        }
-        (Some(TargetArg::Embedded), None) | (None, None) => TargetKind::Embedded,
-        (Some(TargetArg::Endpoint), Some(_)) | (None, Some(_)) => TargetKind::Endpoint,
-        (Some(TargetArg::Aws), _) => TargetKind::Aws,
-    };
-
-    // Chaos lives in our emulator; another target cannot be told to misbehave.
-    if args.chaos.is_some() && kind != TargetKind::Embedded {
-        eprintln!(
-            "sqsprobe: --chaos applies only to the embedded emulator; drop --endpoint-url / --target aws, or drop --chaos"
-        );
-        return exit_code::BAD_COMMAND_LINE;
-    }
-
     let protocol = match args.protocol {
         ProtocolArg::Json => Protocol::Json,
         ProtocolArg::Query => Protocol::Query,
     };
-    if protocol == Protocol::Query
-        && let Some(why) = query_protocol_refusal(kind, args.endpoint_url.as_deref())
-    {
-        eprintln!("sqsprobe: {why}");
-        return exit_code::BAD_COMMAND_LINE;
-    }
-    let profile = profile.map(|p| std::sync::Arc::new(p.for_protocol(protocol.as_str())));
-
-    // The embedded emulator lives exactly as long as the run.
-    let mut embedded = None;
-    let endpoint_url = match kind {
-        TargetKind::Embedded => {
-            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-            let config = crate::emulator::EmulatorConfig {
-                chaos: args.chaos.unwrap_or_default(),
-                ..crate::emulator::EmulatorConfig::default()
-            };
-            match crate::emulator::spawn(addr, config).await {
-                Ok(emu) => {
-                    let url = emu.endpoint_url();
-                    embedded = Some(emu);
-                    Some(url)
-                }
-                Err(e) => {
-                    eprintln!("sqsprobe: failed to start the embedded emulator: {e}");
-                    return exit_code::RUNTIME_ERROR;
-                }
-            }
-        }
-        _ => args.endpoint_url.clone(),
-    };
-    let target = TargetConfig {
-        kind,
-        endpoint_url: endpoint_url.clone(),
-        region: args.region.clone(),
-        profile: args.profile.clone(),
+    let request = TargetRequest {
         protocol,
+        chaos: args.chaos,
+        ..args.reach.request(args.target.map(TargetArg::kind))
     };
-    let (client, region) = build_client(&target).await;
+    // For --target aws the first line names the region and the masked account (and any
+    // redirection) before anything else happens; the account guard has spoken once this returns.
+    let target = match runner::target::resolve(request, |line| say(line)).await {
+        Ok(target) => target,
+        Err(e) => {
+            say(&e);
+            return e.exit_code();
+        }
+    };
+    let profile = profile.map(|p| std::sync::Arc::new(p.for_protocol(protocol.as_str())));
+    let Target {
+        info,
+        client,
+        emulator: embedded,
+    } = target;
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
 
     let code = execute(
@@ -148,12 +105,9 @@ pub async fn run(args: RunArgs) -> i32 {
         RunSettings {
             run_id,
             jobs: args.jobs,
-            target: kind,
-            // Recorded and printed without any `user:password@` the URL may carry.
-            endpoint: endpoint_url
-                .as_deref()
-                .map(crate::evidence::digest::strip_userinfo),
-            region,
+            target: info.kind,
+            endpoint: info.endpoint,
+            region: info.region,
             target_profile: profile.as_ref().map(|p| p.target.clone()),
             protocol: protocol.as_str().to_string(),
             suites: suite_paths,
@@ -250,7 +204,7 @@ async fn execute(
             let write_error = write_all(writer, &records).err();
             (records, exit_code::RUNTIME_ERROR, write_error, Vec::new())
         }
-        Ok(()) => {
+        Ok(masker) => {
             let (events_tx, events_rx) = mpsc::unbounded_channel();
             let (cancel_tx, cancel_rx) = watch::channel(false);
             let registry = Registry::default();
@@ -259,8 +213,10 @@ async fn execute(
                 events_rx, writer, check_rows, !quiet, total,
             ));
             let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
-            let outcome =
-                runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
+            let outcome = runner::run_plan(
+                client, masker, plan, &settings, registry, events_tx, cancel_rx,
+            )
+            .await;
             interrupt.abort();
             let (records, write_error) = consumer.await.unwrap_or_default();
             if let Some(why) = &outcome.halted {

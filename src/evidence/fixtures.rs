@@ -70,6 +70,7 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
         started_at: at(start_ms),
         ended_at: at(end_ms),
         latency_ms: (end_ms - start_ms) as f64,
+        lease_ms: None,
     }
 }
 
@@ -103,6 +104,8 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
                 step: Some(1),
                 line: *line,
                 message: message.to_string(),
+                status: None,
+                code: None,
             })
             .collect(),
         classification: None,

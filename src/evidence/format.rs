@@ -21,8 +21,28 @@ pub enum Record {
     RunStart(RunStart),
     CaseStart(CaseStart),
     Call(Call),
+    /// One step of a case finished (sleeps and observations included).
+    Step(StepEnd),
     CaseEnd(CaseEnd),
     RunEnd(RunEnd),
+}
+
+/// A step of a case finished: when it ran and how its check came out. Sleeps, which make no
+/// call, appear only here; reports draw them as spans.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepEnd {
+    pub run_id: String,
+    pub case: String,
+    /// 0-based index, as in `call.step`.
+    pub step: usize,
+    pub line: u32,
+    /// The step keyword (`sleep`, `observe`, `delete`, ...).
+    pub keyword: String,
+    pub started_at: String,
+    pub ended_at: String,
+    /// `pass`, `fail`, `inconclusive` or `error`: the step's own check.
+    pub check: String,
 }
 
 /// First line of every evidence file.
@@ -137,6 +157,12 @@ pub struct Call {
     pub started_at: String,
     pub ended_at: String,
     pub latency_ms: f64,
+    /// The lease this call gives, in milliseconds: for ReceiveMessage the visibility timeout
+    /// the returned messages are leased for (the request's `VisibilityTimeout`, else the
+    /// queue's as the case set it, else SQS's default 30 s); for ChangeMessageVisibility the
+    /// new timeout, counted from the call. Absent for other calls and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
 }
 
 /// A message as seen by a send or a receive.
@@ -170,6 +196,9 @@ pub struct EntryEvidence {
     pub code: Option<String>,
     pub sender_fault: Option<bool>,
     pub error_message: Option<String>,
+    /// ChangeMessageVisibilityBatch: the entry's new timeout in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
 }
 
 /// Verdict of a case. Order matters: when combining, the greater wins
@@ -256,6 +285,14 @@ pub struct Finding {
     pub step: Option<usize>,
     pub line: u32,
     pub message: String,
+    /// The HTTP status of the step's call when the finding is about its answer (absent in
+    /// files written before it existed, and for findings that are not about one answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The error code of that answer (legacy query code when the server sent one, else the
+    /// JSON shape name); absent for a success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// Closing row of a case.

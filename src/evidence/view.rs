@@ -7,7 +7,9 @@
 //! but never started. Nothing is inferred beyond that: a case without `case_end` has no
 //! verdict, and consumers say so rather than guess one.
 
-use super::format::{Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, Verdict};
+use super::format::{
+    Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, StepEnd, Verdict,
+};
 use std::collections::HashMap;
 
 /// Where a case got to.
@@ -72,6 +74,8 @@ pub struct CaseView<'a> {
     pub suite: Option<&'a str>,
     pub start: Option<&'a CaseStart>,
     pub calls: Vec<&'a Call>,
+    /// Its finished steps, in order (files written before `step` records existed have none).
+    pub steps: Vec<&'a StepEnd>,
     pub end: Option<&'a CaseEnd>,
     pub state: CaseState,
 }
@@ -261,6 +265,7 @@ impl<'a> RunView<'a> {
                 }
                 Record::Call(r) if r.case.is_empty() => run.calls.push(r),
                 Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
+                Record::Step(r) => run.case_mut(&mut index, &r.case).steps.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
@@ -285,6 +290,7 @@ impl<'a> RunView<'a> {
                         suite: None,
                         start: None,
                         calls: Vec::new(),
+                        steps: Vec::new(),
                         end: None,
                         state: CaseState::NotStarted,
                     });
@@ -304,6 +310,7 @@ impl<'a> RunView<'a> {
                 suite: None,
                 start: None,
                 calls: Vec::new(),
+                steps: Vec::new(),
                 end: None,
                 state: CaseState::DidNotFinish,
             });

@@ -42,12 +42,21 @@ struct AttemptNote {
 #[derive(Debug, Clone, Default)]
 pub struct AttemptRecorder {
     notes: Arc<Mutex<Vec<AttemptNote>>>,
+    /// The credentials the signed request carried (access key id, session token), so that the
+    /// run can mask any echo of them; never written anywhere.
+    credentials: Arc<Mutex<Vec<String>>>,
 }
 
 impl AttemptRecorder {
     fn notes(&self) -> Vec<AttemptNote> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
+}
+
+/// The access key id of a SigV4 `Authorization` header (`... Credential=AKIA.../20261201/...`).
+fn signing_key_id(authorization: &str) -> Option<&str> {
+    let after = authorization.split("Credential=").nth(1)?;
+    after.split('/').next().filter(|id| !id.is_empty())
 }
 
 fn header(resp: &HttpResponse, name: &str) -> Option<String> {
@@ -79,6 +88,30 @@ impl Intercept for AttemptRecorder {
                 started: Some(Instant::now()),
                 ..AttemptNote::default()
             });
+        }
+        Ok(())
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _rc: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let headers = context.request().headers();
+        let found = [
+            headers
+                .get("authorization")
+                .and_then(signing_key_id)
+                .map(str::to_string),
+            headers.get("x-amz-security-token").map(str::to_string),
+        ];
+        if let Ok(mut creds) = self.credentials.lock() {
+            for c in found.into_iter().flatten() {
+                if !creds.contains(&c) {
+                    creds.push(c);
+                }
+            }
         }
         Ok(())
     }
@@ -171,22 +204,28 @@ impl CallError {
     }
 
     /// Whether `expected` (as a suite writes it) names this error: the legacy code, the
-    /// `__type`, the last dotted part of the legacy code, or — through the one SQS error table
-    /// ([`crate::sqs::errors`]) — the other name of the same error, so `QueueDoesNotExist`
-    /// matches `AWS.SimpleQueueService.NonExistentQueue` over either protocol.
+    /// `__type`, or the last dotted part of the legacy code. Literal on purpose: a conformance
+    /// case that expects the JSON shape name (`InvalidParameterValueException`) must fail on a
+    /// target that sends the legacy code as `__type`.
     pub fn matches(&self, expected: &str) -> bool {
-        let names = [self.code.as_deref(), self.error_type.as_deref()];
-        let literal = names
-            .iter()
+        let by_code = self
+            .code
+            .as_deref()
+            .is_some_and(|c| c == expected || c.rsplit('.').next() == Some(expected));
+        by_code || self.error_type.as_deref() == Some(expected)
+    }
+
+    /// Whether this is the SQS error `shape` under any of its names (the JSON shape name or the
+    /// legacy query code, through the one error table): for the harness's own checks ("is the
+    /// queue gone?"), which must hold over either protocol.
+    pub fn is(&self, shape: &str) -> bool {
+        let Some(want) = crate::sqs::errors::by_shape(shape) else {
+            return self.matches(shape);
+        };
+        [self.code.as_deref(), self.error_type.as_deref()]
+            .into_iter()
             .flatten()
-            .any(|c| *c == expected || c.rsplit('.').next() == Some(expected));
-        let same_row = crate::sqs::errors::by_code(expected).is_some_and(|want| {
-            names
-                .iter()
-                .flatten()
-                .any(|c| crate::sqs::errors::by_code(c).is_some_and(|got| got.shape == want.shape))
-        });
-        literal || same_row
+            .any(|c| crate::sqs::errors::by_code(c).is_some_and(|got| got.shape == want.shape))
     }
 }
 
@@ -197,6 +236,11 @@ pub struct Recorded<O> {
     pub error: Option<CallError>,
     /// One row per attempt, in order; the caller completes the last one with message details.
     pub rows: Vec<Call>,
+    /// The credentials the requests were signed with (for the masker only).
+    pub credentials: Vec<String>,
+    /// The HTTP status of the final attempt, kept here because the rows may already have been
+    /// emitted (drained) when a step checks its answer.
+    pub final_status: Option<u16>,
 }
 
 impl<O> Recorded<O> {
@@ -209,7 +253,7 @@ impl<O> Recorded<O> {
 
     /// The HTTP status of the final attempt.
     pub fn status(&self) -> Option<u16> {
-        self.rows.last().and_then(|r| r.http_status)
+        self.final_status
     }
 }
 
@@ -256,6 +300,7 @@ impl CallMeta {
             started_at: rfc3339(started_at),
             ended_at: rfc3339(ended_at),
             latency_ms: (ended_at - started_at).num_microseconds().unwrap_or(0) as f64 / 1000.0,
+            lease_ms: None,
         }
     }
 }
@@ -284,6 +329,11 @@ where
     let result = send(recorder.clone()).await;
     let call_ended_at = Utc::now();
     let mut notes = recorder.notes();
+    let credentials = recorder
+        .credentials
+        .lock()
+        .map(|c| c.clone())
+        .unwrap_or_default();
     if notes.is_empty() {
         // The SDK failed before any attempt (e.g. it could not build the request).
         notes.push(AttemptNote {
@@ -336,7 +386,9 @@ where
             Recorded {
                 output: Some(output),
                 error: None,
+                final_status: rows.last().and_then(|r| r.http_status),
                 rows,
+                credentials,
             }
         }
         Err(err) => {
@@ -358,7 +410,9 @@ where
             Recorded {
                 output: None,
                 error: Some(error),
+                final_status: rows.last().and_then(|r| r.http_status),
                 rows,
+                credentials,
             }
         }
     }
@@ -470,10 +524,19 @@ mod tests {
         assert!(e.matches("NonExistentQueue"));
         assert!(!e.matches("ReceiptHandleIsInvalid"));
         assert!(error(Some("ReceiptHandleIsInvalid"), None).matches("ReceiptHandleIsInvalid"));
-        // Over the query protocol only the legacy code arrives: the table knows its shape.
+        // The harness's own checks know both names through the table; expectations do not.
         let query = error(Some("AWS.SimpleQueueService.NonExistentQueue"), None);
-        assert!(query.matches("QueueDoesNotExist"));
-        assert!(!query.matches("QueueDeletedRecently"));
+        assert!(query.is("QueueDoesNotExist"));
+        assert!(!query.is("QueueDeletedRecently"));
+        let moto = error(Some("InvalidParameterValue"), Some("InvalidParameterValue"));
+        assert!(!moto.matches("InvalidParameterValueException"));
+    }
+
+    #[test]
+    fn the_signing_key_id_is_read_from_the_authorization_header() {
+        let h = "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261201/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=abc";
+        assert_eq!(signing_key_id(h), Some("AKIAIOSFODNN7EXAMPLE"));
+        assert_eq!(signing_key_id("Bearer x"), None);
     }
 
     #[test]

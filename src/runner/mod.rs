@@ -1,12 +1,14 @@
 //! The runner: owned queues, step execution through aws-sdk-sqs, and the event stream.
 //!
-//! - `target`: building the SDK client for embedded / endpoint / AWS targets.
+//! - `target`: resolving embedded / endpoint / AWS targets (region, endpoint, account guard)
+//!   and building their SDK client.
 //! - `call`: one SQS call with every SDK attempt recorded as an evidence row.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
 //!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out.
+//! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
 
 pub mod call;
@@ -15,6 +17,7 @@ pub mod expect;
 pub mod query_protocol;
 pub mod queues;
 pub mod run;
+pub mod sweep;
 pub mod target;
 
 pub use queues::{Registry, new_instance};
@@ -27,6 +30,8 @@ use tokio::sync::{mpsc, watch};
 /// What every case of a run shares.
 pub struct RunContext {
     pub client: aws_sdk_sqs::Client,
+    /// The run's masker (its credentials, the shape rules); each case starts from a copy.
+    pub masker: crate::evidence::Masker,
     pub run_id: String,
     /// This process's instance id, tagged on every queue it creates (`sqsprobe:instance`).
     pub instance: String,

@@ -153,8 +153,8 @@ pub async fn preflight(
     client: &aws_sdk_sqs::Client,
     run_id: &str,
     events: &mpsc::UnboundedSender<Record>,
-) -> Result<(), RunError> {
-    let masker = Masker::new();
+) -> Result<Masker, RunError> {
+    let mut masker = Masker::new();
     let meta = CallMeta {
         run_id: run_id.to_string(),
         case: String::new(),
@@ -175,11 +175,16 @@ pub async fn preflight(
             .send()
     })
     .await;
-    for row in rec.rows.drain(..) {
+    // The signed request names the run's credentials: from now on every output masks them.
+    for credential in &rec.credentials {
+        masker.add_credential(credential);
+    }
+    for mut row in rec.rows.drain(..) {
+        row.error_message = row.error_message.map(|m| masker.mask(&m));
         let _ = events.send(Record::Call(row));
     }
     match rec.error {
-        None => Ok(()),
+        None => Ok(masker),
         Some(err) if err.kind == super::call::FailureKind::Refused => {
             Err(RunError::CredentialsRefused(err.describe()))
         }
@@ -191,6 +196,7 @@ pub async fn preflight(
 /// true. Emits `run_start`, each case's records, and `run_end`.
 pub async fn run_plan(
     client: aws_sdk_sqs::Client,
+    masker: Masker,
     plan: Vec<PlannedCase>,
     settings: &RunSettings,
     registry: Registry,
@@ -206,6 +212,7 @@ pub async fn run_plan(
         client,
         run_id: settings.run_id.clone(),
         instance: settings.instance.clone(),
+        masker,
         registry: registry.clone(),
         events: events.clone(),
         cancel: cancel.clone(),

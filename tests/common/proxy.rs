@@ -76,6 +76,10 @@ pub struct Mischief {
     pub fail: Option<(String, u16, String)>,
     /// Hold every request to this `X-Amz-Target` this long before forwarding it.
     pub delay: Option<(String, std::time::Duration)>,
+    /// Answer every request to this `X-Amz-Target` (or query `Action`) itself with a 400 whose
+    /// message quotes the request's signing key id and session token, as a careless server
+    /// might: the leak tests prove no output repeats them.
+    pub echo_credentials: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -115,6 +119,41 @@ fn collect(value: &serde_json::Value, seen: &mut Seen) {
         }
         serde_json::Value::Array(items) => items.iter().for_each(|v| collect(v, seen)),
         _ => {}
+    }
+}
+
+/// Handles and bodies of the query protocol: form fields in requests (`ReceiptHandle=`,
+/// `...ReceiptHandle=`, `MessageBody=`), XML elements in responses (`<ReceiptHandle>`,
+/// `<Body>`), unescaped as a client would see them.
+fn collect_query(body: &[u8], seen: &mut Seen) {
+    for (k, v) in form_urlencoded::parse(body) {
+        if k.ends_with("ReceiptHandle") {
+            seen.handles.insert(v.into_owned());
+        } else if k.ends_with("MessageBody") {
+            seen.bodies.insert(v.into_owned());
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    for (tag, into_handles) in [("ReceiptHandle", true), ("Body", false)] {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        let mut rest = text.as_ref();
+        while let Some(start) = rest.find(&open) {
+            let after = &rest[start + open.len()..];
+            let Some(end) = after.find(&close) else { break };
+            let value = after[..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&#xD;", "\r")
+                .replace("&amp;", "&");
+            if into_handles {
+                seen.handles.insert(value);
+            } else {
+                seen.bodies.insert(value);
+            }
+            rest = &after[end..];
+        }
     }
 }
 
@@ -160,7 +199,48 @@ async fn forward(
             .clone()
             .filter(|(target, _)| matches!(&wire, WireRequest::Json(t) if t == target))
     };
+    let echo = {
+        let l = losing.lock().unwrap();
+        l.rule
+            .echo_credentials
+            .as_ref()
+            .is_some_and(|target| match &wire {
+                WireRequest::Json(t) => t == target || t.ends_with(&format!(".{target}")),
+                WireRequest::Query { action, .. } => action == target,
+                WireRequest::Other => false,
+            })
+    };
     seen.lock().unwrap().requests.push(wire);
+    if echo {
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let key = header("authorization")
+            .split("Credential=")
+            .nth(1)
+            .and_then(|c| c.split('/').next())
+            .unwrap_or_default()
+            .to_string();
+        let message = format!(
+            "request signed by {key} with token {} for {} is not valid here",
+            header("x-amz-security-token"),
+            "arn:aws:sts::123456789012:assumed-role/deploy-role/ci-session-42"
+        );
+        let body = serde_json::json!({
+            "__type": "com.amazonaws.sqs#InvalidParameterValue",
+            "message": message,
+        });
+        return Ok(Response::builder()
+            .status(400)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amzn-query-error", "InvalidParameterValue;Sender")
+            .body(Full::new(Bytes::from(body.to_string())))?);
+    }
     if let Some((_, pause)) = delay {
         tokio::time::sleep(pause).await;
     }
@@ -183,8 +263,9 @@ async fn forward(
             .body(Full::new(Bytes::from_static(body.as_bytes())))?;
         return Ok(resp);
     }
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
-        collect(&v, &mut seen.lock().unwrap());
+    match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(v) => collect(&v, &mut seen.lock().unwrap()),
+        Err(_) => collect_query(&body, &mut seen.lock().unwrap()),
     }
     let stream = TcpStream::connect(upstream).await?;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
@@ -197,12 +278,13 @@ async fn forward(
     let resp = sender.send_request(out).await?;
     let (parts, body) = resp.into_parts();
     let body = body.collect().await?.to_bytes();
+    match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(v) => collect(&v, &mut seen.lock().unwrap()),
+        Err(_) => collect_query(&body, &mut seen.lock().unwrap()),
+    }
     if lose {
         // The request took effect upstream; the client never hears of it.
         return Err("response lost on purpose".into());
-    }
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
-        collect(&v, &mut seen.lock().unwrap());
     }
     Ok(Response::from_parts(parts, Full::new(body)))
 }

@@ -117,6 +117,13 @@ impl CaseRun {
             ..obs
         };
         let check = check_step(expect, &obs);
+        // The answer this step got, for its findings (a target profile pins it).
+        self.last_answer = Some((
+            rec.status(),
+            error
+                .as_ref()
+                .and_then(|e| e.code.clone().or_else(|| e.error_type.clone())),
+        ));
         // Refused credentials stop the whole run: every other case would hear the same.
         if let (Check::Error(_), Some(err)) = (&check, &error)
             && err.kind == FailureKind::Refused
@@ -147,5 +154,7 @@ fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &st
             message: Some(format!("abandoned: {why}")),
         }),
         rows: vec![row],
+        credentials: Vec::new(),
+        final_status: None,
     }
 }

@@ -132,7 +132,7 @@ impl CaseRun {
         self.emit_rows(&mut rec);
         match (rec.output, rec.error) {
             (Some(out), _) => Ok(out.queue_url().map(str::to_string)),
-            (None, Some(e)) if e.matches("QueueDoesNotExist") => Ok(None),
+            (None, Some(e)) if e.is("QueueDoesNotExist") => Ok(None),
             (None, Some(e)) => Err(e),
             (None, None) => Ok(None),
         }
@@ -311,7 +311,7 @@ impl CaseRun {
             let gone = rec
                 .error
                 .as_ref()
-                .is_some_and(|e| e.matches("QueueDoesNotExist"));
+                .is_some_and(|e| e.is("QueueDoesNotExist"));
             let deleted = rec.error.is_none() || gone;
             if deleted {
                 self.ctx.registry.remove(&url);

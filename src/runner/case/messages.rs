@@ -143,6 +143,7 @@ impl CaseRun {
                     code: None,
                     sender_fault: None,
                     error_message: None,
+                    lease_ms: None,
                 });
             }
             for f in out.failed() {

@@ -51,7 +51,7 @@ use crate::classify::{
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
-    Record, Window,
+    Record, StepEnd, Window,
 };
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
@@ -144,6 +144,11 @@ struct CaseRun {
     stopped: Option<Stop>,
     window: Option<WindowFacts>,
     teardown_errors: Vec<String>,
+    /// The answer (status, error code) of the current step's last checked call.
+    last_answer: Option<(Option<u16>, Option<String>)>,
+    /// Each queue's default visibility timeout as the case set it (SQS's 30 s otherwise), so
+    /// every receive row can say how long its lease is.
+    visibility: HashMap<String, Duration>,
     move_tasks: HashMap<String, String>,
     started_at: chrono::DateTime<Utc>,
     started: Instant,
@@ -168,11 +173,21 @@ impl CaseRun {
             }
         }
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
+        let masker = ctx.masker.clone();
+        let visibility = case
+            .queues
+            .iter()
+            .chain(case.steps.iter().filter_map(|s| match &s.action {
+                Action::CreateQueue(def) => Some(def),
+                _ => None,
+            }))
+            .map(|def| (def.label.clone(), default_visibility(def)))
+            .collect();
         Self {
             ctx,
             suite,
             case,
-            masker: Masker::new(),
+            masker,
             queues,
             created_order: Vec::new(),
             sent: BTreeMap::new(),
@@ -189,6 +204,8 @@ impl CaseRun {
             stopped: None,
             window: None,
             teardown_errors: Vec::new(),
+            last_answer: None,
+            visibility,
             move_tasks: HashMap::new(),
             started_at: Utc::now(),
             started: Instant::now(),
@@ -293,13 +310,34 @@ impl CaseRun {
                 self.stopped = Some(stop);
                 return;
             }
+            self.last_answer = None;
+            let step_started = Utc::now();
             let check = self.step(step).await;
+            self.emit(Record::Step(StepEnd {
+                run_id: self.ctx.run_id.clone(),
+                case: self.case.id.clone(),
+                step: step.index,
+                line: step.pos.line,
+                keyword: step.action.keyword().to_string(),
+                started_at: rfc3339(step_started),
+                ended_at: rfc3339(Utc::now()),
+                check: match &check {
+                    Check::Pass => "pass",
+                    Check::Fail(_) => "fail",
+                    Check::Inconclusive(_) => "inconclusive",
+                    Check::Error(_) => "error",
+                }
+                .to_string(),
+            }));
             let passed = check == Check::Pass;
+            let (status, code) = self.last_answer.take().unwrap_or_default();
             self.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
                 check: mask_check(&self.masker, check),
+                status,
+                code,
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
@@ -399,6 +437,21 @@ impl CaseRun {
             duration_ms: self.started.elapsed().as_millis() as u64,
         }
     }
+}
+
+/// SQS's default visibility timeout, for a queue created without one.
+const SQS_DEFAULT_VISIBILITY: Duration = Duration::from_secs(30);
+
+/// The visibility timeout a queue definition creates its queue with.
+fn default_visibility(def: &QueueDef) -> Duration {
+    def.visibility_timeout
+        .or_else(|| {
+            def.attributes
+                .get("VisibilityTimeout")
+                .and_then(|v| v.parse().ok())
+                .map(Duration::from_secs)
+        })
+        .unwrap_or(SQS_DEFAULT_VISIBILITY)
 }
 
 /// A check with its text masked: findings quote server messages, which may quote handles.
