@@ -76,6 +76,8 @@ pub struct CaseView<'a> {
     pub calls: Vec<&'a Call>,
     /// Its finished steps, in order (files written before `step` records existed have none).
     pub steps: Vec<&'a StepEnd>,
+    /// A multi-trial case's `trial_end`s, in the order they finished.
+    pub trials: Vec<&'a CaseEnd>,
     pub end: Option<&'a CaseEnd>,
     pub state: CaseState,
 }
@@ -266,6 +268,7 @@ impl<'a> RunView<'a> {
                 Record::Call(r) if r.case.is_empty() => run.calls.push(r),
                 Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
                 Record::Step(r) => run.case_mut(&mut index, &r.case).steps.push(r),
+                Record::TrialEnd(r) => run.case_mut(&mut index, &r.case).trials.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
@@ -291,6 +294,7 @@ impl<'a> RunView<'a> {
                         start: None,
                         calls: Vec::new(),
                         steps: Vec::new(),
+                        trials: Vec::new(),
                         end: None,
                         state: CaseState::NotStarted,
                     });
@@ -311,6 +315,7 @@ impl<'a> RunView<'a> {
                 start: None,
                 calls: Vec::new(),
                 steps: Vec::new(),
+                trials: Vec::new(),
                 end: None,
                 state: CaseState::DidNotFinish,
             });
