@@ -307,6 +307,11 @@ pub struct RunArgs {
     /// Do not print per-case progress lines.
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+
+    /// Plain progress: one line per finished case, without the live lines of running cases
+    /// that a terminal gets (CI logs and pipes get plain lines anyway).
+    #[arg(long, help_heading = "Output")]
+    pub no_progress: bool,
 }
 
 #[derive(Debug, Args)]
