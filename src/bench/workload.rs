@@ -57,7 +57,11 @@ impl ClientLog {
             Err(e) => {
                 self.errors[i] += 1;
                 if self.first_error[i].is_none() {
-                    self.first_error[i] = Some(DisplayErrorContext(e).to_string());
+                    // Printed and saved in --json: masked like evidence (server messages carry
+                    // queue URLs with the account id, and principal ARNs).
+                    self.first_error[i] = Some(crate::evidence::digest::mask_identities(
+                        &DisplayErrorContext(e).to_string(),
+                    ));
                 }
             }
         }

@@ -81,7 +81,9 @@ impl ConnectionLog {
     fn error(&mut self, what: impl FnOnce() -> String) {
         self.errors += 1;
         if self.first_error.is_none() {
-            self.first_error = Some(what());
+            // Printed and saved in --json: masked like evidence (a server's message may carry
+            // an account id or a principal ARN).
+            self.first_error = Some(crate::evidence::digest::mask_identities(&what()));
         }
     }
 }
