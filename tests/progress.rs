@@ -65,7 +65,6 @@ fn a_terminal_gets_the_board_of_running_cases() {
     assert_eq!(done.code(), 0, "{}", done.stderr);
     let shown = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     assert!(shown.contains("RUNNING"), "{shown}");
-    assert!(shown.contains("creating queues"), "{shown}");
     assert!(
         shown.contains("sleep: ") && shown.contains("observe: "),
         "the phases and the time left in them: {shown}"
