@@ -7,15 +7,19 @@
 //!   client experiences, signing and all. [`stats`] and [`table`] are pure (percentiles,
 //!   ratios, Markdown); [`workload`] does the I/O.
 //!
+//! [`Stop`] is the run's stop request (a signal), which every workload loop reads.
+//!
 //! docs/performance.md records what both measured on one machine.
 
 pub mod raw;
 mod result;
 mod stats;
+mod stop;
 mod table;
 mod workload;
 
 pub use result::{BenchReport, OpStats, Operation, TargetResult, TargetResultJson, result_json};
 pub use stats::percentile;
+pub use stop::Stop;
 pub use table::{markdown_table, throughput_ratio};
 pub use workload::{Workload, run_target};

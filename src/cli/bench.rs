@@ -125,7 +125,12 @@ async fn run_sdk(args: BenchArgs) -> i32 {
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let mut results: Vec<TargetResult> = Vec::new();
     let mut failed = false;
+    let stop = crate::bench::Stop::default();
+    let watcher = tokio::spawn(watch_signals(stop.clone()));
     for target in &targets {
+        if stop.requested() {
+            break;
+        }
         // The embedded emulator is started per target so every run begins from an empty store.
         let mut embedded: Option<RunningEmulator> = None;
         let url = match target {
@@ -151,6 +156,7 @@ async fn run_sdk(args: BenchArgs) -> i32 {
                 warmup: args.warmup,
                 messages_per_client: args.messages,
                 region: args.region.clone(),
+                stop: stop.clone(),
             };
             eprintln!(
                 "sqsprobe: bench {} ({url}): {clients} client(s), {} warm-up + {} measured",
@@ -158,7 +164,12 @@ async fn run_sdk(args: BenchArgs) -> i32 {
                 crate::duration::format(args.warmup),
                 crate::duration::format(duration)
             );
+            if stop.requested() {
+                break;
+            }
             match run_target(target.name(), &url, &workload).await {
+                // A phase cut by a signal is not the figure its row would claim.
+                Ok(_) if stop.requested() => {}
                 Ok(r) => {
                     for op in &r.operations {
                         if let Some(e) = &op.first_error {
@@ -187,6 +198,7 @@ async fn run_sdk(args: BenchArgs) -> i32 {
             emu.shutdown().await;
         }
     }
+    watcher.abort();
     print!("{}", markdown_table(&results, &baseline));
     if let Some(path) = &args.json {
         let report = BenchReport {
@@ -215,9 +227,31 @@ async fn run_sdk(args: BenchArgs) -> i32 {
             return exit_code::RUNTIME_ERROR;
         }
     }
-    if failed {
+    if stop.requested() {
+        exit_code::INTERRUPTED
+    } else if failed {
         exit_code::RUNTIME_ERROR
     } else {
         exit_code::OK
     }
+}
+
+/// The first Ctrl-C, SIGTERM or SIGHUP stops the bench cleanly: the phase in flight ends
+/// within a call, its queues are deleted, its row is dropped, no further phase or target
+/// starts, and what was measured is printed (and saved with `--json`), exit 130. A second
+/// signal leaves at once; the queues of the phase in flight are named by their prefix.
+async fn watch_signals(stop: crate::bench::Stop) {
+    let mut signals = super::signals::Signals::new();
+    let first = signals.next().await;
+    eprintln!(
+        "sqsprobe: {first}: stopping the bench — the phase in flight is cut and dropped, its queues \
+         deleted; nothing more is measured (again to leave at once)"
+    );
+    stop.request();
+    let second = signals.next().await;
+    eprintln!(
+        "sqsprobe: {second} again: leaving now; queues named sqsprobe-bench-* of the phase in \
+         flight may remain on the target"
+    );
+    std::process::exit(exit_code::INTERRUPTED);
 }

@@ -22,6 +22,8 @@ pub struct RawOptions {
     /// Chosen workloads, in run order (the no-op is added first).
     pub workloads: Vec<RawWorkload>,
     pub prefill: u64,
+    /// Set by a signal: no request starts after it, and no further phase.
+    pub stop: crate::bench::Stop,
 }
 
 /// A target to measure.
@@ -165,10 +167,11 @@ impl Setup<'_> {
             };
             let plan = ConnectionPlan::new(workload, self.requests, queue_url);
             let mut conn = self.connection();
+            let stop = options.stop.clone();
             tasks.spawn(async move {
-                run_phase(&mut conn, &plan, warmup_end).await;
+                run_phase(&mut conn, &plan, warmup_end, &stop).await;
                 let before = conn.reconnects;
-                let log = run_phase(&mut conn, &plan, measure_end).await;
+                let log = run_phase(&mut conn, &plan, measure_end, &stop).await;
                 (log, conn.reconnects - before)
             });
         }
@@ -281,6 +284,11 @@ impl Setup<'_> {
             (Some(b), Some(a)) if b > 0.0 => Some(a / b),
             _ => None,
         };
+        // A stopped run keeps only whole connection counts: a row measured in a cut phase, or
+        // without the no-op on both sides, would not be the figure its columns claim.
+        if options.stop.requested() {
+            return Ok(Vec::new());
+        }
         let mut noop = self.build_row(RawWorkload::Noop, connections, vec![before, after]);
         noop.ceiling_drift = drift;
         rows.insert(0, noop);
@@ -355,6 +363,9 @@ pub async fn run_target(
     }
     let mut rows = Vec::new();
     for &connections in &options.connections {
+        if options.stop.requested() {
+            break;
+        }
         match setup.count(connections, options, progress).await {
             Ok(r) => rows.extend(r),
             Err(e) => {

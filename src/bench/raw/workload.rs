@@ -283,14 +283,16 @@ async fn unit(
     }
 }
 
-/// Runs units until `deadline` (no unit starts after it); returns what was recorded.
+/// Runs units until `deadline` or a stop request (no unit starts after either); returns what
+/// was recorded.
 pub async fn run_phase(
     conn: &mut Connection,
     plan: &ConnectionPlan,
     deadline: Instant,
+    stop: &crate::bench::Stop,
 ) -> ConnectionLog {
     let mut log = ConnectionLog::default();
-    while Instant::now() < deadline {
+    while Instant::now() < deadline && !stop.requested() {
         unit(conn, plan, &mut log, deadline).await;
     }
     log.finished = Some(Instant::now());

@@ -153,6 +153,7 @@ fn plan(args: &BenchArgs) -> Result<(Vec<Planned>, RawOptions), String> {
             connections,
             workloads,
             prefill: args.prefill,
+            stop: crate::bench::Stop::default(),
         },
     ))
 }
@@ -214,7 +215,11 @@ pub async fn run(args: BenchArgs) -> i32 {
     let mut rows = Vec::new();
     let mut infos = Vec::new();
     let mut failed = false;
+    let watcher = tokio::spawn(super::watch_signals(options.stop.clone()));
     for planned in &targets {
+        if options.stop.requested() {
+            break;
+        }
         // The embedded emulator is started per run so it begins from an empty store.
         let mut server = None;
         let url = match &planned.url {
@@ -280,6 +285,7 @@ pub async fn run(args: BenchArgs) -> i32 {
         rows.extend(outcome.rows);
         infos.push(outcome.info);
     }
+    watcher.abort();
     apply_ceilings(&mut rows);
     print!("{}", raw_markdown_table(&rows));
     let load_end = load_average();
@@ -334,7 +340,9 @@ pub async fn run(args: BenchArgs) -> i32 {
             }
         }
     }
-    if failed {
+    if options.stop.requested() {
+        exit_code::INTERRUPTED
+    } else if failed {
         exit_code::RUNTIME_ERROR
     } else if regressed {
         exit_code::EXPECTATION_FAILED
