@@ -5,7 +5,7 @@
 mod common;
 
 use common::serve::Serve;
-use common::{bin, wait_bounded};
+use common::{bin, send_signal, wait_bounded};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -41,14 +41,6 @@ fn start_bench(args: &[&str]) -> Child {
         .expect("start sqsprobe bench")
 }
 
-fn stop(child: &Child, signal: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn a_signal_cuts_a_bench_and_deletes_its_queues() {
     for (driver, signal) in [("raw", "TERM"), ("sdk", "HUP"), ("raw", "INT")] {
@@ -80,7 +72,7 @@ fn a_signal_cuts_a_bench_and_deletes_its_queues() {
             std::thread::sleep(Duration::from_millis(100));
         }
         std::thread::sleep(Duration::from_millis(300));
-        stop(&child, signal);
+        send_signal(&child, signal);
         let done = wait_bounded(child, Duration::from_secs(20));
         assert_eq!(
             done.code(),

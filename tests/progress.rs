@@ -35,17 +35,17 @@ fn a_pipe_gets_plain_finished_lines_and_whole_reasons() {
     );
 }
 
-#[test]
-fn a_terminal_gets_the_board_of_running_cases() {
-    // util-linux's `script` runs the binary on a pseudo-terminal and keeps what it printed.
+/// Runs `sqsprobe run suites/stale-handle.yaml` with `extra` on a pseudo-terminal (util-linux
+/// `script`) and returns what the terminal showed, or `None` when `script` is not installed.
+fn on_a_terminal(extra: &str) -> Option<String> {
     if Command::new("script").arg("--version").output().is_err() {
         eprintln!("skipped: `script` (util-linux) is not installed");
-        return;
+        return None;
     }
     let out = tempfile::tempdir().unwrap();
     let typescript = out.path().join("typescript");
     let command = format!(
-        "{} run suites/stale-handle.yaml --out {}",
+        "{} run suites/stale-handle.yaml {extra} --out {}",
         bin().display(),
         out.path().display()
     );
@@ -63,7 +63,14 @@ fn a_terminal_gets_the_board_of_running_cases() {
         .expect("start script");
     let done = wait_bounded(child, LIMIT);
     assert_eq!(done.code(), 0, "{}", done.stderr);
-    let shown = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    Some(String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned())
+}
+
+#[test]
+fn a_terminal_gets_the_board_of_running_cases() {
+    let Some(shown) = on_a_terminal("") else {
+        return;
+    };
     assert!(shown.contains("RUNNING"), "{shown}");
     assert!(
         shown.contains("sleep: ") && shown.contains("observe: "),
@@ -82,30 +89,9 @@ fn a_terminal_gets_the_board_of_running_cases() {
 
 #[test]
 fn no_progress_keeps_a_terminal_plain() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) is not installed");
+    let Some(shown) = on_a_terminal("--no-progress") else {
         return;
-    }
-    let out = tempfile::tempdir().unwrap();
-    let typescript = out.path().join("typescript");
-    let command = format!(
-        "{} run suites/stale-handle.yaml --no-progress --out {}",
-        bin().display(),
-        out.path().display()
-    );
-    let child = Command::new("script")
-        .args(["-qec", &command])
-        .arg(&typescript)
-        .current_dir(root())
-        .env("TERM", "xterm")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start script");
-    let done = wait_bounded(child, LIMIT);
-    assert_eq!(done.code(), 0, "{}", done.stderr);
-    let shown = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    };
     assert!(!shown.contains("RUNNING"), "{shown}");
     assert!(shown.contains("(2/2)"), "{shown}");
 }
