@@ -12,6 +12,7 @@
 //! - [`terminal::render`]: the one-screen summary printed at the end of a run, and
 //!   [`terminal::progress_line`] for each case as it finishes.
 //! - [`history::render`]: `sqsprobe history`, several runs' multi-trial cases pooled.
+//! - [`progress::Board`]: the live lines of the running cases (phase, time left, SLOW).
 //!
 //! The I/O edges: [`write_run_folder`] writes the three files of a run folder (for `run` and
 //! `report` alike), and [`live::consume`] writes a live run's evidence and progress.
@@ -21,6 +22,7 @@ pub mod history;
 pub mod html;
 pub mod junit;
 pub mod live;
+pub mod progress;
 pub mod summary;
 pub mod terminal;
 pub(crate) mod wording;

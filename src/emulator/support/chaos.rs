@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 /// The tag whose value sets one queue's chaos (`redeliver-after-delete=1,seed=3`).
 pub const QUEUE_TAG: &str = "sqsprobe:emulator-chaos";
