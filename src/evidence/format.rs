@@ -326,6 +326,24 @@ pub struct CaseEnd {
     pub duration_ms: u64,
 }
 
+/// A multi-trial case's tally (`case_end.trials`, issue 9): how many trials ran, how many came
+/// out in each class, and for each class the two-sided 95% Clopper–Pearson interval of its
+/// rate over the conclusive trials (inconclusive ones are counted, never in the denominator).
+///
+/// Defined here so readers can parse it; `CaseEnd` gains the field when the runner writes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trials {
+    /// Trials run.
+    pub n: u32,
+    /// Trials per observation class.
+    #[serde(default)]
+    pub counts: BTreeMap<String, u32>,
+    /// Per class, `[low, high]` as fractions of the conclusive trials.
+    #[serde(default)]
+    pub intervals: BTreeMap<String, [f64; 2]>,
+}
+
 /// Teardown result of one owned queue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

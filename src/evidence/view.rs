@@ -8,7 +8,7 @@
 //! verdict, and consumers say so rather than guess one.
 
 use super::format::{
-    Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, StepEnd, Verdict,
+    Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, StepEnd, Trials, Verdict,
 };
 use std::collections::HashMap;
 
@@ -77,6 +77,9 @@ pub struct CaseView<'a> {
     /// Its finished steps, in order (files written before `step` records existed have none).
     pub steps: Vec<&'a StepEnd>,
     pub end: Option<&'a CaseEnd>,
+    /// A multi-trial case's tally (`case_end.trials`). `CaseEnd` does not carry the field yet
+    /// (issue 9 adds it), so the grouping leaves this `None`; renderers draw it when set.
+    pub trials: Option<&'a Trials>,
     pub state: CaseState,
 }
 
@@ -126,6 +129,22 @@ impl CaseView<'_> {
             .filter_map(|c| parse_time(&c.ended_at))
             .max()?;
         u64::try_from((last - start).num_milliseconds()).ok()
+    }
+
+    /// The case's time zero: its `case_start`, else its earliest call or step.
+    pub fn origin(&self) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+        self.start
+            .and_then(|s| parse_time(&s.started_at))
+            .or_else(|| {
+                let calls = self.calls.iter().map(|c| c.started_at.as_str());
+                let steps = self.steps.iter().map(|s| s.started_at.as_str());
+                calls.chain(steps).filter_map(parse_time).min()
+            })
+    }
+
+    /// The `step` record of the step with this 0-based index.
+    pub fn step(&self, index: usize) -> Option<&StepEnd> {
+        self.steps.iter().copied().find(|s| s.step == index)
     }
 
     /// Findings as `(suite:line, message)`.
@@ -292,6 +311,7 @@ impl<'a> RunView<'a> {
                         calls: Vec::new(),
                         steps: Vec::new(),
                         end: None,
+                        trials: None,
                         state: CaseState::NotStarted,
                     });
                 }
@@ -312,6 +332,7 @@ impl<'a> RunView<'a> {
                 calls: Vec::new(),
                 steps: Vec::new(),
                 end: None,
+                trials: None,
                 state: CaseState::DidNotFinish,
             });
             self.cases.len() - 1
