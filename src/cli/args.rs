@@ -367,9 +367,14 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A run folder holding evidence.jsonl.
-    #[arg(value_name = "RUN_DIR")]
-    pub run_dir: PathBuf,
+    /// Run folders holding evidence.jsonl. Each gets its reports rendered again; with more
+    /// than one, a page setting them side by side (targets as columns) is written too.
+    #[arg(value_name = "RUN_DIR", required = true)]
+    pub run_dirs: Vec<PathBuf>,
+
+    /// With several run folders: where to write the side-by-side report.html.
+    #[arg(long, default_value = "evidence/runs", value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -136,6 +136,34 @@ pub fn run_end(exit_code: i32) -> Record {
     })
 }
 
+/// A finished run of one target: `run_start` with `profile` and `protocol`, then each case
+/// with its verdict (reason `why`; an unsupported one never started, with a profile note).
+pub fn verdicts_run(
+    profile: Option<&str>,
+    protocol: &str,
+    ends: &[(&str, Verdict)],
+) -> Vec<Record> {
+    let ids: Vec<&str> = ends.iter().map(|(c, _)| *c).collect();
+    let mut start = run_start(&ids);
+    if let Record::RunStart(s) = &mut start {
+        s.target_profile = profile.map(str::to_string);
+        s.protocol = protocol.to_string();
+    }
+    let mut records = vec![start];
+    for (case, verdict) in ends {
+        if *verdict == Verdict::Unsupported {
+            let mut end = case_end(case, *verdict, "not run", &[]);
+            end.profile_note = Some("no move tasks (moto#1)".to_string());
+            records.push(Record::CaseEnd(end));
+        } else {
+            records.push(case_start(case, 10));
+            records.push(Record::CaseEnd(case_end(case, *verdict, "why", &[])));
+        }
+    }
+    records.push(run_end(0));
+    records
+}
+
 /// A complete run: one pass with an observation, one fail, one inconclusive,
 /// one known divergence, one error.
 pub fn full_run() -> Vec<Record> {

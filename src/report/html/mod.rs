@@ -7,14 +7,17 @@
 //! - [`timeline`]: that picture as inline SVG; [`axis`]: round ticks and labels that never
 //!   overprint;
 //! - [`calls`]: the calls table; [`trials`]: a multi-trial case's tally;
+//! - [`matrix`]: several runs side by side, linking into each run's report;
 //! - [`style`]: the one stylesheet.
 
 mod axis;
 mod calls;
+mod matrix;
 mod page;
 mod picture;
 mod style;
 mod timeline;
 mod trials;
 
+pub use matrix::render as render_matrix;
 pub use page::{case_anchor, render};
