@@ -52,6 +52,8 @@ pub enum Stop {
     TargetLost(String),
     /// The target refused the run's credentials (in this case or another); the text says how.
     CredentialsRefused(String),
+    /// A budget of the run is spent (`--max-requests`, `--max-duration`); the text says which.
+    Budget(String),
 }
 
 impl Stop {
@@ -62,6 +64,7 @@ impl Stop {
             Stop::Deadline(_) => CutReason::Deadline,
             Stop::TargetLost(_) => CutReason::TargetLost,
             Stop::CredentialsRefused(_) => CutReason::CredentialsRefused,
+            Stop::Budget(_) => CutReason::Budget,
         }
     }
 
@@ -73,6 +76,7 @@ impl Stop {
             Stop::CredentialsRefused(why) => format!(
                 "the run stopped: the target refused its credentials or permissions ({why})"
             ),
+            Stop::Budget(which) => format!("the run stopped: {which} is spent"),
         }
     }
 }
@@ -307,7 +311,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     if let Some(stop) = &facts.stopped {
         match stop {
             Stop::TargetLost(_) | Stop::CredentialsRefused(_) => v.errored = true,
-            Stop::Interrupted | Stop::Deadline(_) => v.inconclusive = true,
+            Stop::Interrupted | Stop::Deadline(_) | Stop::Budget(_) => v.inconclusive = true,
         }
         findings.push(finding(None, facts.line, stop.finding()));
     }

@@ -37,6 +37,8 @@ pub enum CutReason {
     TargetLost,
     /// The run stopped because the target refused its credentials.
     CredentialsRefused,
+    /// The run stopped because a budget of it was spent.
+    Budget,
 }
 
 impl CutReason {
@@ -49,6 +51,7 @@ impl CutReason {
             CutReason::Deadline => "deadline",
             CutReason::TargetLost => "target_lost",
             CutReason::CredentialsRefused => "credentials_refused",
+            CutReason::Budget => "run_budget",
         }
     }
 
@@ -64,6 +67,7 @@ impl CutReason {
             CutReason::Deadline => "the case reached its deadline".to_string(),
             CutReason::TargetLost => "the target stopped answering".to_string(),
             CutReason::CredentialsRefused => "the target refused the run's credentials".to_string(),
+            CutReason::Budget => "a budget of the run (requests or time) was spent".to_string(),
         }
     }
 }

@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run suites against a target and write a run folder (evidence, JUnit, summary, HTML).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check suite files and report every error with file:line:column.
     Validate(ValidateArgs),
     /// List the cases of suites: file, id, tags, cited source.
@@ -81,6 +81,20 @@ fn parse_endpoint_url(s: &str) -> Result<String, String> {
         )),
         _ => Err(format!("`{s}` names no host; write it as http://HOST:PORT")),
     }
+}
+
+/// `K/N` with 1 <= K <= N.
+fn parse_partition(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a partition: write K/N with 1 <= K <= N, e.g. 2/3");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
 }
 
 fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
@@ -218,16 +232,63 @@ pub struct RunArgs {
     )]
     pub protocol: ProtocolArg,
 
-    /// Cases run at once (they mostly wait on leases, so more than cores is fine).
+    /// Cases run at once. Cases mostly wait on leases, so more than cores is fine: the default
+    /// is 64 on the embedded emulator (in-process, never the bottleneck) and 8 on an endpoint or
+    /// AWS (a single-process emulator, or AWS's request rates). Cases start longest first.
     #[arg(
         long,
         short = 'j',
-        default_value_t = 8,
         value_name = "N",
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
         help_heading = "Execution"
     )]
-    pub jobs: usize,
+    pub jobs: Option<usize>,
+
+    /// Run only partition K of N (`--partition 2/3`): cases are split deterministically
+    /// (longest first, dealt round-robin), so N CI jobs together run every selected case
+    /// exactly once. `sqsprobe report` and `matrix` merge the partial run folders.
+    #[arg(long, value_name = "K/N", value_parser = parse_partition, help_heading = "Execution")]
+    pub partition: Option<(usize, usize)>,
+
+    /// Run every case N times (each trial on fresh queues, trials concurrently like cases),
+    /// overriding each case's `trials:`. The case_end pools them: per-class counts and 95%
+    /// Clopper–Pearson intervals, judged against `outcome:` / `rate:`.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000), help_heading = "Execution")]
+    pub trials: Option<u32>,
+
+    /// Seed for everything random in the run (which calls a `probability:` fault hits): the same
+    /// seed and suite inject the same faults. Default: drawn at random, always recorded in
+    /// `run_start.seed` so a run can be repeated.
+    #[arg(
+        long,
+        env = "SQSPROBE_SEED",
+        value_name = "N",
+        help_heading = "Execution"
+    )]
+    pub seed: Option<u64>,
+
+    /// How long one attempt of a call may take (a receive: its long-poll wait plus this).
+    #[arg(long, value_name = "DURATION", default_value = "6s", value_parser = parse_duration, help_heading = "Execution")]
+    pub call_timeout: std::time::Duration,
+
+    /// After this many calls in a row without any response the target counts as lost: no new
+    /// case starts, the rest are marked not run, teardown still tries every queue once.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..), help_heading = "Execution")]
+    pub lost_after: u32,
+
+    /// Stop the run cleanly once it has made this many SQS requests (every attempt counts):
+    /// unfinished cases are inconclusive, teardown is still done (its requests are allowed).
+    #[arg(
+        long,
+        env = "SQSPROBE_MAX_REQUESTS",
+        value_name = "N",
+        help_heading = "Budgets"
+    )]
+    pub max_requests: Option<u64>,
+
+    /// Stop the run cleanly once it has run this long (cases cut, teardown done).
+    #[arg(long, env = "SQSPROBE_MAX_DURATION", value_name = "DURATION", value_parser = parse_duration, help_heading = "Budgets")]
+    pub max_duration: Option<std::time::Duration>,
 
     /// Use this run id instead of a fresh one (letters, digits and `-`, at most 24): it names
     /// the run folder and every queue, so CI can know both in advance. Never reuse one.
@@ -550,6 +611,15 @@ mod tests {
                 .contains("scheme")
         );
         assert!(parse_endpoint_url("").is_err());
+    }
+
+    #[test]
+    fn partitions_are_k_of_n() {
+        assert_eq!(parse_partition("2/3"), Ok((2, 3)));
+        assert_eq!(parse_partition("1/1"), Ok((1, 1)));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
+            assert!(parse_partition(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -63,13 +63,22 @@ pub async fn run(args: RunArgs) -> i32 {
         },
         None => None,
     };
-    let plan: Vec<PlannedCase> = selected
+    let mut plan: Vec<PlannedCase> = selected
         .iter()
         .map(|(s, c)| PlannedCase {
             suite: s.path.clone(),
             case: (*c).clone(),
         })
         .collect();
+    if let Some((k, n)) = args.partition {
+        plan = runner::schedule::partition(plan, k, n);
+        if plan.is_empty() {
+            say(format_args!(
+                "partition {k}/{n} holds no case (the selection has fewer than {n}); nothing to run"
+            ));
+            return exit_code::OK;
+        }
+    }
     let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 
     let protocol = match args.protocol {
@@ -104,7 +113,10 @@ pub async fn run(args: RunArgs) -> i32 {
         plan,
         RunSettings {
             run_id,
-            jobs: args.jobs,
+            jobs: args.jobs.unwrap_or(match info.kind {
+                runner::TargetKind::Embedded => 64,
+                runner::TargetKind::Endpoint | runner::TargetKind::Aws => 8,
+            }),
             target: info.kind,
             endpoint: info.endpoint,
             region: info.region,
@@ -114,6 +126,13 @@ pub async fn run(args: RunArgs) -> i32 {
             profile,
             emulator_chaos: args.chaos.map(|c| c.to_string()),
             instance: runner::new_instance(),
+            call_timeout: args.call_timeout,
+            lost_after: args.lost_after,
+            max_duration: args.max_duration,
+            usage: std::sync::Arc::new(runner::policy::Usage::new(args.max_requests)),
+            partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
+            seed: args.seed.unwrap_or_else(rand::random),
+            trials: args.trials,
         },
         &args.out,
         args.quiet,
@@ -188,7 +207,7 @@ async fn execute(
     // Before anything is created: is the target there at all?
     let (started_at, started) = (Utc::now(), Instant::now());
     let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
-    let reached = runner::preflight(&client, &settings.run_id, &probe_tx).await;
+    let reached = runner::preflight(&client, &settings.run_id, &settings.usage, &probe_tx).await;
     let mut check_rows = Vec::new();
     while let Ok(r) = probe_rx.try_recv() {
         check_rows.push(r);
@@ -245,6 +264,9 @@ async fn execute(
             &crate::conformance::profile::changes(run.case_ends()).render(&profile.target),
         );
     }
+    let (standard, fifo) = settings.usage.counts();
+    summary.push_str(&crate::sqs::pricing::cost_line(standard, fifo));
+    summary.push('\n');
     // A closed stdout (`sqsprobe run | head`) loses the summary, not the run's exit code.
     let mut stdout = std::io::stdout();
     let _ = stdout.write_all(summary.as_bytes());
@@ -279,6 +301,12 @@ fn unreached_run(
         interrupted: false,
         totals: BTreeMap::new(),
         exit_code: exit_code::RUNTIME_ERROR,
+        requests: Some(settings.usage.counts().0 + settings.usage.counts().1),
+        fifo_requests: Some(settings.usage.counts().1),
+        cost_usd: Some({
+            let (standard, fifo) = settings.usage.counts();
+            crate::sqs::pricing::cost_usd(standard, fifo)
+        }),
     }));
     records
 }

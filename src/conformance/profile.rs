@@ -450,6 +450,8 @@ pub fn not_run_end(
         started_at: at.to_string(),
         ended_at: at.to_string(),
         duration_ms: 0,
+        trial: None,
+        trials: None,
     }
 }
 

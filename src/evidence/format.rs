@@ -23,6 +23,9 @@ pub enum Record {
     Call(Call),
     /// One step of a case finished (sleeps and observations included).
     Step(StepEnd),
+    /// One trial of a multi-trial case finished: its own verdict and observation, with
+    /// `trial` set; the case's `case_end` pools them.
+    TrialEnd(CaseEnd),
     CaseEnd(CaseEnd),
     RunEnd(RunEnd),
 }
@@ -43,6 +46,9 @@ pub struct StepEnd {
     pub ended_at: String,
     /// `pass`, `fail`, `inconclusive` or `error`: the step's own check.
     pub check: String,
+    /// The trial (1-based) of a multi-trial case; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
 }
 
 /// First line of every evidence file.
@@ -69,6 +75,14 @@ pub struct RunStart {
     /// Absent in files written before it existed.
     #[serde(default)]
     pub emulator_chaos: Option<String>,
+    /// `K/N` when the run is one partition of a selection split across CI jobs
+    /// (`--partition`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// The run's seed (`--seed N`, else drawn at random): the same seed and suite inject the
+    /// same faults and run the same trials. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// A case began; its queues are about to be created.
@@ -85,6 +99,9 @@ pub struct CaseStart {
     pub behaviour: String,
     pub sources: Vec<String>,
     pub started_at: String,
+    /// How many trials the case runs (`trials:` / `--trials`), when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u32>,
 }
 
 /// Where in a case a call was made.
@@ -163,6 +180,32 @@ pub struct Call {
     /// new timeout, counted from the call. Absent for other calls and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_ms: Option<u64>,
+    /// The fault sqsprobe injected into this attempt (`faults:` / `fault:` of the suite), if
+    /// any: what the target did, or did not, see is then the fault's doing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultEvidence>,
+    /// The trial (1-based) of a multi-trial case this call belongs to; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+}
+
+/// An injected fault, as recorded on the attempt it hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultEvidence {
+    /// `latency`, `timeout`, `throttle`, `error`, `reset` or `lose-response`.
+    pub kind: String,
+    /// `step` (the step's own `fault:`) or `case` (the case's `faults:`).
+    pub scope: String,
+    /// `latency`: how long the request was held before it was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// `throttle` and `error`: the status answered locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// `throttle` and `error`: the code answered locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// A message as seen by a send or a receive.
@@ -324,24 +367,39 @@ pub struct CaseEnd {
     pub started_at: String,
     pub ended_at: String,
     pub duration_ms: u64,
+    /// In a `trial_end`: which trial (1-based). Absent in a `case_end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+    /// In the `case_end` of a multi-trial case: its trials pooled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<Trials>,
 }
 
-/// A multi-trial case's tally (`case_end.trials`, issue 9): how many trials ran, how many came
-/// out in each class, and for each class the two-sided 95% Clopper–Pearson interval of its
-/// rate over the conclusive trials (inconclusive ones are counted, never in the denominator).
-///
-/// Defined here so readers can parse it; `CaseEnd` gains the field when the runner writes it.
+/// A multi-trial case's trials, pooled (`case_end.trials`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trials {
     /// Trials run.
     pub n: u32,
-    /// Trials per observation class.
-    #[serde(default)]
+    /// Trials whose observation was conclusive (the denominator of every interval).
+    pub conclusive: u32,
+    /// Trials per observation class (`inconclusive` included, as counted, never in a rate).
     pub counts: BTreeMap<String, u32>,
-    /// Per class, `[low, high]` as fractions of the conclusive trials.
-    #[serde(default)]
+    /// Per class, the two-sided 95% Clopper–Pearson interval `[low, high]` of its share of
+    /// the conclusive trials.
     pub intervals: BTreeMap<String, [f64; 2]>,
+    /// Each trial's verdict and class, in trial order.
+    pub per_trial: Vec<TrialOutcome>,
+}
+
+/// One trial's result, as `case_end.trials.per_trial` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrialOutcome {
+    pub trial: u32,
+    pub verdict: Verdict,
+    /// The trial's observation class, `null` without an observe step.
+    pub class: Option<String>,
 }
 
 /// Teardown result of one owned queue.
@@ -362,6 +420,17 @@ pub struct RunEnd {
     pub interrupted: bool,
     pub totals: BTreeMap<String, u32>,
     pub exit_code: i32,
+    /// SQS requests the run made (every attempt, the harness's own included). Absent in
+    /// files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Of those, the requests billed at the FIFO rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fifo_requests: Option<u64>,
+    /// What the requests would cost at AWS list prices, in US dollars, with no free allowance
+    /// assumed (see `docs/aws.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 #[cfg(test)]

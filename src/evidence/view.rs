@@ -76,10 +76,9 @@ pub struct CaseView<'a> {
     pub calls: Vec<&'a Call>,
     /// Its finished steps, in order (files written before `step` records existed have none).
     pub steps: Vec<&'a StepEnd>,
+    /// A multi-trial case's `trial_end`s, in the order they finished.
+    pub trials: Vec<&'a CaseEnd>,
     pub end: Option<&'a CaseEnd>,
-    /// A multi-trial case's tally (`case_end.trials`). `CaseEnd` does not carry the field yet
-    /// (issue 9 adds it), so the grouping leaves this `None`; renderers draw it when set.
-    pub trials: Option<&'a Trials>,
     pub state: CaseState,
 }
 
@@ -140,6 +139,11 @@ impl CaseView<'_> {
                 let steps = self.steps.iter().map(|s| s.started_at.as_str());
                 calls.chain(steps).filter_map(parse_time).min()
             })
+    }
+
+    /// A multi-trial case's trials pooled (`case_end.trials`), once it has ended.
+    pub fn tally(&self) -> Option<&Trials> {
+        self.end?.trials.as_ref()
     }
 
     /// The `step` record of the step with this 0-based index.
@@ -285,6 +289,7 @@ impl<'a> RunView<'a> {
                 Record::Call(r) if r.case.is_empty() => run.calls.push(r),
                 Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
                 Record::Step(r) => run.case_mut(&mut index, &r.case).steps.push(r),
+                Record::TrialEnd(r) => run.case_mut(&mut index, &r.case).trials.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
@@ -310,8 +315,8 @@ impl<'a> RunView<'a> {
                         start: None,
                         calls: Vec::new(),
                         steps: Vec::new(),
+                        trials: Vec::new(),
                         end: None,
-                        trials: None,
                         state: CaseState::NotStarted,
                     });
                 }
@@ -331,8 +336,8 @@ impl<'a> RunView<'a> {
                 start: None,
                 calls: Vec::new(),
                 steps: Vec::new(),
+                trials: Vec::new(),
                 end: None,
-                trials: None,
                 state: CaseState::DidNotFinish,
             });
             self.cases.len() - 1

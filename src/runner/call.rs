@@ -36,6 +36,8 @@ struct AttemptNote {
     /// From `x-amzn-query-error`: (legacy code, sender fault).
     query_error: Option<(String, bool)>,
     transport_error: Option<String>,
+    /// The fault injected into this attempt, if any.
+    fault: Option<crate::evidence::format::FaultEvidence>,
 }
 
 /// The interceptor that fills [`AttemptNote`]s; one per call.
@@ -50,6 +52,16 @@ pub struct AttemptRecorder {
 impl AttemptRecorder {
     fn notes(&self) -> Vec<AttemptNote> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+
+    /// Notes that the attempt in progress got an injected fault (the fault connector calls
+    /// this between the attempt's start and its end).
+    pub fn note_fault(&self, fault: crate::evidence::format::FaultEvidence) {
+        if let Ok(mut notes) = self.notes.lock()
+            && let Some(note) = notes.last_mut()
+        {
+            note.fault = Some(fault);
+        }
     }
 }
 
@@ -163,6 +175,8 @@ pub enum FailureKind {
     /// The target refused the run's credentials or permissions (`ExpiredToken`,
     /// `AccessDenied`, ...): a harness problem, never a finding about SQS.
     Refused,
+    /// The request was never sent (an injected reset): a definite non-effect without an answer.
+    NotSent,
 }
 
 /// A failed call, as the step checks see it.
@@ -177,6 +191,9 @@ pub struct CallError {
     pub sender_fault: Option<bool>,
     /// Masked message.
     pub message: Option<String>,
+    /// The kind of the fault sqsprobe injected into the final attempt, when it did: the
+    /// answer (or its absence) is then the suite's own doing.
+    pub injected: Option<crate::evidence::format::FaultEvidence>,
 }
 
 impl CallError {
@@ -268,6 +285,10 @@ pub struct CallMeta {
     pub action: &'static str,
     pub attempt: Option<String>,
     pub queue: Option<String>,
+    /// A receive's long-poll wait: its attempts may take that long plus the call timeout.
+    pub wait: Option<std::time::Duration>,
+    /// The trial of a multi-trial case the call belongs to.
+    pub trial: Option<u32>,
 }
 
 impl CallMeta {
@@ -301,6 +322,8 @@ impl CallMeta {
             ended_at: rfc3339(ended_at),
             latency_ms: (ended_at - started_at).num_microseconds().unwrap_or(0) as f64 / 1000.0,
             lease_ms: None,
+            fault: None,
+            trial: self.trial,
         }
     }
 }
@@ -353,9 +376,12 @@ where
                 Some((c, s)) => (Some(c.clone()), Some(*s)),
                 None => (None, None),
             };
+            let never_sent = note.fault.as_ref().is_some_and(|f| f.kind == "reset");
             let completion = match (note.status, &note.transport_error) {
                 (Some(s), _) if s < 300 => Completion::Ok,
                 (Some(s), _) if s < 500 => Completion::Fail,
+                // A connection dropped before sending is a definite non-effect.
+                _ if never_sent => Completion::Fail,
                 _ => Completion::Info,
             };
             Call {
@@ -367,6 +393,7 @@ where
                 sender_fault,
                 error_message: note.transport_error.as_ref().map(|e| masker.mask(e)),
                 completion,
+                fault: note.fault.clone(),
                 latency_ms: (note.latency_ms * 1000.0).round() / 1000.0,
                 ..meta.row(
                     note.started_at.unwrap_or(call_started_at),
@@ -392,10 +419,16 @@ where
             }
         }
         Err(err) => {
-            let error = describe_error(&err, masker);
+            let mut error = describe_error(&err, masker);
+            error.injected = notes[last].fault.clone();
+            if error.injected.as_ref().is_some_and(|f| f.kind == "reset") {
+                error.kind = FailureKind::NotSent;
+            }
             let row = &mut rows[last];
             row.completion = match error.kind {
-                FailureKind::Response | FailureKind::Refused => Completion::Fail,
+                FailureKind::Response | FailureKind::Refused | FailureKind::NotSent => {
+                    Completion::Fail
+                }
                 _ => Completion::Info,
             };
             // Throttled requests are definite refusals, but for an experiment they mean
@@ -452,6 +485,7 @@ where
                 status,
                 sender_fault,
                 message: err.message().map(|m| masker.mask(m)),
+                injected: None,
             }
         }
         SdkError::ResponseError(_) => CallError {
@@ -463,6 +497,7 @@ where
             status,
             sender_fault,
             message: Some(masker.mask(&source_chain(err))),
+            injected: None,
         },
         SdkError::TimeoutError(_) => CallError {
             kind: FailureKind::NoResponse,
@@ -471,6 +506,7 @@ where
             status: None,
             sender_fault: None,
             message: Some("timed out".to_string()),
+            injected: None,
         },
         _ => CallError {
             kind: FailureKind::NoResponse,
@@ -479,6 +515,7 @@ where
             status,
             sender_fault: None,
             message: Some(masker.mask(&source_chain(err))),
+            injected: None,
         },
     }
 }
@@ -510,6 +547,7 @@ mod tests {
             status: Some(400),
             sender_fault: Some(true),
             message: Some("m".into()),
+            injected: None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! The mapping:
 //! - a header saying what the target was in words (the embedded emulator and its chaos spec,
 //!   an endpoint with its target profile, or AWS and its region), the sqsprobe version, the
-//!   seed when the run had one (the emulator chaos spec's `seed=`), the run id, start and
+//!   seed (`run_start.seed`, else an older file's chaos `seed=`), the run id, start and
 //!   duration, the totals line with its clarifications, a failed reachability check,
 //!   interruption, and what the exit code means;
 //! - two bars: cases by verdict and by observation class;
@@ -90,13 +90,17 @@ pub(crate) fn target_words(start: &RunStart) -> String {
     words
 }
 
-/// The seed the run recorded: the emulator chaos spec's `seed=`.
-fn seed(start: &RunStart) -> Option<&str> {
-    start
-        .emulator_chaos
-        .as_deref()?
-        .split(',')
-        .find_map(|kv| kv.strip_prefix("seed="))
+/// The seed the run recorded: `run_start.seed` (faults and trials), else, in files written
+/// before it existed, the emulator chaos spec's `seed=`.
+fn seed(start: &RunStart) -> Option<String> {
+    start.seed.map(|s| s.to_string()).or_else(|| {
+        start
+            .emulator_chaos
+            .as_deref()?
+            .split(',')
+            .find_map(|kv| kv.strip_prefix("seed="))
+            .map(str::to_string)
+    })
 }
 
 fn header(out: &mut String, run: &RunView) {
@@ -113,7 +117,7 @@ fn header(out: &mut String, run: &RunView) {
             esc(&start.sqsprobe_version)
         );
         if let Some(seed) = seed(start) {
-            let _ = write!(out, " · seed {}", esc(seed));
+            let _ = write!(out, " · seed {}", esc(&seed));
         }
         out.push_str("</p>\n<dl class=\"kv\">\n");
         if let Some(endpoint) = &start.endpoint {
@@ -353,7 +357,7 @@ fn case_section(out: &mut String, case: &CaseView) {
             let _ = write!(out, " <small>{}</small>", format_ms(ms));
         }
     }
-    if let Some(t) = case.trials {
+    if let Some(t) = case.tally() {
         let _ = write!(out, " <small>{}</small>", esc(&trials::line(t)));
     }
     // The anchor is inside the collapsed part, so following a link to it opens the case.
@@ -407,7 +411,7 @@ fn case_section(out: &mut String, case: &CaseView) {
         kv(out, "duration", &format_ms(ms));
     }
     out.push_str("</dl>\n");
-    if let Some(t) = case.trials {
+    if let Some(t) = case.tally() {
         trials::render(out, t);
     }
     if let Some(end) = case.end
@@ -686,13 +690,15 @@ mod tests {
             unreachable!()
         };
         s.target_profile = None;
+        assert_eq!(seed(&s).as_deref(), Some("7"), "run_start.seed");
+        s.seed = None;
         assert_eq!(target_words(&s), "the embedded emulator, exact (no chaos)");
         s.emulator_chaos = Some("stale-delete-keeps=1,redeliver-after-delete=0,seed=7".to_string());
         assert_eq!(
             target_words(&s),
             "the embedded emulator with chaos stale-delete-keeps=1,redeliver-after-delete=0,seed=7"
         );
-        assert_eq!(seed(&s), Some("7"));
+        assert_eq!(seed(&s).as_deref(), Some("7"), "an older file's chaos seed");
         s.emulator_chaos = None;
         s.target = "endpoint".to_string();
         s.target_profile = Some("moto".to_string());

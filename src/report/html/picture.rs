@@ -1198,6 +1198,7 @@ mod tests {
                 started_at: at(200),
                 ended_at: at(1150),
                 check: "fail".to_string(),
+                trial: None,
             }),
         );
         for r in &mut records {

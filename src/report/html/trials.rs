@@ -83,6 +83,7 @@ mod tests {
     fn tally() -> Trials {
         Trials {
             n: 20,
+            conclusive: 18,
             counts: BTreeMap::from([
                 ("inconclusive".to_string(), 2),
                 ("observed_redelivery".to_string(), 0),
@@ -92,6 +93,7 @@ mod tests {
                 ("observed_redelivery".to_string(), [0.0, 0.1853]),
                 ("no_redelivery_within_window".to_string(), [0.8147, 1.0]),
             ]),
+            per_trial: Vec::new(),
         }
     }
 

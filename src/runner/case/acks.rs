@@ -457,9 +457,12 @@ impl AckAnswer {
     pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
         match error.map(|e| &e.kind) {
             None => AckAnswer::Done,
-            Some(FailureKind::Response | FailureKind::Refused | FailureKind::Throttled) => {
-                AckAnswer::Refused
-            }
+            Some(
+                FailureKind::Response
+                | FailureKind::Refused
+                | FailureKind::Throttled
+                | FailureKind::NotSent,
+            ) => AckAnswer::Refused,
             Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
         }
     }

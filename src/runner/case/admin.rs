@@ -155,7 +155,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         // Always this case's own prefix: a listing never reaches other people's queues.
-        let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.case.id);
+        let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.name_key);
         let meta = self.meta(Phase::Step, Some(step), "ListQueues", None, None);
         let max = *max_results;
         let mut rec = call!(
