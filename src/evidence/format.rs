@@ -390,6 +390,21 @@ pub struct Trials {
     pub intervals: BTreeMap<String, [f64; 2]>,
     /// Each trial's verdict and class, in trial order.
     pub per_trial: Vec<TrialOutcome>,
+    /// The case's `rate:` bounds, per class, that the intervals were judged against; empty
+    /// (and absent) when the case has none, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bounds: BTreeMap<String, RateBound>,
+}
+
+/// A `rate:` bound on one class's share of the conclusive trials, as fractions (`5%` is
+/// `0.05`); at least one side is set.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateBound {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
 }
 
 /// One trial's result, as `case_end.trials.per_trial` lists it.

@@ -6,7 +6,8 @@
 //!   why nothing was run when the reachability check failed, a warning when the run was
 //!   interrupted, and what the exit code means;
 //! - one table row per case, in run order: verdict, case id and `suite:line`, the
-//!   classification, the decision, the observation window (elapsed of planned, receives used
+//!   classification (for a multi-trial case, its tally: `k/N` per class with the 95%
+//!   interval over the conclusive trials), the decision, the observation window (elapsed of planned, receives used
 //!   of budget, how it ended), receives, deliveries per message, duration;
 //! - then, for each case that is not `pass` or `known_divergence`, a section with its reason
 //!   and its findings as `suite:line` and message.
@@ -99,8 +100,7 @@ fn table(out: &mut String, run: &RunView) {
         let _ = writeln!(
             out,
             "| {verdict} | {name} | {} | {} | {} | {} | {} | {} |",
-            end.and_then(|e| e.classification.as_deref())
-                .map_or_else(dash, code),
+            end.map_or_else(dash, class),
             end.and_then(|e| e.decision)
                 .map_or_else(dash, |d| decision_name(d).to_string()),
             end.map_or_else(dash, window),
@@ -124,6 +124,16 @@ fn details(out: &mut String, case: &CaseView) {
         for (at, message) in findings {
             let _ = writeln!(out, "- {} {}", code(&at), text(message));
         }
+    }
+}
+
+/// The observation class, or for a multi-trial case its tally (`k/N` per class with the 95%
+/// interval over the conclusive trials).
+fn class(end: &CaseEnd) -> String {
+    match (&end.trials, &end.classification) {
+        (Some(trials), _) => text(&crate::classify::trials::tally(trials)),
+        (None, Some(class)) => code(class),
+        (None, None) => dash(),
     }
 }
 
@@ -200,6 +210,15 @@ queue setup failed
 - `suites/ack.yaml:121` CreateQueue returned 500
 ";
         assert_eq!(render(&full_run()), expected);
+    }
+
+    #[test]
+    fn a_multi_trial_case_shows_k_of_n_with_its_interval() {
+        let out = render(&trials_run());
+        assert!(
+            out.contains("| **inconclusive** | `stale-rate` `suites/ack.yaml:10` | 3 trials: no\\_redelivery\\_within\\_window 2/3 \\[9.4%, 99.2%\\], observed\\_redelivery 1/3 \\[0.84%, 90.6%\\] | – |"),
+            "{out}"
+        );
     }
 
     #[test]

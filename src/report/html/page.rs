@@ -26,7 +26,7 @@
 
 use super::super::wording::{decision_name, exit_meaning, format_ms};
 use super::style::CSS;
-use super::{calls, picture, timeline, trials};
+use super::{calls, timeline, trials};
 use crate::evidence::Record;
 use crate::evidence::format::{CaseEnd, Decision, RunStart, Verdict};
 use crate::evidence::view::{CaseState, CaseView, RunView};
@@ -186,7 +186,7 @@ fn attention(state: CaseState) -> Option<u8> {
 }
 
 /// The CSS class of a state (also its badge colour).
-fn state_class(state: CaseState) -> &'static str {
+pub(super) fn state_class(state: CaseState) -> &'static str {
     match state {
         CaseState::Finished(v) => v.as_str(),
         CaseState::DidNotFinish => "did_not_finish",
@@ -358,7 +358,11 @@ fn case_section(out: &mut String, case: &CaseView) {
         }
     }
     if let Some(t) = case.tally() {
-        let _ = write!(out, " <small>{}</small>", esc(&trials::line(t)));
+        let _ = write!(
+            out,
+            " <small>{}</small>",
+            esc(&crate::classify::trials::tally(t))
+        );
     }
     // The anchor is inside the collapsed part, so following a link to it opens the case.
     let _ = writeln!(
@@ -386,11 +390,12 @@ fn case_section(out: &mut String, case: &CaseView) {
         }
         out.push_str("</ul>\n");
     }
-    if let Some(p) = picture::picture(case) {
-        out.push_str("<figure class=\"timeline\">\n");
-        timeline::render(out, &p);
-        out.push_str(timeline::LEGEND);
-        out.push_str("</figure>\n");
+    // A multi-trial case is drawn trial by trial (below): its trials ran side by side, and
+    // one timeline of them all would mix their leases.
+    let trials = trials::count(case);
+    match trials {
+        Some(n) => trials::render(out, case, n),
+        None => timeline::figure(out, case),
     }
     out.push_str("<dl class=\"kv\">\n");
     if let Some(start) = case.start {
@@ -411,9 +416,6 @@ fn case_section(out: &mut String, case: &CaseView) {
         kv(out, "duration", &format_ms(ms));
     }
     out.push_str("</dl>\n");
-    if let Some(t) = case.tally() {
-        trials::render(out, t);
-    }
     if let Some(end) = case.end
         && !end.outcomes.is_empty()
     {
@@ -432,7 +434,7 @@ fn case_section(out: &mut String, case: &CaseView) {
         }
         out.push_str("</table>\n");
     }
-    if !case.calls.is_empty() {
+    if !case.calls.is_empty() && trials.is_none() {
         calls::table(out, case);
     }
     out.push_str("</div>\n</details>\n");
@@ -478,7 +480,15 @@ fn case_end_facts(out: &mut String, end: &CaseEnd) {
             .collect();
         kv(out, "deliveries", &d.join(" "));
     }
-    if !end.queues.is_empty() {
+    let deleted = end.queues.iter().filter(|q| q.deleted).count();
+    if end.trials.is_some() && deleted == end.queues.len() {
+        // One queue per trial: the count says it, the names are in each trial's calls.
+        kv(
+            out,
+            "queues",
+            &format!("{deleted} (the trials' own), all deleted"),
+        );
+    } else if !end.queues.is_empty() {
         let q: Vec<String> = end
             .queues
             .iter()

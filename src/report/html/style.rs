@@ -32,8 +32,24 @@ table.calls td,table.calls th{overflow:hidden;text-overflow:ellipsis;white-space
 table.calls tr.more td{white-space:normal;overflow-wrap:anywhere;color:#59636e;border-top:0}
 table.calls tr.fail td{background:#ffebe9}table.calls tr.info td{background:#fff8c5}
 table.calls tr.harness td{color:#6e7781}table.calls tr.harness-fail td{background:#ffebe9}
-table.trials caption{text-align:left;font-weight:600}
-svg.interval .scale{fill:#d0d7de}svg.interval .range{fill:#54aeff}svg.interval .rate{fill:#0550ae}
+section.trials{margin:.5rem 0}
+table.trials caption{text-align:left;font-weight:600;padding:.2rem 0}table.trials td{vertical-align:middle}table.trials td:nth-child(-n+3){white-space:nowrap}
+table.trials .scale-note{font-weight:400;color:#59636e;font-size:11px;padding:0 .6rem}
+svg.interval{display:block}svg.interval .scale{fill:#d0d7de}
+svg.interval .allowed{fill:#2da44e;fill-opacity:.2}svg.interval .edge{fill:#1a7f37}
+svg.interval .range{fill:#54aeff;fill-opacity:.85}svg.interval.holds .range{fill:#2da44e}
+svg.interval.violated .range{fill:#cf222e}svg.interval.straddles .range{fill:#d4a72c}
+svg.interval .rate{fill:#1f2328}
+.bound-word.holds{color:#1a7f37}.bound-word.violated{color:#a40e26;font-weight:600}.bound-word.straddles{color:#9a6700;font-weight:600}
+p.trial-strip{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:.5rem 0}
+p.trial-strip .strip-name{color:#59636e;font-size:12px;margin-right:.4rem}
+p.trial-strip .strip-note{color:#59636e;font-size:11px;margin-left:.6rem}
+a.trial{display:inline-block;min-width:20px;height:18px;line-height:18px;padding:0 2px;text-align:center;font:600 10px system-ui;color:#fff;text-decoration:none;border-radius:3px;box-sizing:border-box}
+a.trial.none{color:#1f2328}a.trial.v-fail,a.trial.v-error{outline:2px solid #a40e26;outline-offset:1px}
+a.trial.v-inconclusive{outline:2px dashed #9a6700;outline-offset:1px}
+a.trial.v-did_not_finish{background:#fff;color:#6e7781;border:1px dashed #6e7781}
+details.trial{border-left:3px solid #d0d7de;margin:.2rem 0;padding:.1rem .6rem}details.trial>summary{cursor:pointer}
+details.trial .why{color:#59636e}
 figure.timeline{margin:.6rem 0;max-width:100%;overflow-x:auto}
 svg.timeline{display:block;width:100%;height:auto;min-width:640px}
 svg.timeline text{font:10px system-ui,sans-serif;fill:#1f2328}

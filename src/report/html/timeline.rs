@@ -6,7 +6,8 @@
 //! one that has no room is left out rather than drawn over another.
 
 use super::axis::{Want, place, text_width, tick_label, ticks};
-use super::picture::{Lane, Mark, Picture, Shape};
+use super::picture::{Lane, Mark, Picture, Shape, picture};
+use crate::evidence::view::CaseView;
 use crate::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
@@ -24,6 +25,16 @@ const PAD: f64 = 4.0;
 struct Placed {
     at: Vec<Option<(usize, f64)>>,
     rows: usize,
+}
+
+/// Writes the timeline of `case` as a figure with its legend, when it has anything to draw.
+pub(crate) fn figure(out: &mut String, case: &CaseView) {
+    if let Some(p) = picture(case) {
+        out.push_str("<figure class=\"timeline\">\n");
+        render(out, &p);
+        out.push_str(LEGEND);
+        out.push_str("</figure>\n");
+    }
 }
 
 /// Writes the SVG of `picture` into `out`.
@@ -241,7 +252,6 @@ mod tests {
     use super::*;
     use crate::evidence::fixtures::full_run;
     use crate::evidence::view::RunView;
-    use crate::report::html::picture::picture;
 
     #[test]
     fn every_mark_is_a_group_with_its_kind_and_evidence() {
