@@ -6,7 +6,9 @@
 //! calls of steps bound to no attempt), one lane per attempt (`A`, `B`: its calls and the
 //! leases it held), `observe` (the observation's receives, the window, sightings and
 //! redeliveries) and `harness` (the harness's own calls: the ownership pre-check, creating and
-//! tagging queues, teardown), drawn grey, never as the case failing.
+//! tagging queues, teardown), drawn grey, never as the case failing. A fault sqsprobe injected
+//! (`call.fault`) is a mark of its own on its call, so a refusal or silence it caused is never
+//! read as the target's.
 //!
 //! Leases are reconstructed from the rows: each message a receive returned is leased from the
 //! receive's answer for its `lease_ms`. A later call with that handle (`handle_digest` equal to
@@ -43,7 +45,8 @@ pub(crate) struct Lane {
 /// One thing drawn: its `data-kind`, CSS classes, parts, label and hover text.
 #[derive(Debug)]
 pub(crate) struct Mark {
-    /// `call`, `lease`, `sleep`, `step`, `window`, `redelivery`, `sighting`, `finding`.
+    /// `call`, `lease`, `sleep`, `step`, `window`, `redelivery`, `sighting`, `finding`,
+    /// `fault`.
     pub kind: &'static str,
     pub class: String,
     pub parts: Vec<Part>,
@@ -156,7 +159,9 @@ pub(crate) fn picture(case: &CaseView) -> Option<Picture> {
         }
         let name = lane_name(call);
         let at = lanes.iter().position(|l| l.name == name).unwrap_or(0);
+        let fault = fault_mark(call, &mark);
         lanes[at].marks.push(mark);
+        lanes[at].marks.extend(fault);
         if call.phase == Phase::Observe {
             let sightings = sighting_marks(case, call, &rel);
             lanes[at].marks.extend(sightings);
@@ -433,6 +438,41 @@ fn call_mark(case: &CaseView, call: &Call, rel: &impl Fn(&str) -> Option<f64>) -
         priority,
         title: call_title(call, rel),
         data: vec![("action", call.action.clone())],
+    })
+}
+
+/// A fault sqsprobe injected into `call` (drawn over its bar, `call_mark` being the bar): a
+/// marker that says the call's answer, or its silence, was the harness's doing.
+fn fault_mark(call: &Call, call_mark: &Mark) -> Option<Mark> {
+    let fault = call.fault.as_ref()?;
+    let part = call_mark.parts.first()?;
+    let mut what = fault.kind.clone();
+    if let Some(ms) = fault.delay_ms {
+        what.push_str(&format!(" {}", format_ms(ms)));
+    }
+    if let Some(status) = fault.status {
+        what.push_str(&format!(" {status}"));
+    }
+    if let Some(code) = &fault.code {
+        what.push_str(&format!(" {code}"));
+    }
+    Some(Mark {
+        kind: "fault",
+        class: format!("fault {}", fault.kind),
+        parts: vec![Part {
+            shape: Shape::Point,
+            track: part.track,
+            start: part.start,
+            end: part.start,
+            class: "",
+        }],
+        label: Some(format!("fault: {what}")),
+        priority: 1,
+        title: format!(
+            "injected fault ({} scope): {what}\non {}",
+            fault.scope, call_mark.title
+        ),
+        data: vec![("fault", fault.kind.clone())],
     })
 }
 
@@ -1225,6 +1265,45 @@ mod tests {
         let back = all.iter().find(|m| m.kind == "redelivery").unwrap();
         assert_eq!(back.label.as_deref(), Some("m1 back (receive count 3)"));
         assert!(all.iter().any(|m| m.kind == "window"));
+    }
+
+    #[test]
+    fn an_injected_fault_is_marked_apart_from_the_call() {
+        let mut records = full_run();
+        for r in &mut records {
+            if let Record::Call(c) = r
+                && c.action == "DeleteMessage"
+            {
+                c.completion = Completion::Info;
+                c.http_status = None;
+                c.fault = Some(crate::evidence::format::FaultEvidence {
+                    kind: "lose-response".to_string(),
+                    scope: "step".to_string(),
+                    delay_ms: None,
+                    status: None,
+                    code: None,
+                });
+            }
+        }
+        let run = RunView::new(&records);
+        let p = picture(&run.cases[0]).unwrap();
+        let lane = p.lanes.iter().find(|l| l.name == "attempt B").unwrap();
+        let fault = lane.marks.iter().find(|m| m.kind == "fault").unwrap();
+        assert_eq!(fault.label.as_deref(), Some("fault: lose-response"));
+        assert!(
+            fault
+                .title
+                .starts_with("injected fault (step scope): lose-response\non DeleteMessage"),
+            "{}",
+            fault.title
+        );
+        let delete = lane
+            .marks
+            .iter()
+            .find(|m| m.kind == "call" && m.data.contains(&("action", "DeleteMessage".to_string())))
+            .unwrap();
+        assert!(delete.class.starts_with("call info"), "{}", delete.class);
+        assert_eq!(fault.parts[0].start, delete.parts[0].start);
     }
 
     #[test]

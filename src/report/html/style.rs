@@ -83,6 +83,7 @@ svg.timeline .window-guide{fill:#0969da;fill-opacity:.05}
 .redelivery path,.sw.redelivery{fill:#8250df;background:#8250df}.redelivery text{fill:#6639ba;font-weight:600}
 .sighting path{fill:#6e7781}
 .finding path,.sw.finding{fill:#cf222e;background:#cf222e}.finding text{fill:#a40e26;font-weight:600}
+.fault path,.sw.fault{fill:#bf3989;background:#bf3989;stroke:#fff;stroke-width:1}.fault text{fill:#99286e;font-weight:600}
 ";
 
 /// Shared SVG definitions, written once at the top of the page: the sleep hatching.

@@ -245,6 +245,7 @@ pub(crate) const LEGEND: &str = "<p class=\"legend\">\
 <span class=\"sw window\"></span>observation window \
 <span class=\"sw redelivery\"></span>redelivery \
 <span class=\"sw finding\"></span>finding \
+<span class=\"sw fault\"></span>fault sqsprobe injected \
 · hover a mark for its evidence row</p>\n";
 
 #[cfg(test)]
