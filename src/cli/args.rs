@@ -428,13 +428,15 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run folders holding evidence.jsonl. Each gets its reports rendered again; with more
-    /// than one, a page setting them side by side (targets as columns) is written too.
+    /// Run folders holding evidence.jsonl. Each gets its reports rendered again; the folders
+    /// of a `--partition` run are merged into one run; with two runs or more, a page setting
+    /// them side by side (targets as columns) is written too.
     #[arg(value_name = "RUN_DIR", required = true)]
     pub run_dirs: Vec<PathBuf>,
 
-    /// With several run folders: where to write the side-by-side report.html.
-    #[arg(long, default_value = "evidence/runs", value_name = "DIR")]
+    /// Where a merged run and the side-by-side report.html go (only written when there is a
+    /// merge or more than one run).
+    #[arg(long, default_value = "evidence/report", value_name = "DIR")]
     pub out: PathBuf,
 }
 

@@ -1,57 +1,28 @@
-//! `sqsprobe report`: re-render run folders' reports from their evidence, and set several runs
-//! side by side.
+//! `sqsprobe report`: re-render run folders' reports from their evidence, merge the folders
+//! of a `--partition` run back into one run, and set several runs side by side.
 //!
 //! The reports are pure functions of `evidence.jsonl`, so an older run (or one whose process
 //! was killed before it wrote them) can always be rendered again. An interrupted run renders
 //! as what it is: cases without `case_end` did not finish, and every output says the run was
-//! interrupted. Given several folders, `report` also writes `<out>/report.html`: the runs as
-//! columns (the conformance matrix's page), each cell linking to the case in its run's report.
+//! interrupted.
+//!
+//! Every folder given gets its own reports rendered again. Folders that are partitions of one
+//! run (`evidence::merge`) are merged into one run folder: `--out` itself when that is all
+//! that was given, else `<out>/merged-<first run id>/`, with its `evidence.jsonl` and the
+//! three reports. When two or more runs remain, `<out>/report.html` sets them side by side
+//! (the conformance matrix's page), each cell linking to the case in its run's report.
 
 use super::args::ReportArgs;
 use crate::conformance::matrix;
-use crate::evidence::{Record, read_run};
+use crate::evidence::{EvidenceWriter, Record, merge, read_run};
 use crate::exit_code;
 use crate::report;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn report(args: ReportArgs) -> i32 {
-    let mut runs = Vec::new();
-    for dir in &args.run_dirs {
-        let records = match read_run_folder(dir) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("sqsprobe: {e}");
-                return exit_code::RUNTIME_ERROR;
-            }
-        };
-        if let Err(e) = report::write_run_folder(dir, &records) {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
-        let shown = dir.display().to_string();
-        let summary = report::terminal::render(&records, &shown, report::terminal::width(), false);
-        let mut stdout = std::io::stdout();
-        let _ = stdout.write_all(summary.as_bytes());
-        let _ = stdout.flush();
-        runs.push((shown, records));
-    }
-    if runs.len() < 2 {
-        return exit_code::OK;
-    }
-    let m = match matrix::build(&runs) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
-    let path = args.out.join("report.html");
-    match write_side_by_side(&args.out, &args.run_dirs, &m, "report.html") {
-        Ok(()) => {
-            println!("runs side by side: {}", path.display());
-            exit_code::OK
-        }
+    match render_all(&args) {
+        Ok(()) => exit_code::OK,
         Err(e) => {
             eprintln!("sqsprobe: {e}");
             exit_code::RUNTIME_ERROR
@@ -59,10 +30,89 @@ pub fn report(args: ReportArgs) -> i32 {
     }
 }
 
+/// One run to report on: where its reports live, and its records.
+struct Shown {
+    dir: PathBuf,
+    records: Vec<Record>,
+}
+
+fn render_all(args: &ReportArgs) -> Result<(), String> {
+    let mut runs: Vec<merge::Run> = Vec::new();
+    for dir in &args.run_dirs {
+        let records = read_run_folder(dir)?;
+        report::write_run_folder(dir, &records).map_err(|e| e.to_string())?;
+        runs.push((dir.display().to_string(), records));
+    }
+    let groups = merge::group(&runs).map_err(|e| e.to_string())?;
+    let alone = groups.len() == 1;
+    let mut shown: Vec<Shown> = Vec::new();
+    for group in groups {
+        if let [i] = group[..] {
+            shown.push(Shown {
+                dir: args.run_dirs[i].clone(),
+                records: std::mem::take(&mut runs[i].1),
+            });
+            continue;
+        }
+        let parts: Vec<&[Record]> = group.iter().map(|&i| runs[i].1.as_slice()).collect();
+        let records = merge::merge(&parts);
+        let first = crate::evidence::RunView::new(parts[0]).run_id().to_string();
+        let dir = if alone {
+            args.out.clone()
+        } else {
+            args.out.join(format!("merged-{first}"))
+        };
+        write_merged(&dir, &records)?;
+        let from: Vec<String> = group.iter().map(|&i| runs[i].0.clone()).collect();
+        println!(
+            "merged {} partitions into {}: {}",
+            group.len(),
+            dir.display(),
+            from.join(" ")
+        );
+        shown.push(Shown { dir, records });
+    }
+    let mut stdout = std::io::stdout();
+    for run in &shown {
+        let dir = run.dir.display().to_string();
+        let summary =
+            report::terminal::render(&run.records, &dir, report::terminal::width(), false);
+        let _ = stdout.write_all(summary.as_bytes());
+    }
+    let _ = stdout.flush();
+    if shown.len() < 2 {
+        return Ok(());
+    }
+    let labelled: Vec<(String, Vec<Record>)> = shown
+        .into_iter()
+        .map(|s| (s.dir.display().to_string(), s.records))
+        .collect();
+    let m = matrix::build(&labelled).map_err(|e| e.to_string())?;
+    let dirs: Vec<PathBuf> = labelled.iter().map(|(d, _)| PathBuf::from(d)).collect();
+    write_side_by_side(&args.out, &dirs, &m, "report.html")?;
+    println!(
+        "runs side by side: {}",
+        args.out.join("report.html").display()
+    );
+    Ok(())
+}
+
+/// Writes a merged run as a run folder: its evidence and its three reports.
+fn write_merged(dir: &Path, records: &[Record]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("failed to create {}: {e}", dir.display()))?;
+    let path = dir.join("evidence.jsonl");
+    let failed = |e: std::io::Error| format!("failed to write {}: {e}", path.display());
+    let mut writer = EvidenceWriter::create(&path).map_err(failed)?;
+    for record in records {
+        writer.write(record).map_err(failed)?;
+    }
+    report::write_run_folder(dir, records).map_err(|e| e.to_string())
+}
+
 /// Writes the matrix page `name` into `out`, its cells linking to each run folder's report.
 pub(super) fn write_side_by_side(
     out: &Path,
-    run_dirs: &[std::path::PathBuf],
+    run_dirs: &[PathBuf],
     m: &matrix::Matrix,
     name: &str,
 ) -> Result<(), String> {

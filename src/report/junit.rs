@@ -4,7 +4,8 @@
 //! - the run is one `<testsuites>`, named `sqsprobe <run id>`;
 //! - each suite file is one `<testsuite>` (name = suite path), carrying the run's properties:
 //!   `run_id`, `target`, `endpoint`, `region`, `target_profile` (the last three only when
-//!   recorded), `sqsprobe_version` and `interrupted`;
+//!   recorded), `sqsprobe_version`, `partitions` (for a partition of a split run, or
+//!   partitions merged) and `interrupted`;
 //! - each case is one `<testcase>`: name = case id, classname = suite path, time = case
 //!   duration, properties `verdict`, `classification` and `decision` when recorded;
 //! - a multi-trial case also has a `trials` property and a `<system-out>` line with its
@@ -114,6 +115,9 @@ fn run_properties(run: &RunView) -> Vec<Property> {
             properties.push(Property::new("target_profile", profile));
         }
         properties.push(Property::new("sqsprobe_version", &start.sqsprobe_version));
+        if let Some((what, _)) = super::wording::partition_words(start) {
+            properties.push(Property::new("partitions", what));
+        }
     }
     properties.push(Property::new(
         "interrupted",

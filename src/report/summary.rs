@@ -1,7 +1,8 @@
 //! Markdown summary, for a pull-request comment or a CI artefact (GitHub-flavoured tables).
 //!
 //! The mapping:
-//! - a header: run id, target (kind, endpoint, region, target profile), the totals line
+//! - a header: run id, target (kind, endpoint, region, target profile), which partitions of
+//!   a split run it holds (and which it lacks), the totals line
 //!   (known divergences count as passed, unfinished cases as errors, each clarified below),
 //!   why nothing was run when the reachability check failed, a warning when the run was
 //!   interrupted, and what the exit code means;
@@ -16,7 +17,7 @@
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
-use super::wording::{decision_name, exit_meaning, format_ms};
+use super::wording::{decision_name, exit_meaning, format_ms, partition_words};
 use crate::evidence::Record;
 use crate::evidence::format::CaseEnd;
 use crate::evidence::view::{CaseView, RunView};
@@ -50,6 +51,12 @@ fn header(out: &mut String, run: &RunView) {
             target.push(format!("chaos {}", code(chaos)));
         }
         let _ = writeln!(out, "Target: {}\n", target.join(" · "));
+        if let Some((what, warning)) = partition_words(start) {
+            let _ = writeln!(out, "Partitions: {}\n", text(&what));
+            if let Some(warning) = warning {
+                let _ = writeln!(out, "> **Partial**: {}.\n", text(&warning));
+            }
+        }
     }
     let totals = run.totals();
     let _ = writeln!(out, "**{}**", totals.line());

@@ -4,8 +4,9 @@
 //! - a header saying what the target was in words (the embedded emulator and its chaos spec,
 //!   an endpoint with its target profile, or AWS and its region), the sqsprobe version, the
 //!   seed (`run_start.seed`, else an older file's chaos `seed=`), the run id, start and
-//!   duration, the totals line with its clarifications, a failed reachability check,
-//!   interruption, and what the exit code means;
+//!   duration, which partitions of a split run it holds (and which it lacks), the totals line
+//!   with its clarifications, a failed reachability check, interruption, and what the exit
+//!   code means;
 //! - two bars: cases by verdict and by observation class;
 //! - the cases that did not pass (fail, error, did not finish, inconclusive, known
 //!   divergence), worst first, one line each: verdict, id, the first finding's `suite:line`
@@ -24,7 +25,7 @@
 //! `html_attr`. Suite authors control ids, titles, behaviour and sources; servers control error
 //! codes, messages and request ids.
 
-use super::super::wording::{decision_name, exit_meaning, format_ms};
+use super::super::wording::{decision_name, exit_meaning, format_ms, partition_words};
 use super::style::CSS;
 use super::{calls, timeline, trials};
 use crate::evidence::Record;
@@ -132,7 +133,14 @@ fn header(out: &mut String, run: &RunView) {
             let suites: Vec<String> = start.suites.iter().map(|s| code(s)).collect();
             kv(out, "suites", &suites.join(" "));
         }
+        let partition = partition_words(start);
+        if let Some((what, _)) = &partition {
+            kv(out, "partitions", &esc(what));
+        }
         out.push_str("</dl>\n");
+        if let Some((_, Some(warning))) = &partition {
+            let _ = writeln!(out, "<p class=\"banner\">{}.</p>", esc(warning));
+        }
     }
     let totals = run.totals();
     let _ = writeln!(
