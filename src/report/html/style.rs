@@ -16,7 +16,7 @@ dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1r
 .bar{display:flex;height:16px;border-radius:4px;overflow:hidden;background:#eaeef2}.bar .seg{min-width:3px}
 .bar-legend{grid-column:2;list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:0 1rem;font-size:12px}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 0;vertical-align:-1px}
-p.legend{font-size:11px;color:#59636e;margin:.2rem 0 .6rem}p.legend .sw{margin-left:8px}
+p.legend{font-size:11px;color:#59636e;margin:.2rem 0 .6rem}p.legend>span{white-space:nowrap}p.legend .sw{margin-left:8px}
 details.case{border:1px solid #d0d7de;border-radius:6px;margin:.35rem 0;padding:.25rem .7rem}
 details.case>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 details.case[open]>summary{white-space:normal}

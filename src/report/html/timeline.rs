@@ -179,11 +179,18 @@ fn mark(
                 } else {
                     (2.0, 10.0)
                 };
+                // A stale-handle call or the failing call is the point of its picture: never
+                // a sliver, however fast it answered.
+                let min = if m.class.contains("stale") || m.class.contains("finding-call") {
+                    7.0
+                } else {
+                    2.0
+                };
                 write!(
                     out,
                     "<rect{class} x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h}\"/>",
                     top + inset,
-                    (x1 - x0).max(2.0)
+                    (x1 - x0).max(min)
                 )
             }
             Shape::Dashed => write!(
@@ -233,20 +240,20 @@ fn mark(
 
 /// The key to the timelines' marks, shown under each one.
 pub(crate) const LEGEND: &str = "<p class=\"legend\">\
-<span class=\"sw ok\"></span>call ok \
-<span class=\"sw fail\"></span>refused (fail) \
-<span class=\"sw info\"></span>outcome unknown (info) \
-<span class=\"sw harness\"></span>harness's own call \
-<span class=\"sw held\"></span>lease \
-<span class=\"sw extended\"></span>lease extended \
-<span class=\"sw kept\"></span>handle kept after its lease \
-<span class=\"sw stale\"></span>stale handle used \
-<span class=\"sw sleep\"></span>sleep \
-<span class=\"sw window\"></span>observation window \
-<span class=\"sw redelivery\"></span>redelivery \
-<span class=\"sw finding\"></span>finding \
-<span class=\"sw fault\"></span>fault sqsprobe injected \
-· hover a mark for its evidence row</p>\n";
+<span><span class=\"sw ok\"></span>call ok</span> \
+<span><span class=\"sw fail\"></span>refused (fail)</span> \
+<span><span class=\"sw info\"></span>outcome unknown (info)</span> \
+<span><span class=\"sw harness\"></span>harness's own call</span> \
+<span><span class=\"sw held\"></span>lease</span> \
+<span><span class=\"sw extended\"></span>lease extended</span> \
+<span><span class=\"sw kept\"></span>handle kept after its lease</span> \
+<span><span class=\"sw stale\"></span>stale handle used</span> \
+<span><span class=\"sw sleep\"></span>sleep</span> \
+<span><span class=\"sw window\"></span>observation window</span> \
+<span><span class=\"sw redelivery\"></span>redelivery</span> \
+<span><span class=\"sw finding\"></span>finding</span> \
+<span><span class=\"sw fault\"></span>fault sqsprobe injected</span> \
+<span>· hover a mark for its evidence row</span></p>\n";
 
 #[cfg(test)]
 mod tests {
