@@ -390,14 +390,7 @@ fn case_section(out: &mut String, case: &CaseView) {
         );
     }
     let _ = writeln!(out, "<p class=\"reason\">{}</p>", esc(&case.reason()));
-    let findings = case.findings();
-    if !findings.is_empty() {
-        out.push_str("<ul class=\"findings\">\n");
-        for (at, message) in findings {
-            let _ = writeln!(out, "<li><code>{}</code> {}</li>", esc(&at), esc(message));
-        }
-        out.push_str("</ul>\n");
-    }
+    findings(out, case);
     // A multi-trial case is drawn trial by trial (below): its trials ran side by side, and
     // one timeline of them all would mix their leases.
     let trials = trials::count(case);
@@ -446,6 +439,18 @@ fn case_section(out: &mut String, case: &CaseView) {
         calls::table(out, case);
     }
     out.push_str("</div>\n</details>\n");
+}
+
+/// A case's (or a trial's) findings, each with its `suite:line`.
+pub(super) fn findings(out: &mut String, case: &CaseView) {
+    let findings = case.findings();
+    if !findings.is_empty() {
+        out.push_str("<ul class=\"findings\">\n");
+        for (at, message) in findings {
+            let _ = writeln!(out, "<li><code>{}</code> {}</li>", esc(&at), esc(message));
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 fn case_end_facts(out: &mut String, end: &CaseEnd) {

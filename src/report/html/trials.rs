@@ -16,7 +16,7 @@
 //! A trial that did not finish (the run stopped) has no `trial_end`: it is listed as such,
 //! with whatever calls it made.
 
-use super::page::{case_anchor, state_class};
+use super::page::{case_anchor, findings, state_class};
 use super::{calls, timeline};
 use crate::classify::rate::{RateCheck, check, percent};
 use crate::evidence::format::{RateBound, Trials, Verdict};
@@ -267,14 +267,7 @@ fn trial_section(out: &mut String, case: &CaseView, trial: u32) {
         esc(&reason),
         attr(&trial_anchor(case.id, trial))
     );
-    let findings = view.findings();
-    if !findings.is_empty() {
-        out.push_str("<ul class=\"findings\">\n");
-        for (at, message) in findings {
-            let _ = writeln!(out, "<li><code>{}</code> {}</li>", esc(&at), esc(message));
-        }
-        out.push_str("</ul>\n");
-    }
+    findings(out, &view);
     timeline::figure(out, &view);
     if !view.calls.is_empty() {
         calls::table(out, &view);
