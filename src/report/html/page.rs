@@ -7,7 +7,8 @@
 //!   duration, which partitions of a split run it holds (and which it lacks), the totals line
 //!   with its clarifications, a failed reachability check, interruption, and what the exit
 //!   code means;
-//! - two bars: cases by verdict and by observation class;
+//! - two bars: cases by verdict and by observation class (a multi-trial case counted apart:
+//!   its trials have a class each);
 //! - the cases that did not pass (fail, error, did not finish, inconclusive, known
 //!   divergence), worst first, one line each: verdict, id, the first finding's `suite:line`
 //!   and the reason. Each line opens into the case;
@@ -253,9 +254,16 @@ fn overview(out: &mut String, run: &RunView) {
         })
         .count();
     classes.push(("other class".to_string(), "other", other));
+    // A multi-trial case has a class per trial, not one: counted apart, its tally inside.
+    let pooled = run.case_ends().filter(|e| e.trials.is_some()).count();
+    classes.push((
+        "multi-trial (a class per trial)".to_string(),
+        "pooled",
+        pooled,
+    ));
     let unobserved = run
         .case_ends()
-        .filter(|e| e.classification.is_none())
+        .filter(|e| e.classification.is_none() && e.trials.is_none())
         .count();
     classes.push(("no observation".to_string(), "none", unobserved));
     bar(out, "by observation class", &classes);
@@ -705,6 +713,16 @@ mod tests {
             )
         );
         assert!(html.contains("<li><span class=\"sw observed_redelivery\"></span>observed_redelivery <strong>2</strong></li>"));
+    }
+
+    #[test]
+    fn a_multi_trial_case_is_counted_apart_in_the_class_bar() {
+        let html = render(&trials_run());
+        assert!(
+            html.contains("<li><span class=\"sw pooled\"></span>multi-trial (a class per trial) <strong>1</strong></li>"),
+            "{html}"
+        );
+        assert!(!html.contains("no observation <strong>"), "{html}");
     }
 
     #[test]

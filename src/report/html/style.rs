@@ -10,7 +10,7 @@ dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1r
 .badge{display:inline-block;font:600 11px system-ui;padding:.1rem .45rem;border-radius:3px;color:#fff;vertical-align:middle}
 .pass{background:#1a7f37}.known_divergence{background:#0969da}.inconclusive{background:#9a6700}.error{background:#cf222e}
 .fail{background:#a40e26}.did_not_finish{background:#6e7781}.not_started{background:#afb8c1;color:#1f2328}.unsupported{background:#8250df}
-.no_redelivery_within_window{background:#2da44e}.delivered{background:#54aeff}.observed_redelivery{background:#8250df}.other{background:#bf8700}.none{background:#d0d7de}
+.no_redelivery_within_window{background:#2da44e}.delivered{background:#54aeff}.observed_redelivery{background:#8250df}.other{background:#bf8700}.none{background:#d0d7de}.pooled{background:repeating-linear-gradient(45deg,#2da44e 0 4px,#8250df 4px 8px)}
 .banner{background:#fff8c5;border:1px solid #d4a72c;padding:.4rem .7rem;border-radius:4px}
 .bar-row{display:grid;grid-template-columns:11rem minmax(0,1fr);align-items:center;gap:.2rem 1rem;margin:.4rem 0}
 .bar{display:flex;height:16px;border-radius:4px;overflow:hidden;background:#eaeef2}.bar .seg{min-width:3px}
