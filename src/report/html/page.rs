@@ -12,6 +12,9 @@
 //! - the cases that did not pass (fail, error, did not finish, inconclusive, known
 //!   divergence), worst first, one line each: verdict, id, the first finding's `suite:line`
 //!   and the reason. Each line opens into the case;
+//! - the experiments: cases that passed with an observation the playbook decided on
+//!   (`case_end.classification` and `decision`), open when there are at most six (the playbook's), so their
+//!   timelines are on the first screens;
 //! - every other case grouped by suite, collapsed, one line each (verdict, id, class →
 //!   decision, duration), opening into the case;
 //! - a case: title and `suite:line`, reason, findings (`suite:line`), behaviour and sources
@@ -284,16 +287,36 @@ fn overview(out: &mut String, run: &RunView) {
         out.push_str("<p>Every case that ran passed.</p>\n");
     }
     for case in listed {
-        case_section(out, case);
+        case_section(out, case, false);
     }
     out.push_str("</section>\n");
 
+    let experiments: Vec<&CaseView> = run.cases.iter().filter(|c| is_experiment(c)).collect();
+    if !experiments.is_empty() {
+        let open = experiments.len() <= OPEN_EXPERIMENTS;
+        let _ = writeln!(
+            out,
+            "<section class=\"experiments\">\n<h2>Experiments and their decisions ({})</h2>\n\
+             <p class=\"note\">The cases that passed with an observation judged by the playbook{}.</p>",
+            experiments.len(),
+            if open { ", open" } else { "" }
+        );
+        for case in experiments {
+            case_section(out, case, open);
+        }
+        out.push_str("</section>\n");
+    }
+
     out.push_str("<section class=\"suites\">\n<h2>Everything else, by suite</h2>\n");
+    let rest = |c: &&CaseView| attention(c.state).is_none() && !is_experiment(c);
+    if !run.cases.iter().any(|c| rest(&c)) {
+        out.push_str("<p class=\"note\">Nothing else.</p>\n");
+    }
     for suite in run.suites().into_iter().map(Some).chain([None]) {
         let cases: Vec<&CaseView> = run
             .cases
             .iter()
-            .filter(|c| c.suite == suite && attention(c.state).is_none())
+            .filter(|c| c.suite == suite && rest(c))
             .collect();
         if cases.is_empty() {
             continue;
@@ -312,7 +335,7 @@ fn overview(out: &mut String, run: &RunView) {
             esc(&counts.join(", "))
         );
         for case in cases {
-            case_section(out, case);
+            case_section(out, case, false);
         }
         out.push_str("</details>\n");
     }
@@ -346,11 +369,25 @@ fn bar(out: &mut String, what: &str, segments: &[(String, &str, usize)]) {
     out.push_str("</ul></div>\n");
 }
 
-/// A case: one summary line opening into everything recorded about it.
-fn case_section(out: &mut String, case: &CaseView) {
+/// Up to this many experiments are shown open on the opening screen.
+const OPEN_EXPERIMENTS: usize = 6;
+
+/// A case that passed with an observation (`classification`) the playbook decided on
+/// (`decision`): the experiments a design review is about, shown before the rest.
+fn is_experiment(case: &CaseView) -> bool {
+    attention(case.state).is_none()
+        && case
+            .end
+            .is_some_and(|e| e.classification.is_some() && e.decision.is_some())
+}
+
+/// A case: one summary line opening into everything recorded about it (open already when
+/// `open`).
+fn case_section(out: &mut String, case: &CaseView, open: bool) {
     let _ = write!(
         out,
-        "<details class=\"case\"><summary>{} <code>{}</code>",
+        "<details class=\"case\"{}><summary>{} <code>{}</code>",
+        if open { " open" } else { "" },
         badge(case.state),
         esc(case.id)
     );
@@ -704,9 +741,16 @@ mod tests {
             "fail, error, inconclusive, known divergence"
         );
         assert!(attention.contains("<small>suites/ack.yaml:61</small> <span class=\"why\">1 expectation did not hold</span>"));
+        // The passing experiment comes next, open; nothing is left for the suites.
+        let experiments = &html[html.find("<section class=\"experiments\">").unwrap()
+            ..html.find("<section class=\"suites\">").unwrap()];
+        assert!(experiments.contains("<h2>Experiments and their decisions (1)</h2>"));
+        assert!(
+            experiments.contains("<details class=\"case\" open><summary><span class=\"badge pass\">PASS</span> <code>stale-ack</code> <span class=\"why\">observed_redelivery → RECONCILE</span>"),
+            "{experiments}"
+        );
         let suites = &html[html.find("<section class=\"suites\">").unwrap()..];
-        assert!(suites.contains("<details class=\"suite\"><summary><code>suites/ack.yaml</code> <small>1 pass</small></summary>"), "{suites}");
-        assert!(suites.contains("observed_redelivery → RECONCILE"));
+        assert!(!suites.contains("stale-ack"), "{suites}");
         assert!(
             html.contains(
                 "<span class=\"seg pass\" style=\"flex-grow:1\" title=\"1 pass\"></span>"

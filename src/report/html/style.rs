@@ -5,7 +5,7 @@ pub(crate) const CSS: &str = "
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1060px;padding:0 1rem;color:#1f2328}
 h1{font-size:1.4rem;margin:.2rem 0}h2{font-size:1.1rem;margin:1.2rem 0 .4rem}h3{font-size:1rem;margin:.3rem 0}
 code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:0 .2em;border-radius:3px}
-p.target{font-size:15px;margin:.3rem 0}
+p.target{font-size:15px;margin:.3rem 0}p.note{color:#59636e;margin:.2rem 0 .5rem}
 dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1rem;margin:.5rem 0}dl.kv dt{color:#59636e}dl.kv dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;font:600 11px system-ui;padding:.1rem .45rem;border-radius:3px;color:#fff;vertical-align:middle}
 .pass{background:#1a7f37}.known_divergence{background:#0969da}.inconclusive{background:#9a6700}.error{background:#cf222e}
