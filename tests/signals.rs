@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Moto, queues_with_prefix, root, single_run_dir};
+use common::{Moto, queues_with_prefix, root, send_signal, single_run_dir};
 use sqsprobe::evidence::format::{Record, Verdict};
 use sqsprobe::evidence::read_evidence;
 use std::process::{Child, Command, Stdio};
@@ -44,14 +44,6 @@ fn start_observing(url: &str, out: &std::path::Path, rt: &tokio::runtime::Runtim
     child
 }
 
-fn signal(child: &Child, name: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{name}"), &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn every_stop_signal_tears_down_and_leaves_valid_evidence_and_reports() {
     let moto = Moto::start();
@@ -59,7 +51,7 @@ fn every_stop_signal_tears_down_and_leaves_valid_evidence_and_reports() {
     for name in ["INT", "TERM", "HUP"] {
         let out = tempfile::tempdir().unwrap();
         let child = start_observing(&moto.url, out.path(), &rt);
-        signal(&child, name);
+        send_signal(&child, name);
         let done = common::wait_bounded(child, Duration::from_secs(30));
         assert_eq!(done.code(), 130, "SIG{name}: {}", done.stderr);
         assert!(
@@ -124,10 +116,10 @@ fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
     ));
     let out = tempfile::tempdir().unwrap();
     let child = start_observing(&proxy.url, out.path(), &rt);
-    signal(&child, "TERM");
+    send_signal(&child, "TERM");
     std::thread::sleep(Duration::from_millis(500));
     let started = Instant::now();
-    signal(&child, "TERM");
+    send_signal(&child, "TERM");
     let done = common::wait_bounded(child, Duration::from_secs(10));
     assert!(
         started.elapsed() < Duration::from_secs(5),

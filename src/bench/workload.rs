@@ -30,6 +30,8 @@ pub struct Workload {
     /// Stop a client after this many measured cycles, if set.
     pub messages_per_client: Option<u64>,
     pub region: Option<String>,
+    /// Set by a signal: no cycle starts after it.
+    pub stop: super::Stop,
 }
 
 /// What one client recorded in the measured phase.
@@ -57,7 +59,11 @@ impl ClientLog {
             Err(e) => {
                 self.errors[i] += 1;
                 if self.first_error[i].is_none() {
-                    self.first_error[i] = Some(DisplayErrorContext(e).to_string());
+                    // Printed and saved in --json: masked like evidence (server messages carry
+                    // queue URLs with the account id, and principal ARNs).
+                    self.first_error[i] = Some(crate::evidence::digest::mask_identities(
+                        &DisplayErrorContext(e).to_string(),
+                    ));
                 }
             }
         }
@@ -141,10 +147,11 @@ async fn run_phase(
     queue_url: &str,
     deadline: Instant,
     cap: Option<u64>,
+    stop: &super::Stop,
 ) -> ClientLog {
     let mut log = ClientLog::default();
     let mut n = 0u64;
-    while Instant::now() < deadline && cap.is_none_or(|c| log.cycles < c) {
+    while Instant::now() < deadline && cap.is_none_or(|c| log.cycles < c) && !stop.requested() {
         n += 1;
         if cycle(client, queue_url, n, &mut log, deadline).await {
             log.cycles += 1;
@@ -206,12 +213,13 @@ async fn run_client(
     };
     let mut log = ClientLog::default();
     if let Some((warmup_end, measure_end)) = phases {
-        run_phase(&client, &queue_url, warmup_end, None).await;
+        run_phase(&client, &queue_url, warmup_end, None, &workload.stop).await;
         log = run_phase(
             &client,
             &queue_url,
             measure_end,
             workload.messages_per_client,
+            &workload.stop,
         )
         .await;
     }

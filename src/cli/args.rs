@@ -307,6 +307,11 @@ pub struct RunArgs {
     /// Do not print per-case progress lines.
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+
+    /// Plain progress: one line per finished case, without the live lines of running cases
+    /// that a terminal gets (CI logs and pipes get plain lines anyway).
+    #[arg(long, help_heading = "Output")]
+    pub no_progress: bool,
 }
 
 #[derive(Debug, Args)]
@@ -492,8 +497,42 @@ pub struct BaselineCompareArgs {
 /// Targets `bench` can start itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BenchTargetArg {
-    /// The in-process emulator on an ephemeral loopback port.
+    /// The emulator on an ephemeral loopback port (its own runtime and threads for --driver raw).
     Embedded,
+}
+
+/// How `bench` loads its targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchDriverArg {
+    /// Pre-built unsigned requests over keep-alive connections: the server's figure, against
+    /// its own no-op ceiling. Emulators only; AWS hosts are refused.
+    Raw,
+    /// aws-sdk-sqs clients looping send → receive → delete: what an SDK client sees.
+    Sdk,
+}
+
+/// The raw driver's workloads (the no-op ceiling always runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchWorkloadArg {
+    /// SendMessage to one shared queue.
+    Send,
+    /// ReceiveMessage (10, visibility 0) from a pre-filled queue.
+    Receive,
+    /// SendMessage → ReceiveMessage → DeleteMessage, a queue per connection.
+    Cycle,
+    /// SendMessageBatch(10) → ReceiveMessage → DeleteMessageBatch(10), a queue per connection.
+    Batch,
+}
+
+/// `bench`'s documented defaults, per driver (the flags are optional so a flag of the other
+/// driver can be refused).
+pub mod bench_defaults {
+    use std::time::Duration;
+
+    pub const SDK_DURATION: Duration = Duration::from_secs(10);
+    pub const RAW_DURATION: Duration = Duration::from_secs(3);
+    pub const SDK_CLIENTS: &[usize] = &[1];
+    pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
 }
 
 #[derive(Debug, Args)]
@@ -507,40 +546,84 @@ pub struct BenchArgs {
     #[arg(long = "endpoint", value_name = "NAME=URL", value_parser = parse_named_endpoint, help_heading = "Targets")]
     pub endpoints: Vec<(String, String)>,
 
-    /// Target the ratios are computed against (default: the first; embedded runs before
-    /// the --endpoint targets, which run in the order given).
-    #[arg(long, value_name = "NAME", help_heading = "Targets")]
-    pub baseline: Option<String>,
+    /// raw (default): the server's figure, unsigned requests, emulators only; sdk: through
+    /// aws-sdk-sqs.
+    #[arg(long, value_enum, default_value = "raw", help_heading = "Targets")]
+    pub driver: BenchDriverArg,
 
-    /// AWS region for the clients (emulators accept any; default us-east-1).
+    /// Wire protocol of the raw driver: `json` or `query` for every target, or NAME=PROTO for
+    /// one (repeatable), e.g. `--protocol sqslite=query`. Default json.
+    #[arg(long, value_name = "PROTO|NAME=PROTO", help_heading = "Targets")]
+    pub protocol: Vec<String>,
+
+    /// sdk driver: the target its ratios are computed against (default: the first; embedded
+    /// runs before the --endpoint targets, which run in the order given).
+    #[arg(long, value_name = "NAME", help_heading = "Targets")]
+    pub reference: Option<String>,
+
+    /// AWS region for the SDK clients (emulators accept any; default us-east-1).
     #[arg(long, value_name = "REGION", help_heading = "Targets")]
     pub region: Option<String>,
 
-    /// Concurrent clients, each on its own queue; a list runs each count (e.g. 1,8).
+    /// sdk driver: concurrent clients, each on its own queue; a list runs each count (e.g.
+    /// 1,8). Default 1.
     #[arg(
         long,
         value_name = "N",
         value_delimiter = ',',
-        default_value = "1",
         help_heading = "Workload"
     )]
-    pub clients: Vec<usize>,
+    pub clients: Option<Vec<usize>>,
 
-    /// Length of the measured phase per target and client count (at most 1h).
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, help_heading = "Workload")]
-    pub duration: std::time::Duration,
+    /// raw driver: keep-alive connections; a list runs each count. Default 1,4,16.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        help_heading = "Workload"
+    )]
+    pub connections: Option<Vec<usize>>,
+
+    /// raw driver: workloads to run, in order (default all four); the no-op ceiling always
+    /// runs first.
+    #[arg(long, value_enum, value_delimiter = ',', help_heading = "Workload")]
+    pub workload: Vec<BenchWorkloadArg>,
+
+    /// raw driver: messages put in the receive workload's queue first.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1000",
+        help_heading = "Workload"
+    )]
+    pub prefill: u64,
+
+    /// Length of each measured phase (at most 1h). Default 3s for raw (per workload and
+    /// connection count), 10s for sdk.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Workload")]
+    pub duration: Option<std::time::Duration>,
 
     /// Unmeasured warm-up before each measured phase.
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, help_heading = "Workload")]
     pub warmup: std::time::Duration,
 
-    /// Stop each client after this many measured cycles (the duration still bounds the run).
+    /// sdk driver: stop each client after this many measured cycles (the duration still
+    /// bounds the run).
     #[arg(long, value_name = "N", help_heading = "Workload")]
     pub messages: Option<u64>,
 
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
+
+    /// raw driver: compare with a saved `--json` FILE, row by row, by ceiling ratio.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub baseline: Option<PathBuf>,
+
+    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's
+    /// (e.g. 0.8).
+    #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
+    pub fail_below: Option<f64>,
 }
 
 /// Where `sweep` looks: an endpoint, or AWS.

@@ -135,13 +135,27 @@ pub async fn run(args: RunArgs) -> i32 {
             trials: args.trials,
         },
         &args.out,
-        args.quiet,
+        progress_mode(args.quiet, args.no_progress),
     )
     .await;
     if let Some(emu) = embedded {
         emu.shutdown().await;
     }
     code
+}
+
+/// What the run prints as it goes: nothing with `--quiet`; plain lines with `--no-progress`,
+/// when stderr is not a terminal (CI logs, pipes) or on a dumb terminal; else the live board.
+fn progress_mode(quiet: bool, no_progress: bool) -> report::live::Progress {
+    use std::io::IsTerminal;
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    if quiet {
+        report::live::Progress::Off
+    } else if no_progress || dumb || !std::io::stderr().is_terminal() {
+        report::live::Progress::Lines
+    } else {
+        report::live::Progress::Live
+    }
 }
 
 /// Runs the plan with the run folder, progress output and Ctrl-C handling around it.
@@ -151,7 +165,7 @@ async fn execute(
     plan: Vec<PlannedCase>,
     settings: RunSettings,
     out: &Path,
-    quiet: bool,
+    progress: report::live::Progress,
 ) -> i32 {
     // A run that would run nothing does not pass (nextest refuses an empty run the same way).
     let skipped: Vec<runner::run::Skip> = plan
@@ -227,9 +241,16 @@ async fn execute(
             let (events_tx, events_rx) = mpsc::unbounded_channel();
             let (cancel_tx, cancel_rx) = watch::channel(false);
             let registry = Registry::default();
-            let total = plan.len();
+            let plans = plan
+                .iter()
+                .map(|p| {
+                    let mut board = report::progress::CasePlan::of(&p.case);
+                    board.trials = settings.trials.unwrap_or(board.trials).max(1);
+                    board
+                })
+                .collect();
             let consumer = tokio::spawn(report::live::consume(
-                events_rx, writer, check_rows, !quiet, total,
+                events_rx, writer, check_rows, progress, plans,
             ));
             let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
             let outcome = runner::run_plan(

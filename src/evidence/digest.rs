@@ -95,8 +95,15 @@ impl Masker {
                 out = out.replace(secret.as_str(), replacement);
             }
         }
-        mask_account_ids(&mask_principals(&mask_iam_ids(&out)))
+        mask_identities(&out)
     }
+}
+
+/// Masks what identifies an account or a principal in any text, without knowing the run's
+/// secrets: account ids, IAM unique ids and access key ids, and principal ARN names. For text
+/// that is shown or saved outside the evidence (bench errors), where no [`Masker`] exists.
+pub fn mask_identities(text: &str) -> String {
+    mask_account_ids(&mask_principals(&mask_iam_ids(text)))
 }
 
 /// IAM unique-id and access-key prefixes (`AIDA…` a user, `AROA…` a role, `AKIA…`/`ASIA…` an
@@ -375,5 +382,16 @@ mod tests {
                 prop_assert_eq!(m.mask(&once), once);
             }
         }
+    }
+
+    #[test]
+    fn identities_are_masked_without_a_masker() {
+        let text = "User: arn:aws:iam::123456789012:user/alice (AIDAJQABLZS4A3QDU576Q) is not \
+                    authorized on https://sqs.us-east-1.amazonaws.com/123456789012/q";
+        let masked = mask_identities(text);
+        for secret in ["123456789012", "alice", "AIDAJQABLZS4A3QDU576Q"] {
+            assert!(!masked.contains(secret), "{secret} in {masked}");
+        }
+        assert!(masked.contains("is not authorized on"), "{masked}");
     }
 }

@@ -11,6 +11,7 @@
 //! - [`html::render`]: one self-contained HTML page with a timeline per case.
 //! - [`terminal::render`]: the one-screen summary printed at the end of a run, and
 //!   [`terminal::progress_line`] for each case as it finishes.
+//! - [`progress::Board`]: the live lines of the running cases (phase, time left, SLOW).
 //!
 //! The I/O edges: [`write_run_folder`] writes the three files of a run folder (for `run` and
 //! `report` alike), and [`live::consume`] writes a live run's evidence and progress.
@@ -19,6 +20,7 @@ mod folder;
 pub mod html;
 pub mod junit;
 pub mod live;
+pub mod progress;
 pub mod summary;
 pub mod terminal;
 pub(crate) mod wording;

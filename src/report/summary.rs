@@ -78,6 +78,17 @@ fn header(out: &mut String, run: &RunView) {
                 end.exit_code,
                 exit_meaning(end.exit_code)
             );
+            if let Some(requests) = end.requests {
+                let fifo = end.fifo_requests.unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "{}.\n",
+                    text(&crate::sqs::pricing::cost_line(
+                        requests.saturating_sub(fifo),
+                        fifo
+                    ))
+                );
+            }
         }
         None => out.push_str("No exit code recorded (no `run_end`).\n\n"),
     }
@@ -189,6 +200,8 @@ Target: embedded · `http://127.0.0.1:4566` · us-east-1 · profile `emulator`
 - 1 of the passes is a known divergence of the target profile
 
 Exit 4: at least one expectation did not hold.
+
+12 SQS requests ≈ $0.000005 at AWS list prices ($0.40/million standard, $0.50/million FIFO, us-east-1, as published 2026-06; the monthly free million not assumed).
 
 | Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |
 |---|---|---|---|---|---|---|---|

@@ -154,12 +154,18 @@ pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
     ))
 }
 
-/// The terminal width to cut lines to: `COLUMNS` when set to a number, else 100.
+/// The width to cut summary lines to: `COLUMNS` when set to a number; else 100 on a terminal,
+/// and 0 (do not cut) when stdout is a file or a pipe, so a CI log keeps whole reasons.
 pub fn width() -> usize {
+    use std::io::IsTerminal;
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
-        .unwrap_or(100)
+        .unwrap_or(if std::io::stdout().is_terminal() {
+            100
+        } else {
+            0
+        })
 }
 
 fn column_width(rows: &[(CaseState, [String; 4])], column: usize, only_rows: bool) -> usize {

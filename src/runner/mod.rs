@@ -26,7 +26,8 @@ pub mod sweep;
 pub mod target;
 
 pub use queues::{Registry, new_instance};
-pub use run::{PlannedCase, RunOutcome, RunSettings, new_run_id, preflight, run_plan};
+pub use run::{RunOutcome, RunSettings, new_run_id, preflight, run_plan};
+pub use schedule::PlannedCase;
 pub use target::{Protocol, TargetConfig, TargetKind, build_client, query_protocol_refusal};
 
 use crate::evidence::Record;

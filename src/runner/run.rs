@@ -7,6 +7,7 @@
 use super::call::{CallMeta, record, rfc3339};
 use super::case::{run_case, run_trial};
 use super::queues::{Registry, run_prefix};
+use super::schedule::PlannedCase;
 use super::target::TargetKind;
 use super::{Halt, HaltReason, RunContext};
 use crate::classify;
@@ -19,13 +20,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{Semaphore, mpsc, watch};
-
-/// A case to run and the suite file it came from.
-#[derive(Debug, Clone)]
-pub struct PlannedCase {
-    pub suite: String,
-    pub case: Case,
-}
 
 /// Everything a run needs besides its cases.
 #[derive(Debug, Clone)]

@@ -4,8 +4,15 @@
 //! short ones fill the gaps instead of trailing after them (nextest does the same with slow
 //! tests). Partitions deal the cases out the same way, so N CI jobs get similar shares.
 
-use super::run::PlannedCase;
 use crate::suite::case_budget;
+use crate::suite::model::Case;
+
+/// A case to run and the suite file it came from.
+#[derive(Debug, Clone)]
+pub struct PlannedCase {
+    pub suite: String,
+    pub case: Case,
+}
 
 /// Indices of `plan` in the order to start them: the longest budget first; equal budgets keep
 /// their order in the plan.

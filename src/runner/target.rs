@@ -612,15 +612,6 @@ pub async fn resolve(
     })
 }
 
-/// Retry settings for one call of a step, per the case's `retries:`.
-pub fn retry_override(policy: crate::suite::model::RetryPolicy) -> aws_sdk_sqs::config::Builder {
-    let retry = match policy {
-        crate::suite::model::RetryPolicy::None => RetryConfig::disabled(),
-        crate::suite::model::RetryPolicy::Standard => RetryConfig::standard(),
-    };
-    aws_sdk_sqs::config::Builder::default().retry_config(retry)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,6 +69,20 @@ const MAX_RECEIVE_WAIT: Duration = Duration::from_secs(20);
 /// does: the most that queue may have at that step, from `queues:`, `create-queue` and
 /// `set-attributes` (typed `receive_wait` or the raw attribute), at most 20 s.
 pub fn case_budget(case: &Case) -> Duration {
+    let (waits, calls) = case_waits_and_calls(case);
+    // Saturating: a suite of absurd sleeps is refused by its bound, never an overflow.
+    waits.saturating_add(CALL_ALLOWANCE.saturating_mul(calls))
+}
+
+/// How long a case is expected to take when every call answers at once: its sleeps, receive
+/// waits, observe windows and latency faults, as [`case_budget`] counts them, without the
+/// per-call allowance. A live run flags a case still running past this (plus a margin) SLOW.
+pub fn case_waits(case: &Case) -> Duration {
+    case_waits_and_calls(case).0
+}
+
+/// The waiting part of [`case_budget`] and the number of calls it allows time for.
+fn case_waits_and_calls(case: &Case) -> (Duration, u32) {
     let mut total = Duration::ZERO;
     let mut calls: u32 = case.queues.iter().filter(|q| q.create).count() as u32 * 2;
     let mut queue_wait: BTreeMap<&str, Duration> = BTreeMap::new();
@@ -119,8 +133,7 @@ pub fn case_budget(case: &Case) -> Duration {
             total = total.saturating_add(latency_cost(fault, &[step], case.retries));
         }
     }
-    // Saturating: a suite of absurd sleeps is refused by its bound, never an overflow.
-    total.saturating_add(CALL_ALLOWANCE.saturating_mul(calls))
+    (total, calls)
 }
 
 /// The most delay a fault over `steps` can add: its `delay` for every attempt it can hit.

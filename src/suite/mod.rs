@@ -5,6 +5,7 @@
 //! `docs/suite-format.md`.
 
 mod diagnostic;
+mod intake;
 mod limits;
 pub mod model;
 mod parse;
@@ -20,7 +21,8 @@ mod tests;
 
 pub(crate) use diagnostic::closest;
 pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};
-pub use limits::{CALL_ALLOWANCE, Limits, case_budget, check_run};
+pub use intake::{too_large, utf8_text};
+pub use limits::{CALL_ALLOWANCE, Limits, case_budget, case_waits, check_run};
 pub use model::*;
 pub use parse::{PROTOCOLS, parse_suite};
-pub use source::{LineIndex, too_large, utf8_text};
+pub use source::LineIndex;

@@ -42,6 +42,15 @@ impl Finished {
     }
 }
 
+/// Sends `signal` (`TERM`, `HUP`, `INT`, ...) to `child` with kill(1).
+pub fn send_signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal} failed");
+}
+
 /// Runs the binary with `args` in `cwd`, killing it after `limit`.
 pub fn run_bin(args: &[&str], cwd: &Path, limit: Duration) -> Finished {
     let child = Command::new(bin())

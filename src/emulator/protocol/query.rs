@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::emulator::support::errors::SqsError;
 use crate::sqs::errors::QUEUE_DOES_NOT_EXIST;
+use crate::text::escape::xml_text;
 
 /// Content type of query protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";
@@ -178,35 +179,11 @@ pub(crate) fn decode(
     Ok((action, params))
 }
 
-/// Escapes text for XML, dropping characters XML 1.0 cannot carry.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\r' => out.push_str("&#xD;"),
-            '\u{9}'
-            | '\u{A}'
-            | '\u{20}'..='\u{D7FF}'
-            | '\u{E000}'..='\u{FFFD}'
-            | '\u{10000}'..='\u{10FFFF}' => {
-                out.push(c);
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 fn scalar(value: &Value) -> String {
     match value {
-        Value::String(s) => escape(s),
+        Value::String(s) => xml_text(s),
         Value::Null => String::new(),
-        other => escape(&other.to_string()),
+        other => xml_text(&other.to_string()),
     }
 }
 
@@ -227,7 +204,7 @@ fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
             ("Attributes", Value::Object(attrs)) => {
                 for (name, v) in attrs {
                     let mut inner = String::new();
-                    element(&mut inner, "Name", &escape(name));
+                    element(&mut inner, "Name", &xml_text(name));
                     element(&mut inner, "Value", &scalar(v));
                     element(out, "Attribute", &inner);
                 }
@@ -235,7 +212,7 @@ fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
             ("MessageAttributes", Value::Object(attrs)) => {
                 for (name, v) in attrs {
                     let mut inner = String::new();
-                    element(&mut inner, "Name", &escape(name));
+                    element(&mut inner, "Name", &xml_text(name));
                     let mut fields = String::new();
                     if let Value::Object(f) = v {
                         render_object(&mut fields, operation, f);
@@ -247,7 +224,7 @@ fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
             ("Tags", Value::Object(tags)) => {
                 for (k, v) in tags {
                     let mut inner = String::new();
-                    element(&mut inner, "Key", &escape(k));
+                    element(&mut inner, "Key", &xml_text(k));
                     element(&mut inner, "Value", &scalar(v));
                     element(out, "Tag", &inner);
                 }
@@ -313,7 +290,7 @@ pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String
     }
     out.push_str(&format!(
         "<ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{operation}Response>",
-        escape(request_id)
+        xml_text(request_id)
     ));
     out
 }
@@ -329,9 +306,9 @@ pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
     let fault = error.spec.fault();
     format!(
         "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message><Detail/></Error><RequestId>{}</RequestId></ErrorResponse>",
-        escape(error.code()),
-        escape(&message),
-        escape(request_id)
+        xml_text(error.code()),
+        xml_text(&message),
+        xml_text(request_id)
     )
 }
 

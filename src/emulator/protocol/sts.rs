@@ -10,8 +10,8 @@
 //! AWS answers for root credentials: `UserId` is the account id and `Arn` is
 //! `arn:aws:iam::<account>:root`.
 
-use crate::emulator::protocol::query::escape;
 use crate::emulator::support::errors::SqsError;
+use crate::text::escape::xml_text;
 
 /// Content type of STS replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";
@@ -59,10 +59,10 @@ pub(crate) fn answer(
         .map(|(_, v)| v.as_str());
     let error = match action {
         Some("GetCallerIdentity") => {
-            let account = escape(account_id);
+            let account = xml_text(account_id);
             let body = format!(
                 "<GetCallerIdentityResponse xmlns=\"{XMLNS}\"><GetCallerIdentityResult><Arn>arn:aws:iam::{account}:root</Arn><UserId>{account}</UserId><Account>{account}</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></GetCallerIdentityResponse>",
-                escape(request_id)
+                xml_text(request_id)
             );
             return (200, body);
         }
@@ -77,9 +77,9 @@ pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
     format!(
         "<ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{}</Type><Code>{}</Code><Message>{}</Message></Error><RequestId>{}</RequestId></ErrorResponse>",
         error.spec.fault(),
-        escape(error.code()),
-        escape(&error.message),
-        escape(request_id)
+        xml_text(error.code()),
+        xml_text(&error.message),
+        xml_text(request_id)
     )
 }
 

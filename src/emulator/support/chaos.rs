@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Mutex;
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 /// Chaos settings. [`Default`] turns every behaviour off.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -81,7 +81,7 @@ pub(crate) fn parse(xml: &[u8]) -> Option<Element> {
             }
             Event::Text(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&t.xml_content().ok()?);
+                    top.text.push_str(&t.xml10_content().ok()?);
                 }
             }
             Event::CData(t) => {

@@ -1,9 +1,9 @@
 //! Queue administration, move-task and `sleep` steps: the steps whose bodies are a queue
 //! reference and a value or two.
 
+use super::input::StepInput;
 use super::queue::check_arn_refs;
 use super::scope::{Scope, queue_ref};
-use super::steps::StepInput;
 use crate::suite::model::*;
 use crate::suite::yaml::{Reader, pos};
 

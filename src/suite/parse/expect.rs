@@ -27,11 +27,6 @@ pub(super) const EXPECT_KEYS: &[&str] = &[
     "within",
 ];
 
-/// The expectations of any step that makes one SQS call: what the response said.
-pub(super) const CALL: &[&str] = &["error", "status", "message_contains"];
-/// The expectations of batch steps: their `Successful` and `Failed` entries.
-pub(super) const BATCH: &[&str] = &["successful", "failed"];
-
 pub(super) fn decode_step_expect(
     r: &mut Reader,
     scope: &Scope,

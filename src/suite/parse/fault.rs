@@ -2,8 +2,8 @@
 
 use saphyr::YamlData;
 
+use super::input::StepInput;
 use super::scope::Scope;
-use super::steps::StepInput;
 use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Node, Reader, pos};

@@ -16,6 +16,7 @@ mod case;
 mod expect;
 mod fault;
 mod handles;
+mod input;
 mod observe;
 mod queue;
 mod receive;

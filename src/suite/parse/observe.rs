@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
+use super::input::StepInput;
 use super::scope::{Scope, message_ref};
-use super::steps::StepInput;
 use crate::suite::model::*;
 use crate::suite::yaml::Reader;
 

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use saphyr::YamlData;
 
+use super::input::StepInput;
 use super::scope::{Scope, is_label, known_queues, push_at};
-use super::steps::StepInput;
 use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};

@@ -1,7 +1,7 @@
 //! The `receive` step: one ReceiveMessage call, optionally named as an attempt.
 
+use super::input::StepInput;
 use super::scope::Scope;
-use super::steps::StepInput;
 use crate::suite::model::*;
 use crate::suite::yaml::{Reader, pos};
 

@@ -4,8 +4,9 @@ use saphyr::YamlData;
 
 use super::expect::{EXPECT_KEYS, decode_step_expect};
 use super::fault::{FaultSite, decode_fault};
+use super::input::{Body, StepInput};
 use super::scope::{Scope, queue_ref};
-use super::steps::{self, Body, StepInput, StepSpec};
+use super::steps::{self, StepSpec};
 use crate::suite::diagnostic::suggest;
 use crate::suite::limits::Limits;
 use crate::suite::model::*;

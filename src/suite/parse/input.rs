@@ -1,0 +1,36 @@
+//! What a step decoder is given: the shape of the step's body and its checked keys. Shared by
+//! the step table ([`super::steps`]) and every decoder it names, so neither imports the other
+//! back.
+
+use super::scope::Scope;
+use crate::suite::limits::Limits;
+use crate::suite::model::{Action, Spanned};
+use crate::suite::yaml::{Fields, Node, Reader};
+
+/// What follows a step keyword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Body {
+    /// A mapping of the row's keys; a `queue` key names a queue defined earlier.
+    Mapping,
+    /// A mapping whose `queue` is a new label (`create-queue`), so it is not a reference.
+    NewQueue,
+    /// A duration (`sleep: 1500ms`); the row has no keys.
+    Duration,
+}
+
+/// What a decoder is given: the step's nodes, its checked keys, and its resolved `queue`.
+pub(super) struct StepInput<'a, 'n> {
+    /// The node after the keyword.
+    pub body: &'a Node<'n>,
+    /// The body's keys, already checked against the row's `keys` (empty for [`Body::Duration`]);
+    /// its `owner` is the step keyword, where errors about the step as a whole point.
+    pub fields: Fields<'a, 'n>,
+    /// `queue` resolved against the queues in scope ([`Body::Mapping`] only).
+    pub queue: Option<Spanned<String>>,
+    /// The step's `expect:` has `error` or `status`, so a refused call is the point.
+    pub expects_error: bool,
+    pub limits: &'a Limits,
+}
+
+/// Decodes a step whose keys were checked; reports its own errors and returns `None` on any.
+pub(super) type Decode = fn(&mut Reader, &mut Scope, &StepInput) -> Option<Action>;
