@@ -2,8 +2,9 @@
 //! timeline per case, and the page that sets several runs side by side.
 //!
 //! - [`page`]: the page (header, what the run found, cases one click away);
-//! - [`picture`]: what a case's timeline shows, worked out from its evidence (lanes, leases,
-//!   stale handles, the window, redeliveries, findings);
+//! - [`picture`]: what a case's timeline shows, worked out from its evidence (lanes, the
+//!   window, redeliveries, findings), in the shapes of [`marks`], with the leases and stale
+//!   handles that [`leases`] reconstructs;
 //! - [`timeline`]: that picture as inline SVG; [`axis`]: round ticks and labels that never
 //!   overprint;
 //! - [`calls`]: the calls table; [`trials`]: a multi-trial case's tally;
@@ -12,6 +13,8 @@
 
 mod axis;
 mod calls;
+mod leases;
+mod marks;
 mod matrix;
 mod page;
 mod picture;

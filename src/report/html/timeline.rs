@@ -6,7 +6,8 @@
 //! one that has no room is left out rather than drawn over another.
 
 use super::axis::{Want, place, text_width, tick_label, ticks};
-use super::picture::{Lane, Mark, Picture, Shape, picture};
+use super::marks::{Lane, Mark, Picture, Shape};
+use super::picture::picture;
 use crate::evidence::view::CaseView;
 use crate::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
