@@ -15,3 +15,33 @@ pub const INCONCLUSIVE: i32 = 5;
 /// The run was interrupted (Ctrl-C, SIGTERM or SIGHUP); queues were torn down and the
 /// evidence is valid.
 pub const INTERRUPTED: i32 = 130;
+
+/// The worse of two runs' exit codes, as one run of both would have exited: interrupted (130)
+/// > fail (4) > error (3) > inconclusive (5) > pass (0); any other code is worse than all.
+pub fn worst(a: i32, b: i32) -> i32 {
+    fn rank(code: i32) -> u8 {
+        match code {
+            OK => 0,
+            INCONCLUSIVE => 1,
+            RUNTIME_ERROR => 2,
+            EXPECTATION_FAILED => 3,
+            INTERRUPTED => 4,
+            _ => 5,
+        }
+    }
+    if rank(b) > rank(a) { b } else { a }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_code_follows_the_documented_order() {
+        assert_eq!(worst(OK, INCONCLUSIVE), INCONCLUSIVE);
+        assert_eq!(worst(INCONCLUSIVE, RUNTIME_ERROR), RUNTIME_ERROR);
+        assert_eq!(worst(EXPECTATION_FAILED, RUNTIME_ERROR), EXPECTATION_FAILED);
+        assert_eq!(worst(EXPECTATION_FAILED, INTERRUPTED), INTERRUPTED);
+        assert_eq!(worst(OK, OK), OK);
+    }
+}

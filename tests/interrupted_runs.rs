@@ -206,6 +206,16 @@ fn matrix_counts_what_did_not_finish_and_flags_the_interrupted_column() {
     assert!(md.contains("> **Interrupted**: "), "{md}");
     assert!(md.contains("| **fail** | **did not finish** |"), "{md}");
     assert!(done.stdout.contains("INTERRUPTED"), "{}", done.stdout);
+    // matrix.html links a cell to its case in a run folder that has a report.html (the whole
+    // run's), and links nothing where there is none (the cut copy holds only evidence).
+    let html = std::fs::read_to_string(matrix.join("matrix.html")).unwrap();
+    let run_id = whole.file_name().unwrap().to_str().unwrap();
+    let link = format!("<a href=\"../runs/{run_id}/report.html#case-wrong-expectation\">fail</a>");
+    assert!(html.contains(&link), "{link} in {html}");
+    assert!(
+        html.contains("<td class=\"cell did_not_finish\" title=\"did not finish (run interrupted)\">did not finish</td>"),
+        "{html}"
+    );
 }
 
 #[test]

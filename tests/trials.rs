@@ -46,6 +46,9 @@ fn a_stale_handle_that_always_keeps_fails_an_at_most_rate() {
         end.findings
     );
     assert!(stdout.contains("20/20"), "{stdout}");
+    // The bound travels with the tally, so reports draw the interval against it.
+    let bound = trials.bounds["observed_redelivery"];
+    assert_eq!((bound.at_least, bound.at_most), (None, Some(0.05)));
 
     // Each trial is its own experiment: its own queue, its own trial_end, its index on every
     // row of its calls and steps.

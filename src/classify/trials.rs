@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::evidence::format::{Finding, TrialOutcome, Trials, Verdict};
+use crate::evidence::format::{Finding, RateBound, TrialOutcome, Trials, Verdict};
 use crate::suite::model::{OutcomeClass, OutcomeExpect, RateExpect};
 
 use super::judge::Judgement;
@@ -223,6 +223,17 @@ pub fn pool(
             counts,
             intervals,
             per_trial,
+            bounds: rate
+                .iter()
+                .flat_map(|r| &r.bounds)
+                .map(|(class, b)| {
+                    let bound = RateBound {
+                        at_least: b.value.at_least,
+                        at_most: b.value.at_most,
+                    };
+                    (class.as_str().to_string(), bound)
+                })
+                .collect(),
         },
     }
 }
@@ -274,7 +285,7 @@ pub fn tally(trials: &Trials) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{AllowedClasses, Pos, RateBound, Spanned};
+    use crate::suite::model::{AllowedClasses, Pos, RateBound as Bound, Spanned};
     use OutcomeClass::*;
 
     fn trial(verdict: Verdict, class: Option<OutcomeClass>) -> Judgement {
@@ -294,7 +305,7 @@ mod tests {
             bounds: BTreeMap::from([(
                 class,
                 Spanned {
-                    value: RateBound {
+                    value: Bound {
                         at_least: None,
                         at_most: Some(p),
                     },
@@ -337,6 +348,18 @@ mod tests {
         assert!(p.reason.contains("too few trials"), "{}", p.reason);
         assert!(p.reason.contains("[0%, 16.8%]"), "{}", p.reason);
         assert!(p.reason.contains("about 60 clean trials"), "{}", p.reason);
+        // The bound is recorded with the tally, for reports to draw the interval against.
+        assert_eq!(
+            p.trials.bounds["observed_redelivery"],
+            RateBound {
+                at_least: None,
+                at_most: Some(0.05)
+            }
+        );
+        assert!(
+            pool(&judged, None, None, 3).trials.bounds.is_empty(),
+            "no rate:, no bounds"
+        );
     }
 
     #[test]

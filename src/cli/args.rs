@@ -441,9 +441,16 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A run folder holding evidence.jsonl.
-    #[arg(value_name = "RUN_DIR")]
-    pub run_dir: PathBuf,
+    /// Run folders holding evidence.jsonl. Each gets its reports rendered again; the folders
+    /// of a `--partition` run are merged into one run; with two runs or more, a page setting
+    /// them side by side (targets as columns) is written too.
+    #[arg(value_name = "RUN_DIR", required = true)]
+    pub run_dirs: Vec<PathBuf>,
+
+    /// Where a merged run and the side-by-side report.html go (only written when there is a
+    /// merge or more than one run).
+    #[arg(long, default_value = "evidence/report", value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

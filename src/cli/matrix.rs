@@ -1,4 +1,5 @@
-//! `sqsprobe matrix`: read several run folders and write `matrix.md` and `matrix.json`.
+//! `sqsprobe matrix`: read several run folders and write `matrix.md`, `matrix.json` and
+//! `matrix.html` (each cell linking to the case in its run folder's `report.html`).
 
 use super::args::MatrixArgs;
 use crate::conformance::matrix;
@@ -45,6 +46,11 @@ pub fn matrix(args: MatrixArgs) -> i32 {
             eprintln!("sqsprobe: failed to write {}: {e}", path.display());
             return exit_code::RUNTIME_ERROR;
         }
+    }
+    if let Err(e) = super::report::write_side_by_side(&args.out, &args.run_dirs, &m, "matrix.html")
+    {
+        eprintln!("sqsprobe: {e}");
+        return exit_code::RUNTIME_ERROR;
     }
     let mut out = String::new();
     for c in &m.columns {

@@ -1,35 +1,158 @@
-//! `sqsprobe report`: re-render a run folder's reports from its evidence.
+//! `sqsprobe report`: re-render run folders' reports from their evidence, merge the folders
+//! of a `--partition` run back into one run, and set several runs side by side.
 //!
 //! The reports are pure functions of `evidence.jsonl`, so an older run (or one whose process
 //! was killed before it wrote them) can always be rendered again. An interrupted run renders
 //! as what it is: cases without `case_end` did not finish, and every output says the run was
 //! interrupted.
+//!
+//! Every folder given gets its own reports rendered again. Folders that are partitions of one
+//! run (`evidence::merge`) are merged into one run folder: `--out` itself when that is all
+//! that was given, else `<out>/merged-<first run id>/`, with its `evidence.jsonl` and the
+//! three reports. When two or more runs remain, `<out>/report.html` sets them side by side
+//! (the conformance matrix's page), each cell linking to the case in its run's report.
 
 use super::args::ReportArgs;
-use crate::evidence::{Record, read_run};
+use crate::conformance::matrix;
+use crate::evidence::{EvidenceWriter, Record, merge, read_run};
 use crate::exit_code;
 use crate::report;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn report(args: ReportArgs) -> i32 {
-    let records = match read_run_folder(&args.run_dir) {
-        Ok(r) => r,
+    match render_all(&args) {
+        Ok(()) => exit_code::OK,
         Err(e) => {
             eprintln!("sqsprobe: {e}");
-            return exit_code::RUNTIME_ERROR;
+            exit_code::RUNTIME_ERROR
         }
-    };
-    if let Err(e) = report::write_run_folder(&args.run_dir, &records) {
-        eprintln!("sqsprobe: {e}");
-        return exit_code::RUNTIME_ERROR;
     }
-    let dir = args.run_dir.display().to_string();
-    let summary = report::terminal::render(&records, &dir, report::terminal::width(), false);
+}
+
+/// One run to report on: where its reports live, and its records.
+struct Shown {
+    dir: PathBuf,
+    records: Vec<Record>,
+}
+
+fn render_all(args: &ReportArgs) -> Result<(), String> {
+    let mut runs: Vec<merge::Run> = Vec::new();
+    for dir in &args.run_dirs {
+        let records = read_run_folder(dir)?;
+        report::write_run_folder(dir, &records).map_err(|e| e.to_string())?;
+        runs.push((dir.display().to_string(), records));
+    }
+    let groups = merge::group(&runs).map_err(|e| e.to_string())?;
+    let alone = groups.len() == 1;
+    let mut shown: Vec<Shown> = Vec::new();
+    for group in groups {
+        if let [i] = group[..] {
+            shown.push(Shown {
+                dir: args.run_dirs[i].clone(),
+                records: std::mem::take(&mut runs[i].1),
+            });
+            continue;
+        }
+        let parts: Vec<&[Record]> = group.iter().map(|&i| runs[i].1.as_slice()).collect();
+        let records = merge::merge(&parts);
+        let first = crate::evidence::RunView::new(parts[0]).run_id().to_string();
+        let dir = if alone {
+            args.out.clone()
+        } else {
+            args.out.join(format!("merged-{first}"))
+        };
+        write_merged(&dir, &records)?;
+        let from: Vec<String> = group.iter().map(|&i| runs[i].0.clone()).collect();
+        println!(
+            "merged {} partitions into {}: {}",
+            group.len(),
+            dir.display(),
+            from.join(" ")
+        );
+        shown.push(Shown { dir, records });
+    }
     let mut stdout = std::io::stdout();
-    let _ = stdout.write_all(summary.as_bytes());
+    for run in &shown {
+        let dir = run.dir.display().to_string();
+        let summary =
+            report::terminal::render(&run.records, &dir, report::terminal::width(), false);
+        let _ = stdout.write_all(summary.as_bytes());
+    }
     let _ = stdout.flush();
-    exit_code::OK
+    if shown.len() < 2 {
+        return Ok(());
+    }
+    let labelled: Vec<(String, Vec<Record>)> = shown
+        .into_iter()
+        .map(|s| (s.dir.display().to_string(), s.records))
+        .collect();
+    let m = matrix::build(&labelled).map_err(|e| e.to_string())?;
+    let dirs: Vec<PathBuf> = labelled.iter().map(|(d, _)| PathBuf::from(d)).collect();
+    write_side_by_side(&args.out, &dirs, &m, "report.html")?;
+    println!(
+        "runs side by side: {}",
+        args.out.join("report.html").display()
+    );
+    Ok(())
+}
+
+/// Writes a merged run as a run folder: its evidence and its three reports.
+fn write_merged(dir: &Path, records: &[Record]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("failed to create {}: {e}", dir.display()))?;
+    let path = dir.join("evidence.jsonl");
+    let failed = |e: std::io::Error| format!("failed to write {}: {e}", path.display());
+    let mut writer = EvidenceWriter::create(&path).map_err(failed)?;
+    for record in records {
+        writer.write(record).map_err(failed)?;
+    }
+    report::write_run_folder(dir, records).map_err(|e| e.to_string())
+}
+
+/// Writes the matrix page `name` into `out`, its cells linking to each run folder's report.
+pub(super) fn write_side_by_side(
+    out: &Path,
+    run_dirs: &[PathBuf],
+    m: &matrix::Matrix,
+    name: &str,
+) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("failed to create {}: {e}", out.display()))?;
+    let hrefs: Vec<Option<String>> = run_dirs
+        .iter()
+        .map(|dir| report_href(out, &dir.join("report.html")))
+        .collect();
+    let path = out.join(name);
+    std::fs::write(&path, report::html::render_matrix(m, &hrefs))
+        .map_err(|e| format!("failed to write {}: {e}", path.display()))
+}
+
+/// The address of `target` as a link from a page in `from` (both must exist): relative when
+/// they share a root, each path segment percent-encoded. `None` when either cannot be resolved
+/// or the path is not UTF-8.
+pub(super) fn report_href(from: &Path, target: &Path) -> Option<String> {
+    let from = std::fs::canonicalize(from).ok()?;
+    let target = std::fs::canonicalize(target).ok()?;
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = target.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut segments: Vec<String> = vec!["..".to_string(); from.len() - common];
+    for part in &to[common..] {
+        segments.push(percent_encode(part.as_os_str().to_str()?));
+    }
+    Some(segments.join("/"))
+}
+
+/// Percent-encodes a path segment: every byte but unreserved URL characters.
+fn percent_encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// Reads a run folder's `evidence.jsonl` the lenient way (`evidence::read_run`), printing a
@@ -43,4 +166,24 @@ pub(super) fn read_run_folder(dir: &Path) -> Result<Vec<Record>, String> {
         let _ = writeln!(stderr, "sqsprobe: warning: {}:{warning}", path.display());
     }
     Ok(evidence.records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_relative_and_encoded() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("evidence/matrix");
+        let run = root.path().join("evidence/run one");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("report.html"), "").unwrap();
+        assert_eq!(
+            report_href(&out, &run.join("report.html")).as_deref(),
+            Some("../run%20one/report.html")
+        );
+        assert_eq!(report_href(&out, &root.path().join("missing")), None);
+    }
 }

@@ -283,7 +283,7 @@ impl Score {
     }
 }
 
-fn percent(x: Option<f64>) -> String {
+pub(crate) fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0))
 }
 
@@ -398,29 +398,7 @@ pub fn render_markdown(m: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::{case_end, case_start, run_end, run_start};
-
-    fn run(profile: Option<&str>, protocol: &str, ends: &[(&str, Verdict)]) -> Vec<Record> {
-        let ids: Vec<&str> = ends.iter().map(|(c, _)| *c).collect();
-        let mut start = run_start(&ids);
-        if let Record::RunStart(s) = &mut start {
-            s.target_profile = profile.map(str::to_string);
-            s.protocol = protocol.to_string();
-        }
-        let mut records = vec![start];
-        for (case, verdict) in ends {
-            if *verdict == Verdict::Unsupported {
-                let mut end = case_end(case, *verdict, "not run", &[]);
-                end.profile_note = Some("no move tasks (moto#1)".to_string());
-                records.push(Record::CaseEnd(end));
-            } else {
-                records.push(case_start(case, 10));
-                records.push(Record::CaseEnd(case_end(case, *verdict, "why", &[])));
-            }
-        }
-        records.push(run_end(0));
-        records
-    }
+    use crate::evidence::fixtures::{case_start, run_start, verdicts_run as run};
 
     #[test]
     fn builds_cells_scores_and_names() {

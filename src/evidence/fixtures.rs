@@ -1,5 +1,6 @@
-//! Test helpers: small constructors for evidence records, and two whole runs (a complete one
-//! with every verdict, and an interrupted one) that the view's consumers are tested on.
+//! Test helpers: small constructors for evidence records, and whole runs that the view's
+//! consumers are tested on: a complete one with every verdict, an interrupted one, one that
+//! stopped at its reachability check, and one multi-trial case.
 
 use crate::evidence::Record;
 use crate::evidence::format::*;
@@ -23,6 +24,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         emulator_chaos: None,
         partition: None,
         seed: Some(7),
+        merged: None,
     })
 }
 
@@ -145,6 +147,206 @@ pub fn run_end(exit_code: i32) -> Record {
         fifo_requests: Some(0),
         cost_usd: Some(0.0000048),
     })
+}
+
+/// A finished step `start_ms`..`end_ms`, its check passed.
+pub fn step(case: &str, index: usize, keyword: &str, start_ms: u64, end_ms: u64) -> StepEnd {
+    StepEnd {
+        run_id: RUN.to_string(),
+        case: case.to_string(),
+        step: index,
+        line: 20 + index as u32,
+        keyword: keyword.to_string(),
+        started_at: at(start_ms),
+        ended_at: at(end_ms),
+        check: "pass".to_string(),
+        trial: None,
+    }
+}
+
+/// The multi-trial case of [`trials_run`].
+pub const TRIALS_CASE: &str = "stale-rate";
+
+/// A run of one multi-trial case, [`TRIALS_CASE`], three trials started 10 ms apart, each:
+/// send; receive as A (1 s lease); sleep 1.2 s; receive as B (2 s lease); delete with A's
+/// lapsed handle; observe for 3 s. Trial 2 sees the message again. Pooled against
+/// `rate: {observed_redelivery: {at_most: 5%}}`: 1 of 3 straddles the bound, inconclusive.
+pub fn trials_run() -> Vec<Record> {
+    let case = TRIALS_CASE;
+    let mut records = vec![run_start(&[case])];
+    if let Record::CaseStart(mut start) = case_start(case, 10) {
+        start.trials = Some(3);
+        records.push(Record::CaseStart(start));
+    }
+    let classes = [
+        "no_redelivery_within_window",
+        "observed_redelivery",
+        "no_redelivery_within_window",
+    ];
+    let mut trial_ends = Vec::new();
+    for (i, class) in classes.iter().enumerate() {
+        let trial = i as u32 + 1;
+        let t0 = i as u64 * 10;
+        let (a, b, c) = (
+            format!("a{trial}").repeat(32),
+            format!("b{trial}").repeat(32),
+            format!("c{trial}").repeat(32),
+        );
+        let mut calls = Vec::new();
+        let mut create = call(case, Phase::Setup, "CreateQueue", t0, t0 + 20);
+        create.step = None;
+        create.line = None;
+        calls.push(create);
+        calls.push(call(case, Phase::Step, "SendMessage", t0 + 30, t0 + 40));
+        let mut recv_a = call(case, Phase::Step, "ReceiveMessage", t0 + 50, t0 + 60);
+        recv_a.step = Some(1);
+        recv_a.attempt = Some("A".to_string());
+        recv_a.lease_ms = Some(1000);
+        recv_a.messages = vec![received("m1", &a, 1)];
+        calls.push(recv_a);
+        let mut recv_b = call(case, Phase::Step, "ReceiveMessage", t0 + 1270, t0 + 1280);
+        recv_b.step = Some(3);
+        recv_b.attempt = Some("B".to_string());
+        recv_b.lease_ms = Some(2000);
+        recv_b.messages = vec![received("m1", &b, 2)];
+        calls.push(recv_b);
+        let mut delete = call(case, Phase::Step, "DeleteMessage", t0 + 1290, t0 + 1300);
+        delete.step = Some(4);
+        delete.attempt = Some("A".to_string());
+        delete.message = Some("m1".to_string());
+        delete.handle_digest = Some(a.clone());
+        calls.push(delete);
+        let mut first = call(case, Phase::Observe, "ReceiveMessage", t0 + 1310, t0 + 2310);
+        first.step = Some(5);
+        calls.push(first);
+        let mut second = call(case, Phase::Observe, "ReceiveMessage", t0 + 2320, t0 + 3320);
+        second.step = Some(5);
+        if *class == "observed_redelivery" {
+            second.messages = vec![received("m1", &c, 3)];
+        }
+        calls.push(second);
+        let mut teardown = call(case, Phase::Teardown, "DeleteQueue", t0 + 4320, t0 + 4340);
+        teardown.step = None;
+        teardown.line = None;
+        calls.push(teardown);
+        for mut c in calls {
+            c.trial = Some(trial);
+            records.push(Record::Call(c));
+        }
+        let steps = [
+            step(case, 0, "send", t0 + 30, t0 + 40),
+            step(case, 1, "receive", t0 + 50, t0 + 60),
+            step(case, 2, "sleep", t0 + 60, t0 + 1260),
+            step(case, 3, "receive", t0 + 1270, t0 + 1280),
+            step(case, 4, "delete", t0 + 1290, t0 + 1300),
+            step(case, 5, "observe", t0 + 1310, t0 + 4310),
+        ];
+        for mut s in steps {
+            s.trial = Some(trial);
+            records.push(Record::Step(s));
+        }
+        let mut end = case_end(
+            case,
+            Verdict::Pass,
+            &format!("every expectation held; observation: {class}"),
+            &[],
+        );
+        end.trial = Some(trial);
+        end.classification = Some(class.to_string());
+        end.outcomes = vec![MessageOutcome {
+            message: "m1".to_string(),
+            message_id: Some("id-m1".to_string()),
+            class: class.to_string(),
+            reason: None,
+            sightings: u32::from(*class == "observed_redelivery"),
+            deliveries: if *class == "observed_redelivery" {
+                3
+            } else {
+                2
+            },
+        }];
+        end.window = Some(Window {
+            step: 5,
+            line: 25,
+            planned_ms: 3000,
+            elapsed_ms: 3000,
+            receives_used: 2,
+            receive_budget: 20,
+            ended: "completed".to_string(),
+            unknown_receives: 0,
+        });
+        end.started_at = at(t0);
+        end.ended_at = at(t0 + 4340);
+        end.duration_ms = 4340;
+        trial_ends.push(Record::TrialEnd(end));
+    }
+    records.extend(trial_ends);
+    let finding = "too few trials: rate of observed_redelivery in 1 of 3 conclusive trials, \
+                   95% interval [0.84%, 90.6%] straddles the expected at most 5.0%; about 5 \
+                   clean trials would settle it if the rate holds";
+    let mut end = case_end(case, Verdict::Inconclusive, finding, &[(10, finding)]);
+    end.findings[0].step = None;
+    end.ended_at = at(4360);
+    end.duration_ms = 4360;
+    end.trials = Some(Trials {
+        n: 3,
+        conclusive: 3,
+        counts: BTreeMap::from([
+            ("no_redelivery_within_window".to_string(), 2),
+            ("observed_redelivery".to_string(), 1),
+        ]),
+        intervals: BTreeMap::from([
+            ("no_redelivery_within_window".to_string(), [0.0943, 0.9916]),
+            ("observed_redelivery".to_string(), [0.0084, 0.9057]),
+        ]),
+        per_trial: classes
+            .iter()
+            .enumerate()
+            .map(|(i, class)| TrialOutcome {
+                trial: i as u32 + 1,
+                verdict: Verdict::Pass,
+                class: Some(class.to_string()),
+            })
+            .collect(),
+        bounds: BTreeMap::from([(
+            "observed_redelivery".to_string(),
+            RateBound {
+                at_least: None,
+                at_most: Some(0.05),
+            },
+        )]),
+    });
+    records.push(Record::CaseEnd(end));
+    records.push(run_end(crate::exit_code::INCONCLUSIVE));
+    records
+}
+
+/// A finished run of one target: `run_start` with `profile` and `protocol`, then each case
+/// with its verdict (reason `why`; an unsupported one never started, with a profile note).
+pub fn verdicts_run(
+    profile: Option<&str>,
+    protocol: &str,
+    ends: &[(&str, Verdict)],
+) -> Vec<Record> {
+    let ids: Vec<&str> = ends.iter().map(|(c, _)| *c).collect();
+    let mut start = run_start(&ids);
+    if let Record::RunStart(s) = &mut start {
+        s.target_profile = profile.map(str::to_string);
+        s.protocol = protocol.to_string();
+    }
+    let mut records = vec![start];
+    for (case, verdict) in ends {
+        if *verdict == Verdict::Unsupported {
+            let mut end = case_end(case, *verdict, "not run", &[]);
+            end.profile_note = Some("no move tasks (moto#1)".to_string());
+            records.push(Record::CaseEnd(end));
+        } else {
+            records.push(case_start(case, 10));
+            records.push(Record::CaseEnd(case_end(case, *verdict, "why", &[])));
+        }
+    }
+    records.push(run_end(0));
+    records
 }
 
 /// A complete run: one pass with an observation, one fail, one inconclusive,

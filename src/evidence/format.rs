@@ -130,6 +130,35 @@ pub struct RunStart {
     /// same faults and run the same trials. Absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Set only in the evidence `sqsprobe report` writes when it merges the run folders of a
+    /// `--partition` run: which partitions it holds and which it lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<Merged>,
+}
+
+/// The partitions a merged run was made from (`run_start.merged`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Merged {
+    /// N: how many partitions the selection was split into.
+    pub of: u32,
+    /// The partitions merged, in partition order.
+    pub partitions: Vec<MergedPartition>,
+    /// The partitions (K) of N that were not given: their cases are not in the merged run.
+    pub missing: Vec<u32>,
+}
+
+/// One partition of a merged run, as its own `run_start` recorded it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergedPartition {
+    /// `K/N`.
+    pub partition: String,
+    pub run_id: String,
+    pub seed: Option<u64>,
+    pub started_at: String,
+    /// Whether that partition's evidence ends with a `run_end` that was not interrupted.
+    pub complete: bool,
 }
 
 /// A case began; its queues are about to be created.
@@ -467,6 +496,21 @@ pub struct Trials {
     pub intervals: BTreeMap<String, [f64; 2]>,
     /// Each trial's verdict and class, in trial order.
     pub per_trial: Vec<TrialOutcome>,
+    /// The case's `rate:` bounds, per class, that the intervals were judged against; empty
+    /// (and absent) when the case has none, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bounds: BTreeMap<String, RateBound>,
+}
+
+/// A `rate:` bound on one class's share of the conclusive trials, as fractions (`5%` is
+/// `0.05`); at least one side is set.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateBound {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
 }
 
 /// One trial's result, as `case_end.trials.per_trial` lists it.

@@ -1,10 +1,11 @@
-//! Evidence: the versioned JSON Lines format, receipt-handle digests and secret masking, and
-//! the one view every consumer reads a run through.
+//! Evidence: the versioned JSON Lines format, receipt-handle digests and secret masking, the
+//! one view every consumer reads a run through, and partitions of one run merged back.
 
 pub mod digest;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod format;
+pub mod merge;
 pub mod read;
 pub mod view;
 pub mod writer;

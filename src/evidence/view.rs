@@ -8,7 +8,8 @@
 //! verdict, and consumers say so rather than guess one.
 
 use super::format::{
-    Call, CaseEnd, CaseStart, Completion, DenyEnd, Record, RunEnd, RunStart, StepEnd, Verdict,
+    Call, CaseEnd, CaseStart, Completion, DenyEnd, Record, RunEnd, RunStart, StepEnd, Trials,
+    Verdict,
 };
 use std::collections::HashMap;
 
@@ -84,7 +85,7 @@ pub struct CaseView<'a> {
     pub state: CaseState,
 }
 
-impl CaseView<'_> {
+impl<'a> CaseView<'a> {
     /// Line of the case's `id:` in its suite, when it started.
     pub fn line(&self) -> Option<u32> {
         self.start.map(|s| s.line)
@@ -130,6 +131,68 @@ impl CaseView<'_> {
             .filter_map(|c| parse_time(&c.ended_at))
             .max()?;
         u64::try_from((last - start).num_milliseconds()).ok()
+    }
+
+    /// The case's time zero: a trial's own start (its `trial_end`), else the `case_start`,
+    /// else its earliest call or step.
+    pub fn origin(&self) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+        let trial_start = self
+            .end
+            .filter(|e| e.trial.is_some())
+            .map(|e| &e.started_at);
+        trial_start
+            .or(self.start.map(|s| &s.started_at))
+            .and_then(|t| parse_time(t))
+            .or_else(|| {
+                let calls = self.calls.iter().map(|c| c.started_at.as_str());
+                let steps = self.steps.iter().map(|s| s.started_at.as_str());
+                calls.chain(steps).filter_map(parse_time).min()
+            })
+    }
+
+    /// A multi-trial case's trials pooled (`case_end.trials`), once it has ended.
+    pub fn tally(&self) -> Option<&Trials> {
+        self.end?.trials.as_ref()
+    }
+
+    /// One trial (1-based) of a multi-trial case, as a case of its own: the calls and steps
+    /// tagged with it, and its `trial_end` as the end (`None` if it did not finish).
+    pub fn trial(&self, trial: u32) -> CaseView<'a> {
+        let end = self.trials.iter().copied().find(|e| e.trial == Some(trial));
+        CaseView {
+            id: self.id,
+            suite: self.suite,
+            start: self.start,
+            calls: self
+                .calls
+                .iter()
+                .copied()
+                .filter(|c| c.trial == Some(trial))
+                .collect(),
+            steps: self
+                .steps
+                .iter()
+                .copied()
+                .filter(|s| s.trial == Some(trial))
+                .collect(),
+            trials: Vec::new(),
+            denies: self
+                .denies
+                .iter()
+                .copied()
+                .filter(|d| d.trial == Some(trial))
+                .collect(),
+            end,
+            state: match end {
+                Some(e) => CaseState::Finished(e.verdict),
+                None => CaseState::DidNotFinish,
+            },
+        }
+    }
+
+    /// The `step` record of the step with this 0-based index.
+    pub fn step(&self, index: usize) -> Option<&StepEnd> {
+        self.steps.iter().copied().find(|s| s.step == index)
     }
 
     /// Findings as `(suite:line, message)`.

@@ -4,9 +4,12 @@
 //! - the run is one `<testsuites>`, named `sqsprobe <run id>`;
 //! - each suite file is one `<testsuite>` (name = suite path), carrying the run's properties:
 //!   `run_id`, `target`, `endpoint`, `region`, `target_profile` (the last three only when
-//!   recorded), `sqsprobe_version` and `interrupted`;
+//!   recorded), `sqsprobe_version`, `partitions` (for a partition of a split run, or
+//!   partitions merged) and `interrupted`;
 //! - each case is one `<testcase>`: name = case id, classname = suite path, time = case
 //!   duration, properties `verdict`, `classification` and `decision` when recorded;
+//! - a multi-trial case also has a `trials` property and a `<system-out>` line with its
+//!   tally: `k/N` per class with the 95% interval over the conclusive trials;
 //! - verdict `fail` → `<failure>` (message = reason, text = one `suite:line: finding` per line);
 //! - verdict `error` → `<error>` (same message and text);
 //! - verdict `inconclusive` → `<skipped>` with the reason: never a pass;
@@ -112,6 +115,9 @@ fn run_properties(run: &RunView) -> Vec<Property> {
             properties.push(Property::new("target_profile", profile));
         }
         properties.push(Property::new("sqsprobe_version", &start.sqsprobe_version));
+        if let Some((what, _)) = super::wording::partition_words(start) {
+            properties.push(Property::new("partitions", what));
+        }
     }
     properties.push(Property::new(
         "interrupted",
@@ -185,10 +191,20 @@ fn test_case(case: &CaseView) -> TestCase {
         if let Some(decision) = end.decision {
             test_case.add_property(Property::new("decision", decision_name(decision)));
         }
+        let mut system_out = String::new();
         if end.verdict == Verdict::KnownDivergence {
             let note = end.profile_note.as_deref().unwrap_or(&end.reason);
             test_case.add_property(Property::new("known_divergence", note));
-            test_case.set_system_out(format!("known divergence: {note}\n"));
+            system_out.push_str(&format!("known divergence: {note}\n"));
+        }
+        if let Some(trials) = &end.trials {
+            let tally = crate::classify::trials::tally(trials);
+            test_case.add_property(Property::new("trials", &tally));
+            system_out.push_str(&tally);
+            system_out.push('\n');
+        }
+        if !system_out.is_empty() {
+            test_case.set_system_out(system_out);
         }
     }
     test_case
@@ -340,6 +356,25 @@ mod tests {
                 .as_str()
                 .contains("FIFO expiry")
         );
+    }
+
+    #[test]
+    fn a_multi_trial_case_carries_its_tally() {
+        let report = Report::deserialize_from_str(&render(&trials_run())).expect("parses back");
+        let case = status_of(&report, TRIALS_CASE);
+        let (kind, text, _) = message(case);
+        assert_eq!(kind, "skipped", "inconclusive is never a pass");
+        assert!(text.starts_with("inconclusive: too few trials"), "{text}");
+        let tally = "3 trials: no_redelivery_within_window 2/3 [9.4%, 99.2%], \
+                     observed_redelivery 1/3 [0.84%, 90.6%]";
+        assert!(
+            case.properties
+                .iter()
+                .any(|p| p.name.as_str() == "trials" && p.value.as_str() == tally),
+            "{:?}",
+            case.properties
+        );
+        assert_eq!(case.system_out.as_ref().unwrap().as_str().trim_end(), tally);
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! Markdown summary, for a pull-request comment or a CI artefact (GitHub-flavoured tables).
 //!
 //! The mapping:
-//! - a header: run id, target (kind, endpoint, region, target profile), the totals line
+//! - a header: run id, target (kind, endpoint, region, target profile), which partitions of
+//!   a split run it holds (and which it lacks), the totals line
 //!   (known divergences count as passed, unfinished cases as errors, each clarified below),
 //!   why nothing was run when the reachability check failed, a warning when the run was
 //!   interrupted, and what the exit code means;
 //! - one table row per case, in run order: verdict, case id and `suite:line`, the
-//!   classification, the decision, the observation window (elapsed of planned, receives used
+//!   classification (for a multi-trial case, its tally: `k/N` per class with the 95%
+//!   interval over the conclusive trials), the decision, the observation window (elapsed of planned, receives used
 //!   of budget, how it ended), receives, deliveries per message, duration;
 //! - then, for each case that is not `pass` or `known_divergence`, a section with its reason
 //!   and its findings as `suite:line` and message.
@@ -15,7 +17,7 @@
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
-use super::wording::{decision_name, exit_meaning, format_ms};
+use super::wording::{decision_name, exit_meaning, format_ms, partition_words};
 use crate::evidence::Record;
 use crate::evidence::format::CaseEnd;
 use crate::evidence::view::{CaseView, RunView};
@@ -49,6 +51,12 @@ fn header(out: &mut String, run: &RunView) {
             target.push(format!("chaos {}", code(chaos)));
         }
         let _ = writeln!(out, "Target: {}\n", target.join(" · "));
+        if let Some((what, warning)) = partition_words(start) {
+            let _ = writeln!(out, "Partitions: {}\n", text(&what));
+            if let Some(warning) = warning {
+                let _ = writeln!(out, "> **Partial**: {}.\n", text(&warning));
+            }
+        }
     }
     let totals = run.totals();
     let _ = writeln!(out, "**{}**", totals.line());
@@ -110,8 +118,7 @@ fn table(out: &mut String, run: &RunView) {
         let _ = writeln!(
             out,
             "| {verdict} | {name} | {} | {} | {} | {} | {} | {} |",
-            end.and_then(|e| e.classification.as_deref())
-                .map_or_else(dash, code),
+            end.map_or_else(dash, class),
             end.and_then(|e| e.decision)
                 .map_or_else(dash, |d| decision_name(d).to_string()),
             end.map_or_else(dash, window),
@@ -135,6 +142,16 @@ fn details(out: &mut String, case: &CaseView) {
         for (at, message) in findings {
             let _ = writeln!(out, "- {} {}", code(&at), text(message));
         }
+    }
+}
+
+/// The observation class, or for a multi-trial case its tally (`k/N` per class with the 95%
+/// interval over the conclusive trials).
+fn class(end: &CaseEnd) -> String {
+    match (&end.trials, &end.classification) {
+        (Some(trials), _) => text(&crate::classify::trials::tally(trials)),
+        (None, Some(class)) => code(class),
+        (None, None) => dash(),
     }
 }
 
@@ -213,6 +230,15 @@ queue setup failed
 - `suites/ack.yaml:121` CreateQueue returned 500
 ";
         assert_eq!(render(&full_run()), expected);
+    }
+
+    #[test]
+    fn a_multi_trial_case_shows_k_of_n_with_its_interval() {
+        let out = render(&trials_run());
+        assert!(
+            out.contains("| **inconclusive** | `stale-rate` `suites/ack.yaml:10` | 3 trials: no\\_redelivery\\_within\\_window 2/3 \\[9.4%, 99.2%\\], observed\\_redelivery 1/3 \\[0.84%, 90.6%\\] | – |"),
+            "{out}"
+        );
     }
 
     #[test]

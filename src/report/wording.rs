@@ -1,7 +1,8 @@
 //! Wording shared by the renderers beyond the evidence view: what an exit code means, the
-//! playbook's decision names, durations and timestamps as shown.
+//! playbook's decision names, durations and timestamps as shown, and what part of a split run
+//! a run folder holds.
 
-use crate::evidence::format::Decision;
+use crate::evidence::format::{Decision, RunStart};
 use crate::evidence::view::RunView;
 use crate::exit_code;
 
@@ -11,6 +12,61 @@ pub(crate) fn run_exit_meaning(run: &RunView) -> String {
         Some(end) => format!("exit {}: {}", end.exit_code, exit_meaning(end.exit_code)),
         None => "no exit code recorded: the run was interrupted before run_end".to_string(),
     }
+}
+
+/// What part of a `--partition` run this run is, and what that leaves out, or `None` for a
+/// whole run: `(what, warning)`.
+pub(crate) fn partition_words(start: &RunStart) -> Option<(String, Option<String>)> {
+    if let Some(m) = &start.merged {
+        let parts: Vec<String> = m
+            .partitions
+            .iter()
+            .map(|p| {
+                let seed = p.seed.map(|s| format!(", seed {s}")).unwrap_or_default();
+                format!("{} (run {}{seed})", p.partition, p.run_id)
+            })
+            .collect();
+        let mut warnings = Vec::new();
+        if !m.missing.is_empty() {
+            let missing: Vec<String> = m.missing.iter().map(|k| format!("{k}/{}", m.of)).collect();
+            warnings.push(format!(
+                "partition{} {} not given: {} cases are not in this report",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", "),
+                if missing.len() == 1 { "its" } else { "their" }
+            ));
+        }
+        let unfinished: Vec<&str> = m
+            .partitions
+            .iter()
+            .filter(|p| !p.complete)
+            .map(|p| p.partition.as_str())
+            .collect();
+        if !unfinished.is_empty() {
+            warnings.push(format!(
+                "partition{} {} did not end cleanly (interrupted or killed)",
+                if unfinished.len() == 1 { "" } else { "s" },
+                unfinished.join(", ")
+            ));
+        }
+        let warning = (!warnings.is_empty()).then(|| warnings.join("; "));
+        return Some((
+            format!(
+                "merged from {} of {} partitions: {}",
+                m.partitions.len(),
+                m.of,
+                parts.join(", ")
+            ),
+            warning,
+        ));
+    }
+    let p = start.partition.as_deref()?;
+    Some((
+        format!("partition {p} of a split run"),
+        Some(format!(
+            "this folder holds partition {p} only: merge the partitions with `sqsprobe report DIR...`"
+        )),
+    ))
 }
 
 /// The documented meaning of an exit code (see `crate::exit_code`).

@@ -79,6 +79,7 @@ pub fn run_start(
         emulator_chaos: settings.emulator_chaos.clone(),
         partition: settings.partition.clone(),
         seed: Some(settings.seed),
+        merged: None,
     }
 }
 

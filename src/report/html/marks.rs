@@ -1,0 +1,129 @@
+//! The shapes of a timeline (pure): the picture, its lanes and marks, and the few facts about
+//! a call that both the picture ([`super::picture`]) and the lease reconstruction
+//! ([`super::leases`]) need — which lane it belongs to and what it answered.
+
+use crate::evidence::format::{Call, Completion, Phase};
+
+/// A case's timeline, ready to draw.
+#[derive(Debug)]
+pub(crate) struct Picture {
+    /// Length of the axis.
+    pub span_ms: f64,
+    pub lanes: Vec<Lane>,
+    /// The observation window's start and end (elapsed), for guides across every lane.
+    pub window: Option<(f64, f64)>,
+}
+
+/// One horizontal lane.
+#[derive(Debug)]
+pub(crate) struct Lane {
+    pub name: String,
+    /// Rows of bars: calls (and step spans) first, then one per leased message.
+    pub tracks: usize,
+    pub marks: Vec<Mark>,
+}
+
+/// One thing drawn: its `data-kind`, CSS classes, parts, label and hover text.
+#[derive(Debug)]
+pub(crate) struct Mark {
+    /// `call`, `lease`, `sleep`, `step`, `window`, `redelivery`, `sighting`, `finding`,
+    /// `fault`.
+    pub kind: &'static str,
+    pub class: String,
+    pub parts: Vec<Part>,
+    pub label: Option<String>,
+    /// Labels are placed in this order (lowest first); the least important are thinned out.
+    pub priority: u8,
+    /// The evidence behind the mark, shown on hover.
+    pub title: String,
+    /// Extra `data-*` attributes (name without `data-`, value).
+    pub data: Vec<(&'static str, String)>,
+}
+
+impl Mark {
+    /// Where its label wants to start.
+    pub fn anchor_ms(&self) -> f64 {
+        self.parts.first().map_or(0.0, |p| p.start)
+    }
+}
+
+/// A piece of a mark.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Part {
+    pub shape: Shape,
+    pub track: usize,
+    pub start: f64,
+    pub end: f64,
+    pub class: &'static str,
+}
+
+/// How a part is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A bar on its track.
+    Bar,
+    /// A thin dashed line on its track (a handle kept after its lease ended).
+    Dashed,
+    /// A vertical cap at `end` (where a lease lapsed or was ended).
+    Cap,
+    /// A diamond at `start`.
+    Point,
+    /// A band over the whole lane.
+    Band,
+    /// A dashed outline over the whole lane.
+    Outline,
+}
+
+pub(super) const STEPS: &str = "steps";
+
+pub(super) const OBSERVE: &str = "observe";
+
+pub(super) const HARNESS: &str = "harness";
+
+/// The lane a call is drawn in.
+pub(super) fn lane_name(call: &Call) -> String {
+    match (call.phase, &call.attempt) {
+        (Phase::Setup | Phase::Teardown, _) => HARNESS.to_string(),
+        (Phase::Observe, _) => OBSERVE.to_string(),
+        (Phase::Step, Some(attempt)) => format!("attempt {attempt}"),
+        (Phase::Step, None) => STEPS.to_string(),
+    }
+}
+
+/// `200`, the error code, or what is known of an unanswered call.
+pub(crate) fn outcome(call: &Call) -> String {
+    match (&call.error_code, call.http_status, call.completion) {
+        (Some(code), _, _) => short_code(code).to_string(),
+        (None, Some(status), _) => status.to_string(),
+        (None, None, Completion::Info) => "no response".to_string(),
+        (None, None, _) => "no status".to_string(),
+    }
+}
+
+/// `AWS.SimpleQueueService.NonExistentQueue` → `NonExistentQueue`.
+pub(super) fn short_code(code: &str) -> &str {
+    code.rsplit('.').next().unwrap_or(code)
+}
+
+/// A stretch of a lease: as received, or after a visibility change moved it.
+pub(super) fn bar(start: f64, end: f64, extended: bool) -> Part {
+    Part {
+        shape: Shape::Bar,
+        track: 0,
+        start,
+        end,
+        class: if extended { "extended" } else { "held" },
+    }
+}
+
+/// A lease's end mark: `lapse`, `ended` (deleted or released), `was` (the expiry a visibility
+/// change moved).
+pub(super) fn cap(at: f64, class: &'static str) -> Part {
+    Part {
+        shape: Shape::Cap,
+        track: 0,
+        start: at,
+        end: at,
+        class,
+    }
+}
