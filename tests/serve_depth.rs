@@ -1,7 +1,8 @@
 //! How `sqsprobe serve`'s memory and per-call cost grow with the work it holds (issue 12):
 //! RSS per stored message at 200k and 1M messages, and the p50 of ReceiveMessage and
 //! DeleteMessage at 1k and 1M stored messages (a standard queue, and a FIFO queue spread over
-//! 10k groups), and of ListQueues (prefix) and GetQueueUrl with 10 and 10k queues.
+//! 10k groups, with and without all but ten groups in flight), and of ListQueues (prefix) and
+//! GetQueueUrl with 10 and 10k queues.
 //!
 //! A measurement, not a timed test: every case is `#[ignore]` and asserts nothing about time.
 //! It prints one JSON line per figure; `docs/performance.md` ("Emulator cost with depth") has
@@ -209,8 +210,10 @@ fn memory_per_stored_message() {
 }
 
 /// p50 of ReceiveMessage (max 1) and of DeleteMessage of what it returned, with `depth`
-/// messages stored; each cycle sends one message back so the depth stays put.
-fn receive_delete_at_depth(depth: usize, fifo: bool) {
+/// messages stored; each cycle sends one message back so the depth stays put. With `held`,
+/// a FIFO queue first has one message of every group but ten leased for an hour, so a receive
+/// must find the few groups that can deliver among thousands that cannot.
+fn receive_delete_at_depth(depth: usize, fifo: bool, held: bool) {
     let serve = start();
     let mut client = Client::connect(&serve);
     let groups = fifo.then_some(10_000usize.min(depth));
@@ -223,14 +226,28 @@ fn receive_delete_at_depth(depth: usize, fifo: bool) {
         client.create("depth", serde_json::json!({}))
     };
     client.fill(&url, depth, "hello world", groups);
-    let cycles = 5_000;
+    if let (true, Some(g)) = (held, groups) {
+        // One receive per group: a receive of 1 takes the head of the first group that can
+        // deliver, which then cannot until the hour is over.
+        let hold = serde_json::json!({"QueueUrl": url, "VisibilityTimeout": 3600}).to_string();
+        for _ in 0..g - 10 {
+            client.ok("ReceiveMessage", &hold);
+        }
+    }
+    // Held groups: each free group has depth/groups messages; 1,000 cycles stay within them.
+    let cycles = if held { 1_000 } else { 5_000 };
     let mut receives = Vec::with_capacity(cycles);
     let mut deletes = Vec::with_capacity(cycles);
-    let receive = serde_json::json!({"QueueUrl": url, "MaxNumberOfMessages": 1}).to_string();
+    let receive = serde_json::json!({
+        "QueueUrl": url, "MaxNumberOfMessages": 1,
+        "MessageSystemAttributeNames": ["MessageGroupId"],
+    })
+    .to_string();
     for i in 0..cycles {
         let started = Instant::now();
         let got = client.ok("ReceiveMessage", &receive);
         receives.push(started.elapsed());
+        let group = got["Messages"][0]["Attributes"]["MessageGroupId"].clone();
         let handle = got["Messages"][0]["ReceiptHandle"]
             .as_str()
             .expect("a message at every depth")
@@ -240,8 +257,9 @@ fn receive_delete_at_depth(depth: usize, fifo: bool) {
         client.ok("DeleteMessage", &delete);
         deletes.push(started.elapsed());
         let mut refill = serde_json::json!({"QueueUrl": url, "MessageBody": format!("r{i}")});
-        if let Some(g) = groups {
-            refill["MessageGroupId"] = format!("g{}", i % g).into();
+        // Back into the group it came from, so the groups that can deliver keep a message.
+        if groups.is_some() {
+            refill["MessageGroupId"] = group;
         }
         client.ok("SendMessage", &refill.to_string());
     }
@@ -249,7 +267,8 @@ fn receive_delete_at_depth(depth: usize, fifo: bool) {
         "depth",
         serde_json::json!({
             "queue": if fifo { "fifo" } else { "standard" },
-            "groups": groups, "depth": depth, "cycles": cycles,
+            "groups": groups, "groups_held_in_flight": held.then(|| groups.map(|g| g - 10)),
+            "depth": depth, "cycles": cycles,
             "receive_p50_us": p50(receives).round(), "delete_p50_us": p50(deletes).round(),
         }),
     );
@@ -260,8 +279,16 @@ fn receive_delete_at_depth(depth: usize, fifo: bool) {
 fn receive_and_delete_cost_with_depth() {
     for fifo in [false, true] {
         for depth in [1_000, 1_000_000] {
-            receive_delete_at_depth(depth, fifo);
+            receive_delete_at_depth(depth, fifo, false);
         }
+    }
+}
+
+#[test]
+#[ignore = "measurement: run with --release -- --ignored --nocapture"]
+fn receive_cost_with_most_groups_in_flight() {
+    for depth in [1_000, 1_000_000] {
+        receive_delete_at_depth(depth, true, true);
     }
 }
 

@@ -12,7 +12,8 @@
 //!   operation, so there is no background timer. Long polls sleep until the earliest deadline
 //!   ([`Queue::next_deadline`]) or a `Notify` wake, whichever comes first.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use tokio::sync::Notify;
@@ -549,14 +550,26 @@ impl Queue {
         if !self.is_fifo() {
             return self.candidates(max);
         }
-        let mut all: Vec<Id> = self
+        // A merge of the groups' seq-ordered visible sets: O(groups + max · log groups).
+        let mut heads: BinaryHeap<Reverse<(u64, u32, &Arc<str>)>> = self
             .groups
-            .values()
-            .flat_map(|g| g.visible.iter().map(|(&seq, &slot)| Id { slot, seq }))
+            .iter()
+            .filter_map(|(name, g)| {
+                let (&seq, &slot) = g.visible.first_key_value()?;
+                Some(Reverse((seq, slot, name)))
+            })
             .collect();
-        all.sort_by_key(|id| id.seq);
-        all.truncate(max);
-        all
+        let mut out = Vec::new();
+        while out.len() < max
+            && let Some(Reverse((seq, slot, name))) = heads.pop()
+        {
+            out.push(Id { slot, seq });
+            let next = self.groups[name].visible.range(seq + 1..).next();
+            if let Some((&seq, &slot)) = next {
+                heads.push(Reverse((seq, slot, name)));
+            }
+        }
+        out
     }
 
     /// A live dedup entry for `key`.
@@ -589,5 +602,82 @@ impl Queue {
 impl Drop for Queue {
     fn drop(&mut self) {
         self.release_usage();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::model::message::Extra;
+
+    fn fifo() -> Queue {
+        let usage = Arc::new(Usage::default());
+        Queue::new(
+            "q.fifo".into(),
+            "arn".into(),
+            QueueSettings::new(true),
+            0,
+            usage,
+        )
+    }
+
+    fn put(queue: &mut Queue, seq: u64, group: &str) -> Id {
+        let mut message = Message::new(seq, "b", 0, 0);
+        message.set_extra(Extra {
+            group_id: Some(queue.intern_group(group)),
+            ..Extra::default()
+        });
+        queue.enqueue(message, 0, 0)
+    }
+
+    #[test]
+    fn groups_are_served_together_and_move_tasks_see_every_visible_message() {
+        let mut queue = fifo();
+        let a1 = put(&mut queue, 1, "a");
+        let b1 = put(&mut queue, 2, "b");
+        let a2 = put(&mut queue, 3, "a");
+        assert_eq!(queue.candidates(10), [a1, a2, b1]);
+        queue.lease(a1, 1000, 7, 0);
+        assert_eq!(
+            queue.candidates(10),
+            [b1],
+            "a is blocked behind its leased head"
+        );
+        assert_eq!(
+            queue.ready_ids(10),
+            [b1, a2],
+            "a move task takes visible ones in send order"
+        );
+        queue.remove(a1);
+        assert_eq!(
+            queue.candidates(10),
+            [b1, a2],
+            "a2 keeps the place of its send, after b1"
+        );
+        assert_eq!(queue.counts(), (2, 0, 0));
+        queue.purge();
+        assert_eq!(queue.counts(), (0, 0, 0));
+        assert!(queue.groups.is_empty() && queue.ready_groups.is_empty());
+    }
+
+    #[test]
+    fn a_stale_id_never_reaches_a_reused_slot() {
+        let mut queue = fifo();
+        let first = put(&mut queue, 1, "a");
+        queue.remove(first);
+        let second = put(&mut queue, 2, "a");
+        assert_eq!(first.slot, second.slot);
+        assert!(queue.get(first).is_none());
+        assert!(queue.remove(first).is_none());
+        assert!(queue.get(second).is_some());
+    }
+
+    #[test]
+    fn sequence_numbers_are_large_increasing_and_not_consecutive() {
+        let mut queue = fifo();
+        let a = queue.next_sequence_number(1_764_000_000_000);
+        let b = queue.next_sequence_number(1_764_000_000_000);
+        assert!(a > u128::from(u64::MAX) && b > a + 1);
+        assert_eq!(a.to_string().len(), 20);
     }
 }
