@@ -22,6 +22,18 @@ async fn emulator() -> RunningEmulator {
         .unwrap()
 }
 
+/// Runs `body` against a fresh emulator and a us-east-1 client, bounded, then stops it.
+async fn scenario(body: impl AsyncFnOnce(&RunningEmulator, Client)) {
+    timeout(BOUND, async {
+        let emu = emulator().await;
+        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+        body(&emu, sqs).await;
+        emu.shutdown().await;
+    })
+    .await
+    .unwrap();
+}
+
 fn client(emu: &RunningEmulator, region: &str, access_key: &str) -> Client {
     let conf = aws_sdk_sqs::Config::builder()
         .behavior_version(BehaviorVersion::latest())
@@ -148,9 +160,7 @@ async fn regions_are_separate_namespaces() {
 /// LocalStack AWS-validated `test_sqs_permission_lifecycle`; moto `test_remove_permission_errors`.
 #[tokio::test]
 async fn add_and_remove_permission_edit_the_policy() {
-    timeout(BOUND, async {
-        let emu = emulator().await;
-        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+    scenario(async |_, sqs| {
         let url = create(&sqs, "perm").await;
         let policy = || async {
             sqs.get_queue_attributes()
@@ -204,18 +214,14 @@ async fn add_and_remove_permission_edit_the_policy() {
             .await
             .unwrap_err();
         assert_eq!(missing.code(), Some("InvalidParameterValue"));
-        emu.shutdown().await;
     })
-    .await
-    .unwrap();
+    .await;
 }
 
 /// moto `test_cancel_message_move_task_with_invalid_task_handle`.
 #[tokio::test]
 async fn a_malformed_task_handle_is_invalid_parameter_value() {
-    timeout(BOUND, async {
-        let emu = emulator().await;
-        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+    scenario(async |_, sqs| {
         let err = sqs
             .cancel_message_move_task()
             .task_handle("foobared")
@@ -227,10 +233,8 @@ async fn a_malformed_task_handle_is_invalid_parameter_value() {
             err.message(),
             Some("Value for parameter TaskHandle is invalid.")
         );
-        emu.shutdown().await;
     })
-    .await
-    .unwrap();
+    .await;
 }
 
 /// AWS's shapes: a SequenceNumber is a large, non-consecutive 128-bit decimal (API_SendMessage:
@@ -240,9 +244,7 @@ async fn a_malformed_task_handle_is_invalid_parameter_value() {
 /// (LocalStack `test_receive_message_attribute_names_filters` notes the difference).
 #[tokio::test]
 async fn sequence_numbers_and_sender_ids_have_aws_shapes() {
-    timeout(BOUND, async {
-        let emu = emulator().await;
-        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+    scenario(async |emu, sqs| {
         let url = sqs
             .create_queue()
             .queue_name("shape.fifo")
@@ -307,7 +309,7 @@ async fn sequence_numbers_and_sender_ids_have_aws_shapes() {
             numbers[0]
         );
         // The same credentials always map to the same sender; others to another.
-        let other = client(&emu, "us-east-1", "AKIDOTHER");
+        let other = client(emu, "us-east-1", "AKIDOTHER");
         other
             .send_message()
             .queue_url(&url)
@@ -329,10 +331,8 @@ async fn sequence_numbers_and_sender_ids_have_aws_shapes() {
         let last = &got.last().unwrap().attributes.as_ref().unwrap()
             [&MessageSystemAttributeName::SenderId];
         assert_ne!(last, sender);
-        emu.shutdown().await;
     })
-    .await
-    .unwrap();
+    .await;
 }
 
 /// One raw HTTP/1.1 request; returns (status, content type, body).
@@ -373,15 +373,13 @@ fn post(path: &str, form: &str, extra_headers: &str) -> String {
 /// `test_get_list_queues_fails`, `test_get_queue_url_works_for_same_queue`.
 #[tokio::test]
 async fn query_requests_to_a_queue_url() {
-    timeout(BOUND, async {
-        let emu = emulator().await;
-        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+    scenario(async |emu, sqs| {
         create(&sqs, "wire").await;
-        let (status, _, body) = raw(&emu, get("/000000000000/wire", "")).await;
+        let (status, _, body) = raw(emu, get("/000000000000/wire", "")).await;
         assert_eq!(status, 404, "{body}");
         assert!(body.contains("<UnknownOperationException"), "{body}");
         let (status, _, body) = raw(
-            &emu,
+            emu,
             get("/000000000000/wire", "Accept: application/json\r\n"),
         )
         .await;
@@ -391,11 +389,8 @@ async fn query_requests_to_a_queue_url() {
             "XML even when JSON is asked: {body}"
         );
         for action in ["CreateQueue&QueueName=other", "ListQueues"] {
-            let (status, _, body) = raw(
-                &emu,
-                get(&format!("/000000000000/wire?Action={action}"), ""),
-            )
-            .await;
+            let (status, _, body) =
+                raw(emu, get(&format!("/000000000000/wire?Action={action}"), "")).await;
             assert_eq!(status, 400, "{action}: {body}");
             assert!(body.contains("<Code>InvalidAction</Code>"), "{body}");
             let name = action.split('&').next().unwrap();
@@ -405,19 +400,17 @@ async fn query_requests_to_a_queue_url() {
             );
         }
         let (status, _, body) = raw(
-            &emu,
+            emu,
             get("/000000000000/wire?Action=GetQueueUrl&QueueName=wire", ""),
         )
         .await;
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("/000000000000/wire</QueueUrl>"), "{body}");
         // At the service endpoint ListQueues is fine.
-        let (status, _, _) = raw(&emu, get("/?Action=ListQueues", "")).await;
+        let (status, _, _) = raw(emu, get("/?Action=ListQueues", "")).await;
         assert_eq!(status, 200);
-        emu.shutdown().await;
     })
-    .await
-    .unwrap();
+    .await;
 }
 
 /// LocalStack AWS-validated `test_get_queue_attributes_json_format` and
@@ -425,13 +418,11 @@ async fn query_requests_to_a_queue_url() {
 /// query request that accepts JSON is answered in JSON, errors included.
 #[tokio::test]
 async fn query_requests_accepting_json_get_json() {
-    timeout(BOUND, async {
-        let emu = emulator().await;
-        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+    scenario(async |emu, sqs| {
         create(&sqs, "json").await;
         let accept = "Accept: application/json\r\n";
         let (status, content_type, body) = raw(
-            &emu,
+            emu,
             get(
                 "/000000000000/json?Action=GetQueueAttributes&AttributeName.1=All",
                 accept,
@@ -448,8 +439,7 @@ async fn query_requests_accepting_json_get_json() {
         assert!(attributes.iter().any(|a| a["Name"] == "QueueArn"
             && a["Value"].as_str().unwrap().ends_with(":json")));
         assert!(doc["GetQueueAttributesResponse"]["ResponseMetadata"]["RequestId"].is_string());
-        let (status, _, body) =
-            raw(&emu, get("/000000000000/json?Action=ListQueues", accept)).await;
+        let (status, _, body) = raw(emu, get("/000000000000/json?Action=ListQueues", accept)).await;
         assert_eq!(status, 400);
         let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(doc["Error"]["Code"], "InvalidAction");
@@ -457,10 +447,8 @@ async fn query_requests_accepting_json_get_json() {
             doc["Error"]["Message"],
             "The action ListQueues is not valid for this endpoint."
         );
-        emu.shutdown().await;
     })
-    .await
-    .unwrap();
+    .await;
 }
 
 /// botocore's query serializer sends an empty list as `Name=` (`SendMessageBatchRequestEntry=`,
@@ -468,9 +456,7 @@ async fn query_requests_accepting_json_get_json() {
 /// `EmptyBatchRequest`; a receive with no attribute filter).
 #[tokio::test]
 async fn query_empty_lists_are_empty_lists() {
-    timeout(BOUND, async {
-        let emu = emulator().await;
-        let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
+    scenario(async |emu, sqs| {
         let url = create(&sqs, "empty").await;
         sqs.send_message()
             .queue_url(&url)
@@ -481,11 +467,11 @@ async fn query_empty_lists_are_empty_lists() {
         let form = "Action=SendMessageBatch&Version=2012-11-05&QueueUrl=".to_owned()
             + &url
             + "&SendMessageBatchRequestEntry=";
-        let (status, _, body) = raw(&emu, post("/", &form, "")).await;
+        let (status, _, body) = raw(emu, post("/", &form, "")).await;
         assert_eq!(status, 400, "{body}");
         assert!(body.contains("EmptyBatchRequest"), "{body}");
         let form = "Action=SendMessageBatch&QueueUrl=".to_owned() + &url + "&Entries=";
-        let (_, _, body) = raw(&emu, post("/", &form, "")).await;
+        let (_, _, body) = raw(emu, post("/", &form, "")).await;
         assert!(body.contains("EmptyBatchRequest"), "{body}");
         for filter in [
             "MessageAttributeName=",
@@ -493,12 +479,10 @@ async fn query_empty_lists_are_empty_lists() {
             "AttributeName=",
         ] {
             let form = format!("Action=ReceiveMessage&QueueUrl={url}&VisibilityTimeout=0&{filter}");
-            let (status, _, body) = raw(&emu, post("/", &form, "")).await;
+            let (status, _, body) = raw(emu, post("/", &form, "")).await;
             assert_eq!(status, 200, "{filter}: {body}");
             assert!(body.contains("<Body>x</Body>"), "{filter}: {body}");
         }
-        emu.shutdown().await;
     })
-    .await
-    .unwrap();
+    .await;
 }
