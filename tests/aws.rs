@@ -1,8 +1,10 @@
 //! Opt-in: the shipped suites against real AWS, in a disposable account.
 //!
 //! Ignored by default (it needs credentials and costs a few requests). Run it with
-//! `SQSPROBE_AWS_TESTS=1 cargo test --test aws -- --ignored`; the default credential chain and
-//! region apply (`AWS_PROFILE`, `AWS_REGION`, ...).
+//! `SQSPROBE_AWS_TESTS=1 cargo test --test aws -- --ignored`; the default credential chain
+//! applies (`AWS_PROFILE`, ...) and a region must be named (`AWS_REGION`, the profile's): a run
+//! refuses `--target aws` without one. Set `SQSPROBE_ALLOW_ACCOUNT` to guard the account.
+//! The same path offline, at `sqsprobe serve`, is `tests/aws_path.rs`.
 
 mod common;
 
@@ -31,6 +33,14 @@ fn shipped_suites_pass_against_real_aws_and_leave_nothing_behind() {
         "stdout:\n{}\nstderr:\n{}",
         run.stdout,
         run.stderr
+    );
+    // The first line: region, masked account, and AWS's own endpoint (no redirection).
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("sqsprobe: target aws · region ")
+            && first.contains(" · account ")
+            && !first.contains("REDIRECTED"),
+        "{first}"
     );
     let records = read_evidence(&single_run_dir(out_dir.path()).join("evidence.jsonl")).unwrap();
     for r in &records {

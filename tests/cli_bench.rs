@@ -17,11 +17,13 @@ fn bench_embedded_and_moto_writes_table_and_json() {
     let done = run_bin(
         &[
             "bench",
+            "--driver",
+            "sdk",
             "--target",
             "embedded",
             "--endpoint",
             &endpoint,
-            "--baseline",
+            "--reference",
             "moto",
             "--clients",
             "1,2",
@@ -50,8 +52,9 @@ fn bench_embedded_and_moto_writes_table_and_json() {
 
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
-    assert_eq!(report["version"], 1);
-    assert_eq!(report["baseline"], "moto");
+    assert_eq!(report["version"], 2);
+    assert_eq!(report["driver"], "sdk");
+    assert_eq!(report["reference"], "moto");
     let results = report["results"].as_array().expect("results");
     assert_eq!(results.len(), 4);
     for r in results {
@@ -77,15 +80,23 @@ fn bench_embedded_and_moto_writes_table_and_json() {
 }
 
 #[test]
-fn bench_refuses_unknown_baseline_and_bad_endpoint() {
+fn bench_refuses_unknown_reference_and_bad_endpoint() {
     let done = run_bin(
-        &["bench", "--baseline", "moto", "--duration", "1s"],
+        &[
+            "bench",
+            "--driver",
+            "sdk",
+            "--reference",
+            "moto",
+            "--duration",
+            "1s",
+        ],
         &root(),
         Duration::from_secs(30),
     );
     assert_eq!(done.code(), 1, "{}", done.stderr);
     assert!(
-        done.stderr.contains("--baseline `moto` is not a target"),
+        done.stderr.contains("--reference `moto` is not a target"),
         "{}",
         done.stderr
     );
@@ -104,7 +115,15 @@ fn bench_unreachable_endpoint_is_a_runtime_error() {
     let port = common::free_port();
     let endpoint = format!("nobody=http://127.0.0.1:{port}");
     let done = run_bin(
-        &["bench", "--endpoint", &endpoint, "--duration", "1s"],
+        &[
+            "bench",
+            "--driver",
+            "sdk",
+            "--endpoint",
+            &endpoint,
+            "--duration",
+            "1s",
+        ],
         &root(),
         Duration::from_secs(60),
     );

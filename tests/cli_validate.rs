@@ -73,3 +73,21 @@ fn list_prints_one_line_per_case_and_a_total() {
         out.stdout
     );
 }
+
+#[test]
+fn a_suite_path_given_twice_is_one_file() {
+    // Before: every case of the file was a duplicate case id of itself (exit 2).
+    let out = run_bin(
+        &[
+            "validate",
+            "suites/stale-handle.yaml",
+            "./suites/stale-handle.yaml",
+            "suites",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(out.code(), 0, "{}", out.stderr);
+    let all = run_bin(&["validate", "suites"], &root(), LIMIT);
+    assert_eq!(out.stdout, all.stdout);
+}

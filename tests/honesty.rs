@@ -110,12 +110,15 @@ fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
         )
         .await
         .unwrap();
-        let proxy = common::proxy::start_losing(
+        let proxy = common::proxy::start_with(
             emu.local_addr(),
-            Some(common::proxy::LoseResponse {
-                target: "AmazonSQS.ReceiveMessage".into(),
-                nth: 1,
-            }),
+            common::proxy::Mischief {
+                lose: Some(common::proxy::LoseResponse {
+                    target: "AmazonSQS.ReceiveMessage".into(),
+                    nth: 1,
+                }),
+                ..Default::default()
+            },
         )
         .await;
         (emu, proxy)
@@ -151,4 +154,125 @@ fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
     );
     drop(proxy);
     rt.block_on(emu.shutdown());
+}
+
+/// The embedded emulator behind a proxy doing `mischief`, for the duration of `f`.
+fn behind_proxy<T>(mischief: common::proxy::Mischief, f: impl FnOnce(&str) -> T) -> T {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (emu, proxy) = rt.block_on(async {
+        let emu = sqsprobe::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            sqsprobe::emulator::EmulatorConfig::default(),
+        )
+        .await
+        .unwrap();
+        let proxy = common::proxy::start_with(emu.local_addr(), mischief).await;
+        (emu, proxy)
+    });
+    let out = f(&proxy.url);
+    drop(proxy);
+    rt.block_on(emu.shutdown());
+    out
+}
+
+#[test]
+fn refused_credentials_are_one_clear_harness_error_not_a_pile_of_findings() {
+    // Refused from the first request: the reachability check says so, nothing runs.
+    let out = tempfile::tempdir().unwrap();
+    let run = behind_proxy(
+        common::proxy::Mischief {
+            refuse_from: Some(("AmazonSQS.ListQueues".into(), 1)),
+            ..Default::default()
+        },
+        |url| {
+            run_bin(
+                &[
+                    "run",
+                    "tests/fixtures/three-sends.yaml",
+                    "--endpoint-url",
+                    url,
+                    "--out",
+                ]
+                .into_iter()
+                .chain([out.path().to_str().unwrap()])
+                .collect::<Vec<_>>(),
+                &root(),
+                LIMIT,
+            )
+        },
+    );
+    assert_eq!(run.code(), 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the target refused this run's credentials or permissions"),
+        "{}",
+        run.stderr
+    );
+    assert!(ends(out.path()).is_empty());
+
+    // Refused part-way (in the second case): that case is an error with one finding, the
+    // third is not run, the run stops itself with one line; exit 3, never 4.
+    let out = tempfile::tempdir().unwrap();
+    let run = behind_proxy(
+        common::proxy::Mischief {
+            // From the second case's send on (the cases run one at a time, in order).
+            refuse_from: Some(("AmazonSQS.SendMessage".into(), 2)),
+            ..Default::default()
+        },
+        |url| {
+            run_bin(
+                &[
+                    "run",
+                    "tests/fixtures/three-sends.yaml",
+                    "--jobs",
+                    "1",
+                    "--endpoint-url",
+                    url,
+                    "--out",
+                    out.path().to_str().unwrap(),
+                ],
+                &root(),
+                LIMIT,
+            )
+        },
+    );
+    assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
+    let stopped: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("the run stopped itself"))
+        .collect();
+    assert_eq!(stopped.len(), 1, "{}", run.stderr);
+    // Which case runs first is the scheduler's business: one passed, the one whose send was
+    // refused is an error with one finding, the last was not run.
+    let ends = ends(out.path());
+    let passed: Vec<_> = ends.iter().filter(|e| e.verdict == Verdict::Pass).collect();
+    assert_eq!(passed.len(), 1, "{ends:?}");
+    let refused: Vec<_> = ends
+        .iter()
+        .filter(|e| e.verdict == Verdict::Error && !e.reason.starts_with("not run"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{ends:?}");
+    assert!(
+        refused[0].reason.contains("credentials"),
+        "{}",
+        refused[0].reason
+    );
+    assert!(
+        refused[0]
+            .findings
+            .iter()
+            .all(|f| !f.message.contains("expected success")),
+        "{:?}",
+        refused[0].findings
+    );
+    let not_run: Vec<_> = ends
+        .iter()
+        .filter(|e| e.reason.starts_with("not run: the run stopped"))
+        .collect();
+    assert_eq!(not_run.len(), 1, "{ends:?}");
+    assert_eq!(not_run[0].verdict, Verdict::Error);
 }

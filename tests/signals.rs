@@ -103,21 +103,52 @@ fn every_stop_signal_tears_down_and_leaves_valid_evidence_and_reports() {
 
 #[test]
 fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
-    let moto = Moto::start();
-    let rt = runtime();
+    // Teardown's DeleteQueue is held at a proxy, so the second signal arrives while the run
+    // is still tearing down.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let emu = rt
+        .block_on(sqsprobe::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            sqsprobe::emulator::EmulatorConfig::default(),
+        ))
+        .unwrap();
+    let proxy = rt.block_on(common::proxy::start_with(
+        emu.local_addr(),
+        common::proxy::Mischief {
+            delay: Some(("AmazonSQS.DeleteQueue".into(), Duration::from_secs(20))),
+            ..Default::default()
+        },
+    ));
     let out = tempfile::tempdir().unwrap();
-    let child = start_observing(&moto.url, out.path(), &rt);
+    let child = start_observing(&proxy.url, out.path(), &rt);
     signal(&child, "TERM");
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
     signal(&child, "TERM");
-    let done = common::wait_bounded(child, Duration::from_secs(30));
+    let done = common::wait_bounded(child, Duration::from_secs(10));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the second signal did not leave at once"
+    );
     assert_eq!(done.code(), 130, "{}", done.stderr);
-    assert!(done.stderr.contains("abandoned"), "{}", done.stderr);
-    // Whatever it abandoned, it named; clean up after the test.
-    for url in rt.block_on(queues_with_prefix(&moto.url, "sqsprobe-")) {
-        assert!(
-            done.stderr.contains(url.rsplit('/').next().unwrap()),
-            "{}",
-            done.stderr
-        );
-    }
+    assert!(
+        done.stderr.contains("abandoned 1 owned queue(s)"),
+        "{}",
+        done.stderr
+    );
+    let left = rt.block_on(queues_with_prefix(
+        &format!("http://{}", emu.local_addr()),
+        "sqsprobe-",
+    ));
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        done.stderr.contains(left[0].rsplit('/').next().unwrap()),
+        "the abandoned queue is not named: {}",
+        done.stderr
+    );
+    drop(proxy);
+    rt.block_on(emu.shutdown());
 }

@@ -1,9 +1,15 @@
-//! `sqsprobe bench`: throughput and latency of SQS-compatible targets under a fixed workload.
+//! `sqsprobe bench`: throughput and latency of SQS-compatible targets, with two drivers.
 //!
-//! N concurrent aws-sdk-sqs clients each own one disposable queue and loop send → receive →
-//! delete for a bounded time. [`stats`] and [`table`] are pure (percentiles, ratios, Markdown);
-//! [`workload`] does the I/O. docs/performance.md records what this measured on one machine.
+//! - [`raw`] (the default): pre-built unsigned requests over keep-alive connections, each
+//!   target against its own no-op ceiling; the server's figure.
+//! - the SDK driver (`--driver sdk`): N concurrent aws-sdk-sqs clients each own one
+//!   disposable queue and loop send → receive → delete for a bounded time; what an SDK
+//!   client experiences, signing and all. [`stats`] and [`table`] are pure (percentiles,
+//!   ratios, Markdown); [`workload`] does the I/O.
+//!
+//! docs/performance.md records what both measured on one machine.
 
+pub mod raw;
 mod result;
 mod stats;
 mod table;

@@ -106,18 +106,22 @@ impl TargetResult {
     }
 }
 
-/// The whole run, as written by `--json FILE`.
+/// The whole SDK-driver run, as written by `--json FILE`.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchReport {
-    /// Format version of this JSON document.
+    /// Format version of this JSON document (2: `driver` added, `baseline` renamed
+    /// `reference`).
     pub version: u32,
+    /// Always `sdk` here.
+    pub driver: String,
     pub sqsprobe_version: String,
     pub started_at: String,
     pub duration_s: f64,
     pub warmup_s: f64,
     /// Per-client cycle cap, if one was given.
     pub messages_per_client: Option<u64>,
-    pub baseline: String,
+    /// The target the ratios are computed against (`--reference`).
+    pub reference: String,
     pub results: Vec<TargetResultJson>,
 }
 
@@ -127,7 +131,7 @@ pub struct TargetResultJson {
     #[serde(flatten)]
     pub result: TargetResult,
     pub messages_per_second: f64,
-    /// Throughput divided by the baseline's at the same client count.
+    /// Throughput divided by the reference target's at the same client count.
     pub ratio_to_baseline: Option<f64>,
 }
 

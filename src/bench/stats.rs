@@ -10,8 +10,9 @@ pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
         return None;
     }
     let n = sorted.len();
-    // The rank is computed in f64; the clamp keeps rounding at p = 100 inside the slice.
-    let rank = ((p / 100.0) * n as f64).ceil() as usize;
+    // The rank is computed in f64, where 99.9 % of 1000 comes out a hair above 999: the
+    // tolerance keeps an exact rank exact, and the clamp keeps p = 100 inside the slice.
+    let rank = ((p / 100.0) * n as f64 - 1e-9).ceil() as usize;
     Some(sorted[rank.clamp(1, n) - 1])
 }
 
@@ -34,6 +35,15 @@ mod tests {
         assert_eq!(percentile(&v, 99.0), Some(99));
         assert_eq!(percentile(&v, 100.0), Some(100));
         assert_eq!(percentile(&v, 1.0), Some(1));
+    }
+
+    #[test]
+    fn exact_ranks_survive_float_rounding() {
+        let v: Vec<u64> = (1..=1000).collect();
+        assert_eq!(percentile(&v, 99.9), Some(999));
+        let v: Vec<u64> = (1..=10_000).collect();
+        assert_eq!(percentile(&v, 99.9), Some(9990));
+        assert_eq!(percentile(&v, 99.99), Some(9999));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! Keeping it here, away from the SDK, is what lets every honesty rule have a unit test.
 
 use crate::evidence::format::{Decision, Finding, Verdict};
-use crate::suite::model::{OutcomeClass, OutcomeExpect};
+use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
 
 use super::decision::{AckFacts, decide};
 use super::outcome::{self, CutReason, TrackedMessage, WindowEnd};
@@ -35,6 +35,10 @@ pub struct StepResult {
     /// The step keyword (`delete`), for findings.
     pub keyword: String,
     pub check: Check,
+    /// The answer of the step's (last) call: its HTTP status and error code, when the step
+    /// made one call. Its findings carry it, so a target profile can pin what was answered.
+    pub status: Option<u16>,
+    pub code: Option<String>,
 }
 
 /// Something outside the steps that stopped the case before its last step.
@@ -46,14 +50,21 @@ pub enum Stop {
     Deadline(String),
     /// The run declared the target lost; the text says why.
     TargetLost(String),
+    /// The target refused the run's credentials (in this case or another); the text says how.
+    CredentialsRefused(String),
+    /// A budget of the run is spent (`--max-requests`, `--max-duration`); the text says which.
+    Budget(String),
 }
 
 impl Stop {
-    fn cut_reason(&self) -> CutReason {
+    /// The cut this stop makes in an observation window still open.
+    pub fn cut_reason(&self) -> CutReason {
         match self {
             Stop::Interrupted => CutReason::Interrupted,
             Stop::Deadline(_) => CutReason::Deadline,
             Stop::TargetLost(_) => CutReason::TargetLost,
+            Stop::CredentialsRefused(_) => CutReason::CredentialsRefused,
+            Stop::Budget(_) => CutReason::Budget,
         }
     }
 
@@ -62,6 +73,10 @@ impl Stop {
             Stop::Interrupted => "the run was interrupted before the case finished".to_string(),
             Stop::Deadline(what) => format!("the case ran past its deadline ({what})"),
             Stop::TargetLost(why) => format!("the target was lost before the case finished: {why}"),
+            Stop::CredentialsRefused(why) => format!(
+                "the run stopped: the target refused its credentials or permissions ({why})"
+            ),
+            Stop::Budget(which) => format!("the run stopped: {which} is spent"),
         }
     }
 }
@@ -178,9 +193,9 @@ fn dedup_join(mut reasons: Vec<String>) -> String {
 /// Compares judged messages with an `outcome:` expectation. A mismatch against a definite
 /// class fails; an inconclusive message defers (never a pass, never a failure).
 pub fn compare_outcomes(expect: &OutcomeExpect, got: &[JudgedMessage]) -> Check {
-    let wanted: Vec<(String, OutcomeClass)> = match expect {
-        OutcomeExpect::All(c) => got.iter().map(|m| (m.label.clone(), c.value)).collect(),
-        OutcomeExpect::PerMessage(map) => map.iter().map(|(l, c)| (l.clone(), c.value)).collect(),
+    let wanted: Vec<(String, &AllowedClasses)> = match expect {
+        OutcomeExpect::All(c) => got.iter().map(|m| (m.label.clone(), &c.value)).collect(),
+        OutcomeExpect::PerMessage(map) => map.iter().map(|(l, c)| (l.clone(), &c.value)).collect(),
     };
     let mut failures = Vec::new();
     let mut doubts = Vec::new();
@@ -194,9 +209,9 @@ pub fn compare_outcomes(expect: &OutcomeExpect, got: &[JudgedMessage]) -> Check 
                     .clone()
                     .unwrap_or_else(|| format!("outcome of {label} is inconclusive")),
             ),
-            Some(m) if m.class != want => failures.push(format!(
+            Some(m) if !want.allows(m.class) => failures.push(format!(
                 "expected {label}: {}, observed {}",
-                want.as_str(),
+                want.describe(),
                 m.class.as_str()
             )),
             Some(_) => {}
@@ -254,6 +269,15 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         step,
         line,
         message,
+        status: None,
+        code: None,
+    };
+    let answered = |step: &StepResult, message: String| Finding {
+        step: Some(step.index),
+        line: step.line,
+        message,
+        status: step.status,
+        code: step.code.clone(),
     };
 
     if let Some(error) = &facts.setup_error {
@@ -271,35 +295,23 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             Check::Fail(failures) => {
                 v.failed = true;
                 for f in failures {
-                    findings.push(finding(
-                        Some(step.index),
-                        step.line,
-                        format!("{prefix}: {f}"),
-                    ));
+                    findings.push(answered(step, format!("{prefix}: {f}")));
                 }
             }
             Check::Inconclusive(why) => {
                 v.inconclusive = true;
-                findings.push(finding(
-                    Some(step.index),
-                    step.line,
-                    format!("{prefix}: {why}"),
-                ));
+                findings.push(answered(step, format!("{prefix}: {why}")));
             }
             Check::Error(why) => {
                 v.errored = true;
-                findings.push(finding(
-                    Some(step.index),
-                    step.line,
-                    format!("{prefix}: {why}"),
-                ));
+                findings.push(answered(step, format!("{prefix}: {why}")));
             }
         }
     }
     if let Some(stop) = &facts.stopped {
         match stop {
-            Stop::TargetLost(_) => v.errored = true,
-            Stop::Interrupted | Stop::Deadline(_) => v.inconclusive = true,
+            Stop::TargetLost(_) | Stop::CredentialsRefused(_) => v.errored = true,
+            Stop::Interrupted | Stop::Deadline(_) | Stop::Budget(_) => v.inconclusive = true,
         }
         findings.push(finding(None, facts.line, stop.finding()));
     }
@@ -406,13 +418,15 @@ mod tests {
                 line: 5 + i as u32,
                 keyword: if i == 1 { "observe" } else { "send" }.into(),
                 check: c.clone(),
+                status: Some(400),
+                code: None,
             })
             .collect()
     }
 
     fn expect_all(class: OutcomeClass) -> Option<OutcomeExpect> {
         Some(OutcomeExpect::All(Spanned {
-            value: class,
+            value: class.into(),
             pos: Pos::default(),
         }))
     }

@@ -9,6 +9,8 @@
 pub mod decision;
 pub mod judge;
 pub mod outcome;
+pub mod rate;
+pub mod trials;
 pub mod verdict;
 
 pub use decision::{AckFacts, decide};

@@ -35,6 +35,10 @@ pub enum CutReason {
     Deadline,
     /// The run declared the target lost (it stopped answering).
     TargetLost,
+    /// The run stopped because the target refused its credentials.
+    CredentialsRefused,
+    /// The run stopped because a budget of it was spent.
+    Budget,
 }
 
 impl CutReason {
@@ -46,6 +50,8 @@ impl CutReason {
             CutReason::Interrupted => "interrupted",
             CutReason::Deadline => "deadline",
             CutReason::TargetLost => "target_lost",
+            CutReason::CredentialsRefused => "credentials_refused",
+            CutReason::Budget => "run_budget",
         }
     }
 
@@ -60,6 +66,8 @@ impl CutReason {
             CutReason::Interrupted => "the run was interrupted".to_string(),
             CutReason::Deadline => "the case reached its deadline".to_string(),
             CutReason::TargetLost => "the target stopped answering".to_string(),
+            CutReason::CredentialsRefused => "the target refused the run's credentials".to_string(),
+            CutReason::Budget => "a budget of the run (requests or time) was spent".to_string(),
         }
     }
 }

@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run suites against a target and write a run folder (evidence, JUnit, summary, HTML).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check suite files and report every error with file:line:column.
     Validate(ValidateArgs),
     /// List the cases of suites: file, id, tags, cited source.
@@ -35,6 +35,9 @@ pub enum Command {
     Baseline(BaselineCommand),
     /// Measure throughput and latency of targets with a send → receive → delete loop.
     Bench(BenchArgs),
+    /// Delete queues that runs left behind: only `sqsprobe-` queues carrying sqsprobe's
+    /// ownership tags, only runs older than --older-than (or the one --run-id names).
+    Sweep(SweepArgs),
 }
 
 /// Where suites come from and which limits apply.
@@ -80,6 +83,20 @@ fn parse_endpoint_url(s: &str) -> Result<String, String> {
     }
 }
 
+/// `K/N` with 1 <= K <= N.
+fn parse_partition(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a partition: write K/N with 1 <= K <= N, e.g. 2/3");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
 fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
     crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
 }
@@ -98,6 +115,17 @@ pub enum TargetArg {
     Aws,
 }
 
+impl TargetArg {
+    /// The runner's name for it.
+    pub fn kind(self) -> crate::runner::TargetKind {
+        match self {
+            TargetArg::Embedded => crate::runner::TargetKind::Embedded,
+            TargetArg::Endpoint => crate::runner::TargetKind::Endpoint,
+            TargetArg::Aws => crate::runner::TargetKind::Aws,
+        }
+    }
+}
+
 /// The wire protocol of `sqsprobe run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProtocolArg {
@@ -106,6 +134,61 @@ pub enum ProtocolArg {
     /// The form-encoded / XML query protocol, translated under the SDK (emulators only; see
     /// docs/query-protocol.md).
     Query,
+}
+
+/// How to reach a target, shared by `run` and `sweep` (which add their own `--target`).
+#[derive(Debug, Args, Clone)]
+pub struct ReachArgs {
+    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...). Requests to it are signed
+    /// with fixed test keys, never your own, unless --profile is given; for an AWS endpoint that
+    /// needs real credentials use --target aws with it.
+    #[arg(
+        long,
+        env = "SQSPROBE_ENDPOINT_URL",
+        value_name = "URL",
+        value_parser = parse_endpoint_url,
+        help_heading = "Target"
+    )]
+    pub endpoint_url: Option<String>,
+
+    /// AWS region (else AWS_REGION / AWS_DEFAULT_REGION / the profile's; us-east-1 for
+    /// emulators). --target aws refuses to run without one.
+    #[arg(long, value_name = "REGION", help_heading = "Target")]
+    pub region: Option<String>,
+
+    /// Named AWS profile for credentials and region.
+    #[arg(long, value_name = "NAME", help_heading = "Target")]
+    pub profile: Option<String>,
+
+    /// With --target aws: the only account(s) the credentials may belong to (STS
+    /// GetCallerIdentity, asked before anything is created or deleted); any other is refused,
+    /// exit 1.
+    #[arg(
+        long,
+        env = "SQSPROBE_ALLOW_ACCOUNT",
+        value_name = "ID[,ID]",
+        value_delimiter = ',',
+        value_parser = parse_account_id,
+        help_heading = "Target"
+    )]
+    pub allow_account: Vec<String>,
+}
+
+impl ReachArgs {
+    /// What the runner is asked for, with `kind` from the command's `--target`.
+    pub fn request(
+        &self,
+        kind: Option<crate::runner::TargetKind>,
+    ) -> crate::runner::target::TargetRequest {
+        crate::runner::target::TargetRequest {
+            kind,
+            endpoint_url: self.endpoint_url.clone(),
+            region: self.region.clone(),
+            profile: self.profile.clone(),
+            allow_accounts: self.allow_account.clone(),
+            ..crate::runner::target::TargetRequest::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -126,25 +209,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, help_heading = "Target")]
     pub target: Option<TargetArg>,
 
-    /// An SQS-compatible endpoint (LocalStack, moto, ElasticMQ, ...). Requests to it are signed
-    /// with fixed test keys, never your own, unless --profile is given; for an AWS endpoint that
-    /// needs real credentials use --target aws with it.
-    #[arg(
-        long,
-        env = "SQSPROBE_ENDPOINT_URL",
-        value_name = "URL",
-        value_parser = parse_endpoint_url,
-        help_heading = "Target"
-    )]
-    pub endpoint_url: Option<String>,
-
-    /// AWS region (else AWS_REGION / the profile; us-east-1 for emulators).
-    #[arg(long, value_name = "REGION", help_heading = "Target")]
-    pub region: Option<String>,
-
-    /// Named AWS profile for credentials and region.
-    #[arg(long, value_name = "NAME", help_heading = "Target")]
-    pub profile: Option<String>,
+    #[command(flatten)]
+    pub reach: ReachArgs,
 
     /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
@@ -166,16 +232,63 @@ pub struct RunArgs {
     )]
     pub protocol: ProtocolArg,
 
-    /// Cases run at once (they mostly wait on leases, so more than cores is fine).
+    /// Cases run at once. Cases mostly wait on leases, so more than cores is fine: the default
+    /// is 64 on the embedded emulator (in-process, never the bottleneck) and 8 on an endpoint or
+    /// AWS (a single-process emulator, or AWS's request rates). Cases start longest first.
     #[arg(
         long,
         short = 'j',
-        default_value_t = 8,
         value_name = "N",
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
         help_heading = "Execution"
     )]
-    pub jobs: usize,
+    pub jobs: Option<usize>,
+
+    /// Run only partition K of N (`--partition 2/3`): cases are split deterministically
+    /// (longest first, dealt round-robin), so N CI jobs together run every selected case
+    /// exactly once. `sqsprobe report` and `matrix` merge the partial run folders.
+    #[arg(long, value_name = "K/N", value_parser = parse_partition, help_heading = "Execution")]
+    pub partition: Option<(usize, usize)>,
+
+    /// Run every case N times (each trial on fresh queues, trials concurrently like cases),
+    /// overriding each case's `trials:`. The case_end pools them: per-class counts and 95%
+    /// Clopper–Pearson intervals, judged against `outcome:` / `rate:`.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000), help_heading = "Execution")]
+    pub trials: Option<u32>,
+
+    /// Seed for everything random in the run (which calls a `probability:` fault hits): the same
+    /// seed and suite inject the same faults. Default: drawn at random, always recorded in
+    /// `run_start.seed` so a run can be repeated.
+    #[arg(
+        long,
+        env = "SQSPROBE_SEED",
+        value_name = "N",
+        help_heading = "Execution"
+    )]
+    pub seed: Option<u64>,
+
+    /// How long one attempt of a call may take (a receive: its long-poll wait plus this).
+    #[arg(long, value_name = "DURATION", default_value = "6s", value_parser = parse_duration, help_heading = "Execution")]
+    pub call_timeout: std::time::Duration,
+
+    /// After this many calls in a row without any response the target counts as lost: no new
+    /// case starts, the rest are marked not run, teardown still tries every queue once.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..), help_heading = "Execution")]
+    pub lost_after: u32,
+
+    /// Stop the run cleanly once it has made this many SQS requests (every attempt counts):
+    /// unfinished cases are inconclusive, teardown is still done (its requests are allowed).
+    #[arg(
+        long,
+        env = "SQSPROBE_MAX_REQUESTS",
+        value_name = "N",
+        help_heading = "Budgets"
+    )]
+    pub max_requests: Option<u64>,
+
+    /// Stop the run cleanly once it has run this long (cases cut, teardown done).
+    #[arg(long, env = "SQSPROBE_MAX_DURATION", value_name = "DURATION", value_parser = parse_duration, help_heading = "Budgets")]
+    pub max_duration: Option<std::time::Duration>,
 
     /// Use this run id instead of a fresh one (letters, digits and `-`, at most 24): it names
     /// the run folder and every queue, so CI can know both in advance. Never reuse one.
@@ -372,8 +485,42 @@ pub struct BaselineCompareArgs {
 /// Targets `bench` can start itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BenchTargetArg {
-    /// The in-process emulator on an ephemeral loopback port.
+    /// The emulator on an ephemeral loopback port (its own runtime and threads for --driver raw).
     Embedded,
+}
+
+/// How `bench` loads its targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchDriverArg {
+    /// Pre-built unsigned requests over keep-alive connections: the server's figure, against
+    /// its own no-op ceiling. Emulators only; AWS hosts are refused.
+    Raw,
+    /// aws-sdk-sqs clients looping send → receive → delete: what an SDK client sees.
+    Sdk,
+}
+
+/// The raw driver's workloads (the no-op ceiling always runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchWorkloadArg {
+    /// SendMessage to one shared queue.
+    Send,
+    /// ReceiveMessage (10, visibility 0) from a pre-filled queue.
+    Receive,
+    /// SendMessage → ReceiveMessage → DeleteMessage, a queue per connection.
+    Cycle,
+    /// SendMessageBatch(10) → ReceiveMessage → DeleteMessageBatch(10), a queue per connection.
+    Batch,
+}
+
+/// `bench`'s documented defaults, per driver (the flags are optional so a flag of the other
+/// driver can be refused).
+pub mod bench_defaults {
+    use std::time::Duration;
+
+    pub const SDK_DURATION: Duration = Duration::from_secs(10);
+    pub const RAW_DURATION: Duration = Duration::from_secs(3);
+    pub const SDK_CLIENTS: &[usize] = &[1];
+    pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
 }
 
 #[derive(Debug, Args)]
@@ -387,40 +534,117 @@ pub struct BenchArgs {
     #[arg(long = "endpoint", value_name = "NAME=URL", value_parser = parse_named_endpoint, help_heading = "Targets")]
     pub endpoints: Vec<(String, String)>,
 
-    /// Target the ratios are computed against (default: the first; embedded runs before
-    /// the --endpoint targets, which run in the order given).
-    #[arg(long, value_name = "NAME", help_heading = "Targets")]
-    pub baseline: Option<String>,
+    /// raw (default): the server's figure, unsigned requests, emulators only; sdk: through
+    /// aws-sdk-sqs.
+    #[arg(long, value_enum, default_value = "raw", help_heading = "Targets")]
+    pub driver: BenchDriverArg,
 
-    /// AWS region for the clients (emulators accept any; default us-east-1).
+    /// Wire protocol of the raw driver: `json` or `query` for every target, or NAME=PROTO for
+    /// one (repeatable), e.g. `--protocol sqslite=query`. Default json.
+    #[arg(long, value_name = "PROTO|NAME=PROTO", help_heading = "Targets")]
+    pub protocol: Vec<String>,
+
+    /// sdk driver: the target its ratios are computed against (default: the first; embedded
+    /// runs before the --endpoint targets, which run in the order given).
+    #[arg(long, value_name = "NAME", help_heading = "Targets")]
+    pub reference: Option<String>,
+
+    /// AWS region for the SDK clients (emulators accept any; default us-east-1).
     #[arg(long, value_name = "REGION", help_heading = "Targets")]
     pub region: Option<String>,
 
-    /// Concurrent clients, each on its own queue; a list runs each count (e.g. 1,8).
+    /// sdk driver: concurrent clients, each on its own queue; a list runs each count (e.g.
+    /// 1,8). Default 1.
     #[arg(
         long,
         value_name = "N",
         value_delimiter = ',',
-        default_value = "1",
         help_heading = "Workload"
     )]
-    pub clients: Vec<usize>,
+    pub clients: Option<Vec<usize>>,
 
-    /// Length of the measured phase per target and client count (at most 1h).
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, help_heading = "Workload")]
-    pub duration: std::time::Duration,
+    /// raw driver: keep-alive connections; a list runs each count. Default 1,4,16.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        help_heading = "Workload"
+    )]
+    pub connections: Option<Vec<usize>>,
+
+    /// raw driver: workloads to run, in order (default all four); the no-op ceiling always
+    /// runs first.
+    #[arg(long, value_enum, value_delimiter = ',', help_heading = "Workload")]
+    pub workload: Vec<BenchWorkloadArg>,
+
+    /// raw driver: messages put in the receive workload's queue first.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1000",
+        help_heading = "Workload"
+    )]
+    pub prefill: u64,
+
+    /// Length of each measured phase (at most 1h). Default 3s for raw (per workload and
+    /// connection count), 10s for sdk.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Workload")]
+    pub duration: Option<std::time::Duration>,
 
     /// Unmeasured warm-up before each measured phase.
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, help_heading = "Workload")]
     pub warmup: std::time::Duration,
 
-    /// Stop each client after this many measured cycles (the duration still bounds the run).
+    /// sdk driver: stop each client after this many measured cycles (the duration still
+    /// bounds the run).
     #[arg(long, value_name = "N", help_heading = "Workload")]
     pub messages: Option<u64>,
 
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
+
+    /// raw driver: compare with a saved `--json` FILE, row by row, by ceiling ratio.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub baseline: Option<PathBuf>,
+
+    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's
+    /// (e.g. 0.8).
+    #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
+    pub fail_below: Option<f64>,
+}
+
+/// Where `sweep` looks: an endpoint, or AWS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepTargetArg {
+    /// The endpoint given by --endpoint-url.
+    Endpoint,
+    /// Real AWS, through the default credential chain (needs a region).
+    Aws,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Where to sweep. Defaults to `endpoint` when --endpoint-url is given; there is no default
+    /// beyond that: sweeping is never implied.
+    #[arg(long, value_enum, help_heading = "Target")]
+    pub target: Option<SweepTargetArg>,
+
+    #[command(flatten)]
+    pub reach: ReachArgs,
+
+    /// Delete only runs older than this (from the run id's timestamp, else the queue's
+    /// CreatedTimestamp). Default 2h; with --run-id, no age limit unless given.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Selection")]
+    pub older_than: Option<std::time::Duration>,
+
+    /// Only the queues of this run (its `sqsprobe:run` tag).
+    #[arg(long, value_name = "ID", value_parser = parse_run_id, help_heading = "Selection")]
+    pub run_id: Option<String>,
+
+    /// Print what would be deleted; delete nothing.
+    #[arg(long, help_heading = "Selection")]
+    pub dry_run: bool,
 }
 
 fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {
@@ -460,6 +684,15 @@ mod tests {
                 .contains("scheme")
         );
         assert!(parse_endpoint_url("").is_err());
+    }
+
+    #[test]
+    fn partitions_are_k_of_n() {
+        assert_eq!(parse_partition("2/3"), Ok((2, 3)));
+        assert_eq!(parse_partition("1/1"), Ok((1, 1)));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
+            assert!(parse_partition(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -3,6 +3,8 @@
 use super::args::{BaselineCommand, BaselineCompareArgs, BaselineSaveArgs};
 use crate::conformance::baseline::{self, Baseline};
 use crate::exit_code;
+use crate::runner::TargetKind;
+use crate::runner::target::is_aws_endpoint;
 use std::path::Path;
 
 /// Runs the subcommand and returns the exit code.
@@ -52,6 +54,19 @@ fn save(args: BaselineSaveArgs) -> i32 {
     if let Some(why) = &b.incomplete {
         eprintln!(
             "sqsprobe: {} cannot be a baseline: {why}; save a run that finished",
+            args.run_dir.display()
+        );
+        return exit_code::BAD_COMMAND_LINE;
+    }
+    // A run redirected away from AWS (AWS_ENDPOINT_URL, a profile's endpoint_url, ...) says
+    // `target: aws` but is no evidence of what AWS does.
+    if b.target == TargetKind::Aws.as_str()
+        && let Some(endpoint) = b.endpoint.as_deref().filter(|u| !is_aws_endpoint(u))
+    {
+        eprintln!(
+            "sqsprobe: {} ran with --target aws but sent its calls to {endpoint}, which is not \
+             AWS (redirected by --endpoint-url, AWS_ENDPOINT_URL[_SQS] or a profile's \
+             endpoint_url): it cannot be saved as an AWS baseline",
             args.run_dir.display()
         );
         return exit_code::BAD_COMMAND_LINE;

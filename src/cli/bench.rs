@@ -1,8 +1,14 @@
 //! `sqsprobe bench`: runs the bench workload on each target in turn, prints a Markdown table.
+//!
+//! Two drivers (docs/performance.md): `raw`, the default, measures the server against its own
+//! no-op ceiling; `sdk` measures what an aws-sdk-sqs client sees. This file holds the SDK
+//! driver's command; [`raw`] the raw one.
+
+mod raw;
 
 use std::time::Duration;
 
-use super::args::{BenchArgs, BenchTargetArg};
+use super::args::{BenchArgs, BenchDriverArg, BenchTargetArg, bench_defaults};
 use crate::bench::{
     BenchReport, TargetResult, Workload, markdown_table, result_json, run_target, throughput_ratio,
 };
@@ -11,7 +17,7 @@ use crate::exit_code;
 
 /// The longest measured phase accepted: a bench is a bounded experiment like any other.
 const MAX_DURATION: Duration = Duration::from_secs(3600);
-/// The most clients per run: each has its own queue and connection pool.
+/// The most clients (sdk) or connections (raw) per run.
 const MAX_CLIENTS: usize = 256;
 
 /// A target to measure: its table name, and how to reach it.
@@ -29,7 +35,25 @@ impl Planned {
     }
 }
 
+/// Flags only the raw driver reads, refused with the SDK driver (and the other way round in
+/// `raw`), so a flag is never silently ignored.
+fn refuse_raw_flags(args: &BenchArgs) -> Result<(), String> {
+    let given = [
+        ("--connections", args.connections.is_some()),
+        ("--workload", !args.workload.is_empty()),
+        ("--protocol", !args.protocol.is_empty()),
+        ("--baseline", args.baseline.is_some()),
+    ];
+    match given.iter().find(|(_, on)| *on) {
+        Some((flag, _)) => Err(format!(
+            "{flag} is for --driver raw (this run uses --driver sdk)"
+        )),
+        None => Ok(()),
+    }
+}
+
 fn plan(args: &BenchArgs) -> Result<Vec<Planned>, String> {
+    refuse_raw_flags(args)?;
     let mut targets: Vec<Planned> = Vec::new();
     if args.target.contains(&BenchTargetArg::Embedded) || args.endpoints.is_empty() {
         targets.push(Planned::Embedded);
@@ -40,29 +64,52 @@ fn plan(args: &BenchArgs) -> Result<Vec<Planned>, String> {
         }
         targets.push(Planned::Endpoint(name.clone(), url.clone()));
     }
-    if let Some(b) = &args.baseline
+    if let Some(b) = &args.reference
         && !targets.iter().any(|t| t.name() == b)
     {
         let names: Vec<&str> = targets.iter().map(Planned::name).collect();
         return Err(format!(
-            "--baseline `{b}` is not a target; targets are: {}",
+            "--reference `{b}` is not a target; targets are: {}",
             names.join(", ")
         ));
     }
-    if args.duration.is_zero() || args.duration > MAX_DURATION {
-        return Err("--duration must be more than 0 and at most 1h".into());
-    }
-    if args.warmup > MAX_DURATION {
-        return Err("--warmup must be at most 1h".into());
-    }
-    if args.clients.iter().any(|&c| c == 0 || c > MAX_CLIENTS) {
+    check_phases(duration(args), args.warmup)?;
+    if clients(args).iter().any(|&c| c == 0 || c > MAX_CLIENTS) {
         return Err(format!("--clients must be between 1 and {MAX_CLIENTS}"));
     }
     Ok(targets)
 }
 
-/// Runs the command; returns the exit code.
+/// The measured phase and the warm-up are bounded like every experiment.
+fn check_phases(duration: Duration, warmup: Duration) -> Result<(), String> {
+    if duration.is_zero() || duration > MAX_DURATION {
+        return Err("--duration must be more than 0 and at most 1h".into());
+    }
+    if warmup > MAX_DURATION {
+        return Err("--warmup must be at most 1h".into());
+    }
+    Ok(())
+}
+
+fn duration(args: &BenchArgs) -> Duration {
+    args.duration.unwrap_or(bench_defaults::SDK_DURATION)
+}
+
+fn clients(args: &BenchArgs) -> Vec<usize> {
+    args.clients
+        .clone()
+        .unwrap_or_else(|| bench_defaults::SDK_CLIENTS.to_vec())
+}
+
+/// Runs the command with the chosen driver; returns the exit code.
 pub async fn run(args: BenchArgs) -> i32 {
+    match args.driver {
+        BenchDriverArg::Raw => raw::run(args).await,
+        BenchDriverArg::Sdk => run_sdk(args).await,
+    }
+}
+
+async fn run_sdk(args: BenchArgs) -> i32 {
     let targets = match plan(&args) {
         Ok(t) => t,
         Err(e) => {
@@ -71,9 +118,10 @@ pub async fn run(args: BenchArgs) -> i32 {
         }
     };
     let baseline = args
-        .baseline
+        .reference
         .clone()
         .unwrap_or_else(|| targets[0].name().to_string());
+    let duration = duration(&args);
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let mut results: Vec<TargetResult> = Vec::new();
     let mut failed = false;
@@ -96,10 +144,10 @@ pub async fn run(args: BenchArgs) -> i32 {
             }
             Planned::Endpoint(_, url) => url.clone(),
         };
-        for &clients in &args.clients {
+        for &clients in &clients(&args) {
             let workload = Workload {
                 clients,
-                duration: args.duration,
+                duration,
                 warmup: args.warmup,
                 messages_per_client: args.messages,
                 region: args.region.clone(),
@@ -108,7 +156,7 @@ pub async fn run(args: BenchArgs) -> i32 {
                 "sqsprobe: bench {} ({url}): {clients} client(s), {} warm-up + {} measured",
                 target.name(),
                 crate::duration::format(args.warmup),
-                crate::duration::format(args.duration)
+                crate::duration::format(duration)
             );
             match run_target(target.name(), &url, &workload).await {
                 Ok(r) => {
@@ -142,13 +190,14 @@ pub async fn run(args: BenchArgs) -> i32 {
     print!("{}", markdown_table(&results, &baseline));
     if let Some(path) = &args.json {
         let report = BenchReport {
-            version: 1,
+            version: 2,
+            driver: "sdk".to_string(),
             sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
             started_at,
-            duration_s: args.duration.as_secs_f64(),
+            duration_s: duration.as_secs_f64(),
             warmup_s: args.warmup.as_secs_f64(),
             messages_per_client: args.messages,
-            baseline: baseline.clone(),
+            reference: baseline.clone(),
             results: results
                 .iter()
                 .map(|r| result_json(r.clone(), throughput_ratio(r, &results, &baseline)))

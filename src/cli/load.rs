@@ -18,8 +18,11 @@ pub enum Loaded {
     Unreadable(String),
 }
 
-/// Finds suite files under `paths` (files as given; folders searched recursively for
-/// `*.yaml` / `*.yml`, sorted so runs are reproducible).
+/// Finds suite files under `paths`: files as given; folders searched recursively for
+/// `*.yaml` / `*.yml`, sorted by name so runs are reproducible. Symbolic links are followed,
+/// except one that leads back to a folder being walked (a loop: its files are found through
+/// the folder itself). A file reached twice (`a.yaml a.yaml`, `./a.yaml`, a folder and a file
+/// in it, a link) is one file, kept under the first spelling it was reached by.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![PathBuf::from(DEFAULT_SUITES)]
@@ -27,35 +30,42 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         paths.to_vec()
     };
     let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |path: PathBuf| {
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if seen.insert(canonical) {
+            files.push(path);
+        }
+    };
     for p in &paths {
         if p.is_dir() {
-            walk(p, &mut files).map_err(|e| format!("failed to read {}: {e}", p.display()))?;
+            let walk = walkdir::WalkDir::new(p)
+                .follow_links(true)
+                .sort_by_file_name();
+            for entry in walk {
+                let entry = match entry {
+                    Ok(e) => e,
+                    Err(e) if e.loop_ancestor().is_some() => continue,
+                    Err(e) => {
+                        let at = e.path().unwrap_or(p).display().to_string();
+                        return Err(format!("failed to read {at}: {e}"));
+                    }
+                };
+                let yaml = matches!(
+                    entry.path().extension().and_then(|e| e.to_str()),
+                    Some("yaml" | "yml")
+                );
+                if entry.file_type().is_file() && yaml {
+                    add(entry.into_path());
+                }
+            }
         } else if p.is_file() {
-            files.push(p.clone());
+            add(p.clone());
         } else {
             return Err(format!("{}: no such file or folder", p.display()));
         }
     }
-    files.dedup();
     Ok(files)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml")
-        ) {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Reads and parses every suite, then runs the cross-file checks.
@@ -73,27 +83,47 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     let mut count = 0;
     for file in &files {
         let shown = file.display().to_string();
-        let source = match std::fs::read_to_string(file) {
-            Ok(s) => s,
+        let bytes = match read_capped(file, limits.max_suite_bytes) {
+            Ok(b) => b,
             Err(e) => return Loaded::Unreadable(format!("failed to read {shown}: {e}")),
+        };
+        // Shown under a file-level error: the bytes as read, with U+FFFD for what is not
+        // UTF-8 (one character per bad sequence, so columns still match).
+        let lossy = || String::from_utf8_lossy(&bytes).into_owned();
+        if bytes.len() as u64 > limits.max_suite_bytes {
+            let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
+            let d = suite::too_large(&shown, size, limits.max_suite_bytes);
+            rendered.push_str(&suite::render_all(&[d], &lossy()));
+            count += 1;
+            continue;
+        }
+        let source = match suite::utf8_text(&shown, &bytes) {
+            Ok(s) => s.to_string(),
+            Err(d) => {
+                rendered.push_str(&suite::render_all(&[d], &lossy()));
+                count += 1;
+                continue;
+            }
         };
         match suite::parse_suite(&shown, &source, limits) {
             Ok(s) => suites.push(s),
             Err(diags) => {
                 count += diags.len();
-                render_all(&diags, &source, &mut rendered);
+                rendered.push_str(&suite::render_all(&diags, &source));
             }
         }
         sources.push((shown, source));
     }
     let cross = suite::check_run(&suites);
+    // Grouped by file, so each file is indexed once however many of its cases clash.
+    let mut by_file: std::collections::BTreeMap<&str, Vec<Diagnostic>> = Default::default();
     for d in &cross {
-        let source = sources
-            .iter()
-            .find(|(p, _)| *p == d.path)
-            .map(|(_, s)| s.as_str())
-            .unwrap_or("");
-        render_all(std::slice::from_ref(d), source, &mut rendered);
+        by_file.entry(d.path.as_str()).or_default().push(d.clone());
+    }
+    for (path, source) in &sources {
+        if let Some(here) = by_file.get(path.as_str()) {
+            rendered.push_str(&suite::render_all(here, source));
+        }
     }
     count += cross.len();
     if count > 0 {
@@ -103,11 +133,14 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     }
 }
 
-fn render_all(diags: &[Diagnostic], source: &str, out: &mut String) {
-    for d in diags {
-        out.push_str(&d.render(source));
-        out.push_str("\n\n");
-    }
+/// The file's bytes, but never more than `limit + 1` of them (enough to tell it is too large).
+fn read_capped(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether `id` matches a `--case` pattern: a substring, where `*` matches any run.
@@ -162,6 +195,43 @@ mod tests {
         assert!(!case_matches("handle*", "stale-handle-delete"));
         assert!(case_matches("stale*", "stale-handle-delete"));
         assert!(case_matches("*", "anything"));
+    }
+
+    fn names(files: &[PathBuf], base: &Path) -> Vec<String> {
+        files
+            .iter()
+            .map(|f| f.strip_prefix(base).unwrap_or(f).display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_suite_path_given_twice_is_one_file_under_its_first_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        std::fs::create_dir(base.join("sub")).unwrap();
+        for f in ["a.yaml", "sub/b.yml", "sub/c.txt"] {
+            std::fs::write(base.join(f), "x: 1\n").unwrap();
+        }
+        let a = base.join("a.yaml");
+        let dotted = base.join(".").join("a.yaml");
+        let got = discover(&[a.clone(), a.clone(), dotted, base.to_path_buf()]).unwrap();
+        assert_eq!(names(&got, base), ["a.yaml", "sub/b.yml"]);
+        // A file first reached through its folder keeps the folder's spelling.
+        let got = discover(&[base.join("sub"), base.join("sub/../sub/b.yml")]).unwrap();
+        assert_eq!(names(&got, base), ["sub/b.yml"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_not_followed_and_links_to_files_are_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        std::fs::create_dir(base.join("sub")).unwrap();
+        std::fs::write(base.join("sub/a.yaml"), "x: 1\n").unwrap();
+        std::os::unix::fs::symlink(base, base.join("sub/loop")).unwrap();
+        std::os::unix::fs::symlink(base.join("sub/a.yaml"), base.join("sub/link.yaml")).unwrap();
+        let got = discover(&[base.to_path_buf()]).unwrap();
+        assert_eq!(names(&got, base), ["sub/a.yaml"]);
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod report;
 mod run;
 mod serve;
 mod signals;
+mod sweep;
 mod validate;
 
 pub use args::Cli;
@@ -40,9 +41,10 @@ pub fn main() -> i32 {
         args::Command::Report(a) => report::report(a),
         args::Command::Matrix(a) => matrix::matrix(a),
         args::Command::Baseline(a) => baseline::baseline(a),
-        args::Command::Run(a) => with_runtime(run::run(a)),
+        args::Command::Run(a) => with_runtime(run::run(*a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),
         args::Command::Bench(a) => with_runtime(bench::run(a)),
+        args::Command::Sweep(a) => with_runtime(sweep::run(a)),
     }
 }
 

@@ -2,15 +2,13 @@
 
 use super::args::{ProtocolArg, RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::format::{FORMAT, RunEnd, RunStart};
+use crate::evidence::format::RunEnd;
 use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
 use crate::runner::call::rfc3339;
-use crate::runner::{
-    self, PlannedCase, Protocol, Registry, RunSettings, TargetConfig, TargetKind, build_client,
-    query_protocol_refusal,
-};
+use crate::runner::target::{Target, TargetRequest};
+use crate::runner::{self, PlannedCase, Protocol, Registry, RunSettings};
 use crate::suite::Limits;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
@@ -65,80 +63,48 @@ pub async fn run(args: RunArgs) -> i32 {
         },
         None => None,
     };
-    let plan: Vec<PlannedCase> = selected
+    let mut plan: Vec<PlannedCase> = selected
         .iter()
         .map(|(s, c)| PlannedCase {
             suite: s.path.clone(),
             case: (*c).clone(),
         })
         .collect();
-    let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
-
-    let kind = match (args.target, &args.endpoint_url) {
-        (Some(TargetArg::Endpoint), None) => {
-            eprintln!("sqsprobe: --target endpoint needs --endpoint-url URL");
-            return exit_code::BAD_COMMAND_LINE;
+    if let Some((k, n)) = args.partition {
+        plan = runner::schedule::partition(plan, k, n);
+        if plan.is_empty() {
+            say(format_args!(
+                "partition {k}/{n} holds no case (the selection has fewer than {n}); nothing to run"
+            ));
+            return exit_code::OK;
         }
-        (Some(TargetArg::Embedded), Some(_)) => {
-            eprintln!("sqsprobe: --target embedded starts its own endpoint; drop --endpoint-url");
-            return exit_code::BAD_COMMAND_LINE;
-        }
-        (Some(TargetArg::Embedded), None) | (None, None) => TargetKind::Embedded,
-        (Some(TargetArg::Endpoint), Some(_)) | (None, Some(_)) => TargetKind::Endpoint,
-        (Some(TargetArg::Aws), _) => TargetKind::Aws,
-    };
-
-    // Chaos lives in our emulator; another target cannot be told to misbehave.
-    if args.chaos.is_some() && kind != TargetKind::Embedded {
-        eprintln!(
-            "sqsprobe: --chaos applies only to the embedded emulator; drop --endpoint-url / --target aws, or drop --chaos"
-        );
-        return exit_code::BAD_COMMAND_LINE;
     }
+    let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 
     let protocol = match args.protocol {
         ProtocolArg::Json => Protocol::Json,
         ProtocolArg::Query => Protocol::Query,
     };
-    if protocol == Protocol::Query
-        && let Some(why) = query_protocol_refusal(kind, args.endpoint_url.as_deref())
-    {
-        eprintln!("sqsprobe: {why}");
-        return exit_code::BAD_COMMAND_LINE;
-    }
-    let profile = profile.map(|p| std::sync::Arc::new(p.for_protocol(protocol.as_str())));
-
-    // The embedded emulator lives exactly as long as the run.
-    let mut embedded = None;
-    let endpoint_url = match kind {
-        TargetKind::Embedded => {
-            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-            let config = crate::emulator::EmulatorConfig {
-                chaos: args.chaos.unwrap_or_default(),
-                ..crate::emulator::EmulatorConfig::default()
-            };
-            match crate::emulator::spawn(addr, config).await {
-                Ok(emu) => {
-                    let url = emu.endpoint_url();
-                    embedded = Some(emu);
-                    Some(url)
-                }
-                Err(e) => {
-                    eprintln!("sqsprobe: failed to start the embedded emulator: {e}");
-                    return exit_code::RUNTIME_ERROR;
-                }
-            }
-        }
-        _ => args.endpoint_url.clone(),
-    };
-    let target = TargetConfig {
-        kind,
-        endpoint_url: endpoint_url.clone(),
-        region: args.region.clone(),
-        profile: args.profile.clone(),
+    let request = TargetRequest {
         protocol,
+        chaos: args.chaos,
+        ..args.reach.request(args.target.map(TargetArg::kind))
     };
-    let (client, region) = build_client(&target).await;
+    // For --target aws the first line names the region and the masked account (and any
+    // redirection) before anything else happens; the account guard has spoken once this returns.
+    let target = match runner::target::resolve(request, |line| say(line)).await {
+        Ok(target) => target,
+        Err(e) => {
+            say(&e);
+            return e.exit_code();
+        }
+    };
+    let profile = profile.map(|p| std::sync::Arc::new(p.for_protocol(protocol.as_str())));
+    let Target {
+        info,
+        client,
+        emulator: embedded,
+    } = target;
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
 
     let code = execute(
@@ -147,18 +113,26 @@ pub async fn run(args: RunArgs) -> i32 {
         plan,
         RunSettings {
             run_id,
-            jobs: args.jobs,
-            target: kind,
-            // Recorded and printed without any `user:password@` the URL may carry.
-            endpoint: endpoint_url
-                .as_deref()
-                .map(crate::evidence::digest::strip_userinfo),
-            region,
+            jobs: args.jobs.unwrap_or(match info.kind {
+                runner::TargetKind::Embedded => 64,
+                runner::TargetKind::Endpoint | runner::TargetKind::Aws => 8,
+            }),
+            target: info.kind,
+            endpoint: info.endpoint,
+            region: info.region,
             target_profile: profile.as_ref().map(|p| p.target.clone()),
             protocol: protocol.as_str().to_string(),
             suites: suite_paths,
             profile,
             emulator_chaos: args.chaos.map(|c| c.to_string()),
+            instance: runner::new_instance(),
+            call_timeout: args.call_timeout,
+            lost_after: args.lost_after,
+            max_duration: args.max_duration,
+            usage: std::sync::Arc::new(runner::policy::Usage::new(args.max_requests)),
+            partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
+            seed: args.seed.unwrap_or_else(rand::random),
+            trials: args.trials,
         },
         &args.out,
         args.quiet,
@@ -179,6 +153,37 @@ async fn execute(
     out: &Path,
     quiet: bool,
 ) -> i32 {
+    // A run that would run nothing does not pass (nextest refuses an empty run the same way).
+    let skipped: Vec<runner::run::Skip> = plan
+        .iter()
+        .filter_map(|p| runner::run::not_runnable(p, &settings).map(|(skip, _)| skip))
+        .collect();
+    if !plan.is_empty() && skipped.len() == plan.len() {
+        let by_protocol = skipped
+            .iter()
+            .filter(|s| **s == runner::run::Skip::Protocol)
+            .count();
+        let by_profile = skipped.len() - by_protocol;
+        let mut why = Vec::new();
+        if by_profile > 0 {
+            why.push(format!(
+                "{by_profile} unsupported by the target profile `{}`",
+                settings.target_profile.as_deref().unwrap_or_default()
+            ));
+        }
+        if by_protocol > 0 {
+            why.push(format!(
+                "{by_protocol} for another protocol than `{}`",
+                settings.protocol
+            ));
+        }
+        say(format_args!(
+            "no case can run: all {} selected case(s) are skipped ({}); nothing was run",
+            plan.len(),
+            why.join(", ")
+        ));
+        return exit_code::BAD_COMMAND_LINE;
+    }
     let run_dir = out.join(&settings.run_id);
     if run_dir.join("evidence.jsonl").exists() {
         say(format_args!(
@@ -202,7 +207,7 @@ async fn execute(
     // Before anything is created: is the target there at all?
     let (started_at, started) = (Utc::now(), Instant::now());
     let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
-    let reached = runner::preflight(&client, &settings.run_id, &probe_tx).await;
+    let reached = runner::preflight(&client, &settings.run_id, &settings.usage, &probe_tx).await;
     let mut check_rows = Vec::new();
     while let Ok(r) = probe_rx.try_recv() {
         check_rows.push(r);
@@ -218,7 +223,7 @@ async fn execute(
             let write_error = write_all(writer, &records).err();
             (records, exit_code::RUNTIME_ERROR, write_error, Vec::new())
         }
-        Ok(()) => {
+        Ok(masker) => {
             let (events_tx, events_rx) = mpsc::unbounded_channel();
             let (cancel_tx, cancel_rx) = watch::channel(false);
             let registry = Registry::default();
@@ -227,10 +232,18 @@ async fn execute(
                 events_rx, writer, check_rows, !quiet, total,
             ));
             let interrupt = tokio::spawn(watch_interrupts(signals, cancel_tx, registry.clone()));
-            let outcome =
-                runner::run_plan(client, plan, &settings, registry, events_tx, cancel_rx).await;
+            let outcome = runner::run_plan(
+                client, masker, plan, &settings, registry, events_tx, cancel_rx,
+            )
+            .await;
             interrupt.abort();
             let (records, write_error) = consumer.await.unwrap_or_default();
+            if let Some(why) = &outcome.halted {
+                say(format_args!(
+                    "the run stopped itself: {}; the cases it had not started were not run",
+                    why.describe()
+                ));
+            }
             (records, outcome.exit_code, write_error, outcome.leftover)
         }
     };
@@ -251,6 +264,9 @@ async fn execute(
             &crate::conformance::profile::changes(run.case_ends()).render(&profile.target),
         );
     }
+    let (standard, fifo) = settings.usage.counts();
+    summary.push_str(&crate::sqs::pricing::cost_line(standard, fifo));
+    summary.push('\n');
     // A closed stdout (`sqsprobe run | head`) loses the summary, not the run's exit code.
     let mut stdout = std::io::stdout();
     let _ = stdout.write_all(summary.as_bytes());
@@ -274,20 +290,9 @@ fn unreached_run(
     started: Instant,
     check_rows: Vec<Record>,
 ) -> Vec<Record> {
-    let mut records = vec![Record::RunStart(RunStart {
-        format: FORMAT.to_string(),
-        run_id: settings.run_id.clone(),
-        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
-        target: settings.target.as_str().to_string(),
-        endpoint: settings.endpoint.clone(),
-        region: settings.region.clone(),
-        target_profile: settings.target_profile.clone(),
-        protocol: settings.protocol.clone(),
-        started_at: rfc3339(started_at),
-        suites: settings.suites.clone(),
-        cases: plan.iter().map(|p| p.case.id.clone()).collect(),
-        emulator_chaos: settings.emulator_chaos.clone(),
-    })];
+    let mut records = vec![Record::RunStart(runner::run::run_start(
+        settings, plan, started_at,
+    ))];
     records.extend(check_rows);
     records.push(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
@@ -296,6 +301,12 @@ fn unreached_run(
         interrupted: false,
         totals: BTreeMap::new(),
         exit_code: exit_code::RUNTIME_ERROR,
+        requests: Some(settings.usage.counts().0 + settings.usage.counts().1),
+        fifo_requests: Some(settings.usage.counts().1),
+        cost_usd: Some({
+            let (standard, fifo) = settings.usage.counts();
+            crate::sqs::pricing::cost_usd(standard, fifo)
+        }),
     }));
     records
 }

@@ -4,17 +4,27 @@ use super::args::{ListArgs, ValidateArgs};
 use super::load::{self, Loaded};
 use crate::exit_code;
 use crate::suite::{Limits, Suite, case_budget};
+use std::io::Write;
+
+/// Writes to stdout; a closed pipe (`sqsprobe list | head`) ends the output, not the process.
+fn out(text: std::fmt::Arguments) {
+    let _ = std::io::stdout().lock().write_fmt(text);
+}
+
+/// Writes to stderr, as [`out`] does to stdout.
+fn err(text: std::fmt::Arguments) {
+    let _ = std::io::stderr().lock().write_fmt(text);
+}
 
 fn load_or_report(paths: &[std::path::PathBuf], limits: &Limits) -> Result<Vec<Suite>, i32> {
     match load::load(paths, limits) {
         Loaded::Ok(s) => Ok(s),
         Loaded::Invalid { rendered, count } => {
-            eprint!("{rendered}");
-            eprintln!("sqsprobe: {count} error(s)");
+            err(format_args!("{rendered}sqsprobe: {count} error(s)\n"));
             Err(exit_code::INVALID_SUITE)
         }
         Loaded::Unreadable(e) => {
-            eprintln!("sqsprobe: {e}");
+            err(format_args!("sqsprobe: {e}\n"));
             Err(exit_code::BAD_COMMAND_LINE)
         }
     }
@@ -30,7 +40,10 @@ pub fn validate(args: ValidateArgs) -> i32 {
     match load_or_report(&args.suites.paths, &limits) {
         Ok(suites) => {
             let cases: usize = suites.iter().map(|s| s.cases.len()).sum();
-            println!("{} suite file(s), {cases} case(s): valid", suites.len());
+            out(format_args!(
+                "{} suite file(s), {cases} case(s): valid\n",
+                suites.len()
+            ));
             exit_code::OK
         }
         Err(code) => code,
@@ -69,17 +82,19 @@ pub fn list(args: ListArgs) -> i32 {
     let w2 = rows.iter().map(|r| r.2.len()).max().unwrap_or(0);
     let w3 = rows.iter().map(|r| r.3.len()).max().unwrap_or(0);
     for (at, id, tags, budget, source) in &rows {
-        println!("{at:w0$}  {id:w1$}  {tags:w2$}  {budget:>w3$}  {source}");
+        out(format_args!(
+            "{at:w0$}  {id:w1$}  {tags:w2$}  {budget:>w3$}  {source}\n"
+        ));
     }
     let slow = suites
         .iter()
         .flat_map(|s| &s.cases)
         .filter(|c| c.tags.iter().any(|t| t == "slow"))
         .count();
-    println!(
-        "{} case(s) in {} suite file(s) ({slow} tagged slow)",
+    out(format_args!(
+        "{} case(s) in {} suite file(s) ({slow} tagged slow)\n",
         rows.len(),
         suites.len()
-    );
+    ));
     exit_code::OK
 }

@@ -408,6 +408,7 @@ mod tests {
             code: delete_code.map(str::to_string),
             sender_fault: Some(true),
             error_message: Some("x".to_string()),
+            lease_ms: None,
         }];
         let mut retried = call("a", Phase::Step, "ReceiveMessage", 20, 30);
         retried.retried = true;

@@ -7,11 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use saphyr::{LoadableYamlNode, MarkedYaml};
-
 use crate::evidence::format::{CaseEnd, Verdict};
 use crate::suite::model::Pos;
-use crate::suite::yaml::{Node, Reader, marker_pos, pos};
+use crate::suite::yaml::{DocumentKind, Node, Reader, load_document, pos};
 use crate::suite::{Diagnostic, closest};
 
 const PROFILE_KEYS: &[&str] = &[
@@ -21,8 +19,22 @@ const PROFILE_KEYS: &[&str] = &[
     "known_divergences",
     "unsupported",
 ];
-const ENTRY_KEYS: &[&str] = &["case", "reason", "reference", "protocols", "step"];
+const ENTRY_KEYS: &[&str] = &[
+    "case",
+    "reason",
+    "reference",
+    "protocols",
+    "step",
+    "finding",
+    "answer",
+];
 const REQUIRED_ENTRY_KEYS: &[&str] = &["case", "reason", "reference"];
+const ANSWER_KEYS: &[&str] = &["status", "code"];
+
+const PROFILE_FILE: DocumentKind = DocumentKind {
+    noun: "profile",
+    empty_hint: "a profile is a mapping with `target:`; see docs/target-profiles.md",
+};
 
 /// The note a passing case gets when the profile expected it to diverge.
 pub const NO_LONGER_OBSERVED: &str = "known divergence no longer observed — fixed upstream?";
@@ -41,8 +53,42 @@ pub struct ProfileEntry {
     /// `protocols: [query]`: the entry holds only for runs over these protocols (empty: all).
     pub protocols: Vec<String>,
     /// `step: N` (1-based, as findings number them): the divergence shows at this step, and a
-    /// failure anywhere else in the case is not it.
+    /// failure anywhere else in the case is not it. Required for known divergences.
     pub step: Option<u32>,
+    /// `finding: text`: what the target answers at that step, as the finding says it (a part
+    /// of the message). A failure there that does not say it is not this divergence.
+    pub finding: Option<String>,
+    /// `answer: {status, code}`: the HTTP status and error code the target answers at that
+    /// step (`{status: 200}` for a success AWS would refuse).
+    pub answer: Option<Answer>,
+}
+
+/// What a target answered at a step: its HTTP status and error code, as a profile pins them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub status: Option<u16>,
+    /// The error code (legacy query code or shape name: either matches the other through the
+    /// SQS error table); absent for a success.
+    pub code: Option<String>,
+}
+
+impl Answer {
+    /// Whether a finding's recorded answer is this one.
+    pub fn matches(&self, status: Option<u16>, code: Option<&str>) -> bool {
+        let status_ok = self.status.is_none_or(|s| Some(s) == status);
+        let code_ok = match (&self.code, code) {
+            (None, None) => true,
+            (Some(want), Some(got)) => same_code(want, got),
+            _ => false,
+        };
+        status_ok && code_ok
+    }
+}
+
+/// Two names of one SQS error: equal, or the same row of the error table.
+fn same_code(a: &str, b: &str) -> bool {
+    use crate::sqs::errors::by_code;
+    a == b || matches!((by_code(a), by_code(b)), (Some(x), Some(y)) if x.shape == y.shape)
 }
 
 impl ProfileEntry {
@@ -103,28 +149,10 @@ impl Profile {
 
 /// Parses one profile file. Returns every problem found, not just the first.
 pub fn parse_profile(path: &str, source: &str) -> Result<Profile, Vec<Diagnostic>> {
+    let doc = load_document(path, source, PROFILE_FILE)?;
     let mut r = Reader::new(path, source);
-    let docs = match MarkedYaml::load_from_str(source) {
-        Ok(docs) => docs,
-        Err(e) => {
-            let d = Diagnostic::new(
-                path,
-                marker_pos(e.marker()),
-                1,
-                format!("invalid YAML: {}", e.info()),
-            );
-            return Err(vec![d]);
-        }
-    };
-    let Some(root) = docs.first() else {
-        let d = Diagnostic::new(path, Pos { line: 1, col: 1 }, 1, "the profile is empty")
-            .with_hint("a profile is a mapping with `target:`; see docs/target-profiles.md");
-        return Err(vec![d]);
-    };
-    if let Some(second) = docs.get(1) {
-        r.error(second, "a profile holds one YAML document; found another");
-    }
-    let profile = decode(&mut r, root);
+    r.diags = doc.diags;
+    let profile = decode(&mut r, &doc.root);
     match profile {
         Some(p) if r.diags.is_empty() => Ok(p),
         _ => {
@@ -143,8 +171,8 @@ fn decode(r: &mut Reader, root: &Node) -> Option<Profile> {
         .get("description")
         .and_then(|n| r.string(n, "`description`"));
     let versions = f.get("versions").and_then(|n| r.string(n, "`versions`"));
-    let known_divergences = entries(r, f.get("known_divergences"), "a known divergence");
-    let unsupported = entries(r, f.get("unsupported"), "an unsupported case");
+    let known_divergences = entries(r, f.get("known_divergences"), "a known divergence", true);
+    let unsupported = entries(r, f.get("unsupported"), "an unsupported case", false);
 
     // A case is either expected to diverge or not run at all, and listed once.
     let mut seen: BTreeMap<&str, Pos> = BTreeMap::new();
@@ -176,7 +204,10 @@ fn decode(r: &mut Reader, root: &Node) -> Option<Profile> {
     })
 }
 
-fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry> {
+/// The entries of one list. A known divergence (`pinned`) must say where it shows (`step`)
+/// and what the target answers there (`finding` and/or `answer`), so that it explains that
+/// failure and no other.
+fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec<ProfileEntry> {
     let Some(node) = node else {
         return Vec::new();
     };
@@ -211,7 +242,39 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry>
                 }
             }
         }
+        let finding = f.get("finding").and_then(|n| r.nonempty(n, "`finding`"));
+        let answer = f.get("answer").and_then(|n| {
+            let a = r.fields(n, n, "an answer", ANSWER_KEYS)?;
+            let status = a
+                .get("status")
+                .and_then(|s| r.int(s, "`status`", 100, 599))
+                .map(|s| s as u16);
+            let code = a.get("code").and_then(|c| r.nonempty(c, "`code`"));
+            Some(Answer { status, code })
+        });
         let case_node = f.get("case").expect("required");
+        if pinned {
+            if f.get("step").is_none() {
+                r.error_hint(
+                    case_node,
+                    "a known divergence needs `step:`",
+                    "pin it to the step where the target diverges (1-based, as findings number steps)",
+                );
+            }
+            if f.get("finding").is_none() && f.get("answer").is_none() {
+                r.error_hint(
+                    case_node,
+                    "a known divergence needs `finding:` or `answer:`",
+                    "say what the target answers at its step, so a different failure there stays a failure",
+                );
+            }
+        } else {
+            for key in ["step", "finding", "answer"] {
+                if let Some(n) = f.get(key) {
+                    r.error(n, format!("`{key}` applies to known divergences only"));
+                }
+            }
+        }
         let case = r.nonempty(case_node, "`case`");
         let reason = f.get("reason").and_then(|n| r.nonempty(n, "`reason`"));
         let reference = f
@@ -225,6 +288,8 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str) -> Vec<ProfileEntry>
                 reference,
                 protocols,
                 step,
+                finding,
+                answer,
             });
         }
     }
@@ -264,33 +329,74 @@ pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
         return end;
     };
     match end.verdict {
-        Verdict::Fail => {
-            // A pinned divergence explains failures at its step only: anything else in the
-            // case failing is a new finding, and stays a failure.
-            let elsewhere: Vec<String> = match entry.step {
-                Some(n) => end
-                    .findings
-                    .iter()
-                    .filter(|f| f.step.map(|s| s as u32 + 1) != Some(n))
-                    .map(|f| f.message.clone())
-                    .collect(),
-                None => Vec::new(),
-            };
-            if elsewhere.is_empty() {
+        Verdict::Fail => match explains(entry, &end) {
+            Ok(()) => {
                 end.verdict = Verdict::KnownDivergence;
                 end.profile_note = Some(entry.note());
-            } else {
-                end.profile_note = Some(format!(
-                    "listed as a known divergence at step {}, but it failed elsewhere: {}",
-                    entry.step.unwrap_or_default(),
-                    elsewhere.join("; ")
-                ));
             }
-        }
+            Err(why) => end.profile_note = Some(why),
+        },
         Verdict::Pass => end.profile_note = Some(NO_LONGER_OBSERVED.to_string()),
         _ => {}
     }
     end
+}
+
+/// Whether a failed case's findings are exactly the divergence the entry describes: all at
+/// its step, and saying what it says the target answers there. `Err` says what differs.
+fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
+    let at = |f: &&crate::evidence::format::Finding| match entry.step {
+        Some(n) => f.step.map(|s| s as u32 + 1) == Some(n),
+        None => true,
+    };
+    let elsewhere: Vec<&str> = end
+        .findings
+        .iter()
+        .filter(|f| !at(f))
+        .map(|f| f.message.as_str())
+        .collect();
+    if !elsewhere.is_empty() {
+        return Err(format!(
+            "listed as a known divergence at step {}, but it failed elsewhere: {}",
+            entry.step.unwrap_or_default(),
+            elsewhere.join("; ")
+        ));
+    }
+    let here: Vec<&crate::evidence::format::Finding> = end.findings.iter().filter(at).collect();
+    let said = entry
+        .finding
+        .as_deref()
+        .is_none_or(|text| here.iter().any(|f| f.message.contains(text)));
+    let answered = entry
+        .answer
+        .as_ref()
+        .is_none_or(|a| here.iter().any(|f| a.matches(f.status, f.code.as_deref())));
+    if said && answered {
+        return Ok(());
+    }
+    let expected = match (&entry.finding, &entry.answer) {
+        (Some(t), _) if !said => format!("a finding saying {t:?}"),
+        (_, Some(a)) => format!(
+            "the answer {}{}",
+            a.status
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "any status".into()),
+            a.code
+                .as_deref()
+                .map(|c| format!(" {c}"))
+                .unwrap_or_default()
+        ),
+        _ => "what the profile pins".to_string(),
+    };
+    Err(format!(
+        "listed as a known divergence at step {}, but it failed differently there (the profile \
+         expects {expected}): {}",
+        entry.step.unwrap_or_default(),
+        here.iter()
+            .map(|f| f.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    ))
 }
 
 /// The `case_end` for a case the profile marks unsupported: it is written instead of running
@@ -344,6 +450,8 @@ pub fn not_run_end(
         started_at: at.to_string(),
         ended_at: at.to_string(),
         duration_ms: 0,
+        trial: None,
+        trials: None,
     }
 }
 
@@ -410,12 +518,16 @@ impl ProfileChanges {
 mod tests {
     use super::*;
 
+    use crate::evidence::format::Finding;
+
     const GOOD: &str = "\
 target: moto
 description: moto in server mode
 versions: moto 5.1
 known_divergences:
   - case: stale-handle-delete-after-lapse
+    step: 3
+    answer: {status: 400, code: ReceiptHandleIsInvalid}
     reason: moto answers ReceiptHandleIsInvalid with a different message
     reference: https://github.com/getmoto/moto/blob/master/moto/sqs/exceptions.py
 unsupported:
@@ -455,10 +567,14 @@ unsupported:
 target: moto
 known_divergences:
   - case: a
+    step: 1
+    finding: f
     reason: r
     reference: x
   - case: b
     protocols: [query]
+    step: 1
+    answer: {status: 400}
     reason: r
     reference: x
 ";
@@ -540,45 +656,130 @@ unsupported:
         assert_eq!(diags.len(), 1);
         assert_eq!(
             diags[0].one_line(),
-            "targets/moto.yaml:9:11: no case `move-task-start` in the suites of this run (did you mean `move-task-started`?)"
+            "targets/moto.yaml:11:11: no case `move-task-start` in the suites of this run (did you mean `move-task-started`?)"
         );
+    }
+
+    fn finding(step: usize, message: &str, status: u16, code: Option<&str>) -> Finding {
+        Finding {
+            step: Some(step),
+            line: 10,
+            message: format!("step {} (delete): {message}", step + 1),
+            status: Some(status),
+            code: code.map(str::to_string),
+        }
+    }
+
+    fn failed_with(findings: Vec<Finding>) -> CaseEnd {
+        let mut e = end("stale-handle-delete-after-lapse", Verdict::Fail);
+        e.findings = findings;
+        e
     }
 
     #[test]
     fn a_pinned_divergence_explains_failures_at_its_step_only() {
-        let pinned = GOOD.replace(
-            "  - case: stale-handle-delete-after-lapse\n",
-            "  - case: stale-handle-delete-after-lapse\n    step: 3\n",
+        let p = parse_profile("p.yaml", GOOD).unwrap();
+        let moto = finding(
+            2,
+            "expected success, got ReceiptHandleIsInvalid",
+            400,
+            Some("ReceiptHandleIsInvalid"),
         );
-        let p = parse_profile("p.yaml", &pinned).unwrap();
-        let finding = |step: usize| crate::evidence::format::Finding {
-            step: Some(step),
-            line: 10,
-            message: format!("step {} (delete): expected success", step + 1),
-        };
-        let mut at_3 = end("stale-handle-delete-after-lapse", Verdict::Fail);
-        at_3.findings = vec![finding(2)];
-        assert_eq!(apply(&p, at_3).verdict, Verdict::KnownDivergence);
-        let mut at_5 = end("stale-handle-delete-after-lapse", Verdict::Fail);
-        at_5.findings = vec![finding(4)];
-        let kept = apply(&p, at_5);
+        assert_eq!(
+            apply(&p, failed_with(vec![moto.clone()])).verdict,
+            Verdict::KnownDivergence
+        );
+        let kept = apply(
+            &p,
+            failed_with(vec![moto, finding(4, "expected 1 message(s)", 200, None)]),
+        );
         assert_eq!(kept.verdict, Verdict::Fail);
         assert!(
             kept.profile_note
                 .unwrap()
                 .contains("failed elsewhere: step 5")
         );
-        let bad = GOOD.replace(
-            "  - case: stale-handle-delete-after-lapse\n",
-            "  - case: stale-handle-delete-after-lapse\n    step: 0\n",
-        );
+        let bad = GOOD.replace("    step: 3\n", "    step: 0\n");
         assert!(parse_profile("p.yaml", &bad).is_err());
+    }
+
+    #[test]
+    fn a_different_answer_at_the_pinned_step_is_still_a_failure() {
+        let p = parse_profile("p.yaml", GOOD).unwrap();
+        let other = finding(
+            2,
+            "expected success, got InvalidParameterValue",
+            400,
+            Some("InvalidParameterValue"),
+        );
+        let kept = apply(&p, failed_with(vec![other]));
+        assert_eq!(kept.verdict, Verdict::Fail);
+        let note = kept.profile_note.unwrap();
+        assert!(note.contains("failed differently there"), "{note}");
+        assert!(note.contains("400 ReceiptHandleIsInvalid"), "{note}");
+        // A success where the profile pins a refusal is different too.
+        let ok = finding(2, "expected error X, but the call succeeded", 200, None);
+        assert_eq!(apply(&p, failed_with(vec![ok])).verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn answers_match_either_name_of_an_error_and_findings_by_text() {
+        let by_shape = GOOD.replace(
+            "answer: {status: 400, code: ReceiptHandleIsInvalid}",
+            "answer: {code: QueueDoesNotExist}\n    finding: could not find",
+        );
+        let p = parse_profile("p.yaml", &by_shape).unwrap();
+        let legacy = finding(
+            2,
+            "expected error X, got it: could not find DLQ",
+            400,
+            Some("AWS.SimpleQueueService.NonExistentQueue"),
+        );
+        assert_eq!(
+            apply(&p, failed_with(vec![legacy.clone()])).verdict,
+            Verdict::KnownDivergence
+        );
+        let mut unsaid = legacy;
+        unsaid.message = "step 3 (delete): something else".into();
+        assert_eq!(apply(&p, failed_with(vec![unsaid])).verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn known_divergences_must_be_pinned_and_unsupported_entries_must_not() {
+        let unpinned = "\
+target: moto
+known_divergences:
+  - case: a
+    reason: r
+    reference: x
+unsupported:
+  - case: b
+    step: 2
+    reason: r
+    reference: x
+";
+        let lines: Vec<String> = parse_profile("p.yaml", unpinned)
+            .unwrap_err()
+            .iter()
+            .map(|d| d.one_line())
+            .collect();
+        assert_eq!(
+            lines,
+            vec![
+                "p.yaml:3:11: a known divergence needs `step:` (pin it to the step where the target diverges (1-based, as findings number steps))",
+                "p.yaml:3:11: a known divergence needs `finding:` or `answer:` (say what the target answers at its step, so a different failure there stays a failure)",
+                "p.yaml:8:11: `step` applies to known divergences only",
+            ]
+        );
     }
 
     #[test]
     fn apply_maps_known_divergences() {
         let p = parse_profile("p.yaml", GOOD).unwrap();
-        let failed = apply(&p, end("stale-handle-delete-after-lapse", Verdict::Fail));
+        let failed = apply(
+            &p,
+            failed_with(vec![finding(2, "x", 400, Some("ReceiptHandleIsInvalid"))]),
+        );
         assert_eq!(failed.verdict, Verdict::KnownDivergence);
         assert_eq!(
             failed.profile_note.as_deref(),

@@ -1,9 +1,16 @@
 //! Digests and masking: how secrets become safe to write.
 //!
-//! Receipt handles are bearer tokens for a lease, bodies are customer data, and account ids
-//! identify the customer. None of them may reach evidence, reports, the terminal or logs, so
-//! every free-text field a server sends back (error messages quote handles and ARNs) passes
-//! through a [`Masker`] before it is stored.
+//! Receipt handles are bearer tokens for a lease, bodies are customer data, account ids and
+//! IAM principals identify the customer, and the run's own access key id and session token are
+//! credentials. None of them may reach evidence, reports, the terminal or logs, so every
+//! free-text field a server sends back (error messages quote handles, ARNs, principals)
+//! passes through a [`Masker`] before it is stored. One rule everywhere: the masker knows each
+//! secret in every form a server may echo it (as sent, JSON-escaped, URL-encoded,
+//! XML-escaped), and masks by shape what it was never told (account ids, IAM unique ids,
+//! access key ids, principal names in ARNs).
+//!
+//! Digests serve correlation, not secrecy: an unsalted SHA-256 of a short or guessable body
+//! can be reversed by trying candidates.
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -44,6 +51,15 @@ impl Masker {
         self.add(body, "body");
     }
 
+    /// Remembers a credential of the run (its access key id, its session token); it will be
+    /// shown as `<credential>`, without even a digest.
+    pub fn add_credential(&mut self, credential: &str) {
+        if credential.len() < MIN_SECRET || !self.seen.insert(credential.to_string()) {
+            return;
+        }
+        self.insert_forms(credential, "<credential>".to_string());
+    }
+
     fn add(&mut self, secret: &str, kind: &str) {
         // Very short strings ("x", "ok") would mask ordinary words in messages; they carry no
         // secret worth mangling text for, and a real receipt handle is hundreds of characters.
@@ -51,13 +67,27 @@ impl Masker {
             return;
         }
         let replacement = format!("<{kind} sha256:{}…>", short(&sha256_hex(secret)));
-        let at = self
-            .secrets
-            .partition_point(|(s, _)| s.len() >= secret.len());
-        self.secrets.insert(at, (secret.to_string(), replacement));
+        self.insert_forms(secret, replacement);
     }
 
-    /// Masks every known secret and every account id in `text`.
+    /// The secret and each encoding a server may echo it in, all with one replacement.
+    fn insert_forms(&mut self, secret: &str, replacement: String) {
+        let json = serde_json::to_string(secret)
+            .map(|q| q[1..q.len() - 1].to_string())
+            .unwrap_or_default();
+        let url: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+        let xml = crate::text::escape::xml_text(secret);
+        let mut forms = vec![secret.to_string(), json, url, xml];
+        forms.sort();
+        forms.dedup();
+        for form in forms.into_iter().filter(|f| f.len() >= MIN_SECRET) {
+            let at = self.secrets.partition_point(|(s, _)| s.len() >= form.len());
+            self.secrets.insert(at, (form, replacement.clone()));
+        }
+    }
+
+    /// Masks every known secret, and everything shaped like an account id, an IAM unique id
+    /// or access key id, or the name part of an IAM principal ARN, in `text`.
     pub fn mask(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (secret, replacement) in &self.secrets {
@@ -65,7 +95,84 @@ impl Masker {
                 out = out.replace(secret.as_str(), replacement);
             }
         }
-        mask_account_ids(&out)
+        mask_account_ids(&mask_principals(&mask_iam_ids(&out)))
+    }
+}
+
+/// IAM unique-id and access-key prefixes (`AIDA…` a user, `AROA…` a role, `AKIA…`/`ASIA…` an
+/// access key id, ...): 4 capitals then at least 12 more upper-case letters or digits.
+const IAM_ID_PREFIXES: &[&str] = &[
+    "AKIA", "ASIA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "AGPA", "APKA", "ABIA", "ACCA",
+];
+
+/// Replaces IAM unique ids and access key ids (`AIDAJQABLZS4A3QDU576Q`) with `<iam-id>`: they
+/// appear in `SenderId` attributes and in authorisation errors, and identify a principal.
+pub fn mask_iam_ids(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i + 4 <= bytes.len() {
+        let boundary = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        if boundary
+            && IAM_ID_PREFIXES
+                .iter()
+                .any(|p| bytes[i..].starts_with(p.as_bytes()))
+        {
+            let mut end = i + 4;
+            while end < bytes.len()
+                && (bytes[end].is_ascii_uppercase() || bytes[end].is_ascii_digit())
+            {
+                end += 1;
+            }
+            let tail_ok = end == bytes.len() || !bytes[end].is_ascii_alphanumeric();
+            if end - i >= 16 && tail_ok {
+                out.push_str(&text[copied..i]);
+                out.push_str("<iam-id>");
+                copied = end;
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// Principal kinds whose name follows in an IAM ARN (`arn:aws:iam::123456789012:user/alice`,
+/// `arn:aws:sts::123456789012:assumed-role/deploy/session-7`).
+const PRINCIPAL_KINDS: &[&str] = &[
+    ":user/",
+    ":role/",
+    ":assumed-role/",
+    ":federated-user/",
+    ":group/",
+];
+
+/// Replaces the name part of IAM principal ARNs with `<principal>`: a user, role or session
+/// name says who ran the harness. The path runs to the next space, quote or delimiter.
+pub fn mask_principals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next = PRINCIPAL_KINDS
+            .iter()
+            .filter_map(|k| rest.find(k).map(|at| (at, *k)))
+            .min_by_key(|(at, _)| *at);
+        let Some((at, kind)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        let name_start = at + kind.len();
+        let name_len = rest[name_start..]
+            .find(|c: char| c.is_whitespace() || "\"'`,;)]}>".contains(c))
+            .unwrap_or(rest.len() - name_start);
+        out.push_str(&rest[..name_start]);
+        if name_len > 0 {
+            out.push_str("<principal>");
+        }
+        rest = &rest[name_start + name_len..];
     }
 }
 
@@ -172,11 +279,101 @@ mod tests {
     }
 
     #[test]
+    fn secrets_are_masked_in_every_form_a_server_may_echo() {
+        let mut m = Masker::new();
+        let body = r#"{"card": "4111 1111 & <x>"}"#;
+        m.add_body(body);
+        let json = serde_json::to_string(body).unwrap();
+        let url: String = form_urlencoded::byte_serialize(body.as_bytes()).collect();
+        let xml = crate::text::escape::xml_text(body);
+        for form in [body.to_string(), json, url, xml] {
+            let masked = m.mask(&format!("server said: {form}."));
+            assert!(!masked.contains("4111"), "{masked}");
+            assert!(masked.contains("<body sha256:"), "{masked}");
+        }
+    }
+
+    #[test]
+    fn the_runs_credentials_are_masked_without_a_digest() {
+        let mut m = Masker::new();
+        m.add_credential("wJalrXUtnFEMI/K7MDENG+bPxRfiCYzEXAMPLEKEY");
+        m.add_credential("IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH");
+        let masked = m.mask(
+            "token IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH and secret \
+             wJalrXUtnFEMI%2FK7MDENG%2BbPxRfiCYzEXAMPLEKEY",
+        );
+        assert_eq!(masked, "token <credential> and secret <credential>");
+    }
+
+    #[test]
+    fn iam_ids_access_keys_and_principals_are_masked_by_shape() {
+        let m = Masker::new();
+        assert_eq!(
+            m.mask("SenderId = AIDAJQABLZS4A3QDU576Q, key AKIAIOSFODNN7EXAMPLE"),
+            "SenderId = <iam-id>, key <iam-id>"
+        );
+        assert_eq!(
+            m.mask("SenderId AROAEXAMPLEROLEID1234:session-7"),
+            "SenderId <iam-id>:session-7"
+        );
+        // Words that merely start like an id are left alone.
+        assert_eq!(
+            m.mask("AKIA is a prefix; ASIAN food"),
+            "AKIA is a prefix; ASIAN food"
+        );
+        assert_eq!(
+            m.mask("User: arn:aws:sts::123456789012:assumed-role/deploy/ci-42 is not authorized"),
+            "User: arn:aws:sts::************:assumed-role/<principal> is not authorized"
+        );
+        assert_eq!(
+            m.mask("\"arn:aws:iam::123456789012:user/alice\""),
+            "\"arn:aws:iam::************:user/<principal>\""
+        );
+    }
+
+    #[test]
     fn a_secret_containing_another_is_masked_whole() {
         let mut m = Masker::new();
         m.add_handle("abcdefgh");
         m.add_handle("abcdefgh-longer-handle");
         let masked = m.mask("x abcdefgh-longer-handle y");
         assert!(!masked.contains("longer"), "{masked}");
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// A known secret never survives masking, in any form and any surrounding text,
+            /// and masking never panics on arbitrary Unicode.
+            #[test]
+            fn known_secrets_never_survive(
+                secret in "[A-Za-z0-9+/=&<>\"% -]{8,64}",
+                before in "\\PC{0,40}",
+                after in "\\PC{0,40}",
+                form in 0usize..4,
+            ) {
+                let mut m = Masker::new();
+                m.add_handle(&secret);
+                let shown = match form {
+                    0 => secret.clone(),
+                    1 => serde_json::to_string(&secret).unwrap(),
+                    2 => form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
+                    _ => crate::text::escape::xml_text(&secret),
+                };
+                let masked = m.mask(&format!("{before}{shown}{after}"));
+                prop_assert!(!masked.contains(&shown), "{}", masked);
+            }
+
+            #[test]
+            fn masking_arbitrary_text_never_panics_and_is_stable(text in "\\PC{0,200}") {
+                let m = Masker::new();
+                let once = m.mask(&text);
+                prop_assert_eq!(m.mask(&once), once);
+            }
+        }
     }
 }

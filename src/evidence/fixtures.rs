@@ -21,6 +21,8 @@ pub fn run_start(cases: &[&str]) -> Record {
         suites: vec!["suites/ack.yaml".to_string()],
         cases: cases.iter().map(|c| c.to_string()).collect(),
         emulator_chaos: None,
+        partition: None,
+        seed: Some(7),
     })
 }
 
@@ -38,6 +40,7 @@ pub fn case_start(case: &str, line: u32) -> Record {
             "sqs-behaviours.md R2".to_string(),
         ],
         started_at: "2025-01-01T00:00:00Z".to_string(),
+        trials: None,
     })
 }
 
@@ -70,6 +73,9 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
         started_at: at(start_ms),
         ended_at: at(end_ms),
         latency_ms: (end_ms - start_ms) as f64,
+        lease_ms: None,
+        fault: None,
+        trial: None,
     }
 }
 
@@ -103,6 +109,8 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
                 step: Some(1),
                 line: *line,
                 message: message.to_string(),
+                status: None,
+                code: None,
             })
             .collect(),
         classification: None,
@@ -119,6 +127,8 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
         started_at: at(0),
         ended_at: at(1500),
         duration_ms: 1500,
+        trial: None,
+        trials: None,
     }
 }
 
@@ -130,6 +140,9 @@ pub fn run_end(exit_code: i32) -> Record {
         interrupted: false,
         totals: BTreeMap::new(),
         exit_code,
+        requests: Some(12),
+        fifo_requests: Some(0),
+        cost_usd: Some(0.0000048),
     })
 }
 

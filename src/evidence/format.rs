@@ -21,8 +21,34 @@ pub enum Record {
     RunStart(RunStart),
     CaseStart(CaseStart),
     Call(Call),
+    /// One step of a case finished (sleeps and observations included).
+    Step(StepEnd),
+    /// One trial of a multi-trial case finished: its own verdict and observation, with
+    /// `trial` set; the case's `case_end` pools them.
+    TrialEnd(CaseEnd),
     CaseEnd(CaseEnd),
     RunEnd(RunEnd),
+}
+
+/// A step of a case finished: when it ran and how its check came out. Sleeps, which make no
+/// call, appear only here; reports draw them as spans.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepEnd {
+    pub run_id: String,
+    pub case: String,
+    /// 0-based index, as in `call.step`.
+    pub step: usize,
+    pub line: u32,
+    /// The step keyword (`sleep`, `observe`, `delete`, ...).
+    pub keyword: String,
+    pub started_at: String,
+    pub ended_at: String,
+    /// `pass`, `fail`, `inconclusive` or `error`: the step's own check.
+    pub check: String,
+    /// The trial (1-based) of a multi-trial case; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
 }
 
 /// First line of every evidence file.
@@ -49,6 +75,14 @@ pub struct RunStart {
     /// Absent in files written before it existed.
     #[serde(default)]
     pub emulator_chaos: Option<String>,
+    /// `K/N` when the run is one partition of a selection split across CI jobs
+    /// (`--partition`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// The run's seed (`--seed N`, else drawn at random): the same seed and suite inject the
+    /// same faults and run the same trials. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// A case began; its queues are about to be created.
@@ -65,6 +99,9 @@ pub struct CaseStart {
     pub behaviour: String,
     pub sources: Vec<String>,
     pub started_at: String,
+    /// How many trials the case runs (`trials:` / `--trials`), when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u32>,
 }
 
 /// Where in a case a call was made.
@@ -137,6 +174,38 @@ pub struct Call {
     pub started_at: String,
     pub ended_at: String,
     pub latency_ms: f64,
+    /// The lease this call gives, in milliseconds: for ReceiveMessage the visibility timeout
+    /// the returned messages are leased for (the request's `VisibilityTimeout`, else the
+    /// queue's as the case set it, else SQS's default 30 s); for ChangeMessageVisibility the
+    /// new timeout, counted from the call. Absent for other calls and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
+    /// The fault sqsprobe injected into this attempt (`faults:` / `fault:` of the suite), if
+    /// any: what the target did, or did not, see is then the fault's doing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultEvidence>,
+    /// The trial (1-based) of a multi-trial case this call belongs to; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+}
+
+/// An injected fault, as recorded on the attempt it hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultEvidence {
+    /// `latency`, `timeout`, `throttle`, `error`, `reset` or `lose-response`.
+    pub kind: String,
+    /// `step` (the step's own `fault:`) or `case` (the case's `faults:`).
+    pub scope: String,
+    /// `latency`: how long the request was held before it was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// `throttle` and `error`: the status answered locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// `throttle` and `error`: the code answered locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// A message as seen by a send or a receive.
@@ -170,6 +239,9 @@ pub struct EntryEvidence {
     pub code: Option<String>,
     pub sender_fault: Option<bool>,
     pub error_message: Option<String>,
+    /// ChangeMessageVisibilityBatch: the entry's new timeout in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
 }
 
 /// Verdict of a case. Order matters: when combining, the greater wins
@@ -256,6 +328,14 @@ pub struct Finding {
     pub step: Option<usize>,
     pub line: u32,
     pub message: String,
+    /// The HTTP status of the step's call when the finding is about its answer (absent in
+    /// files written before it existed, and for findings that are not about one answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The error code of that answer (legacy query code when the server sent one, else the
+    /// JSON shape name); absent for a success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// Closing row of a case.
@@ -287,6 +367,39 @@ pub struct CaseEnd {
     pub started_at: String,
     pub ended_at: String,
     pub duration_ms: u64,
+    /// In a `trial_end`: which trial (1-based). Absent in a `case_end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+    /// In the `case_end` of a multi-trial case: its trials pooled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<Trials>,
+}
+
+/// A multi-trial case's trials, pooled (`case_end.trials`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trials {
+    /// Trials run.
+    pub n: u32,
+    /// Trials whose observation was conclusive (the denominator of every interval).
+    pub conclusive: u32,
+    /// Trials per observation class (`inconclusive` included, as counted, never in a rate).
+    pub counts: BTreeMap<String, u32>,
+    /// Per class, the two-sided 95% Clopper–Pearson interval `[low, high]` of its share of
+    /// the conclusive trials.
+    pub intervals: BTreeMap<String, [f64; 2]>,
+    /// Each trial's verdict and class, in trial order.
+    pub per_trial: Vec<TrialOutcome>,
+}
+
+/// One trial's result, as `case_end.trials.per_trial` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrialOutcome {
+    pub trial: u32,
+    pub verdict: Verdict,
+    /// The trial's observation class, `null` without an observe step.
+    pub class: Option<String>,
 }
 
 /// Teardown result of one owned queue.
@@ -307,6 +420,17 @@ pub struct RunEnd {
     pub interrupted: bool,
     pub totals: BTreeMap<String, u32>,
     pub exit_code: i32,
+    /// SQS requests the run made (every attempt, the harness's own included). Absent in
+    /// files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Of those, the requests billed at the FIFO rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fifo_requests: Option<u64>,
+    /// What the requests would cost at AWS list prices, in US dollars, with no free allowance
+    /// assumed (see `docs/aws.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 #[cfg(test)]

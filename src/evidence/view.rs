@@ -7,7 +7,9 @@
 //! but never started. Nothing is inferred beyond that: a case without `case_end` has no
 //! verdict, and consumers say so rather than guess one.
 
-use super::format::{Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, Verdict};
+use super::format::{
+    Call, CaseEnd, CaseStart, Completion, Record, RunEnd, RunStart, StepEnd, Verdict,
+};
 use std::collections::HashMap;
 
 /// Where a case got to.
@@ -72,6 +74,10 @@ pub struct CaseView<'a> {
     pub suite: Option<&'a str>,
     pub start: Option<&'a CaseStart>,
     pub calls: Vec<&'a Call>,
+    /// Its finished steps, in order (files written before `step` records existed have none).
+    pub steps: Vec<&'a StepEnd>,
+    /// A multi-trial case's `trial_end`s, in the order they finished.
+    pub trials: Vec<&'a CaseEnd>,
     pub end: Option<&'a CaseEnd>,
     pub state: CaseState,
 }
@@ -261,6 +267,8 @@ impl<'a> RunView<'a> {
                 }
                 Record::Call(r) if r.case.is_empty() => run.calls.push(r),
                 Record::Call(r) => run.case_mut(&mut index, &r.case).calls.push(r),
+                Record::Step(r) => run.case_mut(&mut index, &r.case).steps.push(r),
+                Record::TrialEnd(r) => run.case_mut(&mut index, &r.case).trials.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
@@ -285,6 +293,8 @@ impl<'a> RunView<'a> {
                         suite: None,
                         start: None,
                         calls: Vec::new(),
+                        steps: Vec::new(),
+                        trials: Vec::new(),
                         end: None,
                         state: CaseState::NotStarted,
                     });
@@ -304,6 +314,8 @@ impl<'a> RunView<'a> {
                 suite: None,
                 start: None,
                 calls: Vec::new(),
+                steps: Vec::new(),
+                trials: Vec::new(),
                 end: None,
                 state: CaseState::DidNotFinish,
             });
@@ -368,10 +380,16 @@ impl<'a> RunView<'a> {
             what.push_str(": ");
             what.push_str(message);
         }
-        Some(format!(
-            "the target could not be reached: {} failed: {what}",
-            call.action
-        ))
+        let refused = [&call.error_code, &call.error_type]
+            .into_iter()
+            .flatten()
+            .any(|c| crate::sqs::errors::is_auth(c));
+        let verb = if refused {
+            "the target refused the run's credentials or permissions"
+        } else {
+            "the target could not be reached"
+        };
+        Some(format!("{verb}: {} failed: {what}", call.action))
     }
 
     /// True when the run ended on its own (a `run_end`, not interrupted), got past its

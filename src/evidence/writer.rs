@@ -59,6 +59,9 @@ mod tests {
             interrupted: false,
             totals: BTreeMap::from([("pass".to_string(), 1)]),
             exit_code: 0,
+            requests: None,
+            fifo_requests: None,
+            cost_usd: None,
         });
         w.write(&end).unwrap();
         assert_eq!(w.rows(), 1);

@@ -651,6 +651,8 @@ mod tests {
                         step: None,
                         line: 1,
                         message: evil.clone(),
+                        status: None,
+                        code: Some(evil.clone()),
                     });
                     e.outcomes.push(MessageOutcome {
                         message: evil.clone(),

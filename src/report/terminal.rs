@@ -4,7 +4,8 @@
 //! - one line per non-passing case, `FAIL  suite.yaml:12  case-id  reason`, pointing at the
 //!   first finding's line (the step that failed) or else the case's, columns aligned,
 //!   the reason cut to the terminal width; labels are `FAIL`, `ERROR`, `INCONCLUSIVE` and
-//!   `DID-NOT-FINISH` (a case with no `case_end`);
+//!   `DID-NOT-FINISH` (a case with no `case_end`); a multi-trial case has its `k/N` per class
+//!   with intervals on an indented line below its row;
 //! - a failed reachability check comes first, as `ERROR  <endpoint>  reachability check
 //!   <what the target answered>`;
 //! - cases never started are one `NOT-STARTED` line listing their ids;
@@ -67,6 +68,14 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
             ],
         )
     }));
+    // A multi-trial case's k/N goes on its own line under its row, where no cut hides it.
+    let tallies: std::collections::BTreeMap<String, String> = failing
+        .iter()
+        .filter_map(|c| {
+            let trials = c.end?.trials.as_ref()?;
+            Some((plain(c.id), crate::classify::trials::tally(trials)))
+        })
+        .collect();
     let label_w = column_width(&rows, 0, not_started.is_empty());
     let loc_w = column_width(&rows, 1, true);
     let id_w = column_width(&rows, 2, true);
@@ -83,6 +92,14 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
         out.push_str(&format!("{label}  {location:loc_w$}  {id:id_w$}  {reason}"));
         out.truncate(out.trim_end().len());
         out.push('\n');
+        if let Some(tally) = tallies.get(id.as_str()) {
+            let indent = label_w + 2;
+            out.push_str(&format!(
+                "{:indent$}{}\n",
+                "",
+                cut(tally, width.saturating_sub(indent).max(MIN_REASON), width)
+            ));
+        }
     }
     if !not_started.is_empty() {
         let label = paint("NOT-STARTED", label_w, CaseState::NotStarted, colour);
@@ -117,11 +134,14 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
 /// suite and case id, and the observation class and decision when there was one.
 pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
     let label = end.verdict.as_str().to_uppercase();
-    let class = end
-        .classification
-        .as_deref()
-        .map(|c| format!("  {c}"))
-        .unwrap_or_default();
+    let class = match &end.trials {
+        Some(trials) => format!("  {}", crate::classify::trials::tally(trials)),
+        None => end
+            .classification
+            .as_deref()
+            .map(|c| format!("  {c}"))
+            .unwrap_or_default(),
+    };
     let decision = end
         .decision
         .map(|d| format!(" → {d:?}").to_uppercase())

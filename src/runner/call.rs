@@ -36,18 +36,39 @@ struct AttemptNote {
     /// From `x-amzn-query-error`: (legacy code, sender fault).
     query_error: Option<(String, bool)>,
     transport_error: Option<String>,
+    /// The fault injected into this attempt, if any.
+    fault: Option<crate::evidence::format::FaultEvidence>,
 }
 
 /// The interceptor that fills [`AttemptNote`]s; one per call.
 #[derive(Debug, Clone, Default)]
 pub struct AttemptRecorder {
     notes: Arc<Mutex<Vec<AttemptNote>>>,
+    /// The credentials the signed request carried (access key id, session token), so that the
+    /// run can mask any echo of them; never written anywhere.
+    credentials: Arc<Mutex<Vec<String>>>,
 }
 
 impl AttemptRecorder {
     fn notes(&self) -> Vec<AttemptNote> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
+
+    /// Notes that the attempt in progress got an injected fault (the fault connector calls
+    /// this between the attempt's start and its end).
+    pub fn note_fault(&self, fault: crate::evidence::format::FaultEvidence) {
+        if let Ok(mut notes) = self.notes.lock()
+            && let Some(note) = notes.last_mut()
+        {
+            note.fault = Some(fault);
+        }
+    }
+}
+
+/// The access key id of a SigV4 `Authorization` header (`... Credential=AKIA.../20261201/...`).
+fn signing_key_id(authorization: &str) -> Option<&str> {
+    let after = authorization.split("Credential=").nth(1)?;
+    after.split('/').next().filter(|id| !id.is_empty())
 }
 
 fn header(resp: &HttpResponse, name: &str) -> Option<String> {
@@ -79,6 +100,30 @@ impl Intercept for AttemptRecorder {
                 started: Some(Instant::now()),
                 ..AttemptNote::default()
             });
+        }
+        Ok(())
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _rc: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let headers = context.request().headers();
+        let found = [
+            headers
+                .get("authorization")
+                .and_then(signing_key_id)
+                .map(str::to_string),
+            headers.get("x-amz-security-token").map(str::to_string),
+        ];
+        if let Ok(mut creds) = self.credentials.lock() {
+            for c in found.into_iter().flatten() {
+                if !creds.contains(&c) {
+                    creds.push(c);
+                }
+            }
         }
         Ok(())
     }
@@ -130,6 +175,8 @@ pub enum FailureKind {
     /// The target refused the run's credentials or permissions (`ExpiredToken`,
     /// `AccessDenied`, ...): a harness problem, never a finding about SQS.
     Refused,
+    /// The request was never sent (an injected reset): a definite non-effect without an answer.
+    NotSent,
 }
 
 /// A failed call, as the step checks see it.
@@ -144,6 +191,9 @@ pub struct CallError {
     pub sender_fault: Option<bool>,
     /// Masked message.
     pub message: Option<String>,
+    /// The kind of the fault sqsprobe injected into the final attempt, when it did: the
+    /// answer (or its absence) is then the suite's own doing.
+    pub injected: Option<crate::evidence::format::FaultEvidence>,
 }
 
 impl CallError {
@@ -171,7 +221,9 @@ impl CallError {
     }
 
     /// Whether `expected` (as a suite writes it) names this error: the legacy code, the
-    /// `__type`, or the last dotted part of the legacy code.
+    /// `__type`, or the last dotted part of the legacy code. Literal on purpose: a conformance
+    /// case that expects the JSON shape name (`InvalidParameterValueException`) must fail on a
+    /// target that sends the legacy code as `__type`.
     pub fn matches(&self, expected: &str) -> bool {
         let by_code = self
             .code
@@ -179,35 +231,20 @@ impl CallError {
             .is_some_and(|c| c == expected || c.rsplit('.').next() == Some(expected));
         by_code || self.error_type.as_deref() == Some(expected)
     }
+
+    /// Whether this is the SQS error `shape` under any of its names (the JSON shape name or the
+    /// legacy query code, through the one error table): for the harness's own checks ("is the
+    /// queue gone?"), which must hold over either protocol.
+    pub fn is(&self, shape: &str) -> bool {
+        let Some(want) = crate::sqs::errors::by_shape(shape) else {
+            return self.matches(shape);
+        };
+        [self.code.as_deref(), self.error_type.as_deref()]
+            .into_iter()
+            .flatten()
+            .any(|c| crate::sqs::errors::by_code(c).is_some_and(|got| got.shape == want.shape))
+    }
 }
-
-/// Codes that mean "slow down" rather than "no".
-const THROTTLE_CODES: &[&str] = &[
-    "RequestThrottled",
-    "ThrottlingException",
-    "Throttling",
-    "TooManyRequestsException",
-    "RequestLimitExceeded",
-    "SlowDown",
-];
-
-/// Codes that mean "these credentials or permissions are not accepted": the run cannot judge
-/// anything with them.
-const REFUSAL_CODES: &[&str] = &[
-    "ExpiredToken",
-    "ExpiredTokenException",
-    "InvalidClientTokenId",
-    "SignatureDoesNotMatch",
-    "AccessDenied",
-    "AccessDeniedException",
-    "UnrecognizedClientException",
-    "RequestExpired",
-    "InvalidAccessKeyId",
-    "MissingAuthenticationToken",
-    "IncompleteSignature",
-    "AuthFailure",
-    "InvalidSecurity",
-];
 
 /// Everything known about a call once it returned.
 #[derive(Debug)]
@@ -216,6 +253,11 @@ pub struct Recorded<O> {
     pub error: Option<CallError>,
     /// One row per attempt, in order; the caller completes the last one with message details.
     pub rows: Vec<Call>,
+    /// The credentials the requests were signed with (for the masker only).
+    pub credentials: Vec<String>,
+    /// The HTTP status of the final attempt, kept here because the rows may already have been
+    /// emitted (drained) when a step checks its answer.
+    pub final_status: Option<u16>,
 }
 
 impl<O> Recorded<O> {
@@ -228,7 +270,7 @@ impl<O> Recorded<O> {
 
     /// The HTTP status of the final attempt.
     pub fn status(&self) -> Option<u16> {
-        self.rows.last().and_then(|r| r.http_status)
+        self.final_status
     }
 }
 
@@ -243,6 +285,10 @@ pub struct CallMeta {
     pub action: &'static str,
     pub attempt: Option<String>,
     pub queue: Option<String>,
+    /// A receive's long-poll wait: its attempts may take that long plus the call timeout.
+    pub wait: Option<std::time::Duration>,
+    /// The trial of a multi-trial case the call belongs to.
+    pub trial: Option<u32>,
 }
 
 impl CallMeta {
@@ -275,6 +321,9 @@ impl CallMeta {
             started_at: rfc3339(started_at),
             ended_at: rfc3339(ended_at),
             latency_ms: (ended_at - started_at).num_microseconds().unwrap_or(0) as f64 / 1000.0,
+            lease_ms: None,
+            fault: None,
+            trial: self.trial,
         }
     }
 }
@@ -303,6 +352,11 @@ where
     let result = send(recorder.clone()).await;
     let call_ended_at = Utc::now();
     let mut notes = recorder.notes();
+    let credentials = recorder
+        .credentials
+        .lock()
+        .map(|c| c.clone())
+        .unwrap_or_default();
     if notes.is_empty() {
         // The SDK failed before any attempt (e.g. it could not build the request).
         notes.push(AttemptNote {
@@ -322,9 +376,12 @@ where
                 Some((c, s)) => (Some(c.clone()), Some(*s)),
                 None => (None, None),
             };
+            let never_sent = note.fault.as_ref().is_some_and(|f| f.kind == "reset");
             let completion = match (note.status, &note.transport_error) {
                 (Some(s), _) if s < 300 => Completion::Ok,
                 (Some(s), _) if s < 500 => Completion::Fail,
+                // A connection dropped before sending is a definite non-effect.
+                _ if never_sent => Completion::Fail,
                 _ => Completion::Info,
             };
             Call {
@@ -336,6 +393,7 @@ where
                 sender_fault,
                 error_message: note.transport_error.as_ref().map(|e| masker.mask(e)),
                 completion,
+                fault: note.fault.clone(),
                 latency_ms: (note.latency_ms * 1000.0).round() / 1000.0,
                 ..meta.row(
                     note.started_at.unwrap_or(call_started_at),
@@ -355,14 +413,22 @@ where
             Recorded {
                 output: Some(output),
                 error: None,
+                final_status: rows.last().and_then(|r| r.http_status),
                 rows,
+                credentials,
             }
         }
         Err(err) => {
-            let error = describe_error(&err, masker);
+            let mut error = describe_error(&err, masker);
+            error.injected = notes[last].fault.clone();
+            if error.injected.as_ref().is_some_and(|f| f.kind == "reset") {
+                error.kind = FailureKind::NotSent;
+            }
             let row = &mut rows[last];
             row.completion = match error.kind {
-                FailureKind::Response | FailureKind::Refused => Completion::Fail,
+                FailureKind::Response | FailureKind::Refused | FailureKind::NotSent => {
+                    Completion::Fail
+                }
                 _ => Completion::Info,
             };
             // Throttled requests are definite refusals, but for an experiment they mean
@@ -377,7 +443,9 @@ where
             Recorded {
                 output: None,
                 error: Some(error),
+                final_status: rows.last().and_then(|r| r.http_status),
                 rows,
+                credentials,
             }
         }
     }
@@ -398,13 +466,12 @@ where
     match err {
         SdkError::ServiceError(_) => {
             let code = err.code().map(str::to_string);
-            let named = |codes: &[&str]| {
-                code.as_deref().is_some_and(|c| codes.contains(&c))
-                    || error_type.as_deref().is_some_and(|t| codes.contains(&t))
+            let named = |is: fn(&str) -> bool| {
+                code.as_deref().is_some_and(is) || error_type.as_deref().is_some_and(is)
             };
-            let kind = if named(REFUSAL_CODES) {
+            let kind = if named(crate::sqs::errors::is_auth) {
                 FailureKind::Refused
-            } else if named(THROTTLE_CODES) {
+            } else if named(crate::sqs::errors::is_throttling) {
                 FailureKind::Throttled
             } else if status.is_some_and(|s| s >= 500) {
                 FailureKind::ServerError
@@ -418,6 +485,7 @@ where
                 status,
                 sender_fault,
                 message: err.message().map(|m| masker.mask(m)),
+                injected: None,
             }
         }
         SdkError::ResponseError(_) => CallError {
@@ -429,6 +497,7 @@ where
             status,
             sender_fault,
             message: Some(masker.mask(&source_chain(err))),
+            injected: None,
         },
         SdkError::TimeoutError(_) => CallError {
             kind: FailureKind::NoResponse,
@@ -437,6 +506,7 @@ where
             status: None,
             sender_fault: None,
             message: Some("timed out".to_string()),
+            injected: None,
         },
         _ => CallError {
             kind: FailureKind::NoResponse,
@@ -445,6 +515,7 @@ where
             status,
             sender_fault: None,
             message: Some(masker.mask(&source_chain(err))),
+            injected: None,
         },
     }
 }
@@ -476,6 +547,7 @@ mod tests {
             status: Some(400),
             sender_fault: Some(true),
             message: Some("m".into()),
+            injected: None,
         }
     }
 
@@ -490,6 +562,19 @@ mod tests {
         assert!(e.matches("NonExistentQueue"));
         assert!(!e.matches("ReceiptHandleIsInvalid"));
         assert!(error(Some("ReceiptHandleIsInvalid"), None).matches("ReceiptHandleIsInvalid"));
+        // The harness's own checks know both names through the table; expectations do not.
+        let query = error(Some("AWS.SimpleQueueService.NonExistentQueue"), None);
+        assert!(query.is("QueueDoesNotExist"));
+        assert!(!query.is("QueueDeletedRecently"));
+        let moto = error(Some("InvalidParameterValue"), Some("InvalidParameterValue"));
+        assert!(!moto.matches("InvalidParameterValueException"));
+    }
+
+    #[test]
+    fn the_signing_key_id_is_read_from_the_authorization_header() {
+        let h = "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261201/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=abc";
+        assert_eq!(signing_key_id(h), Some("AKIAIOSFODNN7EXAMPLE"));
+        assert_eq!(signing_key_id("Bearer x"), None);
     }
 
     #[test]

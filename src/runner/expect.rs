@@ -45,11 +45,42 @@ pub struct Observed<'a> {
 /// Checks `obs` against `expect`.
 pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     let mut failures = Vec::new();
-    // `status: 400` alone expects an error response with that status, as `error:` does.
-    let expects_error_status = expect.status.is_some_and(|s| s >= 300);
+    // `status: 400` alone expects an error response with that status (see `expects_error`).
+    let expects_error_status = expect.error.is_none() && expect.expects_error();
     if let Some(err) = obs.error {
         let expected_this = expect.error.as_deref().is_some_and(|e| err.matches(e))
             || (expect.error.is_none() && expects_error_status && err.status == expect.status);
+        // The step's own `fault:` took this answer: the suite asked for it. Without an
+        // expectation of the answer itself it passes; what else it expects cannot be checked.
+        if !expected_this && err.injected.as_ref().is_some_and(|f| f.scope == "step") {
+            let others = expect.messages.is_some()
+                || !expect.received.is_empty()
+                || expect.successful.is_some()
+                || expect.failed.is_some()
+                || !expect.attributes.is_empty()
+                || expect.outcome.is_some();
+            return if expect.error.is_some() || expects_error_status {
+                Check::Fail(vec![format!(
+                    "expected error {}, got the step's injected fault ({}): {}",
+                    expect
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| format!("status {}", expect.status.unwrap_or_default())),
+                    err.injected
+                        .as_ref()
+                        .map(|f| f.kind.as_str())
+                        .unwrap_or_default(),
+                    err.describe()
+                )])
+            } else if others {
+                Check::Inconclusive(format!(
+                    "the step's own fault took its answer ({}); its other expectations cannot be checked",
+                    err.describe()
+                ))
+            } else {
+                Check::Pass
+            };
+        }
         if !expected_this && err.kind != FailureKind::Response {
             return match err.kind {
                 FailureKind::Refused => Check::Error(format!(
@@ -62,6 +93,9 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 }
                 FailureKind::ServerError => {
                     Check::Inconclusive(format!("server error: {}", err.describe()))
+                }
+                FailureKind::NotSent => {
+                    Check::Inconclusive(format!("not sent: {}", err.describe()))
                 }
                 _ => Check::Inconclusive(format!("no response: {}", err.describe())),
             };
@@ -279,6 +313,7 @@ mod tests {
             status: Some(400),
             sender_fault: Some(true),
             message: None,
+            injected: None,
         }
     }
 

@@ -1,23 +1,31 @@
 //! The runner: owned queues, step execution through aws-sdk-sqs, and the event stream.
 //!
-//! - `target`: building the SDK client for embedded / endpoint / AWS targets.
+//! - `target`: resolving embedded / endpoint / AWS targets (region, endpoint, account guard)
+//!   and building their SDK client.
 //! - `call`: one SQS call with every SDK attempt recorded as an evidence row.
+//! - `policy`: each call's timeout and retries, the lost-target rule, request counting.
+//! - `faults`: faults injected under the SDK (an HTTP client wrapping the run's), per case.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
 //!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
 //! - `expect`: checking a step's response against its expectations (pure).
-//! - `run`: cases in parallel, events out.
+//! - `run`: cases in parallel, events out; `schedule`: partitions and longest-first order.
+//! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
 
 pub mod call;
 pub mod case;
 pub mod expect;
+pub mod faults;
+pub mod policy;
 pub mod query_protocol;
 pub mod queues;
 pub mod run;
+pub mod schedule;
+pub mod sweep;
 pub mod target;
 
-pub use queues::Registry;
+pub use queues::{Registry, new_instance};
 pub use run::{PlannedCase, RunOutcome, RunSettings, new_run_id, preflight, run_plan};
 pub use target::{Protocol, TargetConfig, TargetKind, build_client, query_protocol_refusal};
 
@@ -27,9 +35,84 @@ use tokio::sync::{mpsc, watch};
 /// What every case of a run shares.
 pub struct RunContext {
     pub client: aws_sdk_sqs::Client,
+    /// The run's masker (its credentials, the shape rules); each case starts from a copy.
+    pub masker: crate::evidence::Masker,
     pub run_id: String,
+    /// This process's instance id, tagged on every queue it creates (`sqsprobe:instance`).
+    pub instance: String,
     pub registry: Registry,
     pub events: mpsc::UnboundedSender<Record>,
-    /// Turns true on Ctrl-C: cases stop at the next step boundary and tear down.
+    /// Turns true on a stop signal: cases stop at the next step boundary and tear down.
     pub cancel: watch::Receiver<bool>,
+    /// Set when the run itself decides to stop (credentials refused, target lost, budget).
+    pub halt: Halt,
+    /// The timeout of one attempt of a call without a long poll.
+    pub call_timeout: std::time::Duration,
+    /// Calls in a row without a response, to declare the target lost.
+    pub health: policy::Health,
+    /// Requests made, and the request budget.
+    pub usage: std::sync::Arc<policy::Usage>,
+    /// The run's seed (`--seed`): every case's fault dice are drawn from it.
+    pub seed: u64,
+    /// The HTTP client the SDK client uses, wrapped by the fault client for faulty calls.
+    pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
+}
+
+/// Why the run stopped itself: a condition no further case could get past.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HaltReason {
+    /// The target refused the run's credentials or permissions (the answer, described).
+    CredentialsRefused(String),
+    /// The target stopped answering (what was seen).
+    TargetLost(String),
+    /// A budget of the run (`--max-requests`, `--max-duration`) is spent (which).
+    Budget(String),
+}
+
+impl HaltReason {
+    /// One line for the terminal and for the findings of the cases it stopped.
+    pub fn describe(&self) -> String {
+        match self {
+            HaltReason::CredentialsRefused(why) => {
+                format!("the target refused this run's credentials or permissions ({why})")
+            }
+            HaltReason::TargetLost(why) => format!("the target was lost ({why})"),
+            HaltReason::Budget(which) => format!("{which} is spent"),
+        }
+    }
+}
+
+/// The run's own stop, shared by every case: the first reason set wins, and whoever waits
+/// on [`Halt::stopped`] wakes at once.
+#[derive(Debug, Clone)]
+pub struct Halt(std::sync::Arc<watch::Sender<Option<HaltReason>>>);
+
+impl Default for Halt {
+    fn default() -> Self {
+        Halt(std::sync::Arc::new(watch::Sender::new(None)))
+    }
+}
+
+impl Halt {
+    /// Stops the run for `reason`, unless it is already stopping for another.
+    pub fn set(&self, reason: HaltReason) {
+        self.0.send_if_modified(|r| {
+            let first = r.is_none();
+            if first {
+                *r = Some(reason);
+            }
+            first
+        });
+    }
+
+    /// Why the run stopped itself, if it did.
+    pub fn reason(&self) -> Option<HaltReason> {
+        self.0.borrow().clone()
+    }
+
+    /// Resolves once the run has stopped itself.
+    pub async fn stopped(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|r| r.is_some()).await;
+    }
 }

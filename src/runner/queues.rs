@@ -17,6 +17,42 @@ pub const MAX_QUEUE_NAME: usize = 80;
 pub const OWNER_TAG: &str = "sqsprobe:owner";
 pub const RUN_TAG: &str = "sqsprobe:run";
 pub const CASE_TAG: &str = "sqsprobe:case";
+/// A random id per sqsprobe process: two processes given the same `--run-id` share queue
+/// names, never this tag, so neither adopts (or deletes) the other's queues.
+pub const INSTANCE_TAG: &str = "sqsprobe:instance";
+
+/// A fresh instance id for this process (64 random bits, hex).
+pub fn new_instance() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+/// What a queue's tags say about whose it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ownership {
+    /// This run's tag and this process's instance.
+    Ours,
+    /// Tagged for another run or another process (the text says which).
+    Foreign(String),
+    /// No ownership tags to read (a target that drops tags, or has not applied them yet).
+    Untagged,
+}
+
+/// Reads the ownership tags of a queue against this run and process.
+pub fn ownership(tags: &HashMap<String, String>, run_id: &str, instance: &str) -> Ownership {
+    match (tags.get(RUN_TAG), tags.get(INSTANCE_TAG)) {
+        (None, None) => Ownership::Untagged,
+        (Some(run), _) if run != run_id => Ownership::Foreign(format!("run {run}")),
+        (_, Some(other)) if other != instance => Ownership::Foreign(format!(
+            "another sqsprobe process with the same run id (instance {other})"
+        )),
+        (Some(_), Some(_)) => Ownership::Ours,
+        // This run's tag without an instance: written by a process that did not know about
+        // instances, or half-applied. It cannot be proven ours.
+        (Some(_), None) | (None, Some(_)) => {
+            Ownership::Foreign("ownership tags without this process's instance".to_string())
+        }
+    }
+}
 
 /// The name prefix every queue of a run shares: `sqsprobe-<run-id>-`.
 pub fn run_prefix(run_id: &str) -> String {
@@ -156,10 +192,16 @@ pub fn create_attributes(
 }
 
 /// The tags of an owned queue: the suite's own, then ownership (which a suite cannot override).
-pub fn create_tags(def: &QueueDef, run_id: &str, case: &str) -> BTreeMap<String, String> {
+pub fn create_tags(
+    def: &QueueDef,
+    run_id: &str,
+    instance: &str,
+    case: &str,
+) -> BTreeMap<String, String> {
     let mut t = def.tags.clone();
     t.insert(OWNER_TAG.into(), "sqsprobe".into());
     t.insert(RUN_TAG.into(), run_id.into());
+    t.insert(INSTANCE_TAG.into(), instance.into());
     t.insert(CASE_TAG.into(), case.into());
     t
 }
@@ -168,6 +210,39 @@ pub fn create_tags(def: &QueueDef, run_id: &str, case: &str) -> BTreeMap<String,
 mod tests {
     use super::*;
     use crate::suite::model::{Pos, Redrive, Spanned};
+
+    #[test]
+    fn only_this_run_and_this_process_make_a_queue_ours() {
+        let tags = |run: Option<&str>, inst: Option<&str>| {
+            let mut t = HashMap::new();
+            if let Some(r) = run {
+                t.insert(RUN_TAG.to_string(), r.to_string());
+            }
+            if let Some(i) = inst {
+                t.insert(INSTANCE_TAG.to_string(), i.to_string());
+            }
+            t
+        };
+        assert_eq!(
+            ownership(&tags(Some("r1"), Some("a")), "r1", "a"),
+            Ownership::Ours
+        );
+        assert_eq!(ownership(&tags(None, None), "r1", "a"), Ownership::Untagged);
+        assert!(matches!(
+            ownership(&tags(Some("r2"), Some("a")), "r1", "a"),
+            Ownership::Foreign(w) if w.contains("run r2")
+        ));
+        assert!(matches!(
+            ownership(&tags(Some("r1"), Some("b")), "r1", "a"),
+            Ownership::Foreign(w) if w.contains("same run id")
+        ));
+        assert!(matches!(
+            ownership(&tags(Some("r1"), None), "r1", "a"),
+            Ownership::Foreign(_)
+        ));
+        assert_eq!(new_instance().len(), 16);
+        assert_ne!(new_instance(), new_instance());
+    }
 
     #[test]
     fn short_names_are_kept_whole() {
@@ -245,12 +320,16 @@ mod tests {
     #[test]
     fn ownership_tags_cannot_be_overridden() {
         let def = QueueDef {
-            tags: BTreeMap::from([(OWNER_TAG.to_string(), "someone-else".to_string())]),
+            tags: BTreeMap::from([
+                (OWNER_TAG.to_string(), "someone-else".to_string()),
+                (INSTANCE_TAG.to_string(), "forged".to_string()),
+            ]),
             ..QueueDef::default()
         };
-        let t = create_tags(&def, "run1", "case1");
+        let t = create_tags(&def, "run1", "inst1", "case1");
         assert_eq!(t[OWNER_TAG], "sqsprobe");
         assert_eq!(t[RUN_TAG], "run1");
+        assert_eq!(t[INSTANCE_TAG], "inst1");
     }
 
     #[test]

@@ -4,18 +4,18 @@
 //! channel as it happens; the consumers (evidence file, progress, reports) are independent,
 //! as in nextest's reporter design.
 
-use super::RunContext;
 use super::call::{CallMeta, record, rfc3339};
-use super::case::run_case;
+use super::case::{run_case, run_trial};
 use super::queues::{Registry, run_prefix};
 use super::target::TargetKind;
+use super::{Halt, HaltReason, RunContext};
 use crate::classify;
 use crate::conformance::{self, Profile};
 use crate::evidence::Masker;
 use crate::evidence::format::{CaseEnd, FORMAT, Phase, Record, RunEnd, RunStart, Verdict};
 use crate::suite::model::Case;
 use chrono::Utc;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{Semaphore, mpsc, watch};
@@ -43,76 +43,34 @@ pub struct RunSettings {
     pub profile: Option<Arc<Profile>>,
     /// The embedded emulator's chaos spec (canonical form) when `--chaos` was given.
     pub emulator_chaos: Option<String>,
+    /// This process's instance id (see [`super::queues::INSTANCE_TAG`]).
+    pub instance: String,
+    /// The timeout of one attempt of a call without a long poll (`--call-timeout`).
+    pub call_timeout: std::time::Duration,
+    /// Calls in a row without a response after which the target counts as lost.
+    pub lost_after: u32,
+    /// `--max-duration`: the run stops cleanly (cases cut, teardown done) once it has run this
+    /// long.
+    pub max_duration: Option<std::time::Duration>,
+    /// The run's request count and budget (`--max-requests`), shared with the reachability
+    /// check so that it counts too.
+    pub usage: Arc<super::policy::Usage>,
+    /// `K/N` when this run is one partition of a split selection.
+    pub partition: Option<String>,
+    /// The run's seed (`--seed`, else random): recorded in `run_start`, and every case's
+    /// fault dice are drawn from it, so the same seed and suite inject the same faults.
+    pub seed: u64,
+    /// `--trials N`: run every case N times (overrides each case's `trials:`).
+    pub trials: Option<u32>,
 }
 
-/// What a finished (or interrupted) run produced.
-#[derive(Debug)]
-pub struct RunOutcome {
-    pub cases: Vec<CaseEnd>,
-    pub interrupted: bool,
-    /// Owned queues that could not be deleted, by name: a user must know about these.
-    pub leftover: Vec<String>,
-    pub exit_code: i32,
-}
-
-/// Why a run could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("failed to reach the target: {0}")]
-    Unreachable(String),
-}
-
-/// Checks that the target answers (a ListQueues limited to this run's prefix, which matches
-/// nothing yet) before any case creates a queue, so a wrong endpoint is one clear error rather
-/// than one per case.
-pub async fn preflight(
-    client: &aws_sdk_sqs::Client,
-    run_id: &str,
-    events: &mpsc::UnboundedSender<Record>,
-) -> Result<(), RunError> {
-    let masker = Masker::new();
-    let meta = CallMeta {
-        run_id: run_id.to_string(),
-        case: String::new(),
-        phase: Phase::Setup,
-        step: None,
-        line: None,
-        action: "ListQueues",
-        attempt: None,
-        queue: None,
-    };
-    let prefix = run_prefix(run_id);
-    let mut rec = record(meta, &masker, |r| {
-        client
-            .list_queues()
-            .queue_name_prefix(&prefix)
-            .customize()
-            .interceptor(r)
-            .send()
-    })
-    .await;
-    for row in rec.rows.drain(..) {
-        let _ = events.send(Record::Call(row));
-    }
-    match rec.error {
-        None => Ok(()),
-        Some(err) => Err(RunError::Unreachable(err.describe())),
-    }
-}
-
-/// Runs every planned case, at most `settings.jobs` at a time, until done or `cancel` turns
-/// true. Emits `run_start`, each case's records, and `run_end`.
-pub async fn run_plan(
-    client: aws_sdk_sqs::Client,
-    plan: Vec<PlannedCase>,
+/// The first record of a run: what it is about to do, and against what.
+pub fn run_start(
     settings: &RunSettings,
-    registry: Registry,
-    events: mpsc::UnboundedSender<Record>,
-    cancel: watch::Receiver<bool>,
-) -> RunOutcome {
-    let started_at = Utc::now();
-    let started = Instant::now();
-    let _ = events.send(Record::RunStart(RunStart {
+    plan: &[PlannedCase],
+    started_at: chrono::DateTime<Utc>,
+) -> RunStart {
+    RunStart {
         format: FORMAT.to_string(),
         run_id: settings.run_id.clone(),
         sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -125,100 +83,357 @@ pub async fn run_plan(
         suites: settings.suites.clone(),
         cases: plan.iter().map(|p| p.case.id.clone()).collect(),
         emulator_chaos: settings.emulator_chaos.clone(),
-    }));
+        partition: settings.partition.clone(),
+        seed: Some(settings.seed),
+    }
+}
 
+/// Why a planned case is not run at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// It checks another wire protocol than the run's (`protocols:`).
+    Protocol,
+    /// The target profile says the target cannot run it.
+    Unsupported,
+}
+
+/// Why a planned case will not run at all, with its `case_end` (verdict `unsupported`), if
+/// it will not.
+pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Skip, CaseEnd)> {
+    let protocols = &planned.case.protocols;
+    if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
+        let end = conformance::not_run_end(
+            &settings.run_id,
+            &planned.suite,
+            &planned.case.id,
+            &rfc3339(Utc::now()),
+            format!(
+                "not run: the case checks the {} protocol only; this run uses {}",
+                protocols.join(" and "),
+                settings.protocol
+            ),
+            format!("protocols: [{}]", protocols.join(", ")),
+        );
+        return Some((Skip::Protocol, end));
+    }
+    settings.profile.as_deref().and_then(|p| {
+        conformance::unsupported_end(
+            p,
+            &settings.run_id,
+            &planned.suite,
+            &planned.case.id,
+            &rfc3339(Utc::now()),
+        )
+        .map(|end| (Skip::Unsupported, end))
+    })
+}
+
+/// The `case_end` of a case the run did not start because it had stopped itself: an error when
+/// the target broke (credentials, lost), inconclusive when a budget ran out.
+fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &HaltReason) -> CaseEnd {
+    CaseEnd {
+        verdict: match why {
+            HaltReason::Budget(_) => Verdict::Inconclusive,
+            HaltReason::CredentialsRefused(_) | HaltReason::TargetLost(_) => Verdict::Error,
+        },
+        profile_note: None,
+        ..conformance::not_run_end(
+            &settings.run_id,
+            &planned.suite,
+            &planned.case.id,
+            &rfc3339(Utc::now()),
+            format!("not run: the run stopped: {}", why.describe()),
+            String::new(),
+        )
+    }
+}
+
+/// What a finished (or interrupted) run produced.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub cases: Vec<CaseEnd>,
+    pub interrupted: bool,
+    /// Why the run stopped itself, if it did (one line for the terminal).
+    pub halted: Option<HaltReason>,
+    /// Owned queues that could not be deleted, by name: a user must know about these.
+    pub leftover: Vec<String>,
+    pub exit_code: i32,
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("failed to reach the target: {0}")]
+    Unreachable(String),
+    #[error("the target refused this run's credentials or permissions: {0}; nothing was run")]
+    CredentialsRefused(String),
+}
+
+/// Checks that the target answers (a ListQueues limited to this run's prefix, which matches
+/// nothing yet) before any case creates a queue, so a wrong endpoint is one clear error rather
+/// than one per case.
+pub async fn preflight(
+    client: &aws_sdk_sqs::Client,
+    run_id: &str,
+    usage: &super::policy::Usage,
+    events: &mpsc::UnboundedSender<Record>,
+) -> Result<Masker, RunError> {
+    let mut masker = Masker::new();
+    let meta = CallMeta {
+        run_id: run_id.to_string(),
+        case: String::new(),
+        phase: Phase::Setup,
+        step: None,
+        line: None,
+        action: "ListQueues",
+        attempt: None,
+        queue: None,
+        wait: None,
+        trial: None,
+    };
+    let prefix = run_prefix(run_id);
+    let mut rec = record(meta, &masker, |r| {
+        client
+            .list_queues()
+            .queue_name_prefix(&prefix)
+            .customize()
+            .interceptor(r)
+            .send()
+    })
+    .await;
+    usage.add(&rec.rows);
+    // The signed request names the run's credentials: from now on every output masks them.
+    for credential in &rec.credentials {
+        masker.add_credential(credential);
+    }
+    for mut row in rec.rows.drain(..) {
+        row.error_message = row.error_message.map(|m| masker.mask(&m));
+        let _ = events.send(Record::Call(row));
+    }
+    match rec.error {
+        None => Ok(masker),
+        Some(err) if err.kind == super::call::FailureKind::Refused => {
+            Err(RunError::CredentialsRefused(err.describe()))
+        }
+        Some(err) => Err(RunError::Unreachable(err.describe())),
+    }
+}
+
+/// Runs every planned case, at most `settings.jobs` at a time, until done or `cancel` turns
+/// true. Emits `run_start`, each case's records, and `run_end`.
+pub async fn run_plan(
+    client: aws_sdk_sqs::Client,
+    masker: Masker,
+    plan: Vec<PlannedCase>,
+    settings: &RunSettings,
+    registry: Registry,
+    events: mpsc::UnboundedSender<Record>,
+    cancel: watch::Receiver<bool>,
+) -> RunOutcome {
+    let started_at = Utc::now();
+    let started = Instant::now();
+    let _ = events.send(Record::RunStart(run_start(settings, &plan, started_at)));
+
+    let halt = Halt::default();
+    let http = super::faults::base_http_client(&client);
     let ctx = Arc::new(RunContext {
         client,
         run_id: settings.run_id.clone(),
+        instance: settings.instance.clone(),
+        masker,
         registry: registry.clone(),
         events: events.clone(),
         cancel: cancel.clone(),
+        halt: halt.clone(),
+        call_timeout: settings.call_timeout,
+        health: super::policy::Health::new(settings.lost_after),
+        usage: settings.usage.clone(),
+        seed: settings.seed,
+        http,
+    });
+    // The time budget: past it the run stops itself like a spent request budget.
+    let timer = settings.max_duration.map(|d| {
+        let halt = halt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(d).await;
+            halt.set(HaltReason::Budget(format!(
+                "the time budget (--max-duration {})",
+                crate::duration::format(d)
+            )));
+        })
     });
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
-    let mut tasks = tokio::task::JoinSet::new();
+    let mut tasks: tokio::task::JoinSet<Done> = tokio::task::JoinSet::new();
     let mut finished: Vec<(usize, CaseEnd)> = Vec::new();
     // Which case each task runs, so a task that panics still gets a `case_end`.
-    let mut spawned = std::collections::HashMap::new();
-    for (order, planned) in plan.into_iter().enumerate() {
-        let (suite, case_id) = (planned.suite.clone(), planned.case.id.clone());
-        let protocols = &planned.case.protocols;
-        if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
-            let end = conformance::not_run_end(
-                &settings.run_id,
-                &planned.suite,
-                &planned.case.id,
-                &rfc3339(Utc::now()),
-                format!(
-                    "not run: the case checks the {} protocol only; this run uses {}",
-                    protocols.join(" and "),
-                    settings.protocol
-                ),
-                format!("protocols: [{}]", protocols.join(", ")),
-            );
+    // Which unit each task runs, so a task that panics still gets its `case_end`.
+    let mut spawned: HashMap<tokio::task::Id, (usize, PlannedCase, Option<u32>)> = HashMap::new();
+    // Longest first: the run's wall time is bounded by its longest case, not by the tail.
+    // A multi-trial case is one unit per trial, run on fresh queues, concurrently like cases.
+    let start_order = super::schedule::longest_first(&plan);
+    let mut slots: Vec<Option<PlannedCase>> = plan.into_iter().map(Some).collect();
+    let planned: Vec<(usize, PlannedCase)> = start_order
+        .into_iter()
+        .filter_map(|i| slots[i].take().map(|p| (i, p)))
+        .collect();
+    let mut pending: HashMap<usize, TrialSet> = HashMap::new();
+    let mut units = std::collections::VecDeque::new();
+    for (order, p) in planned {
+        if let Some((_, end)) = not_runnable(&p, settings) {
+            // Cases that cannot run are answered at once, without a slot.
             let _ = events.send(Record::CaseEnd(end.clone()));
             finished.push((order, end));
             continue;
         }
-        if let Some(end) = settings.profile.as_deref().and_then(|p| {
-            conformance::unsupported_end(
-                p,
-                &settings.run_id,
-                &planned.suite,
-                &planned.case.id,
-                &rfc3339(Utc::now()),
-            )
-        }) {
-            let _ = events.send(Record::CaseEnd(end.clone()));
-            finished.push((order, end));
-            continue;
-        }
-        let ctx = ctx.clone();
-        let permits = permits.clone();
-        let cancel = cancel.clone();
-        let handle = tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await.ok()?;
-            if *cancel.borrow() {
-                return None;
+        let n = trials_of(&p.case, settings.trials);
+        if n > 1 || p.case.expect.rate.is_some() {
+            pending.insert(order, TrialSet::new(n, p.clone()));
+            for k in 1..=n {
+                units.push_back((order, p.clone(), Some(k)));
             }
-            Some((order, run_case(ctx, planned.suite, planned.case).await))
-        });
-        spawned.insert(handle.id(), (order, suite, case_id));
+        } else {
+            units.push_back((order, p, None));
+        }
     }
-    while let Some(joined) = tasks.join_next_with_id().await {
-        match joined {
-            Ok((_, Some((order, end)))) => {
-                let end = match settings.profile.as_deref() {
-                    Some(p) => conformance::apply(p, end),
-                    None => end,
-                };
-                let _ = events.send(Record::CaseEnd(end.clone()));
-                finished.push((order, end));
-            }
-            Ok((_, None)) => {}
-            Err(join_error) => {
-                // A panic in a case is a harness bug: the case ends as an error (its queues
-                // stay in the registry and are reported as left over) instead of vanishing.
-                if let Some((order, suite, case)) = spawned.remove(&join_error.id()) {
-                    let end = conformance::not_run_end(
-                        &settings.run_id,
-                        &suite,
-                        &case,
-                        &rfc3339(Utc::now()),
-                        format!(
-                            "internal error: the case task failed ({join_error}); a harness bug"
-                        ),
-                        String::new(),
-                    );
-                    let end = CaseEnd {
-                        verdict: Verdict::Error,
-                        profile_note: None,
-                        ..end
-                    };
+    let mut cancelled = cancel.clone();
+    loop {
+        if *cancelled.borrow() {
+            // Interrupted: what has not started does not start (it has no case_end).
+            units.clear();
+        }
+        if let Some(why) = halt.reason()
+            && let Some((order, p, trial)) = units.pop_front()
+        {
+            match trial {
+                None => {
+                    let end = halted_end(&p, settings, &why);
                     let _ = events.send(Record::CaseEnd(end.clone()));
                     finished.push((order, end));
                 }
+                Some(_) => {
+                    if let Some(set) = pending.get_mut(&order) {
+                        set.not_run += 1;
+                    }
+                }
             }
+            if let Some(end) = complete(&mut pending, order, settings) {
+                let _ = events.send(Record::CaseEnd(end.clone()));
+                finished.push((order, end));
+            }
+            continue;
         }
+        if units.is_empty() && tasks.is_empty() {
+            break;
+        }
+        tokio::select! {
+            // Finished cases first, so their records go out as soon as they exist.
+            biased;
+            Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
+                let (order, p, trial) = match &joined {
+                    Ok((_, done)) => (done.order, done.planned.clone(), done.trial),
+                    Err(e) => match spawned.remove(&e.id()) {
+                        Some(unit) => unit,
+                        None => continue,
+                    },
+                };
+                spawned.remove(&joined.as_ref().map(|(id, _)| *id).unwrap_or_else(|e| e.id()));
+                let outcome = match joined {
+                    Ok((_, done)) => Ok((done.end, done.judged)),
+                    // A panic in a case is a harness bug: the case ends as an error (its
+                    // queues stay in the registry and are reported as left over) instead of
+                    // vanishing.
+                    Err(join_error) => Err(format!(
+                        "internal error: the case task failed ({join_error}); a harness bug"
+                    )),
+                };
+                match (trial, outcome) {
+                    (None, Ok((end, _))) => {
+                        let end = match settings.profile.as_deref() {
+                            Some(prof) => conformance::apply(prof, end),
+                            None => end,
+                        };
+                        let _ = events.send(Record::CaseEnd(end.clone()));
+                        finished.push((order, end));
+                    }
+                    (None, Err(why)) => {
+                        let end = CaseEnd {
+                            verdict: Verdict::Error,
+                            profile_note: None,
+                            ..conformance::not_run_end(
+                                &settings.run_id,
+                                &p.suite,
+                                &p.case.id,
+                                &rfc3339(Utc::now()),
+                                why,
+                                String::new(),
+                            )
+                        };
+                        let _ = events.send(Record::CaseEnd(end.clone()));
+                        finished.push((order, end));
+                    }
+                    (Some(k), result) => {
+                        if let Some(set) = pending.get_mut(&order) {
+                            set.done(k, result);
+                        }
+                        if let Some(end) = complete(&mut pending, order, settings) {
+                            let _ = events.send(Record::CaseEnd(end.clone()));
+                            finished.push((order, end));
+                        }
+                    }
+                }
+            }
+            permit = permits.clone().acquire_owned(), if !units.is_empty() => {
+                let Ok(permit) = permit else { break };
+                let Some((order, p, trial)) = units.pop_front() else { continue };
+                if let Some(k) = trial
+                    && let Some(set) = pending.get_mut(&order)
+                    && !set.started
+                {
+                    // One case_start for all the trials, before the first of them.
+                    set.started = true;
+                    set.started_at = Utc::now();
+                    let start = super::case::case_start(
+                        &settings.run_id, &p.suite, &p.case, set.started_at, Some(set.n),
+                    );
+                    let _ = events.send(Record::CaseStart(start));
+                    let _ = k;
+                }
+                let ctx = ctx.clone();
+                let unit = (order, p.clone(), trial);
+                let handle = tasks.spawn(async move {
+                    let _permit = permit;
+                    let (end, judged) = match trial {
+                        Some(k) => {
+                            let (end, judged) =
+                                run_trial(ctx, p.suite.clone(), p.case.clone(), k).await;
+                            (end, Some(judged))
+                        }
+                        None => (run_case(ctx, p.suite.clone(), p.case.clone()).await, None),
+                    };
+                    Done { order, planned: p, trial, end, judged }
+                });
+                spawned.insert(handle.id(), unit);
+            }
+            _ = cancelled.wait_for(|c| *c), if !units.is_empty() => {}
+            _ = halt.stopped(), if !units.is_empty() && halt.reason().is_none() => {}
+        }
+    }
+    // Multi-trial cases cut short (interrupted) still say what their finished trials found;
+    // one that had not started has no case_end, like any case that had not.
+    let open: Vec<usize> = pending.keys().copied().collect();
+    for order in open {
+        if let Some(set) = pending.get_mut(&order)
+            && set.started
+        {
+            set.not_run = set.n - set.finished();
+        }
+        if let Some(end) = complete(&mut pending, order, settings) {
+            let _ = events.send(Record::CaseEnd(end.clone()));
+            finished.push((order, end));
+        }
+    }
+    if let Some(timer) = timer {
+        timer.abort();
     }
     finished.sort_by_key(|(order, _)| *order);
     let cases: Vec<CaseEnd> = finished.into_iter().map(|(_, e)| e).collect();
@@ -237,6 +452,7 @@ pub async fn run_plan(
     for c in &cases {
         *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;
     }
+    let (standard, fifo) = settings.usage.counts();
     let _ = events.send(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
         ended_at: rfc3339(Utc::now()),
@@ -244,12 +460,173 @@ pub async fn run_plan(
         interrupted,
         totals,
         exit_code,
+        requests: Some(standard + fifo),
+        fifo_requests: Some(fifo),
+        cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
     }));
     RunOutcome {
         cases,
         interrupted,
+        halted: halt.reason(),
         leftover,
         exit_code,
+    }
+}
+
+/// How many trials `case` runs: `--trials` when given, else its `trials:`.
+fn trials_of(case: &Case, cli: Option<u32>) -> u32 {
+    cli.unwrap_or(case.trials).max(1)
+}
+
+/// What a finished case task hands back.
+struct Done {
+    order: usize,
+    planned: PlannedCase,
+    trial: Option<u32>,
+    end: CaseEnd,
+    judged: Option<classify::Judgement>,
+}
+
+/// The trials of one multi-trial case while they run.
+struct TrialSet {
+    n: u32,
+    planned: PlannedCase,
+    /// By trial (index k − 1): its `trial_end` and judgement, or why its task failed.
+    results: Vec<Option<Result<(CaseEnd, classify::Judgement), String>>>,
+    /// Trials that will not run (the run stopped before them).
+    not_run: u32,
+    started: bool,
+    started_at: chrono::DateTime<Utc>,
+}
+
+impl TrialSet {
+    fn new(n: u32, planned: PlannedCase) -> TrialSet {
+        TrialSet {
+            n,
+            planned,
+            results: (0..n).map(|_| None).collect(),
+            not_run: 0,
+            started: false,
+            started_at: Utc::now(),
+        }
+    }
+
+    fn done(&mut self, trial: u32, result: Result<(CaseEnd, Option<classify::Judgement>), String>) {
+        let result = result.map(|(end, judged)| {
+            let judged = judged.unwrap_or_else(|| classify::Judgement {
+                verdict: end.verdict,
+                class: None,
+                window_end: None,
+                messages: Vec::new(),
+                decision: end.decision,
+                reason: end.reason.clone(),
+                findings: end.findings.clone(),
+            });
+            (end, judged)
+        });
+        if let Some(slot) = self.results.get_mut(trial as usize - 1) {
+            *slot = Some(result);
+        }
+    }
+
+    fn finished(&self) -> u32 {
+        self.results.iter().filter(|r| r.is_some()).count() as u32
+    }
+}
+
+/// The pooled `case_end` of a multi-trial case once every trial finished (or will not run).
+fn complete(
+    pending: &mut HashMap<usize, TrialSet>,
+    order: usize,
+    settings: &RunSettings,
+) -> Option<CaseEnd> {
+    let set = pending.get(&order)?;
+    if set.finished() + set.not_run < set.n || (!set.started && set.finished() == 0) {
+        return None;
+    }
+    let set = pending.remove(&order)?;
+    let end = pooled_end(&set, settings);
+    Some(match settings.profile.as_deref() {
+        Some(p) => conformance::apply(p, end),
+        None => end,
+    })
+}
+
+/// Pools a multi-trial case's trials into its `case_end`.
+fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
+    let case = &set.planned.case;
+    let mut judged = Vec::new();
+    let mut ends = Vec::new();
+    for result in set.results.iter().flatten() {
+        match result {
+            Ok((end, j)) => {
+                judged.push(j.clone());
+                ends.push(end);
+            }
+            Err(why) => judged.push(classify::Judgement {
+                verdict: Verdict::Error,
+                class: None,
+                window_end: None,
+                messages: Vec::new(),
+                decision: None,
+                reason: why.clone(),
+                findings: Vec::new(),
+            }),
+        }
+    }
+    let pooled = classify::trials::pool(
+        &judged,
+        case.expect.outcome.as_ref(),
+        case.expect.rate.as_ref(),
+        case.pos.line,
+    );
+    let mut verdict = pooled.verdict;
+    let mut findings = pooled.findings;
+    let mut reason = pooled.reason;
+    if set.not_run > 0 {
+        let line = format!(
+            "{} of {} trials did not run (the run stopped before them)",
+            set.not_run, set.n
+        );
+        if verdict == Verdict::Pass {
+            verdict = Verdict::Inconclusive;
+            reason = line.clone();
+        }
+        findings.push(crate::evidence::format::Finding {
+            step: None,
+            line: case.pos.line,
+            message: line,
+            status: None,
+            code: None,
+        });
+    }
+    let mut deliveries: BTreeMap<String, u32> = BTreeMap::new();
+    for e in &ends {
+        for (k, v) in &e.deliveries {
+            *deliveries.entry(k.clone()).or_default() += v;
+        }
+    }
+    let ended_at = Utc::now();
+    CaseEnd {
+        run_id: settings.run_id.clone(),
+        case: case.id.clone(),
+        suite: set.planned.suite.clone(),
+        verdict,
+        reason,
+        findings,
+        classification: None,
+        outcomes: Vec::new(),
+        decision: None,
+        window: None,
+        receives: ends.iter().map(|e| e.receives).sum(),
+        deliveries,
+        queues: ends.iter().flat_map(|e| e.queues.clone()).collect(),
+        profile_note: None,
+        started_at: rfc3339(set.started_at),
+        ended_at: rfc3339(ended_at),
+        duration_ms: (ended_at - set.started_at).num_milliseconds().max(0) as u64,
+        trial: None,
+        trials: Some(pooled.trials),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Facts about Amazon SQS itself, shared by the emulator (which answers like SQS) and the runner
-//! (which reads SQS's answers): today the table of SQS errors.
+//! (which reads SQS's answers): the table of SQS errors, and what requests cost.
 
 pub mod errors;
+pub mod pricing;
 
 pub use errors::{
     AUTH_CODES, ERRORS, ErrorSpec, THROTTLING_CODES, by_code, by_query_code, by_shape, is_auth,

@@ -8,13 +8,19 @@ mod diagnostic;
 mod limits;
 pub mod model;
 mod parse;
+mod source;
 pub(crate) mod yaml;
 
 #[cfg(test)]
+mod chaos_tests;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
 
-pub use diagnostic::Diagnostic;
 pub(crate) use diagnostic::closest;
+pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};
 pub use limits::{CALL_ALLOWANCE, Limits, case_budget, check_run};
 pub use model::*;
 pub use parse::{PROTOCOLS, parse_suite};
+pub use source::{LineIndex, too_large, utf8_text};

@@ -56,6 +56,14 @@ pub struct Case {
     pub steps: Vec<Step>,
     /// `expect:` at case level.
     pub expect: CaseExpect,
+    /// `trials: N` (1 to 1000, default 1): the runner runs the case N times, each trial on
+    /// fresh owned queues. `outcome:` then holds for every conclusive trial and `rate:`
+    /// bounds how often a class occurs over them. [`case_budget`](super::case_budget) is the
+    /// budget of one trial.
+    pub trials: u32,
+    /// `faults:` injected into every call of the case's steps that a fault selects (never
+    /// into the harness's own setup and teardown calls). Each has its `actions`.
+    pub faults: Vec<Fault>,
 }
 
 /// How the SDK retries calls made by steps. Setup and teardown always use `standard`.
@@ -138,6 +146,8 @@ pub struct Step {
     pub action: Action,
     /// `expect:` on the step; defaults to success.
     pub expect: StepExpect,
+    /// `fault:` beside `expect:`: a fault injected into this step's own calls only.
+    pub fault: Option<Fault>,
 }
 
 /// What a step does. The YAML key of each variant is given in its doc.
@@ -224,10 +234,13 @@ pub enum Action {
     ListMoveTasks { source: Spanned<String> },
     /// `cancel-move-task: {task}` (a name given by `start-move-task: {as: ...}`)
     CancelMoveTask { task: Spanned<String> },
+    /// `deny: {queue, actions: [sqs:DeleteMessage, ...], for: 5s}`
+    Deny(Deny),
 }
 
 impl Action {
-    /// The step name as written in YAML (`send`, `delete-batch`, ...).
+    /// The step name as written in YAML (`send`, `delete-batch`, ...); the grammar of each is
+    /// the parser's step table (`src/suite/parse/steps.rs`).
     pub fn keyword(&self) -> &'static str {
         match self {
             Action::Send(_) => "send",
@@ -253,35 +266,9 @@ impl Action {
             Action::StartMoveTask { .. } => "start-move-task",
             Action::ListMoveTasks { .. } => "list-move-tasks",
             Action::CancelMoveTask { .. } => "cancel-move-task",
+            Action::Deny(_) => "deny",
         }
     }
-
-    /// Every step keyword, for did-you-mean suggestions.
-    pub const KEYWORDS: &'static [&'static str] = &[
-        "send",
-        "send-batch",
-        "receive",
-        "delete",
-        "delete-batch",
-        "change-visibility",
-        "change-visibility-batch",
-        "get-attributes",
-        "set-attributes",
-        "purge",
-        "sleep",
-        "observe",
-        "create-queue",
-        "delete-queue",
-        "get-queue-url",
-        "list-queues",
-        "tag-queue",
-        "untag-queue",
-        "list-queue-tags",
-        "list-dead-letter-source-queues",
-        "start-move-task",
-        "list-move-tasks",
-        "cancel-move-task",
-    ];
 }
 
 /// A message body: literal text or generated filler of an exact size in bytes.
@@ -397,7 +384,8 @@ pub struct StepExpect {
     /// `error: Code` — the call must fail with this code. Matches the modelled type
     /// (`QueueDoesNotExist`) or the legacy query code (`AWS.SimpleQueueService.NonExistentQueue`).
     pub error: Option<String>,
-    /// `status: 400` — HTTP status of the response.
+    /// `status: 400` — HTTP status of the response. A status of 400 or more is an expected
+    /// error response even without `error:` (any code); see [`StepExpect::expects_error`].
     pub status: Option<u16>,
     /// `messages: N` — receive returned exactly N messages.
     pub messages: Option<u32>,
@@ -410,8 +398,10 @@ pub struct StepExpect {
     /// `attributes: {Name: value | "*"}` — queue attributes (get-attributes) or message
     /// system attributes of every received message (receive). `"*"` means present.
     pub attributes: BTreeMap<String, String>,
-    /// `outcome:` on an observe step: the class each tracked message must end in.
+    /// `outcome:` on an observe step: the classes each tracked message may end in.
     pub outcome: Option<OutcomeExpect>,
+    /// `rate:` on an observe step: bounds on how often each class occurs over the trials.
+    pub rate: Option<RateExpect>,
     /// `message_contains: text` — the error message contains this text (for codes AWS reuses
     /// for different reasons, such as `InvalidParameterValue`).
     pub message_contains: Option<String>,
@@ -422,6 +412,15 @@ pub struct StepExpect {
     pub within: Option<Duration>,
 }
 
+impl StepExpect {
+    /// Whether the step expects the call to be refused: `error:` names a code, or `status:`
+    /// alone is 400 or more (an error response with that status, whatever its code). Without
+    /// either the step expects success, and `status:` below 400 is the success's status.
+    pub fn expects_error(&self) -> bool {
+        self.error.is_some() || self.status.is_some_and(|s| s >= 400)
+    }
+}
+
 /// One expected `Failed[]` entry of a batch response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailedEntryExpect {
@@ -430,14 +429,20 @@ pub struct FailedEntryExpect {
     pub sender_fault: Option<bool>,
 }
 
-/// The outcome classes of a bounded observation (see [`crate::classify`]).
+/// The outcome classes of a bounded observation (see [`crate::classify`]), per tracked message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OutcomeClass {
+    /// Seen in the window, and delivered earlier in the case (by any receive, any attempt,
+    /// or a move to a dead-letter queue): it came back.
     ObservedRedelivery,
+    /// Not seen, and the whole window was watched to its end.
     NoRedeliveryWithinWindow,
+    /// Anything that cannot be vouched for: a cut window, a lost or unknown response, a
+    /// message that was never sent. Never an expectation, never a pass.
     Inconclusive,
-    /// Seen in the window for the first time (never delivered earlier in the case): a label
-    /// beside the three classes, so delay and dead-letter checks can expect it.
+    /// Seen in the window for the first time: never delivered earlier in the case. Not a
+    /// redelivery (a `send; observe` case, a delayed message, a DLQ's first sight), and
+    /// expectable, for delay and dead-letter checks.
     Delivered,
 }
 
@@ -452,6 +457,18 @@ impl OutcomeClass {
         }
     }
 
+    /// The class of a snake_case name (`inconclusive` included).
+    pub fn from_name(name: &str) -> Option<OutcomeClass> {
+        [
+            OutcomeClass::ObservedRedelivery,
+            OutcomeClass::NoRedeliveryWithinWindow,
+            OutcomeClass::Inconclusive,
+            OutcomeClass::Delivered,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == name)
+    }
+
     /// The names a suite may expect (`inconclusive` is never a valid expectation).
     pub const EXPECTABLE: &'static [&'static str] = &[
         "observed_redelivery",
@@ -460,11 +477,74 @@ impl OutcomeClass {
     ];
 }
 
-/// `outcome: observed_redelivery` (every tracked message) or `outcome: {m1: ..., m2: ...}`.
+/// The classes an `outcome:` allows: one (`delivered`) or a list
+/// (`[observed_redelivery, no_redelivery_within_window]`, for behaviour AWS leaves open).
+/// Sorted, without repeats, never empty and never `Inconclusive`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedClasses(Vec<OutcomeClass>);
+
+impl AllowedClasses {
+    /// The classes given, sorted and deduplicated; `None` when empty or when one is
+    /// `Inconclusive`.
+    pub fn new(classes: impl IntoIterator<Item = OutcomeClass>) -> Option<AllowedClasses> {
+        let mut v: Vec<OutcomeClass> = classes.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        (!v.is_empty() && !v.contains(&OutcomeClass::Inconclusive)).then_some(AllowedClasses(v))
+    }
+
+    /// Whether an observed `class` meets the expectation (`Inconclusive` never does; the
+    /// runner reports it as inconclusive, not as a failure).
+    pub fn allows(&self, class: OutcomeClass) -> bool {
+        self.0.contains(&class)
+    }
+
+    /// The allowed classes, in order.
+    pub fn classes(&self) -> &[OutcomeClass] {
+        &self.0
+    }
+
+    /// `delivered`, or `observed_redelivery or no_redelivery_within_window`.
+    pub fn describe(&self) -> String {
+        let names: Vec<&str> = self.0.iter().map(|c| c.as_str()).collect();
+        names.join(" or ")
+    }
+}
+
+impl From<OutcomeClass> for AllowedClasses {
+    /// One class. `Inconclusive` is not an expectation: the parser never builds this.
+    fn from(class: OutcomeClass) -> AllowedClasses {
+        AllowedClasses(vec![class])
+    }
+}
+
+/// `outcome: <classes>` (every tracked message) or `outcome: {m1: <classes>, m2: ...}`, where
+/// `<classes>` is one class or a list. With `trials:`, every conclusive trial must meet it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutcomeExpect {
-    All(Spanned<OutcomeClass>),
-    PerMessage(BTreeMap<String, Spanned<OutcomeClass>>),
+    All(Spanned<AllowedClasses>),
+    PerMessage(BTreeMap<String, Spanned<AllowedClasses>>),
+}
+
+/// `rate: {<class>: {at_least?, at_most?}, ...}`: how often each class may occur.
+///
+/// The rate of a class is the share of the case's conclusive trials whose observation ends
+/// in that class (the observation's overall class, as `case_end.classification` reports it);
+/// inconclusive trials are counted and reported but never in the denominator. The runner
+/// judges a bound on the two-sided 95% Clopper–Pearson interval of that share: the bound
+/// passes when the whole interval is inside it, fails when the whole interval is outside,
+/// and is inconclusive when the interval straddles it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RateExpect {
+    pub bounds: BTreeMap<OutcomeClass, Spanned<RateBound>>,
+}
+
+/// Bounds on one class's rate, as fractions in `0.0..=1.0` (`5%` is `0.05`). At least one is
+/// set, and `at_least <= at_most` when both are.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RateBound {
+    pub at_least: Option<f64>,
+    pub at_most: Option<f64>,
 }
 
 /// Case-level expectations.
@@ -472,6 +552,103 @@ pub enum OutcomeExpect {
 pub struct CaseExpect {
     /// `expect: {outcome: ...}` — applies to the case's last observe step.
     pub outcome: Option<OutcomeExpect>,
+    /// `expect: {rate: ...}` — applies to the case's last observe step, over its trials.
+    pub rate: Option<RateExpect>,
+}
+
+/// Every SQS API operation, by its API name: what a fault's `action:` may select.
+pub const SQS_OPERATIONS: &[&str] = &[
+    "AddPermission",
+    "CancelMessageMoveTask",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+    "CreateQueue",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "DeleteQueue",
+    "GetQueueAttributes",
+    "GetQueueUrl",
+    "ListDeadLetterSourceQueues",
+    "ListMessageMoveTasks",
+    "ListQueueTags",
+    "ListQueues",
+    "PurgeQueue",
+    "ReceiveMessage",
+    "RemovePermission",
+    "SendMessage",
+    "SendMessageBatch",
+    "SetQueueAttributes",
+    "StartMessageMoveTask",
+    "TagQueue",
+    "UntagQueue",
+];
+
+/// A fault injected under the SDK into the calls it selects (the runner's HTTP connector
+/// does it, so it works against every target, real AWS included).
+///
+/// Of the calls of the case's steps whose operation is in `actions`, in the order they are
+/// made (each attempt of a retried call counts), the first `after` are skipped; each later
+/// one is hit with `probability`, drawn from the run's `--seed`; at most `times` are hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    /// Where the fault's mapping is written.
+    pub pos: Pos,
+    pub kind: FaultKind,
+    /// The operations whose calls it may hit (`action:`, one name or a list). At step level
+    /// it defaults to every operation the step makes (an observe: ReceiveMessage and
+    /// DeleteMessage), and a given one must be among them.
+    pub actions: Vec<Spanned<String>>,
+    /// `probability:` in `0.0..=1.0` (default 1).
+    pub probability: f64,
+    /// `after: N`: skip the first N selected calls (default 0).
+    pub after: u32,
+    /// `times: N`: hit at most N calls (default: no limit).
+    pub times: Option<u32>,
+}
+
+/// What happens to a call a fault hits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FaultKind {
+    /// `latency` with `delay: 2s`: the request waits that long, then goes on.
+    Latency { delay: Duration },
+    /// `timeout`: the attempt times out; the request is never sent (`completion: info`).
+    Timeout,
+    /// `throttle`: answered locally with the throttling error AWS SQS uses, never sent.
+    Throttle,
+    /// `error` with `status` (400–599) and optional `code`: answered locally, never sent.
+    Error { status: u16, code: Option<String> },
+    /// `reset`: the connection drops before the request is sent.
+    Reset,
+    /// `lose-response`: the request reaches the target and takes effect; the response is
+    /// dropped (`completion: info`, the canonical ambiguous acknowledgement).
+    LoseResponse,
+}
+
+impl FaultKind {
+    /// The `kind:` name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            FaultKind::Latency { .. } => "latency",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Throttle => "throttle",
+            FaultKind::Error { .. } => "error",
+            FaultKind::Reset => "reset",
+            FaultKind::LoseResponse => "lose-response",
+        }
+    }
+}
+
+/// `deny: {queue, actions, for}`: a server-side fault. The runner sets a queue policy with
+/// an explicit Deny of `actions` for the run's own principal, leaves it for `duration` while
+/// the next steps go on, then removes it (and always at teardown).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deny {
+    pub queue: Spanned<String>,
+    /// IAM action names as written, each `sqs:<Operation>` of [`SQS_OPERATIONS`]; never the
+    /// ones teardown needs (`sqs:SetQueueAttributes`, `sqs:DeleteQueue`).
+    pub actions: Vec<Spanned<String>>,
+    /// `for:` how long the deny stays.
+    pub duration: Duration,
 }
 
 /// The queue labels a raw attribute value refers to as `${arn:<label>}`.

@@ -98,20 +98,27 @@ fn shipped_suites_parse_cleanly() {
 }
 
 #[test]
-fn docs_example_parses_cleanly() {
+fn docs_examples_parse_cleanly() {
+    // Every complete example (a block that starts a file); fragments are left out.
     let doc = include_str!("../../docs/suite-format.md");
-    let start = doc.find("```yaml\n").expect("an example") + 8;
-    let end = start + doc[start..].find("```").expect("closed");
-    let src = &doc[start..end];
-    if let Err(errs) = parse_suite("docs/example.yaml", src, &Limits::default()) {
-        panic!(
-            "{}",
-            errs.iter()
-                .map(|d| d.render(src))
-                .collect::<Vec<_>>()
-                .join("\n\n")
-        );
+    let mut checked = 0;
+    for block in doc.split("```yaml\n").skip(1) {
+        let src = &block[..block.find("```").expect("closed")];
+        if !(src.starts_with("cases:") || src.starts_with("suite:") || src.starts_with('#')) {
+            continue;
+        }
+        checked += 1;
+        if let Err(errs) = parse_suite("docs/example.yaml", src, &Limits::default()) {
+            panic!(
+                "{}",
+                errs.iter()
+                    .map(|d| d.render(src))
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            );
+        }
     }
+    assert!(checked >= 3, "{checked} examples");
 }
 
 #[test]
@@ -218,10 +225,12 @@ fn bad_durations() {
 
 #[test]
 fn unbounded_case_is_refused_at_its_id() {
-    let src = with_steps("      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n");
+    let src = with_steps(
+        "      - send: {queue: q, body: x}\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n",
+    );
     assert_eq!(
         only_error(&src),
-        "suites/x.yaml:2:9: case `c1` may take up to 366s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
+        "suites/x.yaml:2:9: case `c1` may take up to 368s (sleeps, receive waits, observe windows and 2s per SQS call), over the limit of 5m (shorten sleeps or observe windows, or split the case)"
     );
 }
 
@@ -257,7 +266,7 @@ fn with_steps_in(head: &str, steps: &str) -> String {
 #[test]
 fn slow_cases_have_their_own_larger_bound() {
     let limits = Limits::default();
-    let slow = "suite: s\ncases:\n  - id: c1\n    tags: [slow]\n    behaviour: b\n    source: s\n    queues:\n      q: {}\n    steps:\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n";
+    let slow = "suite: s\ncases:\n  - id: c1\n    tags: [slow]\n    behaviour: b\n    source: s\n    queues:\n      q: {}\n    steps:\n      - send: {queue: q, body: x}\n      - sleep: 5m\n      - observe: {queue: q, window: 1m}\n";
     assert!(parse_suite("suites/x.yaml", slow, &limits).is_ok());
     let too_slow = slow.replace("sleep: 5m", "sleep: 15m");
     assert!(parse_suite("suites/x.yaml", &too_slow, &limits).is_err());
@@ -328,16 +337,16 @@ fn reference_checks() {
             "8:34: unknown move task `t`",
         ),
         (
-            "      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
-            "9:27: `inconclusive` is never an expectation",
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
+            "10:27: `inconclusive` is never an expectation",
         ),
         (
-            "      - observe: {queue: q, window: 1s}\n        expect: {outcome: observed_redelivry}\n",
-            "9:27: unknown outcome class `observed_redelivry` (did you mean `observed_redelivery`?)",
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s}\n        expect: {outcome: observed_redelivry}\n",
+            "10:27: unknown outcome class `observed_redelivry` (did you mean `observed_redelivery`?)",
         ),
         (
-            "      - observe: {queue: q, window: 1s, max_receives: 101}\n",
-            "8:55: `max_receives` is 101, over the limit of 100",
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s, max_receives: 101}\n",
+            "9:55: `max_receives` is 101, over the limit of 100",
         ),
         (
             "      - sleep: 1s\n        expect: {error: X}\n",
@@ -573,5 +582,89 @@ fn message_text_absent_attributes_and_within_are_parsed() {
     assert_eq!(
         only_error(&src),
         "suites/x.yaml:9:18: unknown key `absnt` in a step `expect` (did you mean `absent`?)"
+    );
+}
+
+#[test]
+fn an_observe_with_nothing_to_track_is_an_error_at_its_keyword() {
+    let err = only_error(&with_steps(
+        "      - purge: {queue: q}\n      - observe: {queue: q, window: 1s}\n",
+    ));
+    assert_eq!(
+        err,
+        "suites/x.yaml:9:9: this `observe` has nothing to track: no earlier step of the case sends a message (send the messages to watch in an earlier step (`send` or `send-batch`), or name them with `messages: [...]`)"
+    );
+    // `messages: []` tracks every message sent: still nothing.
+    let err = only_error(&with_steps(
+        "      - observe: {queue: q, window: 1s, messages: []}\n",
+    ));
+    assert!(
+        err.starts_with("suites/x.yaml:8:9: this `observe` has nothing to track"),
+        "{err}"
+    );
+    // A label that was never sent is reported as such, once.
+    let err = only_error(&with_steps(
+        "      - observe: {queue: q, window: 1s, messages: [m1]}\n",
+    ));
+    assert!(err.contains("unknown message `m1`"), "{err}");
+    // A send after the observe does not count; a batch entry before it does.
+    let err = only_error(&with_steps(
+        "      - observe: {queue: q, window: 1s}\n      - send: {queue: q, body: x}\n",
+    ));
+    assert!(err.contains("nothing to track"), "{err}");
+    parse(&with_steps(
+        "      - send-batch: {queue: q, entries: [{body: x}]}\n      - observe: {queue: q, window: 1s}\n",
+    ))
+    .unwrap();
+}
+
+#[test]
+fn the_budget_counts_the_queue_receive_wait_for_receives_without_wait() {
+    let budget = |queues: &str, steps: &str| {
+        let src = format!(
+            "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues: {queues}\n    steps:\n{steps}"
+        );
+        case_budget(&parse(&src).unwrap().cases[0])
+    };
+    let call = CALL_ALLOWANCE;
+    let receive = "      - receive: {queue: q}\n";
+    // 2 calls for the queue, 1 for the receive, plus the queue's 20 s long poll.
+    assert_eq!(
+        budget("{q: {receive_wait: 20s}}", receive),
+        Duration::from_secs(20) + call * 3
+    );
+    // The raw attribute counts too; a step's own `wait` wins; AWS's 20 s cap applies.
+    assert_eq!(
+        budget(
+            "{q: {attributes: {ReceiveMessageWaitTimeSeconds: '7'}}}",
+            receive
+        ),
+        Duration::from_secs(7) + call * 3
+    );
+    assert_eq!(
+        budget(
+            "{q: {receive_wait: 20s}}",
+            "      - receive: {queue: q, wait: 1s}\n"
+        ),
+        Duration::from_secs(1) + call * 3
+    );
+    assert_eq!(
+        budget("{q: {receive_wait: 1h}}", receive),
+        Duration::from_secs(20) + call * 3
+    );
+    // Set by a step: counted from that step on, and a lower value later keeps the higher
+    // one (the set may have been refused).
+    let steps = "      - receive: {queue: q}\n      - set-attributes: {queue: q, attributes: {ReceiveMessageWaitTimeSeconds: '5'}}\n      - receive: {queue: q}\n      - set-attributes: {queue: q, attributes: {ReceiveMessageWaitTimeSeconds: '1'}}\n      - receive: {queue: q}\n";
+    assert_eq!(budget("{q: {}}", steps), Duration::from_secs(10) + call * 7);
+    let steps = "      - create-queue: {queue: n, receive_wait: 3s}\n      - receive: {queue: n}\n";
+    assert_eq!(budget("{}", steps), Duration::from_secs(3) + call * 2);
+}
+
+#[test]
+fn a_syntax_error_at_the_end_of_a_file_without_a_final_break_points_inside_it() {
+    // saphyr puts it on line 2, which this file does not have (found by proptests.rs).
+    assert_eq!(
+        only_error("%aA"),
+        "suites/x.yaml:1:4: invalid YAML: did not find expected <document start>"
     );
 }

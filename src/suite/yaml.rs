@@ -1,18 +1,81 @@
-//! Reading saphyr's marked node tree: typed scalars, checked mappings, and positions.
+//! Reading YAML files: the one-document loader, and saphyr's marked node tree read as typed
+//! scalars, checked mappings, and positions.
 //!
-//! Every accessor reports its own error (at the node's position) into the [`Reader`] and
-//! returns `None`, so callers can keep going and collect every problem in one pass.
+//! [`load_document`] is the only place a file's text becomes a YAML tree (suites and target
+//! profiles both go through it). Every [`Reader`] accessor reports its own error (at the
+//! node's position) and returns `None`, so callers can keep going and collect every problem
+//! in one pass.
 
 use std::time::Duration;
 
-use saphyr::{MarkedYaml, Scalar, YamlData};
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
 use super::diagnostic::{Diagnostic, closest, suggest};
 use super::model::Pos;
+use super::source::LineIndex;
 use crate::duration;
 
 /// A node of the parsed file.
 pub(crate) type Node<'n> = MarkedYaml<'n>;
+
+/// What kind of file a document is, for the loader's messages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DocumentKind {
+    /// `suite file` or `profile`: "the suite file is empty", "a profile holds one YAML
+    /// document".
+    pub noun: &'static str,
+    /// What an empty file should hold, shown as the hint of the empty-file error.
+    pub empty_hint: &'static str,
+}
+
+/// The one document of a file, and the problems that do not stop decoding it.
+pub(crate) struct Document<'s> {
+    pub root: Node<'s>,
+    /// A second document is reported here, while the first is still decoded so that its
+    /// errors are reported in the same pass.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Loads a file that must hold exactly one YAML document. A syntax error (at its position)
+/// or an empty file is the only diagnostic; a further document is one more, beside the first.
+pub(crate) fn load_document<'s>(
+    path: &str,
+    source: &'s str,
+    kind: DocumentKind,
+) -> Result<Document<'s>, Vec<Diagnostic>> {
+    let docs = match MarkedYaml::load_from_str(source) {
+        Ok(docs) => docs,
+        Err(e) => {
+            let at = LineIndex::new(source).clamp(marker_pos(e.marker()));
+            let d = Diagnostic::new(path, at, 1, format!("invalid YAML: {}", e.info()));
+            return Err(vec![d]);
+        }
+    };
+    let mut docs = docs.into_iter();
+    let Some(root) = docs.next() else {
+        let d = Diagnostic::new(
+            path,
+            Pos { line: 1, col: 1 },
+            1,
+            format!("the {} is empty", kind.noun),
+        )
+        .with_hint(kind.empty_hint);
+        return Err(vec![d]);
+    };
+    let diags = docs
+        .next()
+        .map(|second| {
+            Diagnostic::new(
+                path,
+                pos(&second),
+                width(&second),
+                format!("a {} holds one YAML document; found another", kind.noun),
+            )
+        })
+        .into_iter()
+        .collect();
+    Ok(Document { root, diags })
+}
 
 /// 1-based position of a node.
 pub(crate) fn pos(node: &Node) -> Pos {
@@ -50,6 +113,16 @@ pub(crate) struct Fields<'a, 'n> {
 }
 
 impl<'a, 'n> Fields<'a, 'n> {
+    /// No keys at all, for a value that is not a mapping (`sleep: 1s`).
+    pub fn empty(owner: &'a Node<'n>, what: &str) -> Fields<'a, 'n> {
+        Fields {
+            owner,
+            what: what.to_string(),
+            entries: Vec::new(),
+            suggested: Vec::new(),
+        }
+    }
+
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&'a Node<'n>> {
         self.entries
@@ -81,6 +154,8 @@ impl<'a, 'n> Fields<'a, 'n> {
 pub(crate) struct Reader<'s> {
     pub path: &'s str,
     pub source: &'s str,
+    /// Built once per file, so reading a scalar's written text is not a scan of the file.
+    index: LineIndex<'s>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -89,6 +164,7 @@ impl<'s> Reader<'s> {
         Reader {
             path,
             source,
+            index: LineIndex::new(source),
             diags: Vec::new(),
         }
     }
@@ -111,8 +187,9 @@ impl<'s> Reader<'s> {
         if s.line() != e.line() {
             return None;
         }
-        let line = self.source.lines().nth(s.line().checked_sub(1)?)?;
-        Some(line.chars().skip(s.col()).take(e.col() - s.col()).collect())
+        let from = self.index.byte_of(marker_pos(&s))?;
+        let to = self.index.byte_of(marker_pos(&e))?;
+        Some(self.source.get(from..to)?.to_string())
     }
 
     fn describe(node: &Node) -> &'static str {
@@ -189,6 +266,51 @@ impl<'s> Reader<'s> {
                 );
                 None
             }
+        }
+    }
+
+    /// A share: `5%`, `12.5%` or a fraction such as `0.05` (0 and 1 are fractions too).
+    pub fn share(&mut self, n: &Node, what: &str) -> Option<f64> {
+        const HINT: &str = "write a percentage such as `5%` or a fraction such as `0.05`";
+        let value = match &n.data {
+            YamlData::Value(Scalar::FloatingPoint(f)) => f.into_inner(),
+            YamlData::Value(Scalar::Integer(i)) => *i as f64,
+            YamlData::Value(Scalar::String(s)) => {
+                let parsed = s
+                    .trim()
+                    .strip_suffix('%')
+                    .and_then(|p| p.trim().parse::<f64>().ok())
+                    .filter(|p| p.is_finite());
+                match parsed {
+                    Some(p) if (0.0..=100.0).contains(&p) => return Some(p / 100.0),
+                    Some(p) => {
+                        self.error_hint(
+                            n,
+                            format!("{what} must be between 0% and 100%, found {p}%"),
+                            HINT,
+                        );
+                        return None;
+                    }
+                    None => {
+                        self.error_hint(n, format!("expected {what} (a share), found `{s}`"), HINT);
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                self.error_hint(n, format!("expected {what} (a share)"), HINT);
+                return None;
+            }
+        };
+        if (0.0..=1.0).contains(&value) {
+            Some(value)
+        } else {
+            self.error_hint(
+                n,
+                format!("{what} must be a fraction between 0 and 1, found {value}"),
+                HINT,
+            );
+            None
         }
     }
 
@@ -377,5 +499,48 @@ impl<'s> Reader<'s> {
             }
         }
         ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KIND: DocumentKind = DocumentKind {
+        noun: "profile",
+        empty_hint: "a profile is a mapping",
+    };
+
+    fn one_lines(r: Result<Document, Vec<Diagnostic>>) -> Vec<String> {
+        match r {
+            Ok(doc) => doc.diags.iter().map(Diagnostic::one_line).collect(),
+            Err(diags) => diags.iter().map(Diagnostic::one_line).collect(),
+        }
+    }
+
+    #[test]
+    fn one_document_loads_with_no_problems() {
+        let doc = load_document("p.yaml", "a: 1\n", KIND).ok().unwrap();
+        assert!(doc.diags.is_empty());
+        assert!(doc.root.data.is_mapping());
+    }
+
+    #[test]
+    fn empty_files_several_documents_and_syntax_errors_are_positioned() {
+        assert_eq!(
+            one_lines(load_document("p.yaml", "# only a comment\n", KIND)),
+            ["p.yaml:1:1: the profile is empty (a profile is a mapping)"]
+        );
+        // The second document is reported, and the first is still returned for decoding.
+        let two = load_document("p.yaml", "a: 1\n---\nb: 2\n", KIND);
+        assert!(two.as_ref().is_ok_and(|d| d.root.data.is_mapping()));
+        assert_eq!(
+            one_lines(two),
+            ["p.yaml:3:1: a profile holds one YAML document; found another"]
+        );
+        assert_eq!(
+            one_lines(load_document("p.yaml", "a: [1\n", KIND)),
+            ["p.yaml:2:1: invalid YAML: while parsing a flow sequence, expected ',' or ']'"]
+        );
     }
 }

@@ -63,10 +63,30 @@ pub struct LoseResponse {
     pub nth: usize,
 }
 
+/// What the proxy does wrong on purpose.
+#[derive(Debug, Clone, Default)]
+pub struct Mischief {
+    /// Lose one response (the request still takes effect upstream).
+    pub lose: Option<LoseResponse>,
+    /// From the `nth` (1-based) request to this `X-Amz-Target` on, answer every request
+    /// itself with 400 `UnrecognizedClientException`, as AWS does to credentials it no longer
+    /// accepts.
+    pub refuse_from: Option<(String, usize)>,
+    /// Answer every request to this `X-Amz-Target` itself: (target, status, `__type`).
+    pub fail: Option<(String, u16, String)>,
+    /// Hold every request to this `X-Amz-Target` this long before forwarding it.
+    pub delay: Option<(String, std::time::Duration)>,
+    /// Answer every request to this `X-Amz-Target` (or query `Action`) itself with a 400 whose
+    /// message quotes the request's signing key id and session token, as a careless server
+    /// might: the leak tests prove no output repeats them.
+    pub echo_credentials: Option<String>,
+}
+
 #[derive(Debug, Default)]
 struct Losing {
-    rule: Option<LoseResponse>,
+    rule: Mischief,
     matched: usize,
+    refuse_matched: usize,
 }
 
 /// A running proxy.
@@ -102,6 +122,41 @@ fn collect(value: &serde_json::Value, seen: &mut Seen) {
     }
 }
 
+/// Handles and bodies of the query protocol: form fields in requests (`ReceiptHandle=`,
+/// `...ReceiptHandle=`, `MessageBody=`), XML elements in responses (`<ReceiptHandle>`,
+/// `<Body>`), unescaped as a client would see them.
+fn collect_query(body: &[u8], seen: &mut Seen) {
+    for (k, v) in form_urlencoded::parse(body) {
+        if k.ends_with("ReceiptHandle") {
+            seen.handles.insert(v.into_owned());
+        } else if k.ends_with("MessageBody") {
+            seen.bodies.insert(v.into_owned());
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    for (tag, into_handles) in [("ReceiptHandle", true), ("Body", false)] {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        let mut rest = text.as_ref();
+        while let Some(start) = rest.find(&open) {
+            let after = &rest[start + open.len()..];
+            let Some(end) = after.find(&close) else { break };
+            let value = after[..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&#xD;", "\r")
+                .replace("&amp;", "&");
+            if into_handles {
+                seen.handles.insert(value);
+            } else {
+                seen.bodies.insert(value);
+            }
+            rest = &after[end..];
+        }
+    }
+}
+
 async fn forward(
     req: Request<Incoming>,
     upstream: SocketAddr,
@@ -111,17 +166,106 @@ async fn forward(
     let (parts, body) = req.into_parts();
     let body = body.collect().await?.to_bytes();
     let wire = wire_request(&parts.headers, &body);
-    let lose = {
+    let (lose, refuse) = {
         let mut l = losing.lock().unwrap();
-        let hit = matches!((&l.rule, &wire), (Some(r), WireRequest::Json(t)) if *t == r.target);
+        if matches!((&l.rule.refuse_from, &wire), (Some((target, _)), WireRequest::Json(t)) if t == target)
+        {
+            l.refuse_matched += 1;
+        }
+        let refuse = l
+            .rule
+            .refuse_from
+            .as_ref()
+            .is_some_and(|(_, nth)| l.refuse_matched >= *nth);
+        let hit =
+            matches!((&l.rule.lose, &wire), (Some(r), WireRequest::Json(t)) if *t == r.target);
         if hit {
             l.matched += 1;
         }
-        hit && l.rule.as_ref().is_some_and(|r| r.nth == l.matched)
+        let lose = hit && l.rule.lose.as_ref().is_some_and(|r| r.nth == l.matched);
+        (lose, refuse)
+    };
+    let fail = {
+        let l = losing.lock().unwrap();
+        l.rule
+            .fail
+            .clone()
+            .filter(|(target, _, _)| matches!(&wire, WireRequest::Json(t) if t == target))
+    };
+    let delay = {
+        let l = losing.lock().unwrap();
+        l.rule
+            .delay
+            .clone()
+            .filter(|(target, _)| matches!(&wire, WireRequest::Json(t) if t == target))
+    };
+    let echo = {
+        let l = losing.lock().unwrap();
+        l.rule
+            .echo_credentials
+            .as_ref()
+            .is_some_and(|target| match &wire {
+                WireRequest::Json(t) => t == target || t.ends_with(&format!(".{target}")),
+                WireRequest::Query { action, .. } => action == target,
+                WireRequest::Other => false,
+            })
     };
     seen.lock().unwrap().requests.push(wire);
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
-        collect(&v, &mut seen.lock().unwrap());
+    if echo {
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let key = header("authorization")
+            .split("Credential=")
+            .nth(1)
+            .and_then(|c| c.split('/').next())
+            .unwrap_or_default()
+            .to_string();
+        let message = format!(
+            "request signed by {key} with token {} for {} is not valid here",
+            header("x-amz-security-token"),
+            "arn:aws:sts::123456789012:assumed-role/deploy-role/ci-session-42"
+        );
+        let body = serde_json::json!({
+            "__type": "com.amazonaws.sqs#InvalidParameterValue",
+            "message": message,
+        });
+        return Ok(Response::builder()
+            .status(400)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amzn-query-error", "InvalidParameterValue;Sender")
+            .body(Full::new(Bytes::from(body.to_string())))?);
+    }
+    if let Some((_, pause)) = delay {
+        tokio::time::sleep(pause).await;
+    }
+    if let Some((_, status, code)) = fail {
+        let body = format!(
+            r#"{{"__type":"com.amazonaws.sqs#{code}","message":"failed by the test proxy"}}"#
+        );
+        return Ok(Response::builder()
+            .status(status)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amzn-query-error", format!("{code};Receiver"))
+            .body(Full::new(Bytes::from(body)))?);
+    }
+    if refuse {
+        let body = r#"{"__type":"com.amazon.coral.service#UnrecognizedClientException","message":"The security token included in the request is invalid."}"#;
+        let resp = Response::builder()
+            .status(400)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amzn-requestid", "refused-by-proxy")
+            .body(Full::new(Bytes::from_static(body.as_bytes())))?;
+        return Ok(resp);
+    }
+    match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(v) => collect(&v, &mut seen.lock().unwrap()),
+        Err(_) => collect_query(&body, &mut seen.lock().unwrap()),
     }
     let stream = TcpStream::connect(upstream).await?;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
@@ -134,26 +278,27 @@ async fn forward(
     let resp = sender.send_request(out).await?;
     let (parts, body) = resp.into_parts();
     let body = body.collect().await?.to_bytes();
+    match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(v) => collect(&v, &mut seen.lock().unwrap()),
+        Err(_) => collect_query(&body, &mut seen.lock().unwrap()),
+    }
     if lose {
         // The request took effect upstream; the client never hears of it.
         return Err("response lost on purpose".into());
-    }
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) {
-        collect(&v, &mut seen.lock().unwrap());
     }
     Ok(Response::from_parts(parts, Full::new(body)))
 }
 
 /// Starts a proxy on a free loopback port in front of `upstream`.
 pub async fn start(upstream: SocketAddr) -> Proxy {
-    start_losing(upstream, None).await
+    start_with(upstream, Mischief::default()).await
 }
 
-/// Starts a proxy that loses the response `lose` names (if any).
-pub async fn start_losing(upstream: SocketAddr, lose: Option<LoseResponse>) -> Proxy {
+/// Starts a proxy that does `mischief`.
+pub async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
     let losing = Arc::new(Mutex::new(Losing {
-        rule: lose,
-        matched: 0,
+        rule: mischief,
+        ..Losing::default()
     }));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
     let addr = listener.local_addr().expect("proxy addr");

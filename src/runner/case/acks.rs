@@ -126,6 +126,9 @@ impl CaseRun {
         )
         .await;
         self.note_handle_row(&mut rec, &handle, info.as_ref());
+        for row in &mut rec.rows {
+            row.lease_ms = Some(timeout.as_millis() as u64);
+        }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
@@ -181,6 +184,16 @@ impl CaseRun {
             },
             false,
         );
+        // Each entry's new lease, for the report's lease bars.
+        let leases: HashMap<&str, u64> = entries
+            .iter()
+            .map(|e| (e.id.as_str(), e.timeout.as_millis() as u64))
+            .collect();
+        if let Some(row) = rec.rows.last_mut() {
+            for entry in &mut row.entries {
+                entry.lease_ms = leases.get(entry.id.as_str()).copied();
+            }
+        }
         Ok(self.judge(
             step,
             &mut rec,
@@ -205,6 +218,7 @@ impl CaseRun {
             code: Some(f.code().to_string()),
             sender_fault: Some(f.sender_fault()),
             error_message: f.message().map(|m| self.masker.mask(m)),
+            lease_ms: None,
         }
     }
 
@@ -250,6 +264,7 @@ impl CaseRun {
                 code: None,
                 sender_fault: None,
                 error_message: None,
+                lease_ms: None,
             });
             outcome.successful.push(id.clone());
         }
@@ -442,9 +457,12 @@ impl AckAnswer {
     pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
         match error.map(|e| &e.kind) {
             None => AckAnswer::Done,
-            Some(FailureKind::Response | FailureKind::Refused | FailureKind::Throttled) => {
-                AckAnswer::Refused
-            }
+            Some(
+                FailureKind::Response
+                | FailureKind::Refused
+                | FailureKind::Throttled
+                | FailureKind::NotSent,
+            ) => AckAnswer::Refused,
             Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
         }
     }

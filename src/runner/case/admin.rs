@@ -63,6 +63,9 @@ impl CaseRun {
             Some(name),
         );
         let attributes = self.resolve_arns(attributes).await;
+        let visibility = attributes
+            .get("VisibilityTimeout")
+            .and_then(|v| v.parse::<u64>().ok());
         let req = {
             let mut req = client.set_queue_attributes().queue_url(&url);
             for (k, v) in attributes {
@@ -71,6 +74,11 @@ impl CaseRun {
             req
         };
         let mut rec = call!(self, meta, req).await;
+        if let (None, Some(secs)) = (&rec.error, visibility) {
+            // Later receives lease for the new default (the evidence records each lease).
+            self.visibility
+                .insert(queue.value.clone(), Duration::from_secs(secs));
+        }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
@@ -147,7 +155,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         // Always this case's own prefix: a listing never reaches other people's queues.
-        let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.case.id);
+        let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.name_key);
         let meta = self.meta(Phase::Step, Some(step), "ListQueues", None, None);
         let max = *max_results;
         let mut rec = call!(

@@ -4,15 +4,19 @@
 use super::*;
 
 impl CaseRun {
-    /// The configuration one call runs with: steps and observations follow the case's
-    /// `retries:`; setup and teardown always retry (they are the harness's own calls).
-    pub(super) fn call_config(&self, phase: Phase) -> aws_sdk_sqs::config::Builder {
-        match phase {
-            Phase::Step | Phase::Observe => retry_override(self.case.retries),
-            Phase::Setup | Phase::Teardown => {
-                retry_override(crate::suite::model::RetryPolicy::Standard)
-            }
-        }
+    /// The configuration one call runs with (see [`crate::runner::policy`]): its retries
+    /// (steps follow the case's `retries:`; the harness's own calls retry briefly, and not at
+    /// all once the target is lost) and its attempt timeout (a receive's wait plus the call
+    /// timeout; the call timeout for anything else).
+    pub(super) fn call_config(&self, meta: &CallMeta) -> aws_sdk_sqs::config::Builder {
+        let lost = matches!(self.ctx.halt.reason(), Some(HaltReason::TargetLost(_)));
+        crate::runner::policy::call_config(
+            meta.phase,
+            self.case.retries,
+            meta.wait,
+            self.ctx.call_timeout,
+            lost,
+        )
     }
 
     pub(super) fn meta(
@@ -32,6 +36,8 @@ impl CaseRun {
             action,
             attempt,
             queue,
+            wait: None,
+            trial: self.trial,
         }
     }
 
@@ -54,23 +60,70 @@ impl CaseRun {
         E: aws_sdk_sqs::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
         O: aws_sdk_sqs::operation::RequestId,
     {
-        let config = self.call_config(meta.phase);
-        let send = |r| send(r, config);
-        if finish {
-            return record(meta, &self.masker, send).await;
-        }
-        let started_at = Utc::now();
-        let fallback = meta.clone();
-        tokio::select! {
-            rec = record(meta, &self.masker, send) => rec,
-            _ = self.until_stopped() => {
-                let why = match self.stop_requested() {
-                    Some(Stop::Deadline(_)) => "the case reached its deadline",
-                    _ => "the run was interrupted",
-                };
-                abandoned_call(fallback, started_at, why)
+        let config = self.call_config(&meta);
+        let faulty = matches!(meta.phase, Phase::Step | Phase::Observe) && self.has_faults();
+        let send = |r: crate::runner::call::AttemptRecorder| {
+            // Faults go under the SDK, for the steps' calls only: the harness's own calls
+            // (setup, teardown) always reach the target as they are.
+            let config = if faulty {
+                config.http_client(crate::runner::faults::FaultClient::new(
+                    self.ctx.http.clone(),
+                    self.faults.clone(),
+                    &self.step_fault,
+                    r.clone(),
+                ))
+            } else {
+                config
+            };
+            send(r, config)
+        };
+        let rec = if finish {
+            record(meta, &self.masker, send).await
+        } else {
+            let started_at = Utc::now();
+            let fallback = meta.clone();
+            tokio::select! {
+                rec = record(meta, &self.masker, send) => rec,
+                _ = self.until_stopped() => {
+                    let why = match self.stop_requested() {
+                        Some(Stop::Deadline(_)) => "the case reached its deadline".to_string(),
+                        Some(Stop::Interrupted) | None => "the run was interrupted".to_string(),
+                        Some(other) => format!("the run stopped ({})", other.cut_reason().describe()),
+                    };
+                    abandoned_call(fallback, started_at, &why)
+                }
             }
+        };
+        self.account(&rec);
+        rec
+    }
+
+    /// Counts a call's requests against the run's budget and its answer against the target's
+    /// health; either may stop the run.
+    fn account<O>(&self, rec: &Recorded<O>) {
+        if self.ctx.usage.add(&rec.rows) {
+            let max = self.ctx.usage.max().unwrap_or_default();
+            self.ctx.halt.set(HaltReason::Budget(format!(
+                "the request budget (--max-requests {max})"
+            )));
         }
+        // An injected fault says nothing about the target's health.
+        if rec.error.as_ref().is_some_and(|e| e.injected.is_some()) {
+            return;
+        }
+        let silent = rec
+            .error
+            .as_ref()
+            .filter(|e| e.kind == FailureKind::NoResponse)
+            .map(|e| e.describe());
+        if let Some(why) = self.ctx.health.note(silent.as_deref()) {
+            self.ctx.halt.set(HaltReason::TargetLost(why));
+        }
+    }
+
+    /// Whether this case injects faults at all (its `faults:` or the current step's `fault:`).
+    fn has_faults(&self) -> bool {
+        !self.case.faults.is_empty() || self.step_fault.is_armed()
     }
 
     pub(super) fn emit_rows<O>(&self, rec: &mut Recorded<O>) {
@@ -117,6 +170,21 @@ impl CaseRun {
             ..obs
         };
         let check = check_step(expect, &obs);
+        // The answer this step got, for its findings (a target profile pins it).
+        self.last_answer = Some((
+            rec.status(),
+            error
+                .as_ref()
+                .and_then(|e| e.code.clone().or_else(|| e.error_type.clone())),
+        ));
+        // Refused credentials stop the whole run: every other case would hear the same.
+        if let (Check::Error(_), Some(err)) = (&check, &error)
+            && err.kind == FailureKind::Refused
+        {
+            self.ctx
+                .halt
+                .set(HaltReason::CredentialsRefused(err.describe()));
+        }
         self.emit_rows(rec);
         check
     }
@@ -137,7 +205,10 @@ fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &st
             status: None,
             sender_fault: None,
             message: Some(format!("abandoned: {why}")),
+            injected: None,
         }),
         rows: vec![row],
+        credentials: Vec::new(),
+        final_status: None,
     }
 }

@@ -52,7 +52,7 @@ impl CaseRun {
         self.check_name_is_free(&def.label).await?;
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
         let attributes = self.resolve_arns(&attributes).await;
-        let tags = create_tags(def, &self.ctx.run_id, &self.case.id);
+        let tags = create_tags(def, &self.ctx.run_id, &self.ctx.instance, &self.case.id);
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();
         let meta = self.meta(phase, step, "CreateQueue", None, Some(name.clone()));
@@ -69,32 +69,30 @@ impl CaseRun {
         self.emit_rows(&mut rec);
         if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
             let url = url.to_string();
+            // CreateQueue answers with an existing queue's URL when name and attributes match,
+            // tags or not: another process with the same run id may have won the race since
+            // the free-name check. Its instance tag says so.
+            if let Ownership::Foreign(whose) = self.ownership_of(&name, &url, phase).await {
+                return Err(format!(
+                    "queue {name} belongs to {whose}; refusing to use it (nothing of it is deleted)"
+                ));
+            }
             self.adopt(&def.label, &url);
         }
         Ok(rec)
     }
 
-    /// Whether the queue at `url` carries this run's tag. A target without tagging
-    /// (ListQueueTags refused) cannot prove it either way and counts as not ours.
-    pub(super) async fn tagged_as_ours(&mut self, name: &str, url: &str) -> bool {
+    /// Whose the queue at `url` is, by its ownership tags (ListQueueTags, never abandoned).
+    /// A target that refuses ListQueueTags cannot prove anything: `Untagged`.
+    pub(super) async fn ownership_of(&mut self, name: &str, url: &str, phase: Phase) -> Ownership {
         let client = self.ctx.client.clone();
-        let meta = self.meta(
-            Phase::Teardown,
-            None,
-            "ListQueueTags",
-            None,
-            Some(name.to_string()),
-        );
-        let mut rec = call!(finish: self, meta, client
-                .list_queue_tags()
-                .queue_url(url))
-        .await;
+        let meta = self.meta(phase, None, "ListQueueTags", None, Some(name.to_string()));
+        let mut rec = call!(finish: self, meta, client.list_queue_tags().queue_url(url)).await;
         self.emit_rows(&mut rec);
-        rec.output
-            .as_ref()
-            .and_then(|o| o.tags())
-            .and_then(|t| t.get(crate::runner::queues::RUN_TAG))
-            .is_some_and(|run| *run == self.ctx.run_id)
+        match rec.output.as_ref().and_then(|o| o.tags()) {
+            Some(tags) => ownership(tags, &self.ctx.run_id, &self.ctx.instance),
+            None => Ownership::Untagged,
+        }
     }
 
     /// Refuses to create `label` when a queue of its name already exists that this run does
@@ -107,27 +105,37 @@ impl CaseRun {
             return Ok(());
         }
         let name = q.name.clone();
-        if self.lookup_url(&name, Phase::Setup).await.is_some() {
-            return Err(format!(
+        match self.lookup_url(&name, Phase::Setup).await {
+            Ok(None) => Ok(()),
+            Ok(Some(_)) => Err(format!(
                 "queue {name} already exists and this run did not create it; refusing to use it"
-            ));
+            )),
+            // Fail closed: only QueueDoesNotExist proves the name free.
+            Err(e) => Err(format!(
+                "could not prove the name {name} free (GetQueueUrl answered {}); refusing to \
+                 create it",
+                e.describe()
+            )),
         }
-        Ok(())
     }
 
-    /// GetQueueUrl by name, recorded but never abandoned: the URL if the queue exists.
-    pub(super) async fn lookup_url(&mut self, name: &str, phase: Phase) -> Option<String> {
+    /// GetQueueUrl by name, recorded but never abandoned: `Some(url)` if the queue exists,
+    /// `None` only when the target said `QueueDoesNotExist`; any other answer is an error.
+    pub(super) async fn lookup_url(
+        &mut self,
+        name: &str,
+        phase: Phase,
+    ) -> Result<Option<String>, CallError> {
         let client = self.ctx.client.clone();
         let meta = self.meta(phase, None, "GetQueueUrl", None, Some(name.to_string()));
-        let mut rec = call!(finish: self, meta, client
-                .get_queue_url()
-                .queue_name(name))
-        .await;
+        let mut rec = call!(finish: self, meta, client.get_queue_url().queue_name(name)).await;
         self.emit_rows(&mut rec);
-        rec.output
-            .as_ref()
-            .and_then(|o| o.queue_url())
-            .map(str::to_string)
+        match (rec.output, rec.error) {
+            (Some(out), _) => Ok(out.queue_url().map(str::to_string)),
+            (None, Some(e)) if e.is("QueueDoesNotExist") => Ok(None),
+            (None, Some(e)) => Err(e),
+            (None, None) => Ok(None),
+        }
     }
 
     /// Registers `url` as this case's queue `label`: teardown will delete it.
@@ -151,8 +159,8 @@ impl CaseRun {
     }
 
     /// After a case was cut off mid-call (its deadline), a CreateQueue may have taken effect
-    /// without our seeing the URL: look each unregistered queue up by name and adopt it if it
-    /// carries this run's tag, so teardown deletes it.
+    /// without our seeing the URL: look each unregistered queue up by name and adopt it only if
+    /// it carries this run's tag and this process's instance, so teardown deletes it.
     pub(super) async fn sweep_unregistered(&mut self) {
         let labels: Vec<String> = self
             .queues
@@ -162,9 +170,9 @@ impl CaseRun {
             .collect();
         for label in labels {
             let name = self.queues[&label].name.clone();
-            if let Some(url) = self.lookup_url(&name, Phase::Teardown).await {
-                // Only with this run's tag: anything else is left alone, as everywhere else.
-                if self.tagged_as_ours(&name, &url).await {
+            if let Ok(Some(url)) = self.lookup_url(&name, Phase::Teardown).await {
+                // Only proven ours: anything else is left alone, as everywhere else.
+                if self.ownership_of(&name, &url, Phase::Teardown).await == Ownership::Ours {
                     self.adopt(&label, &url);
                 }
             }
@@ -300,10 +308,10 @@ impl CaseRun {
             .await;
             // A queue that is already gone is cleaned up as far as we are concerned. Over the
             // query protocol only the legacy code arrives, not the JSON shape name.
-            let gone = rec.error.as_ref().is_some_and(|e| {
-                e.matches("QueueDoesNotExist")
-                    || e.matches("AWS.SimpleQueueService.NonExistentQueue")
-            });
+            let gone = rec
+                .error
+                .as_ref()
+                .is_some_and(|e| e.is("QueueDoesNotExist"));
             let deleted = rec.error.is_none() || gone;
             if deleted {
                 self.ctx.registry.remove(&url);

@@ -143,6 +143,7 @@ impl CaseRun {
                     code: None,
                     sender_fault: None,
                     error_message: None,
+                    lease_ms: None,
                 });
             }
             for f in out.failed() {
@@ -154,6 +155,7 @@ impl CaseRun {
                         status: None,
                         sender_fault: Some(f.sender_fault()),
                         message: f.message().map(|m| self.masker.mask(m)),
+                        injected: None,
                     };
                     self.track_unsent(label, &refusal);
                 }
@@ -181,9 +183,10 @@ impl CaseRun {
     pub(super) fn track_unsent(&mut self, label: &str, error: &CallError) {
         let why = error.describe();
         let state = match error.kind {
-            FailureKind::Response | FailureKind::Refused | FailureKind::Throttled => {
-                SendState::Refused(why)
-            }
+            FailureKind::Response
+            | FailureKind::Refused
+            | FailureKind::Throttled
+            | FailureKind::NotSent => SendState::Refused(why),
             FailureKind::ServerError | FailureKind::NoResponse => SendState::Unknown(why),
         };
         self.sent.insert(

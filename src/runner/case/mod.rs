@@ -38,18 +38,19 @@ mod steps;
 
 use messages::business_key;
 
-use super::RunContext;
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
-use super::queues::{OwnedQueue, create_attributes, create_tags, queue_name, run_prefix};
-use super::target::retry_override;
+use super::queues::{
+    OwnedQueue, Ownership, create_attributes, create_tags, ownership, queue_name, run_prefix,
+};
+use super::{HaltReason, RunContext};
 use crate::classify::{
     self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
     WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
-    Record, Window,
+    Record, StepEnd, Window,
 };
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
@@ -112,7 +113,20 @@ struct SentMessage {
 
 /// Runs `case` and returns its closing record (already emitted).
 pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
-    let mut run = CaseRun::new(ctx, suite_path, case);
+    let mut run = CaseRun::new(ctx, suite_path, case, None);
+    run.execute().await.0
+}
+
+/// Runs trial `trial` (1-based) of a multi-trial case on its own fresh queues, and returns its
+/// `trial_end` (already emitted) with the judgement the trials are pooled from. The case's
+/// `case_start` is the caller's, once for all its trials.
+pub async fn run_trial(
+    ctx: Arc<RunContext>,
+    suite_path: String,
+    case: Case,
+    trial: u32,
+) -> (CaseEnd, classify::Judgement) {
+    let mut run = CaseRun::new(ctx, suite_path, case, Some(trial));
     run.execute().await
 }
 
@@ -120,6 +134,10 @@ struct CaseRun {
     ctx: Arc<RunContext>,
     suite: String,
     case: Case,
+    /// The trial this run is (1-based) of a multi-trial case, `None` for a single run.
+    trial: Option<u32>,
+    /// What owned queue names carry for this run: the case id, `-t<k>` for a trial.
+    name_key: String,
     masker: Masker,
     queues: BTreeMap<String, CaseQueue>,
     /// Creation order, for teardown in reverse.
@@ -142,6 +160,15 @@ struct CaseRun {
     stopped: Option<Stop>,
     window: Option<WindowFacts>,
     teardown_errors: Vec<String>,
+    /// The answer (status, error code) of the current step's last checked call.
+    last_answer: Option<(Option<u16>, Option<String>)>,
+    /// The case's faults (its `faults:`, with their counters and dice).
+    faults: Arc<crate::runner::faults::FaultPlan>,
+    /// The current step's own `fault:`, armed for the step.
+    step_fault: crate::runner::faults::StepFault,
+    /// Each queue's default visibility timeout as the case set it (SQS's 30 s otherwise), so
+    /// every receive row can say how long its lease is.
+    visibility: HashMap<String, Duration>,
     move_tasks: HashMap<String, String>,
     started_at: chrono::DateTime<Utc>,
     started: Instant,
@@ -150,27 +177,47 @@ struct CaseRun {
 }
 
 impl CaseRun {
-    fn new(ctx: Arc<RunContext>, suite: String, case: Case) -> Self {
+    fn new(ctx: Arc<RunContext>, suite: String, case: Case, trial: Option<u32>) -> Self {
+        // Each trial has queues of its own: `<case>-t<k>` in their names.
+        let name_key = match trial {
+            Some(k) => format!("{}-t{k}", case.id),
+            None => case.id.clone(),
+        };
         let mut queues = BTreeMap::new();
         for def in &case.queues {
             queues.insert(
                 def.label.clone(),
-                Self::queue_entry(&ctx.run_id, &case.id, def),
+                Self::queue_entry(&ctx.run_id, &name_key, def),
             );
         }
         for step in &case.steps {
             if let Action::CreateQueue(def) = &step.action {
                 queues
                     .entry(def.label.clone())
-                    .or_insert_with(|| Self::queue_entry(&ctx.run_id, &case.id, def));
+                    .or_insert_with(|| Self::queue_entry(&ctx.run_id, &name_key, def));
             }
         }
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
+        let masker = ctx.masker.clone();
+        let (case_faults, fault_seed) = (case.faults.clone(), ctx.seed);
+        // Each trial draws its own fault dice: the same seed gives the same trials.
+        let case_key = format!("{}#{}", case.id, trial.unwrap_or(1));
+        let visibility = case
+            .queues
+            .iter()
+            .chain(case.steps.iter().filter_map(|s| match &s.action {
+                Action::CreateQueue(def) => Some(def),
+                _ => None,
+            }))
+            .map(|def| (def.label.clone(), default_visibility(def)))
+            .collect();
         Self {
             ctx,
             suite,
             case,
-            masker: Masker::new(),
+            trial,
+            name_key,
+            masker,
             queues,
             created_order: Vec::new(),
             sent: BTreeMap::new(),
@@ -187,6 +234,14 @@ impl CaseRun {
             stopped: None,
             window: None,
             teardown_errors: Vec::new(),
+            last_answer: None,
+            visibility,
+            faults: Arc::new(crate::runner::faults::FaultPlan::new(
+                &case_faults,
+                fault_seed,
+                &case_key,
+            )),
+            step_fault: crate::runner::faults::StepFault::default(),
             move_tasks: HashMap::new(),
             started_at: Utc::now(),
             started: Instant::now(),
@@ -215,10 +270,17 @@ impl CaseRun {
     }
 
     /// What stops the case from outside its steps, if anything has yet: an interruption of
-    /// the run, or the case's deadline.
+    /// the run, the run stopping itself (credentials refused, target lost, a budget spent),
+    /// or the case's deadline.
     fn stop_requested(&self) -> Option<Stop> {
         if *self.ctx.cancel.borrow() {
             Some(Stop::Interrupted)
+        } else if let Some(why) = self.ctx.halt.reason() {
+            Some(match why {
+                HaltReason::CredentialsRefused(w) => Stop::CredentialsRefused(w),
+                HaltReason::TargetLost(w) => Stop::TargetLost(w),
+                HaltReason::Budget(w) => Stop::Budget(w),
+            })
         } else if Instant::now() >= self.deadline {
             Some(Stop::Deadline(self.deadline_text()))
         } else {
@@ -231,6 +293,7 @@ impl CaseRun {
         let mut cancel = self.ctx.cancel.clone();
         tokio::select! {
             _ = cancel.wait_for(|c| *c) => {}
+            _ = self.ctx.halt.stopped() => {}
             _ = tokio::time::sleep_until(self.deadline.into()) => {}
         }
     }
@@ -244,18 +307,21 @@ impl CaseRun {
         )
     }
 
-    async fn execute(&mut self) -> CaseEnd {
-        self.emit(Record::CaseStart(CaseStart {
-            run_id: self.ctx.run_id.clone(),
-            case: self.case.id.clone(),
-            suite: self.suite.clone(),
-            line: self.case.pos.line,
-            title: self.case.title.clone(),
-            tags: self.case.tags.clone(),
-            behaviour: self.case.behaviour.clone(),
-            sources: self.case.sources.clone(),
-            started_at: rfc3339(self.started_at),
-        }));
+    /// The case's `case_start` (`trials` set for a multi-trial case).
+    fn case_start(&self, trials: Option<u32>) -> CaseStart {
+        case_start(
+            &self.ctx.run_id,
+            &self.suite,
+            &self.case,
+            self.started_at,
+            trials,
+        )
+    }
+
+    async fn execute(&mut self) -> (CaseEnd, classify::Judgement) {
+        if self.trial.is_none() {
+            self.emit(Record::CaseStart(self.case_start(None)));
+        }
 
         let backstop = self.deadline + DEADLINE_BACKSTOP;
         let ran = tokio::time::timeout_at(backstop.into(), self.setup_and_steps()).await;
@@ -286,13 +352,36 @@ impl CaseRun {
                 self.stopped = Some(stop);
                 return;
             }
+            self.last_answer = None;
+            self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
+            let step_started = Utc::now();
             let check = self.step(step).await;
+            self.emit(Record::Step(StepEnd {
+                run_id: self.ctx.run_id.clone(),
+                case: self.case.id.clone(),
+                step: step.index,
+                line: step.pos.line,
+                keyword: step.action.keyword().to_string(),
+                started_at: rfc3339(step_started),
+                ended_at: rfc3339(Utc::now()),
+                check: match &check {
+                    Check::Pass => "pass",
+                    Check::Fail(_) => "fail",
+                    Check::Inconclusive(_) => "inconclusive",
+                    Check::Error(_) => "error",
+                }
+                .to_string(),
+                trial: self.trial,
+            }));
             let passed = check == Check::Pass;
+            let (status, code) = self.last_answer.take().unwrap_or_default();
             self.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
                 check: mask_check(&self.masker, check),
+                status,
+                code,
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
@@ -326,18 +415,23 @@ impl CaseRun {
     // ----- judgement -----------------------------------------------------------------------
 
     /// Hands the gathered facts to the judge and builds the case's closing record.
-    fn finish(&mut self, cleanup: Vec<QueueCleanup>) -> CaseEnd {
+    fn finish(&mut self, cleanup: Vec<QueueCleanup>) -> (CaseEnd, classify::Judgement) {
         let facts = CaseFacts {
             line: self.case.pos.line,
             setup_error: self.setup_error.clone(),
             steps: self.results.clone(),
             stopped: self.stopped.clone(),
             window: self.window.clone(),
-            expect_outcome: self.case.expect.outcome.clone(),
+            // A trial's outcome is judged with the other trials' (classify::trials::pool).
+            expect_outcome: match self.trial {
+                Some(_) => None,
+                None => self.case.expect.outcome.clone(),
+            },
             acks: self.acks,
             teardown_errors: self.teardown_errors.clone(),
         };
         let judged = classify::judge(&facts);
+        let judged_for_pool = judged.clone();
         let outcomes = judged
             .messages
             .iter()
@@ -372,7 +466,7 @@ impl CaseRun {
                 ..f
             })
             .collect();
-        CaseEnd {
+        let end = CaseEnd {
             run_id: self.ctx.run_id.clone(),
             case: self.case.id.clone(),
             suite: self.suite.clone(),
@@ -390,8 +484,51 @@ impl CaseRun {
             started_at: rfc3339(self.started_at),
             ended_at: rfc3339(Utc::now()),
             duration_ms: self.started.elapsed().as_millis() as u64,
+            trial: self.trial,
+            trials: None,
+        };
+        if self.trial.is_some() {
+            self.emit(Record::TrialEnd(end.clone()));
         }
+        (end, judged_for_pool)
     }
+}
+
+/// The `case_start` of `case`.
+pub fn case_start(
+    run_id: &str,
+    suite: &str,
+    case: &Case,
+    at: chrono::DateTime<Utc>,
+    trials: Option<u32>,
+) -> CaseStart {
+    CaseStart {
+        run_id: run_id.to_string(),
+        case: case.id.clone(),
+        suite: suite.to_string(),
+        line: case.pos.line,
+        title: case.title.clone(),
+        tags: case.tags.clone(),
+        behaviour: case.behaviour.clone(),
+        sources: case.sources.clone(),
+        started_at: rfc3339(at),
+        trials,
+    }
+}
+
+/// SQS's default visibility timeout, for a queue created without one.
+const SQS_DEFAULT_VISIBILITY: Duration = Duration::from_secs(30);
+
+/// The visibility timeout a queue definition creates its queue with.
+fn default_visibility(def: &QueueDef) -> Duration {
+    def.visibility_timeout
+        .or_else(|| {
+            def.attributes
+                .get("VisibilityTimeout")
+                .and_then(|v| v.parse().ok())
+                .map(Duration::from_secs)
+        })
+        .unwrap_or(SQS_DEFAULT_VISIBILITY)
 }
 
 /// A check with its text masked: findings quote server messages, which may quote handles.

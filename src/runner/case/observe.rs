@@ -32,6 +32,7 @@ impl CaseRun {
                     attribute_names: receive.attribute_names.clone(),
                     message_attribute_names: receive.message_attribute_names.clone(),
                     request_attempt_id: receive.request_attempt_id.clone(),
+                    lease: self.lease_for(&receive.queue.value, receive.visibility_timeout),
                 },
                 attempt.as_deref(),
             )
@@ -80,6 +81,9 @@ impl CaseRun {
         };
         let mut rec = call!(self, meta, req).await;
         self.receives += 1;
+        for row in &mut rec.rows {
+            row.lease_ms = Some(p.lease.as_millis() as u64);
+        }
         // Every attempt without a definite answer, a hidden one included, may have leased a
         // message to nobody: the judge must know (the honesty rule "a hidden attempt counts").
         self.unknown_receives += rec
@@ -207,11 +211,8 @@ impl CaseRun {
             if !w.tracked.is_empty() && w.tracked.iter().all(|m| m.sightings > 0) {
                 break WindowEnd::AllSeen;
             }
-            match stop {
-                Some(Stop::Interrupted) => break WindowEnd::Cut(CutReason::Interrupted),
-                Some(Stop::Deadline(_)) => break WindowEnd::Cut(CutReason::Deadline),
-                Some(Stop::TargetLost(_)) => break WindowEnd::Cut(CutReason::TargetLost),
-                None => {}
+            if let Some(stop) = stop {
+                break WindowEnd::Cut(stop.cut_reason());
             }
             let now = Instant::now();
             if now >= closes {
@@ -246,6 +247,7 @@ impl CaseRun {
                         attribute_names: vec!["All".to_string()],
                         message_attribute_names: Vec::new(),
                         request_attempt_id: None,
+                        lease: self.lease_for(&o.queue.value, o.visibility_timeout),
                     },
                     None,
                 )
@@ -320,6 +322,16 @@ impl CaseRun {
         Ok(classify::check_window(w, step.expect.outcome.as_ref()))
     }
 
+    /// The lease a receive on `queue` gives: the request's VisibilityTimeout, else the queue's.
+    fn lease_for(&self, queue: &str, requested: Option<Duration>) -> Duration {
+        requested.unwrap_or_else(|| {
+            self.visibility
+                .get(queue)
+                .copied()
+                .unwrap_or(Duration::from_secs(30))
+        })
+    }
+
     async fn observe_delete(&mut self, step: &Step, url: &str, name: &str, id: &str, handle: &str) {
         let client = self.ctx.client.clone();
         let meta = self.meta(
@@ -356,4 +368,6 @@ struct ReceiveParams {
     attribute_names: Vec<String>,
     message_attribute_names: Vec<String>,
     request_attempt_id: Option<String>,
+    /// How long the returned messages are leased for (recorded on the row).
+    lease: Duration,
 }

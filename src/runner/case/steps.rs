@@ -58,6 +58,7 @@ impl CaseRun {
             }
             Action::ListMoveTasks { source } => self.list_move_tasks_step(step, source).await,
             Action::CancelMoveTask { task } => self.cancel_move_task_step(step, task).await,
+            Action::Deny(_) => Err("`deny` steps are not run by this version of the runner".into()),
             Action::Sleep(_) | Action::Observe(_) => unreachable!("handled by the caller"),
         }
     }

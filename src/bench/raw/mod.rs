@@ -1,0 +1,30 @@
+//! The raw driver of `sqsprobe bench`: pre-built, unsigned SQS requests over N keep-alive
+//! HTTP/1.1 connections (hyper's connection-level client), so the figure is the server's and
+//! not the client's.
+//!
+//! Emulators ignore signatures; AWS is never a raw target ([`endpoint`] refuses its hosts).
+//! Every target is measured against its own no-op ceiling — an unknown-operation request on
+//! the same server, in the same run — so "close to the limit" is a ratio ([`report`]).
+//! [`protocol`], [`report`], [`table`] and [`compare`] are pure; [`connection`],
+//! [`workload`], [`target`] and [`embedded`] do the I/O.
+
+pub mod compare;
+pub mod connection;
+pub mod embedded;
+pub mod endpoint;
+pub mod protocol;
+pub mod report;
+pub mod table;
+pub mod target;
+pub mod workload;
+
+pub use compare::{Comparison, compare, comparison_markdown};
+pub use embedded::EmbeddedServer;
+pub use endpoint::{EndpointError, RawEndpoint, is_aws_host, parse_endpoint};
+pub use protocol::WireProtocol;
+pub use report::{
+    Machine, RAW_REPORT_VERSION, RawReport, RawRow, RawTargetInfo, RawWorkload, apply_ceilings,
+    load_average,
+};
+pub use table::raw_markdown_table;
+pub use target::{RawOptions, RawTarget, TargetOutcome, run_target};

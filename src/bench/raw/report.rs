@@ -1,0 +1,329 @@
+//! What a raw run measured: one row per target × workload × connection count, the ceiling
+//! ratios derived from the no-op rows of the same run, and the JSON document (pure).
+//!
+//! The JSON (`bench --driver raw --json FILE`) is versioned; `bench --baseline FILE` reads it
+//! back strictly, so a later run can be compared with a saved one.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bench::percentile;
+
+/// Version of the raw bench JSON document.
+pub const RAW_REPORT_VERSION: u32 = 2;
+
+/// What the connections of one row do in a loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RawWorkload {
+    /// An unknown-operation request: the server's HTTP cost, the ceiling of every other row;
+    /// measured before and after the workloads of each connection count, both phases in one row.
+    Noop,
+    /// SendMessage to one queue shared by all connections.
+    Send,
+    /// ReceiveMessage (10, visibility 0) from one pre-filled queue: the depth stays constant.
+    Receive,
+    /// SendMessage → ReceiveMessage → DeleteMessage, each connection on its own queue.
+    Cycle,
+    /// SendMessageBatch(10) → ReceiveMessage until 10 → DeleteMessageBatch(10), per connection.
+    Batch,
+}
+
+impl RawWorkload {
+    /// The workloads a user can choose (the no-op always runs: it is the ceiling).
+    pub const CHOOSABLE: [RawWorkload; 4] = [
+        RawWorkload::Send,
+        RawWorkload::Receive,
+        RawWorkload::Cycle,
+        RawWorkload::Batch,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RawWorkload::Noop => "noop",
+            RawWorkload::Send => "send",
+            RawWorkload::Receive => "receive",
+            RawWorkload::Cycle => "cycle",
+            RawWorkload::Batch => "batch",
+        }
+    }
+}
+
+/// Latency percentiles by nearest rank over the successful requests, microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    pub p999_us: Option<f64>,
+    pub max_us: Option<f64>,
+}
+
+impl Latency {
+    /// Summarises nanosecond samples (any order).
+    pub fn from_nanos(mut samples: Vec<u64>) -> Self {
+        samples.sort_unstable();
+        let us = |p: f64| percentile(&samples, p).map(|ns| ns as f64 / 1000.0);
+        Latency {
+            p50_us: us(50.0),
+            p99_us: us(99.0),
+            p999_us: us(99.9),
+            max_us: us(100.0),
+        }
+    }
+}
+
+/// Latency of one operation inside a row (a cycle has three).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpLatency {
+    pub operation: String,
+    /// Successful requests of this operation.
+    pub requests: u64,
+    #[serde(flatten)]
+    pub latency: Latency,
+}
+
+/// One target, one workload, one connection count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRow {
+    pub target: String,
+    pub protocol: String,
+    pub workload: RawWorkload,
+    pub connections: usize,
+    /// Wall time of the measured phase (warm-up excluded), seconds.
+    pub elapsed_s: f64,
+    /// Requests answered as the workload expects (any answer, for the no-op).
+    pub requests: u64,
+    /// Requests without the expected answer: an error status, a timeout, a lost connection.
+    pub errors: u64,
+    /// Messages moved: sent (send), received (receive), or sent, received and deleted (cycle,
+    /// batch).
+    pub messages: u64,
+    /// Receives that came back empty.
+    pub empty_receives: u64,
+    /// Connections the server closed and the driver opened again.
+    pub reconnects: u64,
+    pub requests_per_second: f64,
+    pub messages_per_second: f64,
+    /// Over every successful request of the row.
+    pub latency: Latency,
+    pub operations: Vec<OpLatency>,
+    /// HTTP status → answers with it.
+    pub status_counts: BTreeMap<String, u64>,
+    /// No-op rows only: the second no-op phase's req/s ÷ the first's (one just before the
+    /// count's workloads, one just after). Far from 1, the machine's load moved during the
+    /// count and its ratios are less certain.
+    #[serde(default)]
+    pub ceiling_drift: Option<f64>,
+    /// requests/s ÷ the same target's no-op requests/s at the same connection count: the
+    /// share of the server's pure-HTTP request rate left when requests do SQS work.
+    pub ceiling_ratio: Option<f64>,
+    /// requests/s ÷ the highest no-op requests/s of any target at this connection count: how
+    /// near the fastest HTTP server this run measured (the machine's ceiling, as near as the
+    /// run can tell).
+    pub run_ceiling_ratio: Option<f64>,
+    /// The first unexpected answer or failure, so a failing row says why.
+    pub first_error: Option<String>,
+}
+
+/// A target as the run saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTargetInfo {
+    pub name: String,
+    pub endpoint_url: String,
+    pub protocol: String,
+    /// Queues the run created but could not delete.
+    pub leaked_queues: Vec<String>,
+    /// Why the target could not be measured (unreachable, CreateQueue refused).
+    pub error: Option<String>,
+}
+
+/// The machine the run had: CPUs and the load average (1, 5, 15 min) before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    pub cpus: usize,
+    pub load_average_start: Option<[f64; 3]>,
+    pub load_average_end: Option<[f64; 3]>,
+}
+
+/// The whole raw run, as written by `--json FILE`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReport {
+    pub version: u32,
+    /// Always `raw` here; `sdk` documents have another shape.
+    pub driver: String,
+    pub sqsprobe_version: String,
+    pub started_at: String,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    /// Messages put in the receive workload's queue before it is measured.
+    pub prefill: u64,
+    pub connections: Vec<usize>,
+    pub workloads: Vec<RawWorkload>,
+    pub machine: Machine,
+    pub targets: Vec<RawTargetInfo>,
+    pub rows: Vec<RawRow>,
+}
+
+/// Fills `ceiling_ratio` and `run_ceiling_ratio` of every row from the no-op rows.
+pub fn apply_ceilings(rows: &mut [RawRow]) {
+    let noop_rate = |rows: &[RawRow], target: &str, connections: usize| {
+        rows.iter()
+            .find(|r| {
+                r.workload == RawWorkload::Noop
+                    && r.target == target
+                    && r.connections == connections
+            })
+            .map(|r| r.requests_per_second)
+            .filter(|&rate| rate > 0.0)
+    };
+    let best_noop = |rows: &[RawRow], connections: usize| {
+        rows.iter()
+            .filter(|r| r.workload == RawWorkload::Noop && r.connections == connections)
+            .map(|r| r.requests_per_second)
+            .fold(None, |best: Option<f64>, rate| {
+                Some(best.map_or(rate, |b| b.max(rate)))
+            })
+            .filter(|&rate| rate > 0.0)
+    };
+    let ratios: Vec<(Option<f64>, Option<f64>)> = rows
+        .iter()
+        .map(|r| {
+            let own = noop_rate(rows, &r.target, r.connections);
+            let best = best_noop(rows, r.connections);
+            (
+                own.map(|c| r.requests_per_second / c),
+                best.map(|c| r.requests_per_second / c),
+            )
+        })
+        .collect();
+    for (row, (own, run)) in rows.iter_mut().zip(ratios) {
+        row.ceiling_ratio = own;
+        row.run_ceiling_ratio = run;
+    }
+}
+
+/// The load average from /proc/loadavg (Linux); `None` elsewhere.
+pub fn load_average() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut it = text.split_whitespace().map(|v| v.parse::<f64>().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A row with `rps` requests per second and nothing else of note.
+    pub(crate) fn row(target: &str, workload: RawWorkload, connections: usize, rps: f64) -> RawRow {
+        RawRow {
+            target: target.into(),
+            protocol: "json".into(),
+            workload,
+            connections,
+            elapsed_s: 1.0,
+            requests: rps as u64,
+            errors: 0,
+            messages: rps as u64,
+            empty_receives: 0,
+            reconnects: 0,
+            requests_per_second: rps,
+            messages_per_second: rps,
+            latency: Latency::from_nanos(vec![20_000, 30_000, 1_000_000]),
+            operations: Vec::new(),
+            status_counts: BTreeMap::new(),
+            ceiling_drift: None,
+            ceiling_ratio: None,
+            run_ceiling_ratio: None,
+            first_error: None,
+        }
+    }
+
+    #[test]
+    fn ceilings_are_per_target_and_connection_count() {
+        let mut rows = vec![
+            row("embedded", RawWorkload::Noop, 1, 1000.0),
+            row("embedded", RawWorkload::Send, 1, 800.0),
+            row("embedded", RawWorkload::Noop, 4, 4000.0),
+            row("embedded", RawWorkload::Send, 4, 1000.0),
+            row("moto", RawWorkload::Noop, 1, 500.0),
+            row("moto", RawWorkload::Send, 1, 100.0),
+            row("nobody", RawWorkload::Send, 1, 10.0),
+        ];
+        apply_ceilings(&mut rows);
+        let got: Vec<(Option<f64>, Option<f64>)> = rows
+            .iter()
+            .map(|r| (r.ceiling_ratio, r.run_ceiling_ratio))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(1.0), Some(1.0)),
+                (Some(0.8), Some(0.8)),
+                (Some(1.0), Some(1.0)),
+                (Some(0.25), Some(0.25)),
+                (Some(1.0), Some(0.5)),
+                (Some(0.2), Some(0.1)),
+                (None, Some(0.01)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_noop_that_answered_nothing_is_no_ceiling() {
+        let mut rows = vec![
+            row("x", RawWorkload::Noop, 1, 0.0),
+            row("x", RawWorkload::Send, 1, 10.0),
+        ];
+        apply_ceilings(&mut rows);
+        assert_eq!(rows[1].ceiling_ratio, None);
+        assert_eq!(rows[1].run_ceiling_ratio, None);
+    }
+
+    #[test]
+    fn latency_in_microseconds_by_nearest_rank() {
+        let l = Latency::from_nanos((1..=1000).map(|i| i * 1000).collect());
+        assert_eq!(l.p50_us, Some(500.0));
+        assert_eq!(l.p99_us, Some(990.0));
+        assert_eq!(l.p999_us, Some(999.0));
+        assert_eq!(l.max_us, Some(1000.0));
+        assert_eq!(Latency::from_nanos(Vec::new()), Latency::default());
+    }
+
+    /// A report holding `rows` as given.
+    pub(crate) fn sample_report(rows: Vec<RawRow>) -> RawReport {
+        RawReport {
+            version: RAW_REPORT_VERSION,
+            driver: "raw".into(),
+            sqsprobe_version: "0".into(),
+            started_at: "2026-12-01T00:00:00Z".into(),
+            duration_s: 1.0,
+            warmup_s: 0.1,
+            prefill: 100,
+            connections: vec![1],
+            workloads: vec![RawWorkload::Send],
+            machine: Machine {
+                cpus: 2,
+                load_average_start: Some([1.0, 2.0, 3.0]),
+                load_average_end: None,
+            },
+            targets: Vec::new(),
+            rows,
+        }
+    }
+
+    #[test]
+    fn report_round_trips_through_json() {
+        let report = sample_report(vec![row("x", RawWorkload::Send, 1, 5.0)]);
+        let text = serde_json::to_string(&report).expect("encode");
+        let back: RawReport = serde_json::from_str(&text).expect("decode");
+        assert_eq!(back, report);
+        assert!(text.contains(r#""workload":"send""#), "{text}");
+    }
+}

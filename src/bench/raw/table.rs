@@ -1,0 +1,104 @@
+//! The raw run as Markdown: one row per target × workload × connection count (pure).
+
+use std::fmt::Write;
+
+use super::report::{RawRow, RawWorkload};
+use crate::text::escape::markdown_text;
+
+/// Microseconds with enough digits for loopback latencies (tens of µs) and slow peers alike.
+fn us(v: Option<f64>) -> String {
+    match v {
+        None => "–".to_string(),
+        Some(v) if v < 100.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.0}"),
+    }
+}
+
+fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "–".to_string(), |r| format!("{r:.2}"))
+}
+
+fn rate(r: f64) -> String {
+    if r < 100.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// A target's name for a table cell, with its protocol when it is not the default JSON.
+pub fn target_cell(target: &str, protocol: &str) -> String {
+    if protocol == "json" {
+        markdown_text(target)
+    } else {
+        format!("{} ({protocol})", markdown_text(target))
+    }
+}
+
+/// The results table, rows in the order given, and a legend.
+pub fn raw_markdown_table(rows: &[RawRow]) -> String {
+    let mut out = String::new();
+    out.push_str("| target | workload | conns | req/s | msgs/s | ceiling | vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |\n");
+    out.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for r in rows {
+        let target = target_cell(&r.target, &r.protocol);
+        let _ = writeln!(
+            out,
+            "| {target} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.workload.as_str(),
+            r.connections,
+            rate(r.requests_per_second),
+            rate(r.messages_per_second),
+            match r.ceiling_drift {
+                Some(d) if r.workload == RawWorkload::Noop => format!("drift {d:.2}"),
+                _ => ratio(r.ceiling_ratio),
+            },
+            ratio(r.run_ceiling_ratio),
+            us(r.latency.p50_us),
+            us(r.latency.p99_us),
+            us(r.latency.p999_us),
+            r.errors,
+            r.reconnects,
+        );
+    }
+    out.push_str(
+        "\nceiling = req/s ÷ the same target's no-op req/s at the same connection count (1.00: the \
+         SQS work costs nothing beyond HTTP); the no-op runs before and after the workloads, and \
+         its drift is the second phase's rate ÷ the first's; vs best no-op = req/s ÷ the fastest no-op of the \
+         run at that count. Latency per request, nearest rank.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::raw::report::apply_ceilings;
+    use crate::bench::raw::report::tests::row;
+
+    #[test]
+    fn renders_ratios_latencies_and_protocol() {
+        let mut rows = vec![
+            row("embedded", RawWorkload::Noop, 4, 50_000.0),
+            row("embedded", RawWorkload::Cycle, 4, 40_000.0),
+            row("sq|lite", RawWorkload::Send, 4, 55.5),
+        ];
+        rows[2].protocol = "query".into();
+        rows[0].ceiling_drift = Some(0.9);
+        apply_ceilings(&mut rows);
+        let table = raw_markdown_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[2],
+            "| embedded | noop | 4 | 50000 | 50000 | drift 0.90 | 1.00 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+        assert_eq!(
+            lines[3],
+            "| embedded | cycle | 4 | 40000 | 40000 | 0.80 | 0.80 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+        assert_eq!(
+            lines[4],
+            "| sq\\|lite (query) | send | 4 | 55.5 | 55.5 | – | 0.00 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+    }
+}

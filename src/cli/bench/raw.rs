@@ -1,0 +1,344 @@
+//! `sqsprobe bench --driver raw`: every target (the embedded emulator on its own threads, then
+//! each --endpoint) against its own no-op ceiling; the table, the JSON, and the comparison
+//! with a saved run.
+
+use std::path::Path;
+
+use super::super::args::{BenchArgs, BenchTargetArg, BenchWorkloadArg, bench_defaults};
+use super::{MAX_CLIENTS, check_phases};
+use crate::bench::raw::{
+    EmbeddedServer, Machine, RAW_REPORT_VERSION, RawOptions, RawReport, RawTarget, RawWorkload,
+    WireProtocol, apply_ceilings, compare, comparison_markdown, load_average, parse_endpoint,
+    raw_markdown_table, run_target,
+};
+use crate::exit_code;
+use crate::text::escape::terminal;
+
+/// A planned target: the embedded one gets its URL once its server is up.
+struct Planned {
+    name: String,
+    /// `None` for the embedded emulator.
+    url: Option<String>,
+    protocol: WireProtocol,
+}
+
+fn parse_protocol(s: &str) -> Result<WireProtocol, String> {
+    match s {
+        "json" => Ok(WireProtocol::Json),
+        "query" => Ok(WireProtocol::Query),
+        other => Err(format!("`{other}` is not a protocol: use json or query")),
+    }
+}
+
+/// `--protocol`: a bare protocol for every target, then NAME=PROTO for single targets.
+fn protocols(
+    args: &BenchArgs,
+    names: &[&str],
+) -> Result<(WireProtocol, Vec<(String, WireProtocol)>), String> {
+    let mut default = WireProtocol::Json;
+    let mut per_target = Vec::new();
+    for value in &args.protocol {
+        match value.split_once('=') {
+            None => default = parse_protocol(value)?,
+            Some((name, proto)) => {
+                if !names.contains(&name) {
+                    return Err(format!(
+                        "--protocol {value}: `{name}` is not a target; targets are: {}",
+                        names.join(", ")
+                    ));
+                }
+                per_target.push((name.to_string(), parse_protocol(proto)?));
+            }
+        }
+    }
+    Ok((default, per_target))
+}
+
+/// Flags of the SDK driver, refused here so none is silently ignored.
+fn refuse_sdk_flags(args: &BenchArgs) -> Result<(), String> {
+    let given = [
+        (
+            "--clients",
+            args.clients.is_some(),
+            "; the raw driver uses --connections",
+        ),
+        ("--messages", args.messages.is_some(), ""),
+        (
+            "--reference",
+            args.reference.is_some(),
+            "; raw rows are compared with their no-op ceiling",
+        ),
+        ("--region", args.region.is_some(), ""),
+    ];
+    match given.iter().find(|(_, on, _)| *on) {
+        Some((flag, _, hint)) => Err(format!("{flag} is for --driver sdk{hint}")),
+        None => Ok(()),
+    }
+}
+
+fn plan(args: &BenchArgs) -> Result<(Vec<Planned>, RawOptions), String> {
+    refuse_sdk_flags(args)?;
+    let mut names: Vec<&str> = Vec::new();
+    if args.target.contains(&BenchTargetArg::Embedded) || args.endpoints.is_empty() {
+        names.push("embedded");
+    }
+    for (name, url) in &args.endpoints {
+        if names.contains(&name.as_str()) {
+            return Err(format!("target name `{name}` is given twice"));
+        }
+        // Refuses AWS hosts (and https) before anything is sent anywhere.
+        parse_endpoint(url).map_err(|e| format!("--endpoint {name}: {e}"))?;
+        names.push(name);
+    }
+    let (default, per_target) = protocols(args, &names)?;
+    let protocol_of = |name: &str| {
+        per_target
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map_or(default, |(_, p)| *p)
+    };
+    let mut targets = Vec::new();
+    if names.first() == Some(&"embedded") {
+        targets.push(Planned {
+            name: "embedded".into(),
+            url: None,
+            protocol: protocol_of("embedded"),
+        });
+    }
+    for (name, url) in &args.endpoints {
+        targets.push(Planned {
+            name: name.clone(),
+            url: Some(url.clone()),
+            protocol: protocol_of(name),
+        });
+    }
+    let duration = args.duration.unwrap_or(bench_defaults::RAW_DURATION);
+    check_phases(duration, args.warmup)?;
+    let connections = args
+        .connections
+        .clone()
+        .unwrap_or_else(|| bench_defaults::RAW_CONNECTIONS.to_vec());
+    if connections.iter().any(|&c| c == 0 || c > MAX_CLIENTS) {
+        return Err(format!("--connections must be between 1 and {MAX_CLIENTS}"));
+    }
+    if args.prefill > 1_000_000 {
+        return Err("--prefill must be at most 1000000".into());
+    }
+    let mut workloads: Vec<RawWorkload> = Vec::new();
+    for w in &args.workload {
+        let w = match w {
+            BenchWorkloadArg::Send => RawWorkload::Send,
+            BenchWorkloadArg::Receive => RawWorkload::Receive,
+            BenchWorkloadArg::Cycle => RawWorkload::Cycle,
+            BenchWorkloadArg::Batch => RawWorkload::Batch,
+        };
+        if !workloads.contains(&w) {
+            workloads.push(w);
+        }
+    }
+    if workloads.is_empty() {
+        workloads = RawWorkload::CHOOSABLE.to_vec();
+    }
+    if let Some(r) = args.fail_below
+        && !(r > 0.0 && r.is_finite())
+    {
+        return Err("--fail-below must be a ratio above 0, e.g. 0.8".into());
+    }
+    Ok((
+        targets,
+        RawOptions {
+            duration,
+            warmup: args.warmup,
+            connections,
+            workloads,
+            prefill: args.prefill,
+        },
+    ))
+}
+
+/// Reads a saved raw run strictly; a target name where a file was expected gets a hint,
+/// since `--baseline NAME` was the SDK driver's flag before it was `--reference`.
+fn read_baseline(path: &Path, targets: &[Planned]) -> Result<RawReport, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let shown = path.display().to_string();
+        if targets.iter().any(|t| t.name == shown) {
+            format!(
+                "--baseline takes a saved `bench --json` file, and `{shown}` is a target name: \
+                 for ratios against a target use --driver sdk --reference {shown}"
+            )
+        } else {
+            format!("failed to read the baseline {shown}: {e}")
+        }
+    })?;
+    let report: RawReport = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a raw bench JSON (version {RAW_REPORT_VERSION}, `--driver raw --json`): {e}",
+            path.display()
+        )
+    })?;
+    if report.version != RAW_REPORT_VERSION || report.driver != "raw" {
+        return Err(format!(
+            "{} is a version {} `{}` bench JSON; --baseline reads version {RAW_REPORT_VERSION} raw runs",
+            path.display(),
+            report.version,
+            report.driver
+        ));
+    }
+    Ok(report)
+}
+
+/// Runs the command; returns the exit code.
+pub async fn run(args: BenchArgs) -> i32 {
+    let (targets, options) = match plan(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("sqsprobe: {e}");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+    };
+    let baseline = match args.baseline.as_deref().map(|p| read_baseline(p, &targets)) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("sqsprobe: {e}");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+    };
+    let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let load_start = load_average();
+    if let Some([one, five, fifteen]) = load_start {
+        eprintln!("sqsprobe: {cpus} CPUs, load average {one:.2} {five:.2} {fifteen:.2}");
+    }
+    let mut rows = Vec::new();
+    let mut infos = Vec::new();
+    let mut failed = false;
+    for planned in &targets {
+        // The embedded emulator is started per run so it begins from an empty store.
+        let mut server = None;
+        let url = match &planned.url {
+            Some(url) => url.clone(),
+            None => match EmbeddedServer::start() {
+                Ok(s) => {
+                    let url = s.endpoint_url();
+                    server = Some(s);
+                    url
+                }
+                Err(e) => {
+                    eprintln!("sqsprobe: failed to start the embedded emulator: {e}");
+                    return exit_code::RUNTIME_ERROR;
+                }
+            },
+        };
+        let endpoint = match parse_endpoint(&url) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("sqsprobe: {}: {e}", planned.name);
+                return exit_code::BAD_COMMAND_LINE;
+            }
+        };
+        let target = RawTarget {
+            name: planned.name.clone(),
+            url,
+            endpoint,
+            protocol: planned.protocol,
+        };
+        eprintln!(
+            "sqsprobe: bench {} ({}, {}): {} warm-up + {} measured per row",
+            target.name,
+            target.url,
+            target.protocol.as_str(),
+            crate::duration::format(options.warmup),
+            crate::duration::format(options.duration)
+        );
+        let mut progress = |line: &str| eprintln!("sqsprobe:   {}", terminal(line));
+        let outcome = run_target(&target, &options, &mut progress).await;
+        drop(server);
+        for row in &outcome.rows {
+            if let Some(e) = &row.first_error {
+                eprintln!(
+                    "sqsprobe:   {} {} × {}: {} error(s), first: {}",
+                    row.target,
+                    row.workload.as_str(),
+                    row.connections,
+                    row.errors,
+                    terminal(e)
+                );
+            }
+        }
+        if let Some(e) = &outcome.info.error {
+            eprintln!("sqsprobe:   {} failed: {}", target.name, terminal(e));
+            failed = true;
+        }
+        if !outcome.info.leaked_queues.is_empty() {
+            eprintln!(
+                "sqsprobe:   could not delete: {}",
+                terminal(&outcome.info.leaked_queues.join(", "))
+            );
+        }
+        rows.extend(outcome.rows);
+        infos.push(outcome.info);
+    }
+    apply_ceilings(&mut rows);
+    print!("{}", raw_markdown_table(&rows));
+    let load_end = load_average();
+    if let Some([one, five, fifteen]) = load_end {
+        eprintln!("sqsprobe: load average at the end {one:.2} {five:.2} {fifteen:.2}");
+    }
+    let report = RawReport {
+        version: RAW_REPORT_VERSION,
+        driver: "raw".into(),
+        sqsprobe_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at,
+        duration_s: options.duration.as_secs_f64(),
+        warmup_s: options.warmup.as_secs_f64(),
+        prefill: options.prefill,
+        connections: options.connections.clone(),
+        workloads: options.workloads.clone(),
+        machine: Machine {
+            cpus,
+            load_average_start: load_start,
+            load_average_end: load_end,
+        },
+        targets: infos,
+        rows,
+    };
+    if let Some(path) = &args.json {
+        let written = serde_json::to_string_pretty(&report)
+            .map_err(|e| format!("failed to encode the JSON report: {e}"))
+            .and_then(|text| {
+                std::fs::write(path, text + "\n")
+                    .map_err(|e| format!("failed to write {}: {e}", path.display()))
+            });
+        if let Err(e) = written {
+            eprintln!("sqsprobe: {e}");
+            return exit_code::RUNTIME_ERROR;
+        }
+    }
+    let mut regressed = false;
+    if let Some(base) = &baseline {
+        let comparison = compare(base, &report);
+        println!();
+        print!("{}", comparison_markdown(&comparison, &base.started_at));
+        if let Some(limit) = args.fail_below {
+            for r in comparison.below(limit) {
+                eprintln!(
+                    "sqsprobe: {} {} × {}: ceiling ratio {:.2}× the baseline's, below {limit}",
+                    terminal(&r.target),
+                    r.workload.as_str(),
+                    r.connections,
+                    r.ceiling_change.unwrap_or(0.0)
+                );
+                regressed = true;
+            }
+        }
+    }
+    if failed {
+        exit_code::RUNTIME_ERROR
+    } else if regressed {
+        exit_code::EXPECTATION_FAILED
+    } else {
+        exit_code::OK
+    }
+}

@@ -1,0 +1,105 @@
+//! `sqsprobe sweep`: delete the queues that runs left behind, and only those
+//! (the rule is `runner::sweep`'s; this parses, resolves the target and prints).
+//!
+//! Output: on stderr, `--target aws`'s first line (region, masked account, endpoint) and
+//! what is being swept; on stdout, one line per queue decided and a total. Exit codes: 0 the
+//! sweep finished with nothing failed (nothing to delete included), 1 bad command line or a
+//! refused account, 3 listing failed or a queue could not be read or deleted, 130 stopped by
+//! a signal (after the queue in flight).
+
+use super::args::{SweepArgs, SweepTargetArg};
+use super::signals::Signals;
+use crate::exit_code;
+use crate::runner::TargetKind;
+use crate::runner::sweep::{SweepFilter, human, sweep};
+use crate::runner::target;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Runs the command and returns the process exit code.
+pub async fn run(args: SweepArgs) -> i32 {
+    // From the first moment, so a signal during start-up stops the sweep instead of killing it.
+    let signals = Signals::new();
+    let kind = match (args.target, &args.reach.endpoint_url) {
+        (Some(SweepTargetArg::Aws), _) => TargetKind::Aws,
+        (Some(SweepTargetArg::Endpoint), _) | (None, Some(_)) => TargetKind::Endpoint,
+        (None, None) => {
+            say("sweep needs --endpoint-url URL or --target aws: what to sweep is never implied");
+            return exit_code::BAD_COMMAND_LINE;
+        }
+    };
+    let request = args.reach.request(Some(kind));
+    let target = match target::resolve(request, |line| say(line)).await {
+        Ok(t) => t,
+        Err(e) => {
+            say(&e);
+            return e.exit_code();
+        }
+    };
+    let filter = SweepFilter::new(args.older_than, args.run_id);
+    let which = match (&filter.run_id, filter.older_than) {
+        (Some(run), None) => format!("the queues of run {run}"),
+        (Some(run), Some(age)) => format!("the queues of run {run} if older than {}", human(age)),
+        (None, Some(age)) => format!("runs older than {}", human(age)),
+        (None, None) => "every run".to_string(),
+    };
+    say(format_args!(
+        "sweeping {}* queues tagged by sqsprobe: {which}{}",
+        filter.prefix(),
+        if args.dry_run {
+            " (dry run: nothing is deleted)"
+        } else {
+            ""
+        }
+    ));
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = tokio::spawn(watch_signals(signals, stop.clone()));
+    let mut stdout = std::io::stdout();
+    let result = sweep(
+        &target.client,
+        &filter,
+        args.dry_run,
+        stop.clone(),
+        |line| {
+            // A closed stdout loses lines, not the sweep.
+            let _ = writeln!(stdout, "{line}");
+        },
+    )
+    .await;
+    watcher.abort();
+    let totals = match result {
+        Ok(t) => t,
+        Err(e) => {
+            say(&e);
+            return exit_code::RUNTIME_ERROR;
+        }
+    };
+    let _ = writeln!(stdout, "sweep: {totals}");
+    let _ = stdout.flush();
+    if stop.load(Ordering::SeqCst) {
+        exit_code::INTERRUPTED
+    } else if totals.failed > 0 {
+        exit_code::RUNTIME_ERROR
+    } else {
+        exit_code::OK
+    }
+}
+
+/// The first signal stops the sweep after the queue in flight; a second leaves at once.
+async fn watch_signals(mut signals: Signals, stop: Arc<AtomicBool>) {
+    let first = signals.next().await;
+    say(format_args!(
+        "{first}: stopping after the queue in flight (signal again to leave at once)"
+    ));
+    stop.store(true, Ordering::SeqCst);
+    let second = signals.next().await;
+    say(format_args!("{second}: left at once"));
+    std::process::exit(exit_code::INTERRUPTED);
+}
+
+/// One line on stderr, prefixed `sqsprobe: `; a closed stderr is not worth a panic.
+fn say(line: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
+}

@@ -1,0 +1,94 @@
+//! What SQS requests cost, to print next to a run's request count.
+//!
+//! SQS bills per request: $0.40 per million for standard queues and $0.50 per million for FIFO
+//! queues (send, receive, delete and change-visibility on a FIFO queue; every other action at
+//! the standard rate), in us-east-1, as published on the SQS pricing page and checked
+//! 2026-06. The first million requests of every month are free per account; a run does not
+//! know how much of that allowance is left, so the estimate assumes none. Each 64 KiB chunk
+//! of a payload is billed as one request: a run counts API requests, so for the suites'
+//! large-message cases (up to 1 MiB, 16 chunks) the estimate is a lower bound.
+
+/// US dollars per million requests on standard queues.
+pub const STANDARD_PER_MILLION: f64 = 0.40;
+/// US dollars per million FIFO requests.
+pub const FIFO_PER_MILLION: f64 = 0.50;
+/// When and where the prices were read.
+pub const PRICES_AS_OF: &str = "us-east-1, as published 2026-06";
+
+/// Actions billed at the FIFO rate when their queue is a FIFO queue.
+const FIFO_BILLED: &[&str] = &[
+    "SendMessage",
+    "SendMessageBatch",
+    "ReceiveMessage",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+];
+
+/// Whether a request of `action` on `queue` (a queue name) is billed at the FIFO rate.
+pub fn fifo_billed(action: &str, queue: Option<&str>) -> bool {
+    queue.is_some_and(|q| q.ends_with(".fifo")) && FIFO_BILLED.contains(&action)
+}
+
+/// What `standard` and `fifo` requests would cost, in US dollars, with no free allowance left.
+pub fn cost_usd(standard: u64, fifo: u64) -> f64 {
+    (standard as f64 * STANDARD_PER_MILLION + fifo as f64 * FIFO_PER_MILLION) / 1_000_000.0
+}
+
+/// The cost line of a run: `1,234 SQS requests (12 FIFO) ≈ $0.000494 at AWS list prices (...)`.
+pub fn cost_line(standard: u64, fifo: u64) -> String {
+    let total = standard + fifo;
+    let fifo_part = if fifo > 0 {
+        format!(" ({} FIFO)", thousands(fifo))
+    } else {
+        String::new()
+    };
+    format!(
+        "{} SQS request{}{fifo_part} ≈ ${:.6} at AWS list prices (${STANDARD_PER_MILLION:.2}/million standard, ${FIFO_PER_MILLION:.2}/million FIFO, {PRICES_AS_OF}; the monthly free million not assumed)",
+        thousands(total),
+        if total == 1 { "" } else { "s" },
+        cost_usd(standard, fifo)
+    )
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_rates_apply_to_message_actions_on_fifo_queues_only() {
+        assert!(fifo_billed("SendMessage", Some("sqsprobe-r-c-q.fifo")));
+        assert!(!fifo_billed(
+            "GetQueueAttributes",
+            Some("sqsprobe-r-c-q.fifo")
+        ));
+        assert!(!fifo_billed("SendMessage", Some("sqsprobe-r-c-q")));
+        assert!(!fifo_billed("ListQueues", None));
+    }
+
+    #[test]
+    fn costs_are_per_million_at_list_price() {
+        assert_eq!(cost_usd(1_000_000, 0), 0.40);
+        assert!((cost_usd(1_000_000, 1_000_000) - 0.90).abs() < 1e-12);
+        let line = cost_line(1233, 1);
+        assert!(
+            line.starts_with("1,234 SQS requests (1 FIFO) ≈ $0.000494"),
+            "{line}"
+        );
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+}

@@ -1,0 +1,187 @@
+//! Queue administration, move-task and `sleep` steps: the steps whose bodies are a queue
+//! reference and a value or two.
+
+use super::queue::check_arn_refs;
+use super::scope::{Scope, queue_ref};
+use super::steps::StepInput;
+use crate::suite::model::*;
+use crate::suite::yaml::{Reader, pos};
+
+/// `sleep: 1500ms`.
+pub(super) fn decode_sleep(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    r.duration(s.body, "`sleep`").map(Action::Sleep)
+}
+
+/// `get-attributes: {queue, names?}`; `names` defaults to `[All]`.
+pub(super) fn decode_get_attributes(
+    r: &mut Reader,
+    _: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    Some(Action::GetAttributes {
+        queue: s.queue.clone()?,
+        names: s
+            .fields
+            .get("names")
+            .and_then(|n| r.strings(n, "attribute names", true))
+            .unwrap_or_else(|| vec!["All".into()]),
+    })
+}
+
+/// `set-attributes: {queue, attributes: {Name: value}}`.
+pub(super) fn decode_set_attributes(
+    r: &mut Reader,
+    scope: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    let node = s.fields.get("attributes")?;
+    let attributes = r.string_map(node, "`attributes`")?;
+    check_arn_refs(r, scope, pos(node), &attributes);
+    Some(Action::SetAttributes {
+        queue: s.queue.clone()?,
+        attributes,
+    })
+}
+
+/// `purge: {queue}`.
+pub(super) fn decode_purge(_: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    Some(Action::Purge {
+        queue: s.queue.clone()?,
+    })
+}
+
+/// `delete-queue: {queue}`.
+pub(super) fn decode_delete_queue(_: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    Some(Action::DeleteQueue {
+        queue: s.queue.clone()?,
+    })
+}
+
+/// `get-queue-url: {queue}`.
+pub(super) fn decode_get_queue_url(_: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    Some(Action::GetQueueUrl {
+        queue: s.queue.clone()?,
+    })
+}
+
+/// `list-queue-tags: {queue}`.
+pub(super) fn decode_list_queue_tags(
+    _: &mut Reader,
+    _: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    Some(Action::ListQueueTags {
+        queue: s.queue.clone()?,
+    })
+}
+
+/// `list-dead-letter-source-queues: {queue}`.
+pub(super) fn decode_list_dead_letter_source_queues(
+    _: &mut Reader,
+    _: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    Some(Action::ListDeadLetterSourceQueues {
+        queue: s.queue.clone()?,
+    })
+}
+
+/// `list-queues: {max_results?}`.
+pub(super) fn decode_list_queues(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    Some(Action::ListQueues {
+        max_results: s
+            .fields
+            .get("max_results")
+            .and_then(|n| r.int(n, "`max_results`", i32::MIN as i64, i32::MAX as i64))
+            .map(|n| n as i32),
+    })
+}
+
+/// `tag-queue: {queue, tags: {k: v}}`.
+pub(super) fn decode_tag_queue(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    let tags = r.string_map(s.fields.get("tags")?, "`tags`")?;
+    Some(Action::TagQueue {
+        queue: s.queue.clone()?,
+        tags,
+    })
+}
+
+/// `untag-queue: {queue, keys: [k]}`.
+pub(super) fn decode_untag_queue(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+    let keys = r.strings(s.fields.get("keys")?, "tag keys", true)?;
+    Some(Action::UntagQueue {
+        queue: s.queue.clone()?,
+        keys,
+    })
+}
+
+/// `start-move-task: {source, destination?, max_per_second?, as?}`.
+pub(super) fn decode_start_move_task(
+    r: &mut Reader,
+    scope: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    let f = &s.fields;
+    let source = queue_ref(r, scope, f.get("source")?);
+    let destination = f.get("destination").and_then(|n| queue_ref(r, scope, n));
+    let max_per_second = f
+        .get("max_per_second")
+        .and_then(|n| r.int(n, "`max_per_second`", i32::MIN as i64, i32::MAX as i64))
+        .map(|n| n as i32);
+    let task = match f.get("as") {
+        Some(n) => {
+            let t = r.nonempty(n, "`as` (a task name)")?;
+            if let Some(first) = scope.tasks.get(&t) {
+                r.error(
+                    n,
+                    format!("move task `{t}` is already defined at line {}", first.line),
+                );
+                return None;
+            }
+            scope.tasks.insert(t.clone(), pos(n));
+            Some(t)
+        }
+        None => None,
+    };
+    Some(Action::StartMoveTask {
+        source: source?,
+        destination,
+        max_per_second,
+        name: task,
+    })
+}
+
+/// `list-move-tasks: {source}`.
+pub(super) fn decode_list_move_tasks(
+    r: &mut Reader,
+    scope: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    Some(Action::ListMoveTasks {
+        source: queue_ref(r, scope, s.fields.get("source")?)?,
+    })
+}
+
+/// `cancel-move-task: {task}`: a name given by an earlier `start-move-task: {as: ...}`.
+pub(super) fn decode_cancel_move_task(
+    r: &mut Reader,
+    scope: &mut Scope,
+    s: &StepInput,
+) -> Option<Action> {
+    let n = s.fields.get("task")?;
+    let t = r.string(n, "`task` (a move task name)")?;
+    if !scope.tasks.contains_key(&t) {
+        r.error_hint(
+            n,
+            format!("unknown move task `{t}`"),
+            "name a task with `start-move-task: {..., as: <name>}` in an earlier step",
+        );
+        return None;
+    }
+    Some(Action::CancelMoveTask {
+        task: Spanned {
+            value: t,
+            pos: pos(n),
+        },
+    })
+}

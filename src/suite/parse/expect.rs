@@ -1,0 +1,289 @@
+//! Expectations: a step's `expect:` and the `outcome:` it or the case may state.
+
+use std::collections::BTreeMap;
+
+use saphyr::YamlData;
+
+use super::scope::{Scope, message_ref, queue_ref};
+use super::steps::StepSpec;
+use crate::suite::diagnostic::suggest;
+use crate::suite::model::*;
+use crate::suite::yaml::{Fields, Node, Reader, pos};
+
+/// Every key a step's `expect:` may have; which of them apply to which step is the step
+/// table's `expect` column ([`super::steps::STEPS`]).
+pub(super) const EXPECT_KEYS: &[&str] = &[
+    "error",
+    "status",
+    "messages",
+    "received",
+    "successful",
+    "failed",
+    "attributes",
+    "outcome",
+    "rate",
+    "message_contains",
+    "absent",
+    "within",
+];
+
+/// The expectations of any step that makes one SQS call: what the response said.
+pub(super) const CALL: &[&str] = &["error", "status", "message_contains"];
+/// The expectations of batch steps: their `Successful` and `Failed` entries.
+pub(super) const BATCH: &[&str] = &["successful", "failed"];
+
+pub(super) fn decode_step_expect(
+    r: &mut Reader,
+    scope: &Scope,
+    f: &Fields,
+    spec: &StepSpec,
+    action: &Action,
+    at: Option<Pos>,
+) -> StepExpect {
+    let mut e = StepExpect {
+        pos: at,
+        ..StepExpect::default()
+    };
+    for (key, key_node, v) in &f.entries {
+        if !spec.expects(key) {
+            r.error(
+                key_node,
+                format!("`{key}` does not apply to a `{}` step", spec.keyword),
+            );
+            continue;
+        }
+        match *key {
+            "error" => e.error = r.nonempty(v, "`error` (an error code)"),
+            "status" => e.status = r.int(v, "`status`", 100, 599).map(|n| n as u16),
+            "messages" => {
+                e.messages = r
+                    .int(v, "`messages`", 0, i64::from(u32::MAX))
+                    .map(|n| n as u32)
+            }
+            "successful" => {
+                e.successful = r
+                    .int(v, "`successful`", 0, i64::from(u32::MAX))
+                    .map(|n| n as u32)
+            }
+            "received" => {
+                // ListDeadLetterSourceQueues answers queues, so its labels are queue labels.
+                let queues = matches!(action, Action::ListDeadLetterSourceQueues { .. });
+                if let Some(items) = r.seq(v, "message labels") {
+                    e.received = items
+                        .iter()
+                        .filter_map(|i| {
+                            if queues {
+                                queue_ref(r, scope, i)
+                            } else {
+                                message_ref(r, scope, i)
+                            }
+                        })
+                        .collect();
+                }
+            }
+            "failed" => {
+                if let Some(items) = r.seq(v, "failed entries") {
+                    let mut out = Vec::new();
+                    for item in items {
+                        let Some(ff) = r.fields(
+                            item,
+                            item,
+                            "a `failed` entry",
+                            &["id", "code", "sender_fault"],
+                        ) else {
+                            continue;
+                        };
+                        if !r.require(&ff, &["code"]) {
+                            continue;
+                        }
+                        let Some(code) = ff.get("code").and_then(|n| r.nonempty(n, "`code`"))
+                        else {
+                            continue;
+                        };
+                        out.push(FailedEntryExpect {
+                            id: ff.get("id").and_then(|n| r.string(n, "`id`")),
+                            code,
+                            sender_fault: ff
+                                .get("sender_fault")
+                                .and_then(|n| r.bool(n, "`sender_fault`")),
+                        });
+                    }
+                    e.failed = Some(out);
+                }
+            }
+            "attributes" => e.attributes = r.string_map(v, "`attributes`").unwrap_or_default(),
+            "message_contains" => {
+                e.message_contains = r.nonempty(v, "`message_contains` (error message text)")
+            }
+            "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
+            "within" => e.within = r.duration(v, "`within`"),
+            "outcome" => {
+                let tracks: Vec<String> = match action {
+                    Action::Observe(o) => o.messages.iter().map(|m| m.value.clone()).collect(),
+                    _ => Vec::new(),
+                };
+                e.outcome = decode_outcome(r, scope, v, &tracks);
+            }
+            "rate" => e.rate = decode_rate(r, v),
+            _ => {}
+        }
+    }
+    e
+}
+
+/// One expectable class name.
+fn outcome_class(r: &mut Reader, n: &Node, what: &str) -> Option<OutcomeClass> {
+    let s = r.string(n, "an outcome class")?;
+    match OutcomeClass::from_name(&s) {
+        Some(OutcomeClass::Inconclusive) => {
+            r.error_hint(
+                n,
+                format!("`inconclusive` is never {what}"),
+                "expect `delivered`, `observed_redelivery` or `no_redelivery_within_window`; an inconclusive run is reported as such",
+            );
+            None
+        }
+        Some(class) => Some(class),
+        None => {
+            r.error_hint(
+                n,
+                format!("unknown outcome class `{s}`"),
+                suggest(&s, OutcomeClass::EXPECTABLE),
+            );
+            None
+        }
+    }
+}
+
+/// One class or a list of the classes allowed.
+fn allowed_classes(r: &mut Reader, n: &Node) -> Option<Spanned<AllowedClasses>> {
+    let classes = match &n.data {
+        YamlData::Sequence(items) => {
+            if items.is_empty() {
+                r.error_hint(
+                    n,
+                    "the list of allowed outcome classes is empty",
+                    format!(
+                        "allow one or more of: {}",
+                        OutcomeClass::EXPECTABLE.join(", ")
+                    ),
+                );
+                return None;
+            }
+            let mut out = Vec::new();
+            let mut ok = true;
+            for item in items {
+                match outcome_class(r, item, "an expectation") {
+                    Some(c) => out.push(c),
+                    None => ok = false,
+                }
+            }
+            if !ok {
+                return None;
+            }
+            out
+        }
+        _ => vec![outcome_class(r, n, "an expectation")?],
+    };
+    Some(Spanned {
+        value: AllowedClasses::new(classes)?,
+        pos: pos(n),
+    })
+}
+
+/// `outcome: <classes>` or `outcome: {label: <classes>}`, where `<classes>` is one class or a
+/// list; labels must be sent and, when the observe step names its messages, tracked by it.
+pub(super) fn decode_outcome(
+    r: &mut Reader,
+    scope: &Scope,
+    v: &Node,
+    tracks: &[String],
+) -> Option<OutcomeExpect> {
+    if !matches!(v.data, YamlData::Mapping(_)) {
+        return allowed_classes(r, v).map(OutcomeExpect::All);
+    }
+    let mut per = BTreeMap::new();
+    for (label, key, class) in r.map_entries(v, "`outcome`")? {
+        let known = message_ref(r, scope, key).is_some();
+        if known && !tracks.is_empty() && !tracks.iter().any(|t| t == label) {
+            r.error_hint(
+                key,
+                format!("message `{label}` is not tracked by the observe step"),
+                format!("it tracks: {}", tracks.join(", ")),
+            );
+        }
+        if let Some(c) = allowed_classes(r, class) {
+            per.insert(label.to_string(), c);
+        }
+    }
+    if per.is_empty() && matches!(&v.data, YamlData::Mapping(m) if m.is_empty()) {
+        r.error(v, "`outcome` is empty");
+    }
+    Some(OutcomeExpect::PerMessage(per))
+}
+
+/// `rate: {<class>: {at_least?: <share>, at_most?: <share>}}`.
+pub(super) fn decode_rate(r: &mut Reader, v: &Node) -> Option<RateExpect> {
+    let entries = r.map_entries(v, "`rate`")?;
+    if entries.is_empty() {
+        r.error_hint(
+            v,
+            "`rate` is empty",
+            "e.g. `rate: {observed_redelivery: {at_most: 5%}}`",
+        );
+        return None;
+    }
+    let mut rate = RateExpect::default();
+    for (_, key, bounds) in entries {
+        let Some(class) = outcome_class(r, key, "a rate (inconclusive trials are never counted)")
+        else {
+            continue;
+        };
+        let Some(bf) = r.fields(key, bounds, "a rate bound", &["at_least", "at_most"]) else {
+            continue;
+        };
+        let at_least = bf.get("at_least").and_then(|n| r.share(n, "`at_least`"));
+        let at_most = bf.get("at_most").and_then(|n| r.share(n, "`at_most`"));
+        if bf.entries.is_empty() {
+            // A misspelt bound was reported as such already.
+            if !(bf.missing("at_least") && bf.missing("at_most")) {
+                continue;
+            }
+            r.error_hint(
+                key,
+                format!("the rate of `{}` has no bound", class.as_str()),
+                "give `at_least`, `at_most`, or both",
+            );
+            continue;
+        }
+        if let (Some(lo), Some(hi)) = (at_least, at_most)
+            && lo > hi
+        {
+            r.error(
+                bf.key("at_least").unwrap_or(key),
+                format!(
+                    "`at_least` ({}) is above `at_most` ({}): no rate meets both",
+                    percent(lo),
+                    percent(hi)
+                ),
+            );
+            continue;
+        }
+        if bf.entries.len() != usize::from(at_least.is_some()) + usize::from(at_most.is_some()) {
+            continue;
+        }
+        rate.bounds.insert(
+            class,
+            Spanned {
+                value: RateBound { at_least, at_most },
+                pos: pos(key),
+            },
+        );
+    }
+    Some(rate)
+}
+
+/// `0.05` as `5%`.
+fn percent(share: f64) -> String {
+    format!("{}%", (share * 1e6).round() / 1e4)
+}

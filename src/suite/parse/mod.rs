@@ -1,0 +1,30 @@
+//! Decoding a suite file into the model, checking references as it goes.
+//!
+//! One pass, in file order: a case's steps may only refer to queues, attempts, messages and
+//! move tasks defined before them, which is exactly what the runner will have at that point.
+//!
+//! **To add a step keyword, start at [`steps`]**: its table holds every step's grammar (keys,
+//! required keys, the `expect:` keys that apply, the decoder) and its module doc lists the
+//! other places to touch. The other files follow the levels of the format: [`suite`] (the
+//! file), [`case`], [`queue`] definitions, [`step`] (keyword and sibling `expect:`), the step
+//! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`]), [`expect`], and
+//! [`fault`] (case and step faults, the `deny` step);
+//! [`scope`] holds what a case has defined so far.
+
+mod admin;
+mod case;
+mod expect;
+mod fault;
+mod handles;
+mod observe;
+mod queue;
+mod receive;
+mod scope;
+mod send;
+mod step;
+mod steps;
+mod suite;
+
+pub use case::PROTOCOLS;
+pub(crate) use steps::step_calls;
+pub use suite::parse_suite;

@@ -1,0 +1,210 @@
+//! A run stays bounded when the target does not (issue 8, "Bounded"): a hung target is declared
+//! lost and the run ends soon after, a request budget stops the run cleanly, and partitions
+//! split a selection into disjoint, complete parts.
+
+mod common;
+
+use common::{root, run_bin, single_run_dir};
+use sqsprobe::evidence::format::{CaseEnd, Record, Verdict};
+use sqsprobe::evidence::read_evidence;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn ends(out: &Path) -> Vec<CaseEnd> {
+    read_evidence(&single_run_dir(out).join("evidence.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::CaseEnd(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
+    let mut serve = common::serve::Serve::start();
+    let pid = serve.child.as_ref().unwrap().id().to_string();
+    let rt = runtime();
+    let out = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let child = Command::new(common::bin())
+        .args([
+            "run",
+            "tests/fixtures/hang-then-more.yaml",
+            "--jobs",
+            "1",
+            "--call-timeout",
+            "2s",
+            "--endpoint-url",
+            &serve.url,
+            "--out",
+            out.path().to_str().unwrap(),
+        ])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Inside the observation window: the first case's queue exists and its send is done.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rt
+        .block_on(common::queues_with_prefix(&serve.url, "sqsprobe-"))
+        .is_empty()
+    {
+        assert!(Instant::now() < deadline, "the run never created its queue");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let done = common::wait_bounded(child, LIMIT);
+    let took = started.elapsed();
+    assert!(
+        Command::new("kill")
+            .args(["-CONT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // Five silent calls (2 s each, plus a 1 s long poll) and one teardown attempt: far less
+    // than the 40 s window and the cases' deadlines.
+    assert!(took < Duration::from_secs(40), "the run took {took:?}");
+    assert_eq!(done.code(), 3, "{}\n{}", done.stdout, done.stderr);
+    assert!(
+        done.stderr.contains("the target was lost"),
+        "{}",
+        done.stderr
+    );
+    let ends = ends(out.path());
+    let first = ends.iter().find(|e| e.case == "observes-a-while").unwrap();
+    assert_eq!(first.verdict, Verdict::Error, "{}", first.reason);
+    assert_eq!(first.window.as_ref().unwrap().ended, "target_lost");
+    for id in ["would-start-next", "would-start-last"] {
+        let e = ends.iter().find(|e| e.case == id).unwrap();
+        assert_eq!(e.verdict, Verdict::Error);
+        assert!(
+            e.reason.starts_with("not run: the run stopped"),
+            "{}",
+            e.reason
+        );
+    }
+    // The one queue teardown could not delete is named.
+    assert!(
+        done.stderr.contains("could not be deleted"),
+        "{}",
+        done.stderr
+    );
+    serve.kill();
+}
+
+#[test]
+fn a_request_budget_stops_the_run_cleanly_and_teardown_still_happens() {
+    let serve = common::serve::Serve::start();
+    let rt = runtime();
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/three-sends.yaml",
+            "--jobs",
+            "1",
+            "--max-requests",
+            "8",
+            "--endpoint-url",
+            &serve.url,
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 5, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("--max-requests 8"), "{}", run.stderr);
+    let ends = ends(out.path());
+    assert_eq!(ends.len(), 3);
+    assert_eq!(
+        ends.iter().filter(|e| e.verdict == Verdict::Pass).count(),
+        1,
+        "{ends:?}"
+    );
+    assert!(
+        ends.iter()
+            .filter(|e| e.verdict != Verdict::Pass)
+            .all(|e| e.verdict == Verdict::Inconclusive),
+        "{ends:?}"
+    );
+    // Every queue it created was deleted, the budget notwithstanding.
+    assert!(
+        rt.block_on(common::queues_with_prefix(&serve.url, "sqsprobe-"))
+            .is_empty()
+    );
+    let records = read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap();
+    let Some(Record::RunEnd(end)) = records.last() else {
+        panic!("no run_end")
+    };
+    assert!(end.requests.unwrap() >= 8, "{end:?}");
+    assert!(run.stdout.contains("SQS requests ≈ $"), "{}", run.stdout);
+}
+
+#[test]
+fn partitions_are_disjoint_and_together_complete() {
+    let suite = "suites/conformance/handles.yaml";
+    let all = run_bin(&["list", suite], &root(), LIMIT);
+    assert_eq!(all.code(), 0, "{}", all.stderr);
+    let mut union = BTreeSet::new();
+    let mut total = 0;
+    for k in 1..=3 {
+        let out = tempfile::tempdir().unwrap();
+        let run = run_bin(
+            &[
+                "run",
+                suite,
+                "--partition",
+                &format!("{k}/3"),
+                "--out",
+                out.path().to_str().unwrap(),
+            ],
+            &root(),
+            LIMIT,
+        );
+        assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+        let records = read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap();
+        let Some(Record::RunStart(start)) = records.first() else {
+            panic!("no run_start")
+        };
+        assert_eq!(start.partition.as_deref(), Some(format!("{k}/3").as_str()));
+        for e in ends(out.path()) {
+            total += 1;
+            assert!(
+                union.insert(e.case.clone()),
+                "{} ran in two partitions",
+                e.case
+            );
+        }
+    }
+    let listed: BTreeSet<String> = all
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with(suite))
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect();
+    assert_eq!(union.len(), total);
+    assert_eq!(union, listed, "the partitions do not cover the suite");
+}
