@@ -2,6 +2,10 @@
 //! emulator through aws-sdk-sqs and raw HTTP: regions as namespaces, AddPermission and
 //! RemovePermission, a malformed move-task handle, the shapes of SequenceNumber and SenderId,
 //! and the query protocol's wire details. Each test names its AWS source.
+//!
+//! `SQSPROBE_FIDELITY_ENDPOINT=http://127.0.0.1:PORT` points every test at a server already
+//! running there instead (a fresh one: the tests reuse queue names), so the same checks can be
+//! held against another build's `sqsprobe serve` (to show a gap is open there) or a peer.
 
 use std::time::Duration;
 
@@ -16,16 +20,45 @@ use tokio::time::timeout;
 
 const BOUND: Duration = Duration::from_secs(30);
 
-async fn emulator() -> RunningEmulator {
-    spawn("127.0.0.1:0".parse().unwrap(), EmulatorConfig::default())
-        .await
-        .unwrap()
+/// Where the tests send their requests: a fresh in-process emulator, or the server named by
+/// `SQSPROBE_FIDELITY_ENDPOINT`.
+struct Target {
+    url: String,
+    emulator: Option<RunningEmulator>,
 }
 
-/// Runs `body` against a fresh emulator and a us-east-1 client, bounded, then stops it.
-async fn scenario(body: impl AsyncFnOnce(&RunningEmulator, Client)) {
+impl Target {
+    async fn start() -> Self {
+        if let Ok(url) = std::env::var("SQSPROBE_FIDELITY_ENDPOINT") {
+            return Self {
+                url,
+                emulator: None,
+            };
+        }
+        let emu = spawn("127.0.0.1:0".parse().unwrap(), EmulatorConfig::default())
+            .await
+            .unwrap();
+        Self {
+            url: emu.endpoint_url(),
+            emulator: Some(emu),
+        }
+    }
+
+    fn endpoint_url(&self) -> String {
+        self.url.clone()
+    }
+
+    async fn shutdown(self) {
+        if let Some(emu) = self.emulator {
+            emu.shutdown().await;
+        }
+    }
+}
+
+/// Runs `body` against a fresh target and a us-east-1 client, bounded, then stops it.
+async fn scenario(body: impl AsyncFnOnce(&Target, Client)) {
     timeout(BOUND, async {
-        let emu = emulator().await;
+        let emu = Target::start().await;
         let sqs = client(&emu, "us-east-1", "AKIDEXAMPLE");
         body(&emu, sqs).await;
         emu.shutdown().await;
@@ -34,7 +67,7 @@ async fn scenario(body: impl AsyncFnOnce(&RunningEmulator, Client)) {
     .unwrap();
 }
 
-fn client(emu: &RunningEmulator, region: &str, access_key: &str) -> Client {
+fn client(emu: &Target, region: &str, access_key: &str) -> Client {
     let conf = aws_sdk_sqs::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(region.to_owned()))
@@ -75,7 +108,7 @@ async fn arn(client: &Client, url: &str) -> String {
 #[tokio::test]
 async fn regions_are_separate_namespaces() {
     timeout(BOUND, async {
-        let emu = emulator().await;
+        let emu = Target::start().await;
         let east = client(&emu, "us-east-1", "AKIDEAST");
         let central = client(&emu, "eu-central-1", "AKIDEAST");
         let url1 = create(&east, "same").await;
@@ -336,7 +369,7 @@ async fn sequence_numbers_and_sender_ids_have_aws_shapes() {
 }
 
 /// One raw HTTP/1.1 request; returns (status, content type, body).
-async fn raw(emu: &RunningEmulator, request: String) -> (u16, String, String) {
+async fn raw(emu: &Target, request: String) -> (u16, String, String) {
     let addr = emu.endpoint_url().trim_start_matches("http://").to_owned();
     let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
