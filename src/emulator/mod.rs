@@ -23,7 +23,7 @@ mod support;
 mod test_support;
 
 pub use dispatch::OPERATIONS;
-pub use server::{RunningEmulator, serve, spawn};
+pub use server::{InProcess, RunningEmulator, serve, spawn};
 pub use support::chaos::{Chaos, ChaosSpecError};
 pub use support::clock::{Clock, SystemClock, TokioClock};
 pub use support::config::EmulatorConfig;

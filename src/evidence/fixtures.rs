@@ -23,6 +23,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         emulator_chaos: None,
         partition: None,
         seed: Some(7),
+        clock: None,
     })
 }
 

@@ -42,11 +42,31 @@ pub(crate) struct Head {
     pub accept: Option<String>,
 }
 
-fn header(req: &Request<Incoming>, name: impl hyper::header::AsHeaderName) -> Option<String> {
-    req.headers()
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
+impl Head {
+    /// The head of a request as it arrived: `local` names the host when the request has no
+    /// usable `Host` header (queue URLs are built from it).
+    fn of<B>(req: &Request<B>, local: std::net::SocketAddr) -> Head {
+        let header = |name: &str| {
+            req.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let host = header(HOST.as_str())
+            .or_else(|| req.uri().authority().map(|a| a.to_string()))
+            .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
+            .unwrap_or_else(|| local.to_string());
+        Head {
+            method: req.method().clone(),
+            path: req.uri().path().to_owned(),
+            uri_query: req.uri().query().unwrap_or_default().to_owned(),
+            host,
+            target: header("x-amz-target"),
+            authorization: header(AUTHORIZATION.as_str()),
+            trace_header: header("x-amzn-trace-id"),
+            accept: header(hyper::header::ACCEPT.as_str()),
+        }
+    }
 }
 
 /// Serves one HTTP request; the body must arrive within `read_timeout`.
@@ -57,19 +77,7 @@ pub(super) async fn handle(
     read_timeout: Duration,
 ) -> Response<Full<Bytes>> {
     let request_id = uuid::Uuid::new_v4().to_string();
-    let host = header(&req, HOST)
-        .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
-        .unwrap_or_else(|| local.to_string());
-    let head = Head {
-        method: req.method().clone(),
-        path: req.uri().path().to_owned(),
-        uri_query: req.uri().query().unwrap_or_default().to_owned(),
-        host,
-        target: header(&req, "x-amz-target"),
-        authorization: header(&req, AUTHORIZATION),
-        trace_header: header(&req, "x-amzn-trace-id"),
-        accept: header(&req, hyper::header::ACCEPT),
-    };
+    let head = Head::of(&req, local);
     let limit = emu.config.max_request_bytes;
     let read = tokio::time::timeout(read_timeout, Limited::new(req.into_body(), limit).collect());
     let body = match read.await {
@@ -81,6 +89,31 @@ pub(super) async fn handle(
         }
     };
     answer(&emu, &head, &body, &request_id).await
+}
+
+/// Answers a whole request in-process, as [`handle`] does over a connection, with the same
+/// body limit (a body over it gets the same `413`-shaped SQS error).
+pub(super) async fn answer_whole(
+    emu: &Arc<Emulator>,
+    req: Request<Bytes>,
+    local: std::net::SocketAddr,
+) -> Response<Bytes> {
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let head = Head::of(&req, local);
+    let limit = emu.config.max_request_bytes;
+    let response = if req.body().len() > limit {
+        error(&head, &SqsError::request_too_large(limit), &request_id)
+    } else {
+        answer(emu, &head, req.body(), &request_id).await
+    };
+    let (parts, body) = response.into_parts();
+    // A `Full` body is one chunk that is already there.
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    Response::from_parts(parts, bytes)
 }
 
 /// The answer to a request whose body has been read.
