@@ -858,9 +858,12 @@ unsupported:
                 "aws",
                 "elasticmq",
                 "embedded",
+                "fauxqs",
                 "goaws",
                 "localstack",
-                "moto"
+                "ministack",
+                "moto",
+                "sqslite"
             ]
         );
     }
