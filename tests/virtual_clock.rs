@@ -5,8 +5,8 @@
 mod common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::{CaseEnd, RunEnd, RunStart, Verdict};
-use sqsprobe::evidence::{Record, read_evidence};
+use sqsprobe::evidence::format::Verdict;
+use sqsprobe::evidence::{Record, RunView, read_evidence};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -50,36 +50,6 @@ fn real_time_reference(out: &Path, args: &[&str]) -> PathBuf {
 
 fn records(dir: &Path) -> Vec<Record> {
     read_evidence(&dir.join("evidence.jsonl")).unwrap()
-}
-
-fn start_of(records: &[Record]) -> &RunStart {
-    records
-        .iter()
-        .find_map(|r| match r {
-            Record::RunStart(s) => Some(s),
-            _ => None,
-        })
-        .expect("a run_start")
-}
-
-fn end_of(records: &[Record]) -> &RunEnd {
-    records
-        .iter()
-        .find_map(|r| match r {
-            Record::RunEnd(e) => Some(e),
-            _ => None,
-        })
-        .expect("a run_end")
-}
-
-fn case_ends(records: &[Record]) -> Vec<&CaseEnd> {
-    records
-        .iter()
-        .filter_map(|r| match r {
-            Record::CaseEnd(e) => Some(e),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The same selection on both clocks gives the same evidence, as `baseline compare` sees it:
@@ -130,7 +100,9 @@ fn the_suites_give_the_same_results_on_a_virtual_clock_as_in_real_time() {
         compared.stderr
     );
     assert!(compared.stdout.contains("identical to baseline"));
-    assert_eq!(start_of(&records(&real)).clock.as_deref(), Some("real"));
+    let real = records(&real);
+    let start = RunView::new(&real).start.expect("a run_start");
+    assert_eq!(start.clock.as_deref(), Some("real"));
 }
 
 /// The slow cases wait out SQS's own intervals (the 5-minute dedup window, the 60 s purge and
@@ -152,9 +124,9 @@ fn the_conformance_suite_with_its_slow_cases_runs_on_a_virtual_clock() {
             ],
         );
         let records = records(&dir);
-        let start = start_of(&records);
-        assert_eq!(start.clock.as_deref(), Some("virtual"));
-        let ends = case_ends(&records);
+        let run = RunView::new(&records);
+        assert_eq!(run.start.and_then(|s| s.clock.as_deref()), Some("virtual"));
+        let ends: Vec<_> = run.case_ends().collect();
         assert!(ends.len() > 150, "{}", ends.len());
         for end in &ends {
             let skipped_here = end.verdict == Verdict::Unsupported && protocol == "query";
@@ -176,7 +148,7 @@ fn the_conformance_suite_with_its_slow_cases_runs_on_a_virtual_clock() {
         assert!(waited("lifecycle-purge-again-after-60s") >= 60_000);
         assert!(waited("lifecycle-recreate-after-60s") >= 60_000);
         assert!(waited("attr-retention-expiry") >= 60_000);
-        assert!(end_of(&records).duration_ms >= 300_000);
+        assert!(run.end.expect("a run_end").duration_ms >= 300_000);
         let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
         assert!(html.contains("virtual: timestamps"), "the report says so");
         let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
