@@ -140,6 +140,25 @@ pub enum ProtocolArg {
     Query,
 }
 
+/// The clock of `sqsprobe run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    /// The system clock: every wait takes real time.
+    Real,
+    /// A simulated clock shared with the embedded emulator (docs/emulator.md).
+    Virtual,
+}
+
+impl ClockArg {
+    /// The runner's name for it.
+    pub fn kind(self) -> crate::runner::ClockKind {
+        match self {
+            ClockArg::Real => crate::runner::ClockKind::Real,
+            ClockArg::Virtual => crate::runner::ClockKind::Virtual,
+        }
+    }
+}
+
 /// How to reach a target, shared by `run` and `sweep` (which add their own `--target`).
 #[derive(Debug, Args, Clone)]
 pub struct ReachArgs {
@@ -272,6 +291,19 @@ pub struct RunArgs {
         help_heading = "Execution"
     )]
     pub seed: Option<u64>,
+
+    /// `virtual`: the run and the embedded emulator share a simulated clock that jumps to the
+    /// next deadline whenever every case waits, so sleeps, windows, leases, delays, the 5-minute
+    /// dedup window and the 60 s purge rules take no real time (the conformance suite, slow
+    /// cases included, in seconds). Embedded target only; recorded in `run_start.clock`.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "real",
+        value_name = "CLOCK",
+        help_heading = "Execution"
+    )]
+    pub clock: ClockArg,
 
     /// How long one attempt of a call may take (a receive: its long-poll wait plus this).
     #[arg(long, value_name = "DURATION", default_value = "6s", value_parser = parse_duration, help_heading = "Execution")]

@@ -43,6 +43,9 @@ pub fn main() -> i32 {
         args::Command::Matrix(a) => matrix::matrix(a),
         args::Command::History(a) => history::history(a),
         args::Command::Baseline(a) => baseline::baseline(a),
+        args::Command::Run(a) if a.clock == args::ClockArg::Virtual => {
+            with_virtual_runtime(run::run(*a))
+        }
         args::Command::Run(a) => with_runtime(run::run(*a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),
         args::Command::Bench(a) => with_runtime(bench::run(a)),
@@ -51,10 +54,28 @@ pub fn main() -> i32 {
 }
 
 fn with_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    block_on(
+        tokio::runtime::Builder::new_multi_thread().enable_all(),
+        fut,
+    )
+}
+
+/// One thread, its clock paused: time moves only when every task waits, to the next deadline
+/// (`run --clock virtual`, see `runner::clock`).
+fn with_virtual_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
+    block_on(
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true),
+        fut,
+    )
+}
+
+fn block_on(
+    builder: &mut tokio::runtime::Builder,
+    fut: impl std::future::Future<Output = i32>,
+) -> i32 {
+    match builder.build() {
         Ok(rt) => rt.block_on(fut),
         Err(e) => {
             eprintln!("sqsprobe: failed to start the async runtime: {e}");

@@ -14,14 +14,16 @@ use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 /// Runs the command and returns the process exit code.
 pub async fn run(args: RunArgs) -> i32 {
     // From the first moment: a signal during start-up is queued and stops the run cleanly
     // once it starts, instead of killing it before anything is accounted for.
     let signals = super::signals::Signals::new();
+    let real_start = std::time::Instant::now();
+    let clock = runner::RunClock::new(args.clock.kind());
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
@@ -88,6 +90,7 @@ pub async fn run(args: RunArgs) -> i32 {
     let request = TargetRequest {
         protocol,
         chaos: args.chaos,
+        clock,
         ..args.reach.request(args.target.map(TargetArg::kind))
     };
     // For --target aws the first line names the region and the masked account (and any
@@ -133,11 +136,18 @@ pub async fn run(args: RunArgs) -> i32 {
             partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
             seed: args.seed.unwrap_or_else(rand::random),
             trials: args.trials,
+            clock,
         },
         &args.out,
         progress_mode(args.quiet, args.no_progress),
     )
     .await;
+    if clock.kind() == runner::ClockKind::Virtual {
+        say(format_args!(
+            "clock: virtual — timestamps and durations in this run are simulated; it took {:.1} s of real time",
+            real_start.elapsed().as_secs_f64()
+        ));
+    }
     if let Some(emu) = embedded {
         emu.shutdown().await;
     }
@@ -219,9 +229,16 @@ async fn execute(
     };
 
     // Before anything is created: is the target there at all?
-    let (started_at, started) = (Utc::now(), Instant::now());
+    let (started_at, started) = (settings.clock.now(), Instant::now());
     let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
-    let reached = runner::preflight(&client, &settings.run_id, &settings.usage, &probe_tx).await;
+    let reached = runner::preflight(
+        &client,
+        settings.clock,
+        &settings.run_id,
+        &settings.usage,
+        &probe_tx,
+    )
+    .await;
     let mut check_rows = Vec::new();
     while let Ok(r) = probe_rx.try_recv() {
         check_rows.push(r);
@@ -317,7 +334,7 @@ fn unreached_run(
     records.extend(check_rows);
     records.push(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
-        ended_at: rfc3339(Utc::now()),
+        ended_at: rfc3339(settings.clock.now()),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         interrupted: false,
         totals: BTreeMap::new(),

@@ -12,6 +12,12 @@
 //! neither is a case that did not finish: an interrupted run cannot score better by stopping
 //! early. A column whose run was interrupted (no `run_end`, or `run_end.interrupted`) is
 //! flagged as such.
+//!
+//! Cases tagged `contested` (behaviours emulators answer in different ways, such as a stale
+//! handle's delete on a standard queue) are also listed first, side by side: per target what
+//! it did — the answer of each acknowledgement step (DeleteMessage, ChangeMessageVisibility and
+//! their batches) and the observed outcome — next to what AWS recorded or documents (the case's
+//! `behaviour:` and sources).
 
 use serde::Serialize;
 
@@ -124,11 +130,39 @@ pub struct Column {
     pub score: Score,
 }
 
+/// A contested behaviour: a case tagged [`CONTESTED_TAG`], what AWS does, and what each
+/// target did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Contested {
+    pub case: String,
+    /// What AWS recorded or documents: the case's `behaviour:`.
+    pub behaviour: String,
+    /// The case's citations.
+    pub sources: Vec<String>,
+    /// Per column (`null` where the run did not finish the case).
+    pub did: Vec<Option<Did>>,
+}
+
+/// What one target did in a contested case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Did {
+    pub state: CellState,
+    /// Each acknowledgement step's final answer, `DeleteMessage 200` or `DeleteMessage 400
+    /// ReceiptHandleIsInvalid`, then the observed outcome, then the first finding of a case that
+    /// did not pass; joined by ` · `.
+    pub summary: String,
+}
+
+/// The tag that puts a case among the contested behaviours.
+pub const CONTESTED_TAG: &str = "contested";
+
 /// The whole matrix (`matrix.json` is this, serialized).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Matrix {
     pub format: &'static str,
     pub columns: Vec<Column>,
+    /// The contested behaviours, in case order.
+    pub contested: Vec<Contested>,
     pub areas: Vec<Area>,
 }
 
@@ -195,8 +229,23 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
     disambiguate(&mut columns);
 
     let mut areas: Vec<Area> = Vec::new();
+    let mut contested = Vec::new();
     for (area, case) in &order {
         let cells: Vec<Cell> = views.iter().map(|view| cell(view.case(case))).collect();
+        let start = views
+            .iter()
+            .find_map(|view| view.case(case).and_then(|c| c.start));
+        if let Some(start) = start.filter(|s| s.tags.iter().any(|t| t == CONTESTED_TAG)) {
+            contested.push(Contested {
+                case: case.clone(),
+                behaviour: start.behaviour.trim().to_string(),
+                sources: start.sources.clone(),
+                did: views
+                    .iter()
+                    .map(|view| view.case(case).and_then(what_it_did))
+                    .collect(),
+            });
+        }
         for (col, cell) in columns.iter_mut().zip(&cells) {
             col.score.count(cell.state);
         }
@@ -218,7 +267,59 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
     Ok(Matrix {
         format: MATRIX_FORMAT,
         columns,
+        contested,
         areas,
+    })
+}
+
+/// The operations whose answer a contested cell shows: what a consumer does with a handle.
+const ACKNOWLEDGEMENTS: [&str; 4] = [
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+];
+
+/// What a target did in a finished case (see [`Did`]); `None` when the case has no `case_end`.
+fn what_it_did(case: &CaseView) -> Option<Did> {
+    let end = case.end?;
+    let mut parts: Vec<String> = Vec::new();
+    let mut last_step = None;
+    // The final attempt of each acknowledgement step, in step order.
+    let mut answers: Vec<(usize, String)> = Vec::new();
+    for call in &case.calls {
+        let Some(step) = call.step else { continue };
+        if call.phase != crate::evidence::format::Phase::Step
+            || !ACKNOWLEDGEMENTS.contains(&call.action.as_str())
+        {
+            continue;
+        }
+        let mut answer = call.action.clone();
+        match call.http_status {
+            Some(status) => answer.push_str(&format!(" {status}")),
+            None => answer.push_str(" no answer"),
+        }
+        if let Some(code) = call.error_code.as_ref().or(call.error_type.as_ref()) {
+            answer.push_str(&format!(" {code}"));
+        }
+        if last_step == Some(step) {
+            answers.pop();
+        }
+        last_step = Some(step);
+        answers.push((step, answer));
+    }
+    parts.extend(answers.into_iter().map(|(_, a)| a));
+    if let Some(class) = &end.classification {
+        parts.push(class.replace('_', " "));
+    }
+    if end.verdict != Verdict::Pass
+        && let Some(finding) = end.findings.first()
+    {
+        parts.push(finding.message.clone());
+    }
+    Some(Did {
+        state: CellState::from_verdict(end.verdict),
+        summary: parts.join(" · "),
     })
 }
 
@@ -359,6 +460,7 @@ pub fn render_markdown(m: &Matrix) -> String {
         .map(|c| format!(" {} |", md(&c.name)))
         .collect();
     let rule: String = m.columns.iter().map(|_| "---|").collect();
+    render_contested(&mut out, m, &header, &rule);
     let mut notes: Vec<String> = Vec::new();
     for area in &m.areas {
         out.push_str(&format!(
@@ -395,10 +497,153 @@ pub fn render_markdown(m: &Matrix) -> String {
     out
 }
 
+/// The contested behaviours, before the areas: what AWS does and what each target did.
+fn render_contested(out: &mut String, m: &Matrix, header: &str, rule: &str) {
+    if m.contested.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\n## Contested behaviours\n\nCases tagged `contested`: behaviours the targets answer in \
+         different ways. **AWS** is what AWS recorded or documents (the case's behaviour; its \
+         sources below the table); each target's cell is what it did there — the answer of \
+         every acknowledgement step (DeleteMessage, ChangeMessageVisibility), the outcome \
+         observed afterwards, and the finding when the case did not pass — then the verdict.\n\n",
+    );
+    out.push_str(&format!("| Case | AWS |{header}\n|---|---|{rule}\n"));
+    for c in &m.contested {
+        out.push_str(&format!(
+            "| {} | {} |",
+            markdown_code(&c.case),
+            md(&c.behaviour)
+        ));
+        for did in &c.did {
+            match did {
+                Some(d) => out.push_str(&format!(" {} ({}) |", md(&d.summary), d.state.word())),
+                None => out.push_str(" not run |"),
+            }
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    for c in &m.contested {
+        out.push_str(&format!(
+            "- {}: {}\n",
+            markdown_code(&c.case),
+            md(&c.sources.join("; "))
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::{case_start, run_start, verdicts_run as run};
+    use crate::evidence::fixtures::{
+        case_end, case_start, run_end, run_start, verdicts_run as run,
+    };
+
+    /// A run of one contested case whose stale delete got `answer` and whose observation ended
+    /// `class`.
+    fn contested_run(profile: &str, answer: (u16, Option<&str>), verdict: Verdict) -> Vec<Record> {
+        use crate::evidence::fixtures::call;
+        use crate::evidence::format::Phase;
+        let mut start = run_start(&["stale"]);
+        if let Record::RunStart(s) = &mut start {
+            s.target_profile = Some(profile.to_string());
+        }
+        let mut case = case_start("stale", 10);
+        if let Record::CaseStart(c) = &mut case {
+            c.tags.push(CONTESTED_TAG.to_string());
+        }
+        let receive = call("stale", Phase::Step, "ReceiveMessage", 0, 10);
+        let mut first = call("stale", Phase::Step, "DeleteMessage", 10, 20);
+        first.step = Some(4);
+        first.http_status = Some(500);
+        let mut retried = first.clone();
+        retried.http_status = Some(answer.0);
+        retried.error_code = answer.1.map(str::to_string);
+        let mut end = case_end("stale", verdict, "why", &[]);
+        end.classification = Some("observed_redelivery".to_string());
+        if verdict != Verdict::Pass {
+            end.findings.push(crate::evidence::format::Finding {
+                step: Some(4),
+                line: 20,
+                message: "step 5 (delete): expected status 200, got 400".to_string(),
+                status: Some(400),
+                code: None,
+            });
+        }
+        vec![
+            start,
+            case,
+            Record::Call(receive),
+            Record::Call(first),
+            Record::Call(retried),
+            Record::CaseEnd(end),
+            run_end(0),
+        ]
+    }
+
+    #[test]
+    fn contested_cases_come_first_with_what_each_target_did() {
+        let m = build(&[
+            (
+                "e".into(),
+                contested_run("embedded", (200, None), Verdict::Pass),
+            ),
+            (
+                "m".into(),
+                contested_run(
+                    "moto",
+                    (400, Some("ReceiptHandleIsInvalid")),
+                    Verdict::KnownDivergence,
+                ),
+            ),
+            (
+                "x".into(),
+                run(Some("other"), "json", &[("a", Verdict::Pass)]),
+            ),
+        ])
+        .unwrap();
+        assert_eq!(m.contested.len(), 1);
+        let c = &m.contested[0];
+        assert_eq!(c.behaviour, "DeleteMessage with an old handle may succeed");
+        let did: Vec<Option<&str>> = c
+            .did
+            .iter()
+            .map(|d| d.as_ref().map(|d| d.summary.as_str()))
+            .collect();
+        // Only the final attempt of the delete step counts; receives are not shown.
+        assert_eq!(
+            did,
+            vec![
+                Some("DeleteMessage 200 · observed redelivery"),
+                Some(
+                    "DeleteMessage 400 ReceiptHandleIsInvalid · observed redelivery · step 5 (delete): expected status 200, got 400"
+                ),
+                None,
+            ]
+        );
+        let md = render_markdown(&m);
+        let contested = md.find("## Contested behaviours").expect(&md);
+        assert!(contested < md.find("## ack").unwrap(), "first: {md}");
+        assert!(
+            md.contains("| Case | AWS | embedded | moto | other |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `stale` | DeleteMessage with an old handle may succeed | DeleteMessage 200 · observed redelivery (pass) | DeleteMessage 400 ReceiptHandleIsInvalid · observed redelivery · step 5 (delete): expected status 200, got 400 (known divergence) | not run |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- `stale`: https://docs.aws.amazon.com/"),
+            "{md}"
+        );
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["contested"][0]["did"][0]["state"], "pass");
+        // Without contested cases there is no such section.
+        let plain = build(&[("x".into(), run(None, "json", &[("a", Verdict::Pass)]))]).unwrap();
+        assert!(!render_markdown(&plain).contains("Contested"));
+    }
 
     #[test]
     fn builds_cells_scores_and_names() {

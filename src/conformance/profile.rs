@@ -73,9 +73,11 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// Whether a finding's recorded answer is this one.
+    /// Whether a finding's recorded answer is this one. An empty code (an error answer that
+    /// names none, as some emulators send) is no code.
     pub fn matches(&self, status: Option<u16>, code: Option<&str>) -> bool {
         let status_ok = self.status.is_none_or(|s| Some(s) == status);
+        let code = code.filter(|c| !c.is_empty());
         let code_ok = match (&self.code, code) {
             (None, None) => true,
             (Some(want), Some(got)) => same_code(want, got),
@@ -552,6 +554,22 @@ unsupported:
     }
 
     #[test]
+    fn an_empty_code_is_no_code() {
+        let bare = Answer {
+            status: Some(400),
+            code: None,
+        };
+        assert!(bare.matches(Some(400), Some("")));
+        assert!(bare.matches(Some(400), None));
+        assert!(!bare.matches(Some(400), Some("InvalidAttributeName")));
+        let coded = Answer {
+            status: Some(400),
+            code: Some("InvalidAttributeName".into()),
+        };
+        assert!(!coded.matches(Some(400), Some("")));
+    }
+
+    #[test]
     fn parses_a_profile() {
         let p = parse_profile("targets/moto.yaml", GOOD).unwrap();
         assert_eq!(p.target, "moto");
@@ -858,9 +876,12 @@ unsupported:
                 "aws",
                 "elasticmq",
                 "embedded",
+                "fauxqs",
                 "goaws",
                 "localstack",
-                "moto"
+                "ministack",
+                "moto",
+                "sqslite"
             ]
         );
     }

@@ -7,13 +7,11 @@ use serde_json::{Map, Value};
 
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::context::RequestContext;
-use crate::emulator::ops::{access, dlq, lease, move_task, queue, receive, send};
+use crate::emulator::ops::{access, dlq, lease, move_task, permission, queue, receive, send};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
 /// Every SQS operation the emulator answers, in the order of the API reference's families.
-/// (AddPermission and RemovePermission answer `UnsupportedOperation`; they are listed because a
-/// client may call them.)
 pub const OPERATIONS: &[&str] = &[
     "CreateQueue",
     "GetQueueUrl",
@@ -63,28 +61,26 @@ pub(crate) async fn dispatch(
         "CreateQueue" => queue::create_queue(emu, input, ctx),
         "GetQueueUrl" => queue::get_queue_url(emu, input, ctx),
         "ListQueues" => queue::list_queues(emu, input, ctx),
-        "DeleteQueue" => queue::delete_queue(emu, input),
-        "GetQueueAttributes" => queue::get_queue_attributes(emu, input),
-        "SetQueueAttributes" => queue::set_queue_attributes(emu, input),
-        "TagQueue" => queue::tag_queue(emu, input),
-        "UntagQueue" => queue::untag_queue(emu, input),
-        "ListQueueTags" => queue::list_queue_tags(emu, input),
-        "PurgeQueue" => queue::purge_queue(emu, input),
+        "DeleteQueue" => queue::delete_queue(emu, input, ctx),
+        "GetQueueAttributes" => queue::get_queue_attributes(emu, input, ctx),
+        "SetQueueAttributes" => queue::set_queue_attributes(emu, input, ctx),
+        "TagQueue" => queue::tag_queue(emu, input, ctx),
+        "UntagQueue" => queue::untag_queue(emu, input, ctx),
+        "ListQueueTags" => queue::list_queue_tags(emu, input, ctx),
+        "PurgeQueue" => queue::purge_queue(emu, input, ctx),
         "SendMessage" => send::send_message(emu, input, ctx),
         "SendMessageBatch" => send::send_message_batch(emu, input, ctx),
         "ReceiveMessage" => receive::receive_message(emu, input, ctx).await,
-        "DeleteMessage" => lease::delete_message(emu, input),
-        "DeleteMessageBatch" => lease::delete_message_batch(emu, input),
-        "ChangeMessageVisibility" => lease::change_message_visibility(emu, input),
-        "ChangeMessageVisibilityBatch" => lease::change_message_visibility_batch(emu, input),
+        "DeleteMessage" => lease::delete_message(emu, input, ctx),
+        "DeleteMessageBatch" => lease::delete_message_batch(emu, input, ctx),
+        "ChangeMessageVisibility" => lease::change_message_visibility(emu, input, ctx),
+        "ChangeMessageVisibilityBatch" => lease::change_message_visibility_batch(emu, input, ctx),
         "ListDeadLetterSourceQueues" => dlq::list_dead_letter_source_queues(emu, input, ctx),
         "StartMessageMoveTask" => move_task::start(emu, input),
         "ListMessageMoveTasks" => move_task::list(emu, input),
         "CancelMessageMoveTask" => move_task::cancel(emu, input),
-        // Permissions need IAM, which the emulator does not model; say so clearly.
-        "AddPermission" | "RemovePermission" => Err(SqsError::unsupported_operation(format!(
-            "{operation} is not supported by the sqsprobe emulator: it does not model IAM permissions."
-        ))),
+        "AddPermission" => permission::add_permission(emu, input, ctx),
+        "RemovePermission" => permission::remove_permission(emu, input, ctx),
         _ if ctx.query => Err(SqsError::invalid_action(operation)),
         _ => Err(SqsError::unknown_operation()),
     }
@@ -102,6 +98,8 @@ mod tests {
             host: "h".into(),
             query: true,
             trace_header: None,
+            region: "us-east-1".into(),
+            access_key: None,
         };
         for op in OPERATIONS.iter().copied().chain(["Nope"]) {
             let routed = match dispatch(&emu, op, &Map::new(), &ctx).await {

@@ -24,7 +24,7 @@ mod test_support;
 
 pub use dispatch::OPERATIONS;
 pub use ops::access::denies as policy_denies;
-pub use server::{RunningEmulator, serve, spawn};
+pub use server::{InProcess, RunningEmulator, serve, spawn};
 pub use support::chaos::{Chaos, ChaosSpecError, QUEUE_TAG as CHAOS_TAG};
 pub use support::clock::{Clock, SystemClock, TokioClock};
 pub use support::config::EmulatorConfig;

@@ -39,6 +39,8 @@ pub(crate) async fn call(emu: &Arc<Emulator>, operation: &str, params: Value) ->
         host: "localhost:9324".into(),
         query: false,
         trace_header: None,
+        region: "us-east-1".into(),
+        access_key: None,
     };
     let params = params.as_object().cloned().unwrap_or_default();
     dispatch(emu, operation, &params, &ctx).await

@@ -25,6 +25,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         partition: None,
         seed: Some(7),
         merged: None,
+        clock: None,
     })
 }
 

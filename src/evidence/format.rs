@@ -130,6 +130,11 @@ pub struct RunStart {
     /// same faults and run the same trials. Absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The clock every timestamp of the run was read from: `real`, or `virtual` (`--clock
+    /// virtual`: timestamps start at the real start time and advance with simulated time, so
+    /// durations are simulated ones). Absent in files written before it existed (real).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
     /// Set only in the evidence `sqsprobe report` writes when it merges the run folders of a
     /// `--partition` run: which partitions it holds and which it lacks.
     #[serde(default, skip_serializing_if = "Option::is_none")]

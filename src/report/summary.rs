@@ -50,6 +50,9 @@ fn header(out: &mut String, run: &RunView) {
         if let Some(chaos) = &start.emulator_chaos {
             target.push(format!("chaos {}", code(chaos)));
         }
+        if start.clock.as_deref() == Some("virtual") {
+            target.push("virtual clock (simulated timestamps and durations)".to_string());
+        }
         let _ = writeln!(out, "Target: {}\n", target.join(" · "));
         if let Some((what, warning)) = partition_words(start) {
             let _ = writeln!(out, "Partitions: {}\n", text(&what));
@@ -253,6 +256,18 @@ queue setup failed
             "profile `emulator` · chaos `stale-delete-keeps=1,redeliver-after-delete=0,seed=0`\n"
         ), "{out}");
         assert!(!render(&full_run()).contains("chaos"));
+    }
+
+    #[test]
+    fn a_virtual_clock_is_shown_in_the_header() {
+        let mut records = full_run();
+        if let Some(Record::RunStart(start)) = records.first_mut() {
+            start.clock = Some("virtual".into());
+        }
+        assert!(
+            render(&records).contains(" · virtual clock (simulated timestamps and durations)\n")
+        );
+        assert!(!render(&full_run()).contains("virtual clock"));
     }
 
     #[test]

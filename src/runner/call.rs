@@ -17,7 +17,7 @@ use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::http::Response as HttpResponse;
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use tokio::time::Instant;
 
 /// Formats a timestamp the way evidence does: RFC 3339, UTC, milliseconds.
 pub fn rfc3339(t: DateTime<Utc>) -> String {
@@ -43,6 +43,8 @@ struct AttemptNote {
 /// The interceptor that fills [`AttemptNote`]s; one per call.
 #[derive(Debug, Clone, Default)]
 pub struct AttemptRecorder {
+    /// The run's clock: attempts are timed on it.
+    clock: crate::runner::RunClock,
     notes: Arc<Mutex<Vec<AttemptNote>>>,
     /// The credentials the signed request carried (access key id, session token), so that the
     /// run can mask any echo of them; never written anywhere.
@@ -50,6 +52,14 @@ pub struct AttemptRecorder {
 }
 
 impl AttemptRecorder {
+    /// A recorder timing attempts on `clock`.
+    pub fn new(clock: crate::runner::RunClock) -> AttemptRecorder {
+        AttemptRecorder {
+            clock,
+            ..AttemptRecorder::default()
+        }
+    }
+
     fn notes(&self) -> Vec<AttemptNote> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
@@ -96,7 +106,7 @@ impl Intercept for AttemptRecorder {
     ) -> Result<(), BoxError> {
         if let Ok(mut notes) = self.notes.lock() {
             notes.push(AttemptNote {
-                started_at: Some(Utc::now()),
+                started_at: Some(self.clock.now()),
                 started: Some(Instant::now()),
                 ..AttemptNote::default()
             });
@@ -140,7 +150,7 @@ impl Intercept for AttemptRecorder {
         let Some(note) = notes.last_mut() else {
             return Ok(());
         };
-        note.ended_at = Some(Utc::now());
+        note.ended_at = Some(self.clock.now());
         note.latency_ms = note
             .started
             .map(|s| s.elapsed().as_secs_f64() * 1000.0)
@@ -289,6 +299,8 @@ pub struct CallMeta {
     pub wait: Option<std::time::Duration>,
     /// The trial of a multi-trial case the call belongs to.
     pub trial: Option<u32>,
+    /// The run's clock, which times the call's attempts.
+    pub clock: crate::runner::RunClock,
 }
 
 impl CallMeta {
@@ -346,11 +358,11 @@ where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
     O: RequestId,
 {
-    let recorder = AttemptRecorder::default();
-    let call_started_at = Utc::now();
+    let recorder = AttemptRecorder::new(meta.clock);
+    let call_started_at = meta.clock.now();
     let call_started = Instant::now();
     let result = send(recorder.clone()).await;
-    let call_ended_at = Utc::now();
+    let call_ended_at = meta.clock.now();
     let mut notes = recorder.notes();
     let credentials = recorder
         .credentials

@@ -12,11 +12,15 @@
 //! - `run`: cases in parallel, events out; `schedule`: partitions and longest-first order.
 //! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
+//! - `clock`: the run's clock, real or virtual (`--clock virtual`, shared with the emulator);
+//!   `in_process`: the HTTP client that reaches the embedded emulator without a socket under it.
 
 pub mod call;
 pub mod case;
+pub mod clock;
 pub mod expect;
 pub mod faults;
+pub mod in_process;
 pub mod policy;
 pub mod query_protocol;
 pub mod queues;
@@ -25,6 +29,7 @@ pub mod schedule;
 pub mod sweep;
 pub mod target;
 
+pub use clock::{ClockKind, RunClock};
 pub use queues::{Registry, new_instance};
 pub use run::{RunOutcome, RunSettings, new_run_id, preflight, run_plan};
 pub use schedule::PlannedCase;
@@ -59,6 +64,8 @@ pub struct RunContext {
     pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
     /// What the run talks to (a case's `emulator_chaos:` applies on the embedded emulator only).
     pub target: target::TargetKind,
+    /// Where every timestamp of the run comes from (real, or virtual under `--clock virtual`).
+    pub clock: RunClock,
 }
 
 /// Why the run stopped itself: a condition no further case could get past.

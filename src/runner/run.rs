@@ -18,8 +18,8 @@ use crate::suite::model::Case;
 use chrono::Utc;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::Instant;
 use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::time::Instant;
 
 /// Everything a run needs besides its cases.
 #[derive(Debug, Clone)]
@@ -56,6 +56,8 @@ pub struct RunSettings {
     pub seed: u64,
     /// `--trials N`: run every case N times (overrides each case's `trials:`).
     pub trials: Option<u32>,
+    /// The run's clock (`--clock`): every timestamp comes from it, and `run_start` names it.
+    pub clock: super::RunClock,
 }
 
 /// The first record of a run: what it is about to do, and against what.
@@ -80,6 +82,7 @@ pub fn run_start(
         partition: settings.partition.clone(),
         seed: Some(settings.seed),
         merged: None,
+        clock: Some(settings.clock.kind().as_str().to_string()),
     }
 }
 
@@ -101,7 +104,7 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
             &settings.run_id,
             &planned.suite,
             &planned.case.id,
-            &rfc3339(Utc::now()),
+            &rfc3339(settings.clock.now()),
             format!(
                 "not run: the case checks the {} protocol only; this run uses {}",
                 protocols.join(" and "),
@@ -117,7 +120,7 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
             &settings.run_id,
             &planned.suite,
             &planned.case.id,
-            &rfc3339(Utc::now()),
+            &rfc3339(settings.clock.now()),
         )
         .map(|end| (Skip::Unsupported, end))
     })
@@ -136,7 +139,7 @@ fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &HaltReason) -
             &settings.run_id,
             &planned.suite,
             &planned.case.id,
-            &rfc3339(Utc::now()),
+            &rfc3339(settings.clock.now()),
             format!("not run: the run stopped: {}", why.describe()),
             String::new(),
         )
@@ -169,6 +172,7 @@ pub enum RunError {
 /// than one per case.
 pub async fn preflight(
     client: &aws_sdk_sqs::Client,
+    clock: super::RunClock,
     run_id: &str,
     usage: &super::policy::Usage,
     events: &mpsc::UnboundedSender<Record>,
@@ -185,6 +189,7 @@ pub async fn preflight(
         queue: None,
         wait: None,
         trial: None,
+        clock,
     };
     let prefix = run_prefix(run_id);
     let mut rec = record(meta, &masker, |r| {
@@ -225,7 +230,7 @@ pub async fn run_plan(
     events: mpsc::UnboundedSender<Record>,
     cancel: watch::Receiver<bool>,
 ) -> RunOutcome {
-    let started_at = Utc::now();
+    let started_at = settings.clock.now();
     let started = Instant::now();
     let _ = events.send(Record::RunStart(run_start(settings, &plan, started_at)));
 
@@ -246,6 +251,7 @@ pub async fn run_plan(
         seed: settings.seed,
         http,
         target: settings.target,
+        clock: settings.clock,
     });
     // The time budget: past it the run stops itself like a spent request budget.
     let timer = settings.max_duration.map(|d| {
@@ -283,7 +289,7 @@ pub async fn run_plan(
         }
         let n = trials_of(&p.case, settings.trials);
         if n > 1 || p.case.expect.rate.is_some() {
-            pending.insert(order, TrialSet::new(n, p.clone()));
+            pending.insert(order, TrialSet::new(n, p.clone(), settings.clock.now()));
             for k in 1..=n {
                 units.push_back((order, p.clone(), Some(k)));
             }
@@ -359,7 +365,7 @@ pub async fn run_plan(
                                 &settings.run_id,
                                 &p.suite,
                                 &p.case.id,
-                                &rfc3339(Utc::now()),
+                                &rfc3339(settings.clock.now()),
                                 why,
                                 String::new(),
                             )
@@ -387,7 +393,7 @@ pub async fn run_plan(
                 {
                     // One case_start for all the trials, before the first of them.
                     set.started = true;
-                    set.started_at = Utc::now();
+                    set.started_at = settings.clock.now();
                     let start = super::case::case_start(
                         &settings.run_id, &p.suite, &p.case, set.started_at, Some(set.n),
                         settings.target,
@@ -452,7 +458,7 @@ pub async fn run_plan(
     let (standard, fifo) = settings.usage.counts();
     let _ = events.send(Record::RunEnd(RunEnd {
         run_id: settings.run_id.clone(),
-        ended_at: rfc3339(Utc::now()),
+        ended_at: rfc3339(settings.clock.now()),
         duration_ms: started.elapsed().as_millis() as u64,
         interrupted,
         totals,
@@ -497,14 +503,14 @@ struct TrialSet {
 }
 
 impl TrialSet {
-    fn new(n: u32, planned: PlannedCase) -> TrialSet {
+    fn new(n: u32, planned: PlannedCase, now: chrono::DateTime<Utc>) -> TrialSet {
         TrialSet {
             n,
             planned,
             results: (0..n).map(|_| None).collect(),
             not_run: 0,
             started: false,
-            started_at: Utc::now(),
+            started_at: now,
         }
     }
 
@@ -603,7 +609,7 @@ fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
             *deliveries.entry(k.clone()).or_default() += v;
         }
     }
-    let ended_at = Utc::now();
+    let ended_at = settings.clock.now();
     CaseEnd {
         run_id: settings.run_id.clone(),
         case: case.id.clone(),

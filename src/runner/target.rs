@@ -203,12 +203,31 @@ async fn load_sdk_config(target: &TargetConfig, region: &str) -> SdkConfig {
 /// SDK ranks above `AWS_ENDPOINT_URL_SQS` and a profile's endpoint (set on the shared loader
 /// instead, the SDK would still prefer the service-specific variable).
 fn sqs_client(sdk_config: &SdkConfig, target: &TargetConfig) -> aws_sdk_sqs::Client {
+    sqs_client_via(sdk_config, target, None)
+}
+
+/// The SQS client, answered by `in_process` instead of over HTTP when given (the embedded
+/// emulator under a virtual clock).
+fn sqs_client_via(
+    sdk_config: &SdkConfig,
+    target: &TargetConfig,
+    in_process: Option<crate::emulator::InProcess>,
+) -> aws_sdk_sqs::Client {
+    use super::in_process::InProcessClient;
+    use super::query_protocol::QueryProtocolClient;
+    use aws_smithy_runtime_api::client::http::SharedHttpClient;
     let mut builder = aws_sdk_sqs::config::Builder::from(sdk_config);
     if let Some(url) = &target.endpoint_url {
         builder = builder.endpoint_url(url);
     }
-    if target.protocol == Protocol::Query {
-        builder = builder.http_client(super::query_protocol::QueryProtocolClient::new());
+    match (in_process, target.protocol) {
+        (Some(emu), Protocol::Json) => builder = builder.http_client(InProcessClient::new(emu)),
+        (Some(emu), Protocol::Query) => {
+            let inner = SharedHttpClient::new(InProcessClient::new(emu));
+            builder = builder.http_client(QueryProtocolClient::wrapping(inner));
+        }
+        (None, Protocol::Query) => builder = builder.http_client(QueryProtocolClient::new()),
+        (None, Protocol::Json) => {}
     }
     aws_sdk_sqs::Client::from_conf(builder.build())
 }
@@ -386,6 +405,9 @@ pub struct TargetRequest {
     /// `--allow-account`: the only accounts `--target aws` may touch (empty: any). Ignored by
     /// the other targets, whose credentials are fixed test keys.
     pub allow_accounts: Vec<String>,
+    /// The run's clock. A virtual one is shared with the embedded emulator, which is then
+    /// reached in-process; no other target can follow a virtual clock.
+    pub clock: super::RunClock,
 }
 
 /// The facts about a resolved target that get printed and recorded.
@@ -521,6 +543,15 @@ pub async fn resolve(
                 .to_string(),
         ));
     }
+    // Another target's leases and windows run on its own clock: waiting less would be wrong.
+    if req.clock.kind() == super::ClockKind::Virtual && kind != TargetKind::Embedded {
+        return Err(TargetError::Usage(
+            "--clock virtual applies only to the embedded emulator, which shares the run's \
+             clock; another target's leases and windows take real time (drop --endpoint-url / \
+             --target aws, or drop --clock virtual)"
+                .to_string(),
+        ));
+    }
     if req.protocol == Protocol::Query
         && let Some(why) = query_protocol_refusal(kind, req.endpoint_url.as_deref())
     {
@@ -540,11 +571,17 @@ pub async fn resolve(
     };
 
     let mut emulator = None;
+    let virtual_clock = req.clock.kind() == super::ClockKind::Virtual;
     let endpoint_url = match kind {
         TargetKind::Embedded => {
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+            let clock: Option<std::sync::Arc<dyn crate::emulator::Clock>> = match virtual_clock {
+                true => Some(std::sync::Arc::new(req.clock)),
+                false => None,
+            };
             let config = crate::emulator::EmulatorConfig {
                 chaos: req.chaos.unwrap_or_default(),
+                clock,
                 ..crate::emulator::EmulatorConfig::default()
             };
             let emu = crate::emulator::spawn(addr, config).await.map_err(|e| {
@@ -564,7 +601,11 @@ pub async fn resolve(
         protocol: req.protocol,
     };
     let sdk_config = load_sdk_config(&config, &region).await;
-    let client = sqs_client(&sdk_config, &config);
+    let in_process = emulator
+        .as_ref()
+        .filter(|_| virtual_clock)
+        .map(crate::emulator::RunningEmulator::in_process);
+    let client = sqs_client_via(&sdk_config, &config, in_process);
 
     let (endpoint, endpoint_source, sdk_endpoint, account) = match kind {
         TargetKind::Aws => {

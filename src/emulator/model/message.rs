@@ -1,6 +1,7 @@
 //! Messages: stored form, message attributes and their validation.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -94,37 +95,116 @@ pub(crate) enum MessageState {
     },
 }
 
-/// A stored message.
+/// What only some messages carry, boxed so that a plain message pays one pointer for it:
+/// message attributes, the trace header, FIFO's group, deduplication id and sequence number,
+/// and where a dead-lettered message came from.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Extra {
+    pub attributes: BTreeMap<String, MessageAttributeValue>,
+    /// `AWSTraceHeader` system attribute.
+    pub trace_header: Option<Box<str>>,
+    /// Shared by every message of the group in a queue.
+    pub group_id: Option<Arc<str>>,
+    pub dedup_id: Option<Box<str>>,
+    pub sequence_number: Option<u128>,
+    pub dead_letter_source_arn: Option<Arc<str>>,
+}
+
+impl Extra {
+    fn is_empty(&self) -> bool {
+        self.attributes.is_empty()
+            && self.trace_header.is_none()
+            && self.group_id.is_none()
+            && self.dedup_id.is_none()
+            && self.sequence_number.is_none()
+            && self.dead_letter_source_arn.is_none()
+    }
+}
+
+/// A stored message, laid out to cost little beyond its body (docs/emulator.md, "Memory"):
+/// ids and digests as fixed-size numbers rendered on the way out, the sender as an index into
+/// the store's table of senders, and everything optional behind one box.
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
     /// Store-wide ordering key (also the identity inside receipt handles).
     pub seq: u64,
-    pub message_id: String,
-    pub body: String,
-    pub md5_of_body: String,
-    pub attributes: BTreeMap<String, MessageAttributeValue>,
-    /// `AWSTraceHeader` system attribute.
-    pub trace_header: Option<String>,
+    /// The MessageId, a UUID.
+    pub message_id: u128,
+    pub body: Box<str>,
+    pub md5_of_body: [u8; 16],
     pub sent_ms: u64,
     /// Retention counts from here (kept on standard DLQ moves, reset on FIFO ones).
     pub enqueued_ms: u64,
-    pub sender_id: String,
+    /// When it last became visible, as a queue-wide counter: FIFO groups are served in the
+    /// order their first deliverable message became available.
+    pub ready_stamp: u64,
+    /// 0 until the first receive.
+    pub first_receive_ms: u64,
     pub receive_count: u32,
-    pub first_receive_ms: Option<u64>,
-    pub group_id: Option<String>,
-    pub dedup_id: Option<String>,
-    pub sequence_number: Option<String>,
-    pub dead_letter_source_arn: Option<String>,
+    /// Index into the store's sender table (`State::sender_id`).
+    pub sender: u32,
     pub state: MessageState,
+    pub extra: Option<Box<Extra>>,
 }
 
 impl Message {
+    /// A message with nothing optional; `extra` is filled in by [`Message::set_extra`].
+    pub fn new(seq: u64, body: &str, now: u64, sender: u32) -> Self {
+        Self {
+            seq,
+            message_id: uuid::Uuid::new_v4().as_u128(),
+            body: body.into(),
+            md5_of_body: md5::digest(body.as_bytes()),
+            sent_ms: now,
+            enqueued_ms: now,
+            ready_stamp: 0,
+            first_receive_ms: 0,
+            receive_count: 0,
+            sender,
+            state: MessageState::Ready,
+            extra: None,
+        }
+    }
+
+    /// Stores the optional parts, boxing them only when there are any.
+    pub fn set_extra(&mut self, extra: Extra) {
+        self.extra = (!extra.is_empty()).then(|| Box::new(extra));
+    }
+
+    /// The optional parts for editing (allocated on first use).
+    pub fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// The MessageId as AWS writes it (hyphenated UUID).
+    pub fn id_string(&self) -> String {
+        uuid::Uuid::from_u128(self.message_id)
+            .hyphenated()
+            .to_string()
+    }
+
+    /// `MD5OfBody` in hex.
+    pub fn md5_hex(&self) -> String {
+        hex::encode(self.md5_of_body)
+    }
+
+    /// The message attributes (empty when none).
+    pub fn attributes(&self) -> &BTreeMap<String, MessageAttributeValue> {
+        static EMPTY: BTreeMap<String, MessageAttributeValue> = BTreeMap::new();
+        self.extra.as_ref().map_or(&EMPTY, |e| &e.attributes)
+    }
+
+    /// The MessageGroupId, if any.
+    pub fn group_id(&self) -> Option<&Arc<str>> {
+        self.extra.as_ref().and_then(|e| e.group_id.as_ref())
+    }
+
     /// Bytes counted against the message size and the store's byte cap: body plus each
     /// attribute's name, type and value (AWS-recorded, S1a).
     pub fn size(&self) -> usize {
         self.body.len()
             + self
-                .attributes
+                .attributes()
                 .iter()
                 .map(|(name, value)| value.size(name))
                 .sum::<usize>()

@@ -1,11 +1,13 @@
 //! Receipt handles: opaque to clients, decodable by the emulator.
 //!
-//! A handle names one receive of one message: queue name, the message's store-wide seq and the
-//! receive's nonce. Handles are deterministic for that triple, so a FIFO receive retried with the
+//! A handle names one receive of one message: the queue's key, the message's slot and
+//! store-wide seq, and the receive's nonce. Handles are deterministic for that triple, so a FIFO receive retried with the
 //! same ReceiveRequestAttemptId returns the same handles (API_ReceiveMessage).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+
+use crate::emulator::model::queue::Id;
 
 const PREFIX: &str = "sqsprobe-rh";
 
@@ -13,7 +15,7 @@ const PREFIX: &str = "sqsprobe-rh";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ReceiptHandle {
     pub queue: String,
-    pub seq: u64,
+    pub id: Id,
     pub nonce: u64,
 }
 
@@ -21,8 +23,8 @@ impl ReceiptHandle {
     /// The wire form.
     pub fn encode(&self) -> String {
         BASE64.encode(format!(
-            "{PREFIX}\n{}\n{}\n{}",
-            self.queue, self.seq, self.nonce
+            "{PREFIX}\n{}\n{}\n{}\n{}",
+            self.queue, self.id.slot, self.id.seq, self.nonce
         ))
     }
 
@@ -35,12 +37,17 @@ impl ReceiptHandle {
             return None;
         }
         let queue = parts.next()?.to_owned();
+        let slot = parts.next()?.parse().ok()?;
         let seq = parts.next()?.parse().ok()?;
         let nonce = parts.next()?.parse().ok()?;
         if parts.next().is_some() {
             return None;
         }
-        Some(Self { queue, seq, nonce })
+        Some(Self {
+            queue,
+            id: Id { slot, seq },
+            nonce,
+        })
     }
 }
 
@@ -52,7 +59,7 @@ mod tests {
     fn round_trip_and_garbage() {
         let h = ReceiptHandle {
             queue: "q".into(),
-            seq: 7,
+            id: Id { slot: 3, seq: 7 },
             nonce: 9,
         };
         assert_eq!(ReceiptHandle::decode(&h.encode()), Some(h));

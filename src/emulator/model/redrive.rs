@@ -20,11 +20,7 @@ pub(crate) fn validate_redrive(
     };
     let raw = raw.cloned().unwrap_or_default();
     let invalid = |reason: &str| SqsError::invalid_value(&raw, "RedrivePolicy", reason);
-    let Some(target) = state
-        .queues
-        .values()
-        .find(|q| q.arn == policy.dead_letter_target_arn)
-    else {
+    let Some(target) = state.queues.get(&policy.dead_letter_target_arn) else {
         return Err(invalid("Dead letter target does not exist."));
     };
     if target.is_fifo() != settings.fifo {
@@ -69,7 +65,7 @@ pub(crate) fn deliver_to_dlq(
             return;
         };
         message.seq = seq;
-        message.dead_letter_source_arn = Some(source_arn.to_owned());
+        message.extra_mut().dead_letter_source_arn = Some(source_arn.into());
         if queue.is_fifo() {
             message.enqueued_ms = now;
         }

@@ -4,7 +4,7 @@
 //! task) atomic, so concurrent clients can never lose or duplicate a message. The lock is never
 //! held across an `.await`; every operation under it is O(log n) per message touched.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -19,30 +19,36 @@ use crate::emulator::support::config::EmulatorConfig;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Global counters and queues.
+///
+/// Queues are keyed by their ARN (`arn:aws:sqs:<region>:<account>:<name>`): each region is its
+/// own namespace, as on AWS, a redrive or move-task ARN is a direct lookup, and a name prefix
+/// within a region is a range of the ordered map (ListQueues).
 #[derive(Debug)]
 pub(crate) struct State {
-    pub queues: HashMap<String, Queue>,
-    /// Deleted queue name → deletion time, for `QueueDeletedRecently`.
+    pub queues: BTreeMap<String, Queue>,
+    /// Deleted queue key → deletion time, for `QueueDeletedRecently`.
     pub deleted: HashMap<String, u64>,
     pub move_tasks: Vec<MoveTask>,
     /// Messages and bytes stored across all queues (each queue keeps it current).
     pub usage: Arc<Usage>,
     next_seq: u64,
     next_nonce: u64,
-    next_sequence_number: u128,
+    /// SenderIds, each stored once; messages hold an index.
+    senders: Vec<String>,
+    sender_index: HashMap<String, u32>,
 }
 
 impl State {
     fn new() -> Self {
         Self {
-            queues: HashMap::new(),
+            queues: BTreeMap::new(),
             deleted: HashMap::new(),
             move_tasks: Vec::new(),
             usage: Arc::new(Usage::default()),
             next_seq: 1,
             next_nonce: 1,
-            // FIFO sequence numbers are 20-digit decimals on AWS.
-            next_sequence_number: 10_000_000_000_000_000_000,
+            senders: Vec::new(),
+            sender_index: HashMap::new(),
         }
     }
 
@@ -60,17 +66,27 @@ impl State {
         nonce
     }
 
-    /// The next FIFO SequenceNumber (monotonic across the store, like AWS's per-queue ones).
-    pub fn next_sequence_number(&mut self) -> String {
-        self.next_sequence_number += 1;
-        self.next_sequence_number.to_string()
+    /// The index of a SenderId in the sender table, adding it on first use.
+    pub fn sender_index(&mut self, sender_id: &str) -> u32 {
+        if let Some(&i) = self.sender_index.get(sender_id) {
+            return i;
+        }
+        let i = self.senders.len() as u32;
+        self.senders.push(sender_id.to_owned());
+        self.sender_index.insert(sender_id.to_owned(), i);
+        i
     }
 
-    /// A queue by name, ticked to `now`.
-    pub fn queue_mut(&mut self, name: &str, now: u64) -> SqsResult<&mut Queue> {
+    /// The SenderId stored at `index`.
+    pub fn sender_id(&self, index: u32) -> &str {
+        self.senders.get(index as usize).map_or("", String::as_str)
+    }
+
+    /// A queue by key (its ARN), ticked to `now`.
+    pub fn queue_mut(&mut self, key: &str, now: u64) -> SqsResult<&mut Queue> {
         let queue = self
             .queues
-            .get_mut(name)
+            .get_mut(key)
             .ok_or_else(SqsError::non_existent_queue)?;
         queue.tick(now);
         Ok(queue)
@@ -105,12 +121,21 @@ impl State {
         Ok(())
     }
 
-    /// The name of the queue with this ARN, if it exists.
-    pub fn queue_name_by_arn(&self, arn: &str) -> Option<String> {
+    /// The key of the queue with this ARN, if it exists (queues are keyed by ARN).
+    pub fn queue_key_by_arn(&self, arn: &str) -> Option<String> {
+        self.queues.contains_key(arn).then(|| arn.to_owned())
+    }
+
+    /// Keys of the queues whose key starts with `prefix`, in order: a range, not a scan.
+    pub fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
         self.queues
-            .values()
-            .find(|q| q.arn == arn)
-            .map(|q| q.name.clone())
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, _)| k.clone())
+            .collect()
     }
 }
 
@@ -176,16 +201,31 @@ impl Emulator {
         self.clock.now_millis()
     }
 
-    /// `arn:aws:sqs:<region>:<account>:<name>`.
-    pub fn arn(&self, name: &str) -> String {
-        format!(
-            "arn:aws:sqs:{}:{}:{}",
-            self.config.region, self.config.account_id, name
-        )
+    /// `arn:aws:sqs:<region>:<account>:<name>`: a queue's ARN, and its key in the store.
+    pub fn arn(&self, region: &str, name: &str) -> String {
+        format!("arn:aws:sqs:{region}:{}:{name}", self.config.account_id)
     }
 
-    /// The queue URL clients should use, built from the request's Host.
-    pub fn queue_url(&self, host: &str, name: &str) -> String {
-        format!("http://{}/{}/{}", host, self.config.account_id, name)
+    /// The queue URL clients should use, built from the request's Host: `/<account>/<name>`
+    /// in the configured region, `/queue/<region>/<account>/<name>` in any other, so the
+    /// same name in two regions has two URLs.
+    pub fn queue_url(&self, host: &str, key: &str) -> String {
+        let (region, name) = split_key(key);
+        if region == self.config.region {
+            format!("http://{host}/{}/{name}", self.config.account_id)
+        } else {
+            format!(
+                "http://{host}/queue/{region}/{}/{name}",
+                self.config.account_id
+            )
+        }
     }
+}
+
+/// (region, name) of a store key (`arn:aws:sqs:<region>:<account>:<name>`).
+pub(crate) fn split_key(key: &str) -> (&str, &str) {
+    let mut parts = key.splitn(6, ':');
+    let region = parts.nth(3).unwrap_or_default();
+    let name = parts.nth(1).unwrap_or_default();
+    (region, name)
 }

@@ -12,19 +12,18 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::ops::paging::paginate;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
-use crate::emulator::support::input::queue_name;
 
 pub(crate) fn list_dead_letter_source_queues(
     emu: &Emulator,
     input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+    let key = ctx.queue_key(emu, &input)?;
     let sources: Vec<String> = {
         let state = emu.lock();
         let dlq = state
             .queues
-            .get(&name)
+            .get(&key)
             .ok_or_else(SqsError::non_existent_queue)?;
         state
             .queues
@@ -35,7 +34,7 @@ pub(crate) fn list_dead_letter_source_queues(
                     .as_ref()
                     .is_some_and(|p| p.dead_letter_target_arn == dlq.arn)
             })
-            .map(|q| q.name.clone())
+            .map(|q| q.arn.clone())
             .collect()
     };
     let (names, token) = paginate(sources, &input)?;

@@ -22,10 +22,10 @@ use crate::emulator::model::message::MessageState;
 use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::batch;
+use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
-use crate::emulator::support::input::queue_name;
 
 fn decode(name: &str, raw: &str) -> SqsResult<ReceiptHandle> {
     ReceiptHandle::decode(raw)
@@ -37,7 +37,7 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
     let now = emu.now();
     let handle = decode(name, raw)?;
     let queue = state.queue_mut(name, now)?;
-    let Some(message) = queue.get(handle.seq) else {
+    let Some(message) = queue.get(handle.id) else {
         return Ok(());
     };
     let held_by_other =
@@ -59,12 +59,12 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
         if emu.chaos.stale_delete_keeps(on) {
             return Ok(());
         }
-    } else if emu.chaos.redeliver_after_delete(on, handle.seq) {
+    } else if emu.chaos.redeliver_after_delete(on, handle.id.seq) {
         // Chaos (opt-in): at-least-once delivery; the delete is acknowledged but the message
         // stays as it is (leased or visible) and is delivered again when its lease ends.
         return Ok(());
     }
-    queue.remove(handle.seq);
+    queue.remove(handle.id);
     // Deleting a FIFO message may unblock the rest of its group.
     queue.notify.notify_waiters();
     Ok(())
@@ -97,7 +97,7 @@ fn change_one(
             "Message does not exist or is not available for visibility timeout change.",
         )
     };
-    let Some(message) = queue.get(handle.seq) else {
+    let Some(message) = queue.get(handle.id) else {
         return Err(gone());
     };
     let timeout_ms = timeout as u64 * 1000;
@@ -129,38 +129,54 @@ fn change_one(
             handle.nonce
         }
     };
-    queue.set_visibility(handle.seq, nonce, now + timeout_ms, now);
+    queue.set_visibility(handle.id, nonce, now + timeout_ms, now);
     Ok(())
 }
 
-pub(crate) fn delete_message(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn delete_message(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let handle = input.required_string("ReceiptHandle")?;
     let mut state = emu.lock();
-    delete_one(emu, &mut state, &name, handle)?;
+    // The queue is looked up before the handle is read: a missing queue is NonExistentQueue
+    // whatever the handle (moto `test_delete_message_from_unknown_url`).
+    state.queue_mut(&key, emu.now())?;
+    delete_one(emu, &mut state, &key, handle)?;
     Ok(json!({}))
 }
 
-pub(crate) fn change_message_visibility(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn change_message_visibility(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let handle = input.required_string("ReceiptHandle")?;
     let timeout = input.integer("VisibilityTimeout")?;
     let mut state = emu.lock();
-    change_one(emu, &mut state, &name, handle, timeout)?;
+    state.queue_mut(&key, emu.now())?;
+    change_one(emu, &mut state, &key, handle, timeout)?;
     Ok(json!({}))
 }
 
-pub(crate) fn delete_message_batch(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn delete_message_batch(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "DeleteMessageBatchRequestEntry")?;
     let mut state = emu.lock();
-    state.queue_mut(&name, emu.now())?;
+    state.queue_mut(&key, emu.now())?;
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, entry) in &entries {
         let outcome = entry
             .required_string("ReceiptHandle")
-            .and_then(|handle| delete_one(emu, &mut state, &name, handle));
+            .and_then(|handle| delete_one(emu, &mut state, &key, handle));
         match outcome {
             Ok(()) => successful.push(json!({ "Id": id })),
             Err(error) => failed.push(batch::failure(id, &error)),
@@ -172,17 +188,18 @@ pub(crate) fn delete_message_batch(emu: &Emulator, input: Input<'_>) -> SqsResul
 pub(crate) fn change_message_visibility_batch(
     emu: &Emulator,
     input: Input<'_>,
+    ctx: &RequestContext,
 ) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+    let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "ChangeMessageVisibilityBatchRequestEntry")?;
     let mut state = emu.lock();
-    state.queue_mut(&name, emu.now())?;
+    state.queue_mut(&key, emu.now())?;
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, entry) in &entries {
         let outcome = entry.required_string("ReceiptHandle").and_then(|handle| {
             let timeout = entry.integer("VisibilityTimeout")?;
-            change_one(emu, &mut state, &name, handle, timeout)
+            change_one(emu, &mut state, &key, handle, timeout)
         });
         match outcome {
             Ok(()) => successful.push(json!({ "Id": id })),

@@ -8,6 +8,7 @@ pub(crate) mod dlq;
 pub(crate) mod lease;
 pub(crate) mod move_task;
 pub(crate) mod paging;
+pub(crate) mod permission;
 pub(crate) mod queue;
 pub(crate) mod receive;
 pub(crate) mod send;

@@ -45,7 +45,7 @@ pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
     };
     let mut state = emu.lock();
     let now = emu.now();
-    let Some(source) = state.queue_name_by_arn(&source_arn) else {
+    let Some(source) = state.queue_key_by_arn(&source_arn) else {
         return Err(SqsError::resource_not_found(
             "The resource that you specified for the SourceArn parameter doesn't exist.",
         ));
@@ -56,7 +56,7 @@ pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
         ));
     }
     if let Some(d) = &destination_arn
-        && state.queue_name_by_arn(d).is_none()
+        && state.queue_key_by_arn(d).is_none()
     {
         return Err(SqsError::resource_not_found(
             "The resource that you specified for the DestinationArn parameter doesn't exist.",
@@ -110,7 +110,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
     if task.status == TaskStatus::Cancelling {
         return finish(&mut state, TaskStatus::Cancelled, None);
     }
-    let Some(source) = state.queue_name_by_arn(&task.source_arn) else {
+    let Some(source) = state.queue_key_by_arn(&task.source_arn) else {
         return finish(
             &mut state,
             TaskStatus::Failed,
@@ -122,22 +122,25 @@ fn step(emu: &Emulator, handle: &str) -> bool {
     let Ok(queue) = state.queue_mut(&source, now) else {
         return false;
     };
-    let seqs = queue.ready_seqs(batch);
+    let ids = queue.ready_ids(batch);
     let mut moved = 0;
-    for seq in seqs {
+    for id in ids {
         let Ok(queue) = state.queue_mut(&source, now) else {
             break;
         };
-        let Some(mut message) = queue.remove(seq) else {
+        let Some(mut message) = queue.remove(id) else {
             continue;
         };
-        let target_arn = task
-            .destination_arn
-            .clone()
-            .or_else(|| message.dead_letter_source_arn.clone());
+        let target_arn = task.destination_arn.clone().or_else(|| {
+            message
+                .extra
+                .as_ref()
+                .and_then(|e| e.dead_letter_source_arn.as_deref())
+                .map(str::to_owned)
+        });
         let target = target_arn
             .as_deref()
-            .and_then(|arn| state.queue_name_by_arn(arn));
+            .and_then(|arn| state.queue_key_by_arn(arn));
         let Some(target) = target else {
             // Put it back and fail the task, as AWS does when a destination is gone.
             let Ok(queue) = state.queue_mut(&source, now) else {
@@ -153,8 +156,10 @@ fn step(emu: &Emulator, handle: &str) -> bool {
         };
         message.seq = state.next_seq();
         message.receive_count = 0;
-        message.first_receive_ms = None;
-        message.dead_letter_source_arn = None;
+        message.first_receive_ms = 0;
+        if let Some(extra) = message.extra.as_mut() {
+            extra.dead_letter_source_arn = None;
+        }
         message.enqueued_ms = now;
         if let Ok(queue) = state.queue_mut(&target, now) {
             queue.enqueue(message, 0, now);
@@ -189,7 +194,7 @@ pub(crate) fn list(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
         }
     };
     let state = emu.lock();
-    if state.queue_name_by_arn(source_arn).is_none() {
+    if state.queue_key_by_arn(source_arn).is_none() {
         return Err(SqsError::resource_not_found(
             "The resource that you specified for the SourceArn parameter doesn't exist.",
         ));
@@ -205,9 +210,37 @@ pub(crate) fn list(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
     Ok(json!({ "Results": results }))
 }
 
+/// The source ARN a task handle names: handles are base64 of `{"taskId", "sourceArn"}`, as
+/// AWS's are. Anything else is `InvalidParameterValue` (moto
+/// `test_cancel_message_move_task_with_invalid_task_handle`).
+fn handle_source_arn(handle: &str) -> SqsResult<String> {
+    let invalid =
+        || SqsError::invalid_parameter_value("Value for parameter TaskHandle is invalid.");
+    let bytes = BASE64
+        .decode(handle.trim().as_bytes())
+        .map_err(|_| invalid())?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
+    let field = |name: &str| {
+        doc.get(name)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    match (field("taskId"), field("sourceArn")) {
+        (Some(_), Some(arn)) => Ok(arn.to_owned()),
+        _ => Err(invalid()),
+    }
+}
+
 pub(crate) fn cancel(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
     let handle = input.required_string("TaskHandle")?;
+    let source_arn = handle_source_arn(handle)?;
     let mut state = emu.lock();
+    // The source is checked before the task (moto `test_cancel_message_move_task_with_unknown_source_arn`).
+    if state.queue_key_by_arn(&source_arn).is_none() {
+        return Err(SqsError::resource_not_found(
+            "The resource that you specified for the SourceArn parameter doesn't exist.",
+        ));
+    }
     let Some(task) = state.move_tasks.iter_mut().find(|t| t.handle == handle) else {
         return Err(SqsError::resource_not_found("Task does not exist."));
     };
@@ -275,6 +308,27 @@ mod tests {
         .await
         .unwrap_err();
         assert_eq!(err.code(), "AWS.SimpleQueueService.UnsupportedOperation");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cancel_reads_the_handle_before_the_task() {
+        let emu = emulator();
+        for bad in ["foobared", "e30=", "bm90IGpzb24="] {
+            let err = call(&emu, "CancelMessageMoveTask", json!({"TaskHandle": bad}))
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), "InvalidParameterValue", "{bad}");
+            assert_eq!(err.message, "Value for parameter TaskHandle is invalid.");
+        }
+        let handle = base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            r#"{"taskId":"t","sourceArn":"arn:aws:sqs:us-east-1:000000000000:gone"}"#,
+        );
+        let err = call(&emu, "CancelMessageMoveTask", json!({"TaskHandle": handle}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "ResourceNotFoundException");
+        assert!(err.message.contains("SourceArn"), "{}", err.message);
     }
 
     #[tokio::test(start_paused = true)]

@@ -13,7 +13,6 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::ops::paging::paginate;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
-use crate::emulator::support::input::queue_name;
 
 /// AWS's 60-second cooldowns (API_PurgeQueue, API_DeleteQueue).
 const COOLDOWN_MS: u64 = 60_000;
@@ -84,10 +83,11 @@ pub(crate) fn create_queue(
     // A `.fifo` name without FifoQueue=true is a standard queue with an invalid name (N2).
     validate_queue_name(name, fifo)?;
     validate_tags(&tags)?;
-    let url = emu.queue_url(&ctx.host, name);
+    let key = ctx.key_of(emu, name);
+    let url = emu.queue_url(&ctx.host, &key);
     let mut state = emu.lock();
     let now = emu.now();
-    if let Some(existing) = state.queues.get(name) {
+    if let Some(existing) = state.queues.get(&key) {
         // Only supplied attributes are compared, against current values (SNAP-2025 Q5–Q8).
         let mut candidate = existing.settings.clone();
         candidate.apply(&attributes)?;
@@ -102,7 +102,7 @@ pub(crate) fn create_queue(
     if emu.config.strict_cooldowns
         && state
             .deleted
-            .get(name)
+            .get(&key)
             .is_some_and(|&at| now.saturating_sub(at) < COOLDOWN_MS)
     {
         return Err(SqsError::queue_deleted_recently());
@@ -110,18 +110,17 @@ pub(crate) fn create_queue(
     state.admit_queue(&emu.config)?;
     let mut settings = QueueSettings::new(fifo);
     settings.apply(&attributes)?;
-    let arn = emu.arn(name);
-    redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
+    redrive::validate_redrive(&state, &key, &settings, attributes.get("RedrivePolicy"))?;
     let usage = Arc::clone(&state.usage);
-    let mut queue = Queue::new(name.to_owned(), arn, settings, now, usage);
+    let mut queue = Queue::new(name.to_owned(), key.clone(), settings, now, usage);
     queue.tags = tags;
     if queue.tags.len() > MAX_TAGS {
         return Err(SqsError::invalid_parameter_value(format!(
             "Too many tags added for queue {name}."
         )));
     }
-    state.deleted.remove(name);
-    state.queues.insert(name.to_owned(), queue);
+    state.deleted.remove(&key);
+    state.queues.insert(key, queue);
     Ok(json!({ "QueueUrl": url }))
 }
 
@@ -136,11 +135,11 @@ pub(crate) fn get_queue_url(
     {
         return Err(SqsError::non_existent_queue());
     }
-    let state = emu.lock();
-    if !state.queues.contains_key(name) {
+    let key = ctx.key_of(emu, name);
+    if !emu.lock().queues.contains_key(&key) {
         return Err(SqsError::non_existent_queue());
     }
-    Ok(json!({ "QueueUrl": emu.queue_url(&ctx.host, name) }))
+    Ok(json!({ "QueueUrl": emu.queue_url(&ctx.host, &key) }))
 }
 
 pub(crate) fn list_queues(
@@ -149,16 +148,9 @@ pub(crate) fn list_queues(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let prefix = input.string("QueueNamePrefix")?.unwrap_or_default();
-    let names: Vec<String> = {
-        let state = emu.lock();
-        state
-            .queues
-            .keys()
-            .filter(|n| n.starts_with(prefix))
-            .cloned()
-            .collect()
-    };
-    let (names, token) = paginate(names, &input)?;
+    // Only the request's region, and only names with the prefix: one range of the ordered keys.
+    let keys = emu.lock().keys_with_prefix(&ctx.key_of(emu, prefix));
+    let (names, token) = paginate(keys, &input)?;
     let mut out = Map::new();
     if !names.is_empty() {
         let urls: Vec<Value> = names
@@ -173,30 +165,38 @@ pub(crate) fn list_queues(
     Ok(Value::Object(out))
 }
 
-pub(crate) fn delete_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn delete_queue(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let mut state = emu.lock();
     let queue = state
         .queues
-        .remove(&name)
+        .remove(&key)
         .ok_or_else(SqsError::non_existent_queue)?;
     // Wake long polls so they notice the queue is gone.
     queue.notify.notify_waiters();
-    state.deleted.insert(name, emu.now());
+    state.deleted.insert(key, emu.now());
     Ok(json!({}))
 }
 
-pub(crate) fn purge_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn purge_queue(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     if emu.config.strict_cooldowns
         && queue
             .last_purge_ms
             .is_some_and(|at| now.saturating_sub(at) < COOLDOWN_MS)
     {
-        return Err(SqsError::purge_queue_in_progress(&name));
+        return Err(SqsError::purge_queue_in_progress(&queue.name));
     }
     queue.purge();
     queue.last_purge_ms = Some(now);
@@ -218,8 +218,12 @@ fn attribute_value(queue: &Queue, name: &str) -> Option<String> {
     }
 }
 
-pub(crate) fn get_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn get_queue_attributes(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let requested = input.string_list("AttributeNames")?;
     for attribute in &requested {
         if attribute != "All" && !READABLE_ATTRIBUTES.contains(&attribute.as_str()) {
@@ -228,7 +232,7 @@ pub(crate) fn get_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     }
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     let names: Vec<&str> = if requested.iter().any(|a| a == "All") {
         READABLE_ATTRIBUTES.to_vec()
     } else {
@@ -244,8 +248,12 @@ pub(crate) fn get_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     Ok(json!({ "Attributes": attributes }))
 }
 
-pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn set_queue_attributes(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     if input.raw("Attributes").is_none() {
         return Err(SqsError::missing_parameter("Attributes"));
     }
@@ -258,12 +266,12 @@ pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     }
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     let mut settings = queue.settings.clone();
     let arn = queue.arn.clone();
     settings.apply(&attributes)?;
     redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     queue.settings = settings;
     queue.modified_ms = now;
     // A shorter retention or visibility may already have expired something.
@@ -272,8 +280,12 @@ pub(crate) fn set_queue_attributes(emu: &Emulator, input: Input<'_>) -> SqsResul
     Ok(json!({}))
 }
 
-pub(crate) fn tag_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn tag_queue(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     if input.raw("Tags").is_none() {
         return Err(SqsError::missing_parameter("Tags"));
     }
@@ -281,35 +293,43 @@ pub(crate) fn tag_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
     validate_tags(&tags)?;
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     let mut merged = queue.tags.clone();
     merged.extend(tags);
     if merged.len() > MAX_TAGS {
         return Err(SqsError::invalid_parameter_value(format!(
-            "Too many tags added for queue {name}."
+            "Too many tags added for queue {key}."
         )));
     }
     queue.tags = merged;
     Ok(json!({}))
 }
 
-pub(crate) fn untag_queue(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn untag_queue(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let keys = input.string_list("TagKeys")?;
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     for key in keys {
         queue.tags.remove(&key);
     }
     Ok(json!({}))
 }
 
-pub(crate) fn list_queue_tags(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+pub(crate) fn list_queue_tags(
+    emu: &Emulator,
+    input: Input<'_>,
+    ctx: &RequestContext,
+) -> SqsResult<Value> {
+    let key = ctx.queue_key(emu, &input)?;
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     if queue.tags.is_empty() {
         return Ok(json!({}));
     }

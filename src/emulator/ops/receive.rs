@@ -13,9 +13,9 @@ use serde_json::{Map, Value, json};
 
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
 use crate::emulator::model::message::{
-    Message, MessageAttributeValue, attribute_selected, md5_of_attributes,
+    Message, MessageAttributeValue, MessageState, attribute_selected, md5_of_attributes,
 };
-use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Queue, ReceiveAttempt};
+use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt};
 use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::{Emulator, State};
@@ -23,7 +23,6 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
-use crate::emulator::support::input::queue_name;
 
 /// Validated ReceiveMessage parameters.
 struct ReceiveParams {
@@ -103,12 +102,18 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
 }
 
 /// The JSON shape of one received message, with only the requested attributes.
-fn render(queue: &Queue, message: &Message, handle: &str, params: &ReceiveParams) -> Value {
+fn render(
+    queue: &Queue,
+    sender_id: &str,
+    message: &Message,
+    handle: &str,
+    params: &ReceiveParams,
+) -> Value {
     let mut out = Map::new();
-    out.insert("MessageId".into(), json!(message.message_id));
+    out.insert("MessageId".into(), json!(message.id_string()));
     out.insert("ReceiptHandle".into(), json!(handle));
-    out.insert("MD5OfBody".into(), json!(message.md5_of_body));
-    out.insert("Body".into(), json!(message.body));
+    out.insert("MD5OfBody".into(), json!(message.md5_hex()));
+    out.insert("Body".into(), json!(&*message.body));
     let wants = |name: &str| params.system_names.iter().any(|n| n == "All" || n == name);
     let mut system = Map::new();
     let mut put = |name: &str, value: Option<String>| {
@@ -118,7 +123,8 @@ fn render(queue: &Queue, message: &Message, handle: &str, params: &ReceiveParams
             system.insert(name.to_owned(), Value::String(value));
         }
     };
-    put("SenderId", Some(message.sender_id.clone()));
+    let extra = message.extra.as_deref();
+    put("SenderId", Some(sender_id.to_owned()));
     put("SentTimestamp", Some(message.sent_ms.to_string()));
     put(
         "ApproximateReceiveCount",
@@ -126,24 +132,33 @@ fn render(queue: &Queue, message: &Message, handle: &str, params: &ReceiveParams
     );
     put(
         "ApproximateFirstReceiveTimestamp",
-        message.first_receive_ms.map(|t| t.to_string()),
+        (message.first_receive_ms > 0).then(|| message.first_receive_ms.to_string()),
     );
-    put("AWSTraceHeader", message.trace_header.clone());
+    put(
+        "AWSTraceHeader",
+        extra.and_then(|e| e.trace_header.as_deref().map(str::to_owned)),
+    );
     put(
         "DeadLetterQueueSourceArn",
-        message.dead_letter_source_arn.clone(),
+        extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned)),
     );
-    put("MessageGroupId", message.group_id.clone());
+    put("MessageGroupId", message.group_id().map(|g| g.to_string()));
     if queue.is_fifo() {
-        put("MessageDeduplicationId", message.dedup_id.clone());
-        put("SequenceNumber", message.sequence_number.clone());
+        put(
+            "MessageDeduplicationId",
+            extra.and_then(|e| e.dedup_id.as_deref().map(str::to_owned)),
+        );
+        put(
+            "SequenceNumber",
+            extra.and_then(|e| e.sequence_number.map(|n| n.to_string())),
+        );
     }
     if !system.is_empty() {
         out.insert("Attributes".into(), Value::Object(system));
     }
     // The digest covers only the attributes returned (SNAP-2025, facts A3b).
     let selected: BTreeMap<String, MessageAttributeValue> = message
-        .attributes
+        .attributes()
         .iter()
         .filter(|(name, _)| attribute_selected(&params.attribute_filters, name))
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -178,24 +193,14 @@ fn try_receive(
         && let Some(id) = &params.attempt_id
         && let Some(attempt) = queue.attempt(id, now).cloned()
     {
-        let still_leased = attempt.leases.iter().all(|&(seq, nonce)| {
-            matches!(queue.get(seq).map(|m| m.state), Some(crate::emulator::model::message::MessageState::InFlight { nonce: n, .. }) if n == nonce)
+        let still_leased = attempt.leases.iter().all(|&(id, nonce)| {
+            matches!(queue.get(id).map(|m| m.state), Some(MessageState::InFlight { nonce: n, .. }) if n == nonce)
         });
         if still_leased {
-            let mut out = Vec::new();
-            for &(seq, nonce) in &attempt.leases {
-                queue.set_visibility(seq, nonce, now + visibility_ms, now);
-                if let Some(message) = queue.get(seq) {
-                    let handle = ReceiptHandle {
-                        queue: name.to_owned(),
-                        seq,
-                        nonce,
-                    }
-                    .encode();
-                    out.push(render(queue, message, &handle, params));
-                }
+            for &(id, nonce) in &attempt.leases {
+                queue.set_visibility(id, nonce, now + visibility_ms, now);
             }
-            return Ok(out);
+            return Ok(rendered(state, name, &attempt.leases, params));
         }
     }
     let (_, inflight, _) = queue.counts();
@@ -209,10 +214,10 @@ fn try_receive(
     let source_arn = queue.arn.clone();
     let dlq_name = redrive.as_ref().and_then(|p| {
         state
-            .queue_name_by_arn(&p.dead_letter_target_arn)
+            .queue_key_by_arn(&p.dead_letter_target_arn)
             .filter(|n| n != name)
     });
-    let mut leased: Vec<(u64, u64)> = Vec::new();
+    let mut leased: Vec<(Id, u64)> = Vec::new();
     let mut moved: Vec<Message> = Vec::new();
     loop {
         let queue = state.queue_mut(name, now)?;
@@ -223,6 +228,10 @@ fn try_receive(
         }
         let mut moved_any = false;
         let mut nonces = Vec::new();
+        // A lease of 0 s ends at once and a later round could see the message again.
+        let candidates = candidates
+            .into_iter()
+            .filter(|id| !leased.iter().any(|(l, _)| l == id));
         for seq in candidates {
             let over_limit = match (&redrive, &dlq_name, queue.get(seq)) {
                 (Some(policy), Some(_), Some(m)) => m.receive_count >= policy.max_receive_count,
@@ -266,19 +275,28 @@ fn try_receive(
             },
         );
     }
-    Ok(leased
+    Ok(rendered(state, name, &leased, params))
+}
+
+/// The messages of `leases` as the reply shows them, each with its receipt handle.
+fn rendered(state: &State, key: &str, leases: &[(Id, u64)], params: &ReceiveParams) -> Vec<Value> {
+    let Some(queue) = state.queues.get(key) else {
+        return Vec::new();
+    };
+    leases
         .iter()
-        .filter_map(|&(seq, nonce)| {
-            let message = queue.get(seq)?;
+        .filter_map(|&(id, nonce)| {
+            let message = queue.get(id)?;
             let handle = ReceiptHandle {
-                queue: name.to_owned(),
-                seq,
+                queue: key.to_owned(),
+                id,
                 nonce,
             }
             .encode();
-            Some(render(queue, message, &handle, params))
+            let sender = state.sender_id(message.sender);
+            Some(render(queue, sender, message, &handle, params))
         })
-        .collect())
+        .collect()
 }
 
 /// What chaos decisions about `queue` read: its name, its tags (its own chaos), its type.
@@ -296,48 +314,59 @@ fn chaos_on(queue: &Queue) -> On<'_> {
 fn chaos_copies(
     emu: &Emulator,
     state: &mut State,
-    name: &str,
+    key: &str,
     params: &ReceiveParams,
     now: u64,
     mut messages: Vec<Value>,
 ) -> SqsResult<Vec<Value>> {
-    let queue = state.queue_mut(name, now)?;
-    let taken: Vec<&str> = messages
+    let queue = state.queue_mut(key, now)?;
+    let taken: Vec<String> = messages
         .iter()
-        .filter_map(|m| m["MessageId"].as_str())
+        .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
         .collect();
-    let held: Vec<u64> = queue
-        .leased_seqs()
+    let held: Vec<Id> = queue
+        .leased_ids()
         .into_iter()
-        .filter(|&seq| {
+        .filter(|&id| {
             queue
-                .get(seq)
-                .is_some_and(|m| !taken.contains(&m.message_id.as_str()))
+                .get(id)
+                .is_some_and(|m| !taken.contains(&m.id_string()))
         })
         .collect();
     let room = params.max.saturating_sub(messages.len());
-    let copies = emu.chaos.duplicates(chaos_on(queue), &held, room);
+    let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
+    let copies: Vec<Id> = emu
+        .chaos
+        .duplicates(chaos_on(queue), &seqs, room)
+        .into_iter()
+        .filter_map(|seq| held.iter().find(|id| id.seq == seq).copied())
+        .collect();
     let visibility_ms = params
         .visibility_seconds
         .unwrap_or(u64::from(queue.settings.visibility_timeout))
         * 1000;
-    for seq in copies {
+    for id in copies {
         let nonce = state.next_nonce();
-        let queue = state.queue_mut(name, now)?;
-        if queue.lease_copy(seq, visibility_ms, nonce, now)
-            && let Some(message) = queue.get(seq)
-        {
+        let queue = state.queue_mut(key, now)?;
+        if !queue.lease_copy(id, visibility_ms, nonce, now) {
+            continue;
+        }
+        let Some(sender) = state.queue_mut(key, now)?.get(id).map(|m| m.sender) else {
+            continue;
+        };
+        let sender = state.sender_id(sender).to_owned();
+        let queue = state.queue_mut(key, now)?;
+        if let Some(message) = queue.get(id) {
             let handle = ReceiptHandle {
-                queue: name.to_owned(),
-                seq,
+                queue: key.to_owned(),
+                id,
                 nonce,
             }
             .encode();
-            let copy = render(queue, message, &handle, params);
-            messages.push(copy);
+            messages.push(render(queue, &sender, message, &handle, params));
         }
     }
-    let queue = state.queue_mut(name, now)?;
+    let queue = state.queue_mut(key, now)?;
     emu.chaos.reorder(chaos_on(queue), &mut messages);
     Ok(messages)
 }
@@ -356,12 +385,12 @@ pub(crate) async fn receive_message(
     input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+    let key = ctx.queue_key(emu, &input)?;
     let mut params = params(&input, ctx)?;
     let (notify, wait_seconds) = {
         let mut state = emu.lock();
         let now = emu.now();
-        let queue = state.queue_mut(&name, now)?;
+        let queue = state.queue_mut(&key, now)?;
         let wait = params
             .wait_seconds
             .unwrap_or(u64::from(queue.settings.receive_message_wait_time_seconds));
@@ -383,17 +412,17 @@ pub(crate) async fn receive_message(
         let next_deadline = {
             let mut state = emu.lock();
             let now = emu.now();
-            match state.queues.get(&name) {
+            match state.queues.get(&key) {
                 Some(q) if Arc::ptr_eq(&q.notify, &notify) => {}
                 // Deleted (or deleted and re-created) while we waited: the poll ends empty.
                 _ => return Ok(reply(Vec::new())),
             }
-            let messages = try_receive(emu, &mut state, &name, &params, now)?;
-            let messages = chaos_copies(emu, &mut state, &name, &params, now, messages)?;
+            let messages = try_receive(emu, &mut state, &key, &params, now)?;
+            let messages = chaos_copies(emu, &mut state, &key, &params, now, messages)?;
             if !messages.is_empty() || now >= deadline || emu.is_stopping() {
                 return Ok(reply(messages));
             }
-            let queue = state.queue_mut(&name, now)?;
+            let queue = state.queue_mut(&key, now)?;
             queue.next_deadline().map_or(deadline, |d| d.min(deadline))
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
@@ -643,5 +672,127 @@ mod tests {
         let first = receive(&emu, &url, 1, json!({"ReceiveRequestAttemptId": "try-1"})).await;
         let retry = receive(&emu, &url, 1, json!({"ReceiveRequestAttemptId": "try-1"})).await;
         assert_eq!(first, retry);
+    }
+
+    async fn send_group(
+        emu: &std::sync::Arc<crate::emulator::model::store::Emulator>,
+        url: &str,
+        body: &str,
+    ) {
+        let group = body.split('-').next().unwrap();
+        call(
+            emu,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": body, "MessageGroupId": group}),
+        )
+        .await
+        .unwrap();
+    }
+
+    fn bodies(messages: &[serde_json::Value]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|m| m["Body"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    // AWS-validated test_fifo_receive_message_visibility_timeout_shared_in_group: groups whose
+    // leases lapsed come back in the order they became visible, behind a group never received.
+    #[tokio::test(start_paused = true)]
+    async fn fifo_groups_return_in_the_order_they_became_available() {
+        let emu = emulator();
+        let url = create(
+            &emu,
+            "o.fifo",
+            json!({"FifoQueue": "true", "ContentBasedDeduplication": "true", "VisibilityTimeout": "1"}),
+        )
+        .await;
+        for body in ["g1-m1", "g1-m2", "g1-m3", "g1-m4", "g2-m1", "g3-m1"] {
+            send_group(&emu, &url, body).await;
+        }
+        assert_eq!(
+            bodies(&receive(&emu, &url, 2, json!({})).await),
+            ["g1-m1", "g1-m2"]
+        );
+        assert_eq!(bodies(&receive(&emu, &url, 1, json!({})).await), ["g2-m1"]);
+        advance(2).await;
+        let all = receive(&emu, &url, 10, json!({"VisibilityTimeout": 0})).await;
+        assert_eq!(
+            bodies(&all),
+            ["g3-m1", "g1-m1", "g1-m2", "g1-m3", "g1-m4", "g2-m1"]
+        );
+    }
+
+    // AWS-validated test_fifo_message_group_visibility_after_delete (AWS's order, which
+    // LocalStack does not reproduce) and ..._after_partial_delete.
+    #[tokio::test(start_paused = true)]
+    async fn fifo_group_after_delete_keeps_its_next_message_place() {
+        for partial in [false, true] {
+            let emu = emulator();
+            let url = create_fifo(&emu).await;
+            for body in [
+                "g1-m1", "g2-m1", "g1-m2", "g2-m2", "g1-m2", "g1-m3", "g1-m4", "g3-m1",
+            ] {
+                send_group(&emu, &url, body).await;
+            }
+            let got = receive(&emu, &url, 2, json!({})).await;
+            assert_eq!(bodies(&got), ["g1-m1", "g1-m2"]);
+            let deleted = if partial { &got[..1] } else { &got[..] };
+            for m in deleted {
+                call(
+                    &emu,
+                    "DeleteMessage",
+                    json!({"QueueUrl": url, "ReceiptHandle": m["ReceiptHandle"]}),
+                )
+                .await
+                .unwrap();
+            }
+            let rest = bodies(&receive(&emu, &url, 10, json!({})).await);
+            if partial {
+                assert_eq!(rest, ["g2-m1", "g2-m2", "g3-m1"]);
+            } else {
+                assert_eq!(rest, ["g2-m1", "g2-m2", "g1-m3", "g1-m4", "g3-m1"]);
+            }
+        }
+    }
+
+    // The dedup scope a FIFO queue was created with stays (LocalStack
+    // test_fifo_change_to_high_throughput_after_creation); one created per-group dedups per group.
+    #[tokio::test(start_paused = true)]
+    async fn dedup_scope_is_the_one_the_queue_was_created_with() {
+        let emu = emulator();
+        for (name, created, later) in [
+            ("a.fifo", "queue", "messageGroup"),
+            ("b.fifo", "messageGroup", "queue"),
+        ] {
+            let url = create(
+                &emu,
+                name,
+                json!({"FifoQueue": "true", "DeduplicationScope": created}),
+            )
+            .await;
+            call(
+                &emu,
+                "SetQueueAttributes",
+                json!({"QueueUrl": url, "Attributes": {"DeduplicationScope": later}}),
+            )
+            .await
+            .unwrap();
+            for group in ["g1", "g2"] {
+                call(
+                    &emu,
+                    "SendMessage",
+                    json!({"QueueUrl": url, "MessageBody": "x", "MessageGroupId": group, "MessageDeduplicationId": "same"}),
+                )
+                .await
+                .unwrap();
+            }
+            let expected = if created == "queue" { 1 } else { 2 };
+            assert_eq!(
+                receive(&emu, &url, 10, json!({})).await.len(),
+                expected,
+                "{name}"
+            );
+        }
     }
 }

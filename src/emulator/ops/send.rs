@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::emulator::model::message::{
-    Message, MessageState, md5_of_attributes, parse_attribute_value, parse_message_attributes,
+    Extra, Message, md5_of_attributes, parse_attribute_value, parse_message_attributes,
     valid_body_chars,
 };
 use crate::emulator::model::queue::{DEDUP_WINDOW_MS, DedupEntry};
@@ -13,7 +13,6 @@ use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
-use crate::emulator::support::input::queue_name;
 use crate::emulator::support::md5::md5_hex;
 
 /// Total payload of one batch (API_SendMessageBatch, 1 MiB since August 2025).
@@ -173,7 +172,9 @@ fn send_one(
                 ));
             }
         };
-        let key = if queue.settings.deduplication_scope == "messageGroup" {
+        // The scope the queue was created with decides, not the attribute's current value
+        // (LocalStack `test_fifo_change_to_high_throughput_after_creation`).
+        let key = if queue.dedup_per_group {
             format!("{group}\u{0}{dedup}")
         } else {
             dedup.clone()
@@ -183,7 +184,7 @@ fn send_one(
             let mut out = Map::new();
             out.insert(
                 "MessageId".into(),
-                Value::String(original.message_id.clone()),
+                Value::String(uuid::Uuid::from_u128(original.message_id).to_string()),
             );
             out.insert("MD5OfMessageBody".into(), Value::String(md5_of_body));
             if let Some(md5) = md5_of_attributes {
@@ -192,8 +193,8 @@ fn send_one(
             if let Some(md5) = md5_of_system_attributes {
                 out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
             }
-            if let Some(seq) = &original.sequence_number {
-                out.insert("SequenceNumber".into(), Value::String(seq.clone()));
+            if let Some(seq) = original.sequence_number {
+                out.insert("SequenceNumber".into(), Value::String(seq.to_string()));
             }
             return Ok(out);
         }
@@ -202,33 +203,25 @@ fn send_one(
     }
     state.admit_message(size, &emu.config)?;
     let seq = state.next_seq();
-    let sequence_number = fifo.then(|| state.next_sequence_number());
-    let message_id = uuid::Uuid::new_v4().to_string();
-    let message = Message {
-        seq,
-        message_id: message_id.clone(),
-        body: body.to_owned(),
-        md5_of_body: md5_of_body.clone(),
-        attributes,
-        trace_header,
-        sent_ms: now,
-        enqueued_ms: now,
-        sender_id: emu.config.account_id.clone(),
-        receive_count: 0,
-        first_receive_ms: None,
-        group_id: group_id.map(str::to_owned),
-        dedup_id: effective_dedup_id,
-        sequence_number: sequence_number.clone(),
-        dead_letter_source_arn: None,
-        state: MessageState::Ready,
-    };
+    let sender = state.sender_index(&ctx.sender_id(&emu.config.account_id));
+    let mut message = Message::new(seq, body, now, sender);
     let queue = state.queue_mut(name, now)?;
+    let sequence_number = fifo.then(|| queue.next_sequence_number(now));
+    message.set_extra(Extra {
+        attributes,
+        trace_header: trace_header.map(Into::into),
+        group_id: group_id.map(|g| queue.intern_group(g)),
+        dedup_id: effective_dedup_id.map(Into::into),
+        sequence_number,
+        dead_letter_source_arn: None,
+    });
+    let message_id = message.id_string();
     if let Some(key) = dedup_key {
         queue.dedup_remember(
-            key,
+            &key,
             DedupEntry {
-                message_id: message_id.clone(),
-                sequence_number: sequence_number.clone(),
+                message_id: message.message_id,
+                sequence_number,
                 expires_ms: now + DEDUP_WINDOW_MS,
             },
         );
@@ -244,7 +237,7 @@ fn send_one(
         out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
     }
     if let Some(seq) = sequence_number {
-        out.insert("SequenceNumber".into(), Value::String(seq));
+        out.insert("SequenceNumber".into(), Value::String(seq.to_string()));
     }
     Ok(out)
 }
@@ -254,9 +247,9 @@ pub(crate) fn send_message(
     input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+    let key = ctx.queue_key(emu, &input)?;
     let mut state = emu.lock();
-    send_one(emu, &mut state, &name, &input, ctx, false).map(Value::Object)
+    send_one(emu, &mut state, &key, &input, ctx, false).map(Value::Object)
 }
 
 pub(crate) fn send_message_batch(
@@ -264,7 +257,7 @@ pub(crate) fn send_message_batch(
     input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
-    let name = queue_name(&input)?;
+    let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "SendMessageBatchRequestEntry")?;
     let total: usize = entries.iter().map(|(_, e)| entry_size(e)).sum();
     if total > MAX_BATCH_BYTES {
@@ -272,7 +265,7 @@ pub(crate) fn send_message_batch(
     }
     let mut state = emu.lock();
     let now = emu.now();
-    let queue = state.queue_mut(&name, now)?;
+    let queue = state.queue_mut(&key, now)?;
     if queue.is_fifo() {
         // On FIFO batches a missing group or dedup id fails the whole request (facts B2f, B2g).
         let content_based = queue.settings.content_based_deduplication;
@@ -292,7 +285,7 @@ pub(crate) fn send_message_batch(
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, entry) in &entries {
-        match send_one(emu, &mut state, &name, entry, ctx, true) {
+        match send_one(emu, &mut state, &key, entry, ctx, true) {
             Ok(mut fields) => {
                 fields.insert("Id".into(), Value::String(id.clone()));
                 successful.push(Value::Object(fields));

@@ -105,6 +105,17 @@ fn pairs_to_map(value: Value, key_field: &str) -> Value {
     Value::Object(out)
 }
 
+/// Members that are lists, by their JSON protocol names.
+const LIST_MEMBERS: &[&str] = &[
+    "Entries",
+    "AttributeNames",
+    "MessageAttributeNames",
+    "MessageSystemAttributeNames",
+    "TagKeys",
+    "AWSAccountIds",
+    "Actions",
+];
+
 /// Renames query parameter names to the JSON protocol's members, recursively for entries.
 fn normalize(map: Map<String, Value>) -> Map<String, Value> {
     let mut out = Map::new();
@@ -121,6 +132,8 @@ fn normalize(map: Map<String, Value>) -> Map<String, Value> {
             "MessageAttributeName" => ("MessageAttributeNames".to_owned(), value),
             "MessageSystemAttributeName" => ("MessageSystemAttributeNames".to_owned(), value),
             "TagKey" => ("TagKeys".to_owned(), value),
+            "AWSAccountId" => ("AWSAccountIds".to_owned(), value),
+            "ActionName" => ("Actions".to_owned(), value),
             "SendMessageBatchRequestEntry"
             | "DeleteMessageBatchRequestEntry"
             | "ChangeMessageVisibilityBatchRequestEntry" => {
@@ -137,6 +150,14 @@ fn normalize(map: Map<String, Value>) -> Map<String, Value> {
                 ("Entries".to_owned(), Value::Array(entries))
             }
             _ => (key, value),
+        };
+        // botocore sends an empty list as `Name=`: an empty list, not a string (AWS reads
+        // `SendMessageBatchRequestEntry=` as no entries, `MessageAttributeName=` as no filter).
+        let value = match value {
+            Value::String(s) if s.is_empty() && LIST_MEMBERS.contains(&key.as_str()) => {
+                Value::Array(Vec::new())
+            }
+            other => other,
         };
         out.insert(key, value);
     }
@@ -295,14 +316,94 @@ pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String
     out
 }
 
-/// An error reply body.
-pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
+/// Content type of query replies in their JSON form.
+pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
+
+/// A result's members in the query protocol's JSON form: the XML form's structure with the
+/// API's member names, maps as `[{Name, Value}]` (`[{Key, Value}]` for tags).
+fn json_members(value: &Value) -> Value {
+    let Value::Object(map) = value else {
+        return value.clone();
+    };
+    let pairs = |attrs: &Map<String, Value>, key: &str| {
+        Value::Array(
+            attrs
+                .iter()
+                .map(|(k, v)| {
+                    let mut entry = Map::new();
+                    entry.insert(key.to_owned(), Value::String(k.clone()));
+                    entry.insert("Value".to_owned(), json_members(v));
+                    Value::Object(entry)
+                })
+                .collect(),
+        )
+    };
+    let out = map
+        .iter()
+        .map(|(k, v)| {
+            let converted = match (k.as_str(), v) {
+                ("Attributes" | "MessageAttributes", Value::Object(attrs)) => pairs(attrs, "Name"),
+                ("Tags", Value::Object(tags)) => pairs(tags, "Key"),
+                (_, Value::Array(items)) => Value::Array(items.iter().map(json_members).collect()),
+                (_, other) => json_members(other),
+            };
+            (k.clone(), converted)
+        })
+        .collect();
+    Value::Object(out)
+}
+
+/// A successful reply in the JSON form AWS answers a query request that accepts
+/// `application/json` (LocalStack AWS-validated `test_get_queue_attributes_json_format`):
+/// `{"<Op>Response": {"<Op>Result": …, "ResponseMetadata": {"RequestId": …}}}`.
+pub(crate) fn encode_json(operation: &str, value: &Value, request_id: &str) -> Vec<u8> {
+    let mut response = Map::new();
+    if has_result(operation) {
+        response.insert(format!("{operation}Result"), json_members(value));
+    }
+    response.insert(
+        "ResponseMetadata".into(),
+        serde_json::json!({ "RequestId": request_id }),
+    );
+    serde_json::json!({ format!("{operation}Response"): response })
+        .to_string()
+        .into_bytes()
+}
+
+/// An error in the JSON form (LocalStack AWS-validated `test_get_list_queues_fails_json_format`).
+pub(crate) fn encode_json_error(error: &SqsError, request_id: &str) -> Vec<u8> {
+    serde_json::json!({
+        "Error": {
+            "Type": error.spec.fault(),
+            "Code": error.code(),
+            "Message": query_message(error),
+        },
+        "RequestId": request_id,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The error message as the query protocol words it.
+fn query_message(error: &SqsError) -> String {
     // The query protocol words this one differently (SNAP-2023 `queue-does-not-exist-query`).
-    let message = if error.spec == &QUEUE_DOES_NOT_EXIST {
+    if error.spec == &QUEUE_DOES_NOT_EXIST {
         "The specified queue does not exist for this wsdl version.".to_owned()
     } else {
         error.message.clone()
-    };
+    }
+}
+
+/// The 404 AWS answers a GET of a queue URL without an `Action`, in XML whatever the request
+/// accepts (LocalStack AWS-validated `test_get_without_query_returns_unknown_operation`,
+/// `test_get_without_query_json_format_returns_returns_xml`).
+pub(crate) fn unknown_operation_body() -> &'static str {
+    "<?xml version=\"1.0\"?><UnknownOperationException/>"
+}
+
+/// An error reply body.
+pub(crate) fn encode_error(error: &SqsError, request_id: &str) -> String {
+    let message = query_message(error);
     let fault = error.spec.fault();
     format!(
         "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message><Detail/></Error><RequestId>{}</RequestId></ErrorResponse>",

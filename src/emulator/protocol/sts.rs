@@ -11,26 +11,12 @@
 //! `arn:aws:iam::<account>:root`.
 
 use crate::emulator::support::errors::SqsError;
+use crate::emulator::support::sigv4;
 use crate::text::escape::xml_text;
 
 /// Content type of STS replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";
 const XMLNS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
-
-/// The service named by a SigV4 credential (`AKID/20240101/us-east-1/sts/aws4_request`).
-fn scope_service(credential: &str) -> Option<&str> {
-    credential.split('/').nth(3).filter(|s| !s.is_empty())
-}
-
-/// The credential of a SigV4 `Authorization` header, if it has one.
-fn header_credential(authorization: &str) -> Option<&str> {
-    let start = authorization.find("Credential=")? + "Credential=".len();
-    let rest = &authorization[start..];
-    let end = rest
-        .find(|c: char| c == ',' || c.is_whitespace())
-        .unwrap_or(rest.len());
-    Some(&rest[..end])
-}
 
 /// Whether a query-protocol request is for STS rather than SQS.
 pub(crate) fn is_sts(authorization: Option<&str>, pairs: &[(String, String)]) -> bool {
@@ -38,9 +24,8 @@ pub(crate) fn is_sts(authorization: Option<&str>, pairs: &[(String, String)]) ->
         .iter()
         .find(|(k, _)| k == "X-Amz-Credential")
         .map(|(_, v)| v.as_str());
-    let credential = authorization.and_then(header_credential).or(presigned);
-    match credential.and_then(scope_service) {
-        Some(service) => service.eq_ignore_ascii_case("sts"),
+    match sigv4::scope(authorization, presigned).service {
+        Some(service) => service == "sts",
         None => pairs
             .iter()
             .any(|(k, v)| k == "Action" && v == "GetCallerIdentity"),

@@ -32,10 +32,17 @@ pub async fn serve(
     config: EmulatorConfig,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
+    serve_emulator(listener, Arc::new(Emulator::new(config)), shutdown).await
+}
+
+async fn serve_emulator(
+    listener: TcpListener,
+    emu: Arc<Emulator>,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
     let local = listener.local_addr()?;
-    let grace = config.shutdown_grace;
-    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
-    let emu = Arc::new(Emulator::new(config));
+    let grace = emu.config.shutdown_grace;
+    let slots = Arc::new(Semaphore::new(emu.config.max_connections.max(1)));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
@@ -125,14 +132,43 @@ async fn serve_connection(
 #[derive(Debug)]
 pub struct RunningEmulator {
     addr: SocketAddr,
+    emu: Arc<Emulator>,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+}
+
+/// The running emulator's state, reachable without a socket: [`InProcess::answer`] answers one
+/// HTTP request exactly as a connection would. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct InProcess {
+    addr: SocketAddr,
+    emu: Arc<Emulator>,
+}
+
+impl InProcess {
+    /// The answer to `request` (its URI's authority, else its `Host` header, names the host
+    /// queue URLs are built from, as for a request over the listener).
+    pub async fn answer(
+        &self,
+        request: hyper::Request<bytes::Bytes>,
+    ) -> hyper::Response<bytes::Bytes> {
+        super::request::answer_whole(&self.emu, request, self.addr).await
+    }
 }
 
 impl RunningEmulator {
     /// `http://127.0.0.1:PORT`, ready for an SDK's `endpoint_url`.
     pub fn endpoint_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The same emulator without the socket: for a client in this process whose waits must
+    /// all be the emulator's own timers (`sqsprobe run --clock virtual`).
+    pub fn in_process(&self) -> InProcess {
+        InProcess {
+            addr: self.addr,
+            emu: Arc::clone(&self.emu),
+        }
     }
 
     /// The bound address.
@@ -163,11 +199,13 @@ pub async fn spawn(addr: SocketAddr, config: EmulatorConfig) -> std::io::Result<
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(serve(listener, config, async move {
+    let emu = Arc::new(Emulator::new(config));
+    let task = tokio::spawn(serve_emulator(listener, Arc::clone(&emu), async move {
         let _ = rx.await;
     }));
     Ok(RunningEmulator {
         addr,
+        emu,
         shutdown: Some(tx),
         task,
     })

@@ -7,4 +7,4 @@ mod listen;
 mod proptests;
 mod request;
 
-pub use listen::{RunningEmulator, serve, spawn};
+pub use listen::{InProcess, RunningEmulator, serve, spawn};

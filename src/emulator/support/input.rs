@@ -120,6 +120,13 @@ impl<'a> Input<'a> {
 /// The queue name in a QueueUrl: its last path segment. A bare name is accepted, as AWS does
 /// (TEST-PY `test_posting_to_queue_via_queue_name`).
 pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
+    queue_ref_from_url(url).map(|(_, name)| name)
+}
+
+/// The (region, name) a queue URL names. A URL of the emulator's configured region is
+/// `…/<account>/<name>`; one of another region is `…/queue/<region>/<account>/<name>`, whose
+/// region is returned. A bare name is accepted, as AWS accepts it.
+pub(crate) fn queue_ref_from_url(url: &str) -> SqsResult<(Option<String>, String)> {
     let url = url.trim();
     let path = match url.find("://") {
         Some(i) => {
@@ -129,15 +136,15 @@ pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
         None => url,
     };
     let path = path.split(['?', '#']).next().unwrap_or_default();
-    path.split('/')
-        .rfind(|s| !s.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(SqsError::non_existent_queue)
-}
-
-/// The queue name named by the request's QueueUrl.
-pub(crate) fn queue_name(input: &Input<'_>) -> SqsResult<String> {
-    queue_name_from_url(input.required_string("QueueUrl")?)
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let Some((&name, parents)) = segments.split_last() else {
+        return Err(SqsError::non_existent_queue());
+    };
+    let region = match parents {
+        [.., "queue", region, _account] => Some((*region).to_owned()),
+        _ => None,
+    };
+    Ok((region, name.to_owned()))
 }
 
 #[cfg(test)]
@@ -156,5 +163,13 @@ mod tests {
         );
         assert_eq!(queue_name_from_url("q2").unwrap(), "q2");
         assert!(queue_name_from_url("http://host").is_err());
+        assert_eq!(
+            queue_ref_from_url("http://h:1/queue/eu-central-1/000000000000/q").unwrap(),
+            (Some("eu-central-1".into()), "q".into())
+        );
+        assert_eq!(
+            queue_ref_from_url("http://h:1/000000000000/q").unwrap(),
+            (None, "q".into())
+        );
     }
 }

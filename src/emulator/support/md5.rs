@@ -21,7 +21,12 @@ pub(crate) type DigestInput<'a> = (&'a str, &'a str, Transport, &'a [u8]);
 
 /// Hex MD5 of raw bytes.
 pub(crate) fn md5_hex(bytes: &[u8]) -> String {
-    hex::encode(Md5::digest(bytes))
+    hex::encode(digest(bytes))
+}
+
+/// MD5 of `bytes`, as 16 bytes (messages store it so; rendered in hex on the way out).
+pub(crate) fn digest(bytes: &[u8]) -> [u8; 16] {
+    Md5::digest(bytes).into()
 }
 
 fn push_len_prefixed(buf: &mut Vec<u8>, bytes: &[u8]) {

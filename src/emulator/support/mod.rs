@@ -9,3 +9,4 @@ pub(crate) mod config;
 pub(crate) mod errors;
 pub(crate) mod input;
 pub(crate) mod md5;
+pub(crate) mod sigv4;

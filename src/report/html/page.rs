@@ -130,6 +130,13 @@ fn header(out: &mut String, run: &RunView) {
         }
         kv(out, "region", &esc(&start.region));
         kv(out, "started", &esc(&start.started_at));
+        if start.clock.as_deref() == Some("virtual") {
+            kv(
+                out,
+                "clock",
+                "virtual: timestamps, durations and timelines are simulated time",
+            );
+        }
         if let Some(end) = run.end {
             kv(out, "duration", &format_ms(end.duration_ms));
         }

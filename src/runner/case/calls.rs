@@ -38,6 +38,7 @@ impl CaseRun {
             queue,
             wait: None,
             trial: self.trial,
+            clock: self.ctx.clock,
         }
     }
 
@@ -81,7 +82,7 @@ impl CaseRun {
         let rec = if finish {
             record(meta, &self.masker, send).await
         } else {
-            let started_at = Utc::now();
+            let started_at = self.ctx.clock.now();
             let fallback = meta.clone();
             tokio::select! {
                 rec = record(meta, &self.masker, send) => rec,
@@ -197,7 +198,7 @@ impl CaseRun {
 fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &str) -> Recorded<O> {
     let row = crate::evidence::format::Call {
         error_message: Some(format!("abandoned: {why}")),
-        ..meta.row(started_at, Utc::now())
+        ..meta.row(started_at, meta.clock.now())
     };
     Recorded {
         output: None,

@@ -70,7 +70,8 @@ use chrono::Utc;
 use md5::{Digest, Md5};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// Time a case may run past its computed budget before it is stopped as inconclusive.
 const DEADLINE_SLACK: Duration = Duration::from_secs(10);
@@ -203,6 +204,7 @@ impl CaseRun {
             }
         }
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
+        let ctx_clock = ctx.clock;
         let masker = ctx.masker.clone();
         let (case_faults, fault_seed) = (case.faults.clone(), ctx.seed);
         // Each trial draws its own fault dice: the same seed gives the same trials.
@@ -249,7 +251,7 @@ impl CaseRun {
             step_fault: crate::runner::faults::StepFault::default(),
             move_tasks: HashMap::new(),
             denies: std::sync::Mutex::new(Vec::new()),
-            started_at: Utc::now(),
+            started_at: ctx_clock.now(),
             started: Instant::now(),
             // The budget validate computed, plus slack for a slow target.
             deadline,
@@ -300,7 +302,7 @@ impl CaseRun {
         tokio::select! {
             _ = cancel.wait_for(|c| *c) => {}
             _ = self.ctx.halt.stopped() => {}
-            _ = tokio::time::sleep_until(self.deadline.into()) => {}
+            _ = tokio::time::sleep_until(self.deadline) => {}
         }
     }
 
@@ -331,7 +333,7 @@ impl CaseRun {
         }
 
         let backstop = self.deadline + DEADLINE_BACKSTOP;
-        let ran = tokio::time::timeout_at(backstop.into(), self.setup_and_steps()).await;
+        let ran = tokio::time::timeout_at(backstop, self.setup_and_steps()).await;
         if ran.is_err() {
             // A call that is never abandoned hung past the deadline: cut it off here.
             self.stopped
@@ -362,7 +364,7 @@ impl CaseRun {
             self.lift_denies(false).await;
             self.last_answer = None;
             self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
-            let step_started = Utc::now();
+            let step_started = self.ctx.clock.now();
             let check = self.step(step).await;
             self.emit(Record::Step(StepEnd {
                 run_id: self.ctx.run_id.clone(),
@@ -371,7 +373,7 @@ impl CaseRun {
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
                 started_at: rfc3339(step_started),
-                ended_at: rfc3339(Utc::now()),
+                ended_at: rfc3339(self.ctx.clock.now()),
                 check: match &check {
                     Check::Pass => "pass",
                     Check::Fail(_) => "fail",
@@ -408,7 +410,7 @@ impl CaseRun {
                     // A deny due in the middle of the sleep is lifted on time.
                     let wake = self.next_deny_due().map_or(ends, |due| due.min(ends));
                     tokio::select! {
-                        _ = tokio::time::sleep_until(wake.into()) => {}
+                        _ = tokio::time::sleep_until(wake) => {}
                         _ = self.until_stopped() => {
                             let why = match self.stop_requested() {
                                 Some(Stop::Deadline(_)) => "the case reached its deadline",
@@ -500,7 +502,7 @@ impl CaseRun {
             queues: cleanup,
             profile_note: None,
             started_at: rfc3339(self.started_at),
-            ended_at: rfc3339(Utc::now()),
+            ended_at: rfc3339(self.ctx.clock.now()),
             duration_ms: self.started.elapsed().as_millis() as u64,
             trial: self.trial,
             trials: None,

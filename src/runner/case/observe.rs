@@ -20,7 +20,7 @@ impl CaseRun {
             attempt.clone(),
             Some(name),
         );
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let (mut rec, received, integrity) = self
             .receive_call(
                 meta,
