@@ -203,6 +203,8 @@ async fn sweep_pages_past_1000_and_deletes_only_old_queues_it_owns() {
 }
 
 /// `sweep --target aws` at serve, with fake keys: the account guard runs before any delete.
+/// The queues are in us-east-1, where the test client makes them: regions are separate
+/// namespaces, on serve as on AWS.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
     let serve = Serve::start_with(&["--account-id", "123456789012"]);
@@ -214,7 +216,7 @@ async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
                 "--target",
                 "aws",
                 "--region",
-                "eu-west-1",
+                "us-east-1",
                 "--allow-account",
                 allow,
             ])
@@ -239,7 +241,7 @@ async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
     assert_eq!(refused.code(), 1, "{}\n{}", refused.stdout, refused.stderr);
     assert!(
         refused.stderr.lines().next().unwrap().starts_with(
-            "sqsprobe: target aws · region eu-west-1 · account 1234******** (NOT in --allow-account)"
+            "sqsprobe: target aws · region us-east-1 · account 1234******** (NOT in --allow-account)"
         ),
         "{}",
         refused.stderr

@@ -4,7 +4,8 @@
 //! action, HTTP status, error code, error type, sender fault and the `Failed` entries of batch
 //! calls. It keeps no handles, bodies, message ids, request ids or timings: those change
 //! every run. Observation receives are left out too (how many polls a window takes depends on
-//! timing); the outcome class is what they decided.
+//! timing); the outcome class is what they decided. A multi-trial case's calls are kept trial
+//! by trial, since its concurrent trials interleave differently every run.
 //!
 //! Only a complete run can be a baseline ([`RunView::finished`]): an interrupted run, one
 //! killed mid-write or stopped at its reachability check, would make every later run look
@@ -95,12 +96,19 @@ pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
                 line: case.line(),
                 verdict: end.verdict,
                 classification: end.classification.clone(),
-                steps: case
-                    .calls
-                    .iter()
-                    .filter(|c| c.phase == Phase::Step && !c.retried)
-                    .map(|c| step_call(c))
-                    .collect(),
+                steps: {
+                    // The trials of a multi-trial case run concurrently, so their calls
+                    // interleave differently every run: compare them trial by trial (a stable
+                    // sort keeps each trial's own order).
+                    let mut calls: Vec<&Call> = case
+                        .calls
+                        .iter()
+                        .copied()
+                        .filter(|c| c.phase == Phase::Step && !c.retried)
+                        .collect();
+                    calls.sort_by_key(|c| c.trial);
+                    calls.into_iter().map(step_call).collect()
+                },
             })
         })
         .collect();

@@ -55,7 +55,7 @@ pub(crate) async fn dispatch(
     if OPERATIONS.contains(&operation) && emu.chaos.throttle() {
         return Err(SqsError::request_throttled());
     }
-    access::check(emu, operation, params)?;
+    access::check(emu, operation, params, ctx)?;
     let input = Input::new(params);
     match operation {
         "CreateQueue" => queue::create_queue(emu, input, ctx),

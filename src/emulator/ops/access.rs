@@ -14,21 +14,31 @@
 use serde_json::{Map, Value};
 
 use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::errors::{SqsError, SqsResult};
-use crate::emulator::support::input::queue_name_from_url;
+use crate::emulator::support::input::Input;
 
-/// Refuses `operation` when the policy of the queue it addresses explicitly denies it.
-pub(crate) fn check(emu: &Emulator, operation: &str, params: &Map<String, Value>) -> SqsResult<()> {
-    let name = match (params.get("QueueUrl"), params.get("QueueName")) {
-        (Some(Value::String(url)), _) => match queue_name_from_url(url) {
-            Ok(name) => name,
+/// Refuses `operation` when the policy of the queue it addresses explicitly denies it. The
+/// queue is found as its operation would find it: by `QueueUrl` in the URL's region (else the
+/// request's), or by `QueueName` in the request's region for GetQueueUrl.
+pub(crate) fn check(
+    emu: &Emulator,
+    operation: &str,
+    params: &Map<String, Value>,
+    ctx: &RequestContext,
+) -> SqsResult<()> {
+    let key = match (params.get("QueueUrl"), params.get("QueueName")) {
+        (Some(Value::String(_)), _) => match ctx.queue_key(emu, &Input::new(params)) {
+            Ok(key) => key,
             Err(_) => return Ok(()),
         },
-        (None, Some(Value::String(name))) if operation == "GetQueueUrl" => name.clone(),
+        (None, Some(Value::String(name))) if operation == "GetQueueUrl" => {
+            emu.arn(&ctx.region, name)
+        }
         _ => return Ok(()),
     };
     let state = emu.lock();
-    let Some(queue) = state.queues.get(&name) else {
+    let Some(queue) = state.queues.get(&key) else {
         // The operation itself answers for a queue that does not exist.
         return Ok(());
     };
