@@ -155,12 +155,38 @@ impl Moto {
             url: format!("http://127.0.0.1:{port}"),
             addr,
         };
-        if !wait_for_port(addr, Duration::from_secs(30)) {
+        if !wait_for_port(addr, Duration::from_secs(30))
+            || !answers_http(addr, Duration::from_secs(30))
+        {
             let _ = moto.child.kill();
-            panic!("moto did not start listening on {addr} within 30s");
+            panic!("moto did not start answering on {addr} within 30s");
         }
         moto
     }
+}
+
+/// Waits until `addr` answers an HTTP request with a status line: a listening socket is not
+/// yet a server (a first start of moto in a fresh venv accepted connections before it could
+/// answer them, and a test's first call was refused).
+fn answers_http(addr: SocketAddr, limit: Duration) -> bool {
+    use std::io::{Read, Write};
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            let mut head = [0u8; 5];
+            if stream
+                .write_all(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+                .is_ok()
+                && stream.read_exact(&mut head).is_ok()
+                && &head == b"HTTP/"
+            {
+                return true;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
 }
 
 impl Drop for Moto {
