@@ -206,6 +206,8 @@ async fn sweep_pages_past_1000_and_deletes_only_old_queues_it_owns() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
     let serve = Serve::start_with(&["--account-id", "123456789012"]);
+    // In us-east-1, the region the test client signs with: each region is its own namespace
+    // of queues, so the sweep must name that one.
     create_owned(&serve.url, OLD_RUN, 3).await;
     let sweep_aws = |allow: &str| {
         let child = Command::new(bin())
@@ -214,7 +216,7 @@ async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
                 "--target",
                 "aws",
                 "--region",
-                "eu-west-1",
+                "us-east-1",
                 "--allow-account",
                 allow,
             ])
@@ -239,7 +241,7 @@ async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
     assert_eq!(refused.code(), 1, "{}\n{}", refused.stdout, refused.stderr);
     assert!(
         refused.stderr.lines().next().unwrap().starts_with(
-            "sqsprobe: target aws · region eu-west-1 · account 1234******** (NOT in --allow-account)"
+            "sqsprobe: target aws · region us-east-1 · account 1234******** (NOT in --allow-account)"
         ),
         "{}",
         refused.stderr
