@@ -208,6 +208,8 @@ async fn sweep_pages_past_1000_and_deletes_only_old_queues_it_owns() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
     let serve = Serve::start_with(&["--account-id", "123456789012"]);
+    // In us-east-1, the region the test client signs with: each region is its own namespace
+    // of queues, so the sweep must name that one.
     create_owned(&serve.url, OLD_RUN, 3).await;
     let sweep_aws = |allow: &str| {
         let child = Command::new(bin())

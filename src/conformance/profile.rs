@@ -876,6 +876,7 @@ unsupported:
                 "aws",
                 "elasticmq",
                 "embedded",
+                "fakecloud",
                 "fauxqs",
                 "goaws",
                 "localstack",
