@@ -203,8 +203,6 @@ async fn sweep_pages_past_1000_and_deletes_only_old_queues_it_owns() {
 }
 
 /// `sweep --target aws` at serve, with fake keys: the account guard runs before any delete.
-/// The queues are in us-east-1, where the test client makes them: regions are separate
-/// namespaces, on serve as on AWS.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_on_aws_refuses_a_wrong_account_before_deleting_anything() {
     let serve = Serve::start_with(&["--account-id", "123456789012"]);
