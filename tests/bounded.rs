@@ -58,14 +58,12 @@ fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
         .spawn()
         .unwrap();
     // Inside the observation window: the first case's queue exists and its send is done.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while rt
-        .block_on(common::queues_with_prefix(&serve.url, "sqsprobe-"))
-        .is_empty()
-    {
-        assert!(Instant::now() < deadline, "the run never created its queue");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_for_queue(
+        &rt,
+        &serve.url,
+        "sqsprobe-",
+        "the run never created its queue",
+    );
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
         Command::new("kill")

@@ -209,6 +209,16 @@ pub async fn client(endpoint: &str) -> aws_sdk_sqs::Client {
     aws_sdk_sqs::Client::from_conf(conf)
 }
 
+/// Waits (at most 20 s, polling every 100 ms) until `endpoint` has a queue named `prefix…`:
+/// the run under test has created its first queue. Panics with `what` past the limit.
+pub fn wait_for_queue(rt: &tokio::runtime::Runtime, endpoint: &str, prefix: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rt.block_on(queues_with_prefix(endpoint, prefix)).is_empty() {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Names of the queues on `endpoint` whose name starts with `prefix`.
 pub async fn queues_with_prefix(endpoint: &str, prefix: &str) -> Vec<String> {
     let c = client(endpoint).await;
