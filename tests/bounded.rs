@@ -62,6 +62,7 @@ fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
         &rt,
         &serve.url,
         "sqsprobe-",
+        Duration::from_secs(20),
         "the run never created its queue",
     );
     std::thread::sleep(Duration::from_millis(1500));

@@ -7,7 +7,7 @@ use common::{root, run_bin, single_run_dir};
 use sqsprobe::evidence::format::{Record, Verdict};
 use sqsprobe::evidence::read_evidence;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -106,17 +106,13 @@ fn two_processes_with_the_same_run_id_never_touch_each_others_queues() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while rt
-        .block_on(common::queues_with_prefix(&url, "sqsprobe-same-run-id-1-"))
-        .is_empty()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "process A never created its queue"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_for_queue(
+        &rt,
+        &url,
+        "sqsprobe-same-run-id-1-",
+        Duration::from_secs(20),
+        "process A never created its queue",
+    );
     let b_args = args(out_b.path());
     let b = run_bin(
         &b_args.iter().map(String::as_str).collect::<Vec<_>>(),

@@ -34,11 +34,13 @@ fn start_observing(url: &str, out: &std::path::Path, rt: &tokio::runtime::Runtim
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while rt.block_on(queues_with_prefix(url, "sqsprobe-")).is_empty() {
-        assert!(Instant::now() < deadline, "the run never created its queue");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_for_queue(
+        rt,
+        url,
+        "sqsprobe-",
+        Duration::from_secs(30),
+        "the run never created its queue",
+    );
     // Past the send and the receive: inside the window.
     std::thread::sleep(Duration::from_millis(1500));
     child

@@ -209,13 +209,19 @@ pub async fn client(endpoint: &str) -> aws_sdk_sqs::Client {
     aws_sdk_sqs::Client::from_conf(conf)
 }
 
-/// Waits (at most 20 s, polling every 100 ms) until `endpoint` has a queue named `prefix…`:
+/// Waits (at most `limit`, polling every 50 ms) until `endpoint` has a queue named `prefix…`:
 /// the run under test has created its first queue. Panics with `what` past the limit.
-pub fn wait_for_queue(rt: &tokio::runtime::Runtime, endpoint: &str, prefix: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
+pub fn wait_for_queue(
+    rt: &tokio::runtime::Runtime,
+    endpoint: &str,
+    prefix: &str,
+    limit: Duration,
+    what: &str,
+) {
+    let deadline = Instant::now() + limit;
     while rt.block_on(queues_with_prefix(endpoint, prefix)).is_empty() {
         assert!(Instant::now() < deadline, "{what}");
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
