@@ -719,6 +719,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", help_heading = "Scale")]
     pub startup_samples: Option<u64>,
 
+    /// Scale: the sqsprobe binary whose `serve` (and `run`) is measured, e.g. an older build
+    /// for before/after figures. Default: this executable.
+    #[arg(long, value_name = "PATH", help_heading = "Scale")]
+    pub serve_binary: Option<PathBuf>,
+
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,

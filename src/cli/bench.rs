@@ -50,6 +50,7 @@ fn refuse_raw_flags(args: &BenchArgs) -> Result<(), String> {
         ("--cycles", args.cycles.is_some()),
         ("--queues", args.queues.is_some()),
         ("--startup-samples", args.startup_samples.is_some()),
+        ("--serve-binary", args.serve_binary.is_some()),
     ];
     match given.iter().find(|(_, on)| *on) {
         Some((flag, _)) => Err(format!(

@@ -203,7 +203,8 @@ pub struct ScaleReport {
     /// The scale workloads chosen, in run order.
     pub workloads: Vec<ScaleWorkload>,
     pub sizes: ScaleSizes,
-    /// The `sqsprobe` binary started as the server (the bench's own executable).
+    /// The `sqsprobe` binary started as the server: the bench's own executable, or
+    /// `--serve-binary`.
     pub server_binary: String,
     pub memory: Vec<MemoryRow>,
     pub depth: Vec<DepthRow>,

@@ -1,6 +1,6 @@
 //! `sqsprobe serve` as a child process of the bench (I/O): started from the bench's own
-//! executable on `127.0.0.1:0`, its address read from the line it prints, its RSS read from
-//! `/proc/<pid>/status`, and killed on every way out.
+//! executable (or `--serve-binary`) on `127.0.0.1:0`, its address read from the line it
+//! prints, its RSS read from `/proc/<pid>/status`, and killed on every way out.
 //!
 //! The ways out: dropping the [`ServeProcess`] kills and reaps it (a measurement's end, an
 //! error, a first signal, a panic that unwinds); the second signal, which exits without

@@ -24,6 +24,8 @@ const MAX_STARTUP_SAMPLES: u64 = 1_000;
 pub struct ScalePlan {
     pub workloads: Vec<ScaleWorkload>,
     pub sizes: ScaleSizes,
+    /// `--serve-binary`; `None` for this executable.
+    pub binary: Option<std::path::PathBuf>,
 }
 
 /// Sorted, without repeats; each within `range`.
@@ -68,7 +70,7 @@ fn one(
 /// workload is not chosen is refused, so none is silently ignored.
 pub fn plan(args: &BenchArgs, chosen: &[ScaleWorkload]) -> Result<Option<ScalePlan>, String> {
     use ScaleWorkload::{Depth, Memory, Queues, Startup};
-    let flags: [(&str, bool, &[ScaleWorkload]); 6] = [
+    let flags: [(&str, bool, &[ScaleWorkload]); 7] = [
         ("--depth", args.depth.is_some(), &[Depth]),
         ("--memory-at", args.memory_at.is_some(), &[Memory]),
         ("--groups", args.groups.is_some(), &[Memory, Depth]),
@@ -79,13 +81,21 @@ pub fn plan(args: &BenchArgs, chosen: &[ScaleWorkload]) -> Result<Option<ScalePl
             args.startup_samples.is_some(),
             &[Startup],
         ),
+        (
+            "--serve-binary",
+            args.serve_binary.is_some(),
+            &[Memory, Depth, Queues, Startup],
+        ),
     ];
     for (flag, given, for_workloads) in flags {
         if given && !for_workloads.iter().any(|w| chosen.contains(w)) {
             let names: Vec<&str> = for_workloads.iter().map(|w| w.as_str()).collect();
+            let names = match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => names.join(""),
+            };
             return Err(format!(
-                "{flag} is for --workload {}, which this run does not include",
-                names.join(" or ")
+                "{flag} is for --workload {names}, which this run does not include"
             ));
         }
     }
@@ -126,9 +136,15 @@ pub fn plan(args: &BenchArgs, chosen: &[ScaleWorkload]) -> Result<Option<ScalePl
             1..=MAX_STARTUP_SAMPLES,
         )?,
     };
+    if let Some(b) = &args.serve_binary
+        && !b.is_file()
+    {
+        return Err(format!("--serve-binary {}: no such file", b.display()));
+    }
     Ok(Some(ScalePlan {
         workloads: chosen.to_vec(),
         sizes,
+        binary: args.serve_binary.clone(),
     }))
 }
 
@@ -150,7 +166,7 @@ pub async fn run(plan: &ScalePlan, stop: &Stop) -> ScaleReport {
         startup: None,
         errors: Vec::new(),
     };
-    let binary = match std::env::current_exe() {
+    let binary = match plan.binary.clone().map_or_else(std::env::current_exe, Ok) {
         Ok(b) => b,
         Err(e) => {
             report
