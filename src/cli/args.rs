@@ -38,7 +38,7 @@ pub enum Command {
     #[command(subcommand)]
     Baseline(BaselineCommand),
     /// Measure throughput and latency of targets with a send → receive → delete loop.
-    Bench(BenchArgs),
+    Bench(Box<BenchArgs>),
     /// Delete queues that runs left behind: only `sqsprobe-` queues carrying sqsprobe's
     /// ownership tags, only runs older than --older-than (or the one --run-id names).
     Sweep(SweepArgs),

@@ -89,10 +89,11 @@ impl Measure<'_> {
                 }
             }
         }
-        if self.on(ScaleWorkload::Queues) && !self.stop.requested() {
-            if let Err(e) = self.queues_pass(&mut out, progress).await {
-                out.errors.push(format!("queues: {e}"));
-            }
+        if self.on(ScaleWorkload::Queues)
+            && !self.stop.requested()
+            && let Err(e) = self.queues_pass(&mut out, progress).await
+        {
+            out.errors.push(format!("queues: {e}"));
         }
         out
     }

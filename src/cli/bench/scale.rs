@@ -225,7 +225,7 @@ mod tests {
         let mut all = vec!["sqsprobe", "bench"];
         all.extend_from_slice(line);
         match Cli::try_parse_from(all).expect("parses").command {
-            Command::Bench(a) => a,
+            Command::Bench(a) => *a,
             _ => unreachable!("a bench command line"),
         }
     }
