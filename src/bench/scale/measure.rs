@@ -147,6 +147,7 @@ impl Measure<'_> {
         filler.fill_to(&mut client, WARM_UP, &self.stop).await?;
         let before = serve.rss_bytes().ok();
         for size in sizes {
+            progress(&format!("{} filling to {size} messages", kind.as_str()));
             filler.fill_to(&mut client, size, &self.stop).await?;
             serve.check_alive()?;
             if memory.contains(&size) {
@@ -199,6 +200,7 @@ impl Measure<'_> {
             groups: Some(groups),
             sent: 0,
         };
+        progress(&format!("fifo_held filling to {depth} messages"));
         filler.fill_to(&mut client, depth, &self.stop).await?;
         let held = groups - FREE_GROUPS.min(groups / 2);
         // A receive of one takes the head of the first group that can deliver, which then
