@@ -339,3 +339,43 @@ fn a_version_2_baseline_is_read_and_scale_flags_need_their_workload() {
         assert!(done.stderr.contains(says), "{line:?}: {}", done.stderr);
     }
 }
+
+#[test]
+fn raw_and_scale_workloads_in_one_run_share_one_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("mixed.json");
+    let done = run_bin(
+        &[
+            "bench",
+            "--workload",
+            "cycle,queues",
+            "--connections",
+            "1",
+            "--duration",
+            "200ms",
+            "--warmup",
+            "50ms",
+            "--queues",
+            "2,20",
+            "--cycles",
+            "5",
+            "--json",
+            json.to_str().expect("utf-8"),
+        ],
+        &root(),
+        Duration::from_secs(120),
+    );
+    assert_eq!(done.code(), 0, "{}\n{}", done.stdout, done.stderr);
+    assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
+    assert!(done.stdout.contains("Queues ("), "{}", done.stdout);
+    let report = read(&json);
+    let workloads: Vec<&str> = array(&report, "rows")
+        .iter()
+        .filter_map(|r| r["workload"].as_str())
+        .collect();
+    assert_eq!(workloads, ["noop", "cycle"], "{report}");
+    assert_eq!(report["scale"]["workloads"], serde_json::json!(["queues"]));
+    assert_eq!(array(&report["scale"], "queues").len(), 2, "{report}");
+    assert_eq!(array(&report["scale"], "memory").len(), 0, "{report}");
+    assert_eq!(report["scale"]["startup"], Value::Null, "{report}");
+}
