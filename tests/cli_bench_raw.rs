@@ -112,7 +112,12 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
     assert!(done.stderr.contains("load average"), "{}", done.stderr);
 
     let report = read(&json);
-    assert_eq!(report["version"], 2);
+    assert_eq!(report["version"], 3);
+    assert!(
+        report["build"] == "debug" || report["build"] == "release",
+        "{report}"
+    );
+    assert_eq!(report["scale"], Value::Null, "no scale workload ran");
     assert_eq!(report["driver"], "raw");
     assert!(report["machine"]["cpus"].as_u64().unwrap_or(0) >= 1);
     let targets = report["targets"].as_array().expect("targets");

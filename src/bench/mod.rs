@@ -7,19 +7,24 @@
 //!   client experiences, signing and all. [`stats`] and [`table`] are pure (percentiles,
 //!   ratios, Markdown); [`workload`] does the I/O.
 //!
+//! - [`scale`] (`--workload memory,depth,queues,startup`, raw driver): memory per message,
+//!   cost with depth and with many queues, and start-up, on `sqsprobe serve` run as its own
+//!   process.
+//!
 //! [`Stop`] is the run's stop request (a signal), which every workload loop reads.
 //!
 //! docs/performance.md records what both measured on one machine.
 
 pub mod raw;
 mod result;
+pub mod scale;
 mod stats;
 mod stop;
 mod table;
 mod workload;
 
 pub use result::{BenchReport, OpStats, Operation, TargetResult, TargetResultJson, result_json};
-pub use stats::percentile;
+pub use stats::{Latency, percentile};
 pub use stop::Stop;
 pub use table::{markdown_table, throughput_ratio};
 pub use workload::{Workload, run_target};

@@ -1,5 +1,7 @@
 //! Latency statistics: nearest-rank percentiles over recorded samples (pure).
 
+use serde::{Deserialize, Serialize};
+
 /// The `p`-th percentile (0 < p ≤ 100) of `sorted` by the nearest-rank method: the smallest
 /// sample such that at least p % of the samples are ≤ it. `None` for no samples.
 ///
@@ -16,9 +18,43 @@ pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     Some(sorted[rank.clamp(1, n) - 1])
 }
 
+/// Latency percentiles by nearest rank over the successful requests, microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    pub p999_us: Option<f64>,
+    pub max_us: Option<f64>,
+}
+
+impl Latency {
+    /// Summarises nanosecond samples (any order).
+    pub fn from_nanos(mut samples: Vec<u64>) -> Self {
+        samples.sort_unstable();
+        let us = |p: f64| percentile(&samples, p).map(|ns| ns as f64 / 1000.0);
+        Latency {
+            p50_us: us(50.0),
+            p99_us: us(99.0),
+            p999_us: us(99.9),
+            max_us: us(100.0),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::percentile;
+    use super::{Latency, percentile};
+
+    #[test]
+    fn latency_in_microseconds_by_nearest_rank() {
+        let l = Latency::from_nanos((1..=1000).map(|i| i * 1000).collect());
+        assert_eq!(l.p50_us, Some(500.0));
+        assert_eq!(l.p99_us, Some(990.0));
+        assert_eq!(l.p999_us, Some(999.0));
+        assert_eq!(l.max_us, Some(1000.0));
+        assert_eq!(Latency::from_nanos(Vec::new()), Latency::default());
+    }
 
     #[test]
     fn empty_and_out_of_range_give_none() {

@@ -38,7 +38,7 @@ pub enum Command {
     #[command(subcommand)]
     Baseline(BaselineCommand),
     /// Measure throughput and latency of targets with a send → receive → delete loop.
-    Bench(BenchArgs),
+    Bench(Box<BenchArgs>),
     /// Delete queues that runs left behind: only `sqsprobe-` queues carrying sqsprobe's
     /// ownership tags, only runs older than --older-than (or the one --run-id names).
     Sweep(SweepArgs),
@@ -582,6 +582,16 @@ pub enum BenchWorkloadArg {
     Cycle,
     /// SendMessageBatch(10) → ReceiveMessage → DeleteMessageBatch(10), a queue per connection.
     Batch,
+    /// Scale: RSS per stored message beyond its body at each --memory-at count (standard and
+    /// FIFO), on `sqsprobe serve` run as its own process.
+    Memory,
+    /// Scale: ReceiveMessage and DeleteMessage p50 at each --depth (standard, FIFO over
+    /// --groups groups, FIFO with all but ten groups held in flight).
+    Depth,
+    /// Scale: ListQueues (prefix) and GetQueueUrl p50 at each --queues count.
+    Queues,
+    /// Scale: `serve` exec → first answer, and what `run` of a one-case suite adds to it.
+    Startup,
 }
 
 /// `bench`'s documented defaults, per driver (the flags are optional so a flag of the other
@@ -593,6 +603,13 @@ pub mod bench_defaults {
     pub const RAW_DURATION: Duration = Duration::from_secs(3);
     pub const SDK_CLIENTS: &[usize] = &[1];
     pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
+    /// The scale workloads' full measurement (issue 12's sizes).
+    pub const DEPTHS: &[u64] = &[1_000, 1_000_000];
+    pub const MEMORY_AT: &[u64] = &[200_000, 1_000_000];
+    pub const GROUPS: u64 = 10_000;
+    pub const CYCLES: u64 = 5_000;
+    pub const QUEUES: &[u64] = &[10, 10_000];
+    pub const STARTUP_SAMPLES: u64 = 15;
 }
 
 #[derive(Debug, Args)]
@@ -644,8 +661,10 @@ pub struct BenchArgs {
     )]
     pub connections: Option<Vec<usize>>,
 
-    /// raw driver: workloads to run, in order (default all four); the no-op ceiling always
-    /// runs first.
+    /// raw driver: workloads to run, in order (default send,receive,cycle,batch); the no-op
+    /// ceiling runs first. memory, depth, queues and startup are the scale workloads: they
+    /// start `sqsprobe serve` from this binary as their own process (never an --endpoint) and
+    /// take minutes at their default sizes (see Scale).
     #[arg(long, value_enum, value_delimiter = ',', help_heading = "Workload")]
     pub workload: Vec<BenchWorkloadArg>,
 
@@ -672,16 +691,50 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", help_heading = "Workload")]
     pub messages: Option<u64>,
 
+    /// Scale (depth): stored messages at which receive and delete are timed, all in one fill;
+    /// the growth ratio is the largest's p50 ÷ the smallest's. Default 1000,1000000.
+    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
+    pub depth: Option<Vec<u64>>,
+
+    /// Scale (memory): stored messages at which RSS is read, all in one fill. Default
+    /// 200000,1000000.
+    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
+    pub memory_at: Option<Vec<u64>>,
+
+    /// Scale: message groups of the FIFO queues (at most one per message). Default 10000.
+    #[arg(long, value_name = "N", help_heading = "Scale")]
+    pub groups: Option<u64>,
+
+    /// Scale: receive → delete → send cycles per depth, and ListQueues + GetQueueUrl pairs
+    /// per queue count. Default 5000.
+    #[arg(long, value_name = "N", help_heading = "Scale")]
+    pub cycles: Option<u64>,
+
+    /// Scale (queues): queue counts at which lookups are timed, on one server. Default
+    /// 10,10000.
+    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
+    pub queues: Option<Vec<u64>>,
+
+    /// Scale (startup): starts of `serve`, and runs of the one-case suite. Default 15.
+    #[arg(long, value_name = "N", help_heading = "Scale")]
+    pub startup_samples: Option<u64>,
+
+    /// Scale: the sqsprobe binary whose `serve` (and `run`) is measured, e.g. an older build
+    /// for before/after figures. Default: this executable.
+    #[arg(long, value_name = "PATH", help_heading = "Scale")]
+    pub serve_binary: Option<PathBuf>,
+
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
 
-    /// raw driver: compare with a saved `--json` FILE, row by row, by ceiling ratio.
+    /// raw driver: compare with a saved `--json` FILE: raw rows by ceiling ratio, scale
+    /// figures by growth ratio, bytes per message and start-up ms.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub baseline: Option<PathBuf>,
 
-    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's
-    /// (e.g. 0.8).
+    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's, or a
+    /// scale figure's cost grew past baseline ÷ R (e.g. 0.8: a quarter more).
     #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
     pub fail_below: Option<f64>,
 }

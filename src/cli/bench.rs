@@ -2,9 +2,10 @@
 //!
 //! Two drivers (docs/performance.md): `raw`, the default, measures the server against its own
 //! no-op ceiling; `sdk` measures what an aws-sdk-sqs client sees. This file holds the SDK
-//! driver's command; [`raw`] the raw one.
+//! driver's command; [`raw`] the raw one, and [`scale`] the raw driver's scale workloads.
 
 mod raw;
+mod scale;
 
 use std::time::Duration;
 
@@ -43,6 +44,13 @@ fn refuse_raw_flags(args: &BenchArgs) -> Result<(), String> {
         ("--workload", !args.workload.is_empty()),
         ("--protocol", !args.protocol.is_empty()),
         ("--baseline", args.baseline.is_some()),
+        ("--depth", args.depth.is_some()),
+        ("--memory-at", args.memory_at.is_some()),
+        ("--groups", args.groups.is_some()),
+        ("--cycles", args.cycles.is_some()),
+        ("--queues", args.queues.is_some()),
+        ("--startup-samples", args.startup_samples.is_some()),
+        ("--serve-binary", args.serve_binary.is_some()),
     ];
     match given.iter().find(|(_, on)| *on) {
         Some((flag, _)) => Err(format!(
@@ -249,6 +257,8 @@ async fn watch_signals(stop: crate::bench::Stop) {
     );
     stop.request();
     let second = signals.next().await;
+    // Leaving without unwinding: the servers the scale workloads started are killed here.
+    stop.kill_children();
     eprintln!(
         "sqsprobe: {second} again: leaving now; queues named sqsprobe-bench-* of the phase in \
          flight may remain on the target"

@@ -48,7 +48,7 @@ pub fn main() -> i32 {
         }
         args::Command::Run(a) => with_runtime(run::run(*a)),
         args::Command::Serve(a) => with_runtime(serve::run(a)),
-        args::Command::Bench(a) => with_runtime(bench::run(a)),
+        args::Command::Bench(a) => with_runtime(bench::run(*a)),
         args::Command::Sweep(a) => with_runtime(sweep::run(a)),
     }
 }

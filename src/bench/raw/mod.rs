@@ -23,8 +23,8 @@ pub use embedded::EmbeddedServer;
 pub use endpoint::{EndpointError, RawEndpoint, is_aws_host, parse_endpoint};
 pub use protocol::WireProtocol;
 pub use report::{
-    Machine, RAW_REPORT_VERSION, RawReport, RawRow, RawTargetInfo, RawWorkload, apply_ceilings,
-    load_average,
+    Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, RawReport, RawRow, RawTargetInfo,
+    RawWorkload, apply_ceilings, build_profile, load_average,
 };
 pub use table::raw_markdown_table;
 pub use target::{RawOptions, RawTarget, TargetOutcome, run_target};

@@ -82,15 +82,21 @@ pub struct Requests {
     pub protocol: WireProtocol,
 }
 
+/// Any operation in AWS JSON 1.0 with `body` as its members (the scale workloads build their
+/// requests with it: FIFO sends, attributes, lookups).
+pub fn json_request(operation: &'static str, body: &Value) -> Prepared {
+    Prepared {
+        // Operation names are ASCII identifiers, always a valid header value.
+        target: hyper::header::HeaderValue::from_str(&format!("AmazonSQS.{operation}")).ok(),
+        content_type: "application/x-amz-json-1.0",
+        body: Bytes::from(body.to_string()),
+        operation,
+    }
+}
+
 impl Requests {
     fn json(&self, operation: &'static str, body: Value) -> Prepared {
-        Prepared {
-            // Operation names are ASCII identifiers, always a valid header value.
-            target: hyper::header::HeaderValue::from_str(&format!("AmazonSQS.{operation}")).ok(),
-            content_type: "application/x-amz-json-1.0",
-            body: Bytes::from(body.to_string()),
-            operation,
-        }
+        json_request(operation, &body)
     }
 
     fn query(&self, operation: &'static str, params: &[(String, String)]) -> Prepared {

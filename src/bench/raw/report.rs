@@ -8,10 +8,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::percentile;
+use crate::bench::scale::ScaleReport;
+pub use crate::bench::stats::Latency;
 
 /// Version of the raw bench JSON document.
-pub const RAW_REPORT_VERSION: u32 = 2;
+pub const RAW_REPORT_VERSION: u32 = 3;
+
+/// The earlier version `--baseline` still reads: no `build`, no `scale`.
+pub const RAW_REPORT_PREVIOUS_VERSION: u32 = 2;
 
 /// What the connections of one row do in a loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -46,30 +50,6 @@ impl RawWorkload {
             RawWorkload::Receive => "receive",
             RawWorkload::Cycle => "cycle",
             RawWorkload::Batch => "batch",
-        }
-    }
-}
-
-/// Latency percentiles by nearest rank over the successful requests, microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Latency {
-    pub p50_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub p999_us: Option<f64>,
-    pub max_us: Option<f64>,
-}
-
-impl Latency {
-    /// Summarises nanosecond samples (any order).
-    pub fn from_nanos(mut samples: Vec<u64>) -> Self {
-        samples.sort_unstable();
-        let us = |p: f64| percentile(&samples, p).map(|ns| ns as f64 / 1000.0);
-        Latency {
-            p50_us: us(50.0),
-            p99_us: us(99.0),
-            p999_us: us(99.9),
-            max_us: us(100.0),
         }
     }
 }
@@ -167,8 +147,25 @@ pub struct RawReport {
     pub connections: Vec<usize>,
     pub workloads: Vec<RawWorkload>,
     pub machine: Machine,
+    /// `debug` or `release`: the build that measured. The server of the scale workloads is
+    /// the same binary, so compare runs of the same build. Absent in version 2.
+    #[serde(default)]
+    pub build: Option<String>,
     pub targets: Vec<RawTargetInfo>,
     pub rows: Vec<RawRow>,
+    /// The scale workloads' results (memory, depth, queues, startup); absent when none ran,
+    /// and in version 2.
+    #[serde(default)]
+    pub scale: Option<ScaleReport>,
+}
+
+/// The build this binary is: `debug` or `release`.
+pub fn build_profile() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    }
 }
 
 /// Fills `ceiling_ratio` and `run_ceiling_ratio` of every row from the no-op rows.
@@ -286,16 +283,6 @@ pub(crate) mod tests {
         assert_eq!(rows[1].run_ceiling_ratio, None);
     }
 
-    #[test]
-    fn latency_in_microseconds_by_nearest_rank() {
-        let l = Latency::from_nanos((1..=1000).map(|i| i * 1000).collect());
-        assert_eq!(l.p50_us, Some(500.0));
-        assert_eq!(l.p99_us, Some(990.0));
-        assert_eq!(l.p999_us, Some(999.0));
-        assert_eq!(l.max_us, Some(1000.0));
-        assert_eq!(Latency::from_nanos(Vec::new()), Latency::default());
-    }
-
     /// A report holding `rows` as given.
     pub(crate) fn sample_report(rows: Vec<RawRow>) -> RawReport {
         RawReport {
@@ -313,8 +300,10 @@ pub(crate) mod tests {
                 load_average_start: Some([1.0, 2.0, 3.0]),
                 load_average_end: None,
             },
+            build: Some("debug".into()),
             targets: Vec::new(),
             rows,
+            scale: None,
         }
     }
 

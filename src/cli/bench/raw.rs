@@ -1,15 +1,20 @@
 //! `sqsprobe bench --driver raw`: every target (the embedded emulator on its own threads, then
-//! each --endpoint) against its own no-op ceiling; the table, the JSON, and the comparison
-//! with a saved run.
+//! each --endpoint) against its own no-op ceiling, then the scale workloads on a `sqsprobe
+//! serve` of their own ([`super::scale`]); the tables, the JSON, and the comparison with a
+//! saved run.
 
 use std::path::Path;
 
 use super::super::args::{BenchArgs, BenchTargetArg, BenchWorkloadArg, bench_defaults};
+use super::scale::{self, ScalePlan};
 use super::{MAX_CLIENTS, check_phases};
 use crate::bench::raw::{
-    EmbeddedServer, Machine, RAW_REPORT_VERSION, RawOptions, RawReport, RawTarget, RawWorkload,
-    WireProtocol, apply_ceilings, compare, comparison_markdown, load_average, parse_endpoint,
-    raw_markdown_table, run_target,
+    EmbeddedServer, Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, RawOptions,
+    RawReport, RawTarget, RawWorkload, WireProtocol, apply_ceilings, build_profile, compare,
+    comparison_markdown, load_average, parse_endpoint, raw_markdown_table, run_target,
+};
+use crate::bench::scale::{
+    ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
 };
 use crate::exit_code;
 use crate::text::escape::terminal;
@@ -76,10 +81,80 @@ fn refuse_sdk_flags(args: &BenchArgs) -> Result<(), String> {
     }
 }
 
-fn plan(args: &BenchArgs) -> Result<(Vec<Planned>, RawOptions), String> {
+/// The raw and the scale workloads `--workload` names, each in the order given; without
+/// `--workload`, the four raw ones.
+fn workloads(args: &BenchArgs) -> (Vec<RawWorkload>, Vec<ScaleWorkload>) {
+    let mut raw: Vec<RawWorkload> = Vec::new();
+    let mut scale: Vec<ScaleWorkload> = Vec::new();
+    for w in &args.workload {
+        match w {
+            BenchWorkloadArg::Send => raw.push(RawWorkload::Send),
+            BenchWorkloadArg::Receive => raw.push(RawWorkload::Receive),
+            BenchWorkloadArg::Cycle => raw.push(RawWorkload::Cycle),
+            BenchWorkloadArg::Batch => raw.push(RawWorkload::Batch),
+            BenchWorkloadArg::Memory => scale.push(ScaleWorkload::Memory),
+            BenchWorkloadArg::Depth => scale.push(ScaleWorkload::Depth),
+            BenchWorkloadArg::Queues => scale.push(ScaleWorkload::Queues),
+            BenchWorkloadArg::Startup => scale.push(ScaleWorkload::Startup),
+        }
+    }
+    let mut seen = Vec::new();
+    raw.retain(|w| {
+        !seen.contains(w) && {
+            seen.push(*w);
+            true
+        }
+    });
+    let mut seen = Vec::new();
+    scale.retain(|w| {
+        !seen.contains(w) && {
+            seen.push(*w);
+            true
+        }
+    });
+    if args.workload.is_empty() {
+        raw = RawWorkload::CHOOSABLE.to_vec();
+    }
+    (raw, scale)
+}
+
+/// A run of only scale workloads measures no target: the target flags and those of the raw
+/// rows are refused rather than ignored.
+fn refuse_raw_only_flags(args: &BenchArgs) -> Result<(), String> {
+    let given = [
+        ("--endpoint", !args.endpoints.is_empty()),
+        ("--target", !args.target.is_empty()),
+        ("--connections", args.connections.is_some()),
+        ("--protocol", !args.protocol.is_empty()),
+        ("--duration", args.duration.is_some()),
+    ];
+    match given.iter().find(|(_, on)| *on) {
+        Some((flag, _)) => Err(format!(
+            "{flag} is for the raw workloads (send, receive, cycle, batch), and this run has \
+             only scale workloads, which measure a `sqsprobe serve` they start themselves"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What the command will do: raw targets and their options, and the scale workloads.
+struct Plan {
+    targets: Vec<Planned>,
+    options: RawOptions,
+    scale: Option<ScalePlan>,
+}
+
+fn plan(args: &BenchArgs) -> Result<Plan, String> {
     refuse_sdk_flags(args)?;
+    let (workloads, scale_workloads) = workloads(args);
+    let scale = scale::plan(args, &scale_workloads)?;
+    if workloads.is_empty() {
+        refuse_raw_only_flags(args)?;
+    }
     let mut names: Vec<&str> = Vec::new();
-    if args.target.contains(&BenchTargetArg::Embedded) || args.endpoints.is_empty() {
+    if workloads.is_empty() {
+        // Only scale workloads: no raw target.
+    } else if args.target.contains(&BenchTargetArg::Embedded) || args.endpoints.is_empty() {
         names.push("embedded");
     }
     for (name, url) in &args.endpoints {
@@ -125,37 +200,27 @@ fn plan(args: &BenchArgs) -> Result<(Vec<Planned>, RawOptions), String> {
     if args.prefill > 1_000_000 {
         return Err("--prefill must be at most 1000000".into());
     }
-    let mut workloads: Vec<RawWorkload> = Vec::new();
-    for w in &args.workload {
-        let w = match w {
-            BenchWorkloadArg::Send => RawWorkload::Send,
-            BenchWorkloadArg::Receive => RawWorkload::Receive,
-            BenchWorkloadArg::Cycle => RawWorkload::Cycle,
-            BenchWorkloadArg::Batch => RawWorkload::Batch,
-        };
-        if !workloads.contains(&w) {
-            workloads.push(w);
-        }
-    }
-    if workloads.is_empty() {
-        workloads = RawWorkload::CHOOSABLE.to_vec();
-    }
     if let Some(r) = args.fail_below
         && !(r > 0.0 && r.is_finite())
     {
         return Err("--fail-below must be a ratio above 0, e.g. 0.8".into());
     }
-    Ok((
+    Ok(Plan {
         targets,
-        RawOptions {
+        options: RawOptions {
             duration,
             warmup: args.warmup,
-            connections,
+            connections: if workloads.is_empty() {
+                Vec::new()
+            } else {
+                connections
+            },
             workloads,
             prefill: args.prefill,
             stop: crate::bench::Stop::default(),
         },
-    ))
+        scale,
+    })
 }
 
 /// Reads a saved raw run strictly; a target name where a file was expected gets a hint,
@@ -174,13 +239,14 @@ fn read_baseline(path: &Path, targets: &[Planned]) -> Result<RawReport, String> 
     })?;
     let report: RawReport = serde_json::from_str(&text).map_err(|e| {
         format!(
-            "{} is not a raw bench JSON (version {RAW_REPORT_VERSION}, `--driver raw --json`): {e}",
+            "{} is not a raw bench JSON (version {RAW_REPORT_VERSION} or {RAW_REPORT_PREVIOUS_VERSION}, `--driver raw --json`): {e}",
             path.display()
         )
     })?;
-    if report.version != RAW_REPORT_VERSION || report.driver != "raw" {
+    let known = [RAW_REPORT_VERSION, RAW_REPORT_PREVIOUS_VERSION];
+    if !known.contains(&report.version) || report.driver != "raw" {
         return Err(format!(
-            "{} is a version {} `{}` bench JSON; --baseline reads version {RAW_REPORT_VERSION} raw runs",
+            "{} is a version {} `{}` bench JSON; --baseline reads version {RAW_REPORT_VERSION} and {RAW_REPORT_PREVIOUS_VERSION} raw runs",
             path.display(),
             report.version,
             report.driver
@@ -191,7 +257,11 @@ fn read_baseline(path: &Path, targets: &[Planned]) -> Result<RawReport, String> 
 
 /// Runs the command; returns the exit code.
 pub async fn run(args: BenchArgs) -> i32 {
-    let (targets, options) = match plan(&args) {
+    let Plan {
+        targets,
+        options,
+        scale: scale_plan,
+    } = match plan(&args) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("sqsprobe: {e}");
@@ -285,9 +355,20 @@ pub async fn run(args: BenchArgs) -> i32 {
         rows.extend(outcome.rows);
         infos.push(outcome.info);
     }
+    let scale_report = match &scale_plan {
+        Some(p) if !options.stop.requested() => Some(scale::run(p, &options.stop).await),
+        _ => None,
+    };
     watcher.abort();
     apply_ceilings(&mut rows);
-    print!("{}", raw_markdown_table(&rows));
+    if !targets.is_empty() {
+        print!("{}", raw_markdown_table(&rows));
+    }
+    if let Some(s) = &scale_report {
+        print!("{}", scale_markdown(s));
+        // What was not measured is an error of the run, unless a signal cut it.
+        failed |= !s.errors.is_empty() && !options.stop.requested();
+    }
     let load_end = load_average();
     if let Some([one, five, fifteen]) = load_end {
         eprintln!("sqsprobe: load average at the end {one:.2} {five:.2} {fifteen:.2}");
@@ -307,8 +388,10 @@ pub async fn run(args: BenchArgs) -> i32 {
             load_average_start: load_start,
             load_average_end: load_end,
         },
+        build: Some(build_profile().to_string()),
         targets: infos,
         rows,
+        scale: scale_report,
     };
     if let Some(path) = &args.json {
         let written = serde_json::to_string_pretty(&report)
@@ -322,12 +405,29 @@ pub async fn run(args: BenchArgs) -> i32 {
             return exit_code::RUNTIME_ERROR;
         }
     }
+    let regressed = baseline
+        .as_ref()
+        .is_some_and(|base| compare_with(base, &report, args.fail_below));
+    if options.stop.requested() {
+        exit_code::INTERRUPTED
+    } else if failed {
+        exit_code::RUNTIME_ERROR
+    } else if regressed {
+        exit_code::EXPECTATION_FAILED
+    } else {
+        exit_code::OK
+    }
+}
+
+/// Prints the comparison of `report` with `base` (raw rows, then scale figures); true when a
+/// figure fell below `fail_below`.
+fn compare_with(base: &RawReport, report: &RawReport, fail_below: Option<f64>) -> bool {
     let mut regressed = false;
-    if let Some(base) = &baseline {
-        let comparison = compare(base, &report);
-        println!();
+    println!();
+    if !report.rows.is_empty() || !base.rows.is_empty() {
+        let comparison = compare(base, report);
         print!("{}", comparison_markdown(&comparison, &base.started_at));
-        if let Some(limit) = args.fail_below {
+        if let Some(limit) = fail_below {
             for r in comparison.below(limit) {
                 eprintln!(
                     "sqsprobe: {} {} × {}: ceiling ratio {:.2}× the baseline's, below {limit}",
@@ -339,14 +439,45 @@ pub async fn run(args: BenchArgs) -> i32 {
                 regressed = true;
             }
         }
-    }
-    if options.stop.requested() {
-        exit_code::INTERRUPTED
-    } else if failed {
-        exit_code::RUNTIME_ERROR
-    } else if regressed {
-        exit_code::EXPECTATION_FAILED
     } else {
-        exit_code::OK
+        println!("Against the baseline of {}:", terminal(&base.started_at));
     }
+    match (&base.scale, &report.scale) {
+        (Some(then), Some(now)) => {
+            let comparison = compare_scale(then, now);
+            print!("{}", scale_comparison_markdown(&comparison));
+            if let Some(limit) = fail_below {
+                for f in comparison.below(limit) {
+                    eprintln!(
+                        "sqsprobe: {}: {} {} now, {} in the baseline: change (then ÷ now) {:.2}×, below {limit}",
+                        terminal(&f.figure),
+                        scale_value(f.unit, f.current),
+                        f.unit.as_str(),
+                        scale_value(f.unit, f.baseline),
+                        f.change.unwrap_or(0.0)
+                    );
+                    regressed = true;
+                }
+            }
+        }
+        (None, Some(_)) => println!("\nThe baseline has no scale figures to compare."),
+        (Some(_), None) => println!("\nThis run has no scale figures; the baseline has."),
+        (None, None) => {}
+    }
+    if base.build.is_some() && base.build != report.build {
+        eprintln!(
+            "sqsprobe: the baseline was measured by a {} build, this run by a {} build: \
+             latencies and start-up differ by the build as well",
+            base.build.as_deref().unwrap_or("?"),
+            report.build.as_deref().unwrap_or("?")
+        );
+    }
+    if base.machine.cpus != report.machine.cpus {
+        eprintln!(
+            "sqsprobe: the baseline's machine had {} CPUs, this one {}: start-up milliseconds \
+             are absolute and differ by the machine as well",
+            base.machine.cpus, report.machine.cpus
+        );
+    }
+    regressed
 }

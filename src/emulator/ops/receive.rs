@@ -320,50 +320,54 @@ fn chaos_copies(
     mut messages: Vec<Value>,
 ) -> SqsResult<Vec<Value>> {
     let queue = state.queue_mut(key, now)?;
-    let taken: Vec<String> = messages
-        .iter()
-        .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
-        .collect();
-    let held: Vec<Id> = queue
-        .leased_ids()
-        .into_iter()
-        .filter(|&id| {
-            queue
-                .get(id)
-                .is_some_and(|m| !taken.contains(&m.id_string()))
-        })
-        .collect();
     let room = params.max.saturating_sub(messages.len());
-    let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
-    let copies: Vec<Id> = emu
-        .chaos
-        .duplicates(chaos_on(queue), &seqs, room)
-        .into_iter()
-        .filter_map(|seq| held.iter().find(|id| id.seq == seq).copied())
-        .collect();
-    let visibility_ms = params
-        .visibility_seconds
-        .unwrap_or(u64::from(queue.settings.visibility_timeout))
-        * 1000;
-    for id in copies {
-        let nonce = state.next_nonce();
-        let queue = state.queue_mut(key, now)?;
-        if !queue.lease_copy(id, visibility_ms, nonce, now) {
-            continue;
-        }
-        let Some(sender) = state.queue_mut(key, now)?.get(id).map(|m| m.sender) else {
-            continue;
-        };
-        let sender = state.sender_id(sender).to_owned();
-        let queue = state.queue_mut(key, now)?;
-        if let Some(message) = queue.get(id) {
-            let handle = ReceiptHandle {
-                queue: key.to_owned(),
-                id,
-                nonce,
+    // Finding the leased messages walks the whole queue: only when a duplicate can happen
+    // (without this guard every receive walked every stored message, chaos or not).
+    if room > 0 && emu.chaos.may_duplicate(chaos_on(queue)) {
+        let taken: Vec<String> = messages
+            .iter()
+            .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
+            .collect();
+        let held: Vec<Id> = queue
+            .leased_ids()
+            .into_iter()
+            .filter(|&id| {
+                queue
+                    .get(id)
+                    .is_some_and(|m| !taken.contains(&m.id_string()))
+            })
+            .collect();
+        let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
+        let copies: Vec<Id> = emu
+            .chaos
+            .duplicates(chaos_on(queue), &seqs, room)
+            .into_iter()
+            .filter_map(|seq| held.iter().find(|id| id.seq == seq).copied())
+            .collect();
+        let visibility_ms = params
+            .visibility_seconds
+            .unwrap_or(u64::from(queue.settings.visibility_timeout))
+            * 1000;
+        for id in copies {
+            let nonce = state.next_nonce();
+            let queue = state.queue_mut(key, now)?;
+            if !queue.lease_copy(id, visibility_ms, nonce, now) {
+                continue;
             }
-            .encode();
-            messages.push(render(queue, &sender, message, &handle, params));
+            let Some(sender) = state.queue_mut(key, now)?.get(id).map(|m| m.sender) else {
+                continue;
+            };
+            let sender = state.sender_id(sender).to_owned();
+            let queue = state.queue_mut(key, now)?;
+            if let Some(message) = queue.get(id) {
+                let handle = ReceiptHandle {
+                    queue: key.to_owned(),
+                    id,
+                    nonce,
+                }
+                .encode();
+                messages.push(render(queue, &sender, message, &handle, params));
+            }
         }
     }
     let queue = state.queue_mut(key, now)?;

@@ -435,6 +435,12 @@ impl ChaosDice {
     /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
     /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
     /// message at most once.
+    /// Whether a receive on this queue can get duplicates at all: the caller's search for
+    /// leased messages walks the queue, so it is skipped when none can come of it.
+    pub fn may_duplicate(&self, on: On<'_>) -> bool {
+        !on.fifo && self.with(on, |c, _| c.duplicate > 0.0)
+    }
+
     pub fn duplicates(&self, on: On<'_>, held: &[u64], room: usize) -> Vec<u64> {
         if on.fifo || room == 0 || held.is_empty() {
             return Vec::new();
@@ -726,6 +732,21 @@ mod tests {
                 .duplicates(on(NO_TAGS), &[1], 1)
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn only_a_standard_queue_with_duplicates_on_may_duplicate() {
+        let dice = ChaosDice::new(Chaos {
+            duplicate: 0.5,
+            ..Chaos::default()
+        });
+        assert!(dice.may_duplicate(on(NO_TAGS)));
+        let fifo = On {
+            fifo: true,
+            ..on(NO_TAGS)
+        };
+        assert!(!dice.may_duplicate(fifo));
+        assert!(!ChaosDice::new(Chaos::default()).may_duplicate(on(NO_TAGS)));
     }
 
     #[test]
