@@ -239,8 +239,9 @@ pub enum Action {
     },
     /// `list-move-tasks: {source}`
     ListMoveTasks { source: Spanned<String> },
-    /// `cancel-move-task: {task}` (a name given by `start-move-task: {as: ...}`)
-    CancelMoveTask { task: Spanned<String> },
+    /// `cancel-move-task: {task} | {handle}`: a task named by `start-move-task: {as: ...}`, or
+    /// a literal TaskHandle (for malformed-handle cases)
+    CancelMoveTask { task: TaskRef },
     /// `deny: {queue, actions: [sqs:DeleteMessage, ...], for: 5s}`
     Deny(Deny),
 }
@@ -347,6 +348,15 @@ pub enum HandleRef {
     },
     /// A literal string, for never-issued-handle cases. It is written in the suite, so it is
     /// not a secret; evidence still records only its digest.
+    Literal(String),
+}
+
+/// Which TaskHandle a `cancel-move-task` sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskRef {
+    /// The handle an earlier `start-move-task: {as: <name>}` got.
+    Named(Spanned<String>),
+    /// A literal string, sent as written (`not-a-handle`): a handle SQS never issued.
     Literal(String),
 }
 

@@ -337,6 +337,14 @@ fn reference_checks() {
             "8:34: unknown move task `t`",
         ),
         (
+            "      - cancel-move-task: {task: t, handle: h}\n",
+            "8:37: write either `task` or `handle`, not both",
+        ),
+        (
+            "      - cancel-move-task: {}\n",
+            "8:9: a `cancel-move-task` step needs `task` or `handle`",
+        ),
+        (
             "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
             "10:27: `inconclusive` is never an expectation",
         ),

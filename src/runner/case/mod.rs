@@ -57,7 +57,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
+    Receive, Send as SendStep, Spanned, Step, StepExpect, TaskRef, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,

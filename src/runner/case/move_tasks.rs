@@ -91,15 +91,19 @@ impl CaseRun {
     pub(super) async fn cancel_move_task_step(
         &mut self,
         step: &Step,
-        task: &Spanned<String>,
+        task: &TaskRef,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let handle = self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
-            format!(
-                "move task `{}` was not started (its start step failed?)",
-                task.value
-            )
-        })?;
+        let handle = match task {
+            TaskRef::Named(task) => self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
+                format!(
+                    "move task `{}` was not started (its start step failed?)",
+                    task.value
+                )
+            })?,
+            // Written in the suite, so not a secret; SQS never issued it.
+            TaskRef::Literal(handle) => handle.clone(),
+        };
         let meta = self.meta(Phase::Step, Some(step), "CancelMessageMoveTask", None, None);
         let mut rec = call!(
             self,

@@ -267,8 +267,9 @@ pub(super) const STEPS: &[StepSpec] = &[
     StepSpec {
         keyword: "cancel-move-task",
         body: Body::Mapping,
-        keys: &[&["task"]],
-        required: &["task"],
+        // One of the two, checked by the decoder.
+        keys: &[&["task", "handle"]],
+        required: &[],
         expect: &[CALL],
         calls: &["CancelMessageMoveTask"],
         decode: admin::decode_cancel_move_task,
