@@ -58,6 +58,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 || expect.successful.is_some()
                 || expect.failed.is_some()
                 || !expect.attributes.is_empty()
+                || expect.policy_sids.is_some()
                 || expect.outcome.is_some();
             return if expect.error.is_some() || expects_error_status {
                 Check::Fail(vec![format!(
@@ -213,6 +214,9 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     if let Some(attrs) = &obs.queue_attributes {
         check_attributes(&expect.attributes, attrs, "queue", &mut failures);
         check_absent(&expect.absent, attrs, "queue", &mut failures);
+        if let Some(sids) = &expect.policy_sids {
+            check_policy_sids(sids, attrs, &mut failures);
+        }
     }
 
     failures.extend(obs.integrity.iter().cloned());
@@ -254,6 +258,56 @@ fn check_absent(
             ));
         }
     }
+}
+
+/// The queue's `Policy` is a policy document whose statements' Sids are exactly `want`, in any
+/// order (a statement may be one object or a list of them, as IAM allows).
+fn check_policy_sids(
+    want: &[String],
+    attrs: &BTreeMap<String, String>,
+    failures: &mut Vec<String>,
+) {
+    let Some(policy) = attrs.get("Policy") else {
+        failures.push("queue: attribute Policy missing".to_string());
+        return;
+    };
+    let Some(got) = policy_sids(policy) else {
+        failures.push("queue: Policy is not a policy document with a Statement".to_string());
+        return;
+    };
+    let mut want_sorted: Vec<&str> = want.iter().map(String::as_str).collect();
+    want_sorted.sort_unstable();
+    let mut got_sorted: Vec<&str> = got.iter().map(String::as_str).collect();
+    got_sorted.sort_unstable();
+    if want_sorted != got_sorted {
+        failures.push(format!(
+            "queue: expected Policy statements with Sids [{}], got [{}]",
+            want.join(", "),
+            got.join(", ")
+        ));
+    }
+}
+
+/// The Sids of a policy document's statements, in order (`(no Sid)` for one without); `None`
+/// when it is not a JSON object with a `Statement`.
+fn policy_sids(policy: &str) -> Option<Vec<String>> {
+    let doc: serde_json::Value = serde_json::from_str(policy).ok()?;
+    let statements = match doc.get("Statement")? {
+        serde_json::Value::Array(items) => items.clone(),
+        one @ serde_json::Value::Object(_) => vec![one.clone()],
+        _ => return None,
+    };
+    Some(
+        statements
+            .iter()
+            .map(|s| {
+                s.get("Sid")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("(no Sid)")
+                    .to_string()
+            })
+            .collect(),
+    )
 }
 
 fn check_failed_entries(
@@ -603,6 +657,40 @@ mod tests {
             ..Observed::default()
         };
         assert_eq!(check_step(&counted, &obs), Check::Pass);
+    }
+
+    #[test]
+    fn policy_sids_are_the_policys_statement_sids_in_any_order() {
+        let expect = StepExpect {
+            policy_sids: Some(vec!["b".into(), "a".into()]),
+            ..StepExpect::default()
+        };
+        let with = |policy: &str| Observed {
+            queue_attributes: Some(BTreeMap::from([("Policy".to_string(), policy.to_string())])),
+            ..Observed::default()
+        };
+        let two = r#"{"Version":"2012-10-17","Statement":[{"Sid":"a"},{"Sid":"b"}]}"#;
+        assert_eq!(check_step(&expect, &with(two)), Check::Pass);
+        let one = r#"{"Statement":{"Sid":"a","Effect":"Allow"}}"#;
+        match check_step(&expect, &with(one)) {
+            Check::Fail(f) => assert_eq!(
+                f,
+                vec!["queue: expected Policy statements with Sids [b, a], got [a]"]
+            ),
+            other => panic!("{other:?}"),
+        }
+        match check_step(&expect, &with("not json")) {
+            Check::Fail(f) => assert!(f[0].contains("not a policy document"), "{f:?}"),
+            other => panic!("{other:?}"),
+        }
+        let none = Observed {
+            queue_attributes: Some(BTreeMap::new()),
+            ..Observed::default()
+        };
+        match check_step(&expect, &none) {
+            Check::Fail(f) => assert_eq!(f, vec!["queue: attribute Policy missing"]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -244,6 +244,13 @@ pub enum Action {
     CancelMoveTask { task: TaskRef },
     /// `deny: {queue, actions: [sqs:DeleteMessage, ...], for: 5s}`
     Deny(Deny),
+    /// `add-permission: {queue, label, actions: [ReceiveMessage], accounts: [self]}`
+    AddPermission(AddPermission),
+    /// `remove-permission: {queue, label}`
+    RemovePermission {
+        queue: Spanned<String>,
+        label: String,
+    },
 }
 
 impl Action {
@@ -275,6 +282,8 @@ impl Action {
             Action::ListMoveTasks { .. } => "list-move-tasks",
             Action::CancelMoveTask { .. } => "cancel-move-task",
             Action::Deny(_) => "deny",
+            Action::AddPermission(_) => "add-permission",
+            Action::RemovePermission { .. } => "remove-permission",
         }
     }
 }
@@ -427,6 +436,10 @@ pub struct StepExpect {
     pub absent: Vec<String>,
     /// `within: 3s` — a receive returned within this long (a long poll that ends early).
     pub within: Option<Duration>,
+    /// `policy_sids: [label, ...]` — the queue's `Policy` attribute is a policy document whose
+    /// statements' Sids are exactly these, in any order (get-attributes; AddPermission writes
+    /// one statement per label).
+    pub policy_sids: Option<Vec<String>>,
 }
 
 impl StepExpect {
@@ -670,6 +683,29 @@ pub struct Deny {
     pub actions: Vec<Spanned<String>>,
     /// `for:` how long the deny stays.
     pub duration: Duration,
+}
+
+/// `add-permission: {queue, label, actions, accounts}`: AddPermission on an owned queue, which
+/// writes an Allow statement with Sid `label` into the queue's `Policy`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddPermission {
+    pub queue: Spanned<String>,
+    /// `label:` the statement's Sid, sent as written (AWS checks its characters and length).
+    pub label: String,
+    /// `actions:` ActionName values as written (`ReceiveMessage`, `*`): AWS's to refuse.
+    pub actions: Vec<String>,
+    /// `accounts:` AWSAccountIds.
+    pub accounts: Vec<Account>,
+}
+
+/// An account an `add-permission` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Account {
+    /// `self`: the run's own account, which the runner reads from the queue's ARN, so no
+    /// account id is ever written in a suite or recorded in evidence.
+    Caller,
+    /// Anything else, sent as written.
+    Literal(String),
 }
 
 /// The queue labels a raw attribute value refers to as `${arn:<label>}`.

@@ -341,6 +341,26 @@ fn reference_checks() {
             "8:37: write either `task` or `handle`, not both",
         ),
         (
+            "      - deny: {queue: q, actions: [sqs:SendMessage], for: 1s}\n      - add-permission: {queue: q, label: p, actions: [SendMessage], accounts: [self]}\n",
+            "9:33: queue `q` already has a `deny` (line 8); an `add-permission` cannot share its Policy",
+        ),
+        (
+            "      - add-permission: {queue: q, label: p, actions: [SendMessage], accounts: [self]}\n      - deny: {queue: q, actions: [sqs:SendMessage], for: 1s}\n",
+            "9:23: queue `q` already has an `add-permission` (line 8); a `deny` cannot share its Policy",
+        ),
+        (
+            "      - add-permission: {queue: q, label: p, actions: [SendMessage]}\n",
+            "8:9: an `add-permission` step needs `accounts`",
+        ),
+        (
+            "      - get-attributes: {queue: q}\n        expect: {policy_sids: []}\n",
+            "9:31: `policy_sids` is empty",
+        ),
+        (
+            "      - send: {queue: q, body: x}\n        expect: {policy_sids: [a]}\n",
+            "9:18: `policy_sids` does not apply to a `send` step",
+        ),
+        (
             "      - cancel-move-task: {}\n",
             "8:9: a `cancel-move-task` step needs `task` or `handle`",
         ),

@@ -35,6 +35,7 @@ mod lifecycle;
 mod messages;
 mod move_tasks;
 mod observe;
+mod permissions;
 mod steps;
 
 use messages::business_key;

@@ -172,7 +172,10 @@ pub(super) fn decode_cancel_move_task(
     let f = &s.fields;
     let task = match (f.get("task"), f.get("handle")) {
         (Some(_), Some(_)) => {
-            r.error(f.key("handle")?, "write either `task` or `handle`, not both");
+            r.error(
+                f.key("handle")?,
+                "write either `task` or `handle`, not both",
+            );
             return None;
         }
         (None, None) => {

@@ -25,6 +25,7 @@ pub(super) const EXPECT_KEYS: &[&str] = &[
     "message_contains",
     "absent",
     "within",
+    "policy_sids",
 ];
 
 pub(super) fn decode_step_expect(
@@ -43,7 +44,10 @@ pub(super) fn decode_step_expect(
         if !spec.expects(key) {
             r.error(
                 key_node,
-                format!("`{key}` does not apply to a `{}` step", spec.keyword),
+                format!(
+                    "`{key}` does not apply to {}",
+                    super::steps::a_step(spec.keyword)
+                ),
             );
             continue;
         }
@@ -112,6 +116,7 @@ pub(super) fn decode_step_expect(
             }
             "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
             "within" => e.within = r.duration(v, "`within`"),
+            "policy_sids" => e.policy_sids = decode_policy_sids(r, v),
             "outcome" => {
                 let tracks: Vec<String> = match action {
                     Action::Observe(o) => o.messages.iter().map(|m| m.value.clone()).collect(),
@@ -124,6 +129,21 @@ pub(super) fn decode_step_expect(
         }
     }
     e
+}
+
+/// `policy_sids: [label, ...]`: never empty (a Policy without statements is not what AWS
+/// leaves behind: after the last RemovePermission there is no Policy, which `absent` says).
+fn decode_policy_sids(r: &mut Reader, v: &Node) -> Option<Vec<String>> {
+    let sids = r.strings(v, "statement Sids", true)?;
+    if sids.is_empty() {
+        r.error_hint(
+            v,
+            "`policy_sids` is empty",
+            "to expect no Policy at all (after the last RemovePermission), write `absent: [Policy]`",
+        );
+        return None;
+    }
+    Some(sids)
 }
 
 /// One expectable class name.

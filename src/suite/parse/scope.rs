@@ -15,6 +15,10 @@ pub(super) struct Scope {
     pub messages: BTreeMap<String, Pos>,
     pub sends: usize,
     pub tasks: BTreeMap<String, Pos>,
+    /// Queue label → where its first `add-permission` names it.
+    pub permissions: BTreeMap<String, Pos>,
+    /// Queue label → where its first `deny` names it.
+    pub denied: BTreeMap<String, Pos>,
     pub observes: usize,
     /// Labels tracked by the last observe step (empty: every message).
     pub last_observe_tracks: Vec<String>,

@@ -17,6 +17,7 @@ use super::fault;
 use super::handles;
 use super::input::{Body, Decode};
 use super::observe;
+use super::permission;
 use super::queue::{QUEUE_KEYS, decode_create_queue};
 use super::receive;
 use super::send::{self, SEND_KEYS};
@@ -130,7 +131,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         body: Body::Mapping,
         keys: &[QUEUE, &["names"]],
         required: &["queue"],
-        expect: &[CALL, &["attributes", "absent"]],
+        expect: &[CALL, &["attributes", "absent", "policy_sids"]],
         calls: &["GetQueueAttributes"],
         decode: admin::decode_get_attributes,
     },
@@ -284,6 +285,24 @@ pub(super) const STEPS: &[StepSpec] = &[
         calls: &["SetQueueAttributes"],
         decode: fault::decode_deny,
     },
+    StepSpec {
+        keyword: "add-permission",
+        body: Body::Mapping,
+        keys: &[QUEUE, &["label", "actions", "accounts"]],
+        required: &["queue", "label", "actions", "accounts"],
+        expect: &[CALL],
+        calls: &["AddPermission"],
+        decode: permission::decode_add_permission,
+    },
+    StepSpec {
+        keyword: "remove-permission",
+        body: Body::Mapping,
+        keys: &[QUEUE, &["label"]],
+        required: &["queue", "label"],
+        expect: &[CALL],
+        calls: &["RemovePermission"],
+        decode: permission::decode_remove_permission,
+    },
 ];
 
 /// The row of `keyword`, if it is a step keyword.
@@ -303,6 +322,16 @@ pub(super) fn calls_of(spec: &StepSpec, action: Option<&Action>) -> &'static [&'
 /// The operations a decoded step calls (see [`calls_of`]).
 pub(crate) fn step_calls(action: &Action) -> &'static [&'static str] {
     spec(action.keyword()).map_or(&[], |s| calls_of(s, Some(action)))
+}
+
+/// "a `send` step", "an `observe` step": how messages name a step of `keyword`.
+pub(super) fn a_step(keyword: &str) -> String {
+    let article = if keyword.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} `{keyword}` step")
 }
 
 /// Every step keyword, for did-you-mean suggestions and hints.
@@ -337,6 +366,8 @@ mod tests {
             "list-move-tasks" => "{source: q}",
             "cancel-move-task" => "{task: t}",
             "deny" => "{queue: q, actions: [sqs:DeleteMessage], for: 5s}",
+            "add-permission" => "{queue: q, label: p, actions: [SendMessage], accounts: [self]}",
+            "remove-permission" => "{queue: q, label: p}",
             _ => "{queue: q}",
         }
     }
