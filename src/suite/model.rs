@@ -424,6 +424,10 @@ pub struct StepExpect {
     /// `attributes: {Name: value | "*"}` — queue attributes (get-attributes) or message
     /// system attributes of every received message (receive). `"*"` means present.
     pub attributes: BTreeMap<String, String>,
+    /// `attributes: {Name: {matches: <regex>, above: <integer>}}` — the attribute is present
+    /// and has this shape: what a value looks like rather than what it is (a SequenceNumber's
+    /// size, a SenderId's form).
+    pub attribute_shapes: BTreeMap<String, AttrShape>,
     /// `outcome:` on an observe step: the classes each tracked message may end in.
     pub outcome: Option<OutcomeExpect>,
     /// `rate:` on an observe step: bounds on how often each class occurs over the trials.
@@ -449,6 +453,17 @@ impl StepExpect {
     pub fn expects_error(&self) -> bool {
         self.error.is_some() || self.status.is_some_and(|s| s >= 400)
     }
+}
+
+/// The shape an attribute's value must have: every given part holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AttrShape {
+    /// `matches:` a regular expression (regex-lite syntax, compiled when the suite is read)
+    /// that matches the value somewhere: anchor it (`^…$`) to match the whole value.
+    pub matches: Option<String>,
+    /// `above:` the value is a decimal integer greater than this one (any size: 128-bit
+    /// SequenceNumbers compare exactly). Digits only, without leading zeros.
+    pub above: Option<String>,
 }
 
 /// One expected `Failed[]` entry of a batch response.

@@ -361,6 +361,22 @@ fn reference_checks() {
             "9:18: `policy_sids` does not apply to a `send` step",
         ),
         (
+            "      - receive: {queue: q}\n        expect: {attributes: {SenderId: {matches: '^A(ID'}}}\n",
+            "9:51: `matches` is not a regular expression: found open group without closing ')'",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SequenceNumber: {above: '007'}}}\n",
+            "9:55: `above` is `007`, not a decimal integer",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SenderId: {}}}\n",
+            "9:41: the shape of `SenderId` is empty",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SenderId: {match: x}}}\n",
+            "9:42: unknown key `match` in the shape of `SenderId` (did you mean `matches`?)",
+        ),
+        (
             "      - cancel-move-task: {}\n",
             "8:9: a `cancel-move-task` step needs `task` or `handle`",
         ),

@@ -126,6 +126,10 @@ impl CaseRun {
                         .collect()
                 })
                 .unwrap_or_default();
+            if let Some(sender) = attributes.get("SenderId") {
+                // Who sent it: never in a finding, even quoted by a server's message.
+                self.masker.add_principal_id(sender);
+            }
             let bk = business_key(body);
             evidence.push(MessageEvidence {
                 message_id: id.clone(),
