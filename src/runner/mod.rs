@@ -64,6 +64,8 @@ pub struct RunContext {
     pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
     /// What the run talks to (a case's `emulator_chaos:` applies on the embedded emulator only).
     pub target: target::TargetKind,
+    /// The run's region, the client's: a queue with another `region:` is called in that one.
+    pub region: String,
     /// Where every timestamp of the run comes from (real, or virtual under `--clock virtual`).
     pub clock: RunClock,
 }

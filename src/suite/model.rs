@@ -126,6 +126,12 @@ pub struct QueueDef {
     /// `name_suffix:` (`create-queue` steps only) raw text appended to the owned name, so a
     /// case can send a name AWS should refuse (bad characters, over 80, a misplaced `.fifo`).
     pub name_suffix: Option<String>,
+    /// `region:` the region the queue is created and used in, through calls signed for it
+    /// (`us-west-2`); `None` is the run's region.
+    pub region: Option<Spanned<String>>,
+    /// `same_name_as: <label>`: the queue takes that queue's owned name instead of its own, so
+    /// one name exists in two regions (which must differ: one region, one queue per name).
+    pub same_name_as: Option<Spanned<String>>,
 }
 
 /// A redrive policy pointing at a queue of the same case.

@@ -712,3 +712,81 @@ fn a_syntax_error_at_the_end_of_a_file_without_a_final_break_points_inside_it() 
         "suites/x.yaml:1:4: invalid YAML: did not find expected <document start>"
     );
 }
+
+#[test]
+fn regions_and_shared_names_are_checked_where_written() {
+    let case = |queues: &str, steps: &str| {
+        format!(
+            "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues:\n{queues}    steps:\n{steps}"
+        )
+    };
+    let get = "      - get-queue-url: {queue: a}\n";
+    let ok = case(
+        "      a: {region: us-east-1}\n      b: {region: us-west-2, same_name_as: a}\n      c: {region: eu-central-1, same_name_as: b}\n",
+        get,
+    );
+    let suite = parse(&ok).unwrap();
+    let b = &suite.cases[0].queues[1];
+    assert_eq!(b.region.as_ref().unwrap().value, "us-west-2");
+    assert_eq!(b.same_name_as.as_ref().unwrap().value, "a");
+    let wrong = [
+        (
+            case("      a: {region: us_west_2}\n", get),
+            "suites/x.yaml:6:19: `us_west_2` is not a region name",
+        ),
+        (
+            case("      a: {}\n      b: {same_name_as: zz}\n", get),
+            "suites/x.yaml:7:25: unknown queue `zz` in `same_name_as`",
+        ),
+        (
+            case("      a: {}\n      b: {same_name_as: a}\n", get),
+            "suites/x.yaml:7:25: `b` and `a` would be one queue: the same name in the run's region",
+        ),
+        (
+            case(
+                "      a: {region: us-west-2}\n      b: {region: us-west-2, same_name_as: a}\n",
+                get,
+            ),
+            "suites/x.yaml:7:44: `b` and `a` would be one queue: the same name in region us-west-2",
+        ),
+        (
+            case(
+                "      a: {}\n      b: {type: fifo, region: us-west-2, same_name_as: a}\n",
+                get,
+            ),
+            "suites/x.yaml:7:56: `a` is a standard queue, but `b` is a FIFO queue: they cannot share a name",
+        ),
+        (
+            case(
+                "      a: {region: us-west-2, same_name_as: b}\n      b: {region: us-east-1, same_name_as: a}\n",
+                get,
+            ),
+            "suites/x.yaml:6:44: `same_name_as` of `a` leads back to itself",
+        ),
+        (
+            case(
+                "      a: {}\n",
+                "      - create-queue: {queue: b, region: us-west-2, same_name_as: a, name_suffix: x}\n",
+            ),
+            "suites/x.yaml:8:83: `name_suffix` beside `same_name_as`",
+        ),
+        (
+            case(
+                "      a: {region: us-west-2}\n",
+                "      - create-queue: {queue: a}\n",
+            ),
+            "suites/x.yaml:8:31: queue `a` is already defined in another region or under another name",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (src, want) in wrong {
+        let got = errors(&src)
+            .iter()
+            .map(Diagnostic::one_line)
+            .collect::<Vec<_>>();
+        if !got.first().is_some_and(|g| g.starts_with(want)) {
+            bad.push(format!("want {want}\n got {got:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

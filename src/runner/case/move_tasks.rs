@@ -20,8 +20,13 @@ impl CaseRun {
             Some(d) => Some(self.arn_or_derived(&d.value).await),
             None => None,
         };
-        let qname = self.queues.get(&source.value).map(|q| q.name.clone());
-        let meta = self.meta(Phase::Step, Some(step), "StartMessageMoveTask", None, qname);
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "StartMessageMoveTask",
+            None,
+            Some(&source.value),
+        );
         let rate = *max_per_second;
         let mut rec = call!(
             self,
@@ -49,8 +54,13 @@ impl CaseRun {
         let client = self.ctx.client.clone();
         self.ensure_arn(&source.value).await;
         let source_arn = self.arn(&source.value)?;
-        let qname = self.queues.get(&source.value).map(|q| q.name.clone());
-        let meta = self.meta(Phase::Step, Some(step), "ListMessageMoveTasks", None, qname);
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "ListMessageMoveTasks",
+            None,
+            Some(&source.value),
+        );
         let mut rec = call!(
             self,
             meta,

@@ -11,14 +11,14 @@ impl CaseRun {
         step: &Step,
         receive: &Receive,
     ) -> Result<Check, String> {
-        let (url, name) = self.queue_url(&receive.queue.value)?;
+        let url = self.queue_url(&receive.queue.value)?;
         let attempt = receive.attempt.as_ref().map(|a| a.value.clone());
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "ReceiveMessage",
             attempt.clone(),
-            Some(name),
+            Some(&receive.queue.value),
         );
         let started = Instant::now();
         let (mut rec, received, integrity) = self
@@ -168,7 +168,7 @@ impl CaseRun {
     /// they are gathered, so a case cut in the middle still hands its partial evidence to the
     /// judge.
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
-        let (url, name) = self.queue_url(&o.queue.value)?;
+        let url = self.queue_url(&o.queue.value)?;
         let labels: Vec<String> = if o.messages.is_empty() {
             // Every message the case sent that may be on the queue; a send the target refused
             // put nothing there to watch.
@@ -238,7 +238,7 @@ impl CaseRun {
                 Some(step),
                 "ReceiveMessage",
                 None,
-                Some(name.clone()),
+                Some(&o.queue.value),
             );
             let poll_started = Instant::now();
             let unknown_before_poll = self.unknown_receives;
@@ -301,7 +301,8 @@ impl CaseRun {
             }
             if o.delete_seen {
                 for (id, handle) in handles {
-                    self.observe_delete(step, &url, &name, &id, &handle).await;
+                    self.observe_delete(step, &url, &o.queue.value, &id, &handle)
+                        .await;
                 }
             }
             let came_back_early = poll_started.elapsed() + Duration::from_millis(100)
@@ -338,14 +339,21 @@ impl CaseRun {
         })
     }
 
-    async fn observe_delete(&mut self, step: &Step, url: &str, name: &str, id: &str, handle: &str) {
+    async fn observe_delete(
+        &mut self,
+        step: &Step,
+        url: &str,
+        label: &str,
+        id: &str,
+        handle: &str,
+    ) {
         let client = self.ctx.client.clone();
         let meta = self.meta(
             Phase::Observe,
             Some(step),
             "DeleteMessage",
             None,
-            Some(name.to_string()),
+            Some(label),
         );
         let mut rec = call!(
             self,
@@ -356,11 +364,11 @@ impl CaseRun {
                 .receipt_handle(handle)
         )
         .await;
-        let label = self.by_id.get(id).cloned();
+        let message = self.by_id.get(id).cloned();
         for row in &mut rec.rows {
             row.handle_digest = Some(sha256_hex(handle));
             row.message_id = Some(id.to_string());
-            row.message = label.clone();
+            row.message = message.clone();
         }
         self.emit_rows(&mut rec);
     }

@@ -11,7 +11,7 @@ impl CaseRun {
         step: &Step,
         p: &AddPermission,
     ) -> Result<Check, String> {
-        let (url, name) = self.queue_url(&p.queue.value)?;
+        let url = self.queue_url(&p.queue.value)?;
         let mut accounts = Vec::with_capacity(p.accounts.len());
         for a in &p.accounts {
             accounts.push(match a {
@@ -20,7 +20,13 @@ impl CaseRun {
             });
         }
         let client = self.ctx.client.clone();
-        let meta = self.meta(Phase::Step, Some(step), "AddPermission", None, Some(name));
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "AddPermission",
+            None,
+            Some(&p.queue.value),
+        );
         let mut rec = call!(
             self,
             meta,
@@ -41,14 +47,14 @@ impl CaseRun {
         queue: &Spanned<String>,
         label: &str,
     ) -> Result<Check, String> {
-        let (url, name) = self.queue_url(&queue.value)?;
+        let url = self.queue_url(&queue.value)?;
         let client = self.ctx.client.clone();
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "RemovePermission",
             None,
-            Some(name),
+            Some(&queue.value),
         );
         let mut rec = call!(
             self,

@@ -46,7 +46,7 @@ pub(super) fn decode_step_expect(
                 key_node,
                 format!(
                     "`{key}` does not apply to {}",
-                    super::steps::a_step(spec.keyword)
+                    super::input::a_step(spec.keyword)
                 ),
             );
             continue;

@@ -61,7 +61,7 @@ pub(super) fn decode_fault(
             owner,
             format!(
                 "{} makes no SQS call for a fault to hit",
-                super::steps::a_step(keyword)
+                super::input::a_step(keyword)
             ),
             "put the fault on a step that calls SQS",
         );
@@ -231,7 +231,7 @@ fn fault_actions(r: &mut Reader, n: &Node, site: FaultSite) -> Option<Vec<Spanne
         {
             r.error_hint(
                 item,
-                format!("{} makes no `{op}` call", super::steps::a_step(keyword)),
+                format!("{} makes no `{op}` call", super::input::a_step(keyword)),
                 format!(
                     "it calls {}; a case-level `faults:` entry selects the calls of other steps",
                     calls.join(", ")

@@ -324,16 +324,6 @@ pub(crate) fn step_calls(action: &Action) -> &'static [&'static str] {
     spec(action.keyword()).map_or(&[], |s| calls_of(s, Some(action)))
 }
 
-/// "a `send` step", "an `observe` step": how messages name a step of `keyword`.
-pub(super) fn a_step(keyword: &str) -> String {
-    let article = if keyword.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} `{keyword}` step")
-}
-
 /// Every step keyword, for did-you-mean suggestions and hints.
 pub(super) fn keywords() -> Vec<&'static str> {
     STEPS.iter().map(|s| s.keyword).collect()
