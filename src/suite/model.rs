@@ -349,7 +349,9 @@ pub struct Receive {
     pub visibility_timeout: Option<Duration>,
     /// Defaults to `[All]` so evidence has receive counts and timestamps.
     pub attribute_names: Vec<String>,
-    pub message_attribute_names: Vec<String>,
+    /// MessageAttributeNames as written, an empty list included (sent as an empty list);
+    /// `None` when the step does not say, and none is sent.
+    pub message_attribute_names: Option<Vec<String>>,
     pub request_attempt_id: Option<String>,
 }
 

@@ -74,9 +74,9 @@ impl CaseRun {
                 req = req
                     .message_system_attribute_names(MessageSystemAttributeName::from(n.as_str()));
             }
-            for n in &p.message_attribute_names {
-                req = req.message_attribute_names(n);
-            }
+            // As written: `[]` is sent as an empty list (the query wire's
+            // `MessageAttributeNames=`), an unwritten one not at all.
+            req = req.set_message_attribute_names(p.message_attribute_names.clone());
             req
         };
         let mut rec = call!(self, meta, req).await;
@@ -251,7 +251,7 @@ impl CaseRun {
                         wait: Some(Duration::from_secs(wait_secs)),
                         visibility: o.visibility_timeout,
                         attribute_names: vec!["All".to_string()],
-                        message_attribute_names: Vec::new(),
+                        message_attribute_names: None,
                         request_attempt_id: None,
                         lease: self.lease_for(&o.queue.value, o.visibility_timeout),
                     },
@@ -380,7 +380,7 @@ struct ReceiveParams {
     wait: Option<Duration>,
     visibility: Option<Duration>,
     attribute_names: Vec<String>,
-    message_attribute_names: Vec<String>,
+    message_attribute_names: Option<Vec<String>>,
     request_attempt_id: Option<String>,
     /// How long the returned messages are leased for (recorded on the row).
     lease: Duration,
