@@ -7,7 +7,8 @@
 //! - `faults`: faults injected under the SDK (an HTTP client wrapping the run's), per case.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
-//!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
+//!   in `messages`, `acks`, `admin`, `move_tasks`, `permissions` or `observe`; `lifecycle`:
+//!   queues, their regions and ownership).
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out; `schedule`: partitions and longest-first order.
 //! - `sweep`: deleting the owned queues runs left behind, and nothing else.

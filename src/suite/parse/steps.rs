@@ -8,8 +8,8 @@
 //!
 //! To add a step keyword: add its [`Action`] variant (and its name in [`Action::keyword`]) in
 //! `model.rs`, write its decoder beside its kin (`send.rs`, `receive.rs`, `handles.rs`,
-//! `observe.rs`, `queue.rs`, `admin.rs`), add one row to [`STEPS`], document it in
-//! `docs/suite-format.md`, and teach the runner to execute it. The table's tests check that
+//! `observe.rs`, `queue.rs`, `admin.rs`, `permission.rs`), add one row to [`STEPS`], document
+//! it in `docs/suite-format.md`, and teach the runner to execute it. The table's tests check that
 //! every row decodes to an action of its own keyword.
 
 use super::admin;
