@@ -11,6 +11,9 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(240);
 const MOTO_ACCOUNT: &str = "123456789012";
+/// The SenderId moto gives every message (`moto/sqs/models.py` `DEFAULT_SENDER_ID`), which
+/// `msg-sender-id-shape` and the attribute cases receive.
+const MOTO_SENDER_ID: &str = "AIDAIT2UOQQY3AUEKVGXU";
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -79,6 +82,7 @@ fn nothing_secret_reaches_any_output_over_either_protocol_across_every_suite() {
             assert_absent(&outputs, body, "a message body");
         }
         assert_absent(&outputs, MOTO_ACCOUNT, "the account id");
+        assert_absent(&outputs, MOTO_SENDER_ID, "a SenderId");
     }
 }
 

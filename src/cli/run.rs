@@ -390,7 +390,10 @@ async fn watch_interrupts(
         left.len()
     ));
     for q in left {
-        say(format_args!("  {}", q.name));
+        match &q.region {
+            Some(region) => say(format_args!("  {} (in {region})", q.name)),
+            None => say(format_args!("  {}", q.name)),
+        }
     }
     std::process::exit(exit_code::INTERRUPTED);
 }

@@ -60,6 +60,16 @@ impl Masker {
         self.insert_forms(credential, "<credential>".to_string());
     }
 
+    /// Remembers a principal's id as a server reported it (a message's `SenderId`: an IAM
+    /// unique id, `AROA…:<session name>` under an assumed role); it will be shown as
+    /// `<principal-id>`. The shape rules catch the id part alone, not the session name.
+    pub fn add_principal_id(&mut self, id: &str) {
+        if id.len() < MIN_SECRET || !self.seen.insert(id.to_string()) {
+            return;
+        }
+        self.insert_forms(id, "<principal-id>".to_string());
+    }
+
     fn add(&mut self, secret: &str, kind: &str) {
         // Very short strings ("x", "ok") would mask ordinary words in messages; they carry no
         // secret worth mangling text for, and a real receipt handle is hundreds of characters.
@@ -283,6 +293,17 @@ mod tests {
         assert!(!masked.contains("b-1"));
         assert!(masked.contains(&format!("<handle sha256:{}…>", &sha256_hex(handle)[..12])));
         assert!(masked.contains("<body sha256:"));
+    }
+
+    #[test]
+    fn a_sender_id_is_masked_whole_session_name_included() {
+        let mut m = Masker::new();
+        let sender = "AROAIT2UOQQY3AUEKVGXU:deploy@example.com";
+        m.add_principal_id(sender);
+        let masked = m.mask(&format!("SenderId {sender} is not allowed"));
+        assert_eq!(masked, "SenderId <principal-id> is not allowed");
+        // The shape rule alone would keep the session name.
+        assert!(Masker::new().mask(sender).contains("deploy@example.com"));
     }
 
     #[test]

@@ -80,6 +80,7 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
         lease_ms: None,
         fault: None,
         trial: None,
+        region: None,
     }
 }
 
@@ -126,6 +127,7 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
         queues: vec![QueueCleanup {
             queue: "sqsprobe-q".to_string(),
             deleted: true,
+            region: None,
         }],
         profile_note: None,
         started_at: at(0),

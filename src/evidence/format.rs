@@ -273,6 +273,10 @@ pub struct Call {
     /// The trial (1-based) of a multi-trial case this call belongs to; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<u32>,
+    /// The region the call was signed for, when it is not the run's (`run_start.region`): a
+    /// queue defined with `region:`. Absent for the run's own region and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 /// An injected fault, as recorded on the attempt it hit.
@@ -534,6 +538,9 @@ pub struct TrialOutcome {
 pub struct QueueCleanup {
     pub queue: String,
     pub deleted: bool,
+    /// The queue's region when it is not the run's (a `region:` queue); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 /// Last line of a complete run.

@@ -299,6 +299,11 @@ pub struct CallMeta {
     pub wait: Option<std::time::Duration>,
     /// The trial of a multi-trial case the call belongs to.
     pub trial: Option<u32>,
+    /// The suite's label of the queue the call concerns (never written: `queue` is its name,
+    /// which two labels share when one is `same_name_as` the other in another region).
+    pub label: Option<String>,
+    /// The region the call is signed for when it is not the run's (a queue's `region:`).
+    pub region: Option<String>,
     /// The run's clock, which times the call's attempts.
     pub clock: crate::runner::RunClock,
 }
@@ -336,6 +341,7 @@ impl CallMeta {
             lease_ms: None,
             fault: None,
             trial: self.trial,
+            region: self.region.clone(),
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use super::call::{CallError, FailureKind};
 use crate::classify::Check;
-use crate::suite::model::StepExpect;
+use crate::suite::model::{AttrShape, StepExpect};
 use std::collections::BTreeMap;
 
 /// A message in a receive response, as the checks need it.
@@ -58,6 +58,8 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 || expect.successful.is_some()
                 || expect.failed.is_some()
                 || !expect.attributes.is_empty()
+                || !expect.attribute_shapes.is_empty()
+                || expect.policy_sids.is_some()
                 || expect.outcome.is_some();
             return if expect.error.is_some() || expects_error_status {
                 Check::Fail(vec![format!(
@@ -182,6 +184,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 .clone()
                 .unwrap_or_else(|| format!("message {}", i + 1));
             check_attributes(&expect.attributes, &m.attributes, &who, &mut failures);
+            check_shapes(&expect.attribute_shapes, &m.attributes, &who, &mut failures);
             check_absent(&expect.absent, &m.attributes, &who, &mut failures);
         }
     } else if obs.error.is_none() && (expect.messages.is_some() || !expect.received.is_empty()) {
@@ -212,7 +215,11 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
 
     if let Some(attrs) = &obs.queue_attributes {
         check_attributes(&expect.attributes, attrs, "queue", &mut failures);
+        check_shapes(&expect.attribute_shapes, attrs, "queue", &mut failures);
         check_absent(&expect.absent, attrs, "queue", &mut failures);
+        if let Some(sids) = &expect.policy_sids {
+            check_policy_sids(sids, attrs, &mut failures);
+        }
     }
 
     failures.extend(obs.integrity.iter().cloned());
@@ -234,11 +241,97 @@ fn check_attributes(
             None => failures.push(format!("{who}: attribute {name} missing")),
             Some(_) if value == "*" => {}
             Some(actual) if actual != value => {
-                failures.push(format!("{who}: expected {name} = {value}, got {actual}"))
+                let shown = if PRINCIPAL_ATTRIBUTES.contains(&name.as_str()) {
+                    shape(actual)
+                } else {
+                    actual.clone()
+                };
+                failures.push(format!("{who}: expected {name} = {value}, got {shown}"))
             }
             Some(_) => {}
         }
     }
+}
+
+/// Attributes whose values identify a principal (SenderId is an IAM unique id, and under an
+/// assumed role carries the session name): a failure describes their shape, never the value.
+const PRINCIPAL_ATTRIBUTES: &[&str] = &["SenderId"];
+
+/// `{Name: {matches: <regex>, above: <integer>}}`: each attribute is present and has every
+/// part of its shape. The suite parser compiled every pattern already; one that does not
+/// compile here fails its check.
+fn check_shapes(
+    want: &BTreeMap<String, AttrShape>,
+    got: &BTreeMap<String, String>,
+    who: &str,
+    failures: &mut Vec<String>,
+) {
+    for (name, shape_want) in want {
+        let Some(value) = got.get(name) else {
+            failures.push(format!("{who}: attribute {name} missing"));
+            continue;
+        };
+        let shown = || {
+            if PRINCIPAL_ATTRIBUTES.contains(&name.as_str()) {
+                shape(value)
+            } else {
+                value.clone()
+            }
+        };
+        if let Some(pattern) = &shape_want.matches
+            && !regex_lite::Regex::new(pattern).is_ok_and(|re| re.is_match(value))
+        {
+            failures.push(format!(
+                "{who}: expected {name} to match `{pattern}`, got {}",
+                shown()
+            ));
+        }
+        if let Some(bound) = &shape_want.above
+            && !decimal_above(value, bound)
+        {
+            failures.push(format!(
+                "{who}: expected {name} to be a decimal integer above {bound}, got {}",
+                shown()
+            ));
+        }
+    }
+}
+
+/// Whether `value` is a decimal integer (digits only) greater than `bound` (digits, no leading
+/// zeros), at any size: the longer number is the larger, equal lengths compare digit by digit.
+fn decimal_above(value: &str, bound: &str) -> bool {
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let value = value.trim_start_matches('0');
+    let bound = bound.trim_start_matches('0');
+    (value.len(), value) > (bound.len(), bound)
+}
+
+/// What a value looks like without saying what it is: its length and the kinds of
+/// characters in it (`21 characters: upper-case letters, digits`).
+fn shape(value: &str) -> String {
+    let mut kinds = Vec::new();
+    if value.chars().any(|c| c.is_ascii_uppercase()) {
+        kinds.push("upper-case letters");
+    }
+    if value.chars().any(|c| c.is_ascii_lowercase()) {
+        kinds.push("lower-case letters");
+    }
+    if value.chars().any(|c| c.is_ascii_digit()) {
+        kinds.push("digits");
+    }
+    if value.chars().any(|c| !c.is_ascii_alphanumeric()) {
+        kinds.push("other characters");
+    }
+    if kinds.is_empty() {
+        return "an empty value".to_string();
+    }
+    format!(
+        "a value of {} characters ({})",
+        value.chars().count(),
+        kinds.join(", ")
+    )
 }
 
 fn check_absent(
@@ -254,6 +347,56 @@ fn check_absent(
             ));
         }
     }
+}
+
+/// The queue's `Policy` is a policy document whose statements' Sids are exactly `want`, in any
+/// order (a statement may be one object or a list of them, as IAM allows).
+fn check_policy_sids(
+    want: &[String],
+    attrs: &BTreeMap<String, String>,
+    failures: &mut Vec<String>,
+) {
+    let Some(policy) = attrs.get("Policy") else {
+        failures.push("queue: attribute Policy missing".to_string());
+        return;
+    };
+    let Some(got) = policy_sids(policy) else {
+        failures.push("queue: Policy is not a policy document with a Statement".to_string());
+        return;
+    };
+    let mut want_sorted: Vec<&str> = want.iter().map(String::as_str).collect();
+    want_sorted.sort_unstable();
+    let mut got_sorted: Vec<&str> = got.iter().map(String::as_str).collect();
+    got_sorted.sort_unstable();
+    if want_sorted != got_sorted {
+        failures.push(format!(
+            "queue: expected Policy statements with Sids [{}], got [{}]",
+            want.join(", "),
+            got.join(", ")
+        ));
+    }
+}
+
+/// The Sids of a policy document's statements, in order (`(no Sid)` for one without); `None`
+/// when it is not a JSON object with a `Statement`.
+fn policy_sids(policy: &str) -> Option<Vec<String>> {
+    let doc: serde_json::Value = serde_json::from_str(policy).ok()?;
+    let statements = match doc.get("Statement")? {
+        serde_json::Value::Array(items) => items.clone(),
+        one @ serde_json::Value::Object(_) => vec![one.clone()],
+        _ => return None,
+    };
+    Some(
+        statements
+            .iter()
+            .map(|s| {
+                s.get("Sid")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("(no Sid)")
+                    .to_string()
+            })
+            .collect(),
+    )
 }
 
 fn check_failed_entries(
@@ -603,6 +746,121 @@ mod tests {
             ..Observed::default()
         };
         assert_eq!(check_step(&counted, &obs), Check::Pass);
+    }
+
+    #[test]
+    fn policy_sids_are_the_policys_statement_sids_in_any_order() {
+        let expect = StepExpect {
+            policy_sids: Some(vec!["b".into(), "a".into()]),
+            ..StepExpect::default()
+        };
+        let with = |policy: &str| Observed {
+            queue_attributes: Some(BTreeMap::from([("Policy".to_string(), policy.to_string())])),
+            ..Observed::default()
+        };
+        let two = r#"{"Version":"2012-10-17","Statement":[{"Sid":"a"},{"Sid":"b"}]}"#;
+        assert_eq!(check_step(&expect, &with(two)), Check::Pass);
+        let one = r#"{"Statement":{"Sid":"a","Effect":"Allow"}}"#;
+        match check_step(&expect, &with(one)) {
+            Check::Fail(f) => assert_eq!(
+                f,
+                vec!["queue: expected Policy statements with Sids [b, a], got [a]"]
+            ),
+            other => panic!("{other:?}"),
+        }
+        match check_step(&expect, &with("not json")) {
+            Check::Fail(f) => assert!(f[0].contains("not a policy document"), "{f:?}"),
+            other => panic!("{other:?}"),
+        }
+        let none = Observed {
+            queue_attributes: Some(BTreeMap::new()),
+            ..Observed::default()
+        };
+        match check_step(&expect, &none) {
+            Check::Fail(f) => assert_eq!(f, vec!["queue: attribute Policy missing"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn shapes_match_patterns_and_bounds_and_never_quote_a_sender_id() {
+        let expect = StepExpect {
+            attribute_shapes: BTreeMap::from([
+                (
+                    "SequenceNumber".to_string(),
+                    AttrShape {
+                        matches: Some("^[1-9][0-9]{19,}$".into()),
+                        above: Some("18446744073709551615".into()),
+                    },
+                ),
+                (
+                    "SenderId".to_string(),
+                    AttrShape {
+                        matches: Some("^A(IDA|ROA)[A-Z0-9]{17}(:.+)?$".into()),
+                        above: None,
+                    },
+                ),
+            ]),
+            ..StepExpect::default()
+        };
+        let msg = |seq: &str, sender: &str| ReceivedMsg {
+            label: Some("m1".into()),
+            attributes: BTreeMap::from([
+                ("SequenceNumber".to_string(), seq.to_string()),
+                ("SenderId".to_string(), sender.to_string()),
+            ]),
+        };
+        let obs = |m| Observed {
+            received: Some(vec![m]),
+            ..Observed::default()
+        };
+        let user = msg("18849496460467696128", "AIDAIT2UOQQY3AUEKVGXU");
+        assert_eq!(check_step(&expect, &obs(user)), Check::Pass);
+        let role = msg(
+            "18849496460467696128",
+            "AROAIT2UOQQY3AUEKVGXU:deploy@example.com",
+        );
+        assert_eq!(check_step(&expect, &obs(role)), Check::Pass);
+        let counter = msg("10000000000000000001", "123456789012");
+        match check_step(&expect, &obs(counter)) {
+            Check::Fail(f) => assert_eq!(
+                f,
+                vec![
+                    "m1: expected SenderId to match `^A(IDA|ROA)[A-Z0-9]{17}(:.+)?$`, got a value of 12 characters (digits)",
+                    "m1: expected SequenceNumber to be a decimal integer above 18446744073709551615, got 10000000000000000001",
+                ]
+            ),
+            other => panic!("{other:?}"),
+        }
+        let bare = ReceivedMsg {
+            label: Some("m1".into()),
+            attributes: BTreeMap::new(),
+        };
+        match check_step(&expect, &obs(bare)) {
+            Check::Fail(f) => assert_eq!(f.len(), 2, "{f:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn decimals_compare_at_any_size() {
+        assert!(decimal_above(
+            "18446744073709551616",
+            "18446744073709551615"
+        ));
+        assert!(!decimal_above(
+            "18446744073709551615",
+            "18446744073709551615"
+        ));
+        assert!(decimal_above(
+            "100000000000000000000",
+            "99999999999999999999"
+        ));
+        assert!(!decimal_above("0099", "100"));
+        assert!(decimal_above("101", "100"));
+        assert!(!decimal_above("", "0"));
+        assert!(!decimal_above("12a", "1"));
+        assert!(decimal_above("1", "0"));
     }
 
     #[test]

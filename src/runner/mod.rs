@@ -7,7 +7,8 @@
 //! - `faults`: faults injected under the SDK (an HTTP client wrapping the run's), per case.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
-//!   in `messages`, `acks`, `admin`, `move_tasks` or `observe`; `lifecycle`: queues and ownership).
+//!   in `messages`, `acks`, `admin`, `move_tasks`, `permissions` or `observe`; `lifecycle`:
+//!   queues, their regions and ownership).
 //! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out; `schedule`: partitions and longest-first order.
 //! - `sweep`: deleting the owned queues runs left behind, and nothing else.
@@ -64,6 +65,8 @@ pub struct RunContext {
     pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
     /// What the run talks to (a case's `emulator_chaos:` applies on the embedded emulator only).
     pub target: target::TargetKind,
+    /// The run's region, the client's: a queue with another `region:` is called in that one.
+    pub region: String,
     /// Where every timestamp of the run comes from (real, or virtual under `--clock virtual`).
     pub clock: RunClock,
 }

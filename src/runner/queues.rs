@@ -82,6 +82,9 @@ pub struct OwnedQueue {
     pub name: String,
     pub url: String,
     pub case: String,
+    /// Its region when it is not the run's (a `region:` queue): `sqsprobe sweep` of the run's
+    /// region does not see it.
+    pub region: Option<String>,
 }
 
 /// Every queue the run created and has not yet deleted. Shared by all cases and by the
@@ -343,6 +346,7 @@ mod tests {
             name: "n".into(),
             url: "http://x/1/n".into(),
             case: "c".into(),
+            region: None,
         });
         assert!(r.owns("http://x/1/n"));
         assert!(!r.owns("http://x/1/other"));

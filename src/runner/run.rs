@@ -189,6 +189,8 @@ pub async fn preflight(
         queue: None,
         wait: None,
         trial: None,
+        label: None,
+        region: None,
         clock,
     };
     let prefix = run_prefix(run_id);
@@ -251,6 +253,7 @@ pub async fn run_plan(
         seed: settings.seed,
         http,
         target: settings.target,
+        region: settings.region.clone(),
         clock: settings.clock,
     });
     // The time budget: past it the run stops itself like a spent request budget.

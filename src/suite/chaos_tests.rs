@@ -348,7 +348,7 @@ fn a_step_fault_defaults_to_the_step_calls_and_must_name_one_of_them() {
             "      - observe: {queue: q, window: 1s}\n        fault: {kind: reset, action: DeleteMessage}\n",
             ""
         ))
-        .starts_with("10:38: a `observe` step makes no `DeleteMessage` call")
+        .starts_with("10:38: an `observe` step makes no `DeleteMessage` call")
     );
     assert_eq!(
         only_error(&case(

@@ -126,6 +126,12 @@ pub struct QueueDef {
     /// `name_suffix:` (`create-queue` steps only) raw text appended to the owned name, so a
     /// case can send a name AWS should refuse (bad characters, over 80, a misplaced `.fifo`).
     pub name_suffix: Option<String>,
+    /// `region:` the region the queue is created and used in, through calls signed for it
+    /// (`us-west-2`); `None` is the run's region.
+    pub region: Option<Spanned<String>>,
+    /// `same_name_as: <label>`: the queue takes that queue's owned name instead of its own, so
+    /// one name exists in two regions (which must differ: one region, one queue per name).
+    pub same_name_as: Option<Spanned<String>>,
 }
 
 /// A redrive policy pointing at a queue of the same case.
@@ -239,10 +245,18 @@ pub enum Action {
     },
     /// `list-move-tasks: {source}`
     ListMoveTasks { source: Spanned<String> },
-    /// `cancel-move-task: {task}` (a name given by `start-move-task: {as: ...}`)
-    CancelMoveTask { task: Spanned<String> },
+    /// `cancel-move-task: {task} | {handle}`: a task named by `start-move-task: {as: ...}`, or
+    /// a literal TaskHandle (for malformed-handle cases)
+    CancelMoveTask { task: TaskRef },
     /// `deny: {queue, actions: [sqs:DeleteMessage, ...], for: 5s}`
     Deny(Deny),
+    /// `add-permission: {queue, label, actions: [ReceiveMessage], accounts: [self]}`
+    AddPermission(AddPermission),
+    /// `remove-permission: {queue, label}`
+    RemovePermission {
+        queue: Spanned<String>,
+        label: String,
+    },
 }
 
 impl Action {
@@ -274,6 +288,8 @@ impl Action {
             Action::ListMoveTasks { .. } => "list-move-tasks",
             Action::CancelMoveTask { .. } => "cancel-move-task",
             Action::Deny(_) => "deny",
+            Action::AddPermission(_) => "add-permission",
+            Action::RemovePermission { .. } => "remove-permission",
         }
     }
 }
@@ -333,7 +349,9 @@ pub struct Receive {
     pub visibility_timeout: Option<Duration>,
     /// Defaults to `[All]` so evidence has receive counts and timestamps.
     pub attribute_names: Vec<String>,
-    pub message_attribute_names: Vec<String>,
+    /// MessageAttributeNames as written, an empty list included (sent as an empty list);
+    /// `None` when the step does not say, and none is sent.
+    pub message_attribute_names: Option<Vec<String>>,
     pub request_attempt_id: Option<String>,
 }
 
@@ -347,6 +365,15 @@ pub enum HandleRef {
     },
     /// A literal string, for never-issued-handle cases. It is written in the suite, so it is
     /// not a secret; evidence still records only its digest.
+    Literal(String),
+}
+
+/// Which TaskHandle a `cancel-move-task` sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskRef {
+    /// The handle an earlier `start-move-task: {as: <name>}` got.
+    Named(Spanned<String>),
+    /// A literal string, sent as written (`not-a-handle`): a handle SQS never issued.
     Literal(String),
 }
 
@@ -405,6 +432,10 @@ pub struct StepExpect {
     /// `attributes: {Name: value | "*"}` — queue attributes (get-attributes) or message
     /// system attributes of every received message (receive). `"*"` means present.
     pub attributes: BTreeMap<String, String>,
+    /// `attributes: {Name: {matches: <regex>, above: <integer>}}` — the attribute is present
+    /// and has this shape: what a value looks like rather than what it is (a SequenceNumber's
+    /// size, a SenderId's form).
+    pub attribute_shapes: BTreeMap<String, AttrShape>,
     /// `outcome:` on an observe step: the classes each tracked message may end in.
     pub outcome: Option<OutcomeExpect>,
     /// `rate:` on an observe step: bounds on how often each class occurs over the trials.
@@ -417,6 +448,10 @@ pub struct StepExpect {
     pub absent: Vec<String>,
     /// `within: 3s` — a receive returned within this long (a long poll that ends early).
     pub within: Option<Duration>,
+    /// `policy_sids: [label, ...]` — the queue's `Policy` attribute is a policy document whose
+    /// statements' Sids are exactly these, in any order (get-attributes; AddPermission writes
+    /// one statement per label).
+    pub policy_sids: Option<Vec<String>>,
 }
 
 impl StepExpect {
@@ -426,6 +461,17 @@ impl StepExpect {
     pub fn expects_error(&self) -> bool {
         self.error.is_some() || self.status.is_some_and(|s| s >= 400)
     }
+}
+
+/// The shape an attribute's value must have: every given part holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AttrShape {
+    /// `matches:` a regular expression (regex-lite syntax, compiled when the suite is read)
+    /// that matches the value somewhere: anchor it (`^…$`) to match the whole value.
+    pub matches: Option<String>,
+    /// `above:` the value is a decimal integer greater than this one (any size: 128-bit
+    /// SequenceNumbers compare exactly). Digits only, without leading zeros.
+    pub above: Option<String>,
 }
 
 /// One expected `Failed[]` entry of a batch response.
@@ -660,6 +706,29 @@ pub struct Deny {
     pub actions: Vec<Spanned<String>>,
     /// `for:` how long the deny stays.
     pub duration: Duration,
+}
+
+/// `add-permission: {queue, label, actions, accounts}`: AddPermission on an owned queue, which
+/// writes an Allow statement with Sid `label` into the queue's `Policy`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddPermission {
+    pub queue: Spanned<String>,
+    /// `label:` the statement's Sid, sent as written (AWS checks its characters and length).
+    pub label: String,
+    /// `actions:` ActionName values as written (`ReceiveMessage`, `*`): AWS's to refuse.
+    pub actions: Vec<String>,
+    /// `accounts:` AWSAccountIds.
+    pub accounts: Vec<Account>,
+}
+
+/// An account an `add-permission` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Account {
+    /// `self`: the run's own account, which the runner reads from the queue's ARN, so no
+    /// account id is ever written in a suite or recorded in evidence.
+    Caller,
+    /// Anything else, sent as written.
+    Literal(String),
 }
 
 /// The queue labels a raw attribute value refers to as `${arn:<label>}`.

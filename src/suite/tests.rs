@@ -337,6 +337,50 @@ fn reference_checks() {
             "8:34: unknown move task `t`",
         ),
         (
+            "      - cancel-move-task: {task: t, handle: h}\n",
+            "8:37: write either `task` or `handle`, not both",
+        ),
+        (
+            "      - deny: {queue: q, actions: [sqs:SendMessage], for: 1s}\n      - add-permission: {queue: q, label: p, actions: [SendMessage], accounts: [self]}\n",
+            "9:33: queue `q` already has a `deny` (line 8); an `add-permission` cannot share its Policy",
+        ),
+        (
+            "      - add-permission: {queue: q, label: p, actions: [SendMessage], accounts: [self]}\n      - deny: {queue: q, actions: [sqs:SendMessage], for: 1s}\n",
+            "9:23: queue `q` already has an `add-permission` (line 8); a `deny` cannot share its Policy",
+        ),
+        (
+            "      - add-permission: {queue: q, label: p, actions: [SendMessage]}\n",
+            "8:9: an `add-permission` step needs `accounts`",
+        ),
+        (
+            "      - get-attributes: {queue: q}\n        expect: {policy_sids: []}\n",
+            "9:31: `policy_sids` is empty",
+        ),
+        (
+            "      - send: {queue: q, body: x}\n        expect: {policy_sids: [a]}\n",
+            "9:18: `policy_sids` does not apply to a `send` step",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SenderId: {matches: '^A(ID'}}}\n",
+            "9:51: `matches` is not a regular expression: found open group without closing ')'",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SequenceNumber: {above: '007'}}}\n",
+            "9:55: `above` is `007`, not a decimal integer",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SenderId: {}}}\n",
+            "9:41: the shape of `SenderId` is empty",
+        ),
+        (
+            "      - receive: {queue: q}\n        expect: {attributes: {SenderId: {match: x}}}\n",
+            "9:42: unknown key `match` in the shape of `SenderId` (did you mean `matches`?)",
+        ),
+        (
+            "      - cancel-move-task: {}\n",
+            "8:9: a `cancel-move-task` step needs `task` or `handle`",
+        ),
+        (
             "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 1s}\n        expect: {outcome: inconclusive}\n",
             "10:27: `inconclusive` is never an expectation",
         ),
@@ -667,4 +711,82 @@ fn a_syntax_error_at_the_end_of_a_file_without_a_final_break_points_inside_it() 
         only_error("%aA"),
         "suites/x.yaml:1:4: invalid YAML: did not find expected <document start>"
     );
+}
+
+#[test]
+fn regions_and_shared_names_are_checked_where_written() {
+    let case = |queues: &str, steps: &str| {
+        format!(
+            "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues:\n{queues}    steps:\n{steps}"
+        )
+    };
+    let get = "      - get-queue-url: {queue: a}\n";
+    let ok = case(
+        "      a: {region: us-east-1}\n      b: {region: us-west-2, same_name_as: a}\n      c: {region: eu-central-1, same_name_as: b}\n",
+        get,
+    );
+    let suite = parse(&ok).unwrap();
+    let b = &suite.cases[0].queues[1];
+    assert_eq!(b.region.as_ref().unwrap().value, "us-west-2");
+    assert_eq!(b.same_name_as.as_ref().unwrap().value, "a");
+    let wrong = [
+        (
+            case("      a: {region: us_west_2}\n", get),
+            "suites/x.yaml:6:19: `us_west_2` is not a region name",
+        ),
+        (
+            case("      a: {}\n      b: {same_name_as: zz}\n", get),
+            "suites/x.yaml:7:25: unknown queue `zz` in `same_name_as`",
+        ),
+        (
+            case("      a: {}\n      b: {same_name_as: a}\n", get),
+            "suites/x.yaml:7:25: `b` and `a` would be one queue: the same name in the run's region",
+        ),
+        (
+            case(
+                "      a: {region: us-west-2}\n      b: {region: us-west-2, same_name_as: a}\n",
+                get,
+            ),
+            "suites/x.yaml:7:44: `b` and `a` would be one queue: the same name in region us-west-2",
+        ),
+        (
+            case(
+                "      a: {}\n      b: {type: fifo, region: us-west-2, same_name_as: a}\n",
+                get,
+            ),
+            "suites/x.yaml:7:56: `a` is a standard queue, but `b` is a FIFO queue: they cannot share a name",
+        ),
+        (
+            case(
+                "      a: {region: us-west-2, same_name_as: b}\n      b: {region: us-east-1, same_name_as: a}\n",
+                get,
+            ),
+            "suites/x.yaml:6:44: `same_name_as` of `a` leads back to itself",
+        ),
+        (
+            case(
+                "      a: {}\n",
+                "      - create-queue: {queue: b, region: us-west-2, same_name_as: a, name_suffix: x}\n",
+            ),
+            "suites/x.yaml:8:83: `name_suffix` beside `same_name_as`",
+        ),
+        (
+            case(
+                "      a: {region: us-west-2}\n",
+                "      - create-queue: {queue: a}\n",
+            ),
+            "suites/x.yaml:8:31: queue `a` is already defined in another region or under another name",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (src, want) in wrong {
+        let got = errors(&src)
+            .iter()
+            .map(Diagnostic::one_line)
+            .collect::<Vec<_>>();
+        if !got.first().is_some_and(|g| g.starts_with(want)) {
+            bad.push(format!("want {want}\n got {got:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -12,14 +12,14 @@ impl CaseRun {
         target: &HandleRef,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (handle, info, url, name) = self.resolve_single(queue, target, "delete")?;
+        let (handle, info, url, label) = self.resolve_single(queue, target, "delete")?;
         let attempt = info.as_ref().map(|i| i.0.clone());
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "DeleteMessage",
             attempt,
-            Some(name),
+            Some(&label),
         );
         let mut rec = call!(
             self,
@@ -45,7 +45,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
-        let (resolved, url, name) = self.resolve_batch(queue, &targets, "delete-batch")?;
+        let (resolved, url, label) = self.resolve_batch(queue, &targets, "delete-batch")?;
         let request_entries = entries
             .iter()
             .zip(&resolved)
@@ -62,7 +62,7 @@ impl CaseRun {
             Some(step),
             "DeleteMessageBatch",
             None,
-            Some(name),
+            Some(&label),
         );
         let mut rec = call!(
             self,
@@ -105,14 +105,14 @@ impl CaseRun {
         timeout: &Duration,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (handle, info, url, name) = self.resolve_single(queue, target, "change-visibility")?;
+        let (handle, info, url, label) = self.resolve_single(queue, target, "change-visibility")?;
         let attempt = info.as_ref().map(|i| i.0.clone());
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "ChangeMessageVisibility",
             attempt,
-            Some(name),
+            Some(&label),
         );
         let secs = timeout.as_secs() as i32;
         let mut rec = call!(
@@ -140,7 +140,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
-        let (resolved, url, name) =
+        let (resolved, url, label) =
             self.resolve_batch(queue, &targets, "change-visibility-batch")?;
         let request_entries = entries
             .iter()
@@ -159,7 +159,7 @@ impl CaseRun {
             Some(step),
             "ChangeMessageVisibilityBatch",
             None,
-            Some(name),
+            Some(&label),
         );
         let mut rec = call!(
             self,
@@ -340,15 +340,15 @@ impl CaseRun {
         target: &HandleRef,
         step: &str,
     ) -> Result<(String, Option<(String, Receipt)>, String, String), String> {
-        // (handle, origin, queue url, queue name)
+        // (handle, origin, queue url, queue label)
         let (handle, info) = self.resolve_handle(target)?;
         let label = queue
             .as_ref()
             .map(|q| q.value.clone())
             .or_else(|| self.attempt_queue(target))
             .ok_or_else(|| format!("{step} needs `queue:` when it uses a literal handle"))?;
-        let (url, name) = self.queue_url(&label)?;
-        Ok((handle, info, url, name))
+        let url = self.queue_url(&label)?;
+        Ok((handle, info, url, label))
     }
 
     /// Resolves every entry of a batch step by entry id, and the queue (given, or the one the
@@ -385,8 +385,8 @@ impl CaseRun {
         }
         let label =
             label.ok_or_else(|| format!("{step} needs `queue:` when no entry names an attempt"))?;
-        let (url, name) = self.queue_url(&label)?;
-        Ok((resolved, url, name))
+        let url = self.queue_url(&label)?;
+        Ok((resolved, url, label))
     }
 
     /// The queue an attempt received from (so `delete: {attempt: A}` needs no `queue:`).

@@ -11,13 +11,13 @@ impl CaseRun {
         names: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
+        let url = self.queue_url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "GetQueueAttributes",
             None,
-            Some(name),
+            Some(&queue.value),
         );
         let names = names.to_vec();
         let req = {
@@ -54,13 +54,13 @@ impl CaseRun {
         attributes: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
+        let url = self.queue_url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "SetQueueAttributes",
             None,
-            Some(name),
+            Some(&queue.value),
         );
         let attributes = self.resolve_arns(attributes).await;
         let visibility = attributes
@@ -88,8 +88,14 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
-        let meta = self.meta(Phase::Step, Some(step), "PurgeQueue", None, Some(name));
+        let url = self.queue_url(&queue.value)?;
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "PurgeQueue",
+            None,
+            Some(&queue.value),
+        );
         let mut rec = call!(self, meta, client.purge_queue().queue_url(&url)).await;
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -109,13 +115,20 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
+        let url = self.queue_url(&queue.value)?;
         if !self.ctx.registry.owns(&url) && self.queues[&queue.value].alive {
             return Err(format!(
-                "refusing to delete {name}: not created by this run"
+                "refusing to delete {}: not created by this run",
+                self.queues[&queue.value].name
             ));
         }
-        let meta = self.meta(Phase::Step, Some(step), "DeleteQueue", None, Some(name));
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "DeleteQueue",
+            None,
+            Some(&queue.value),
+        );
         let mut rec = call!(self, meta, client.delete_queue().queue_url(&url)).await;
         if rec.error.is_none() {
             self.ctx.registry.remove(&url);
@@ -142,7 +155,7 @@ impl CaseRun {
             Some(step),
             "GetQueueUrl",
             None,
-            Some(name.clone()),
+            Some(&queue.value),
         );
         let mut rec = call!(self, meta, client.get_queue_url().queue_name(&name)).await;
         Ok(self.judge(step, &mut rec, Observed::default()))
@@ -189,8 +202,14 @@ impl CaseRun {
         tags: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
-        let meta = self.meta(Phase::Step, Some(step), "TagQueue", None, Some(name));
+        let url = self.queue_url(&queue.value)?;
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "TagQueue",
+            None,
+            Some(&queue.value),
+        );
         let tags = tags.clone();
         let req = {
             let mut req = client.tag_queue().queue_url(&url);
@@ -210,8 +229,14 @@ impl CaseRun {
         keys: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
-        let meta = self.meta(Phase::Step, Some(step), "UntagQueue", None, Some(name));
+        let url = self.queue_url(&queue.value)?;
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "UntagQueue",
+            None,
+            Some(&queue.value),
+        );
         let keys = keys.to_vec();
         let mut rec = call!(
             self,
@@ -231,8 +256,14 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
-        let meta = self.meta(Phase::Step, Some(step), "ListQueueTags", None, Some(name));
+        let url = self.queue_url(&queue.value)?;
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "ListQueueTags",
+            None,
+            Some(&queue.value),
+        );
         let mut rec = call!(self, meta, client.list_queue_tags().queue_url(&url)).await;
         let tags = rec.output.as_ref().map(|o| {
             o.tags()
@@ -255,13 +286,13 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
+        let url = self.queue_url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "ListDeadLetterSourceQueues",
             None,
-            Some(name),
+            Some(&queue.value),
         );
         let mut rec = call!(
             self,

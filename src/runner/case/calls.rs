@@ -8,25 +8,35 @@ impl CaseRun {
     /// (steps follow the case's `retries:`; the harness's own calls retry briefly, and not at
     /// all once the target is lost) and its attempt timeout (a receive's wait plus the call
     /// timeout; the call timeout for anything else).
+    ///
+    /// A call about a queue of another region (its `region:`) is signed for that region, which
+    /// on AWS also picks that region's endpoint: the one client of the run serves every region.
     pub(super) fn call_config(&self, meta: &CallMeta) -> aws_sdk_sqs::config::Builder {
         let lost = matches!(self.ctx.halt.reason(), Some(HaltReason::TargetLost(_)));
-        crate::runner::policy::call_config(
+        let config = crate::runner::policy::call_config(
             meta.phase,
             self.case.retries,
             meta.wait,
             self.ctx.call_timeout,
             lost,
-        )
+        );
+        match &meta.region {
+            Some(region) => config.region(aws_sdk_sqs::config::Region::new(region.clone())),
+            None => config,
+        }
     }
 
+    /// The metadata of a call about the queue labelled `queue` (its name and region come from
+    /// the label), or about no queue.
     pub(super) fn meta(
         &self,
         phase: Phase,
         step: Option<&Step>,
         action: &'static str,
         attempt: Option<String>,
-        queue: Option<String>,
+        queue: Option<&str>,
     ) -> CallMeta {
+        let q = queue.and_then(|l| self.queues.get(l));
         CallMeta {
             run_id: self.ctx.run_id.clone(),
             case: self.case.id.clone(),
@@ -35,9 +45,11 @@ impl CaseRun {
             line: step.map(|s| s.pos.line),
             action,
             attempt,
-            queue,
+            queue: q.map(|q| q.name.clone()),
             wait: None,
             trial: self.trial,
+            label: queue.filter(|_| q.is_some()).map(str::to_string),
+            region: q.and_then(|q| q.region.clone()),
             clock: self.ctx.clock,
         }
     }
@@ -62,7 +74,7 @@ impl CaseRun {
         O: aws_sdk_sqs::operation::RequestId,
     {
         let config = self.call_config(&meta);
-        let (operation, queue) = (meta.action, meta.queue.clone());
+        let (operation, queue) = (meta.action, meta.label.clone());
         let faulty = matches!(meta.phase, Phase::Step | Phase::Observe) && self.has_faults();
         let send = |r: crate::runner::call::AttemptRecorder| {
             // Faults go under the SDK, for the steps' calls only: the harness's own calls
@@ -136,17 +148,17 @@ impl CaseRun {
         }
     }
 
-    pub(super) fn queue_url(&self, label: &str) -> Result<(String, String), String> {
+    /// The URL of queue `label`, once created.
+    pub(super) fn queue_url(&self, label: &str) -> Result<String, String> {
         let q = self
             .queues
             .get(label)
             .ok_or_else(|| format!("queue `{label}` is not defined in this case"))?;
-        match &q.url {
-            Some(url) => Ok((url.clone(), q.name.clone())),
-            None => Err(format!(
+        q.url.clone().ok_or_else(|| {
+            format!(
                 "queue `{label}` was never created (create: false, or its create-queue step failed)"
-            )),
-        }
+            )
+        })
     }
 
     /// Checks the step's expectations, emits the call's rows, and returns the check.

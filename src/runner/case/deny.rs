@@ -18,6 +18,9 @@ use crate::suite::model::Deny;
 #[derive(Debug, Clone)]
 pub(super) struct ActiveDeny {
     step: Step,
+    /// The queue's label (its name may be another label's too, in another region).
+    label: String,
+    /// The queue's name, for the `deny` record.
     queue: String,
     url: String,
     /// The IAM actions as written.
@@ -33,11 +36,11 @@ pub(super) struct ActiveDeny {
 }
 
 impl ActiveDeny {
-    /// Whether it denies a call of `operation` on queue `queue` (batches go by their single
-    /// action, as SQS authorizes them).
-    fn covers(&self, operation: &str, queue: &str) -> bool {
+    /// Whether it denies a call of `operation` on the queue labelled `label` (batches go by
+    /// their single action, as SQS authorizes them).
+    fn covers(&self, operation: &str, label: &str) -> bool {
         let action = crate::sqs::iam::action_for(operation);
-        self.queue == queue && self.actions.contains(&action)
+        self.label == label && self.actions.contains(&action)
     }
 }
 
@@ -68,15 +71,16 @@ fn policy(denies: &[(usize, &[String])], arn: Option<&str>) -> String {
     .to_string()
 }
 
-/// The denies in force on `queue` but `except` (a step index), as [`policy`] takes them.
+/// The denies in force on the queue labelled `label` but `except` (a step index), as
+/// [`policy`] takes them.
 fn in_force<'a>(
     denies: &'a [ActiveDeny],
-    queue: &str,
+    label: &str,
     except: Option<usize>,
 ) -> Vec<(usize, &'a [String])> {
     denies
         .iter()
-        .filter(|d| !d.lifted && d.queue == queue && Some(d.step.index) != except)
+        .filter(|d| !d.lifted && d.label == label && Some(d.step.index) != except)
         .map(|d| (d.step.index, d.actions.as_slice()))
         .collect()
 }
@@ -91,12 +95,12 @@ impl CaseRun {
                 "queue `{label}` sets its own `Policy`: a `deny` would replace it, and lifting the deny would lose it"
             ));
         }
-        let (url, name) = self.queue_url(label)?;
+        let url = self.queue_url(label)?;
         let arn = self.queues.get(label).and_then(|q| q.arn.clone());
         let actions: Vec<String> = deny.actions.iter().map(|a| a.value.clone()).collect();
         let document = {
             let denies = self.lock_denies();
-            let mut statements = in_force(&denies, &name, None);
+            let mut statements = in_force(&denies, label, None);
             statements.push((step.index, &actions));
             policy(&statements, arn.as_deref())
         };
@@ -106,7 +110,7 @@ impl CaseRun {
             Some(step),
             "SetQueueAttributes",
             None,
-            Some(name.clone()),
+            Some(label),
         );
         let mut rec = call!(
             self,
@@ -120,8 +124,10 @@ impl CaseRun {
         if rec.error.is_none() {
             let set_at = Utc::now();
             let lasts = chrono::Duration::from_std(deny.duration).unwrap_or(chrono::TimeDelta::MAX);
+            let name = self.queues[label].name.clone();
             self.lock_denies().push(ActiveDeny {
                 step: step.clone(),
+                label: label.clone(),
                 queue: name,
                 url,
                 actions,
@@ -195,19 +201,18 @@ impl CaseRun {
                     return;
                 };
                 let rest: Vec<(usize, Vec<String>)> =
-                    in_force(&denies, &d.queue, Some(d.step.index))
+                    in_force(&denies, &d.label, Some(d.step.index))
                         .into_iter()
                         .map(|(i, a)| (i, a.to_vec()))
                         .collect();
                 (d.clone(), rest)
             };
-            let label = self
+            let queue = self
                 .queues
-                .iter()
-                .find(|(_, q)| q.name == due.queue)
-                .map(|(l, q)| (l.clone(), q.alive, q.arn.clone()));
-            let (lifted_at, lift_error) = match label {
-                Some((_, true, arn)) => {
+                .get(&due.label)
+                .map(|q| (q.alive, q.arn.clone()));
+            let (lifted_at, lift_error) = match queue {
+                Some((true, arn)) => {
                     let document = if rest.is_empty() {
                         String::new()
                     } else {
@@ -226,7 +231,7 @@ impl CaseRun {
                             None,
                             "SetQueueAttributes",
                             None,
-                            Some(due.queue.clone()),
+                            Some(&due.label),
                         );
                         call!(finish: self, meta, req).await
                     } else {
@@ -235,7 +240,7 @@ impl CaseRun {
                             Some(&due.step),
                             "SetQueueAttributes",
                             None,
-                            Some(due.queue.clone()),
+                            Some(&due.label),
                         );
                         call!(self, meta, req).await
                     };
@@ -255,7 +260,7 @@ impl CaseRun {
                 let mut denies = self.lock_denies();
                 let Some(d) = denies
                     .iter_mut()
-                    .find(|d| !d.lifted && d.step.index == due.step.index && d.queue == due.queue)
+                    .find(|d| !d.lifted && d.step.index == due.step.index && d.label == due.label)
                 else {
                     return;
                 };
@@ -302,7 +307,8 @@ mod tests {
                 expect: StepExpect::default(),
                 fault: None,
             },
-            queue: "q".into(),
+            label: "q".into(),
+            queue: "sqsprobe-r-c-q".into(),
             url: "u".into(),
             actions: actions.iter().map(|a| a.to_string()).collect(),
             set_at: now,

@@ -6,6 +6,7 @@ use super::*;
 impl CaseRun {
     /// Creates the case's `queues:`, dead-letter targets first so their ARNs exist.
     pub(super) async fn setup(&mut self) -> Result<(), String> {
+        self.check_one_queue_per_name()?;
         let defs: Vec<QueueDef> = self
             .case
             .queues
@@ -21,6 +22,23 @@ impl CaseRun {
                     def.label,
                     self.queues[&def.label].name,
                     err.describe()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a case whose labels that share a name (`same_name_as`) land in one region: the
+    /// parser checks the regions written, but a queue without `region:` is in the run's
+    /// (`--region`), which may be the other's.
+    fn check_one_queue_per_name(&self) -> Result<(), String> {
+        let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+        for (label, q) in &self.queues {
+            let region = q.region.as_deref().unwrap_or(&self.ctx.region);
+            if let Some(first) = seen.insert((&q.name, region), label) {
+                return Err(format!(
+                    "queues `{first}` and `{label}` share a name and would both be in {region}                      (the run's region is {}): one region holds one queue per name; give them                      different `region:`s",
+                    self.ctx.region
                 ));
             }
         }
@@ -61,7 +79,7 @@ impl CaseRun {
         );
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();
-        let meta = self.meta(phase, step, "CreateQueue", None, Some(name.clone()));
+        let meta = self.meta(phase, step, "CreateQueue", None, Some(&def.label));
         // Not abandoned on Ctrl-C (unlike other calls): a create whose answer we dropped could
         // leave a queue behind that no one knows about.
         let mut req = client.create_queue().queue_name(&name);
@@ -78,7 +96,7 @@ impl CaseRun {
             // CreateQueue answers with an existing queue's URL when name and attributes match,
             // tags or not: another process with the same run id may have won the race since
             // the free-name check. Its instance tag says so.
-            if let Ownership::Foreign(whose) = self.ownership_of(&name, &url, phase).await {
+            if let Ownership::Foreign(whose) = self.ownership_of(&def.label, &url, phase).await {
                 return Err(format!(
                     "queue {name} belongs to {whose}; refusing to use it (nothing of it is deleted)"
                 ));
@@ -88,11 +106,11 @@ impl CaseRun {
         Ok(rec)
     }
 
-    /// Whose the queue at `url` is, by its ownership tags (ListQueueTags, never abandoned).
-    /// A target that refuses ListQueueTags cannot prove anything: `Untagged`.
-    pub(super) async fn ownership_of(&mut self, name: &str, url: &str, phase: Phase) -> Ownership {
+    /// Whose the queue of `label` at `url` is, by its ownership tags (ListQueueTags, never
+    /// abandoned). A target that refuses ListQueueTags cannot prove anything: `Untagged`.
+    pub(super) async fn ownership_of(&mut self, label: &str, url: &str, phase: Phase) -> Ownership {
         let client = self.ctx.client.clone();
-        let meta = self.meta(phase, None, "ListQueueTags", None, Some(name.to_string()));
+        let meta = self.meta(phase, None, "ListQueueTags", None, Some(label));
         let mut rec = call!(finish: self, meta, client.list_queue_tags().queue_url(url)).await;
         self.emit_rows(&mut rec);
         match rec.output.as_ref().and_then(|o| o.tags()) {
@@ -111,8 +129,13 @@ impl CaseRun {
             return Ok(());
         }
         let name = q.name.clone();
-        match self.lookup_url(&name, Phase::Setup).await {
+        match self.lookup_url(label, Phase::Setup).await {
             Ok(None) => Ok(()),
+            // The queue of another label of this case with the same name (`same_name_as`),
+            // which this run created: on a target without regions the name is taken in every
+            // region. Ours, so the create goes ahead; its answer is that queue, and the case's
+            // checks say what that means.
+            Ok(Some(url)) if self.shares_name_with_own(label, &url) => Ok(()),
             Ok(Some(_)) => Err(format!(
                 "queue {name} already exists and this run did not create it; refusing to use it"
             )),
@@ -125,16 +148,29 @@ impl CaseRun {
         }
     }
 
-    /// GetQueueUrl by name, recorded but never abandoned: `Some(url)` if the queue exists,
-    /// `None` only when the target said `QueueDoesNotExist`; any other answer is an error.
+    /// Whether `url` is the queue of another label of this case that shares `label`'s name and
+    /// that this run created.
+    fn shares_name_with_own(&self, label: &str, url: &str) -> bool {
+        let name = &self.queues[label].name;
+        self.ctx.registry.owns(url)
+            && self
+                .queues
+                .iter()
+                .any(|(l, q)| l != label && &q.name == name && q.url.as_deref() == Some(url))
+    }
+
+    /// GetQueueUrl of `label`'s name in its region, recorded but never abandoned: `Some(url)`
+    /// if the queue exists, `None` only when the target said `QueueDoesNotExist`; any other
+    /// answer is an error.
     pub(super) async fn lookup_url(
         &mut self,
-        name: &str,
+        label: &str,
         phase: Phase,
     ) -> Result<Option<String>, CallError> {
         let client = self.ctx.client.clone();
-        let meta = self.meta(phase, None, "GetQueueUrl", None, Some(name.to_string()));
-        let mut rec = call!(finish: self, meta, client.get_queue_url().queue_name(name)).await;
+        let name = self.queues[label].name.clone();
+        let meta = self.meta(phase, None, "GetQueueUrl", None, Some(label));
+        let mut rec = call!(finish: self, meta, client.get_queue_url().queue_name(&name)).await;
         self.emit_rows(&mut rec);
         match (rec.output, rec.error) {
             (Some(out), _) => Ok(out.queue_url().map(str::to_string)),
@@ -157,10 +193,12 @@ impl CaseRun {
         if !self.created_order.iter().any(|l| l == label) {
             self.created_order.push(label.to_string());
         }
+        let region = q.region.clone();
         self.ctx.registry.add(OwnedQueue {
             name,
             url: url.to_string(),
             case: self.case.id.clone(),
+            region,
         });
     }
 
@@ -175,10 +213,9 @@ impl CaseRun {
             .map(|(l, _)| l.clone())
             .collect();
         for label in labels {
-            let name = self.queues[&label].name.clone();
-            if let Ok(Some(url)) = self.lookup_url(&name, Phase::Teardown).await {
+            if let Ok(Some(url)) = self.lookup_url(&label, Phase::Teardown).await {
                 // Only proven ours: anything else is left alone, as everywhere else.
-                if self.ownership_of(&name, &url, Phase::Teardown).await == Ownership::Ours {
+                if self.ownership_of(&label, &url, Phase::Teardown).await == Ownership::Ours {
                     self.adopt(&label, &url);
                 }
             }
@@ -215,7 +252,7 @@ impl CaseRun {
     }
 
     /// The ARN of a queue of the case: its own once created, else the ARN its name would have
-    /// in the account and region of the case's other queues (for not-found cases).
+    /// in the account of the case's other queues and its own region (for not-found cases).
     pub(super) async fn arn_or_derived(&mut self, label: &str) -> String {
         self.ensure_arn(label).await;
         if let Some(arn) = self.queues.get(label).and_then(|q| q.arn.clone()) {
@@ -232,16 +269,21 @@ impl CaseRun {
                 self.ensure_arn(&l).await;
             }
         }
-        let prefix = self
+        let Some(q) = self.queues.get(label) else {
+            return String::new();
+        };
+        let region = q.region.as_deref().unwrap_or(&self.ctx.region);
+        // `arn:<partition>:sqs:<region>:<account>:<name>` of another queue, with this one's
+        // region and name.
+        let (partition, account) = self
             .queues
             .values()
-            .find_map(|q| q.arn.as_deref().and_then(|a| a.rsplit_once(':')))
-            .map(|(p, _)| p.to_string())
-            .unwrap_or_else(|| "arn:aws:sqs:us-east-1:000000000000".to_string());
-        self.queues
-            .get(label)
-            .map(|q| format!("{prefix}:{}", q.name))
-            .unwrap_or_default()
+            .find_map(|q| {
+                let parts: Vec<&str> = q.arn.as_deref()?.splitn(6, ':').collect();
+                (parts.len() == 6).then(|| (parts[1].to_string(), parts[4].to_string()))
+            })
+            .unwrap_or_else(|| ("aws".to_string(), "000000000000".to_string()));
+        format!("arn:{partition}:sqs:{region}:{account}:{}", q.name)
     }
 
     /// Fetches the QueueArn of a created queue, once.
@@ -254,13 +296,7 @@ impl CaseRun {
         }
         let Some(url) = q.url.clone() else { return };
         let client = self.ctx.client.clone();
-        let meta = self.meta(
-            Phase::Setup,
-            None,
-            "GetQueueAttributes",
-            None,
-            Some(q.name.clone()),
-        );
+        let meta = self.meta(Phase::Setup, None, "GetQueueAttributes", None, Some(label));
         let mut rec = call!(
             self,
             meta,
@@ -294,6 +330,7 @@ impl CaseRun {
                 cleanup.push(QueueCleanup {
                     queue: q.name.clone(),
                     deleted: true,
+                    region: q.region.clone(),
                 });
                 continue;
             }
@@ -302,13 +339,7 @@ impl CaseRun {
                 continue;
             }
             let client = self.ctx.client.clone();
-            let meta = self.meta(
-                Phase::Teardown,
-                None,
-                "DeleteQueue",
-                None,
-                Some(q.name.clone()),
-            );
+            let meta = self.meta(Phase::Teardown, None, "DeleteQueue", None, Some(&label));
             let mut rec = call!(finish: self, meta, client
                     .delete_queue()
                     .queue_url(&url))
@@ -333,6 +364,7 @@ impl CaseRun {
             cleanup.push(QueueCleanup {
                 queue: q.name.clone(),
                 deleted,
+                region: q.region.clone(),
             });
         }
         cleanup

@@ -10,10 +10,16 @@ impl CaseRun {
         send: &SendStep,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&send.queue.value)?;
+        let url = self.queue_url(&send.queue.value)?;
         let body = body_text(&send.body);
         self.masker.add_body(&body);
-        let meta = self.meta(Phase::Step, Some(step), "SendMessage", None, Some(name));
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "SendMessage",
+            None,
+            Some(&send.queue.value),
+        );
         let attrs = message_attributes(send)?;
         let mut rec = call!(
             self,
@@ -76,7 +82,7 @@ impl CaseRun {
         entries: &[BatchSend],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let (url, name) = self.queue_url(&queue.value)?;
+        let url = self.queue_url(&queue.value)?;
         let mut request_entries = Vec::new();
         let mut bodies = HashMap::new();
         for e in entries {
@@ -99,7 +105,7 @@ impl CaseRun {
             Some(step),
             "SendMessageBatch",
             None,
-            Some(name),
+            Some(&queue.value),
         );
         let mut rec = call!(
             self,

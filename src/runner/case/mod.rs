@@ -35,6 +35,7 @@ mod lifecycle;
 mod messages;
 mod move_tasks;
 mod observe;
+mod permissions;
 mod steps;
 
 use messages::business_key;
@@ -57,7 +58,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
+    Receive, Send as SendStep, Spanned, Step, StepExpect, TaskRef, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
@@ -98,6 +99,8 @@ type ResolvedHandle = (String, Option<(String, Receipt)>);
 #[derive(Debug, Clone)]
 struct CaseQueue {
     name: String,
+    /// The region its calls are signed for when it is not the run's (`region:`).
+    region: Option<String>,
     url: Option<String>,
     arn: Option<String>,
     /// Created by this case and not yet deleted (by teardown or a delete-queue step).
@@ -190,17 +193,36 @@ impl CaseRun {
             None => case.id.clone(),
         };
         let mut queues = BTreeMap::new();
-        for def in &case.queues {
+        let mut shared = Vec::new();
+        let defs = case
+            .queues
+            .iter()
+            .chain(case.steps.iter().filter_map(|s| match &s.action {
+                Action::CreateQueue(def) => Some(def),
+                _ => None,
+            }));
+        for def in defs {
+            if queues.contains_key(&def.label) {
+                continue;
+            }
             queues.insert(
                 def.label.clone(),
-                Self::queue_entry(&ctx.run_id, &name_key, def),
+                Self::queue_entry(&ctx.run_id, &name_key, &ctx.region, def),
             );
+            if let Some(other) = &def.same_name_as {
+                shared.push((def.label.clone(), other.value.clone()));
+            }
         }
-        for step in &case.steps {
-            if let Action::CreateQueue(def) = &step.action {
-                queues
-                    .entry(def.label.clone())
-                    .or_insert_with(|| Self::queue_entry(&ctx.run_id, &name_key, def));
+        // `same_name_as`: the other queue's name (a chain ends at a queue with its own name;
+        // the parser refused cycles).
+        for (label, mut other) in shared.clone() {
+            while let Some((_, next)) = shared.iter().find(|(l, _)| *l == other) {
+                other = next.clone();
+            }
+            if let Some(name) = queues.get(&other).map(|q: &CaseQueue| q.name.clone())
+                && let Some(q) = queues.get_mut(&label)
+            {
+                q.name = name;
             }
         }
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
@@ -258,13 +280,18 @@ impl CaseRun {
         }
     }
 
-    fn queue_entry(run_id: &str, case: &str, def: &QueueDef) -> CaseQueue {
+    fn queue_entry(run_id: &str, case: &str, run_region: &str, def: &QueueDef) -> CaseQueue {
         CaseQueue {
             name: format!(
                 "{}{}",
                 queue_name(run_id, case, &def.label, def.kind),
                 def.name_suffix.as_deref().unwrap_or_default()
             ),
+            region: def
+                .region
+                .as_ref()
+                .map(|r| r.value.clone())
+                .filter(|r| r != run_region),
             url: None,
             arn: None,
             alive: false,

@@ -20,8 +20,13 @@ impl CaseRun {
             Some(d) => Some(self.arn_or_derived(&d.value).await),
             None => None,
         };
-        let qname = self.queues.get(&source.value).map(|q| q.name.clone());
-        let meta = self.meta(Phase::Step, Some(step), "StartMessageMoveTask", None, qname);
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "StartMessageMoveTask",
+            None,
+            Some(&source.value),
+        );
         let rate = *max_per_second;
         let mut rec = call!(
             self,
@@ -49,8 +54,13 @@ impl CaseRun {
         let client = self.ctx.client.clone();
         self.ensure_arn(&source.value).await;
         let source_arn = self.arn(&source.value)?;
-        let qname = self.queues.get(&source.value).map(|q| q.name.clone());
-        let meta = self.meta(Phase::Step, Some(step), "ListMessageMoveTasks", None, qname);
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "ListMessageMoveTasks",
+            None,
+            Some(&source.value),
+        );
         let mut rec = call!(
             self,
             meta,
@@ -91,15 +101,19 @@ impl CaseRun {
     pub(super) async fn cancel_move_task_step(
         &mut self,
         step: &Step,
-        task: &Spanned<String>,
+        task: &TaskRef,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let handle = self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
-            format!(
-                "move task `{}` was not started (its start step failed?)",
-                task.value
-            )
-        })?;
+        let handle = match task {
+            TaskRef::Named(task) => self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
+                format!(
+                    "move task `{}` was not started (its start step failed?)",
+                    task.value
+                )
+            })?,
+            // Written in the suite, so not a secret; SQS never issued it.
+            TaskRef::Literal(handle) => handle.clone(),
+        };
         let meta = self.meta(Phase::Step, Some(step), "CancelMessageMoveTask", None, None);
         let mut rec = call!(
             self,

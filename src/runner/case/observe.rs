@@ -11,14 +11,14 @@ impl CaseRun {
         step: &Step,
         receive: &Receive,
     ) -> Result<Check, String> {
-        let (url, name) = self.queue_url(&receive.queue.value)?;
+        let url = self.queue_url(&receive.queue.value)?;
         let attempt = receive.attempt.as_ref().map(|a| a.value.clone());
         let meta = self.meta(
             Phase::Step,
             Some(step),
             "ReceiveMessage",
             attempt.clone(),
-            Some(name),
+            Some(&receive.queue.value),
         );
         let started = Instant::now();
         let (mut rec, received, integrity) = self
@@ -74,9 +74,9 @@ impl CaseRun {
                 req = req
                     .message_system_attribute_names(MessageSystemAttributeName::from(n.as_str()));
             }
-            for n in &p.message_attribute_names {
-                req = req.message_attribute_names(n);
-            }
+            // As written: `[]` is sent as an empty list (the query wire's
+            // `MessageAttributeNames=`), an unwritten one not at all.
+            req = req.set_message_attribute_names(p.message_attribute_names.clone());
             req
         };
         let mut rec = call!(self, meta, req).await;
@@ -126,6 +126,10 @@ impl CaseRun {
                         .collect()
                 })
                 .unwrap_or_default();
+            if let Some(sender) = attributes.get("SenderId") {
+                // Who sent it: never in a finding, even quoted by a server's message.
+                self.masker.add_principal_id(sender);
+            }
             let bk = business_key(body);
             evidence.push(MessageEvidence {
                 message_id: id.clone(),
@@ -164,7 +168,7 @@ impl CaseRun {
     /// they are gathered, so a case cut in the middle still hands its partial evidence to the
     /// judge.
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
-        let (url, name) = self.queue_url(&o.queue.value)?;
+        let url = self.queue_url(&o.queue.value)?;
         let labels: Vec<String> = if o.messages.is_empty() {
             // Every message the case sent that may be on the queue; a send the target refused
             // put nothing there to watch.
@@ -234,7 +238,7 @@ impl CaseRun {
                 Some(step),
                 "ReceiveMessage",
                 None,
-                Some(name.clone()),
+                Some(&o.queue.value),
             );
             let poll_started = Instant::now();
             let unknown_before_poll = self.unknown_receives;
@@ -247,7 +251,7 @@ impl CaseRun {
                         wait: Some(Duration::from_secs(wait_secs)),
                         visibility: o.visibility_timeout,
                         attribute_names: vec!["All".to_string()],
-                        message_attribute_names: Vec::new(),
+                        message_attribute_names: None,
                         request_attempt_id: None,
                         lease: self.lease_for(&o.queue.value, o.visibility_timeout),
                     },
@@ -297,7 +301,8 @@ impl CaseRun {
             }
             if o.delete_seen {
                 for (id, handle) in handles {
-                    self.observe_delete(step, &url, &name, &id, &handle).await;
+                    self.observe_delete(step, &url, &o.queue.value, &id, &handle)
+                        .await;
                 }
             }
             let came_back_early = poll_started.elapsed() + Duration::from_millis(100)
@@ -334,14 +339,21 @@ impl CaseRun {
         })
     }
 
-    async fn observe_delete(&mut self, step: &Step, url: &str, name: &str, id: &str, handle: &str) {
+    async fn observe_delete(
+        &mut self,
+        step: &Step,
+        url: &str,
+        label: &str,
+        id: &str,
+        handle: &str,
+    ) {
         let client = self.ctx.client.clone();
         let meta = self.meta(
             Phase::Observe,
             Some(step),
             "DeleteMessage",
             None,
-            Some(name.to_string()),
+            Some(label),
         );
         let mut rec = call!(
             self,
@@ -352,11 +364,11 @@ impl CaseRun {
                 .receipt_handle(handle)
         )
         .await;
-        let label = self.by_id.get(id).cloned();
+        let message = self.by_id.get(id).cloned();
         for row in &mut rec.rows {
             row.handle_digest = Some(sha256_hex(handle));
             row.message_id = Some(id.to_string());
-            row.message = label.clone();
+            row.message = message.clone();
         }
         self.emit_rows(&mut rec);
     }
@@ -368,7 +380,7 @@ struct ReceiveParams {
     wait: Option<Duration>,
     visibility: Option<Duration>,
     attribute_names: Vec<String>,
-    message_attribute_names: Vec<String>,
+    message_attribute_names: Option<Vec<String>>,
     request_attempt_id: Option<String>,
     /// How long the returned messages are leased for (recorded on the row).
     lease: Duration,

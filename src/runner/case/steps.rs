@@ -1,6 +1,6 @@
 //! The steps that make SQS calls, dispatched to one method each; the methods live by kind in
 //! `messages.rs` (send), `acks.rs` (delete, visibility), `admin.rs` (queue administration),
-//! `move_tasks.rs`, and `observe.rs` (receive and the bounded observation).
+//! `move_tasks.rs`, `permissions.rs`, and `observe.rs` (receive and the bounded observation).
 
 use super::*;
 
@@ -59,6 +59,10 @@ impl CaseRun {
             Action::ListMoveTasks { source } => self.list_move_tasks_step(step, source).await,
             Action::CancelMoveTask { task } => self.cancel_move_task_step(step, task).await,
             Action::Deny(deny) => self.deny_step(step, deny).await,
+            Action::AddPermission(p) => self.add_permission_step(step, p).await,
+            Action::RemovePermission { queue, label } => {
+                self.remove_permission_step(step, queue, label).await
+            }
             Action::Sleep(_) | Action::Observe(_) => unreachable!("handled by the caller"),
         }
     }

@@ -3,7 +3,9 @@
 //! The JSON members are renamed to the query protocol's names (the `locationName`s of the
 //! SQS query model: `Attributes` → `Attribute.N.Name`/`.Value`, `Entries` →
 //! `<Op>RequestEntry.N.*`, …); lists number their items from 1, nested structures join
-//! their path with dots.
+//! their path with dots. An empty list is sent as its member name with an empty value
+//! (`Entries=`, `MessageAttributeNames=`), as botocore's query serializer sends it ("The query
+//! protocol serializes empty lists"): the item name is only known once there is an item.
 
 use serde_json::{Map, Value};
 
@@ -92,6 +94,10 @@ fn write_members(
     out: &mut Vec<(String, String)>,
 ) {
     for (json_name, value) in fields {
+        if matches!(value, Value::Array(items) if items.is_empty()) {
+            out.push((join(prefix, json_name), String::new()));
+            continue;
+        }
         match (member(operation, json_name), value) {
             (Member::Map { name, key }, Value::Object(entries)) => {
                 for (i, (k, v)) in entries.iter().enumerate() {
@@ -469,13 +475,25 @@ mod tests {
                 )
             ])
         );
-        // An empty batch sends no entries: the server answers EmptyBatchRequest.
+        // An empty list goes out under its member name, empty, as botocore sends it: the
+        // server answers EmptyBatchRequest.
         assert_eq!(
             pairs(
                 "DeleteMessageBatch",
                 json!({"QueueUrl": "u", "Entries": []})
             ),
-            expect(&[("QueueUrl", "u")])
+            expect(&[("QueueUrl", "u"), ("Entries", "")])
+        );
+        assert_eq!(
+            pairs(
+                "ReceiveMessage",
+                json!({"QueueUrl": "u", "MessageAttributeNames": [], "MessageSystemAttributeNames": []})
+            ),
+            expect(&[
+                ("QueueUrl", "u"),
+                ("AttributeNames", ""),
+                ("MessageAttributeNames", "")
+            ])
         );
     }
 

@@ -162,26 +162,46 @@ pub(super) fn decode_list_move_tasks(
     })
 }
 
-/// `cancel-move-task: {task}`: a name given by an earlier `start-move-task: {as: ...}`.
+/// `cancel-move-task: {task} | {handle}`: a name given by an earlier
+/// `start-move-task: {as: ...}`, or a literal TaskHandle.
 pub(super) fn decode_cancel_move_task(
     r: &mut Reader,
     scope: &mut Scope,
     s: &StepInput,
 ) -> Option<Action> {
-    let n = s.fields.get("task")?;
-    let t = r.string(n, "`task` (a move task name)")?;
-    if !scope.tasks.contains_key(&t) {
-        r.error_hint(
-            n,
-            format!("unknown move task `{t}`"),
-            "name a task with `start-move-task: {..., as: <name>}` in an earlier step",
-        );
-        return None;
-    }
-    Some(Action::CancelMoveTask {
-        task: Spanned {
-            value: t,
-            pos: pos(n),
-        },
-    })
+    let f = &s.fields;
+    let task = match (f.get("task"), f.get("handle")) {
+        (Some(_), Some(_)) => {
+            r.error(
+                f.key("handle")?,
+                "write either `task` or `handle`, not both",
+            );
+            return None;
+        }
+        (None, None) => {
+            r.error_hint(
+                f.owner,
+                format!("{} needs `task` or `handle`", f.what),
+                "`task: T` cancels the task a `start-move-task: {..., as: T}` started; `handle: <text>` sends that text as the TaskHandle",
+            );
+            return None;
+        }
+        (None, Some(h)) => TaskRef::Literal(r.string(h, "`handle` (a literal TaskHandle)")?),
+        (Some(n), None) => {
+            let t = r.string(n, "`task` (a move task name)")?;
+            if !scope.tasks.contains_key(&t) {
+                r.error_hint(
+                    n,
+                    format!("unknown move task `{t}`"),
+                    "name a task with `start-move-task: {..., as: <name>}` in an earlier step",
+                );
+                return None;
+            }
+            TaskRef::Named(Spanned {
+                value: t,
+                pos: pos(n),
+            })
+        }
+    };
+    Some(Action::CancelMoveTask { task })
 }

@@ -150,6 +150,9 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
             let def = decode_queue_entry(r, key, value, label);
             if let Some(def) = &def {
                 scope.queues.insert(label.to_string(), def.kind);
+                scope
+                    .placement
+                    .insert(label.to_string(), super::scope::Placement::of(def));
             }
             decoded.push(def);
         }

@@ -25,6 +25,7 @@ pub(super) const EXPECT_KEYS: &[&str] = &[
     "message_contains",
     "absent",
     "within",
+    "policy_sids",
 ];
 
 pub(super) fn decode_step_expect(
@@ -43,7 +44,10 @@ pub(super) fn decode_step_expect(
         if !spec.expects(key) {
             r.error(
                 key_node,
-                format!("`{key}` does not apply to a `{}` step", spec.keyword),
+                format!(
+                    "`{key}` does not apply to {}",
+                    super::input::a_step(spec.keyword)
+                ),
             );
             continue;
         }
@@ -106,12 +110,15 @@ pub(super) fn decode_step_expect(
                     e.failed = Some(out);
                 }
             }
-            "attributes" => e.attributes = r.string_map(v, "`attributes`").unwrap_or_default(),
+            "attributes" => {
+                (e.attributes, e.attribute_shapes) = decode_attributes(r, v).unwrap_or_default()
+            }
             "message_contains" => {
                 e.message_contains = r.nonempty(v, "`message_contains` (error message text)")
             }
             "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
             "within" => e.within = r.duration(v, "`within`"),
+            "policy_sids" => e.policy_sids = decode_policy_sids(r, v),
             "outcome" => {
                 let tracks: Vec<String> = match action {
                     Action::Observe(o) => o.messages.iter().map(|m| m.value.clone()).collect(),
@@ -124,6 +131,102 @@ pub(super) fn decode_step_expect(
         }
     }
     e
+}
+
+/// `attributes: {Name: value | "*" | {matches: <regex>, above: <integer>}}`: the values to
+/// compare, and the shapes, each pattern compiled here so a bad one is an error at its position.
+#[allow(clippy::type_complexity)]
+fn decode_attributes(
+    r: &mut Reader,
+    v: &Node,
+) -> Option<(BTreeMap<String, String>, BTreeMap<String, AttrShape>)> {
+    let mut values = BTreeMap::new();
+    let mut shapes = BTreeMap::new();
+    for (name, key, value) in r.map_entries(v, "`attributes`")? {
+        if !matches!(value.data, YamlData::Mapping(_)) {
+            if let Some(s) = r.string(value, &format!("the value of `{name}`")) {
+                values.insert(name.to_string(), s);
+            }
+            continue;
+        }
+        if let Some(shape) = decode_shape(r, key, value, name) {
+            shapes.insert(name.to_string(), shape);
+        }
+    }
+    Some((values, shapes))
+}
+
+/// `{matches: <regex>, above: <integer>}`, at least one of them.
+fn decode_shape(r: &mut Reader, key: &Node, value: &Node, name: &str) -> Option<AttrShape> {
+    let what = format!("the shape of `{name}`");
+    let f = r.fields(key, value, &what, &["matches", "above"])?;
+    if f.entries.is_empty() {
+        // Unknown keys were reported as such; an empty mapping says nothing.
+        if matches!(&value.data, YamlData::Mapping(m) if m.is_empty()) {
+            r.error_hint(
+                value,
+                format!("{what} is empty"),
+                "give `matches: <regex>`, `above: <integer>`, or both",
+            );
+        }
+        return None;
+    }
+    let mut shape = AttrShape::default();
+    let mut ok = true;
+    if let Some(node) = f.get("matches") {
+        match r.nonempty(node, "`matches` (a regular expression)") {
+            Some(pattern) => match regex_lite::Regex::new(&pattern) {
+                Ok(_) => shape.matches = Some(pattern),
+                Err(err) => {
+                    // regex-lite explains over several lines; the last says what is wrong.
+                    let why = err.to_string();
+                    let why = why.lines().last().unwrap_or_default().trim().to_string();
+                    r.error_hint(
+                        node,
+                        format!("`matches` is not a regular expression: {why}"),
+                        "regex-lite syntax (Rust's regex without Unicode classes): e.g. `^[1-9][0-9]{19,}$`",
+                    );
+                    ok = false;
+                }
+            },
+            None => ok = false,
+        }
+    }
+    if let Some(node) = f.get("above") {
+        match r.string(node, "`above` (a decimal integer)") {
+            Some(n) if is_decimal(&n) => shape.above = Some(n),
+            Some(n) => {
+                r.error_hint(
+                    node,
+                    format!("`above` is `{n}`, not a decimal integer"),
+                    "digits only, without leading zeros: e.g. `above: '18446744073709551615'`",
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    ok.then_some(shape)
+}
+
+/// Digits only, without leading zeros (`0` itself allowed).
+fn is_decimal(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
+}
+
+/// `policy_sids: [label, ...]`: never empty (a Policy without statements is not what AWS
+/// leaves behind: after the last RemovePermission there is no Policy, which `absent` says).
+fn decode_policy_sids(r: &mut Reader, v: &Node) -> Option<Vec<String>> {
+    let sids = r.strings(v, "statement Sids", true)?;
+    if sids.is_empty() {
+        r.error_hint(
+            v,
+            "`policy_sids` is empty",
+            "to expect no Policy at all (after the last RemovePermission), write `absent: [Policy]`",
+        );
+        return None;
+    }
+    Some(sids)
 }
 
 /// One expectable class name.

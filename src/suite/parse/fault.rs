@@ -59,7 +59,10 @@ pub(super) fn decode_fault(
     if let FaultSite::Step { keyword, calls: [] } = site {
         r.error_hint(
             owner,
-            format!("a `{keyword}` step makes no SQS call for a fault to hit"),
+            format!(
+                "{} makes no SQS call for a fault to hit",
+                super::input::a_step(keyword)
+            ),
             "put the fault on a step that calls SQS",
         );
         return None;
@@ -228,7 +231,7 @@ fn fault_actions(r: &mut Reader, n: &Node, site: FaultSite) -> Option<Vec<Spanne
         {
             r.error_hint(
                 item,
-                format!("a `{keyword}` step makes no `{op}` call"),
+                format!("{} makes no `{op}` call", super::input::a_step(keyword)),
                 format!(
                     "it calls {}; a case-level `faults:` entry selects the calls of other steps",
                     calls.join(", ")
@@ -246,7 +249,7 @@ fn fault_actions(r: &mut Reader, n: &Node, site: FaultSite) -> Option<Vec<Spanne
 }
 
 /// `deny: {queue, actions: [sqs:<Operation>, ...], for: <duration>}`.
-pub(super) fn decode_deny(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Option<Action> {
+pub(super) fn decode_deny(r: &mut Reader, scope: &mut Scope, s: &StepInput) -> Option<Action> {
     let f = &s.fields;
     let list = f.get("actions")?;
     let items = r.seq(list, "IAM actions")?;
@@ -304,8 +307,13 @@ pub(super) fn decode_deny(r: &mut Reader, _: &mut Scope, s: &StepInput) -> Optio
         r.error(for_node, "`for` must be longer than 0ms");
         return None;
     }
+    let queue = s.queue.clone()?;
+    if !super::permission::policy_is_free(r, scope, &queue, true) {
+        return None;
+    }
+    super::permission::note_deny(scope, &queue);
     let deny = Deny {
-        queue: s.queue.clone()?,
+        queue,
         actions,
         duration: duration?,
     };

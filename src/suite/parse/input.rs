@@ -1,6 +1,6 @@
-//! What a step decoder is given: the shape of the step's body and its checked keys. Shared by
-//! the step table ([`super::steps`]) and every decoder it names, so neither imports the other
-//! back.
+//! What a step decoder is given: the shape of the step's body and its checked keys, and how
+//! messages name a step. Shared by the step table ([`super::steps`]) and every decoder it names,
+//! so neither imports the other back.
 
 use super::scope::Scope;
 use crate::suite::limits::Limits;
@@ -34,3 +34,13 @@ pub(super) struct StepInput<'a, 'n> {
 
 /// Decodes a step whose keys were checked; reports its own errors and returns `None` on any.
 pub(super) type Decode = fn(&mut Reader, &mut Scope, &StepInput) -> Option<Action>;
+
+/// "a `send` step", "an `observe` step": how messages name a step of `keyword`.
+pub(super) fn a_step(keyword: &str) -> String {
+    let article = if keyword.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} `{keyword}` step")
+}

@@ -7,7 +7,8 @@
 //! required keys, the `expect:` keys that apply, the decoder) and its module doc lists the
 //! other places to touch. The other files follow the levels of the format: [`suite`] (the
 //! file), [`case`], [`queue`] definitions, [`step`] (keyword and sibling `expect:`), the step
-//! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`]), [`expect`], and
+//! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`], [`permission`]),
+//! [`expect`], and
 //! [`fault`] (case and step faults, the `deny` step);
 //! [`scope`] holds what a case has defined so far.
 
@@ -18,6 +19,7 @@ mod fault;
 mod handles;
 mod input;
 mod observe;
+mod permission;
 mod queue;
 mod receive;
 mod scope;

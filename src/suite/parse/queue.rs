@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use saphyr::YamlData;
 
 use super::input::StepInput;
-use super::scope::{Scope, is_label, known_queues, push_at};
+use super::scope::{Placement, Scope, is_label, known_queues, push_at};
 use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};
@@ -25,6 +25,8 @@ pub(super) const QUEUE_KEYS: &[&str] = &[
     "redrive_allow",
     "attributes",
     "tags",
+    "region",
+    "same_name_as",
 ];
 
 pub(super) fn check_queue_label(r: &mut Reader, node: &Node, label: &str) -> bool {
@@ -42,6 +44,9 @@ pub(super) fn check_queue_label(r: &mut Reader, node: &Node, label: &str) -> boo
 /// Reference checks of a queue definition against the queues in scope.
 pub(super) fn check_queue_refs(r: &mut Reader, scope: &Scope, def: &QueueDef) {
     check_arn_refs(r, scope, def.pos, &def.attributes);
+    if let Some(other) = &def.same_name_as {
+        check_same_name(r, scope, def, other);
+    }
     if let Some(redrive) = &def.redrive {
         match scope.queues.get(&redrive.dlq.value) {
             None => push_at(r, redrive.dlq.pos, &redrive.dlq.value, format!("unknown dead-letter queue `{}`", redrive.dlq.value), Some(known_queues(scope))),
@@ -68,6 +73,98 @@ pub(super) fn check_queue_refs(r: &mut Reader, scope: &Scope, def: &QueueDef) {
             }
         }
     }
+}
+
+/// `same_name_as: <label>`: a queue of the case, of the same type, in another region than every
+/// other queue of that name (one region holds one queue per name), not a chain back to itself.
+fn check_same_name(r: &mut Reader, scope: &Scope, def: &QueueDef, other: &Spanned<String>) {
+    let at = |r: &mut Reader, message: String, hint: &str| {
+        push_at(r, other.pos, &other.value, message, Some(hint.to_string()))
+    };
+    let Some(kind) = scope.queues.get(&other.value) else {
+        at(
+            r,
+            format!("unknown queue `{}` in `same_name_as`", other.value),
+            &known_queues(scope),
+        );
+        return;
+    };
+    if *kind != def.kind {
+        at(
+            r,
+            format!(
+                "`{}` is {}, but `{}` is {}: they cannot share a name",
+                other.value,
+                kind_name(*kind),
+                def.label,
+                kind_name(def.kind)
+            ),
+            "a FIFO queue's name ends in `.fifo`; give both the same `type`",
+        );
+        return;
+    }
+    let Some(root) = name_root(scope, &def.label, &other.value) else {
+        at(
+            r,
+            format!("`same_name_as` of `{}` leads back to itself", def.label),
+            "name a queue that has its own name (no `same_name_as`)",
+        );
+        return;
+    };
+    let region = def.region.as_ref().map(|r| r.value.as_str());
+    let clash = scope.placement.iter().find(|(label, p)| {
+        label.as_str() != def.label
+            && p.region.as_deref() == region
+            && (*label == root
+                || p.same_name_as
+                    .as_deref()
+                    .and_then(|o| name_root(scope, label, o))
+                    == Some(root))
+    });
+    if let Some((label, _)) = clash {
+        at(
+            r,
+            format!(
+                "`{}` and `{label}` would be one queue: the same name in {}",
+                def.label,
+                region.map_or("the run's region".to_string(), |r| format!("region {r}"))
+            ),
+            "give the queue another `region:` (one region holds one queue per name)",
+        );
+    }
+}
+
+/// The label whose owned name `label` takes through `same_name_as: other` (following chains),
+/// or `None` when the chain leads back to `label`.
+fn name_root<'s>(scope: &'s Scope, label: &'s str, other: &'s str) -> Option<&'s str> {
+    let mut root = other;
+    let mut hops = 0;
+    while let Some(next) = scope
+        .placement
+        .get(root)
+        .and_then(|p| p.same_name_as.as_deref())
+    {
+        if root == label || hops > scope.placement.len() {
+            return None;
+        }
+        root = next;
+        hops += 1;
+    }
+    (root != label).then_some(root)
+}
+
+/// A region name: `us-west-2`, `eu-central-1`, `us-gov-west-1`, `cn-north-1`.
+fn is_region(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() >= 3
+        && parts[0].len() == 2
+        && parts[0].bytes().all(|b| b.is_ascii_lowercase())
+        && parts[1..parts.len() - 1]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase()))
+        && parts
+            .last()
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Every `${arn:<label>}` in raw attribute values must name a queue of the case.
@@ -222,6 +319,27 @@ pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str) -> Queue
         .get("create")
         .and_then(|n| r.bool(n, "`create`"))
         .unwrap_or(true);
+    let region = f.get("region").and_then(|n| {
+        let region = r.string(n, "`region`")?;
+        if !is_region(&region) {
+            r.error_hint(
+                n,
+                format!("`{region}` is not a region name"),
+                "e.g. `region: us-west-2` (lower case, as AWS names regions)",
+            );
+            return None;
+        }
+        Some(Spanned {
+            value: region,
+            pos: pos(n),
+        })
+    });
+    let same_name_as = f.get("same_name_as").and_then(|n| {
+        Some(Spanned {
+            value: r.string(n, "`same_name_as` (a queue label)")?,
+            pos: pos(n),
+        })
+    });
     QueueDef {
         label: label.to_string(),
         pos: pos(f.owner),
@@ -240,6 +358,8 @@ pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str) -> Queue
         attributes,
         tags,
         name_suffix: None,
+        region,
+        same_name_as,
     }
 }
 
@@ -272,6 +392,14 @@ pub(super) fn decode_create_queue(
     def.pos = pos(label_node);
     if let Some(n) = s.fields.get("name_suffix") {
         let suffix = r.string(n, "`name_suffix`")?;
+        if def.same_name_as.is_some() {
+            r.error_hint(
+                n,
+                "`name_suffix` beside `same_name_as`",
+                "a queue that shares another's name takes it whole",
+            );
+            return None;
+        }
         if scope.queues.contains_key(&label) {
             r.error_hint(
                 n,
@@ -298,7 +426,19 @@ pub(super) fn decode_create_queue(
         );
         return None;
     }
+    // Its region and shared name stay too: the runner knows one queue per label.
+    if let Some(before) = scope.placement.get(&label)
+        && *before != Placement::of(&def)
+    {
+        r.error_hint(
+            label_node,
+            format!("queue `{label}` is already defined in another region or under another name"),
+            "keep its `region` and `same_name_as`, or use a new label for a different queue",
+        );
+        return None;
+    }
     check_queue_refs(r, scope, &def);
+    scope.placement.insert(label.clone(), Placement::of(&def));
     scope.queues.insert(label, def.kind);
     Some(Action::CreateQueue(def))
 }

@@ -57,8 +57,7 @@ pub(super) fn decode_receive(r: &mut Reader, scope: &mut Scope, s: &StepInput) -
             .unwrap_or_else(|| vec!["All".to_string()]),
         message_attribute_names: f
             .get("message_attribute_names")
-            .and_then(|n| r.strings(n, "message attribute names", true))
-            .unwrap_or_default(),
+            .and_then(|n| r.strings(n, "message attribute names", true)),
         request_attempt_id: f
             .get("request_attempt_id")
             .and_then(|n| r.string(n, "`request_attempt_id`")),

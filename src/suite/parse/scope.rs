@@ -10,14 +10,38 @@ use crate::suite::yaml::{Node, Reader, pos};
 #[derive(Default)]
 pub(super) struct Scope {
     pub queues: BTreeMap<String, QueueKind>,
+    /// Queue label → its `region:` and `same_name_as:`, for the checks that two labels sharing
+    /// a name are in different regions.
+    pub placement: BTreeMap<String, Placement>,
     /// attempt name → queue label of its receive.
     pub attempts: BTreeMap<String, String>,
     pub messages: BTreeMap<String, Pos>,
     pub sends: usize,
     pub tasks: BTreeMap<String, Pos>,
+    /// Queue label → where its first `add-permission` names it.
+    pub permissions: BTreeMap<String, Pos>,
+    /// Queue label → where its first `deny` names it.
+    pub denied: BTreeMap<String, Pos>,
     pub observes: usize,
     /// Labels tracked by the last observe step (empty: every message).
     pub last_observe_tracks: Vec<String>,
+}
+
+/// Where a queue of the case lives: its `region:` (`None`: the run's) and whose owned name it
+/// takes (`same_name_as:`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Placement {
+    pub region: Option<String>,
+    pub same_name_as: Option<String>,
+}
+
+impl Placement {
+    pub fn of(def: &QueueDef) -> Placement {
+        Placement {
+            region: def.region.as_ref().map(|r| r.value.clone()),
+            same_name_as: def.same_name_as.as_ref().map(|l| l.value.clone()),
+        }
+    }
 }
 
 pub(super) fn is_label(s: &str, max: usize) -> bool {

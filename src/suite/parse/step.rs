@@ -74,7 +74,7 @@ pub(super) fn decode_step(
         );
         return None;
     };
-    let what = format!("a `{}` step", spec.keyword);
+    let what = super::input::a_step(spec.keyword);
     let mut expect_fields = None;
     if let Some((ek, ev)) = expect {
         expect_fields = r.fields(ek, ev, "a step `expect`", EXPECT_KEYS);

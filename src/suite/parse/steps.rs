@@ -8,8 +8,8 @@
 //!
 //! To add a step keyword: add its [`Action`] variant (and its name in [`Action::keyword`]) in
 //! `model.rs`, write its decoder beside its kin (`send.rs`, `receive.rs`, `handles.rs`,
-//! `observe.rs`, `queue.rs`, `admin.rs`), add one row to [`STEPS`], document it in
-//! `docs/suite-format.md`, and teach the runner to execute it. The table's tests check that
+//! `observe.rs`, `queue.rs`, `admin.rs`, `permission.rs`), add one row to [`STEPS`], document
+//! it in `docs/suite-format.md`, and teach the runner to execute it. The table's tests check that
 //! every row decodes to an action of its own keyword.
 
 use super::admin;
@@ -17,6 +17,7 @@ use super::fault;
 use super::handles;
 use super::input::{Body, Decode};
 use super::observe;
+use super::permission;
 use super::queue::{QUEUE_KEYS, decode_create_queue};
 use super::receive;
 use super::send::{self, SEND_KEYS};
@@ -130,7 +131,7 @@ pub(super) const STEPS: &[StepSpec] = &[
         body: Body::Mapping,
         keys: &[QUEUE, &["names"]],
         required: &["queue"],
-        expect: &[CALL, &["attributes", "absent"]],
+        expect: &[CALL, &["attributes", "absent", "policy_sids"]],
         calls: &["GetQueueAttributes"],
         decode: admin::decode_get_attributes,
     },
@@ -267,8 +268,9 @@ pub(super) const STEPS: &[StepSpec] = &[
     StepSpec {
         keyword: "cancel-move-task",
         body: Body::Mapping,
-        keys: &[&["task"]],
-        required: &["task"],
+        // One of the two, checked by the decoder.
+        keys: &[&["task", "handle"]],
+        required: &[],
         expect: &[CALL],
         calls: &["CancelMessageMoveTask"],
         decode: admin::decode_cancel_move_task,
@@ -282,6 +284,24 @@ pub(super) const STEPS: &[StepSpec] = &[
         // Setting the deny policy, and removing it.
         calls: &["SetQueueAttributes"],
         decode: fault::decode_deny,
+    },
+    StepSpec {
+        keyword: "add-permission",
+        body: Body::Mapping,
+        keys: &[QUEUE, &["label", "actions", "accounts"]],
+        required: &["queue", "label", "actions", "accounts"],
+        expect: &[CALL],
+        calls: &["AddPermission"],
+        decode: permission::decode_add_permission,
+    },
+    StepSpec {
+        keyword: "remove-permission",
+        body: Body::Mapping,
+        keys: &[QUEUE, &["label"]],
+        required: &["queue", "label"],
+        expect: &[CALL],
+        calls: &["RemovePermission"],
+        decode: permission::decode_remove_permission,
     },
 ];
 
@@ -336,6 +356,8 @@ mod tests {
             "list-move-tasks" => "{source: q}",
             "cancel-move-task" => "{task: t}",
             "deny" => "{queue: q, actions: [sqs:DeleteMessage], for: 5s}",
+            "add-permission" => "{queue: q, label: p, actions: [SendMessage], accounts: [self]}",
+            "remove-permission" => "{queue: q, label: p}",
             _ => "{queue: q}",
         }
     }

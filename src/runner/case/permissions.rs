@@ -1,0 +1,97 @@
+//! AddPermission and RemovePermission steps. `self` in `accounts:` is the account of the queue's
+//! own ARN: the caller's account, learnt without STS and never written to a suite or evidence
+//! (call rows carry no request parameters; error messages pass the masker).
+
+use super::*;
+use crate::suite::model::{Account, AddPermission};
+
+impl CaseRun {
+    pub(super) async fn add_permission_step(
+        &mut self,
+        step: &Step,
+        p: &AddPermission,
+    ) -> Result<Check, String> {
+        let url = self.queue_url(&p.queue.value)?;
+        let mut accounts = Vec::with_capacity(p.accounts.len());
+        for a in &p.accounts {
+            accounts.push(match a {
+                Account::Caller => self.own_account(&p.queue.value).await?,
+                Account::Literal(id) => id.clone(),
+            });
+        }
+        let client = self.ctx.client.clone();
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "AddPermission",
+            None,
+            Some(&p.queue.value),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client
+                .add_permission()
+                .queue_url(&url)
+                .label(&p.label)
+                .set_aws_account_ids(Some(accounts))
+                .set_actions(Some(p.actions.clone()))
+        )
+        .await;
+        Ok(self.judge(step, &mut rec, Observed::default()))
+    }
+
+    pub(super) async fn remove_permission_step(
+        &mut self,
+        step: &Step,
+        queue: &Spanned<String>,
+        label: &str,
+    ) -> Result<Check, String> {
+        let url = self.queue_url(&queue.value)?;
+        let client = self.ctx.client.clone();
+        let meta = self.meta(
+            Phase::Step,
+            Some(step),
+            "RemovePermission",
+            None,
+            Some(&queue.value),
+        );
+        let mut rec = call!(
+            self,
+            meta,
+            client.remove_permission().queue_url(&url).label(label)
+        )
+        .await;
+        Ok(self.judge(step, &mut rec, Observed::default()))
+    }
+
+    /// The account that owns queue `label`: the fifth field of its ARN
+    /// (`arn:aws:sqs:<region>:<account>:<name>`), which is the caller's for an owned queue.
+    async fn own_account(&mut self, label: &str) -> Result<String, String> {
+        self.ensure_arn(label).await;
+        let arn = self.arn(label)?;
+        account_of_arn(&arn)
+            .map(str::to_string)
+            .ok_or_else(|| format!("queue `{label}` has an ARN without an account"))
+    }
+}
+
+/// The account field of an ARN, if it has one.
+fn account_of_arn(arn: &str) -> Option<&str> {
+    arn.split(':').nth(4).filter(|a| !a.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::account_of_arn;
+
+    #[test]
+    fn the_account_is_the_arns_fifth_field() {
+        assert_eq!(
+            account_of_arn("arn:aws:sqs:us-east-1:000000000000:q"),
+            Some("000000000000")
+        );
+        assert_eq!(account_of_arn("arn:aws:sqs:us-east-1::q"), None);
+        assert_eq!(account_of_arn("not-an-arn"), None);
+    }
+}
