@@ -28,11 +28,23 @@ fn short(digest: &str) -> &str {
 /// Secrets shorter than this are not masked (see [`Masker::add_body`]).
 pub const MIN_SECRET: usize = 8;
 
+/// One form of a known secret and what stands in its place.
+#[derive(Debug, Clone)]
+struct Secret {
+    text: String,
+    replacement: String,
+    /// Masked only where it stands as a whole token (no ASCII letter or digit on either side):
+    /// an id such as a `SenderId` of `000000000000` is not that id inside a 20-digit
+    /// SequenceNumber, while a body or handle is masked wherever it is echoed.
+    whole_token: bool,
+}
+
 /// Replaces known secrets (handles, bodies) and anything that looks like an AWS account id.
 #[derive(Debug, Default, Clone)]
 pub struct Masker {
-    /// (secret, replacement), longest first so a secret that contains another is replaced whole.
-    secrets: Vec<(String, String)>,
+    /// Secrets with their replacements, longest first so a secret that contains another is
+    /// replaced whole.
+    secrets: Vec<Secret>,
     seen: BTreeSet<String>,
 }
 
@@ -57,7 +69,7 @@ impl Masker {
         if credential.len() < MIN_SECRET || !self.seen.insert(credential.to_string()) {
             return;
         }
-        self.insert_forms(credential, "<credential>".to_string());
+        self.insert_forms(credential, "<credential>".to_string(), false);
     }
 
     /// Remembers a principal's id as a server reported it (a message's `SenderId`: an IAM
@@ -67,7 +79,7 @@ impl Masker {
         if id.len() < MIN_SECRET || !self.seen.insert(id.to_string()) {
             return;
         }
-        self.insert_forms(id, "<principal-id>".to_string());
+        self.insert_forms(id, "<principal-id>".to_string(), true);
     }
 
     fn add(&mut self, secret: &str, kind: &str) {
@@ -77,11 +89,11 @@ impl Masker {
             return;
         }
         let replacement = format!("<{kind} sha256:{}…>", short(&sha256_hex(secret)));
-        self.insert_forms(secret, replacement);
+        self.insert_forms(secret, replacement, false);
     }
 
     /// The secret and each encoding a server may echo it in, all with one replacement.
-    fn insert_forms(&mut self, secret: &str, replacement: String) {
+    fn insert_forms(&mut self, secret: &str, replacement: String, whole_token: bool) {
         let json = serde_json::to_string(secret)
             .map(|q| q[1..q.len() - 1].to_string())
             .unwrap_or_default();
@@ -91,8 +103,13 @@ impl Masker {
         forms.sort();
         forms.dedup();
         for form in forms.into_iter().filter(|f| f.len() >= MIN_SECRET) {
-            let at = self.secrets.partition_point(|(s, _)| s.len() >= form.len());
-            self.secrets.insert(at, (form, replacement.clone()));
+            let at = self.secrets.partition_point(|s| s.text.len() >= form.len());
+            let secret = Secret {
+                text: form,
+                replacement: replacement.clone(),
+                whole_token,
+            };
+            self.secrets.insert(at, secret);
         }
     }
 
@@ -100,13 +117,37 @@ impl Masker {
     /// or access key id, or the name part of an IAM principal ARN, in `text`.
     pub fn mask(&self, text: &str) -> String {
         let mut out = text.to_string();
-        for (secret, replacement) in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), replacement);
+        for secret in &self.secrets {
+            if !out.contains(secret.text.as_str()) {
+                continue;
             }
+            out = if secret.whole_token {
+                replace_tokens(&out, &secret.text, &secret.replacement)
+            } else {
+                out.replace(secret.text.as_str(), &secret.replacement)
+            };
         }
         mask_identities(&out)
     }
+}
+
+/// `text` with each occurrence of `needle` that is a whole token (no ASCII letter or digit
+/// just before or after it) replaced by `replacement`.
+fn replace_tokens(text: &str, needle: &str, replacement: &str) -> String {
+    let alnum_at = |i: usize| text.as_bytes().get(i).is_some_and(u8::is_ascii_alphanumeric);
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (at, _) in text.match_indices(needle) {
+        let end = at + needle.len();
+        if (at > 0 && alnum_at(at - 1)) || alnum_at(end) {
+            continue;
+        }
+        out.push_str(&text[copied..at]);
+        out.push_str(replacement);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// Masks what identifies an account or a principal in any text, without knowing the run's
@@ -293,6 +334,19 @@ mod tests {
         assert!(!masked.contains("b-1"));
         assert!(masked.contains(&format!("<handle sha256:{}…>", &sha256_hex(handle)[..12])));
         assert!(masked.contains("<body sha256:"));
+    }
+
+    #[test]
+    fn a_principal_id_is_masked_as_a_token_not_inside_a_longer_one() {
+        // ministack's SenderId is the account id; its SequenceNumbers are zero-padded.
+        let mut m = Masker::new();
+        m.add_principal_id("000000000000");
+        assert_eq!(
+            m.mask("SenderId 000000000000, SequenceNumber 00000000000000000001"),
+            "SenderId <principal-id>, SequenceNumber 00000000000000000001"
+        );
+        assert_eq!(m.mask("(000000000000)"), "(<principal-id>)");
+        assert_eq!(m.mask("000000000000"), "<principal-id>");
     }
 
     #[test]
