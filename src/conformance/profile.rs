@@ -11,6 +11,7 @@ use crate::evidence::format::{CaseEnd, Verdict};
 use crate::suite::model::Pos;
 use crate::suite::yaml::{DocumentKind, Node, Reader, load_document, pos};
 use crate::suite::{Diagnostic, closest};
+use saphyr::{Scalar, YamlData};
 
 const PROFILE_KEYS: &[&str] = &[
     "target",
@@ -55,6 +56,9 @@ pub struct ProfileEntry {
     /// `step: N` (1-based, as findings number them): the divergence shows at this step, and a
     /// failure anywhere else in the case is not it. Required for known divergences.
     pub step: Option<u32>,
+    /// `step: case`: the divergence shows in the case's own findings, those that name no step
+    /// (a `rate:` judged over trials, a trial that failed), and nowhere else.
+    pub case_level: bool,
     /// `finding: text`: what the target answers at that step, as the finding says it (a part
     /// of the message). A failure there that does not say it is not this divergence.
     pub finding: Option<String>,
@@ -227,9 +231,13 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
         if !r.require(&f, REQUIRED_ENTRY_KEYS) {
             continue;
         }
+        let case_level = f
+            .get("step")
+            .is_some_and(|n| matches!(&n.data, YamlData::Value(Scalar::String(s)) if s == "case"));
         let step = f
             .get("step")
-            .and_then(|n| r.int(n, "`step`", 1, 10_000))
+            .filter(|_| !case_level)
+            .and_then(|n| r.int(n, "`step` (or `case`)", 1, 10_000))
             .map(|n| n as u32);
         let mut protocols = Vec::new();
         if let Some(n) = f.get("protocols") {
@@ -260,7 +268,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
                 r.error_hint(
                     case_node,
                     "a known divergence needs `step:`",
-                    "pin it to the step where the target diverges (1-based, as findings number steps)",
+                    "pin it to the step where the target diverges (1-based, as findings number steps), or `case` for a rate or trial finding",
                 );
             }
             if f.get("finding").is_none() && f.get("answer").is_none() {
@@ -290,6 +298,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
                 reference,
                 protocols,
                 step,
+                case_level,
                 finding,
                 answer,
             });
@@ -348,8 +357,14 @@ pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
 /// its step, and saying what it says the target answers there. `Err` says what differs.
 fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
     let at = |f: &&crate::evidence::format::Finding| match entry.step {
+        _ if entry.case_level => f.step.is_none(),
         Some(n) => f.step.map(|s| s as u32 + 1) == Some(n),
         None => true,
+    };
+    let pinned_at = if entry.case_level {
+        "case level".to_string()
+    } else {
+        format!("step {}", entry.step.unwrap_or_default())
     };
     let elsewhere: Vec<&str> = end
         .findings
@@ -359,8 +374,7 @@ fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
         .collect();
     if !elsewhere.is_empty() {
         return Err(format!(
-            "listed as a known divergence at step {}, but it failed elsewhere: {}",
-            entry.step.unwrap_or_default(),
+            "listed as a known divergence at {pinned_at}, but it failed elsewhere: {}",
             elsewhere.join("; ")
         ));
     }
@@ -391,9 +405,8 @@ fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
         _ => "what the profile pins".to_string(),
     };
     Err(format!(
-        "listed as a known divergence at step {}, but it failed differently there (the profile \
-         expects {expected}): {}",
-        entry.step.unwrap_or_default(),
+        "listed as a known divergence at {pinned_at}, but it failed differently there (the \
+         profile expects {expected}): {}",
         here.iter()
             .map(|f| f.message.as_str())
             .collect::<Vec<_>>()
@@ -695,6 +708,39 @@ unsupported:
     }
 
     #[test]
+    fn a_case_level_pin_explains_only_findings_without_a_step() {
+        let text = GOOD.replace("    step: 3\n", "    step: case\n").replace(
+            "    answer: {status: 400, code: ReceiptHandleIsInvalid}",
+            "    finding: \"rate of observed_redelivery\"",
+        );
+        let p = parse_profile("p.yaml", &text).unwrap();
+        assert!(p.known_divergences[0].case_level);
+        let rate = Finding {
+            step: None,
+            line: 5,
+            message: "rate of observed_redelivery in 15 of 15 conclusive trials".into(),
+            status: None,
+            code: None,
+        };
+        assert_eq!(
+            apply(&p, failed_with(vec![rate.clone()])).verdict,
+            Verdict::KnownDivergence
+        );
+        // The same words at a step are another failure, and so is a stepless finding that
+        // says something else.
+        let mut at_step = rate.clone();
+        at_step.step = Some(2);
+        assert_eq!(apply(&p, failed_with(vec![at_step])).verdict, Verdict::Fail);
+        let mut other = rate;
+        other.message = "trial 1: step 5 (delete): expected success".into();
+        let kept = apply(&p, failed_with(vec![other]));
+        assert_eq!(kept.verdict, Verdict::Fail);
+        assert!(kept.profile_note.unwrap().contains("at case level"));
+        let bad = GOOD.replace("    step: 3\n", "    step: somewhere\n");
+        assert!(parse_profile("p.yaml", &bad).is_err());
+    }
+
+    #[test]
     fn a_pinned_divergence_explains_failures_at_its_step_only() {
         let p = parse_profile("p.yaml", GOOD).unwrap();
         let moto = finding(
@@ -784,7 +830,7 @@ unsupported:
         assert_eq!(
             lines,
             vec![
-                "p.yaml:3:11: a known divergence needs `step:` (pin it to the step where the target diverges (1-based, as findings number steps))",
+                "p.yaml:3:11: a known divergence needs `step:` (pin it to the step where the target diverges (1-based, as findings number steps), or `case` for a rate or trial finding)",
                 "p.yaml:3:11: a known divergence needs `finding:` or `answer:` (say what the target answers at its step, so a different failure there stays a failure)",
                 "p.yaml:8:11: `step` applies to known divergences only",
             ]

@@ -134,7 +134,11 @@ impl Masker {
 /// `text` with each occurrence of `needle` that is a whole token (no ASCII letter or digit
 /// just before or after it) replaced by `replacement`.
 fn replace_tokens(text: &str, needle: &str, replacement: &str) -> String {
-    let alnum_at = |i: usize| text.as_bytes().get(i).is_some_and(u8::is_ascii_alphanumeric);
+    let alnum_at = |i: usize| {
+        text.as_bytes()
+            .get(i)
+            .is_some_and(u8::is_ascii_alphanumeric)
+    };
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     for (at, _) in text.match_indices(needle) {
