@@ -188,8 +188,28 @@ fn memory_per_message(count: usize, fifo: bool) {
     let started = Instant::now();
     client.fill(&url, count, "hello world", fifo.then_some(10_000));
     let after = rss(pid(&serve));
-    // Under 300 s, every FIFO send's 5-minute dedup entry is still held when RSS is read.
     let fill_seconds = started.elapsed().as_secs();
+    // Whether the first send's 5-minute dedup entry (the warm-up's `d0`) was still held after
+    // RSS was read (entries expire oldest first, so then all were): its duplicate is not stored.
+    let dedup_held = fifo.then(|| {
+        let count = |client: &mut Client| {
+            let body = serde_json::json!({
+                "QueueUrl": url, "AttributeNames": ["ApproximateNumberOfMessages"],
+            });
+            client.ok("GetQueueAttributes", &body.to_string())["Attributes"]
+                ["ApproximateNumberOfMessages"]
+                .as_str()
+                .expect("ApproximateNumberOfMessages")
+                .to_owned()
+        };
+        let stored = count(&mut client);
+        let duplicate = serde_json::json!({
+            "QueueUrl": url, "MessageBody": "hello world",
+            "MessageGroupId": "g0", "MessageDeduplicationId": "d0",
+        });
+        client.ok("SendMessage", &duplicate.to_string());
+        count(&mut client) == stored
+    });
     let per_message = (after - before) as f64 / count as f64;
     report(
         "memory",
@@ -197,6 +217,7 @@ fn memory_per_message(count: usize, fifo: bool) {
             "queue": if fifo { "fifo, 10k groups" } else { "standard" },
             "messages": count, "body_bytes": 11,
             "rss_before": before, "rss_after": after, "fill_seconds": fill_seconds,
+            "dedup_of_first_send_held": dedup_held,
             "rss_per_message": per_message.round(),
             "overhead_per_message": (per_message - 11.0).round(),
         }),
