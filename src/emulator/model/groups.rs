@@ -246,3 +246,82 @@ impl Groups {
         self.by_name.is_empty() && self.ready.is_empty() && self.oldest.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::model::message::DedupId;
+
+    fn slots(states: &[MessageState]) -> Vec<Option<Message>> {
+        states
+            .iter()
+            .enumerate()
+            .map(|(i, &state)| {
+                let mut m = Message::new(i as u64 + 1, "b", DedupId::None, 0, 0);
+                m.state = state;
+                Some(m)
+            })
+            .collect()
+    }
+
+    fn id(slot: u32) -> Id {
+        Id {
+            slot,
+            seq: u64::from(slot) + 1,
+        }
+    }
+
+    #[test]
+    fn names_are_interned_and_indexes_reused_after_the_last_message_leaves() {
+        let mut groups = Groups::default();
+        let a = groups.intern("a");
+        assert_eq!(groups.intern("a"), a);
+        let b = groups.intern("b");
+        assert_ne!(a, b);
+        groups.join(a);
+        groups.join(a);
+        assert_eq!(groups.leave(a).as_deref(), Some("a"));
+        assert_eq!(groups.name(a).map(|n| &**n), Some("a"), "one message left");
+        groups.leave(a);
+        assert!(groups.name(a).is_none());
+        assert_eq!(groups.intern("c"), a, "the slot is reused");
+        assert_eq!(groups.name(a).map(|n| &**n), Some("c"));
+    }
+
+    #[test]
+    fn a_group_delivers_its_leading_visible_messages_and_tracks_its_oldest() {
+        let ready = |stamp| MessageState::Ready { stamp };
+        let leased = MessageState::InFlight {
+            until: 9,
+            nonce: 1,
+            received_at: 0,
+        };
+        // Group a: slots 0 (visible), 1 (leased), 2 (visible); group b: slot 3 (visible).
+        let slots = slots(&[ready(0), leased, ready(2), ready(1)]);
+        let mut groups = Groups::default();
+        let (a, b) = (groups.intern("a"), groups.intern("b"));
+        for (group, slot) in [(a, 0), (a, 1), (a, 2), (b, 3)] {
+            groups.join(group);
+            groups.file(group, id(slot));
+            groups.refile(group, &slots);
+        }
+        assert_eq!(groups.deliverable(10, &slots), [id(0), id(3)]);
+        assert_eq!(groups.deliverable(1, &slots), [id(0)]);
+        assert_eq!(
+            groups.visible_in_send_order(10, &slots),
+            [id(0), id(2), id(3)]
+        );
+        assert_eq!(groups.oldest(), Some(id(0)));
+        groups.unfile(a, id(0));
+        groups.leave(a);
+        groups.refile(a, &slots);
+        assert_eq!(
+            groups.deliverable(10, &slots),
+            [id(3)],
+            "a's head is leased"
+        );
+        assert_eq!(groups.oldest(), Some(id(1)));
+        groups.clear();
+        assert!(groups.is_empty());
+    }
+}
