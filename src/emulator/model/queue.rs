@@ -419,18 +419,16 @@ impl Queue {
         self.slot(id)
     }
 
-    /// The messages leased right now, oldest first (what a chaos duplicate may copy).
+    /// The messages leased right now, oldest first (what a chaos duplicate may copy): every
+    /// leased message has a timer, so this costs O(leased + delayed), not O(stored).
     pub fn leased_ids(&self) -> Vec<Id> {
         let mut ids: Vec<Id> = self
-            .slots
+            .timers
             .iter()
-            .enumerate()
-            .filter_map(|(slot, m)| {
-                let m = m.as_ref()?;
-                matches!(m.state, MessageState::InFlight { .. }).then_some(Id {
-                    slot: slot as u32,
-                    seq: m.seq,
-                })
+            .map(|&(_, id)| id)
+            .filter(|&id| {
+                self.slot(id)
+                    .is_some_and(|m| matches!(m.state, MessageState::InFlight { .. }))
             })
             .collect();
         ids.sort_unstable_by_key(|id| id.seq);

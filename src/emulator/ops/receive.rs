@@ -323,6 +323,12 @@ fn chaos_copies(
     mut messages: Vec<Value>,
 ) -> SqsResult<Vec<Value>> {
     let queue = state.queue_mut(key, now)?;
+    let room = params.max.saturating_sub(messages.len());
+    // Listing the held messages costs O(in flight): only when a copy may be made.
+    if room == 0 || !emu.chaos.may_duplicate(chaos_on(queue)) {
+        emu.chaos.reorder(chaos_on(queue), &mut messages);
+        return Ok(messages);
+    }
     let taken: Vec<String> = messages
         .iter()
         .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
@@ -336,7 +342,6 @@ fn chaos_copies(
                 .is_some_and(|m| !taken.contains(&m.id_string()))
         })
         .collect();
-    let room = params.max.saturating_sub(messages.len());
     let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
     let copies: Vec<Id> = emu
         .chaos

@@ -432,6 +432,12 @@ impl ChaosDice {
         }
     }
 
+    /// Whether a receive on this queue may get duplicates at all ([`ChaosDice::duplicates`]),
+    /// so that a receive without chaos never lists the messages other receives hold.
+    pub fn may_duplicate(&self, on: On<'_>) -> bool {
+        !on.fifo && self.with(on, |c, _| c.duplicate > 0.0)
+    }
+
     /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
     /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
     /// message at most once.
