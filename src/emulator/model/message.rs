@@ -1,11 +1,14 @@
 //! Messages: stored form, message attributes and their validation.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::md5::{self, Transport};
@@ -80,11 +83,20 @@ fn base_type(data_type: &str) -> &str {
     data_type.split('.').next().unwrap_or(data_type)
 }
 
+/// A stored message's name: its slot in its queue's slab and its store-wide seq.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Id {
+    pub slot: u32,
+    pub seq: u64,
+}
+
 /// Where a message stands in its queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MessageState {
-    /// Visible: can be received.
-    Ready,
+    /// Visible: can be received. `stamp` is when it last became visible, as a queue-wide
+    /// counter: FIFO groups are served in the order their first deliverable message became
+    /// available.
+    Ready { stamp: u64 },
     /// Not yet visible because of a queue or per-message delay.
     Delayed { until: u64 },
     /// Received and leased; `nonce` names the current receipt.
@@ -95,18 +107,20 @@ pub(crate) enum MessageState {
     },
 }
 
+impl MessageState {
+    /// Whether the message is visible.
+    pub fn is_ready(self) -> bool {
+        matches!(self, MessageState::Ready { .. })
+    }
+}
+
 /// What only some messages carry, boxed so that a plain message pays one pointer for it:
-/// message attributes, the trace header, FIFO's group, deduplication id and sequence number,
-/// and where a dead-lettered message came from.
+/// message attributes, the trace header, and where a dead-lettered message came from.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Extra {
     pub attributes: BTreeMap<String, MessageAttributeValue>,
     /// `AWSTraceHeader` system attribute.
     pub trace_header: Option<Box<str>>,
-    /// Shared by every message of the group in a queue.
-    pub group_id: Option<Arc<str>>,
-    pub dedup_id: Option<Box<str>>,
-    pub sequence_number: Option<u128>,
     pub dead_letter_source_arn: Option<Arc<str>>,
 }
 
@@ -114,55 +128,117 @@ impl Extra {
     fn is_empty(&self) -> bool {
         self.attributes.is_empty()
             && self.trace_header.is_none()
-            && self.group_id.is_none()
-            && self.dedup_id.is_none()
-            && self.sequence_number.is_none()
             && self.dead_letter_source_arn.is_none()
     }
 }
 
+/// The MessageDeduplicationId a FIFO message is sent with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DedupId<'a> {
+    /// Standard queues.
+    None,
+    /// Given by the sender (1–128 ASCII characters).
+    Explicit(&'a str),
+    /// ContentBasedDeduplication: the hex SHA-256 of the body, recomputed when asked for.
+    ContentBased,
+}
+
+/// How `Message::dedup` records the deduplication id: 0 none, 1–128 the length of an explicit
+/// id stored after the body, this value for a content-based one.
+const DEDUP_CONTENT_BASED: u8 = u8::MAX;
+
+/// A FIFO SequenceNumber, stored as its offset above 2^64: AWS's are 128-bit, 20-digit
+/// decimals (facts F7), and every value the emulator hands out lies in [2^64, 2^65).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct SequenceNumber(NonZeroU64);
+
+impl SequenceNumber {
+    /// The number `2^64 + offset`; `None` for an offset of 0.
+    pub fn from_offset(offset: u64) -> Option<Self> {
+        NonZeroU64::new(offset).map(Self)
+    }
+
+    /// The number itself.
+    pub fn value(self) -> u128 {
+        (1u128 << 64) + u128::from(self.0.get())
+    }
+}
+
+impl std::fmt::Display for SequenceNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.value())
+    }
+}
+
+/// The group index of a message without a MessageGroupId.
+pub(crate) const NO_GROUP: u32 = u32::MAX;
+
 /// A stored message, laid out to cost little beyond its body (docs/emulator.md, "Memory"):
 /// ids and digests as fixed-size numbers rendered on the way out, the sender as an index into
-/// the store's table of senders, and everything optional behind one box.
+/// the store's table of senders, the group as an index into its queue's table of groups, an
+/// explicit deduplication id in the body's allocation, and everything rarer behind one box.
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
     /// Store-wide ordering key (also the identity inside receipt handles).
     pub seq: u64,
     /// The MessageId, a UUID.
     pub message_id: u128,
-    pub body: Box<str>,
+    /// The body, followed by an explicit deduplication id (`dedup` bytes of it).
+    text: Box<str>,
     pub md5_of_body: [u8; 16],
     pub sent_ms: u64,
     /// Retention counts from here (kept on standard DLQ moves, reset on FIFO ones).
     pub enqueued_ms: u64,
-    /// When it last became visible, as a queue-wide counter: FIFO groups are served in the
-    /// order their first deliverable message became available.
-    pub ready_stamp: u64,
     /// 0 until the first receive.
     pub first_receive_ms: u64,
+    pub state: MessageState,
+    /// FIFO only.
+    pub sequence_number: Option<SequenceNumber>,
+    pub extra: Option<Box<Extra>>,
     pub receive_count: u32,
     /// Index into the store's sender table (`State::sender_id`).
     pub sender: u32,
-    pub state: MessageState,
-    pub extra: Option<Box<Extra>>,
+    /// Index into the group table of the queue that holds the message ([`NO_GROUP`]: none).
+    /// Meaningless outside that queue: `Queue::remove` hands the group's name out with it.
+    pub group: u32,
+    /// See [`DEDUP_CONTENT_BASED`].
+    dedup: u8,
 }
 
 impl Message {
     /// A message with nothing optional; `extra` is filled in by [`Message::set_extra`].
-    pub fn new(seq: u64, body: &str, now: u64, sender: u32) -> Self {
+    pub fn new(seq: u64, body: &str, dedup_id: DedupId<'_>, now: u64, sender: u32) -> Self {
+        let (text, dedup) = match dedup_id {
+            DedupId::None => (Box::from(body), 0),
+            DedupId::ContentBased => (Box::from(body), DEDUP_CONTENT_BASED),
+            DedupId::Explicit(id) => {
+                // Ids are 1–128 characters (checked on send); a longer one is cut at a
+                // character boundary rather than mistaken for the content-based marker.
+                let mut len = id.len().min(128);
+                while !id.is_char_boundary(len) {
+                    len -= 1;
+                }
+                let mut text = String::with_capacity(body.len() + len);
+                text.push_str(body);
+                text.push_str(&id[..len]);
+                (text.into_boxed_str(), len as u8)
+            }
+        };
         Self {
             seq,
             message_id: uuid::Uuid::new_v4().as_u128(),
-            body: body.into(),
             md5_of_body: md5::digest(body.as_bytes()),
+            text,
             sent_ms: now,
             enqueued_ms: now,
-            ready_stamp: 0,
             first_receive_ms: 0,
+            state: MessageState::Ready { stamp: 0 },
+            sequence_number: None,
+            extra: None,
             receive_count: 0,
             sender,
-            state: MessageState::Ready,
-            extra: None,
+            group: NO_GROUP,
+            dedup,
         }
     }
 
@@ -174,6 +250,26 @@ impl Message {
     /// The optional parts for editing (allocated on first use).
     pub fn extra_mut(&mut self) -> &mut Extra {
         self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// The body.
+    pub fn body(&self) -> &str {
+        let explicit = match self.dedup {
+            DEDUP_CONTENT_BASED => 0,
+            n => usize::from(n),
+        };
+        &self.text[..self.text.len() - explicit]
+    }
+
+    /// The MessageDeduplicationId, if the message was sent to a FIFO queue.
+    pub fn dedup_id(&self) -> Option<Cow<'_, str>> {
+        match self.dedup {
+            0 => None,
+            DEDUP_CONTENT_BASED => Some(Cow::Owned(content_dedup_id(self.body()))),
+            n => Some(Cow::Borrowed(
+                &self.text[self.text.len() - usize::from(n)..],
+            )),
+        }
     }
 
     /// The MessageId as AWS writes it (hyphenated UUID).
@@ -194,21 +290,22 @@ impl Message {
         self.extra.as_ref().map_or(&EMPTY, |e| &e.attributes)
     }
 
-    /// The MessageGroupId, if any.
-    pub fn group_id(&self) -> Option<&Arc<str>> {
-        self.extra.as_ref().and_then(|e| e.group_id.as_ref())
-    }
-
     /// Bytes counted against the message size and the store's byte cap: body plus each
     /// attribute's name, type and value (AWS-recorded, S1a).
     pub fn size(&self) -> usize {
-        self.body.len()
+        self.body().len()
             + self
                 .attributes()
                 .iter()
                 .map(|(name, value)| value.size(name))
                 .sum::<usize>()
     }
+}
+
+/// The deduplication id ContentBasedDeduplication gives a body: its SHA-256 in hex
+/// (API_SendMessage).
+pub(crate) fn content_dedup_id(body: &str) -> String {
+    hex::encode(Sha256::digest(body.as_bytes()))
 }
 
 /// Validates body characters against the XML 1.0 set SQS allows (API_SendMessage).
@@ -417,6 +514,42 @@ mod tests {
         }
         let bad_type = json!({"a": {"DataType": "Invalid", "StringValue": "x"}});
         assert!(parse_message_attributes(Some(&bad_type)).is_err());
+    }
+
+    #[test]
+    fn a_message_stays_within_its_documented_size() {
+        // docs/emulator.md ("Memory") does its arithmetic with this figure.
+        assert_eq!(std::mem::size_of::<Message>(), 144);
+    }
+
+    #[test]
+    fn the_dedup_id_shares_the_body_allocation() {
+        let explicit = Message::new(1, "hello", DedupId::Explicit("d-1"), 0, 0);
+        assert_eq!(explicit.body(), "hello");
+        assert_eq!(explicit.dedup_id().as_deref(), Some("d-1"));
+        assert_eq!(explicit.size(), 5);
+        let long = "x".repeat(128);
+        let at_limit = Message::new(1, "", DedupId::Explicit(&long), 0, 0);
+        assert_eq!(
+            (at_limit.body(), at_limit.dedup_id().as_deref()),
+            ("", Some(&*long))
+        );
+        let content = Message::new(1, "hello", DedupId::ContentBased, 0, 0);
+        assert_eq!(content.body(), "hello");
+        assert_eq!(
+            content.dedup_id().as_deref(),
+            Some("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+        );
+        let plain = Message::new(1, "hello", DedupId::None, 0, 0);
+        assert_eq!((plain.body(), plain.dedup_id()), ("hello", None));
+    }
+
+    #[test]
+    fn sequence_numbers_render_above_two_to_the_64() {
+        let n = SequenceNumber::from_offset(1).unwrap();
+        assert_eq!(n.to_string(), "18446744073709551617");
+        assert_eq!(n.value(), u128::from(u64::MAX) + 2);
+        assert!(SequenceNumber::from_offset(0).is_none());
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! and change the model under the store's lock.
 
 pub(crate) mod attributes;
+pub(crate) mod dedup;
+pub(crate) mod groups;
 pub(crate) mod message;
 pub(crate) mod queue;
 pub(crate) mod receipt;

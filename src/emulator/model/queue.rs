@@ -4,43 +4,29 @@
 //! Messages live in a slab (`Vec` of slots, freed slots reused) and are named by [`Id`], their
 //! slot plus their store-wide seq, so a stale id never reaches a reused slot. Around the slab:
 //! - `ready`: visible messages of a standard queue, by seq (delivery in send order);
-//! - FIFO: per message group, its visible messages by seq and its in-flight seqs, and
-//!   `ready_groups`, the groups that can deliver now, ordered by when their first deliverable
-//!   message became available (AWS-recorded group order, `docs/emulator.md`);
-//! - `timers` for delays and leases, `retention` for expiry, as in mini-redis's `db.rs`:
-//!   deadlines in ordered sets drained lazily by [`Queue::tick`] at the start of every
+//! - FIFO: the message groups (`model/groups.rs`): per group its visible and in-flight
+//!   messages by seq, and the groups that can deliver now, ordered by when their first
+//!   deliverable message became available (AWS-recorded group order, `docs/emulator.md`);
+//! - `timers` for delays and leases, `retention` for expiry (FIFO groups keep their own
+//!   retention order), and the FIFO deduplication cache (`model/dedup.rs`), as in mini-redis's
+//!   `db.rs`: deadlines in ordered sets drained lazily by [`Queue::tick`] at the start of every
 //!   operation, so there is no background timer. Long polls sleep until the earliest deadline
 //!   ([`Queue::next_deadline`]) or a `Notify` wake, whichever comes first.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 use tokio::sync::Notify;
 
 use crate::emulator::model::attributes::QueueSettings;
-use crate::emulator::model::message::{Message, MessageState};
+use crate::emulator::model::dedup::{DEDUP_WINDOW_MS, DedupCache, DedupKey, Original};
+use crate::emulator::model::groups::Groups;
+pub(crate) use crate::emulator::model::message::Id;
+use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
 use crate::emulator::model::usage::Usage;
 
-/// FIFO deduplication interval: 5 minutes (API_SendMessage, MessageDeduplicationId).
-pub(crate) const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
 /// How long a ReceiveRequestAttemptId can be retried: 5 minutes (API_ReceiveMessage).
 pub(crate) const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
-
-/// A stored message's name: its slot in the queue's slab and its store-wide seq.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct Id {
-    pub slot: u32,
-    pub seq: u64,
-}
-
-/// What the first send with a deduplication id produced; duplicates answer the same.
-#[derive(Debug, Clone)]
-pub(crate) struct DedupEntry {
-    pub message_id: u128,
-    pub sequence_number: Option<u128>,
-    pub expires_ms: u64,
-}
 
 /// A FIFO receive remembered by its ReceiveRequestAttemptId.
 #[derive(Debug, Clone)]
@@ -50,30 +36,12 @@ pub(crate) struct ReceiveAttempt {
     pub expires_ms: u64,
 }
 
-/// A FIFO message group's state.
-#[derive(Debug, Default)]
-struct Group {
-    /// Visible messages: seq → slot.
-    visible: BTreeMap<u64, u32>,
-    /// Seqs in flight. A visible message is deliverable only while no earlier message of its
-    /// group is in flight (AWS-recorded, `test_fifo_message_group_visibility_after_*`).
-    inflight: BTreeSet<u64>,
-    /// The key this group holds in `ready_groups`, while it can deliver.
-    key: Option<u64>,
-    /// Messages of the group stored in any state; the group is dropped at zero.
-    stored: u32,
-}
-
-impl Group {
-    /// Whether the group can deliver now: its first visible message is before its first
-    /// in-flight one.
-    fn head(&self) -> Option<(u64, u32)> {
-        let (&seq, &slot) = self.visible.first_key_value()?;
-        match self.inflight.first() {
-            Some(&first) if first < seq => None,
-            _ => Some((seq, slot)),
-        }
-    }
+/// A message taken out of its queue, with the name of its group: the message's group index
+/// named a group of the queue it left.
+#[derive(Debug)]
+pub(crate) struct Taken {
+    pub message: Message,
+    pub group: Option<Arc<str>>,
 }
 
 /// A queue.
@@ -94,33 +62,30 @@ pub(crate) struct Queue {
     pub notify: Arc<Notify>,
     slots: Vec<Option<Message>>,
     free: Vec<u32>,
-    /// Standard queues: visible messages, seq → slot.
+    /// Standard queues (and FIFO messages without a group): visible messages, seq → slot.
     ready: BTreeMap<u64, u32>,
-    /// FIFO: groups by id, and the deliverable ones by key (head's ready stamp).
-    groups: HashMap<Arc<str>, Group>,
-    ready_groups: BTreeSet<(u64, Arc<str>)>,
+    /// Group names, and on FIFO queues the groups' messages and delivery order.
+    groups: Groups,
     next_stamp: u64,
     /// Visible messages (both kinds of queue).
     visible: usize,
     /// (deadline, id) for delayed and in-flight messages.
     timers: BTreeSet<(u64, Id)>,
-    /// (enqueued_ms, id): retention is evaluated against the *current* retention period, as AWS
-    /// applies a changed MessageRetentionPeriod to messages already in the queue.
+    /// (enqueued_ms, id) of every message not filed in a FIFO group (those expire in their
+    /// group's seq order): retention is evaluated against the *current* retention period, as
+    /// AWS applies a changed MessageRetentionPeriod to messages already in the queue.
     retention: BTreeSet<(u64, Id)>,
     inflight: usize,
     delayed: usize,
-    last_sequence_number: u128,
-    dedup: HashMap<Arc<str>, DedupEntry>,
-    dedup_order: VecDeque<(u64, Arc<str>)>,
+    /// The last SequenceNumber handed out, as its offset above 2^64 (0: none yet).
+    last_sequence_number: u64,
+    dedup: DedupCache,
     attempts: HashMap<String, ReceiveAttempt>,
     attempts_order: VecDeque<(u64, String)>,
     /// Bytes of the messages held here; `usage` holds the store-wide sums.
     stored_bytes: u64,
     usage: Arc<Usage>,
 }
-
-/// 2^64: AWS's FIFO sequence numbers are 128-bit, 20-digit decimals above u64's range.
-const SEQUENCE_BASE: u128 = 1 << 64;
 
 impl Queue {
     /// A new empty queue.
@@ -144,8 +109,7 @@ impl Queue {
             slots: Vec::new(),
             free: Vec::new(),
             ready: BTreeMap::new(),
-            groups: HashMap::new(),
-            ready_groups: BTreeSet::new(),
+            groups: Groups::default(),
             next_stamp: 0,
             visible: 0,
             timers: BTreeSet::new(),
@@ -153,8 +117,7 @@ impl Queue {
             inflight: 0,
             delayed: 0,
             last_sequence_number: 0,
-            dedup: HashMap::new(),
-            dedup_order: VecDeque::new(),
+            dedup: DedupCache::new(),
             attempts: HashMap::new(),
             attempts_order: VecDeque::new(),
             stored_bytes: 0,
@@ -168,20 +131,28 @@ impl Queue {
     }
 
     /// The next FIFO SequenceNumber: strictly increasing and non-consecutive, derived from the
-    /// clock like AWS's (API_SendMessage: "large, non-consecutive"), e.g. `18446746...`.
-    pub fn next_sequence_number(&mut self, now: u64) -> u128 {
-        let from_clock = SEQUENCE_BASE + (u128::from(now) << 20);
-        self.last_sequence_number = from_clock.max(self.last_sequence_number + (1 << 8));
-        self.last_sequence_number
+    /// clock like AWS's (API_SendMessage: "large, non-consecutive"), e.g. `18446746...`:
+    /// 2^64 + (now << 20), or 256 past the last one if that is later. The offset above 2^64
+    /// fits in 64 bits until the year 2527; past it the numbers stop growing.
+    pub fn next_sequence_number(&mut self, now: u64) -> SequenceNumber {
+        let from_clock = now.saturating_mul(1 << 20);
+        self.last_sequence_number =
+            from_clock.max(self.last_sequence_number.saturating_add(1 << 8));
+        SequenceNumber::from_offset(self.last_sequence_number)
+            .expect("a sequence number offset is at least 256")
     }
 
-    /// The group of a FIFO message, shared with the group table so every message of a group
-    /// holds the same allocation.
-    pub fn intern_group(&self, group: &str) -> Arc<str> {
-        match self.groups.get_key_value(group) {
-            Some((key, _)) => Arc::clone(key),
-            None => Arc::from(group),
-        }
+    /// The MessageGroupId of a message held here.
+    pub fn group_name(&self, message: &Message) -> Option<&str> {
+        (message.group != NO_GROUP)
+            .then(|| self.groups.name(message.group))
+            .flatten()
+            .map(|name| &**name)
+    }
+
+    /// The group a message is filed under while visible or in flight: FIFO queues only.
+    fn fifo_group(&self, message: &Message) -> Option<u32> {
+        (self.is_fifo() && message.group != NO_GROUP).then_some(message.group)
     }
 
     /// Applies every deadline that has passed: leases and delays end, retention expires,
@@ -203,15 +174,17 @@ impl Queue {
             }
             self.remove(id);
         }
-        while let Some((expires, key)) = self.dedup_order.front() {
-            if *expires > now {
-                break;
+        // FIFO groups expire by seq, which follows enqueue time on a monotonic clock (a wall
+        // clock set back can only make a message outlive its retention by the jump).
+        while let Some(id) = self.groups.oldest() {
+            match self.slot(id) {
+                Some(m) if m.enqueued_ms + retention_ms > now => break,
+                _ => {
+                    self.remove(id);
+                }
             }
-            if self.dedup.get(key).is_some_and(|e| e.expires_ms <= now) {
-                self.dedup.remove(key);
-            }
-            self.dedup_order.pop_front();
         }
+        self.dedup.expire(now);
         while let Some((expires, key)) = self.attempts_order.front() {
             if *expires > now {
                 break;
@@ -245,29 +218,7 @@ impl Queue {
             .filter(|m| m.seq == id.seq)
     }
 
-    /// Re-files a FIFO group in `ready_groups` after its visible or in-flight set changed.
-    fn refile_group(&mut self, group: &Arc<str>) {
-        let Some(state) = self.groups.get_mut(group) else {
-            return;
-        };
-        let key = state
-            .head()
-            .and_then(|(_, slot)| self.slots[slot as usize].as_ref().map(|m| m.ready_stamp));
-        if state.key != key {
-            if let Some(old) = state.key.take() {
-                self.ready_groups.remove(&(old, Arc::clone(group)));
-            }
-            if let Some(new) = key {
-                self.ready_groups.insert((new, Arc::clone(group)));
-            }
-            state.key = key;
-        }
-        if state.stored == 0 {
-            self.groups.remove(group);
-        }
-    }
-
-    /// Files a message that has just become visible.
+    /// Marks a message visible and files it where receives look.
     fn file_visible(&mut self, id: Id) {
         let stamp = self.next_stamp;
         self.next_stamp += 1;
@@ -275,37 +226,23 @@ impl Queue {
         let Some(message) = self.slot_mut(id) else {
             return;
         };
-        message.state = MessageState::Ready;
-        message.ready_stamp = stamp;
-        let group = message.group_id().cloned();
+        message.state = MessageState::Ready { stamp };
+        let group = (fifo && message.group != NO_GROUP).then_some(message.group);
         self.visible += 1;
-        match group.filter(|_| fifo) {
-            Some(group) => {
-                self.groups
-                    .entry(Arc::clone(&group))
-                    .or_default()
-                    .visible
-                    .insert(id.seq, id.slot);
-                self.refile_group(&group);
-            }
+        match group {
+            Some(group) => self.groups.refile(group, &self.slots),
             None => {
                 self.ready.insert(id.seq, id.slot);
             }
         }
     }
 
-    /// Takes a visible message out of the visible indexes (it is being leased or removed).
-    fn unfile_visible(&mut self, id: Id, group: Option<&Arc<str>>) {
+    /// Takes a visible message out of the visible indexes (it is being leased or removed);
+    /// a FIFO group is re-filed by the caller once the message's state has changed.
+    fn unfile_visible(&mut self, id: Id, group: Option<u32>) {
         self.visible -= 1;
-        match group.filter(|_| self.is_fifo()) {
-            Some(group) => {
-                if let Some(state) = self.groups.get_mut(group) {
-                    state.visible.remove(&id.seq);
-                }
-            }
-            None => {
-                self.ready.remove(&id.seq);
-            }
+        if group.is_none() {
+            self.ready.remove(&id.seq);
         }
     }
 
@@ -313,30 +250,42 @@ impl Queue {
         let Some(message) = self.slot(id) else {
             return;
         };
-        let group = message.group_id().cloned();
+        let group = self.fifo_group(message);
+        let enqueued = message.enqueued_ms;
         match message.state {
-            MessageState::Ready => return,
-            MessageState::Delayed { .. } => self.delayed -= 1,
-            MessageState::InFlight { .. } => {
-                self.inflight -= 1;
-                if let Some(state) = group.as_ref().and_then(|g| self.groups.get_mut(g)) {
-                    state.inflight.remove(&id.seq);
+            MessageState::Ready { .. } => return,
+            MessageState::Delayed { .. } => {
+                self.delayed -= 1;
+                // A delayed FIFO message joins its group's messages now.
+                if let Some(group) = group {
+                    self.retention.remove(&(enqueued, id));
+                    self.groups.file(group, id);
                 }
             }
+            MessageState::InFlight { .. } => self.inflight -= 1,
         }
         self.file_visible(id);
     }
 
-    /// Adds a message, visible after `delay_ms`.
-    pub fn enqueue(&mut self, mut message: Message, delay_ms: u64, now: u64) -> Id {
+    /// Adds a message of `group`, visible after `delay_ms`.
+    pub fn enqueue(
+        &mut self,
+        mut message: Message,
+        group: Option<&str>,
+        delay_ms: u64,
+        now: u64,
+    ) -> Id {
         let size = message.size() as u64;
         let enqueued = message.enqueued_ms;
-        if let Some(group) = message.group_id().cloned() {
-            let shared = self.intern_group(&group);
-            message.extra_mut().group_id = Some(Arc::clone(&shared));
-            self.groups.entry(shared).or_default().stored += 1;
-        }
-        message.state = MessageState::Ready;
+        message.group = match group {
+            Some(name) => {
+                let index = self.groups.intern(name);
+                self.groups.join(index);
+                index
+            }
+            None => NO_GROUP,
+        };
+        let fifo_group = self.fifo_group(&message);
         let seq = message.seq;
         let slot = match self.free.pop() {
             Some(slot) => {
@@ -349,6 +298,12 @@ impl Queue {
             }
         };
         let id = Id { slot, seq };
+        match fifo_group {
+            Some(group) if delay_ms == 0 => self.groups.file(group, id),
+            _ => {
+                self.retention.insert((enqueued, id));
+            }
+        }
         if delay_ms > 0 {
             let until = now + delay_ms;
             if let Some(m) = self.slot_mut(id) {
@@ -359,7 +314,6 @@ impl Queue {
         } else {
             self.file_visible(id);
         }
-        self.retention.insert((enqueued, id));
         self.stored_bytes += size;
         self.usage.add(1, size);
         self.notify.notify_waiters();
@@ -367,12 +321,13 @@ impl Queue {
     }
 
     /// Removes a message from every index.
-    pub fn remove(&mut self, id: Id) -> Option<Message> {
+    pub fn remove(&mut self, id: Id) -> Option<Taken> {
         let message = self.slot(id)?;
-        let group = message.group_id().cloned();
+        let group = self.fifo_group(message);
         let state = message.state;
+        let enqueued = message.enqueued_ms;
         match state {
-            MessageState::Ready => self.unfile_visible(id, group.as_ref()),
+            MessageState::Ready { .. } => self.unfile_visible(id, group),
             MessageState::Delayed { until } => {
                 self.timers.remove(&(until, id));
                 self.delayed -= 1;
@@ -380,24 +335,36 @@ impl Queue {
             MessageState::InFlight { until, .. } => {
                 self.timers.remove(&(until, id));
                 self.inflight -= 1;
-                if let Some(state) = group.as_ref().and_then(|g| self.groups.get_mut(g)) {
-                    state.inflight.remove(&id.seq);
-                }
             }
         }
-        let message = self.slots[id.slot as usize].take()?;
-        self.free.push(id.slot);
-        if let Some(group) = &group
-            && let Some(state) = self.groups.get_mut(group)
-        {
-            state.stored -= 1;
-            self.refile_group(group);
+        match group {
+            Some(group) if !matches!(state, MessageState::Delayed { .. }) => {
+                self.groups.unfile(group, id);
+            }
+            _ => {
+                self.retention.remove(&(enqueued, id));
+            }
         }
-        self.retention.remove(&(message.enqueued_ms, id));
+        let mut message = self.slots[id.slot as usize].take()?;
+        self.free.push(id.slot);
+        let name = match message.group {
+            NO_GROUP => None,
+            index => {
+                let name = self.groups.leave(index);
+                if let Some(group) = group {
+                    self.groups.refile(group, &self.slots);
+                }
+                name
+            }
+        };
+        message.group = NO_GROUP;
         let size = message.size() as u64;
         self.stored_bytes -= size;
         self.usage.sub(1, size);
-        Some(message)
+        Some(Taken {
+            message,
+            group: name,
+        })
     }
 
     /// The message with this id.
@@ -422,30 +389,17 @@ impl Queue {
                 .map(|(&seq, &slot)| Id { slot, seq })
                 .collect();
         }
-        let mut out = Vec::new();
-        for (_, group) in &self.ready_groups {
-            let Some(state) = self.groups.get(group) else {
-                continue;
-            };
-            let limit = state.inflight.first().copied().unwrap_or(u64::MAX);
-            for (&seq, &slot) in state.visible.range(..limit) {
-                if out.len() >= max {
-                    return out;
-                }
-                out.push(Id { slot, seq });
-            }
-        }
-        out
+        self.groups.deliverable(max, &self.slots)
     }
 
     /// Leases a visible message for `visibility_ms` under receipt `nonce`.
     pub fn lease(&mut self, id: Id, visibility_ms: u64, nonce: u64, now: u64) -> Option<&Message> {
         let message = self.slot(id)?;
-        if message.state != MessageState::Ready {
+        if !message.state.is_ready() {
             return None;
         }
-        let group = message.group_id().cloned();
-        self.unfile_visible(id, group.as_ref());
+        let group = self.fifo_group(message);
+        self.unfile_visible(id, group);
         let until = now + visibility_ms;
         let message = self.slot_mut(id)?;
         message.state = MessageState::InFlight {
@@ -459,27 +413,22 @@ impl Queue {
         }
         self.timers.insert((until, id));
         self.inflight += 1;
-        if let Some(group) = group.filter(|_| self.is_fifo()) {
-            if let Some(state) = self.groups.get_mut(&group) {
-                state.inflight.insert(id.seq);
-            }
-            self.refile_group(&group);
+        if let Some(group) = group {
+            self.groups.refile(group, &self.slots);
         }
         self.slot(id)
     }
 
-    /// The messages leased right now, oldest first (what a chaos duplicate may copy).
+    /// The messages leased right now, oldest first (what a chaos duplicate may copy): every
+    /// leased message has a timer, so this costs O(leased + delayed), not O(stored).
     pub fn leased_ids(&self) -> Vec<Id> {
         let mut ids: Vec<Id> = self
-            .slots
+            .timers
             .iter()
-            .enumerate()
-            .filter_map(|(slot, m)| {
-                let m = m.as_ref()?;
-                matches!(m.state, MessageState::InFlight { .. }).then_some(Id {
-                    slot: slot as u32,
-                    seq: m.seq,
-                })
+            .map(|&(_, id)| id)
+            .filter(|&id| {
+                self.slot(id)
+                    .is_some_and(|m| matches!(m.state, MessageState::InFlight { .. }))
             })
             .collect();
         ids.sort_unstable_by_key(|id| id.seq);
@@ -509,19 +458,13 @@ impl Queue {
         let Some(message) = self.slot(id) else {
             return false;
         };
-        let group = message.group_id().cloned();
-        let received_at = match message.state {
+        let group = self.fifo_group(message);
+        let (received_at, newly_leased) = match message.state {
             MessageState::Delayed { .. } => return false,
-            MessageState::Ready => {
-                self.unfile_visible(id, group.as_ref());
+            MessageState::Ready { .. } => {
+                self.unfile_visible(id, group);
                 self.inflight += 1;
-                if let Some(group) = group.as_ref().filter(|_| self.is_fifo()) {
-                    if let Some(state) = self.groups.get_mut(group) {
-                        state.inflight.insert(id.seq);
-                    }
-                    self.refile_group(group);
-                }
-                now
+                (now, true)
             }
             MessageState::InFlight {
                 until: old,
@@ -529,7 +472,7 @@ impl Queue {
                 ..
             } => {
                 self.timers.remove(&(old, id));
-                received_at
+                (received_at, false)
             }
         };
         if let Some(message) = self.slot_mut(id) {
@@ -538,6 +481,9 @@ impl Queue {
                 nonce,
                 received_at,
             };
+        }
+        if let Some(group) = group.filter(|_| newly_leased) {
+            self.groups.refile(group, &self.slots);
         }
         self.timers.insert((until, id));
         if until <= now {
@@ -554,14 +500,12 @@ impl Queue {
         self.free.clear();
         self.ready.clear();
         self.groups.clear();
-        self.ready_groups.clear();
         self.visible = 0;
         self.timers.clear();
         self.retention.clear();
         self.inflight = 0;
         self.delayed = 0;
         self.dedup.clear();
-        self.dedup_order.clear();
         self.attempts.clear();
         self.attempts_order.clear();
     }
@@ -583,39 +527,24 @@ impl Queue {
         if !self.is_fifo() {
             return self.candidates(max);
         }
-        // A merge of the groups' seq-ordered visible sets: O(groups + max · log groups).
-        let mut heads: BinaryHeap<Reverse<(u64, u32, &Arc<str>)>> = self
-            .groups
-            .iter()
-            .filter_map(|(name, g)| {
-                let (&seq, &slot) = g.visible.first_key_value()?;
-                Some(Reverse((seq, slot, name)))
-            })
-            .collect();
-        let mut out = Vec::new();
-        while out.len() < max
-            && let Some(Reverse((seq, slot, name))) = heads.pop()
-        {
-            out.push(Id { slot, seq });
-            let next = self.groups[name].visible.range(seq + 1..).next();
-            if let Some((&seq, &slot)) = next {
-                heads.push(Reverse((seq, slot, name)));
-            }
-        }
-        out
+        self.groups.visible_in_send_order(max, &self.slots)
     }
 
-    /// A live dedup entry for `key`.
-    pub fn dedup_lookup(&self, key: &str, now: u64) -> Option<&DedupEntry> {
-        self.dedup.get(key).filter(|e| e.expires_ms > now)
+    /// The deduplication key of `dedup_id` sent to `group`, in the scope the queue was
+    /// created with (`dedup_per_group`).
+    pub fn dedup_key(&self, group: &str, dedup_id: &str) -> DedupKey {
+        self.dedup
+            .key(self.dedup_per_group.then_some(group), dedup_id)
     }
 
-    /// Remembers a deduplication key for the 5-minute window.
-    pub fn dedup_remember(&mut self, key: &str, entry: DedupEntry) {
-        let key: Arc<str> = Arc::from(key);
-        self.dedup_order
-            .push_back((entry.expires_ms, Arc::clone(&key)));
-        self.dedup.insert(key, entry);
+    /// The send a duplicate of `key` is answered with, while its window lasts.
+    pub fn dedup_lookup(&self, key: DedupKey, now: u64) -> Option<Original> {
+        self.dedup.lookup(key, now)
+    }
+
+    /// Remembers a send for the 5-minute deduplication window.
+    pub fn dedup_remember(&mut self, key: DedupKey, original: Original, now: u64) {
+        self.dedup.remember(key, original, now + DEDUP_WINDOW_MS);
     }
 
     /// A live receive attempt.
@@ -641,7 +570,7 @@ impl Drop for Queue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator::model::message::Extra;
+    use crate::emulator::model::message::DedupId;
 
     fn fifo() -> Queue {
         let usage = Arc::new(Usage::default());
@@ -655,12 +584,8 @@ mod tests {
     }
 
     fn put(queue: &mut Queue, seq: u64, group: &str) -> Id {
-        let mut message = Message::new(seq, "b", 0, 0);
-        message.set_extra(Extra {
-            group_id: Some(queue.intern_group(group)),
-            ..Extra::default()
-        });
-        queue.enqueue(message, 0, 0)
+        let message = Message::new(seq, "b", DedupId::None, 0, 0);
+        queue.enqueue(message, Some(group), 0, 0)
     }
 
     #[test]
@@ -690,7 +615,7 @@ mod tests {
         assert_eq!(queue.counts(), (2, 0, 0));
         queue.purge();
         assert_eq!(queue.counts(), (0, 0, 0));
-        assert!(queue.groups.is_empty() && queue.ready_groups.is_empty());
+        assert!(queue.groups.is_empty());
     }
 
     #[test]
@@ -710,7 +635,87 @@ mod tests {
         let mut queue = fifo();
         let a = queue.next_sequence_number(1_764_000_000_000);
         let b = queue.next_sequence_number(1_764_000_000_000);
-        assert!(a > u128::from(u64::MAX) && b > a + 1);
+        assert!(a.value() > u128::from(u64::MAX) && b.value() > a.value() + 1);
         assert_eq!(a.to_string().len(), 20);
+    }
+
+    #[test]
+    fn fifo_retention_expires_oldest_first_across_groups_and_delays() {
+        let mut queue = fifo();
+        queue.settings.message_retention_period = 60;
+        let a1 = put(&mut queue, 1, "a");
+        let late = Message::new(2, "b", DedupId::None, 10_000, 0);
+        let b1 = queue.enqueue(late, Some("b"), 0, 10_000);
+        // A delayed message waits outside its group, under the queue's retention set.
+        let delayed = Message::new(3, "c", DedupId::None, 20_000, 0);
+        let a2 = queue.enqueue(delayed, Some("a"), 5_000, 20_000);
+        assert_eq!(queue.counts(), (2, 0, 1));
+        queue.tick(25_000);
+        assert_eq!(queue.counts(), (3, 0, 0));
+        assert_eq!(queue.candidates(10), [a1, a2, b1]);
+        queue.tick(60_000);
+        assert!(queue.get(a1).is_none() && queue.get(b1).is_some());
+        queue.tick(70_000);
+        assert!(queue.get(b1).is_none() && queue.get(a2).is_some());
+        assert_eq!(queue.candidates(10), [a2]);
+        queue.tick(80_000);
+        assert_eq!(queue.counts(), (0, 0, 0));
+        assert!(queue.groups.is_empty() && queue.retention.is_empty());
+    }
+
+    #[test]
+    fn a_taken_message_carries_its_group_name_and_is_refiled_elsewhere() {
+        let mut queue = fifo();
+        let id = put(&mut queue, 1, "g-1");
+        assert_eq!(queue.group_name(queue.get(id).unwrap()), Some("g-1"));
+        let taken = queue.remove(id).unwrap();
+        assert_eq!(taken.group.as_deref(), Some("g-1"));
+        assert!(
+            queue.groups.is_empty(),
+            "a group goes with its last message"
+        );
+        let mut other = fifo();
+        put(&mut other, 2, "x");
+        let moved = other.enqueue(taken.message, taken.group.as_deref(), 0, 0);
+        assert_eq!(other.group_name(other.get(moved).unwrap()), Some("g-1"));
+        assert_eq!(other.candidates(10).len(), 2);
+    }
+
+    #[test]
+    fn a_group_blocked_by_a_lease_reopens_behind_the_waiting_groups() {
+        let mut queue = fifo();
+        let a1 = put(&mut queue, 1, "a");
+        let a2 = put(&mut queue, 2, "a");
+        let b1 = put(&mut queue, 3, "b");
+        queue.lease(a1, 1_000, 1, 0);
+        assert_eq!(queue.candidates(10), [b1]);
+        queue.tick(1_000);
+        assert_eq!(queue.candidates(10), [b1, a1, a2]);
+        assert!(
+            queue.set_visibility(a1, 2, 5_000, 1_000),
+            "a visible FIFO message leased"
+        );
+        assert_eq!(queue.candidates(10), [b1]);
+        assert_eq!(queue.ready_ids(10), [a2, b1]);
+    }
+
+    #[test]
+    fn deduplication_follows_the_scope_the_queue_was_created_with() {
+        let mut queue = fifo();
+        let original = Original {
+            message_id: 7,
+            sequence_number: queue.next_sequence_number(0),
+        };
+        let key = queue.dedup_key("g1", "d");
+        queue.dedup_remember(key, original, 0);
+        assert_eq!(
+            queue.dedup_lookup(queue.dedup_key("g2", "d"), 1),
+            Some(original)
+        );
+        queue.dedup_per_group = true;
+        assert_eq!(queue.dedup_lookup(queue.dedup_key("g2", "d"), 1), None);
+        queue.tick(DEDUP_WINDOW_MS);
+        queue.dedup_per_group = false;
+        assert_eq!(queue.dedup_lookup(key, DEDUP_WINDOW_MS), None);
     }
 }

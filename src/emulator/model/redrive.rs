@@ -2,7 +2,7 @@
 //! messages into a dead-letter queue (the receive that triggers it lives in `ops::receive`).
 
 use crate::emulator::model::attributes::{QueueSettings, RedrivePermission};
-use crate::emulator::model::message::Message;
+use crate::emulator::model::queue::Taken;
 use crate::emulator::model::store::State;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 
@@ -56,10 +56,10 @@ pub(crate) fn deliver_to_dlq(
     state: &mut State,
     target: &str,
     source_arn: &str,
-    moved: Vec<Message>,
+    moved: Vec<Taken>,
     now: u64,
 ) {
-    for mut message in moved {
+    for Taken { mut message, group } in moved {
         let seq = state.next_seq();
         let Some(queue) = state.queues.get_mut(target) else {
             return;
@@ -69,6 +69,6 @@ pub(crate) fn deliver_to_dlq(
         if queue.is_fifo() {
             message.enqueued_ms = now;
         }
-        queue.enqueue(message, 0, now);
+        queue.enqueue(message, group.as_deref(), 0, now);
     }
 }

@@ -121,7 +121,7 @@ fn change_one(
             }
             nonce
         }
-        MessageState::Ready => {
+        MessageState::Ready { .. } => {
             if queue.is_fifo() {
                 return Err(SqsError::receipt_handle_expired(raw));
             }

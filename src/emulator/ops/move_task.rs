@@ -12,6 +12,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
 
+use crate::emulator::model::queue::Taken;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::model::task::{MoveTask, TaskStatus};
 use crate::emulator::support::errors::{SqsError, SqsResult};
@@ -128,7 +129,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
         let Ok(queue) = state.queue_mut(&source, now) else {
             break;
         };
-        let Some(mut message) = queue.remove(id) else {
+        let Some(Taken { mut message, group }) = queue.remove(id) else {
             continue;
         };
         let target_arn = task.destination_arn.clone().or_else(|| {
@@ -146,7 +147,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
             let Ok(queue) = state.queue_mut(&source, now) else {
                 break;
             };
-            queue.enqueue(message, 0, now);
+            queue.enqueue(message, group.as_deref(), 0, now);
             state.move_tasks[index].moved += moved;
             return finish(
                 &mut state,
@@ -162,7 +163,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
         }
         message.enqueued_ms = now;
         if let Ok(queue) = state.queue_mut(&target, now) {
-            queue.enqueue(message, 0, now);
+            queue.enqueue(message, group.as_deref(), 0, now);
             moved += 1;
         }
     }

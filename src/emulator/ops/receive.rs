@@ -15,7 +15,7 @@ use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
 use crate::emulator::model::message::{
     Message, MessageAttributeValue, MessageState, attribute_selected, md5_of_attributes,
 };
-use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt};
+use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
 use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::{Emulator, State};
@@ -113,7 +113,7 @@ fn render(
     out.insert("MessageId".into(), json!(message.id_string()));
     out.insert("ReceiptHandle".into(), json!(handle));
     out.insert("MD5OfBody".into(), json!(message.md5_hex()));
-    out.insert("Body".into(), json!(&*message.body));
+    out.insert("Body".into(), json!(message.body()));
     let wants = |name: &str| params.system_names.iter().any(|n| n == "All" || n == name);
     let mut system = Map::new();
     let mut put = |name: &str, value: Option<String>| {
@@ -142,15 +142,18 @@ fn render(
         "DeadLetterQueueSourceArn",
         extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned)),
     );
-    put("MessageGroupId", message.group_id().map(|g| g.to_string()));
+    put(
+        "MessageGroupId",
+        queue.group_name(message).map(str::to_owned),
+    );
     if queue.is_fifo() {
         put(
             "MessageDeduplicationId",
-            extra.and_then(|e| e.dedup_id.as_deref().map(str::to_owned)),
+            message.dedup_id().map(|d| d.into_owned()),
         );
         put(
             "SequenceNumber",
-            extra.and_then(|e| e.sequence_number.map(|n| n.to_string())),
+            message.sequence_number.map(|n| n.to_string()),
         );
     }
     if !system.is_empty() {
@@ -218,7 +221,7 @@ fn try_receive(
             .filter(|n| n != name)
     });
     let mut leased: Vec<(Id, u64)> = Vec::new();
-    let mut moved: Vec<Message> = Vec::new();
+    let mut moved: Vec<Taken> = Vec::new();
     loop {
         let queue = state.queue_mut(name, now)?;
         let wanted = params.max - leased.len();
@@ -238,8 +241,8 @@ fn try_receive(
                 _ => false,
             };
             if over_limit {
-                if let Some(message) = queue.remove(seq) {
-                    moved.push(message);
+                if let Some(taken) = queue.remove(seq) {
+                    moved.push(taken);
                     moved_any = true;
                 }
             } else {
@@ -321,53 +324,54 @@ fn chaos_copies(
 ) -> SqsResult<Vec<Value>> {
     let queue = state.queue_mut(key, now)?;
     let room = params.max.saturating_sub(messages.len());
-    // Finding the leased messages walks the whole queue: only when a duplicate can happen
-    // (without this guard every receive walked every stored message, chaos or not).
-    if room > 0 && emu.chaos.may_duplicate(chaos_on(queue)) {
-        let taken: Vec<String> = messages
-            .iter()
-            .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
-            .collect();
-        let held: Vec<Id> = queue
-            .leased_ids()
-            .into_iter()
-            .filter(|&id| {
-                queue
-                    .get(id)
-                    .is_some_and(|m| !taken.contains(&m.id_string()))
-            })
-            .collect();
-        let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
-        let copies: Vec<Id> = emu
-            .chaos
-            .duplicates(chaos_on(queue), &seqs, room)
-            .into_iter()
-            .filter_map(|seq| held.iter().find(|id| id.seq == seq).copied())
-            .collect();
-        let visibility_ms = params
-            .visibility_seconds
-            .unwrap_or(u64::from(queue.settings.visibility_timeout))
-            * 1000;
-        for id in copies {
-            let nonce = state.next_nonce();
-            let queue = state.queue_mut(key, now)?;
-            if !queue.lease_copy(id, visibility_ms, nonce, now) {
-                continue;
+    // Listing the held messages costs O(in flight): only when a copy may be made.
+    if room == 0 || !emu.chaos.may_duplicate(chaos_on(queue)) {
+        emu.chaos.reorder(chaos_on(queue), &mut messages);
+        return Ok(messages);
+    }
+    let taken: Vec<String> = messages
+        .iter()
+        .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
+        .collect();
+    let held: Vec<Id> = queue
+        .leased_ids()
+        .into_iter()
+        .filter(|&id| {
+            queue
+                .get(id)
+                .is_some_and(|m| !taken.contains(&m.id_string()))
+        })
+        .collect();
+    let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
+    let copies: Vec<Id> = emu
+        .chaos
+        .duplicates(chaos_on(queue), &seqs, room)
+        .into_iter()
+        .filter_map(|seq| held.iter().find(|id| id.seq == seq).copied())
+        .collect();
+    let visibility_ms = params
+        .visibility_seconds
+        .unwrap_or(u64::from(queue.settings.visibility_timeout))
+        * 1000;
+    for id in copies {
+        let nonce = state.next_nonce();
+        let queue = state.queue_mut(key, now)?;
+        if !queue.lease_copy(id, visibility_ms, nonce, now) {
+            continue;
+        }
+        let Some(sender) = state.queue_mut(key, now)?.get(id).map(|m| m.sender) else {
+            continue;
+        };
+        let sender = state.sender_id(sender).to_owned();
+        let queue = state.queue_mut(key, now)?;
+        if let Some(message) = queue.get(id) {
+            let handle = ReceiptHandle {
+                queue: key.to_owned(),
+                id,
+                nonce,
             }
-            let Some(sender) = state.queue_mut(key, now)?.get(id).map(|m| m.sender) else {
-                continue;
-            };
-            let sender = state.sender_id(sender).to_owned();
-            let queue = state.queue_mut(key, now)?;
-            if let Some(message) = queue.get(id) {
-                let handle = ReceiptHandle {
-                    queue: key.to_owned(),
-                    id,
-                    nonce,
-                }
-                .encode();
-                messages.push(render(queue, &sender, message, &handle, params));
-            }
+            .encode();
+            messages.push(render(queue, &sender, message, &handle, params));
         }
     }
     let queue = state.queue_mut(key, now)?;

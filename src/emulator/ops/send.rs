@@ -1,13 +1,14 @@
 //! SendMessage and SendMessageBatch, including FIFO grouping and deduplication.
 
-use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 
+use serde_json::{Map, Value};
+
+use crate::emulator::model::dedup::Original;
 use crate::emulator::model::message::{
-    Extra, Message, md5_of_attributes, parse_attribute_value, parse_message_attributes,
-    valid_body_chars,
+    DedupId, Extra, Message, content_dedup_id, md5_of_attributes, parse_attribute_value,
+    parse_message_attributes, valid_body_chars,
 };
-use crate::emulator::model::queue::{DEDUP_WINDOW_MS, DedupEntry};
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
@@ -156,15 +157,19 @@ fn send_one(
         crate::emulator::model::message::md5_of_attributes(&system).unwrap_or_default()
     });
     let mut dedup_key = None;
-    let mut effective_dedup_id = None;
+    let mut stored_dedup_id = DedupId::None;
     if fifo {
         let Some(group) = group_id else {
             return Err(SqsError::missing_parameter("MessageGroupId"));
         };
-        let dedup = match dedup_id {
-            Some(d) => d.to_owned(),
+        let dedup: Cow<'_, str> = match dedup_id {
+            Some(d) => {
+                stored_dedup_id = DedupId::Explicit(d);
+                Cow::Borrowed(d)
+            }
             None if queue.settings.content_based_deduplication => {
-                hex::encode(Sha256::digest(body.as_bytes()))
+                stored_dedup_id = DedupId::ContentBased;
+                Cow::Owned(content_dedup_id(body))
             }
             None => {
                 return Err(SqsError::invalid_parameter_value(
@@ -174,13 +179,9 @@ fn send_one(
         };
         // The scope the queue was created with decides, not the attribute's current value
         // (LocalStack `test_fifo_change_to_high_throughput_after_creation`).
-        let key = if queue.dedup_per_group {
-            format!("{group}\u{0}{dedup}")
-        } else {
-            dedup.clone()
-        };
+        let key = queue.dedup_key(group, &dedup);
         // A duplicate is accepted and answered like the original, but not enqueued (F2).
-        if let Some(original) = queue.dedup_lookup(&key, now) {
+        if let Some(original) = queue.dedup_lookup(key, now) {
             let mut out = Map::new();
             out.insert(
                 "MessageId".into(),
@@ -193,40 +194,35 @@ fn send_one(
             if let Some(md5) = md5_of_system_attributes {
                 out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
             }
-            if let Some(seq) = original.sequence_number {
-                out.insert("SequenceNumber".into(), Value::String(seq.to_string()));
-            }
+            out.insert(
+                "SequenceNumber".into(),
+                Value::String(original.sequence_number.to_string()),
+            );
             return Ok(out);
         }
         dedup_key = Some(key);
-        effective_dedup_id = Some(dedup);
     }
     state.admit_message(size, &emu.config)?;
     let seq = state.next_seq();
     let sender = state.sender_index(&ctx.sender_id(&emu.config.account_id));
-    let mut message = Message::new(seq, body, now, sender);
+    let mut message = Message::new(seq, body, stored_dedup_id, now, sender);
     let queue = state.queue_mut(name, now)?;
     let sequence_number = fifo.then(|| queue.next_sequence_number(now));
+    message.sequence_number = sequence_number;
     message.set_extra(Extra {
         attributes,
         trace_header: trace_header.map(Into::into),
-        group_id: group_id.map(|g| queue.intern_group(g)),
-        dedup_id: effective_dedup_id.map(Into::into),
-        sequence_number,
         dead_letter_source_arn: None,
     });
     let message_id = message.id_string();
-    if let Some(key) = dedup_key {
-        queue.dedup_remember(
-            &key,
-            DedupEntry {
-                message_id: message.message_id,
-                sequence_number,
-                expires_ms: now + DEDUP_WINDOW_MS,
-            },
-        );
+    if let (Some(key), Some(sequence_number)) = (dedup_key, sequence_number) {
+        let original = Original {
+            message_id: message.message_id,
+            sequence_number,
+        };
+        queue.dedup_remember(key, original, now);
     }
-    queue.enqueue(message, delay_seconds * 1000, now);
+    queue.enqueue(message, group_id, delay_seconds * 1000, now);
     let mut out = Map::new();
     out.insert("MessageId".into(), Value::String(message_id));
     out.insert("MD5OfMessageBody".into(), Value::String(md5_of_body));

@@ -432,15 +432,15 @@ impl ChaosDice {
         }
     }
 
-    /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
-    /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
-    /// message at most once.
-    /// Whether a receive on this queue can get duplicates at all: the caller's search for
-    /// leased messages walks the queue, so it is skipped when none can come of it.
+    /// Whether a receive on this queue may get duplicates at all ([`ChaosDice::duplicates`]),
+    /// so that a receive without chaos never lists the messages other receives hold.
     pub fn may_duplicate(&self, on: On<'_>) -> bool {
         !on.fifo && self.with(on, |c, _| c.duplicate > 0.0)
     }
 
+    /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
+    /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
+    /// message at most once.
     pub fn duplicates(&self, on: On<'_>, held: &[u64], room: usize) -> Vec<u64> {
         if on.fifo || room == 0 || held.is_empty() {
             return Vec::new();
