@@ -3,6 +3,18 @@
 use std::fmt::Write;
 
 use super::result::{Operation, TargetResult};
+use crate::text::escape::markdown_text;
+
+/// One line per non-empty list, `\n<what>: a, b`: what a baseline comparison could not match
+/// (rows or figures on one side only), shared by the raw and the scale comparison.
+pub fn unmatched_lines(out: &mut String, lists: &[(&str, &[String])]) {
+    for (what, list) in lists {
+        if !list.is_empty() {
+            let names: Vec<String> = list.iter().map(|l| markdown_text(l)).collect();
+            let _ = writeln!(out, "\n{what}: {}", names.join(", "));
+        }
+    }
+}
 
 /// `result`'s throughput over the baseline's with the same client count; `None` when there
 /// is no such baseline row or the baseline completed nothing.

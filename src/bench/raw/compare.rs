@@ -140,16 +140,14 @@ pub fn comparison_markdown(c: &Comparison, baseline_started_at: &str) -> String 
             change(r.throughput_change),
         );
     }
-    for (what, list) in [
-        ("Rows not in the baseline", &c.only_current),
-        ("Rows in the baseline only", &c.only_baseline),
-        ("Targets in the baseline only", &c.baseline_only_targets),
-    ] {
-        if !list.is_empty() {
-            let names: Vec<String> = list.iter().map(|l| markdown_text(l)).collect();
-            let _ = writeln!(out, "\n{what}: {}", names.join(", "));
-        }
-    }
+    crate::bench::table::unmatched_lines(
+        &mut out,
+        &[
+            ("Rows not in the baseline", &c.only_current),
+            ("Rows in the baseline only", &c.only_baseline),
+            ("Targets in the baseline only", &c.baseline_only_targets),
+        ],
+    );
     out
 }
 

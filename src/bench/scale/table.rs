@@ -154,15 +154,13 @@ pub fn scale_comparison_markdown(c: &ScaleComparison) -> String {
             );
         }
     }
-    for (what, list) in [
-        ("Scale figures not in the baseline", &c.only_current),
-        ("Scale figures in the baseline only", &c.only_baseline),
-    ] {
-        if !list.is_empty() {
-            let names: Vec<String> = list.iter().map(|l| markdown_text(l)).collect();
-            let _ = writeln!(out, "\n{what}: {}", names.join(", "));
-        }
-    }
+    crate::bench::table::unmatched_lines(
+        &mut out,
+        &[
+            ("Scale figures not in the baseline", &c.only_current),
+            ("Scale figures in the baseline only", &c.only_baseline),
+        ],
+    );
     out
 }
 
