@@ -5,11 +5,11 @@
 //! target: regions (`lifecycle-regions-are-namespaces`), AddPermission and RemovePermission
 //! (`suites/conformance/permissions.yaml`), a malformed TaskHandle
 //! (`move-task-cancel-malformed-handle`), the shapes of SequenceNumber and SenderId
-//! (`fifo-sequence-number-shape`, `msg-sender-id-shape`), and the query protocol's `Entries=`
-//! and `MessageAttributeNames=` (`suites/conformance/query-protocol.yaml`). What stays here:
+//! (`fifo-sequence-number-shape`, `msg-sender-id-shape`), and the query protocol's wire:
+//! `Entries=`, `MessageAttributeNames=`, a GET of a queue URL, service actions sent there,
+//! `Accept: application/json` (`suites/conformance/query-protocol.yaml`). What stays here:
 //! ListQueues per region, how SequenceNumbers and SenderIds relate across messages and
-//! credentials, and query requests no SDK operation makes (docs/emulator.md says why those are
-//! not cases).
+//! credentials, and empty lists under their item names, a form no client sends.
 //!
 //! `SQSPROBE_FIDELITY_ENDPOINT=http://127.0.0.1:PORT` points every test at a server already
 //! running there instead (a fresh one: the tests reuse queue names), so the same checks can be
@@ -226,100 +226,11 @@ async fn raw(emu: &Target, request: String) -> (u16, String, String) {
     (status, content_type, body.to_owned())
 }
 
-fn get(path_and_query: &str, extra_headers: &str) -> String {
-    format!(
-        "GET {path_and_query} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{extra_headers}\r\n"
-    )
-}
-
 fn post(path: &str, form: &str, extra_headers: &str) -> String {
     format!(
         "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n{extra_headers}\r\n{form}",
         form.len()
     )
-}
-
-/// LocalStack AWS-validated `TestSqsQueryApi`: `test_get_without_query_returns_unknown_operation`,
-/// `test_get_without_query_json_format_returns_returns_xml`, `test_get_create_queue_fails`,
-/// `test_get_list_queues_fails`, `test_get_queue_url_works_for_same_queue`.
-#[tokio::test]
-async fn query_requests_to_a_queue_url() {
-    scenario(async |emu, sqs| {
-        create(&sqs, "wire").await;
-        let (status, _, body) = raw(emu, get("/000000000000/wire", "")).await;
-        assert_eq!(status, 404, "{body}");
-        assert!(body.contains("<UnknownOperationException"), "{body}");
-        let (status, _, body) = raw(
-            emu,
-            get("/000000000000/wire", "Accept: application/json\r\n"),
-        )
-        .await;
-        assert_eq!(status, 404);
-        assert!(
-            body.contains("<UnknownOperationException"),
-            "XML even when JSON is asked: {body}"
-        );
-        for action in ["CreateQueue&QueueName=other", "ListQueues"] {
-            let (status, _, body) =
-                raw(emu, get(&format!("/000000000000/wire?Action={action}"), "")).await;
-            assert_eq!(status, 400, "{action}: {body}");
-            assert!(body.contains("<Code>InvalidAction</Code>"), "{body}");
-            let name = action.split('&').next().unwrap();
-            assert!(
-                body.contains(&format!("The action {name} is not valid for this endpoint")),
-                "{body}"
-            );
-        }
-        let (status, _, body) = raw(
-            emu,
-            get("/000000000000/wire?Action=GetQueueUrl&QueueName=wire", ""),
-        )
-        .await;
-        assert_eq!(status, 200, "{body}");
-        assert!(body.contains("/000000000000/wire</QueueUrl>"), "{body}");
-        // At the service endpoint ListQueues is fine.
-        let (status, _, _) = raw(emu, get("/?Action=ListQueues", "")).await;
-        assert_eq!(status, 200);
-    })
-    .await;
-}
-
-/// LocalStack AWS-validated `test_get_queue_attributes_json_format` and
-/// `test_get_list_queues_fails_json_format` (xfail on LocalStack, validated against AWS): a
-/// query request that accepts JSON is answered in JSON, errors included.
-#[tokio::test]
-async fn query_requests_accepting_json_get_json() {
-    scenario(async |emu, sqs| {
-        create(&sqs, "json").await;
-        let accept = "Accept: application/json\r\n";
-        let (status, content_type, body) = raw(
-            emu,
-            get(
-                "/000000000000/json?Action=GetQueueAttributes&AttributeName.1=All",
-                accept,
-            ),
-        )
-        .await;
-        assert_eq!(status, 200, "{body}");
-        assert!(content_type.contains("json"), "{content_type}");
-        let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
-        let attributes =
-            doc["GetQueueAttributesResponse"]["GetQueueAttributesResult"]["Attributes"]
-                .as_array()
-                .unwrap();
-        assert!(attributes.iter().any(|a| a["Name"] == "QueueArn"
-            && a["Value"].as_str().unwrap().ends_with(":json")));
-        assert!(doc["GetQueueAttributesResponse"]["ResponseMetadata"]["RequestId"].is_string());
-        let (status, _, body) = raw(emu, get("/000000000000/json?Action=ListQueues", accept)).await;
-        assert_eq!(status, 400);
-        let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(doc["Error"]["Code"], "InvalidAction");
-        assert_eq!(
-            doc["Error"]["Message"],
-            "The action ListQueues is not valid for this endpoint."
-        );
-    })
-    .await;
 }
 
 /// An empty list under its item name (`SendMessageBatchRequestEntry=`, `MessageAttributeName=`,

@@ -79,6 +79,7 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
         latency_ms: (end_ms - start_ms) as f64,
         lease_ms: None,
         fault: None,
+        wire: None,
         trial: None,
         region: None,
     }

@@ -277,6 +277,30 @@ pub struct Call {
     /// queue defined with `region:`. Absent for the run's own region and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// The query-protocol request form a step's `wire:` gave this call, and the form the
+    /// reply came in. Absent for calls sent as the SDK sends them, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<Box<WireEvidence>>,
+}
+
+/// A call sent in a query-protocol form of the suite's choosing (a step's `wire:`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireEvidence {
+    /// `GET` (the form in the URL's query string) or `POST` (the form as the body).
+    pub method: String,
+    /// The queue whose URL the request went to (its name); absent: the endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// `json` or `xml`: what the request's `Accept` header asked for; absent: none sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<String>,
+    /// True when the request carried no parameters at all, not even `Action`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_params: bool,
+    /// `json`, `xml` or `other`: the form of the reply; absent when none came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
 }
 
 /// An injected fault, as recorded on the attempt it hit.

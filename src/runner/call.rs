@@ -38,6 +38,9 @@ struct AttemptNote {
     transport_error: Option<String>,
     /// The fault injected into this attempt, if any.
     fault: Option<crate::evidence::format::FaultEvidence>,
+    /// The form of a query-protocol reply (`json`, `xml`, `other`), as the query client saw
+    /// it before translating it for the SDK.
+    reply: Option<String>,
 }
 
 /// The interceptor that fills [`AttemptNote`]s; one per call.
@@ -160,6 +163,7 @@ impl Intercept for AttemptRecorder {
             note.request_id =
                 header(resp, "x-amzn-requestid").or_else(|| header(resp, "x-amz-request-id"));
             note.query_error = header(resp, "x-amzn-query-error").map(|v| parse_query_error(&v));
+            note.reply = header(resp, crate::runner::query_protocol::REPLY_FORM_HEADER);
         } else if let Some(Err(err)) = context.output_or_error() {
             note.transport_error = Some(if err.is_timeout_error() {
                 "timeout".to_string()
@@ -268,6 +272,8 @@ pub struct Recorded<O> {
     /// The HTTP status of the final attempt, kept here because the rows may already have been
     /// emitted (drained) when a step checks its answer.
     pub final_status: Option<u16>,
+    /// The form of the final attempt's query-protocol reply (`json`, `xml`, `other`).
+    pub reply: Option<String>,
 }
 
 impl<O> Recorded<O> {
@@ -306,6 +312,9 @@ pub struct CallMeta {
     pub region: Option<String>,
     /// The run's clock, which times the call's attempts.
     pub clock: crate::runner::RunClock,
+    /// The query-protocol form a step's `wire:` gives the call (its `reply` is filled per
+    /// attempt).
+    pub wire: Option<crate::evidence::format::WireEvidence>,
 }
 
 impl CallMeta {
@@ -342,6 +351,7 @@ impl CallMeta {
             fault: None,
             trial: self.trial,
             region: self.region.clone(),
+            wire: self.wire.clone().map(Box::new),
         }
     }
 }
@@ -412,6 +422,12 @@ where
                 error_message: note.transport_error.as_ref().map(|e| masker.mask(e)),
                 completion,
                 fault: note.fault.clone(),
+                wire: meta.wire.clone().map(|w| {
+                    Box::new(crate::evidence::format::WireEvidence {
+                        reply: note.reply.clone(),
+                        ..w
+                    })
+                }),
                 latency_ms: (note.latency_ms * 1000.0).round() / 1000.0,
                 ..meta.row(
                     note.started_at.unwrap_or(call_started_at),
@@ -432,6 +448,7 @@ where
                 output: Some(output),
                 error: None,
                 final_status: rows.last().and_then(|r| r.http_status),
+                reply: notes[last].reply.clone(),
                 rows,
                 credentials,
             }
@@ -462,6 +479,7 @@ where
                 output: None,
                 error: Some(error),
                 final_status: rows.last().and_then(|r| r.http_status),
+                reply: notes[last].reply.clone(),
                 rows,
                 credentials,
             }

@@ -40,6 +40,8 @@ pub struct Observed<'a> {
     pub integrity: Vec<String>,
     /// How long the call took, measured around it by the runner (receive steps).
     pub elapsed: Option<std::time::Duration>,
+    /// The form the query-protocol reply came in (`json`, `xml`, `other`), when one came.
+    pub reply: Option<&'a str>,
 }
 
 /// Checks `obs` against `expect`.
@@ -223,6 +225,23 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     }
 
     failures.extend(obs.integrity.iter().cloned());
+    if let Some(want) = expect.reply {
+        match obs.reply {
+            Some(got) if got == want.as_str() => {}
+            Some(got) => failures.push(format!(
+                "expected the reply in {}, it came in {got}",
+                want.as_str()
+            )),
+            // An answer whose form nobody noted proves nothing either way.
+            None if failures.is_empty() => {
+                return Check::Inconclusive(format!(
+                    "the reply's form was not recorded, so `reply: {}` cannot be checked",
+                    want.as_str()
+                ));
+            }
+            None => {}
+        }
+    }
     if failures.is_empty() {
         Check::Pass
     } else {
@@ -872,6 +891,28 @@ mod tests {
         assert!(matches!(
             check_step(&StepExpect::default(), &obs),
             Check::Fail(_)
+        ));
+    }
+
+    #[test]
+    fn a_reply_form_is_checked_and_an_unrecorded_one_is_inconclusive() {
+        let expect = StepExpect {
+            reply: Some(crate::suite::model::ReplyFormat::Json),
+            ..StepExpect::default()
+        };
+        let seen = |reply| Observed {
+            status: Some(200),
+            reply,
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &seen(Some("json"))), Check::Pass);
+        assert_eq!(
+            check_step(&expect, &seen(Some("xml"))),
+            Check::Fail(vec!["expected the reply in json, it came in xml".into()])
+        );
+        assert!(matches!(
+            check_step(&expect, &seen(None)),
+            Check::Inconclusive(_)
         ));
     }
 }

@@ -9,9 +9,17 @@
 //! The SDK signs before the HTTP client sees the request, so the signature covers the JSON
 //! body, not the form body that is sent. Emulators ignore signatures; real AWS does not, which
 //! is why the CLI refuses `--protocol query` against AWS (see docs/query-protocol.md).
+//!
+//! A step's `wire:` (`wire.rs`) changes how one call goes out — GET, to a queue URL, with
+//! `Accept`, without parameters — and replies in JSON (what AWS answers a query request that
+//! accepts JSON) are decoded as well as XML ones. Every translated reply carries
+//! [`REPLY_FORM_HEADER`], so the call's row can say which form came back.
 
 mod decode;
 mod encode;
+mod wire;
+
+pub use wire::{WireForm, WireInterceptor};
 
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
@@ -27,6 +35,9 @@ use aws_smithy_types::byte_stream::ByteStream;
 const FORM_CONTENT_TYPE: &str = "application/x-www-form-urlencoded";
 /// Content type of the JSON replies handed to the SDK.
 const JSON_CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+/// The response header (the harness's own, added after the reply arrived) saying which form a
+/// query reply came in: `json`, `xml` or `other`.
+pub const REPLY_FORM_HEADER: &str = "x-sqsprobe-reply";
 
 /// An [`HttpClient`] that sends SQS calls over the query protocol (see the module docs).
 #[derive(Debug, Clone)]
@@ -78,9 +89,21 @@ impl HttpConnector for QueryConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let inner = self.inner.clone();
         HttpConnectorFuture::new(async move {
+            let mut request = request;
+            let wire = match WireForm::take(&mut request) {
+                Ok(wire) => wire,
+                Err(e) => return Err(ConnectorError::user(e.into())),
+            };
             let (request, operation) = match to_query(request) {
                 Ok(pair) => pair,
                 Err(e) => return Err(ConnectorError::user(e.into())),
+            };
+            let request = match wire {
+                Some(form) => match form.apply(request) {
+                    Ok(rewritten) => rewritten,
+                    Err(e) => return Err(ConnectorError::user(e.into())),
+                },
+                None => request,
             };
             let response = inner.call(request).await?;
             match operation {
@@ -140,7 +163,13 @@ async fn from_query(
         .map_err(|e| ConnectorError::io(e.into()))?
         .into_bytes();
     let status = response.status().as_u16();
-    let Some(reply) = decode::reply(operation, status, &body) else {
+    let form = reply_form(response.headers().get("content-type"), &body);
+    let _ = response.headers_mut().try_insert(REPLY_FORM_HEADER, form);
+    let decoded = match form {
+        "json" => decode::json_reply(operation, status, &body),
+        _ => decode::reply(operation, status, &body),
+    };
+    let Some(reply) = decoded else {
         *response.body_mut() = SdkBody::from(body);
         return Ok(response);
     };
@@ -171,6 +200,23 @@ async fn from_query(
     }
     *response.body_mut() = SdkBody::from(json);
     Ok(response)
+}
+
+/// The form of a query reply: its content type when that names JSON or XML, else what the
+/// body starts with (some servers send XML as `text/plain`).
+fn reply_form(content_type: Option<&str>, body: &[u8]) -> &'static str {
+    let ct = content_type.unwrap_or_default().to_ascii_lowercase();
+    if ct.contains("json") {
+        return "json";
+    }
+    if ct.contains("xml") {
+        return "xml";
+    }
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => "json",
+        Some(b'<') => "xml",
+        _ => "other",
+    }
 }
 
 #[cfg(test)]

@@ -192,6 +192,7 @@ pub async fn preflight(
         label: None,
         region: None,
         clock,
+        wire: None,
     };
     let prefix = run_prefix(run_id);
     let mut rec = record(meta, &masker, |r| {

@@ -75,6 +75,7 @@ mod tests {
                     action: Action::Sleep(Duration::from_secs(sleep_s)),
                     expect: StepExpect::default(),
                     fault: None,
+                    wire: None,
                 }],
                 expect: CaseExpect::default(),
                 trials: 1,

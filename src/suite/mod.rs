@@ -24,5 +24,6 @@ pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};
 pub use intake::{too_large, utf8_text};
 pub use limits::{CALL_ALLOWANCE, Limits, case_budget, case_waits, check_run};
 pub use model::*;
+pub(crate) use parse::step_calls;
 pub use parse::{PROTOCOLS, parse_suite};
 pub use source::LineIndex;

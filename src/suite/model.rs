@@ -161,6 +161,63 @@ pub struct Step {
     pub expect: StepExpect,
     /// `fault:` beside `expect:`: a fault injected into this step's own calls only.
     pub fault: Option<Fault>,
+    /// `wire:` beside `expect:`: how the query protocol client puts this step's call on the
+    /// wire, when it is not the way an SDK sends it (query-protocol cases only).
+    pub wire: Option<Wire>,
+}
+
+/// `wire: {method, to, accept, params}`: one query-protocol request in a form no SDK
+/// operation sends — the wire details AWS answers in its own ways (a GET of a queue URL, a
+/// service action sent to a queue URL, a request that accepts JSON, a request without
+/// `Action`). The call row records the form (`wire` in the evidence).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Wire {
+    /// Where `wire:` is written.
+    pub pos: Pos,
+    /// `method: GET` sends the form as the URL's query string with no body; `POST` (the
+    /// default) posts it.
+    pub method: WireMethod,
+    /// `to: <queue label>`: the request goes to that queue's URL instead of the endpoint.
+    pub to: Option<Spanned<String>>,
+    /// `accept: json` sends `Accept: application/json`; `xml` sends `Accept: text/xml`.
+    pub accept: Option<ReplyFormat>,
+    /// `params: none`: the request carries no parameters at all, not even `Action`.
+    pub no_params: bool,
+}
+
+/// The HTTP method of a `wire:` request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WireMethod {
+    Get,
+    #[default]
+    Post,
+}
+
+impl WireMethod {
+    /// The method as HTTP spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireMethod::Get => "GET",
+            WireMethod::Post => "POST",
+        }
+    }
+}
+
+/// The form of a query-protocol reply (`accept:` in `wire:`, `reply:` in `expect:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyFormat {
+    Json,
+    Xml,
+}
+
+impl ReplyFormat {
+    /// The name suites and evidence use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplyFormat::Json => "json",
+            ReplyFormat::Xml => "xml",
+        }
+    }
 }
 
 /// What a step does. The YAML key of each variant is given in its doc.
@@ -452,6 +509,9 @@ pub struct StepExpect {
     /// statements' Sids are exactly these, in any order (get-attributes; AddPermission writes
     /// one statement per label).
     pub policy_sids: Option<Vec<String>>,
+    /// `reply: json | xml` — the form the query-protocol reply came in (query-protocol cases:
+    /// a request that accepts JSON, say, is answered in JSON).
+    pub reply: Option<ReplyFormat>,
 }
 
 impl StepExpect {

@@ -51,7 +51,45 @@ impl CaseRun {
             label: queue.filter(|_| q.is_some()).map(str::to_string),
             region: q.and_then(|q| q.region.clone()),
             clock: self.ctx.clock,
+            wire: self
+                .step_wire
+                .as_ref()
+                .filter(|w| phase == Phase::Step && w.operation == action)
+                .map(StepWire::evidence),
         }
+    }
+
+    /// Arms the step's `wire:` for its call: the queue it names is resolved to its URL now.
+    pub(super) fn arm_wire(&mut self, step: &Step) -> Result<(), String> {
+        self.step_wire = None;
+        let Some(wire) = &step.wire else {
+            return Ok(());
+        };
+        let to = match &wire.to {
+            Some(label) => Some((
+                self.queues
+                    .get(&label.value)
+                    .map(|q| q.name.clone())
+                    .unwrap_or_default(),
+                self.queue_url(&label.value)?,
+            )),
+            None => None,
+        };
+        let operation = crate::suite::step_calls(&step.action)
+            .first()
+            .copied()
+            .ok_or_else(|| format!("step {} makes no SQS call for `wire`", step.index + 1))?;
+        self.step_wire = Some(StepWire {
+            operation,
+            to_name: to.as_ref().map(|(name, _)| name.clone()),
+            form: crate::runner::query_protocol::WireForm {
+                method: wire.method,
+                to_url: to.map(|(_, url)| url),
+                accept: wire.accept,
+                no_params: wire.no_params,
+            },
+        });
+        Ok(())
     }
 
     /// Runs one SDK call with its configuration (use [`call!`]); unless `finish`, the call is
@@ -73,7 +111,14 @@ impl CaseRun {
         E: aws_sdk_sqs::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
         O: aws_sdk_sqs::operation::RequestId,
     {
-        let config = self.call_config(&meta);
+        let mut config = self.call_config(&meta);
+        if meta.wire.is_some()
+            && let Some(w) = &self.step_wire
+        {
+            config = config.interceptor(crate::runner::query_protocol::WireInterceptor(
+                w.form.clone(),
+            ));
+        }
         let (operation, queue) = (meta.action, meta.label.clone());
         let faulty = matches!(meta.phase, Phase::Step | Phase::Observe) && self.has_faults();
         let send = |r: crate::runner::call::AttemptRecorder| {
@@ -183,6 +228,7 @@ impl CaseRun {
         let obs = Observed {
             error: error.as_ref(),
             status: rec.status(),
+            reply: rec.reply.as_deref(),
             ..obs
         };
         let check = check_step(expect, &obs);
@@ -226,5 +272,29 @@ fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &st
         rows: vec![row],
         credentials: Vec::new(),
         final_status: None,
+        reply: None,
+    }
+}
+
+/// A step's `wire:`, resolved for its call.
+#[derive(Debug, Clone)]
+pub(super) struct StepWire {
+    /// The SQS operation the form applies to (the step's own call, not the harness's).
+    pub operation: &'static str,
+    /// The name of the queue whose URL the request goes to.
+    pub to_name: Option<String>,
+    pub form: crate::runner::query_protocol::WireForm,
+}
+
+impl StepWire {
+    /// The call row's `wire` (its `reply` is filled per attempt).
+    fn evidence(&self) -> crate::evidence::format::WireEvidence {
+        crate::evidence::format::WireEvidence {
+            method: self.form.method.as_str().to_string(),
+            to: self.to_name.clone(),
+            accept: self.form.accept.map(|a| a.as_str().to_string()),
+            no_params: self.form.no_params,
+            reply: None,
+        }
     }
 }

@@ -306,6 +306,7 @@ mod tests {
                 action: Action::Sleep(Duration::ZERO),
                 expect: StepExpect::default(),
                 fault: None,
+                wire: None,
             },
             label: "q".into(),
             queue: "sqsprobe-r-c-q".into(),

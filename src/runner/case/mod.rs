@@ -172,6 +172,8 @@ struct CaseRun {
     faults: Arc<crate::runner::faults::FaultPlan>,
     /// The current step's own `fault:`, armed for the step.
     step_fault: crate::runner::faults::StepFault,
+    /// The current step's `wire:`, resolved (see `calls.rs`).
+    step_wire: Option<calls::StepWire>,
     /// Each queue's default visibility timeout as the case set it (SQS's 30 s otherwise), so
     /// every receive row can say how long its lease is.
     visibility: HashMap<String, Duration>,
@@ -271,6 +273,7 @@ impl CaseRun {
                 &case_key,
             )),
             step_fault: crate::runner::faults::StepFault::default(),
+            step_wire: None,
             move_tasks: HashMap::new(),
             denies: std::sync::Mutex::new(Vec::new()),
             started_at: ctx_clock.now(),
@@ -453,7 +456,10 @@ impl CaseRun {
                 }
             }
             Action::Observe(o) => self.observe(step, o).await,
-            other => self.sqs_step(step, other).await,
+            other => match self.arm_wire(step) {
+                Ok(()) => self.sqs_step(step, other).await,
+                Err(e) => Err(e),
+            },
         };
         outcome.unwrap_or_else(Check::Error)
     }

@@ -7,6 +7,14 @@
 //! where the JSON model has them. Errors: `<ErrorResponse><Error><Type/><Code/><Message/>`
 //! becomes `{"__type": "com.amazonaws.sqs#<Code>", "message": …}` plus the
 //! `x-amzn-query-error: <Code>;<Type>` header, so the SDK reports the code the server sent.
+//! A bare `<SomethingException/>` root on an error status (AWS's answer to a GET of a queue
+//! URL without `Action`) is an error with that code.
+//!
+//! [`json_reply`] reads the JSON form AWS answers a query request that accepts JSON:
+//! `{"<Op>Response": {"<Op>Result": …, "ResponseMetadata": {"RequestId": …}}}`, with maps as
+//! lists of `{"Name"/"Key", "Value"}` pairs, and errors as `{"Error": {"Type", "Code",
+//! "Message"}, "RequestId"}` (AWS-validated in LocalStack's `TestSqsQueryApi` for
+//! GetQueueAttributes and for errors; the other results are read by the same rules).
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -280,6 +288,18 @@ pub(crate) fn reply(operation: &str, status: u16, xml: &[u8]) -> Option<Reply> {
             query_error: Some(format!("{code};{fault}")),
         });
     }
+    if !(200..300).contains(&status) && root.children.is_empty() && root.name.ends_with("Exception")
+    {
+        let code = root.name.clone();
+        return Some(Reply {
+            body: json!({"__type": format!("com.amazonaws.sqs#{code}"), "message": root.text.trim()}),
+            request_id,
+            query_error: Some(format!(
+                "{code};{}",
+                if status >= 500 { "Receiver" } else { "Sender" }
+            )),
+        });
+    }
     if root.name != format!("{operation}Response") {
         return None;
     }
@@ -296,6 +316,87 @@ pub(crate) fn reply(operation: &str, status: u16, xml: &[u8]) -> Option<Reply> {
     Some(Reply {
         body: Value::Object(body),
         request_id,
+        query_error: None,
+    })
+}
+
+/// Members that are maps in the JSON model and lists of pairs in the query JSON form.
+const MAP_MEMBERS: &[&str] = &["Attributes", "Tags", "MessageAttributes"];
+
+/// A `{"Name" | "Key": …, "Value": …}` pair of the query JSON form.
+fn pair(v: &Value) -> Option<(&str, &Value)> {
+    let o = v.as_object().filter(|o| o.len() == 2)?;
+    let key = o.get("Name").or_else(|| o.get("Key"))?.as_str()?;
+    Some((key, o.get("Value")?))
+}
+
+/// One member of a query JSON result, as the JSON model has it.
+fn json_member(name: &str, v: &Value) -> Value {
+    match v {
+        Value::Array(items)
+            if MAP_MEMBERS.contains(&name)
+                || (!items.is_empty() && items.iter().all(|i| pair(i).is_some())) =>
+        {
+            let mut map = Map::new();
+            for (k, value) in items.iter().filter_map(pair) {
+                let value = match value {
+                    Value::Object(o) => Value::Object(json_object(o)),
+                    other => other.clone(),
+                };
+                map.insert(k.to_owned(), value);
+            }
+            Value::Object(map)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|i| json_member(name, i)).collect()),
+        Value::Object(o) => Value::Object(json_object(o)),
+        Value::String(t) => leaf(name, t),
+        other => other.clone(),
+    }
+}
+
+fn json_object(o: &Map<String, Value>) -> Map<String, Value> {
+    o.iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.clone(), json_member(k, v)))
+        .collect()
+}
+
+/// Decodes a query reply sent in JSON for `operation` (see the module docs); `None` when the
+/// body is not one, in which case it is passed on as is.
+pub(crate) fn json_reply(operation: &str, status: u16, body: &[u8]) -> Option<Reply> {
+    let doc: Value = serde_json::from_slice(body).ok()?;
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|t| t.trim().to_owned());
+    let wrapped = doc.get("ErrorResponse");
+    if let Some(error) = doc
+        .get("Error")
+        .or_else(|| wrapped.and_then(|w| w.get("Error")))
+    {
+        let code = text(error.get("Code")).unwrap_or_default();
+        let message = text(error.get("Message")).unwrap_or_default();
+        let fault = text(error.get("Type"))
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| if status >= 500 { "Receiver" } else { "Sender" }.to_owned());
+        return Some(Reply {
+            body: json!({"__type": format!("com.amazonaws.sqs#{code}"), "message": message}),
+            request_id: text(
+                doc.get("RequestId")
+                    .or_else(|| wrapped.and_then(|w| w.get("RequestId"))),
+            ),
+            query_error: Some(format!("{code};{fault}")),
+        });
+    }
+    let response = doc.get(format!("{operation}Response"))?;
+    let mut body = match response.get(format!("{operation}Result")) {
+        Some(Value::Object(result)) => json_object(result),
+        _ => Map::new(),
+    };
+    if is_batch(operation) {
+        body.entry("Successful").or_insert_with(|| json!([]));
+        body.entry("Failed").or_insert_with(|| json!([]));
+    }
+    Some(Reply {
+        body: Value::Object(body),
+        request_id: text(response.pointer("/ResponseMetadata/RequestId")),
         query_error: None,
     })
 }
@@ -528,5 +629,61 @@ mod tests {
         assert_eq!(reply("ListQueues", 200, b""), None);
         assert_eq!(reply("ListQueues", 200, b"<SendMessageResponse/>"), None);
         assert_eq!(reply("ListQueues", 200, b"<a><b></a>"), None);
+    }
+
+    #[test]
+    fn a_bare_exception_root_is_an_error_with_that_code() {
+        let r = reply("GetQueueUrl", 404, b"<UnknownOperationException/>").unwrap();
+        assert_eq!(
+            r.query_error.as_deref(),
+            Some("UnknownOperationException;Sender")
+        );
+        assert_eq!(
+            r.body["__type"],
+            "com.amazonaws.sqs#UnknownOperationException"
+        );
+        // Only on an error status: a 200 with such a root is no reply of this operation.
+        assert_eq!(
+            reply("GetQueueUrl", 200, b"<UnknownOperationException/>"),
+            None
+        );
+    }
+
+    #[test]
+    fn json_form_results_become_the_json_model() {
+        let body = br#"{"GetQueueAttributesResponse": {"GetQueueAttributesResult": {"Attributes": [{"Name": "QueueArn", "Value": "arn:aws:sqs:us-east-1:1:q"}, {"Name": "DelaySeconds", "Value": "0"}]}, "ResponseMetadata": {"RequestId": "r-1"}}}"#;
+        let r = json_reply("GetQueueAttributes", 200, body).unwrap();
+        assert_eq!(r.request_id.as_deref(), Some("r-1"));
+        assert_eq!(
+            r.body,
+            json!({"Attributes": {"QueueArn": "arn:aws:sqs:us-east-1:1:q", "DelaySeconds": "0"}})
+        );
+        let empty = br#"{"ListQueueTagsResponse": {"ListQueueTagsResult": {"Tags": []}, "ResponseMetadata": {"RequestId": "r"}}}"#;
+        assert_eq!(
+            json_reply("ListQueueTags", 200, empty).unwrap().body,
+            json!({"Tags": {}})
+        );
+        let urls = br#"{"ListQueuesResponse": {"ListQueuesResult": {"QueueUrls": ["u1", "u2"]}}}"#;
+        assert_eq!(
+            json_reply("ListQueues", 200, urls).unwrap().body,
+            json!({"QueueUrls": ["u1", "u2"]})
+        );
+        assert_eq!(json_reply("ListQueues", 200, b"{}"), None);
+        assert_eq!(json_reply("ListQueues", 200, b"<xml/>"), None);
+    }
+
+    #[test]
+    fn json_form_errors_carry_their_code_and_type() {
+        let body = br#"{"Error": {"Type": "Sender", "Code": "InvalidAction", "Message": "The action ListQueues is not valid for this endpoint."}, "RequestId": "r-2"}"#;
+        let r = json_reply("ListQueues", 400, body).unwrap();
+        assert_eq!(r.query_error.as_deref(), Some("InvalidAction;Sender"));
+        assert_eq!(r.request_id.as_deref(), Some("r-2"));
+        assert_eq!(
+            r.body["message"],
+            "The action ListQueues is not valid for this endpoint."
+        );
+        let wrapped = br#"{"ErrorResponse": {"Error": {"Code": "X"}, "RequestId": "r-3"}}"#;
+        let r = json_reply("ListQueues", 500, wrapped).unwrap();
+        assert_eq!(r.query_error.as_deref(), Some("X;Receiver"));
     }
 }

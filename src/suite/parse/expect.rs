@@ -26,6 +26,7 @@ pub(super) const EXPECT_KEYS: &[&str] = &[
     "absent",
     "within",
     "policy_sids",
+    "reply",
 ];
 
 pub(super) fn decode_step_expect(
@@ -119,6 +120,7 @@ pub(super) fn decode_step_expect(
             "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
             "within" => e.within = r.duration(v, "`within`"),
             "policy_sids" => e.policy_sids = decode_policy_sids(r, v),
+            "reply" => e.reply = super::wire::decode_format(r, v, "`reply`"),
             "outcome" => {
                 let tracks: Vec<String> = match action {
                     Action::Observe(o) => o.messages.iter().map(|m| m.value.clone()).collect(),

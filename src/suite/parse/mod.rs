@@ -9,7 +9,7 @@
 //! file), [`case`], [`queue`] definitions, [`step`] (keyword and sibling `expect:`), the step
 //! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`], [`permission`]),
 //! [`expect`], and
-//! [`fault`] (case and step faults, the `deny` step);
+//! [`fault`] (case and step faults, the `deny` step), [`wire`] (a step's query-wire form);
 //! [`scope`] holds what a case has defined so far.
 
 mod admin;
@@ -27,6 +27,7 @@ mod send;
 mod step;
 mod steps;
 mod suite;
+mod wire;
 
 pub use case::PROTOCOLS;
 pub(crate) use steps::step_calls;

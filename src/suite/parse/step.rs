@@ -1,4 +1,4 @@
-//! One step: its keyword, its body, and its sibling `expect:`.
+//! One step: its keyword, its body, and its siblings `expect:`, `fault:` and `wire:`.
 
 use saphyr::YamlData;
 
@@ -7,6 +7,7 @@ use super::fault::{FaultSite, decode_fault};
 use super::input::{Body, StepInput};
 use super::scope::{Scope, queue_ref};
 use super::steps::{self, StepSpec};
+use super::wire::decode_wire;
 use crate::suite::diagnostic::suggest;
 use crate::suite::limits::Limits;
 use crate::suite::model::*;
@@ -30,8 +31,9 @@ pub(super) fn decode_step(
     let mut keyword: Option<(&StepSpec, &Node, &Node)> = None;
     let mut expect: Option<(&Node, &Node)> = None;
     let mut fault: Option<(&Node, &Node)> = None;
+    let mut wire: Option<(&Node, &Node)> = None;
     let mut all = steps::keywords();
-    all.extend(["expect", "fault"]);
+    all.extend(["expect", "fault", "wire"]);
     for (k, v) in map {
         let Some(name) = k.data.as_str() else {
             r.error(k, "expected a step keyword");
@@ -41,6 +43,8 @@ pub(super) fn decode_step(
             expect = Some((k, v));
         } else if name == "fault" {
             fault = Some((k, v));
+        } else if name == "wire" {
+            wire = Some((k, v));
         } else if let Some(spec) = steps::spec(name) {
             if let Some((first, _, _)) = keyword {
                 r.error_hint(
@@ -101,12 +105,17 @@ pub(super) fn decode_step(
         Some((fk, fv)) => Some(decode_fault(r, fk, fv, site)?),
         None => None,
     };
+    let step_wire = match wire {
+        Some((wk, wv)) => Some(decode_wire(r, scope, wk, wv, spec)?),
+        None => None,
+    };
     Some(Step {
         index,
         pos: pos(key),
         action: action?,
         expect: step_expect,
         fault: step_fault,
+        wire: step_wire,
     })
 }
 
