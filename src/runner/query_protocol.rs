@@ -165,9 +165,12 @@ async fn from_query(
     let status = response.status().as_u16();
     let form = reply_form(response.headers().get("content-type"), &body);
     let _ = response.headers_mut().try_insert(REPLY_FORM_HEADER, form);
+    // Read by its form first, then the other way (a fallback that costs one failed parse).
     let decoded = match form {
-        "json" => decode::json_reply(operation, status, &body),
-        _ => decode::reply(operation, status, &body),
+        "json" => decode::json_reply(operation, status, &body)
+            .or_else(|| decode::reply(operation, status, &body)),
+        _ => decode::reply(operation, status, &body)
+            .or_else(|| decode::json_reply(operation, status, &body)),
     };
     let Some(reply) = decoded else {
         *response.body_mut() = SdkBody::from(body);
@@ -202,20 +205,22 @@ async fn from_query(
     Ok(response)
 }
 
-/// The form of a query reply: its content type when that names JSON or XML, else what the
-/// body starts with (some servers send XML as `text/plain`).
+/// The form of a query reply: what its body is (a JSON document or an XML one), and by its
+/// content type only when the body does not say (an empty body, a text page). The bytes are
+/// what the reply came in, whatever a server labels them.
 fn reply_form(content_type: Option<&str>, body: &[u8]) -> &'static str {
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') | Some(b'[') => return "json",
+        Some(b'<') => return "xml",
+        _ => {}
+    }
     let ct = content_type.unwrap_or_default().to_ascii_lowercase();
     if ct.contains("json") {
-        return "json";
-    }
-    if ct.contains("xml") {
-        return "xml";
-    }
-    match body.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => "json",
-        Some(b'<') => "xml",
-        _ => "other",
+        "json"
+    } else if ct.contains("xml") {
+        "xml"
+    } else {
+        "other"
     }
 }
 
@@ -313,5 +318,23 @@ mod tests {
             r.headers().get("x-amzn-query-error"),
             Some("Bad?Code;Sender")
         );
+    }
+
+    #[tokio::test]
+    async fn the_reply_form_is_noted_and_a_mislabelled_reply_still_decodes() {
+        let mut r = HttpResponse::new(
+            StatusCode::try_from(200).unwrap(),
+            SdkBody::from(
+                "<GetQueueUrlResponse><GetQueueUrlResult><QueueUrl>u</QueueUrl></GetQueueUrlResult></GetQueueUrlResponse>",
+            ),
+        );
+        r.headers_mut().insert("content-type", "application/json");
+        let r = from_query("GetQueueUrl", r).await.unwrap();
+        assert_eq!(r.headers().get(REPLY_FORM_HEADER), Some("xml"));
+        assert_eq!(r.body().bytes(), Some(&br#"{"QueueUrl":"u"}"#[..]));
+        assert_eq!(reply_form(None, b"  {\"a\":1}"), "json");
+        assert_eq!(reply_form(Some("text/plain"), b"<x/>"), "xml");
+        assert_eq!(reply_form(Some("application/json"), b""), "json");
+        assert_eq!(reply_form(None, b""), "other");
     }
 }
