@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use common::{root, run_bin};
@@ -34,10 +33,6 @@ fn bench(extra: &[&str]) -> common::Finished {
     all.extend_from_slice(&SMALL);
     all.extend_from_slice(extra);
     run_bin(&all, &root(), Duration::from_secs(300))
-}
-
-fn read(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("json")
 }
 
 fn array<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
@@ -225,7 +220,7 @@ fn scale_bench_json_is_complete_and_compared_by_baseline() {
     }
     // No raw table: no raw workload was chosen.
     assert!(!done.stdout.contains("| ceiling |"), "{}", done.stdout);
-    let report = read(&first);
+    let report = common::read_json(&first);
     assert_complete(&report);
 
     let base = dir.path().join("base.json");
@@ -278,7 +273,7 @@ fn scale_bench_json_is_complete_and_compared_by_baseline() {
         done.stdout
     );
     // The run is saved whatever the comparison says.
-    assert_complete(&read(&second));
+    assert_complete(&common::read_json(&second));
 }
 
 #[test]
@@ -368,7 +363,7 @@ fn raw_and_scale_workloads_in_one_run_share_one_json() {
     assert_eq!(done.code(), 0, "{}\n{}", done.stdout, done.stderr);
     assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
     assert!(done.stdout.contains("Queues ("), "{}", done.stdout);
-    let report = read(&json);
+    let report = common::read_json(&json);
     let workloads: Vec<&str> = array(&report, "rows")
         .iter()
         .filter_map(|r| r["workload"].as_str())

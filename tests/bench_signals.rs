@@ -194,8 +194,7 @@ fn a_signal_stops_a_scale_bench_and_its_server() {
         gone(server.0)
     });
     // What was measured is saved: here nothing, and why.
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let report: serde_json::Value = common::read_json(&json);
     let errors = report["scale"]["errors"].to_string();
     assert!(errors.contains("cut by a signal"), "{report}");
 }

@@ -50,8 +50,7 @@ fn bench_embedded_and_moto_writes_table_and_json() {
             .any(|r| r.starts_with("| moto | 1 |") && r.contains("| 1.00× |"))
     );
 
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let report: Value = common::read_json(&json);
     assert_eq!(report["version"], 2);
     assert_eq!(report["driver"], "sdk");
     assert_eq!(report["reference"], "moto");

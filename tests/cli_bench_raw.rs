@@ -20,10 +20,6 @@ fn bench(args: &[&str], json: &Path) -> common::Finished {
     run_bin(&all, &root(), Duration::from_secs(120))
 }
 
-fn read(json: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(json).expect("json written")).expect("json")
-}
-
 fn rows<'a>(report: &'a Value, target: &str) -> Vec<&'a Value> {
     report["rows"]
         .as_array()
@@ -111,7 +107,7 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
     assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
     assert!(done.stderr.contains("load average"), "{}", done.stderr);
 
-    let report = read(&json);
+    let report = common::read_json(&json);
     assert_eq!(report["version"], 3);
     assert!(
         report["build"] == "debug" || report["build"] == "release",
@@ -155,7 +151,7 @@ fn raw_bench_query_protocol_and_baseline_comparison() {
     ];
     let done = bench(&short, &first);
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
-    let report = read(&first);
+    let report = common::read_json(&first);
     assert!(
         rows(&report, "embedded")
             .iter()
@@ -241,7 +237,7 @@ fn raw_bench_moto_reconnects_after_every_answer() {
         &json,
     );
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
-    let report = read(&json);
+    let report = common::read_json(&json);
     let rows = rows(&report, "moto");
     assert_eq!(rows.len(), 3, "{report}");
     for r in &rows {
@@ -333,7 +329,7 @@ fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured()
         "{}",
         done.stderr
     );
-    let report = read(&json);
+    let report = common::read_json(&json);
     assert_eq!(rows(&report, "embedded").len(), 2, "{report}");
     assert!(rows(&report, "nobody").is_empty(), "{report}");
     let nobody = &report["targets"][1];

@@ -64,8 +64,7 @@ fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
     );
     assert_eq!(m.code(), 0, "{}\n{}", m.stdout, m.stderr);
 
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("matrix.json")).unwrap()).unwrap();
+    let json: serde_json::Value = common::read_json(&out.join("matrix.json"));
     let names: Vec<&str> = json["columns"]
         .as_array()
         .unwrap()

@@ -186,9 +186,7 @@ fn matrix_counts_what_did_not_finish_and_flags_the_interrupted_column() {
         "{}",
         done.stderr
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(matrix.join("matrix.json")).unwrap())
-            .unwrap();
+    let json: serde_json::Value = common::read_json(&matrix.join("matrix.json"));
     let (whole_col, cut_col) = (&json["columns"][0], &json["columns"][1]);
     assert_eq!(whole_col["interrupted"], false);
     assert_eq!(cut_col["interrupted"], true);

@@ -240,6 +240,14 @@ pub async fn queues_with_prefix(endpoint: &str, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// A JSON file the binary wrote (a bench's `--json`, a matrix's `matrix.json`), parsed; a
+/// missing or malformed file fails the test naming it.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
 /// The only run folder under `out` (each test gives the binary its own `--out`).
 pub fn single_run_dir(out: &Path) -> PathBuf {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
