@@ -89,11 +89,7 @@ impl HttpConnector for QueryConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let inner = self.inner.clone();
         HttpConnectorFuture::new(async move {
-            let mut request = request;
-            let wire = match WireForm::take(&mut request) {
-                Ok(wire) => wire,
-                Err(e) => return Err(ConnectorError::user(e.into())),
-            };
+            let wire = WireForm::of(&request);
             let (request, operation) = match to_query(request) {
                 Ok(pair) => pair,
                 Err(e) => return Err(ConnectorError::user(e.into())),

@@ -177,7 +177,8 @@ pub struct Wire {
     /// `method: GET` sends the form as the URL's query string with no body; `POST` (the
     /// default) posts it.
     pub method: WireMethod,
-    /// `to: <queue label>`: the request goes to that queue's URL instead of the endpoint.
+    /// `to: <queue label>`: the request goes to that queue's URL path on the run's endpoint
+    /// instead of the endpoint's own path.
     pub to: Option<Spanned<String>>,
     /// `accept: json` sends `Accept: application/json`; `xml` sends `Accept: text/xml`.
     pub accept: Option<ReplyFormat>,
@@ -216,6 +217,14 @@ impl ReplyFormat {
         match self {
             ReplyFormat::Json => "json",
             ReplyFormat::Xml => "xml",
+        }
+    }
+
+    /// The media type an `Accept` header asks for it with.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            ReplyFormat::Json => "application/json",
+            ReplyFormat::Xml => "text/xml",
         }
     }
 }

@@ -59,20 +59,17 @@ impl CaseRun {
         }
     }
 
-    /// Arms the step's `wire:` for its call: the queue it names is resolved to its URL now.
+    /// Arms the step's `wire:` for its call (the step loop cleared the previous step's): the
+    /// queue it names is resolved to its URL now.
     pub(super) fn arm_wire(&mut self, step: &Step) -> Result<(), String> {
-        self.step_wire = None;
         let Some(wire) = &step.wire else {
             return Ok(());
         };
         let to = match &wire.to {
-            Some(label) => Some((
-                self.queues
-                    .get(&label.value)
-                    .map(|q| q.name.clone())
-                    .unwrap_or_default(),
-                self.queue_url(&label.value)?,
-            )),
+            Some(label) => {
+                let url = self.queue_url(&label.value)?;
+                Some((self.queues[&label.value].name.clone(), url))
+            }
             None => None,
         };
         let operation = crate::suite::step_calls(&step.action)

@@ -391,11 +391,12 @@ impl CaseRun {
                 self.stopped = Some(stop);
                 return;
             }
+            // Before anything of this step is sent, the lift of a deny included: the previous
+            // step's wire form is its own. Armed again by the step itself (`arm_wire`).
+            self.step_wire = None;
             self.lift_denies(false).await;
             self.last_answer = None;
             self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
-            // Armed by the step itself (`arm_wire`) once its queue URL is known.
-            self.step_wire = None;
             let step_started = self.ctx.clock.now();
             let check = self.step(step).await;
             self.emit(Record::Step(StepEnd {

@@ -1,13 +1,13 @@
 //! A step's `wire:` form: how the query client sends one call when the suite asks for a
 //! form no SDK operation sends (see `suite::parse::wire`).
 //!
-//! The runner attaches [`WireInterceptor`] to the step's call; it adds the form to the
-//! request as the `x-sqsprobe-wire` header after signing, and the query connector takes the
-//! header off again before anything is sent, then rewrites the translated request: `GET` puts
-//! the form in the query string and sends no body, `to:` sends it to a queue URL's path on
-//! the run's endpoint (the host the run already talks to, so a target that answers with URLs
-//! of a host that does not resolve here is still reached), `accept:` adds `Accept`, and
-//! `params: none` drops the form, `Action` included. The header never reaches a server.
+//! The runner attaches [`WireInterceptor`] to the step's call; it puts the form on the request
+//! as a request extension (in-process only: extensions are never serialised onto the wire),
+//! and the query connector reads it there after translating the request: `GET` puts the form
+//! in the query string and sends no body, `to:` sends it to a queue URL's path on the run's
+//! endpoint (the host the run already talks to, so a target that answers with URLs of a host
+//! that does not resolve here is still reached), `accept:` adds `Accept`, and `params: none`
+//! drops the form, `Action` included.
 
 use crate::suite::model::{ReplyFormat, WireMethod};
 use aws_sdk_sqs::config::interceptors::BeforeTransmitInterceptorContextMut;
@@ -15,9 +15,7 @@ use aws_sdk_sqs::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
 use aws_smithy_types::body::SdkBody;
-
-/// The request header that carries the form from the runner to the query connector.
-pub(crate) const WIRE_HEADER: &str = "x-sqsprobe-wire";
+use hyper::Uri;
 
 /// One call's query-protocol request form.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -32,60 +30,13 @@ pub struct WireForm {
 
 /// Why a form could not be applied.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum WireError {
-    #[error("wire: the header {WIRE_HEADER} is not a wire form: {0}")]
-    Header(String),
-    #[error("wire: cannot send to {0}: not a URL")]
-    Url(String),
-}
+#[error("wire: cannot send to {0}: not a URL")]
+pub(super) struct WireError(String);
 
 impl WireForm {
-    /// The form as the header carries it: `method=GET;accept=json;params=none;to=<url>`, the
-    /// URL last so that nothing in it is read as a separator.
-    pub fn header_value(&self) -> String {
-        let mut parts = vec![format!("method={}", self.method.as_str())];
-        if let Some(a) = self.accept {
-            parts.push(format!("accept={}", a.as_str()));
-        }
-        if self.no_params {
-            parts.push("params=none".to_string());
-        }
-        if let Some(url) = &self.to_url {
-            parts.push(format!("to={url}"));
-        }
-        parts.join(";")
-    }
-
-    /// Reads [`Self::header_value`] back.
-    fn from_header(value: &str) -> Result<WireForm, WireError> {
-        let bad = || WireError::Header(value.to_string());
-        let mut form = WireForm::default();
-        let mut rest = value;
-        while !rest.is_empty() {
-            if let Some(url) = rest.strip_prefix("to=") {
-                form.to_url = Some(url.to_string());
-                break;
-            }
-            let (part, tail) = rest.split_once(';').unwrap_or((rest, ""));
-            match part {
-                "method=GET" => form.method = WireMethod::Get,
-                "method=POST" => form.method = WireMethod::Post,
-                "accept=json" => form.accept = Some(ReplyFormat::Json),
-                "accept=xml" => form.accept = Some(ReplyFormat::Xml),
-                "params=none" => form.no_params = true,
-                _ => return Err(bad()),
-            }
-            rest = tail;
-        }
-        Ok(form)
-    }
-
-    /// Takes the form off a request, if the runner put one there.
-    pub(super) fn take(request: &mut HttpRequest) -> Result<Option<WireForm>, WireError> {
-        let Some(value) = request.headers_mut().remove(WIRE_HEADER) else {
-            return Ok(None);
-        };
-        WireForm::from_header(&value).map(Some)
+    /// The form the runner put on a request, if any.
+    pub(super) fn of(request: &HttpRequest) -> Option<WireForm> {
+        request.extension::<WireForm>().cloned()
     }
 
     /// Rewrites a translated query request (a form `POST` to the endpoint) into this form.
@@ -95,21 +46,18 @@ impl WireForm {
         } else {
             String::from_utf8_lossy(request.body().bytes().unwrap_or_default()).into_owned()
         };
-        let endpoint = request.uri().to_string();
+        let endpoint = parse(request.uri())?;
         let path = match &self.to_url {
-            Some(url) => path_of(url).ok_or_else(|| WireError::Url(url.clone()))?,
-            None => path_of(&endpoint).unwrap_or("/"),
+            Some(url) => parse(url)?.path().to_owned(),
+            None => endpoint.path().to_owned(),
         };
-        let origin = origin_of(&endpoint).ok_or_else(|| WireError::Url(endpoint.clone()))?;
+        let (Some(scheme), Some(authority)) = (endpoint.scheme_str(), endpoint.authority()) else {
+            return Err(WireError(request.uri().to_owned()));
+        };
+        let origin = format!("{scheme}://{authority}");
         let headers = request.headers_mut();
         if let Some(accept) = self.accept {
-            headers.insert(
-                "accept",
-                match accept {
-                    ReplyFormat::Json => "application/json",
-                    ReplyFormat::Xml => "text/xml",
-                },
-            );
+            headers.insert("accept", accept.media_type());
         }
         let uri = match self.method {
             WireMethod::Get => {
@@ -130,33 +78,23 @@ impl WireForm {
         };
         request
             .set_method(self.method.as_str())
-            .map_err(|_| WireError::Url(uri.clone()))?;
+            .map_err(|_| WireError(uri.clone()))?;
         request
             .set_uri(uri.as_str())
-            .map_err(|_| WireError::Url(uri.clone()))?;
+            .map_err(|_| WireError(uri.clone()))?;
         Ok(request)
     }
 }
 
-/// `scheme://authority` of a URL.
-fn origin_of(url: &str) -> Option<&str> {
-    let after = url.find("://")? + 3;
-    let end = url[after..]
-        .find(['/', '?'])
-        .map_or(url.len(), |i| after + i);
-    Some(&url[..end])
+/// A URL with a scheme and a host, as `to:` and the endpoint must be.
+fn parse(url: &str) -> Result<Uri, WireError> {
+    url.parse::<Uri>()
+        .ok()
+        .filter(|u| u.scheme().is_some() && u.authority().is_some())
+        .ok_or_else(|| WireError(url.to_owned()))
 }
 
-/// The path of a URL (`/` when it has none), without its query string.
-fn path_of(url: &str) -> Option<&str> {
-    let origin = origin_of(url)?;
-    let rest = &url[origin.len()..];
-    let path = rest.split('?').next().unwrap_or("");
-    Some(if path.is_empty() { "/" } else { path })
-}
-
-/// Puts a call's [`WireForm`] on its request for the query connector (after signing: the
-/// header is the harness's own, never sent).
+/// Puts a call's [`WireForm`] on its request for the query connector.
 #[derive(Debug, Clone)]
 pub struct WireInterceptor(pub WireForm);
 
@@ -171,11 +109,7 @@ impl Intercept for WireInterceptor {
         _rc: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        context
-            .request_mut()
-            .headers_mut()
-            .try_insert(WIRE_HEADER, self.0.header_value())
-            .map_err(|e| BoxError::from(format!("wire: {e}")))?;
+        context.request_mut().add_extension(self.0.clone());
         Ok(())
     }
 }
@@ -193,23 +127,6 @@ mod tests {
         r.headers_mut()
             .insert("content-length", body.len().to_string());
         r
-    }
-
-    #[test]
-    fn the_header_round_trips_with_the_url_last() {
-        let form = WireForm {
-            method: WireMethod::Get,
-            to_url: Some("http://h:1/000000000000/q;x?y=1".into()),
-            accept: Some(ReplyFormat::Json),
-            no_params: true,
-        };
-        let value = form.header_value();
-        assert_eq!(
-            value,
-            "method=GET;accept=json;params=none;to=http://h:1/000000000000/q;x?y=1"
-        );
-        assert_eq!(WireForm::from_header(&value).unwrap(), form);
-        assert!(WireForm::from_header("method=PUT").is_err());
     }
 
     #[test]
@@ -242,7 +159,11 @@ mod tests {
             no_params: true,
             ..WireForm::default()
         };
-        let r = bare.apply(form_post("Action=GetQueueUrl")).unwrap();
+        let mut request = form_post("Action=GetQueueUrl");
+        assert_eq!(WireForm::of(&request), None);
+        request.add_extension(bare.clone());
+        assert_eq!(WireForm::of(&request).as_ref(), Some(&bare));
+        let r = bare.apply(request).unwrap();
         assert_eq!(r.uri(), "http://127.0.0.1:9/1/q");
         let post = WireForm {
             to_url: Some("http://h/1/q".into()),

@@ -28,15 +28,17 @@ pub(super) fn decode_wire(
     spec: &StepSpec,
 ) -> Option<Wire> {
     let f = r.fields(key, value, "`wire`", WIRE_KEYS)?;
-    if spec.calls.len() != 1 {
+    // `deny` lists one operation but makes two calls (the policy set, and lifted later).
+    if spec.calls.len() != 1 || spec.keyword == "deny" {
         r.error_hint(
             key,
             format!(
                 "`wire` applies to a step that makes one SQS call; {} makes {}",
                 super::input::a_step(spec.keyword),
                 match spec.calls.len() {
-                    0 => "none".to_string(),
-                    n => format!("{n} kinds"),
+                    0 => "none",
+                    1 => "two (it sets a policy and lifts it later)",
+                    _ => "several",
                 }
             ),
             "put `wire` on a step such as get-queue-url, get-attributes, list-queues or create-queue",
@@ -157,6 +159,15 @@ mod tests {
         assert!(only_error(&step("{verb: GET}")).contains("unknown key `verb` in `wire`"));
         let sleep = suite(QUERY, "      - sleep: 1s\n        wire: {method: GET}\n");
         assert!(only_error(&sleep).contains("`wire` applies to a step that makes one SQS call"));
+        let deny = suite(
+            QUERY,
+            "      - deny: {queue: q, actions: [sqs:SendMessage], for: 1s}\n        wire: {method: GET}\n",
+        );
+        assert!(
+            only_error(&deny).contains("makes two"),
+            "{}",
+            only_error(&deny)
+        );
     }
 
     #[test]
