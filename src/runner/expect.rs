@@ -55,14 +55,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
         // The step's own `fault:` took this answer: the suite asked for it. Without an
         // expectation of the answer itself it passes; what else it expects cannot be checked.
         if !expected_this && err.injected.as_ref().is_some_and(|f| f.scope == "step") {
-            let others = expect.messages.is_some()
-                || !expect.received.is_empty()
-                || expect.successful.is_some()
-                || expect.failed.is_some()
-                || !expect.attributes.is_empty()
-                || !expect.attribute_shapes.is_empty()
-                || expect.policy_sids.is_some()
-                || expect.outcome.is_some();
+            let others = expect.expects_of_the_answer();
             return if expect.error.is_some() || expects_error_status {
                 Check::Fail(vec![format!(
                     "expected error {}, got the step's injected fault ({}): {}",
@@ -914,5 +907,49 @@ mod tests {
             check_step(&expect, &seen(None)),
             Check::Inconclusive(_)
         ));
+    }
+
+    #[test]
+    fn an_answer_the_steps_own_fault_took_leaves_every_answer_check_unchecked() {
+        let injected = CallError {
+            kind: FailureKind::Throttled,
+            code: Some("ThrottlingException".into()),
+            error_type: None,
+            status: Some(400),
+            sender_fault: Some(true),
+            message: None,
+            injected: Some(crate::evidence::format::FaultEvidence {
+                kind: "throttle".into(),
+                scope: "step".into(),
+                delay_ms: None,
+                status: Some(400),
+                code: Some("ThrottlingException".into()),
+            }),
+        };
+        let obs = Observed {
+            error: Some(&injected),
+            status: Some(400),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&StepExpect::default(), &obs), Check::Pass);
+        for expect in [
+            StepExpect {
+                reply: Some(crate::suite::model::ReplyFormat::Xml),
+                ..StepExpect::default()
+            },
+            StepExpect {
+                absent: vec!["Policy".into()],
+                ..StepExpect::default()
+            },
+            StepExpect {
+                message_contains: Some("x".into()),
+                ..StepExpect::default()
+            },
+        ] {
+            assert!(
+                matches!(check_step(&expect, &obs), Check::Inconclusive(_)),
+                "{expect:?}"
+            );
+        }
     }
 }

@@ -530,6 +530,25 @@ impl StepExpect {
     pub fn expects_error(&self) -> bool {
         self.error.is_some() || self.status.is_some_and(|s| s >= 400)
     }
+
+    /// Whether the step checks anything of the answer beyond its error and status: what a
+    /// fault that took the answer (the step's own `fault:`) leaves unchecked, so the step is
+    /// inconclusive rather than passed. Every such key belongs here.
+    pub fn expects_of_the_answer(&self) -> bool {
+        self.messages.is_some()
+            || !self.received.is_empty()
+            || self.successful.is_some()
+            || self.failed.is_some()
+            || !self.attributes.is_empty()
+            || !self.attribute_shapes.is_empty()
+            || self.outcome.is_some()
+            || self.rate.is_some()
+            || self.message_contains.is_some()
+            || !self.absent.is_empty()
+            || self.within.is_some()
+            || self.policy_sids.is_some()
+            || self.reply.is_some()
+    }
 }
 
 /// The shape an attribute's value must have: every given part holds.
