@@ -37,7 +37,9 @@ impl CaseRun {
             let region = q.region.as_deref().unwrap_or(&self.ctx.region);
             if let Some(first) = seen.insert((&q.name, region), label) {
                 return Err(format!(
-                    "queues `{first}` and `{label}` share a name and would both be in {region}                      (the run's region is {}): one region holds one queue per name; give them                      different `region:`s",
+                    "queues `{first}` and `{label}` share a name and would both be in {region} \
+                     (the run's region is {}): one region holds one queue per name; give them \
+                     different `region:`s",
                     self.ctx.region
                 ));
             }
