@@ -275,30 +275,19 @@ pub(crate) fn reply(operation: &str, status: u16, xml: &[u8]) -> Option<Reply> {
             .unwrap_or_default()
             .trim()
             .to_owned();
-        let message = error.child_text("Message").unwrap_or_default().to_owned();
-        // A reply without <Type> is attributed by its status, as SDKs for the query protocol do.
-        let fault = error
-            .child_text("Type")
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| if status >= 500 { "Receiver" } else { "Sender" }.to_owned());
-        return Some(Reply {
-            body: json!({"__type": format!("com.amazonaws.sqs#{code}"), "message": message}),
-            request_id,
-            query_error: Some(format!("{code};{fault}")),
-        });
+        let message = error.child_text("Message").unwrap_or_default();
+        let fault = error.child_text("Type");
+        return Some(error_reply(&code, message, fault, status, request_id));
     }
     if !(200..300).contains(&status) && root.children.is_empty() && root.name.ends_with("Exception")
     {
-        let code = root.name.clone();
-        return Some(Reply {
-            body: json!({"__type": format!("com.amazonaws.sqs#{code}"), "message": root.text.trim()}),
+        return Some(error_reply(
+            &root.name,
+            root.text.trim(),
+            None,
+            status,
             request_id,
-            query_error: Some(format!(
-                "{code};{}",
-                if status >= 500 { "Receiver" } else { "Sender" }
-            )),
-        });
+        ));
     }
     if root.name != format!("{operation}Response") {
         return None;
@@ -318,6 +307,26 @@ pub(crate) fn reply(operation: &str, status: u16, xml: &[u8]) -> Option<Reply> {
         request_id,
         query_error: None,
     })
+}
+
+/// An error reply in the JSON protocol's terms, whichever form it came in. A reply without a
+/// fault side (`<Type>`) is attributed by its status, as SDKs for the query protocol do.
+fn error_reply(
+    code: &str,
+    message: &str,
+    fault: Option<&str>,
+    status: u16,
+    request_id: Option<String>,
+) -> Reply {
+    let fault = fault
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or(if status >= 500 { "Receiver" } else { "Sender" });
+    Reply {
+        body: json!({"__type": format!("com.amazonaws.sqs#{code}"), "message": message}),
+        request_id,
+        query_error: Some(format!("{code};{fault}")),
+    }
 }
 
 /// Members that are maps in the JSON model and lists of pairs in the query JSON form.
@@ -373,17 +382,18 @@ pub(crate) fn json_reply(operation: &str, status: u16, body: &[u8]) -> Option<Re
     {
         let code = text(error.get("Code")).unwrap_or_default();
         let message = text(error.get("Message")).unwrap_or_default();
-        let fault = text(error.get("Type"))
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| if status >= 500 { "Receiver" } else { "Sender" }.to_owned());
-        return Some(Reply {
-            body: json!({"__type": format!("com.amazonaws.sqs#{code}"), "message": message}),
-            request_id: text(
-                doc.get("RequestId")
-                    .or_else(|| wrapped.and_then(|w| w.get("RequestId"))),
-            ),
-            query_error: Some(format!("{code};{fault}")),
-        });
+        let request_id = text(
+            doc.get("RequestId")
+                .or_else(|| wrapped.and_then(|w| w.get("RequestId"))),
+        );
+        let fault = text(error.get("Type"));
+        return Some(error_reply(
+            &code,
+            &message,
+            fault.as_deref(),
+            status,
+            request_id,
+        ));
     }
     let response = doc.get(format!("{operation}Response"))?;
     let mut body = match response.get(format!("{operation}Result")) {
