@@ -180,7 +180,13 @@ impl Queue {
             match self.slot(id) {
                 Some(m) if m.enqueued_ms + retention_ms > now => break,
                 _ => {
-                    self.remove(id);
+                    // A group entry whose message is gone would be named again and again:
+                    // stop rather than spin under the store's lock (it cannot happen while
+                    // `remove` unfiles what it removes; the assertion says so in tests).
+                    if self.remove(id).is_none() {
+                        debug_assert!(false, "a FIFO group names a message that is gone");
+                        break;
+                    }
                 }
             }
         }
@@ -712,6 +718,14 @@ mod tests {
             queue.dedup_lookup(queue.dedup_key("g2", "d"), 1),
             Some(original)
         );
+        // SetQueueAttributes changing the scope later does not move it (AWS-recorded
+        // `test_fifo_change_to_high_throughput_after_creation`): still queue-wide.
+        queue.settings.deduplication_scope = "messageGroup".into();
+        assert_eq!(
+            queue.dedup_lookup(queue.dedup_key("g2", "d"), 1),
+            Some(original)
+        );
+        // A queue created per group keys by group.
         queue.dedup_per_group = true;
         assert_eq!(queue.dedup_lookup(queue.dedup_key("g2", "d"), 1), None);
         queue.tick(DEDUP_WINDOW_MS);

@@ -116,45 +116,40 @@ fn render(
     out.insert("Body".into(), json!(message.body()));
     let wants = |name: &str| params.system_names.iter().any(|n| n == "All" || n == name);
     let mut system = Map::new();
-    let mut put = |name: &str, value: Option<String>| {
-        if let Some(value) = value
-            && wants(name)
+    // Each value is computed only when asked for: a content-based deduplication id is a
+    // SHA-256 of the body, and most receives ask for a few attributes or none.
+    let mut put = |name: &str, value: &dyn Fn() -> Option<String>| {
+        if wants(name)
+            && let Some(value) = value()
         {
             system.insert(name.to_owned(), Value::String(value));
         }
     };
     let extra = message.extra.as_deref();
-    put("SenderId", Some(sender_id.to_owned()));
-    put("SentTimestamp", Some(message.sent_ms.to_string()));
-    put(
-        "ApproximateReceiveCount",
-        Some(message.receive_count.to_string()),
-    );
-    put(
-        "ApproximateFirstReceiveTimestamp",
-        (message.first_receive_ms > 0).then(|| message.first_receive_ms.to_string()),
-    );
-    put(
-        "AWSTraceHeader",
-        extra.and_then(|e| e.trace_header.as_deref().map(str::to_owned)),
-    );
-    put(
-        "DeadLetterQueueSourceArn",
-        extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned)),
-    );
-    put(
-        "MessageGroupId",
-        queue.group_name(message).map(str::to_owned),
-    );
+    put("SenderId", &|| Some(sender_id.to_owned()));
+    put("SentTimestamp", &|| Some(message.sent_ms.to_string()));
+    put("ApproximateReceiveCount", &|| {
+        Some(message.receive_count.to_string())
+    });
+    put("ApproximateFirstReceiveTimestamp", &|| {
+        (message.first_receive_ms > 0).then(|| message.first_receive_ms.to_string())
+    });
+    put("AWSTraceHeader", &|| {
+        extra.and_then(|e| e.trace_header.as_deref().map(str::to_owned))
+    });
+    put("DeadLetterQueueSourceArn", &|| {
+        extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned))
+    });
+    put("MessageGroupId", &|| {
+        queue.group_name(message).map(str::to_owned)
+    });
     if queue.is_fifo() {
-        put(
-            "MessageDeduplicationId",
-            message.dedup_id().map(|d| d.into_owned()),
-        );
-        put(
-            "SequenceNumber",
-            message.sequence_number.map(|n| n.to_string()),
-        );
+        put("MessageDeduplicationId", &|| {
+            message.dedup_id().map(|d| d.into_owned())
+        });
+        put("SequenceNumber", &|| {
+            message.sequence_number.map(|n| n.to_string())
+        });
     }
     if !system.is_empty() {
         out.insert("Attributes".into(), Value::Object(system));
