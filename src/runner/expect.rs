@@ -291,10 +291,11 @@ fn check_shapes(
             }
         };
         if let Some(pattern) = &shape_want.matches
-            && !regex_lite::Regex::new(pattern).is_ok_and(|re| re.is_match(value))
+            && !pattern.is_match(value)
         {
             failures.push(format!(
-                "{who}: expected {name} to match `{pattern}`, got {}",
+                "{who}: expected {name} to match `{}`, got {}",
+                pattern.as_str(),
                 shown()
             ));
         }
@@ -801,14 +802,19 @@ mod tests {
                 (
                     "SequenceNumber".to_string(),
                     AttrShape {
-                        matches: Some("^[1-9][0-9]{19,}$".into()),
+                        matches: Some(
+                            crate::suite::model::Pattern::new("^[1-9][0-9]{19,}$").unwrap(),
+                        ),
                         above: Some("18446744073709551615".into()),
                     },
                 ),
                 (
                     "SenderId".to_string(),
                     AttrShape {
-                        matches: Some("^A(IDA|ROA)[A-Z0-9]{17}(:.+)?$".into()),
+                        matches: Some(
+                            crate::suite::model::Pattern::new("^A(IDA|ROA)[A-Z0-9]{17}(:.+)?$")
+                                .unwrap(),
+                        ),
                         above: None,
                     },
                 ),

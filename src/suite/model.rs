@@ -554,13 +554,42 @@ impl StepExpect {
 /// The shape an attribute's value must have: every given part holds.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AttrShape {
-    /// `matches:` a regular expression (regex-lite syntax, compiled when the suite is read)
-    /// that matches the value somewhere: anchor it (`^…$`) to match the whole value.
-    pub matches: Option<String>,
+    /// `matches:` a regular expression (regex-lite syntax, compiled once, when the suite is
+    /// read) that matches the value somewhere: anchor it (`^…$`) to match the whole value.
+    pub matches: Option<Pattern>,
     /// `above:` the value is a decimal integer greater than this one (any size: 128-bit
     /// SequenceNumbers compare exactly). Digits only, without leading zeros.
     pub above: Option<String>,
 }
+
+/// A compiled `matches:` pattern; two are equal when they were written the same.
+#[derive(Debug, Clone)]
+pub struct Pattern(regex_lite::Regex);
+
+impl Pattern {
+    /// Compiles `pattern` (regex-lite syntax).
+    pub fn new(pattern: &str) -> Result<Pattern, regex_lite::Error> {
+        regex_lite::Regex::new(pattern).map(Pattern)
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// Whether it matches somewhere in `value`.
+    pub fn is_match(&self, value: &str) -> bool {
+        self.0.is_match(value)
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Pattern {}
 
 /// One expected `Failed[]` entry of a batch response.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -177,8 +177,8 @@ fn decode_shape(r: &mut Reader, key: &Node, value: &Node, name: &str) -> Option<
     let mut ok = true;
     if let Some(node) = f.get("matches") {
         match r.nonempty(node, "`matches` (a regular expression)") {
-            Some(pattern) => match regex_lite::Regex::new(&pattern) {
-                Ok(_) => shape.matches = Some(pattern),
+            Some(pattern) => match Pattern::new(&pattern) {
+                Ok(compiled) => shape.matches = Some(compiled),
                 Err(err) => {
                     // regex-lite explains over several lines; the last says what is wrong.
                     let why = err.to_string();
