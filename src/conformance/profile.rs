@@ -11,7 +11,6 @@ use crate::evidence::format::{CaseEnd, Verdict};
 use crate::suite::model::Pos;
 use crate::suite::yaml::{DocumentKind, Node, Reader, load_document, pos};
 use crate::suite::{Diagnostic, closest};
-use saphyr::{Scalar, YamlData};
 
 const PROFILE_KEYS: &[&str] = &[
     "target",
@@ -53,18 +52,25 @@ pub struct ProfileEntry {
     pub reference: String,
     /// `protocols: [query]`: the entry holds only for runs over these protocols (empty: all).
     pub protocols: Vec<String>,
-    /// `step: N` (1-based, as findings number them): the divergence shows at this step, and a
-    /// failure anywhere else in the case is not it. Required for known divergences.
-    pub step: Option<u32>,
-    /// `step: case`: the divergence shows in the case's own findings, those that name no step
-    /// (a `rate:` judged over trials, a trial that failed), and nowhere else.
-    pub case_level: bool,
+    /// Where the divergence shows (`step:`); a failure anywhere else in the case is not it.
+    /// Required for known divergences.
+    pub step: Option<StepPin>,
     /// `finding: text`: what the target answers at that step, as the finding says it (a part
     /// of the message). A failure there that does not say it is not this divergence.
     pub finding: Option<String>,
     /// `answer: {status, code}`: the HTTP status and error code the target answers at that
     /// step (`{status: 200}` for a success AWS would refuse).
     pub answer: Option<Answer>,
+}
+
+/// A known divergence's `step:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepPin {
+    /// `step: N` (1-based, as findings number them).
+    At(u32),
+    /// `step: case`: the case's own findings, those that name no step (a `rate:` judged over
+    /// trials, a trial that failed).
+    Case,
 }
 
 /// What a target answered at a step: its HTTP status and error code, as a profile pins them.
@@ -231,14 +237,12 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
         if !r.require(&f, REQUIRED_ENTRY_KEYS) {
             continue;
         }
-        let case_level = f
-            .get("step")
-            .is_some_and(|n| matches!(&n.data, YamlData::Value(Scalar::String(s)) if s == "case"));
-        let step = f
-            .get("step")
-            .filter(|_| !case_level)
-            .and_then(|n| r.int(n, "`step` (or `case`)", 1, 10_000))
-            .map(|n| n as u32);
+        let step = f.get("step").and_then(|n| match n.data.as_str() {
+            Some("case") => Some(StepPin::Case),
+            _ => r
+                .int(n, "`step` (or `case`)", 1, 10_000)
+                .map(|n| StepPin::At(n as u32)),
+        });
         let mut protocols = Vec::new();
         if let Some(n) = f.get("protocols") {
             for p in r.strings(n, "protocols", true).unwrap_or_default() {
@@ -298,7 +302,6 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
                 reference,
                 protocols,
                 step,
-                case_level,
                 finding,
                 answer,
             });
@@ -357,14 +360,15 @@ pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
 /// its step, and saying what it says the target answers there. `Err` says what differs.
 fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
     let at = |f: &&crate::evidence::format::Finding| match entry.step {
-        _ if entry.case_level => f.step.is_none(),
-        Some(n) => f.step.map(|s| s as u32 + 1) == Some(n),
+        Some(StepPin::Case) => f.step.is_none(),
+        Some(StepPin::At(n)) => f.step.map(|s| s as u32 + 1) == Some(n),
+        // Unsupported entries have no step and are never asked to explain a failure.
         None => true,
     };
-    let pinned_at = if entry.case_level {
-        "case level".to_string()
-    } else {
-        format!("step {}", entry.step.unwrap_or_default())
+    let pinned_at = match entry.step {
+        Some(StepPin::Case) => "case level".to_string(),
+        Some(StepPin::At(n)) => format!("step {n}"),
+        None => "no step".to_string(),
     };
     let elsewhere: Vec<&str> = end
         .findings
@@ -714,7 +718,7 @@ unsupported:
             "    finding: \"rate of observed_redelivery\"",
         );
         let p = parse_profile("p.yaml", &text).unwrap();
-        assert!(p.known_divergences[0].case_level);
+        assert_eq!(p.known_divergences[0].step, Some(StepPin::Case));
         let rate = Finding {
             step: None,
             line: 5,
