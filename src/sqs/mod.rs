@@ -1,7 +1,8 @@
 //! Facts about Amazon SQS itself, shared by the emulator (which answers like SQS) and the runner
-//! (which reads SQS's answers): the table of SQS errors, the IAM action of each operation, and
-//! what requests cost.
+//! (which reads SQS's answers): the table of SQS errors, the IAM action of each operation, what
+//! requests cost, and how a queue ARN reads.
 
+pub mod arn;
 pub mod errors;
 pub mod iam;
 pub mod pricing;

@@ -310,7 +310,7 @@ fn parse_redrive_policy(raw: &str) -> SqsResult<RedrivePolicy> {
         }
         Some(_) => return Err(invalid("Invalid value for deadLetterTargetArn.")),
     };
-    if parse_arn(&arn).is_none() {
+    if crate::sqs::arn::parse(&arn).is_none() {
         return Err(invalid("Invalid value for deadLetterTargetArn."));
     }
     let count = match map.get("maxReceiveCount") {
@@ -380,25 +380,6 @@ fn parse_redrive_allow_policy(raw: &str) -> SqsResult<(String, RedrivePermission
         _ => return Err(invalid("Invalid redrivePermission.")),
     };
     Ok((raw.to_owned(), permission))
-}
-
-/// Splits `arn:aws:sqs:<region>:<account>:<name>` into (region, account, name).
-pub(crate) fn parse_arn(arn: &str) -> Option<(&str, &str, &str)> {
-    let mut parts = arn.splitn(6, ':');
-    let (Some("arn"), Some(_partition), Some("sqs"), Some(region), Some(account), Some(name)) = (
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-    ) else {
-        return None;
-    };
-    if name.is_empty() {
-        return None;
-    }
-    Some((region, account, name))
 }
 
 #[cfg(test)]

@@ -224,8 +224,5 @@ impl Emulator {
 
 /// (region, name) of a store key (`arn:aws:sqs:<region>:<account>:<name>`).
 pub(crate) fn split_key(key: &str) -> (&str, &str) {
-    let mut parts = key.splitn(6, ':');
-    let region = parts.nth(3).unwrap_or_default();
-    let name = parts.nth(1).unwrap_or_default();
-    (region, name)
+    crate::sqs::arn::parse(key).map_or(("", ""), |arn| (arn.region, arn.name))
 }

@@ -281,8 +281,8 @@ impl CaseRun {
             .queues
             .values()
             .find_map(|q| {
-                let parts: Vec<&str> = q.arn.as_deref()?.splitn(6, ':').collect();
-                (parts.len() == 6).then(|| (parts[1].to_string(), parts[4].to_string()))
+                let arn = crate::sqs::arn::parse(q.arn.as_deref()?)?;
+                Some((arn.partition.to_string(), arn.account.to_string()))
             })
             .unwrap_or_else(|| ("aws".to_string(), "000000000000".to_string()));
         format!("arn:{partition}:sqs:{region}:{account}:{}", q.name)

@@ -70,28 +70,10 @@ impl CaseRun {
     async fn own_account(&mut self, label: &str) -> Result<String, String> {
         self.ensure_arn(label).await;
         let arn = self.arn(label)?;
-        account_of_arn(&arn)
+        crate::sqs::arn::parse(&arn)
+            .map(|a| a.account)
+            .filter(|a| !a.is_empty())
             .map(str::to_string)
             .ok_or_else(|| format!("queue `{label}` has an ARN without an account"))
-    }
-}
-
-/// The account field of an ARN, if it has one.
-fn account_of_arn(arn: &str) -> Option<&str> {
-    arn.split(':').nth(4).filter(|a| !a.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::account_of_arn;
-
-    #[test]
-    fn the_account_is_the_arns_fifth_field() {
-        assert_eq!(
-            account_of_arn("arn:aws:sqs:us-east-1:000000000000:q"),
-            Some("000000000000")
-        );
-        assert_eq!(account_of_arn("arn:aws:sqs:us-east-1::q"), None);
-        assert_eq!(account_of_arn("not-an-arn"), None);
     }
 }
