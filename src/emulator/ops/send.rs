@@ -142,7 +142,6 @@ fn send_one(
             return Err(invalid_token(d, "MessageDeduplicationId"));
         }
     }
-    let md5_of_body = md5_hex(body.as_bytes());
     let md5_of_attributes = md5_of_attributes(&attributes);
     let md5_of_system_attributes = trace_header.as_ref().map(|t| {
         let mut system = std::collections::BTreeMap::new();
@@ -187,7 +186,10 @@ fn send_one(
                 "MessageId".into(),
                 Value::String(uuid::Uuid::from_u128(original.message_id).to_string()),
             );
-            out.insert("MD5OfMessageBody".into(), Value::String(md5_of_body));
+            out.insert(
+                "MD5OfMessageBody".into(),
+                Value::String(md5_hex(body.as_bytes())),
+            );
             if let Some(md5) = md5_of_attributes {
                 out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
             }
@@ -215,6 +217,7 @@ fn send_one(
         dead_letter_source_arn: None,
     });
     let message_id = message.id_string();
+    let message_md5 = message.md5_hex();
     if let (Some(key), Some(sequence_number)) = (dedup_key, sequence_number) {
         let original = Original {
             message_id: message.message_id,
@@ -225,7 +228,8 @@ fn send_one(
     queue.enqueue(message, group_id, delay_seconds * 1000, now);
     let mut out = Map::new();
     out.insert("MessageId".into(), Value::String(message_id));
-    out.insert("MD5OfMessageBody".into(), Value::String(md5_of_body));
+    // The digest the message stores (`Message::new` computed it): the body is hashed once.
+    out.insert("MD5OfMessageBody".into(), Value::String(message_md5));
     if let Some(md5) = md5_of_attributes {
         out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
     }
