@@ -218,7 +218,7 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     }
 
     failures.extend(obs.integrity.iter().cloned());
-    if let Some(want) = expect.reply {
+    if let Some(want) = expect.reply.as_ref().map(|r| r.value) {
         match obs.reply {
             Some(got) if got == want.as_str() => {}
             Some(got) => failures.push(format!(
@@ -896,7 +896,10 @@ mod tests {
     #[test]
     fn a_reply_form_is_checked_and_an_unrecorded_one_is_inconclusive() {
         let expect = StepExpect {
-            reply: Some(crate::suite::model::ReplyFormat::Json),
+            reply: Some(crate::suite::model::Spanned {
+                value: crate::suite::model::ReplyFormat::Json,
+                pos: Default::default(),
+            }),
             ..StepExpect::default()
         };
         let seen = |reply| Observed {
@@ -940,7 +943,10 @@ mod tests {
         assert_eq!(check_step(&StepExpect::default(), &obs), Check::Pass);
         for expect in [
             StepExpect {
-                reply: Some(crate::suite::model::ReplyFormat::Xml),
+                reply: Some(crate::suite::model::Spanned {
+                    value: crate::suite::model::ReplyFormat::Xml,
+                    pos: Default::default(),
+                }),
                 ..StepExpect::default()
             },
             StepExpect {

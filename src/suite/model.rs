@@ -520,7 +520,7 @@ pub struct StepExpect {
     pub policy_sids: Option<Vec<String>>,
     /// `reply: json | xml` — the form the query-protocol reply came in (query-protocol cases:
     /// a request that accepts JSON, say, is answered in JSON).
-    pub reply: Option<ReplyFormat>,
+    pub reply: Option<Spanned<ReplyFormat>>,
 }
 
 impl StepExpect {

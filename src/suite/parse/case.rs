@@ -182,7 +182,7 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         }
     }
 
-    check_query_only(r, &protocols, &steps);
+    super::wire::check_query_only(r, &protocols, &steps);
 
     let mut expect = CaseExpect::default();
     let case_expect = f.get("expect").and_then(|n| {
@@ -380,33 +380,6 @@ fn decode_emulator_chaos(r: &mut Reader, n: &Node) -> Option<String> {
                 "e.g. `emulator_chaos: redeliver-after-delete=1` (docs/chaos.md)",
             );
             None
-        }
-    }
-}
-
-/// `wire:` and `reply:` are details of the query protocol's wire: a case that uses them runs
-/// over that protocol only, and says so, so that a JSON run skips it instead of failing it.
-fn check_query_only(r: &mut Reader, protocols: &[String], steps: &[Step]) {
-    if protocols.iter().all(|p| p == "query") && !protocols.is_empty() {
-        return;
-    }
-    for step in steps {
-        let at = match (&step.wire, &step.expect.reply) {
-            (Some(w), _) => Some((w.pos, "wire")),
-            (None, Some(_)) => step.expect.pos.map(|p| (p, "expect")),
-            (None, None) => None,
-        };
-        if let Some((pos, text)) = at {
-            push_at(
-                r,
-                pos,
-                text,
-                format!(
-                    "step {} uses the query protocol's wire (`wire:` or `reply:`), so the case runs over that protocol only",
-                    step.index + 1
-                ),
-                Some("add `protocols: [query]` to the case".to_string()),
-            );
         }
     }
 }

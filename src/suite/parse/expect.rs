@@ -120,7 +120,12 @@ pub(super) fn decode_step_expect(
             "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
             "within" => e.within = r.duration(v, "`within`"),
             "policy_sids" => e.policy_sids = decode_policy_sids(r, v),
-            "reply" => e.reply = super::wire::decode_format(r, v, "`reply`"),
+            "reply" => {
+                e.reply = super::wire::decode_format(r, v, "`reply`").map(|value| Spanned {
+                    value,
+                    pos: pos(key_node),
+                })
+            }
             "outcome" => {
                 let tracks: Vec<String> = match action {
                     Action::Observe(o) => o.messages.iter().map(|m| m.value.clone()).collect(),

@@ -1,5 +1,5 @@
-//! `wire:` beside a step: the query-protocol request form of the step's call, and the
-//! `reply:` expectation's format names.
+//! `wire:` beside a step: the query-protocol request form of the step's call, the `reply:`
+//! expectation's format names, and the rule that both belong to query-only cases.
 //!
 //! A few things AWS answers are properties of the query wire itself, not of an operation: a
 //! GET of a queue URL without `Action`, a service action (CreateQueue, ListQueues) sent to a
@@ -7,10 +7,11 @@
 //! how its one call goes out (`wire: {method: GET, to: q, accept: json, params: none}`) and
 //! the query client sends exactly that; its call row records the form.
 
+use super::scope::push_at;
 use super::scope::{Scope, queue_ref};
 use super::steps::StepSpec;
 use crate::suite::diagnostic::suggest;
-use crate::suite::model::{ReplyFormat, Wire, WireMethod};
+use crate::suite::model::{ReplyFormat, Step, Wire, WireMethod};
 use crate::suite::yaml::{Node, Reader, pos};
 
 /// The keys of `wire:`.
@@ -106,6 +107,33 @@ pub(super) fn decode_format(r: &mut Reader, n: &Node, what: &str) -> Option<Repl
     }
 }
 
+/// `wire:` and `reply:` are details of the query protocol's wire: a case that uses them runs
+/// over that protocol only, and says so, so that a JSON run skips it instead of failing it.
+pub(super) fn check_query_only(r: &mut Reader, protocols: &[String], steps: &[Step]) {
+    if protocols.iter().all(|p| p == "query") && !protocols.is_empty() {
+        return;
+    }
+    for step in steps {
+        let at = match (&step.wire, &step.expect.reply) {
+            (Some(w), _) => Some((w.pos, "wire")),
+            (None, Some(reply)) => Some((reply.pos, "reply")),
+            (None, None) => None,
+        };
+        if let Some((pos, text)) = at {
+            push_at(
+                r,
+                pos,
+                text,
+                format!(
+                    "step {} uses the query protocol's wire (`wire:` or `reply:`), so the case runs over that protocol only",
+                    step.index + 1
+                ),
+                Some("add `protocols: [query]` to the case".to_string()),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::suite::{Limits, ReplyFormat, WireMethod, parse_suite};
@@ -138,7 +166,10 @@ mod tests {
         assert_eq!(wire.accept, Some(ReplyFormat::Json));
         assert!(wire.no_params);
         assert_eq!(wire.pos.line, 10);
-        assert_eq!(step.expect.reply, Some(ReplyFormat::Xml));
+        assert_eq!(
+            step.expect.reply.as_ref().map(|r| r.value),
+            Some(ReplyFormat::Xml)
+        );
     }
 
     #[test]
@@ -183,7 +214,8 @@ mod tests {
                 .contains("protocols: [query]")
         );
         let reply = "      - list-queues: {}\n        expect: {reply: xml}\n";
-        assert!(only_error(&suite("", reply)).starts_with("x.yaml:9:9: step 1"));
+        // At `reply:` itself, not at its `expect:`.
+        assert!(only_error(&suite("", reply)).starts_with("x.yaml:9:18: step 1"));
         assert!(parse_suite("x.yaml", &suite(QUERY, reply), &Limits::default()).is_ok());
     }
 }
