@@ -26,3 +26,6 @@ pub mod runner;
 pub mod sqs;
 pub mod suite;
 pub mod text;
+
+#[cfg(test)]
+mod testing;

@@ -167,11 +167,7 @@ pub fn parse_profile(path: &str, source: &str) -> Result<Profile, Vec<Diagnostic
     let profile = decode(&mut r, &doc.root);
     match profile {
         Some(p) if r.diags.is_empty() => Ok(p),
-        _ => {
-            let mut diags = r.diags;
-            diags.sort_by_key(|d| d.pos);
-            Err(diags)
-        }
+        _ => Err(r.into_diagnostics()),
     }
 }
 

@@ -431,7 +431,7 @@ mod tests {
         use proptest::prelude::*;
 
         proptest! {
-            #![proptest_config(ProptestConfig::with_cases(256))]
+            #![proptest_config(crate::testing::config(256))]
 
             /// A known secret never survives masking, in any form and any surrounding text,
             /// and masking never panics on arbitrary Unicode.

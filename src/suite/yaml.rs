@@ -169,6 +169,19 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// Every diagnostic recorded, in file order, each placed inside the file. saphyr marks
+    /// some implicit nodes past the text's end (the empty value of a bare `? ` is marked on
+    /// line 2 of a one-line file), so positions are clamped here, where every diagnostic of a
+    /// file leaves the reader, rather than at each of the places a node's position is read.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        let mut diags = self.diags;
+        for d in &mut diags {
+            d.pos = self.index.clamp(d.pos);
+        }
+        diags.sort_by_key(|d| d.pos);
+        diags
+    }
+
     /// Records an error underlining `node`.
     pub fn error(&mut self, node: &Node, message: impl Into<String>) -> &mut Diagnostic {
         self.diags

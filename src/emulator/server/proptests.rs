@@ -269,7 +269,7 @@ fn assert_aws_shaped(
 fn any_query_request_gets_an_aws_shaped_answer() {
     let rt = runtime();
     let emu = emulator(&rt);
-    proptest!(ProptestConfig::with_cases(256), |((head, body) in query_request())| {
+    proptest!(crate::testing::config(256), |((head, body) in query_request())| {
         let response = rt.block_on(answer(&emu, &head, &body, "rid"));
         assert_aws_shaped(&rt, response, false)?;
     });
@@ -279,10 +279,27 @@ fn any_query_request_gets_an_aws_shaped_answer() {
 fn any_json_request_gets_an_aws_shaped_answer() {
     let rt = runtime();
     let emu = emulator(&rt);
-    proptest!(ProptestConfig::with_cases(256), |((head, body) in json_request())| {
+    proptest!(crate::testing::config(256), |((head, body) in json_request())| {
         let response = rt.block_on(answer(&emu, &head, &body, "rid"));
         assert_aws_shaped(&rt, response, true)?;
     });
+}
+
+/// The input the query property once found (kept from its old regression file): a GET to a
+/// queue URL with an empty Authorization header and no body.
+#[test]
+fn a_bare_get_with_an_empty_authorization_is_answered() {
+    let rt = runtime();
+    let emu = emulator(&rt);
+    let head = Head {
+        method: Method::GET,
+        path: "/000000000000/q".into(),
+        target: None,
+        authorization: Some(String::new()),
+        ..json_head("")
+    };
+    let response = rt.block_on(answer(&emu, &head, &[], "rid"));
+    assert_aws_shaped(&rt, response, false).unwrap();
 }
 
 #[test]

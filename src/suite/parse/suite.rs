@@ -25,11 +25,7 @@ pub fn parse_suite(path: &str, source: &str, limits: &Limits) -> Result<Suite, V
     let suite = decode_suite(&mut r, root, limits);
     match suite {
         Some(s) if r.diags.is_empty() => Ok(s),
-        _ => {
-            let mut diags = r.diags;
-            diags.sort_by_key(|d| d.pos);
-            Err(diags)
-        }
+        _ => Err(r.into_diagnostics()),
     }
 }
 
