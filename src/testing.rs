@@ -11,7 +11,7 @@ use proptest::test_runner::{Config, RngSeed};
 
 /// The seed of every property test's default run. Changing it is a change of the test suite:
 /// run the explore command first, so the new seed is known to pass.
-pub(crate) const FIXED_SEED: u64 = 0x5_1a5_9be5_2026;
+pub(crate) const FIXED_SEED: u64 = 0x51a5_9be5_2026;
 
 /// The configuration of a property test written for `cases` cases: a fixed seed and `cases`
 /// by default; `SQSPROBE_PROPTEST_EXPLORE=N` for N cases from a random seed. Failures are never

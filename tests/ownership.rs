@@ -147,3 +147,168 @@ fn two_processes_with_the_same_run_id_never_touch_each_others_queues() {
             .is_empty()
     );
 }
+
+/// The regions `lifecycle-regions-are-namespaces` touches: it creates its name in the first
+/// two and looks it up in the third.
+const CASE_REGIONS: [&str; 3] = ["us-east-1", "us-west-2", "eu-central-1"];
+
+/// Runs the multi-region case against `endpoint` with run id `run_id`, then lists this run's
+/// queues in every region it touched: the names still there.
+fn regions_case_leaves(endpoint: &str, run_id: &str) -> Vec<String> {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "suites/conformance/lifecycle.yaml",
+            "--case",
+            "lifecycle-regions-are-namespaces",
+            "--endpoint-url",
+            endpoint,
+            "--run-id",
+            run_id,
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        !run.stdout.contains("may still be on the target"),
+        "{}",
+        run.stdout
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let prefix = format!("sqsprobe-{run_id}-");
+    CASE_REGIONS
+        .iter()
+        .flat_map(|region| {
+            rt.block_on(common::queues_with_prefix_in(endpoint, region, &prefix))
+                .into_iter()
+                .map(move |q| format!("{q} in {region}"))
+        })
+        .collect()
+}
+
+/// Issue 25: a target that answers the same URL for one name in two regions (moto's
+/// `/<account>/<name>`) still gets one DeleteQueue per region, so nothing is left.
+#[test]
+fn one_name_in_two_regions_is_deleted_in_both_when_urls_omit_the_region() {
+    let serve = common::serve::Serve::start_with(&["--queue-urls", "region-less"]);
+    // The form under test: one URL for both regions' queues.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let urls: Vec<String> = ["us-east-1", "us-west-2"]
+        .iter()
+        .map(|region| {
+            rt.block_on(async {
+                let c = common::client_in(&serve.url, region).await;
+                let out = c.create_queue().queue_name("probe-form").send().await;
+                out.expect("create")
+                    .queue_url()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        })
+        .collect();
+    assert_eq!(
+        urls[0], urls[1],
+        "region-less URLs differ by region: {urls:?}"
+    );
+    for run_id in ["regionless-1", "regionless-2"] {
+        let left = regions_case_leaves(&serve.url, run_id);
+        assert!(left.is_empty(), "queues left behind: {left:?}");
+    }
+}
+
+/// The same against moto 5.2.5 itself, twice in a row.
+#[test]
+fn one_name_in_two_regions_is_deleted_in_both_on_moto() {
+    let moto = common::Moto::start();
+    for run_id in ["moto-regions-1", "moto-regions-2"] {
+        let left = regions_case_leaves(&moto.url, run_id);
+        assert!(left.is_empty(), "queues left behind on moto: {left:?}");
+    }
+}
+
+/// A queue whose DeleteQueue got no definite answer is named on the terminal, in summary.md
+/// and in `run_end.left_queues`, with the sweep line that removes it.
+#[test]
+fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let emu = rt
+        .block_on(sqsprobe::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            sqsprobe::emulator::EmulatorConfig::default(),
+        ))
+        .unwrap();
+    let proxy = rt.block_on(common::proxy::start_with(
+        emu.local_addr(),
+        common::proxy::Mischief {
+            fail: Some(("AmazonSQS.DeleteQueue".into(), 500, "InternalError".into())),
+            ..Default::default()
+        },
+    ));
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/three-sends.yaml",
+            "--case",
+            "send-one",
+            "--endpoint-url",
+            &proxy.url,
+            "--run-id",
+            "left-1",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
+    let sweep = format!(
+        "sqsprobe sweep --endpoint-url {} --region us-east-1 --run-id left-1",
+        proxy.url
+    );
+    assert!(
+        run.stdout
+            .contains("1 owned queue may still be on the target"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(&sweep), "{}", run.stdout);
+    let dir = single_run_dir(out.path());
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("**Queues left behind**"), "{summary}");
+    assert!(summary.contains(&sweep), "{summary}");
+    let left = records(out.path())
+        .into_iter()
+        .find_map(|r| match r {
+            Record::RunEnd(e) => Some(e.left_queues),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(left[0].region, "us-east-1");
+    assert!(
+        left[0].queue.starts_with("sqsprobe-left-1-send-one-"),
+        "{left:?}"
+    );
+    // The queue is there, as the run said.
+    let alive = rt.block_on(common::queues_with_prefix(
+        &format!("http://{}", emu.local_addr()),
+        "sqsprobe-left-1-",
+    ));
+    assert_eq!(alive.len(), 1, "{alive:?}");
+    drop(proxy);
+    rt.block_on(emu.shutdown());
+}

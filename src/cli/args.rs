@@ -382,6 +382,12 @@ pub struct ServeArgs {
     #[arg(long)]
     pub no_cooldowns: bool,
 
+    /// The queue URLs it answers with: `regional` (AWS's: one name in two regions has two
+    /// URLs) or `region-less` (moto's `/<account>/<name>` in every region; each request's
+    /// signing region says which queue), to test clients against targets of that form.
+    #[arg(long, value_enum, default_value = "regional", value_name = "FORM")]
+    pub queue_urls: QueueUrlsArg,
+
     /// Opt-in chaos, e.g. `stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7` or
     /// `latency=200ms,throttle=0.01` (stale-delete-keeps, redeliver-after-delete,
     /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Off by
@@ -746,6 +752,13 @@ pub enum SweepTargetArg {
     Endpoint,
     /// Real AWS, through the default credential chain (needs a region).
     Aws,
+}
+
+/// `serve --queue-urls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueueUrlsArg {
+    Regional,
+    RegionLess,
 }
 
 #[derive(Debug, Args)]

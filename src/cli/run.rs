@@ -309,11 +309,13 @@ async fn execute(
     let mut stdout = std::io::stdout();
     let _ = stdout.write_all(summary.as_bytes());
     let _ = stdout.flush();
+    // The summary above names what was left and the sweep that removes it; stderr repeats
+    // the count, so a log read for errors only still sees it.
     if !leftover.is_empty() {
-        say("these owned queues could not be deleted; delete them by hand:");
-        for name in &leftover {
-            say(format_args!("  {name}"));
-        }
+        say(format_args!(
+            "{} owned queue(s) may still be on the target: see the summary above and run_end.left_queues",
+            leftover.len()
+        ));
     }
     code
 }
@@ -345,6 +347,7 @@ fn unreached_run(
             let (standard, fifo) = settings.usage.counts();
             crate::sqs::pricing::cost_usd(standard, fifo)
         }),
+        left_queues: Vec::new(),
     }));
     records
 }
@@ -390,10 +393,7 @@ async fn watch_interrupts(
         left.len()
     ));
     for q in left {
-        match &q.region {
-            Some(region) => say(format_args!("  {} (in {region})", q.name)),
-            None => say(format_args!("  {}", q.name)),
-        }
+        say(format_args!("  {} (in {})", q.name, q.region));
     }
     std::process::exit(exit_code::INTERRUPTED);
 }

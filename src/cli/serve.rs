@@ -4,8 +4,8 @@
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 
-use super::args::ServeArgs;
-use crate::emulator::{EmulatorConfig, serve};
+use super::args::{QueueUrlsArg, ServeArgs};
+use crate::emulator::{EmulatorConfig, QueueUrls, serve};
 use crate::exit_code;
 
 pub async fn run(args: ServeArgs) -> i32 {
@@ -44,6 +44,10 @@ pub async fn run(args: ServeArgs) -> i32 {
         header_read_timeout: args.header_read_timeout,
         idle_timeout: args.idle_timeout,
         shutdown_grace: args.shutdown_grace,
+        queue_urls: match args.queue_urls {
+            QueueUrlsArg::Regional => QueueUrls::Regional,
+            QueueUrlsArg::RegionLess => QueueUrls::RegionLess,
+        },
         ..EmulatorConfig::default()
     };
     if let Some(chaos) = args.chaos.filter(|c| !c.is_off()) {

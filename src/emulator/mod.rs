@@ -27,4 +27,4 @@ pub use ops::access::denies as policy_denies;
 pub use server::{InProcess, RunningEmulator, serve, spawn};
 pub use support::chaos::{Chaos, ChaosSpecError, QUEUE_TAG as CHAOS_TAG};
 pub use support::clock::{Clock, SystemClock, TokioClock};
-pub use support::config::EmulatorConfig;
+pub use support::config::{EmulatorConfig, QueueUrls};

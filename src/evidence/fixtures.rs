@@ -150,6 +150,7 @@ pub fn run_end(exit_code: i32) -> Record {
         requests: Some(12),
         fifo_requests: Some(0),
         cost_usd: Some(0.0000048),
+        left_queues: Vec::new(),
     })
 }
 

@@ -588,6 +588,21 @@ pub struct RunEnd {
     /// assumed (see `docs/aws.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Owned queues the run created and could not prove deleted (no definite answer to their
+    /// DeleteQueue): they may still be on the target. Absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_queues: Vec<LeftQueue>,
+}
+
+/// An owned queue a run may have left on its target (`run_end.left_queues`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeftQueue {
+    /// Its region (the run's, or the case's `region:`): `sqsprobe sweep --region` finds it.
+    pub region: String,
+    pub queue: String,
+    /// The case that created it.
+    pub case: String,
 }
 
 #[cfg(test)]

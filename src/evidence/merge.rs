@@ -212,6 +212,12 @@ pub fn merge(parts: &[&[Record]]) -> Vec<Record> {
             requests: sum(&|e| e.requests),
             fifo_requests: sum(&|e| e.fifo_requests),
             cost_usd: ends.iter().map(|e| e.cost_usd).sum::<Option<f64>>(),
+            left_queues: {
+                let mut left: Vec<_> = ends.iter().flat_map(|e| e.left_queues.clone()).collect();
+                left.sort();
+                left.dedup();
+                left
+            },
         }));
     }
     out

@@ -62,6 +62,7 @@ mod tests {
             requests: None,
             fifo_requests: None,
             cost_usd: None,
+            left_queues: Vec::new(),
         });
         w.write(&end).unwrap();
         assert_eq!(w.rows(), 1);

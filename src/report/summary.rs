@@ -73,6 +73,16 @@ fn header(out: &mut String, run: &RunView) {
     if run.interrupted() {
         out.push_str("> **Run interrupted**: results are partial.\n\n");
     }
+    if let Some(left) = crate::report::wording::left_words(run) {
+        let _ = writeln!(out, "> **Queues left behind**: {}:", text(&left.headline));
+        for q in &left.queues {
+            let _ = writeln!(out, "> - {}", code(q));
+        }
+        for sweep in &left.sweeps {
+            let _ = writeln!(out, ">\n> Remove with {}", code(sweep));
+        }
+        out.push('\n');
+    }
     match run.end {
         Some(end) => {
             let _ = writeln!(

@@ -124,6 +124,15 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
     if run.interrupted() {
         out.push_str("run interrupted: results are partial\n");
     }
+    if let Some(left) = crate::report::wording::left_words(&run) {
+        out.push_str(&format!("{}:\n", plain(&left.headline)));
+        for q in &left.queues {
+            out.push_str(&format!("  {}\n", plain(q)));
+        }
+        for sweep in &left.sweeps {
+            out.push_str(&format!("  remove with: {}\n", plain(sweep)));
+        }
+    }
     out.push_str(&run_exit_meaning(&run));
     out.push('\n');
     out.push_str(&format!("run folder: {}\n", plain(run_dir)));

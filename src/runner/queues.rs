@@ -82,47 +82,49 @@ pub struct OwnedQueue {
     pub name: String,
     pub url: String,
     pub case: String,
-    /// Its region when it is not the run's (a `region:` queue): `sqsprobe sweep` of the run's
-    /// region does not see it.
-    pub region: Option<String>,
+    /// The region it lives in (the run's, or its `region:`). A queue is its region and its URL
+    /// together: a target may answer the same URL for one name in two regions (moto's
+    /// `/<account>/<name>` has no region in it), and those are still two queues.
+    pub region: String,
 }
 
-/// Every queue the run created and has not yet deleted. Shared by all cases and by the
-/// Ctrl-C path.
+/// Every queue the run created and has not yet deleted, by region and URL. Shared by all
+/// cases and by the Ctrl-C path.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
-    inner: Arc<Mutex<HashMap<String, OwnedQueue>>>,
+    inner: Arc<Mutex<HashMap<(String, String), OwnedQueue>>>,
 }
 
 impl Registry {
     pub fn add(&self, queue: OwnedQueue) {
         if let Ok(mut map) = self.inner.lock() {
-            map.insert(queue.url.clone(), queue);
+            map.insert((queue.region.clone(), queue.url.clone()), queue);
         }
     }
 
-    pub fn remove(&self, url: &str) {
+    /// Forgets the queue at `url` in `region`: it was deleted (or proven gone).
+    pub fn remove(&self, region: &str, url: &str) {
         if let Ok(mut map) = self.inner.lock() {
-            map.remove(url);
+            map.remove(&(region.to_string(), url.to_string()));
         }
     }
 
-    /// Whether `url` was created by this run and not yet deleted.
-    pub fn owns(&self, url: &str) -> bool {
+    /// Whether the queue at `url` in `region` was created by this run and not yet deleted.
+    pub fn owns(&self, region: &str, url: &str) -> bool {
         self.inner
             .lock()
-            .map(|m| m.contains_key(url))
+            .map(|m| m.contains_key(&(region.to_string(), url.to_string())))
             .unwrap_or(false)
     }
 
-    /// What is still alive, sorted by name.
+    /// What is still alive, sorted by region and name.
     pub fn remaining(&self) -> Vec<OwnedQueue> {
         let mut v: Vec<OwnedQueue> = self
             .inner
             .lock()
             .map(|m| m.values().cloned().collect())
             .unwrap_or_default();
-        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v.sort_by(|a, b| (&a.region, &a.name).cmp(&(&b.region, &b.name)));
         v
     }
 }
@@ -346,11 +348,31 @@ mod tests {
             name: "n".into(),
             url: "http://x/1/n".into(),
             case: "c".into(),
-            region: None,
+            region: "us-east-1".into(),
         });
-        assert!(r.owns("http://x/1/n"));
-        assert!(!r.owns("http://x/1/other"));
-        r.remove("http://x/1/n");
+        assert!(r.owns("us-east-1", "http://x/1/n"));
+        assert!(!r.owns("us-east-1", "http://x/1/other"));
+        assert!(!r.owns("us-west-2", "http://x/1/n"));
+        r.remove("us-east-1", "http://x/1/n");
         assert!(r.remaining().is_empty());
+    }
+
+    /// moto answers `/<account>/<name>` for one name in two regions: two queues all the same,
+    /// and deleting one leaves the other owned (issue 25).
+    #[test]
+    fn one_url_in_two_regions_is_two_queues() {
+        let r = Registry::default();
+        for region in ["us-east-1", "us-west-2"] {
+            r.add(OwnedQueue {
+                name: "n".into(),
+                url: "http://x/1/n".into(),
+                case: "c".into(),
+                region: region.into(),
+            });
+        }
+        assert_eq!(r.remaining().len(), 2);
+        r.remove("us-west-2", "http://x/1/n");
+        assert!(r.owns("us-east-1", "http://x/1/n"));
+        assert_eq!(r.remaining().len(), 1);
     }
 }

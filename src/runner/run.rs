@@ -13,7 +13,9 @@ use super::{Halt, HaltReason, RunContext};
 use crate::classify;
 use crate::conformance::{self, Profile};
 use crate::evidence::Masker;
-use crate::evidence::format::{CaseEnd, FORMAT, Phase, Record, RunEnd, RunStart, Verdict};
+use crate::evidence::format::{
+    CaseEnd, FORMAT, LeftQueue, Phase, Record, RunEnd, RunStart, Verdict,
+};
 use crate::suite::model::Case;
 use chrono::Utc;
 use std::collections::{BTreeMap, HashMap};
@@ -153,8 +155,9 @@ pub struct RunOutcome {
     pub interrupted: bool,
     /// Why the run stopped itself, if it did (one line for the terminal).
     pub halted: Option<HaltReason>,
-    /// Owned queues that could not be deleted, by name: a user must know about these.
-    pub leftover: Vec<String>,
+    /// Owned queues that could not be proven deleted: a user must know about these (also in
+    /// `run_end.left_queues`).
+    pub leftover: Vec<LeftQueue>,
     pub exit_code: i32,
 }
 
@@ -446,7 +449,15 @@ pub async fn run_plan(
     let cases: Vec<CaseEnd> = finished.into_iter().map(|(_, e)| e).collect();
 
     let interrupted = *cancel.borrow();
-    let leftover: Vec<String> = registry.remaining().into_iter().map(|q| q.name).collect();
+    let leftover: Vec<LeftQueue> = registry
+        .remaining()
+        .into_iter()
+        .map(|q| LeftQueue {
+            region: q.region,
+            queue: q.name,
+            case: q.case,
+        })
+        .collect();
     let mut verdicts: Vec<Verdict> = cases.iter().map(|c| c.verdict).collect();
     if !leftover.is_empty() {
         verdicts.push(Verdict::Error);
@@ -470,6 +481,7 @@ pub async fn run_plan(
         requests: Some(standard + fifo),
         fifo_requests: Some(fifo),
         cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
+        left_queues: leftover.clone(),
     }));
     RunOutcome {
         cases,

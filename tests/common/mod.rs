@@ -198,9 +198,14 @@ impl Drop for Moto {
 
 /// An SDK client for `endpoint` with test credentials (for checking state behind the binary).
 pub async fn client(endpoint: &str) -> aws_sdk_sqs::Client {
+    client_in(endpoint, "us-east-1").await
+}
+
+/// [`client`], signing for `region`.
+pub async fn client_in(endpoint: &str, region: &str) -> aws_sdk_sqs::Client {
     let conf = aws_sdk_sqs::Config::builder()
         .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-        .region(aws_sdk_sqs::config::Region::new("us-east-1"))
+        .region(aws_sdk_sqs::config::Region::new(region.to_string()))
         .endpoint_url(endpoint)
         .credentials_provider(aws_sdk_sqs::config::Credentials::new(
             "test", "test", None, None, "tests",
@@ -227,7 +232,12 @@ pub fn wait_for_queue(
 
 /// Names of the queues on `endpoint` whose name starts with `prefix`.
 pub async fn queues_with_prefix(endpoint: &str, prefix: &str) -> Vec<String> {
-    let c = client(endpoint).await;
+    queues_with_prefix_in(endpoint, "us-east-1", prefix).await
+}
+
+/// [`queues_with_prefix`] in `region`.
+pub async fn queues_with_prefix_in(endpoint: &str, region: &str, prefix: &str) -> Vec<String> {
+    let c = client_in(endpoint, region).await;
     let out = c
         .list_queues()
         .queue_name_prefix(prefix)

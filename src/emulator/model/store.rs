@@ -15,7 +15,7 @@ use crate::emulator::model::task::MoveTask;
 use crate::emulator::model::usage::Usage;
 use crate::emulator::support::chaos::ChaosDice;
 use crate::emulator::support::clock::{Clock, TokioClock};
-use crate::emulator::support::config::EmulatorConfig;
+use crate::emulator::support::config::{EmulatorConfig, QueueUrls};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 
 /// Global counters and queues.
@@ -208,10 +208,11 @@ impl Emulator {
 
     /// The queue URL clients should use, built from the request's Host: `/<account>/<name>`
     /// in the configured region, `/queue/<region>/<account>/<name>` in any other, so the
-    /// same name in two regions has two URLs.
+    /// same name in two regions has two URLs ([`QueueUrls::RegionLess`]: `/<account>/<name>`
+    /// in every region).
     pub fn queue_url(&self, host: &str, key: &str) -> String {
         let (region, name) = split_key(key);
-        if region == self.config.region {
+        if region == self.config.region || self.config.queue_urls == QueueUrls::RegionLess {
             format!("http://{host}/{}/{name}", self.config.account_id)
         } else {
             format!(

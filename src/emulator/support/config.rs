@@ -7,6 +7,19 @@ use std::time::Duration;
 use crate::emulator::support::chaos::Chaos;
 use crate::emulator::support::clock::Clock;
 
+/// The form of the queue URLs the emulator answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueUrls {
+    /// `/<account>/<name>` in the configured region, `/queue/<region>/<account>/<name>` in any
+    /// other: one name in two regions has two URLs, as on AWS (the default).
+    #[default]
+    Regional,
+    /// `/<account>/<name>` in every region, as moto answers: the URL does not say the region,
+    /// which each request's signing region supplies. For testing clients (sqsprobe's own
+    /// teardown among them) against targets whose URLs omit the region.
+    RegionLess,
+}
+
 /// How the emulator behaves. Every field has a default; build with
 /// `EmulatorConfig { strict_cooldowns: false, ..Default::default() }`.
 #[derive(Clone)]
@@ -53,6 +66,8 @@ pub struct EmulatorConfig {
     /// On shutdown, how long requests in flight may take to finish before their connections are
     /// cut. Long polls end at once with what they have. Default 5 s.
     pub shutdown_grace: Duration,
+    /// The form of queue URLs in answers. Default [`QueueUrls::Regional`].
+    pub queue_urls: QueueUrls,
 }
 
 impl Default for EmulatorConfig {
@@ -72,6 +87,7 @@ impl Default for EmulatorConfig {
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
             shutdown_grace: Duration::from_secs(5),
+            queue_urls: QueueUrls::Regional,
         }
     }
 }
@@ -93,6 +109,7 @@ impl std::fmt::Debug for EmulatorConfig {
             .field("header_read_timeout", &self.header_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("shutdown_grace", &self.shutdown_grace)
+            .field("queue_urls", &self.queue_urls)
             .finish()
     }
 }

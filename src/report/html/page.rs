@@ -177,6 +177,21 @@ fn header(out: &mut String, run: &RunView) {
     if run.interrupted() {
         out.push_str("<p class=\"banner\">Run interrupted: results are partial.</p>\n");
     }
+    if let Some(left) = crate::report::wording::left_words(run) {
+        let _ = writeln!(
+            out,
+            "<div class=\"banner\"><p>Queues left behind: {}:</p><ul>",
+            esc(&left.headline)
+        );
+        for q in &left.queues {
+            let _ = writeln!(out, "<li><code>{}</code></li>", esc(q));
+        }
+        out.push_str("</ul>");
+        for sweep in &left.sweeps {
+            let _ = writeln!(out, "<p>Remove with <code>{}</code></p>", esc(sweep));
+        }
+        out.push_str("</div>\n");
+    }
     match run.end {
         Some(end) => {
             let _ = writeln!(

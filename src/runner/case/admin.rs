@@ -116,7 +116,10 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         let url = self.queue_url(&queue.value)?;
-        if !self.ctx.registry.owns(&url) && self.queues[&queue.value].alive {
+        let region = self.queues[&queue.value]
+            .region_in(&self.ctx.region)
+            .to_string();
+        if !self.ctx.registry.owns(&region, &url) && self.queues[&queue.value].alive {
             return Err(format!(
                 "refusing to delete {}: not created by this run",
                 self.queues[&queue.value].name
@@ -131,7 +134,7 @@ impl CaseRun {
         );
         let mut rec = call!(self, meta, client.delete_queue().queue_url(&url)).await;
         if rec.error.is_none() {
-            self.ctx.registry.remove(&url);
+            self.ctx.registry.remove(&region, &url);
             if let Some(q) = self.queues.get_mut(&queue.value) {
                 q.alive = false;
             }
@@ -302,9 +305,13 @@ impl CaseRun {
         .await;
         // Each source URL becomes a "received" entry labelled with its queue label, so
         // `received: [main]` and `messages: 1` work here too.
+        // A dead-letter queue's sources are in its own region: only those labels can be meant
+        // (one URL may name a queue in each of two regions, as moto's do).
+        let region = self.queues[&queue.value].region_in(&self.ctx.region);
         let by_url: HashMap<String, String> = self
             .queues
             .iter()
+            .filter(|(_, q)| q.region_in(&self.ctx.region) == region)
             .filter_map(|(l, q)| q.url.clone().map(|u| (u, l.clone())))
             .collect();
         let received = rec.output.as_ref().map(|o| {

@@ -34,7 +34,7 @@ impl CaseRun {
     fn check_one_queue_per_name(&self) -> Result<(), String> {
         let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
         for (label, q) in &self.queues {
-            let region = q.region.as_deref().unwrap_or(&self.ctx.region);
+            let region = q.region_in(&self.ctx.region);
             if let Some(first) = seen.insert((&q.name, region), label) {
                 return Err(format!(
                     "queues `{first}` and `{label}` share a name and would both be in {region} \
@@ -154,11 +154,12 @@ impl CaseRun {
     /// that this run created.
     fn shares_name_with_own(&self, label: &str, url: &str) -> bool {
         let name = &self.queues[label].name;
-        self.ctx.registry.owns(url)
-            && self
-                .queues
-                .iter()
-                .any(|(l, q)| l != label && &q.name == name && q.url.as_deref() == Some(url))
+        self.queues.iter().any(|(l, q)| {
+            l != label
+                && &q.name == name
+                && q.url.as_deref() == Some(url)
+                && self.ctx.registry.owns(q.region_in(&self.ctx.region), url)
+        })
     }
 
     /// GetQueueUrl of `label`'s name in its region, recorded but never abandoned: `Some(url)`
@@ -195,7 +196,7 @@ impl CaseRun {
         if !self.created_order.iter().any(|l| l == label) {
             self.created_order.push(label.to_string());
         }
-        let region = q.region.clone();
+        let region = q.region_in(&self.ctx.region).to_string();
         self.ctx.registry.add(OwnedQueue {
             name,
             url: url.to_string(),
@@ -274,7 +275,7 @@ impl CaseRun {
         let Some(q) = self.queues.get(label) else {
             return String::new();
         };
-        let region = q.region.as_deref().unwrap_or(&self.ctx.region);
+        let region = q.region_in(&self.ctx.region);
         // `arn:<partition>:sqs:<region>:<account>:<name>` of another queue, with this one's
         // region and name.
         let (partition, account) = self
@@ -320,7 +321,10 @@ impl CaseRun {
         self.emit_rows(&mut rec);
     }
 
-    /// Deletes every queue this case created and still owns, newest first.
+    /// Deletes every queue this case created and still owns, newest first, and ends with the
+    /// account of every one: a queue counts as deleted only on a definite answer (DeleteQueue
+    /// succeeded, or the target said it does not exist); any other is named in the case's
+    /// teardown errors, so a queue left behind is never silent.
     pub(super) async fn teardown(&mut self) -> Vec<QueueCleanup> {
         self.lift_denies(true).await;
         let mut cleanup = Vec::new();
@@ -328,16 +332,25 @@ impl CaseRun {
         for label in order {
             let q = self.queues[&label].clone();
             let Some(url) = q.url.clone() else { continue };
+            let region = q.region_in(&self.ctx.region).to_string();
+            let entry = |deleted| QueueCleanup {
+                queue: q.name.clone(),
+                deleted,
+                region: q.region.clone(),
+            };
             if !q.alive {
-                cleanup.push(QueueCleanup {
-                    queue: q.name.clone(),
-                    deleted: true,
-                    region: q.region.clone(),
-                });
+                cleanup.push(entry(true));
                 continue;
             }
-            // Ownership is checked against the run registry, not inferred from the name.
-            if !self.ctx.registry.owns(&url) {
+            // Ownership is checked against the run registry, not inferred from the name. A
+            // live queue of the case that the registry does not hold is a bug of ours; it is
+            // reported, never deleted on a guess.
+            if !self.ctx.registry.owns(&region, &url) {
+                self.teardown_errors.push(format!(
+                    "queue {} (in {region}) was not deleted: the run's registry does not hold it",
+                    q.name
+                ));
+                cleanup.push(entry(false));
                 continue;
             }
             let client = self.ctx.client.clone();
@@ -354,20 +367,20 @@ impl CaseRun {
                 .is_some_and(|e| e.is("QueueDoesNotExist"));
             let deleted = rec.error.is_none() || gone;
             if deleted {
-                self.ctx.registry.remove(&url);
+                self.ctx.registry.remove(&region, &url);
                 if let Some(q) = self.queues.get_mut(&label) {
                     q.alive = false;
                 }
             } else if let Some(err) = rec.error.clone() {
-                let message = format!("failed to delete queue {}: {}", q.name, err.describe());
+                let message = format!(
+                    "failed to delete queue {} (in {region}): {}",
+                    q.name,
+                    err.describe()
+                );
                 self.teardown_errors.push(self.masker.mask(&message));
             }
             self.emit_rows(&mut rec);
-            cleanup.push(QueueCleanup {
-                queue: q.name.clone(),
-                deleted,
-                region: q.region.clone(),
-            });
+            cleanup.push(entry(deleted));
         }
         cleanup
     }

@@ -108,6 +108,13 @@ struct CaseQueue {
     created: bool,
 }
 
+impl CaseQueue {
+    /// The region the queue lives in: its own `region:`, else the run's.
+    fn region_in<'a>(&'a self, run_region: &'a str) -> &'a str {
+        self.region.as_deref().unwrap_or(run_region)
+    }
+}
+
 /// A message the case tried to send.
 #[derive(Debug, Clone)]
 struct SentMessage {
