@@ -104,11 +104,19 @@ fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
             e.reason
         );
     }
-    // The one queue teardown could not delete is named.
+    // The one queue teardown could not delete is named, as maybe still there, with the sweep
+    // line that removes it.
     assert!(
-        done.stderr.contains("could not be deleted"),
+        done.stdout
+            .contains("1 owned queue may still be on the target"),
         "{}",
-        done.stderr
+        done.stdout
+    );
+    assert!(
+        done.stdout
+            .contains(&format!("sqsprobe sweep --endpoint-url {}", serve.url)),
+        "{}",
+        done.stdout
     );
     serve.kill();
 }
@@ -160,6 +168,44 @@ fn a_request_budget_stops_the_run_cleanly_and_teardown_still_happens() {
     };
     assert!(end.requests.unwrap() >= 8, "{end:?}");
     assert!(run.stdout.contains("SQS requests ≈ $"), "{}", run.stdout);
+}
+
+/// Issue 19: a run a budget cut exits 5 whatever its finished cases said (here a failure):
+/// the cases that finished are the ones the cut let finish.
+#[test]
+fn a_run_cut_by_its_time_budget_exits_with_the_cut_not_with_a_finished_failure() {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/verdicts.yaml",
+            "tests/fixtures/observe-long.yaml",
+            "--case",
+            "wrong-expectation",
+            "--case",
+            "long-window",
+            "--jobs",
+            "2",
+            "--max-duration",
+            "4s",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 5, "{}\n{}", run.stdout, run.stderr);
+    let ends = ends(out.path());
+    assert!(
+        ends.iter()
+            .any(|e| e.case == "wrong-expectation" && e.verdict == Verdict::Fail),
+        "{ends:?}"
+    );
+    let records = read_evidence(&single_run_dir(out.path()).join("evidence.jsonl")).unwrap();
+    let Some(Record::RunEnd(end)) = records.last() else {
+        panic!("no run_end")
+    };
+    assert_eq!(end.exit_code, 5);
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn a_newest_night_unlike_the_others_is_flagged() {
     );
     assert!(out.contains("history-delete  embedded  us-east-1"), "{out}");
     assert!(
-        out.contains("  3 runs, 24 trials (24 conclusive); first "),
+        out.contains("  3 runs, 24 trials (0 unknown); first "),
         "{out}"
     );
     assert!(out.contains("observed_redelivery          8/24 ["), "{out}");
@@ -66,8 +66,9 @@ fn a_newest_night_unlike_the_others_is_flagged() {
     );
     assert_eq!(g["counts"]["observed_redelivery"], 8);
     let c = &g["comparisons"][0];
-    assert_eq!(c["newest"], serde_json::json!([8, 8]));
-    assert_eq!(c["others"], serde_json::json!([0, 16]));
+    assert_eq!(c["class"], "observed_redelivery");
+    assert_eq!(c["newest"], serde_json::json!([8, 0, 8]));
+    assert_eq!(c["others"], serde_json::json!([0, 0, 16]));
     assert!(c["p"].as_f64().unwrap() < 0.01);
     assert_eq!(c["inconsistent"], true);
 
@@ -108,4 +109,70 @@ fn paths_without_runs_are_refused() {
     let damaged = history(&[empty.path().to_str().unwrap()]);
     assert_eq!(damaged.code(), 3, "{}", damaged.stderr);
     assert!(damaged.stderr.contains("skipped"), "{}", damaged.stderr);
+}
+
+/// Issue 19: each trial is pooled once. Two partitions of one `--run-id` are two runs; their
+/// merged folder is the same trials again and is counted instead of them, not beside them.
+#[test]
+fn a_merge_and_its_partitions_pool_each_trial_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    for k in ["1/2", "2/2"] {
+        let run = run_bin(
+            &[
+                "run",
+                "tests/fixtures/history-two.yaml",
+                "--quiet",
+                "--partition",
+                k,
+                "--run-id",
+                "nightly-7",
+                "--out",
+                &out(&format!("part{}", &k[..1])),
+            ],
+            &root(),
+            LIMIT,
+        );
+        assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    }
+    let parts: Vec<String> = ["part1", "part2"]
+        .iter()
+        .map(|p| format!("{}/nightly-7", out(p)))
+        .collect();
+    // The partitions alone: both cases, 3 trials each (the second partition is not lost
+    // for sharing the first's run id).
+    let alone = history(&[&parts[0], &parts[1], "--json"]);
+    assert_eq!(alone.code(), 0, "{}", alone.stderr);
+    let v: serde_json::Value = serde_json::from_str(&alone.stdout).unwrap();
+    let ns: Vec<u64> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["n"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ns, [3, 3], "{}", alone.stdout);
+
+    let merged = out("merged");
+    let report = run_bin(
+        &["report", &parts[0], &parts[1], "--out", &merged],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(report.code(), 0, "{}\n{}", report.stdout, report.stderr);
+    let all = history(&[&parts[0], &parts[1], &merged, "--json"]);
+    assert_eq!(all.code(), 0, "{}", all.stderr);
+    let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
+    let ns: Vec<u64> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["n"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ns, [3, 3], "each trial once: {}", all.stdout);
+    assert_eq!(
+        all.stderr.matches("was already read from").count(),
+        2,
+        "{}",
+        all.stderr
+    );
 }

@@ -2,12 +2,18 @@
 //!
 //! Each run folder's multi-trial cases (those whose `case_end` has `trials`) are samples. They
 //! are grouped by case, target and region — a rate measured on the embedded emulator says
-//! nothing about AWS, nor one region about another — and each group pools its runs' counts:
-//! per class, the trials that ended in it, and the two-sided 95% Clopper–Pearson interval of
-//! its share of the conclusive trials (inconclusive trials are counted, never in a rate). The
-//! newest run is then tested against the pooled runs before it with Fisher's exact test
-//! ([`super::fisher`]), two-sided, flagged when p < 0.01: a change in the target (or in the
-//! suite) that one night's interval alone would not show.
+//! nothing about AWS, nor one region about another — and each group pools its runs' counts by
+//! the rule of one run ([`super::trials`]): every started trial counted once, the unknown ones
+//! (inconclusive, an error, cut while running) never dropped, and per class the two-sided 95%
+//! interval over all the group's trials with the unknown ones counted both ways
+//! ([`super::rate::Sample`]). The newest run is then tested against the pooled runs before it
+//! with Fisher's exact test ([`super::fisher`]), two-sided, flagged when p < 0.01 whichever
+//! way the unknown trials on either side fell: a change in the target (or in the suite) that
+//! one night's interval alone would not show, and never one the unknown trials could explain.
+//!
+//! Each trial is pooled once: a folder is identified by the runs it is made of (the
+//! partitions a merged `sqsprobe report` folder holds, each `run id` and `K/N`), and the
+//! caller skips a folder whose runs were already read ([`CaseSample::parts`]).
 
 use std::collections::BTreeMap;
 
@@ -15,10 +21,10 @@ use serde::Serialize;
 
 use crate::evidence::format::RunStart;
 use crate::evidence::view::RunView;
-use crate::suite::model::OutcomeClass;
 
 use super::fisher;
-use super::rate::clopper_pearson;
+use super::rate::Sample;
+use super::trials::UNKNOWN_KEYS;
 
 /// One multi-trial case of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,12 +38,15 @@ pub struct CaseSample {
     /// What the run talked to (see [`target_label`]).
     pub target: String,
     pub region: String,
-    /// Trials run, and the conclusive ones.
+    /// Trials started, those with a class, and those without (`n = conclusive + unknown`).
     pub n: u32,
     pub conclusive: u32,
-    /// Trials per class, `inconclusive` included, and every class the case's `rate:` bounds
-    /// (at 0 when no trial had it).
+    pub unknown: u32,
+    /// Every started trial once, by class or as `inconclusive` / `error`, and every class the
+    /// case's `rate:` bounds (at 0 when no trial had it).
     pub counts: BTreeMap<String, u32>,
+    /// The case was cut: its run was interrupted, or stopped before every trial started.
+    pub cut: bool,
 }
 
 /// The target a run measured: `aws`, `endpoint <url>`, or `embedded` — with the emulator's
@@ -54,12 +63,30 @@ pub fn target_label(start: &RunStart) -> String {
     }
 }
 
+/// The runs a folder is made of, each `run id` or `run id K/N`: a merged folder's partitions,
+/// else the run itself. Two folders that share one are two views of the same trials.
+pub fn parts(start: &RunStart) -> Vec<String> {
+    let one = |run: &str, partition: Option<&str>| match partition {
+        Some(p) => format!("{run} {p}"),
+        None => run.to_string(),
+    };
+    match &start.merged {
+        Some(m) => m
+            .partitions
+            .iter()
+            .map(|p| one(&p.run_id, Some(&p.partition)))
+            .collect(),
+        None => vec![one(&start.run_id, start.partition.as_deref())],
+    }
+}
+
 /// The multi-trial cases of one run. A run without `run_start` (it is how runs are told apart)
 /// gives none.
 pub fn samples(view: &RunView<'_>, dir: &str) -> Vec<CaseSample> {
     let Some(start) = view.start else {
         return Vec::new();
     };
+    let interrupted = view.interrupted();
     view.cases
         .iter()
         .filter_map(|c| {
@@ -69,6 +96,7 @@ pub fn samples(view: &RunView<'_>, dir: &str) -> Vec<CaseSample> {
             for class in trials.intervals.keys() {
                 counts.entry(class.clone()).or_insert(0);
             }
+            let planned = c.start.and_then(|s| s.trials).unwrap_or(trials.n);
             Some(CaseSample {
                 run_id: start.run_id.clone(),
                 started_at: start.started_at.clone(),
@@ -78,7 +106,10 @@ pub fn samples(view: &RunView<'_>, dir: &str) -> Vec<CaseSample> {
                 region: start.region.clone(),
                 n: trials.n,
                 conclusive: trials.conclusive,
+                // Files written before `unknown` existed: every trial not conclusive.
+                unknown: trials.n.saturating_sub(trials.conclusive),
                 counts,
+                cut: interrupted || trials.n < planned,
             })
         })
         .collect()
@@ -92,20 +123,26 @@ pub struct RunPoint {
     pub dir: String,
     pub n: u32,
     pub conclusive: u32,
+    pub unknown: u32,
     pub counts: BTreeMap<String, u32>,
+    /// The run was cut (interrupted, or stopped before every trial of the case started).
+    pub cut: bool,
 }
 
 /// The newest run against the pooled runs before it, for one class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     pub class: String,
-    /// `[k, n]`: trials in the class, of the conclusive ones, in the newest run.
-    pub newest: [u32; 2],
+    /// `[k, unknown, n]` of the newest run: trials in the class, trials without a class, all
+    /// started trials.
+    pub newest: [u32; 3],
     /// The same, pooled over every earlier run of the group.
-    pub others: [u32; 2],
-    /// Fisher's exact test, two-sided.
+    pub others: [u32; 3],
+    /// Fisher's exact test, two-sided: the largest p over the ways the unknown trials could
+    /// have fallen (each side's all in the class, or none).
     pub p: f64,
-    /// `p` < 0.01: the newest run's rate is inconsistent with the others'.
+    /// `p` < 0.01: the newest run's rate is inconsistent with the others' whichever way the
+    /// unknown trials fell.
     pub inconsistent: bool,
 }
 
@@ -119,12 +156,12 @@ pub struct Group {
     pub runs: Vec<RunPoint>,
     pub n: u32,
     pub conclusive: u32,
+    pub unknown: u32,
     pub counts: BTreeMap<String, u32>,
-    /// Per class seen (but `inconclusive`): the 95% Clopper–Pearson interval of its pooled share
-    /// of the conclusive trials.
+    /// Per class seen (the unknown keys aside): the 95% interval of its pooled rate over all n
+    /// trials, the unknown ones counted both ways.
     pub intervals: BTreeMap<String, [f64; 2]>,
-    /// The newest run tested against the others (empty with one run, or nothing conclusive on
-    /// either side).
+    /// The newest run tested against the others (empty with one run).
     pub comparisons: Vec<Comparison>,
 }
 
@@ -175,30 +212,55 @@ fn add(into: &mut BTreeMap<String, u32>, from: &BTreeMap<String, u32>) {
     }
 }
 
-fn group(case: String, target: String, region: String, samples: &[CaseSample]) -> Group {
-    let mut counts = BTreeMap::new();
-    for s in samples {
-        add(&mut counts, &s.counts);
+/// A pooled side of a comparison: counts, unknown trials, started trials.
+struct Side {
+    counts: BTreeMap<String, u32>,
+    unknown: u32,
+    n: u32,
+}
+
+impl Side {
+    fn of<'s>(samples: impl IntoIterator<Item = &'s CaseSample>) -> Side {
+        let mut side = Side {
+            counts: BTreeMap::new(),
+            unknown: 0,
+            n: 0,
+        };
+        for s in samples {
+            add(&mut side.counts, &s.counts);
+            side.unknown += s.unknown;
+            side.n += s.n;
+        }
+        side
     }
-    let n = samples.iter().map(|s| s.n).sum();
-    let conclusive = samples.iter().map(|s| s.conclusive).sum();
-    let inconclusive = OutcomeClass::Inconclusive.as_str();
-    let intervals = counts
-        .iter()
-        .filter(|(c, _)| c.as_str() != inconclusive)
-        .map(|(c, k)| {
-            let (lo, hi) = clopper_pearson(*k, conclusive);
+
+    fn sample(&self, class: &str) -> Sample {
+        Sample {
+            k: self.counts.get(class).copied().unwrap_or(0),
+            unknown: self.unknown,
+            n: self.n,
+        }
+    }
+}
+
+fn is_class(key: &str) -> bool {
+    !UNKNOWN_KEYS.contains(&key)
+}
+
+fn group(case: String, target: String, region: String, samples: &[CaseSample]) -> Group {
+    let all = Side::of(samples);
+    let intervals = all
+        .counts
+        .keys()
+        .filter(|c| is_class(c))
+        .map(|c| {
+            let (lo, hi) = all.sample(c).interval();
             (c.clone(), [lo, hi])
         })
         .collect();
     let comparisons = match samples.split_last() {
         Some((newest, others)) if !others.is_empty() => {
-            let mut before = BTreeMap::new();
-            for s in others {
-                add(&mut before, &s.counts);
-            }
-            let before_n: u32 = others.iter().map(|s| s.conclusive).sum();
-            compare(newest, &before, before_n, &counts)
+            compare(&Side::of([newest]), &Side::of(others), &all.counts)
         }
         _ => Vec::new(),
     };
@@ -214,50 +276,54 @@ fn group(case: String, target: String, region: String, samples: &[CaseSample]) -
                 dir: s.dir.clone(),
                 n: s.n,
                 conclusive: s.conclusive,
+                unknown: s.unknown,
                 counts: s.counts.clone(),
+                cut: s.cut,
             })
             .collect(),
-        n,
-        conclusive,
-        counts,
+        n: all.n,
+        conclusive: all.n - all.unknown,
+        unknown: all.unknown,
+        counts: all.counts,
         intervals,
         comparisons,
     }
 }
 
-/// Tests the newest run against the others, class by class. With exactly two classes the two
-/// tables are one table read both ways (same p), so only the rarer class is tested.
-fn compare(
-    newest: &CaseSample,
-    before: &BTreeMap<String, u32>,
-    before_n: u32,
-    pooled: &BTreeMap<String, u32>,
-) -> Vec<Comparison> {
-    if newest.conclusive == 0 || before_n == 0 {
+/// Tests the newest run against the others, class by class. With exactly two classes and no
+/// unknown trial the two tables are one table read both ways (same p), so only the rarer class
+/// is tested.
+fn compare(newest: &Side, before: &Side, pooled: &BTreeMap<String, u32>) -> Vec<Comparison> {
+    if newest.n == 0 || before.n == 0 {
         return Vec::new();
     }
-    let inconclusive = OutcomeClass::Inconclusive.as_str();
     let mut classes: Vec<(&String, u32)> = pooled
         .iter()
-        .filter(|(c, _)| c.as_str() != inconclusive)
+        .filter(|(c, _)| is_class(c))
         .map(|(c, k)| (c, *k))
         .collect();
-    if classes.len() == 2 {
+    if classes.len() == 2 && newest.unknown == 0 && before.unknown == 0 {
         classes.sort_by_key(|(c, k)| (*k, (*c).clone()));
         classes.truncate(1);
     }
     classes
         .into_iter()
         .map(|(class, _)| {
-            let k1 = newest.counts.get(class).copied().unwrap_or(0);
-            let k0 = before.get(class).copied().unwrap_or(0);
-            let (inconsistent, p) = fisher::differs(k1, newest.conclusive, k0, before_n);
+            let (a, b) = (newest.sample(class), before.sample(class));
+            // Every extreme way the unknown trials could have fallen; the change is flagged
+            // only when each of them shows it.
+            let mut p: f64 = 0.0;
+            for ka in [a.k, a.k + a.unknown] {
+                for kb in [b.k, b.k + b.unknown] {
+                    p = p.max(fisher::differs(ka, a.n, kb, b.n).1);
+                }
+            }
             Comparison {
                 class: class.clone(),
-                newest: [k1, newest.conclusive],
-                others: [k0, before_n],
+                newest: [a.k, a.unknown, a.n],
+                others: [b.k, b.unknown, b.n],
                 p,
-                inconsistent,
+                inconsistent: p < fisher::ALPHA,
             }
         })
         .collect()
@@ -288,7 +354,9 @@ mod tests {
             region: "us-east-1".to_string(),
             n,
             conclusive: n - inconclusive,
+            unknown: inconclusive,
             counts,
+            cut: false,
         }
     }
 
@@ -307,18 +375,24 @@ mod tests {
         let g = &h.groups[1];
         assert_eq!((g.region.as_str(), g.runs.len()), ("us-east-1", 2));
         assert_eq!(g.runs[0].run_id, "r1", "oldest first");
-        assert_eq!((g.n, g.conclusive), (40, 38));
+        assert_eq!((g.n, g.conclusive, g.unknown), (40, 38, 2));
         assert_eq!(g.counts["observed_redelivery"], 1);
         assert_eq!(g.counts["inconclusive"], 2);
+        // The run's own rule: over all 40 trials, the 2 unknown counted both ways.
         let [lo, hi] = g.intervals["observed_redelivery"];
-        let (elo, ehi) = clopper_pearson(1, 38);
+        let (elo, ehi) = Sample {
+            k: 1,
+            unknown: 2,
+            n: 40,
+        }
+        .interval();
         assert_eq!((lo, hi), (elo, ehi));
         assert!(!g.intervals.contains_key("inconclusive"));
-        // One class tested (the rarer of two), not flagged: 1 of 18 after 0 of 20.
-        assert_eq!(g.comparisons.len(), 1);
-        let c = &g.comparisons[0];
+        // With unknown trials both classes are tested; neither is flagged.
+        assert_eq!(g.comparisons.len(), 2);
+        let c = &g.comparisons[1];
         assert_eq!(c.class, "observed_redelivery");
-        assert_eq!((c.newest, c.others), ([1, 18], [0, 20]));
+        assert_eq!((c.newest, c.others), ([1, 2, 20], [0, 0, 20]));
         assert!(!g.flagged());
         // A single run is not compared with anything.
         assert!(h.groups[0].comparisons.is_empty());
@@ -334,8 +408,33 @@ mod tests {
         let g = &h.groups[0];
         assert!(g.flagged());
         let c = &g.comparisons[0];
-        assert_eq!((c.newest, c.others), ([12, 20], [0, 40]));
+        assert_eq!((c.newest, c.others), ([12, 0, 20], [0, 0, 40]));
         assert!(c.p < 1e-6, "{}", c.p);
+    }
+
+    /// A change the unknown trials could explain is not flagged: 12 of 20 redelivered before,
+    /// 3 of 20 now with 9 unknown (which may have been redeliveries, 12 of 20 again).
+    #[test]
+    fn a_change_the_unknown_trials_could_explain_is_not_flagged() {
+        let h = pool(vec![
+            sample("r1", "2026-12-01T03:00:00.000Z", 12, 20, 0),
+            sample("r2", "2026-12-02T03:00:00.000Z", 12, 20, 0),
+            sample("r3", "2026-12-03T03:00:00.000Z", 3, 20, 9),
+        ]);
+        let g = &h.groups[0];
+        assert!(!g.flagged(), "{:?}", g.comparisons);
+        // Dropping the unknown trials (3 of 11 against 24 of 40) would have flagged it? Not at
+        // 0.01; 0 of 11 would: the same shape, fewer redeliveries.
+        let h = pool(vec![
+            sample("r1", "2026-12-01T03:00:00.000Z", 12, 20, 0),
+            sample("r2", "2026-12-02T03:00:00.000Z", 12, 20, 0),
+            sample("r3", "2026-12-03T03:00:00.000Z", 0, 20, 9),
+        ]);
+        assert!(!h.groups[0].flagged(), "{:?}", h.groups[0].comparisons);
+        assert!(
+            fisher::differs(0, 11, 24, 40).0,
+            "the known trials alone would flag it"
+        );
     }
 
     #[test]

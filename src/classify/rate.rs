@@ -4,9 +4,11 @@
 //! a correct delete: those are rates, and one run cannot measure a rate. A bound on a rate is
 //! judged on the two-sided 95% **Clopper–Pearson** interval of `k/n` (exact: built from the
 //! binomial distribution itself, never narrower than the truth warrants, so it errs towards
-//! "inconclusive", never towards a pass). The bound holds when the whole interval is inside it,
-//! fails when the whole interval is outside, and is inconclusive when the interval straddles it
-//! — too few trials, said as such, with how many clean trials would settle it.
+//! "inconclusive", never towards a pass). Trials whose outcome is unknown stay in the count and
+//! widen the interval the way they could have fallen ([`Sample`]). The bound holds when the
+//! whole interval is inside it, fails when the whole interval is outside, and is inconclusive
+//! when the interval straddles it — too few trials, said as such, with how many trials would
+//! settle it and which way.
 
 /// The confidence level of every interval: two-sided 95%.
 pub const CONFIDENCE: f64 = 0.95;
@@ -123,6 +125,56 @@ pub(crate) fn ln_gamma(x: f64) -> f64 {
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
 }
 
+/// What a case's trials say about one class: `k` trials had it, `unknown` started trials
+/// ended with no class (inconclusive, an error, cut while running), `n` trials started.
+/// Trials never started are not in `n`.
+///
+/// Whether a trial ends unknown can depend on its class (a delete timeout stops exactly the
+/// trials that would redeliver; a cut run keeps its early finishers), so the unknown trials
+/// are never dropped: each could have been of the class or not. The rate is only known to lie
+/// in `[k/n, (k+u)/n]` (Manski's worst-case bounds, which need no assumption about why a
+/// trial is unknown), and the interval is the exact one on each end:
+/// `[CP_lower(k, n), CP_upper(k + u, n)]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub k: u32,
+    pub unknown: u32,
+    pub n: u32,
+}
+
+impl Sample {
+    /// The two-sided 95% interval of the rate under the worst case both ways.
+    pub fn interval(self) -> (f64, f64) {
+        let low = clopper_pearson(self.k.min(self.n), self.n).0;
+        let high = clopper_pearson((self.k + self.unknown).min(self.n), self.n).1;
+        (low, high)
+    }
+
+    /// The trials with a class (the ones that are not unknown).
+    pub fn known(self) -> u32 {
+        self.n.saturating_sub(self.unknown)
+    }
+}
+
+/// A bound on a rate (fractions): `at_least`, `at_most`, or both.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    pub at_least: Option<f64>,
+    pub at_most: Option<f64>,
+}
+
+impl Bound {
+    /// `at most 5%`, `between 10% and 20%`.
+    pub fn describe(self) -> String {
+        match (self.at_least, self.at_most) {
+            (Some(l), Some(h)) => format!("between {} and {}", percent(l), percent(h)),
+            (Some(l), None) => format!("at least {}", percent(l)),
+            (None, Some(h)) => format!("at most {}", percent(h)),
+            (None, None) => "no bound".to_string(),
+        }
+    }
+}
+
 /// How a bound on a rate came out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RateCheck {
@@ -130,71 +182,200 @@ pub enum RateCheck {
     Holds,
     /// The whole interval is outside the bound.
     Violated,
-    /// The interval straddles the bound; `settle` is about how many clean trials in all would
-    /// decide it if the rate stays as observed (`None` when no number of trials would: the
-    /// observed rate sits on the bound).
-    TooFewTrials { settle: Option<u32> },
+    /// The interval straddles the bound; `settle` says how many trials in all would decide
+    /// it if the rate the known trials show held (`None` when no number would: no trial is
+    /// known yet, or the observed rate sits on the bound).
+    TooFewTrials { settle: Option<Settle> },
 }
 
-/// Judges `k` of `n` against `at_least` / `at_most` (fractions).
-pub fn check(k: u32, n: u32, at_least: Option<f64>, at_most: Option<f64>) -> RateCheck {
-    let (low, high) = clopper_pearson(k, n);
-    let inside = at_least.is_none_or(|min| low >= min) && at_most.is_none_or(|max| high <= max);
-    let outside = at_least.is_some_and(|min| high < min) || at_most.is_some_and(|max| low > max);
-    if inside {
-        RateCheck::Holds
-    } else if outside {
-        RateCheck::Violated
-    } else {
-        RateCheck::TooFewTrials {
-            settle: trials_to_settle(k, n, at_least, at_most),
+/// How many trials in all would decide a straddling bound, and which way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settle {
+    pub trials: u32,
+    /// The observed rate is outside the bound: those trials would settle it as a failure.
+    pub as_failure: bool,
+}
+
+/// Judges a sample against a bound: `at_most p` holds only when the interval's upper end is
+/// ≤ p and fails only when its lower end is > p; `at_least p` holds only when the lower end is
+/// ≥ p and fails only when the upper end is < p; anything else is too few trials.
+pub fn check(s: Sample, b: Bound) -> RateCheck {
+    match decide(s, b) {
+        Some(true) => RateCheck::Holds,
+        Some(false) => RateCheck::Violated,
+        None => RateCheck::TooFewTrials {
+            settle: trials_to_settle(s, b),
+        },
+    }
+}
+
+/// `Some(true)` holds, `Some(false)` violated, `None` straddles.
+///
+/// Read off the binomial tail at the bound itself rather than by inverting it (the settle
+/// search asks this dozens of times): the exact interval's upper end is at most `p` exactly
+/// when I_p(k + 1, n − k) ≥ 1 − α/2, and its lower end is at least `p` exactly when
+/// I_p(k, n − k + 1) ≤ α/2, I being the regularized incomplete beta function that
+/// [`clopper_pearson`] inverts.
+fn decide(s: Sample, b: Bound) -> Option<bool> {
+    let half = (1.0 - CONFIDENCE) / 2.0;
+    let n = f64::from(s.n);
+    let (k_low, k_high) = (s.k.min(s.n), (s.k + s.unknown).min(s.n));
+    // The interval's lower end (of k) is at least / above `p`.
+    let low_at_least = |p: f64, strict: bool| {
+        if p <= 0.0 {
+            return !strict || k_low > 0;
         }
+        if p >= 1.0 || k_low == 0 || s.n == 0 {
+            return false;
+        }
+        let tail = regularized_beta(p, f64::from(k_low), n - f64::from(k_low) + 1.0);
+        if strict { tail < half } else { tail <= half }
+    };
+    // The interval's upper end (of k + unknown) is at most / below `p`.
+    let high_at_most = |p: f64, strict: bool| {
+        if p >= 1.0 {
+            return !strict || k_high < s.n;
+        }
+        if p <= 0.0 || k_high == s.n {
+            return false;
+        }
+        let tail = regularized_beta(p, f64::from(k_high) + 1.0, n - f64::from(k_high));
+        if strict {
+            tail > 1.0 - half
+        } else {
+            tail >= 1.0 - half
+        }
+    };
+    let inside = b.at_least.is_none_or(|min| low_at_least(min, false))
+        && b.at_most.is_none_or(|max| high_at_most(max, false));
+    let outside = b.at_least.is_some_and(|min| high_at_most(min, true))
+        || b.at_most.is_some_and(|max| low_at_least(max, true));
+    if inside {
+        Some(true)
+    } else if outside {
+        Some(false)
+    } else {
+        None
     }
 }
 
-/// How many clean trials in all would settle the bound if the observed rate held: for zero
-/// events against `at_most: p`, the rule of three (3/p: with no event in 3/p trials the rate
-/// is below p with about 95% confidence); otherwise the smallest n' (up to 100,000) whose
-/// interval at the observed rate lies wholly on one side.
-pub fn trials_to_settle(
-    k: u32,
-    n: u32,
-    at_least: Option<f64>,
-    at_most: Option<f64>,
-) -> Option<u32> {
-    if k == 0
-        && let Some(max) = at_most.filter(|m| *m > 0.0)
-    {
-        return Some((3.0 / max).ceil() as u32);
-    }
-    if n == 0 {
+/// The most trials the settle search considers.
+const SETTLE_LIMIT: u32 = 100_000;
+
+/// How many trials in all would settle the bound. With no event and no unknown trial against
+/// `at_most p`, exactly: 0 of m has upper end 1 − 0.025^(1/m), which is ≤ p once
+/// m ≥ ln 0.025 / ln(1 − p) (72 trials for 5%, 13 for 25%). Otherwise the smallest m (found by
+/// doubling, then halving) at which trials beyond these `n`, all known and at the rate the
+/// known trials show, give a definite answer; the unknown trials stay unknown.
+pub fn trials_to_settle(s: Sample, b: Bound) -> Option<Settle> {
+    let known = s.known();
+    if known == 0 {
         return None;
     }
-    let p = f64::from(k) / f64::from(n);
-    let mut m = n;
-    while m <= 100_000 {
-        m = (m + 1).max(m + m / 8);
-        let km = (p * f64::from(m)).round() as u32;
-        if !matches!(
-            check_plain(km, m, at_least, at_most),
-            RateCheck::TooFewTrials { .. }
-        ) {
-            return Some(m);
+    let rate = f64::from(s.k) / f64::from(known);
+    let at = |m: u32| {
+        let extra = f64::from(m - s.n);
+        let k = s.k + (rate * extra).round() as u32;
+        decide(
+            Sample {
+                k,
+                unknown: s.unknown,
+                n: m,
+            },
+            b,
+        )
+    };
+    if s.k == 0
+        && s.unknown == 0
+        && let Some(max) = b.at_most.filter(|m| *m > 0.0 && *m < 1.0)
+        && b.at_least.is_none_or(|min| min <= 0.0)
+    {
+        let m = ((0.025f64).ln() / (1.0 - max).ln()).ceil().max(1.0) as u32;
+        // The closed form, checked against the interval itself (floating point at the edge).
+        let m = (m.saturating_sub(1)..=m + 1)
+            .find(|&m| m > s.n && at(m) == Some(true))
+            .unwrap_or(m);
+        return Some(Settle {
+            trials: m.max(s.n + 1),
+            as_failure: false,
+        });
+    }
+    let mut high = s.n.max(1);
+    let answer = loop {
+        high = high.saturating_mul(2);
+        if high > SETTLE_LIMIT {
+            return None;
+        }
+        if let Some(holds) = at(high) {
+            break holds;
+        }
+    };
+    let mut low = (high / 2).max(s.n);
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if at(mid) == Some(answer) {
+            high = mid;
+        } else {
+            low = mid;
         }
     }
-    None
+    Some(Settle {
+        trials: high,
+        as_failure: !answer,
+    })
 }
 
-/// [`check`] without the settle search (no recursion).
-fn check_plain(k: u32, n: u32, at_least: Option<f64>, at_most: Option<f64>) -> RateCheck {
-    let (low, high) = clopper_pearson(k, n);
-    if at_least.is_none_or(|min| low >= min) && at_most.is_none_or(|max| high <= max) {
-        RateCheck::Holds
-    } else if at_least.is_some_and(|min| high < min) || at_most.is_some_and(|max| low > max) {
-        RateCheck::Violated
+/// The judge's words for one bounded class, used by the case's findings and the report:
+/// `(check, what was seen, what would settle it)`.
+pub fn judge(class: &str, s: Sample, b: Bound) -> (RateCheck, String) {
+    let (low, high) = s.interval();
+    let unknown = if s.unknown > 0 {
+        format!(" ({} unknown, counted both ways)", s.unknown)
     } else {
-        RateCheck::TooFewTrials { settle: None }
-    }
+        String::new()
+    };
+    let seen = format!(
+        "{class} in {} of {} trials{unknown}, 95% interval [{}, {}]",
+        s.k,
+        s.n,
+        percent(low),
+        percent(high)
+    );
+    let wanted = b.describe();
+    let result = check(s, b);
+    let words = match &result {
+        RateCheck::Holds => format!("rate of {seen}: inside the expected {wanted}"),
+        RateCheck::Violated => format!("rate of {seen}: outside the expected {wanted}"),
+        RateCheck::TooFewTrials { settle } => {
+            let more = match settle {
+                Some(Settle {
+                    trials,
+                    as_failure: false,
+                }) if s.k == 0 && s.unknown == 0 => format!(
+                    "{trials} trials with no {class} would settle it (0 of n settles at most p \
+                     when n ≥ ln 0.025 / ln(1 − p))"
+                ),
+                Some(Settle {
+                    trials,
+                    as_failure: false,
+                }) => format!(
+                    "about {trials} trials in all would settle it if the known trials' rate \
+                     holds and no more are unknown"
+                ),
+                Some(Settle {
+                    trials,
+                    as_failure: true,
+                }) => format!(
+                    "about {trials} trials in all would settle it as a failure if the known \
+                     trials' rate holds"
+                ),
+                None if s.known() == 0 => "no trial has a class yet".to_string(),
+                None => "the known trials' rate sits on the bound".to_string(),
+            };
+            format!("too few trials: rate of {seen} straddles the expected {wanted}; {more}")
+        }
+    };
+    (result, words)
 }
 
 /// A percentage for findings: `16.8%`, `0.52%`.
@@ -249,21 +430,165 @@ mod tests {
         assert_eq!(clopper_pearson(0, 0), (0.0, 1.0));
     }
 
+    fn sample(k: u32, unknown: u32, n: u32) -> Sample {
+        Sample { k, unknown, n }
+    }
+
+    const AT_MOST_5: Bound = Bound {
+        at_least: None,
+        at_most: Some(0.05),
+    };
+
     #[test]
     fn bounds_hold_fail_or_ask_for_more_trials() {
-        // 0 of 100 is below 5%; 0 of 20 cannot say (upper 16.8%); rule of three: 60 trials.
-        assert_eq!(check(0, 100, None, Some(0.05)), RateCheck::Holds);
+        // 0 of 100 is below 5%; 0 of 20 cannot say (upper 16.8%): 72 trials would, exactly.
+        assert_eq!(check(sample(0, 0, 100), AT_MOST_5), RateCheck::Holds);
         assert_eq!(
-            check(0, 20, None, Some(0.05)),
-            RateCheck::TooFewTrials { settle: Some(60) }
+            check(sample(0, 0, 20), AT_MOST_5),
+            RateCheck::TooFewTrials {
+                settle: Some(Settle {
+                    trials: 72,
+                    as_failure: false
+                })
+            }
+        );
+        assert_eq!(check(sample(0, 0, 72), AT_MOST_5), RateCheck::Holds);
+        assert!(matches!(
+            check(sample(0, 0, 71), AT_MOST_5),
+            RateCheck::TooFewTrials { .. }
+        ));
+        let quarter = Bound {
+            at_least: None,
+            at_most: Some(0.25),
+        };
+        assert_eq!(
+            trials_to_settle(sample(0, 0, 5), quarter).map(|s| s.trials),
+            Some(13)
         );
         // 18 of 20 is certainly above 5%.
-        assert_eq!(check(18, 20, None, Some(0.05)), RateCheck::Violated);
-        assert_eq!(check(20, 20, Some(0.8), None), RateCheck::Holds);
-        assert_eq!(check(2, 20, Some(0.5), None), RateCheck::Violated);
-        match check(5, 10, Some(0.3), None) {
-            RateCheck::TooFewTrials { settle: Some(n) } => assert!(n > 10, "{n}"),
+        assert_eq!(check(sample(18, 0, 20), AT_MOST_5), RateCheck::Violated);
+        let at_least = |p| Bound {
+            at_least: Some(p),
+            at_most: None,
+        };
+        assert_eq!(check(sample(20, 0, 20), at_least(0.8)), RateCheck::Holds);
+        assert_eq!(check(sample(2, 0, 20), at_least(0.5)), RateCheck::Violated);
+        match check(sample(5, 0, 10), at_least(0.3)) {
+            RateCheck::TooFewTrials {
+                settle: Some(Settle { trials, as_failure }),
+            } => assert!(trials > 10 && !as_failure, "{trials}"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The unknown trials count both ways: against the bound they could break, and for it.
+    #[test]
+    fn unknown_trials_widen_the_interval_on_the_side_they_could_fall() {
+        // 29 of 50 at least 60%, 21 unknown: the rate is somewhere in [58%, 100%].
+        let s = sample(29, 21, 50);
+        let (low, high) = s.interval();
+        assert!((low - clopper_pearson(29, 50).0).abs() < 1e-12);
+        assert_eq!(high, 1.0);
+        let at_least_60 = Bound {
+            at_least: Some(0.6),
+            at_most: None,
+        };
+        assert!(matches!(
+            check(s, at_least_60),
+            RateCheck::TooFewTrials { .. }
+        ));
+        // Dropping the unknown trials (29 of 29) would have called it a pass.
+        assert_eq!(check(sample(29, 0, 29), at_least_60), RateCheck::Holds);
+        // 0 of 100 with 2 unknown is still below 10%: CP_upper(2, 100) = 7.0%.
+        let at_most_10 = Bound {
+            at_least: None,
+            at_most: Some(0.1),
+        };
+        assert_eq!(check(sample(0, 2, 100), at_most_10), RateCheck::Holds);
+        // A failure needs the lower end past the bound whatever the unknown trials were.
+        assert_eq!(check(sample(30, 20, 50), AT_MOST_5), RateCheck::Violated);
+        // Every trial unknown: nothing to settle on.
+        assert_eq!(
+            check(sample(0, 10, 10), AT_MOST_5),
+            RateCheck::TooFewTrials { settle: None }
+        );
+    }
+
+    #[test]
+    fn settle_advice_points_the_way_the_known_trials_lean() {
+        // 4 of 20 against at most 5% is violated already: CP_lower(4, 20) = 5.7%.
+        assert_eq!(check(sample(4, 0, 20), AT_MOST_5), RateCheck::Violated);
+        // 2 of 20 (10%) against at most 5%: more trials at 10% would settle it as a failure.
+        let RateCheck::TooFewTrials {
+            settle: Some(settle),
+        } = check(sample(2, 0, 20), AT_MOST_5)
+        else {
+            panic!("2 of 20 against 5% should straddle")
+        };
+        assert!(settle.as_failure, "{settle:?}");
+        let m = settle.trials;
+        let k = 2 + ((f64::from(m - 20)) * 0.1).round() as u32;
+        assert_eq!(check(sample(k, 0, m), AT_MOST_5), RateCheck::Violated);
+        let (_, words) = judge("observed_redelivery", sample(2, 0, 20), AT_MOST_5);
+        assert!(words.contains("as a failure"), "{words}");
+        assert!(!words.contains("clean"), "{words}");
+        // With unknowns, the advice counts them as still unknown.
+        let RateCheck::TooFewTrials {
+            settle: Some(settle),
+        } = check(sample(0, 3, 40), AT_MOST_5)
+        else {
+            panic!("0 of 40 with 3 unknown against 5% should straddle")
+        };
+        assert!(!settle.as_failure);
+        assert_eq!(
+            check(sample(0, 3, settle.trials), AT_MOST_5),
+            RateCheck::Holds
+        );
+        assert!(matches!(
+            check(sample(0, 3, settle.trials - 1), AT_MOST_5),
+            RateCheck::TooFewTrials { .. }
+        ));
+    }
+
+    /// The tail reading of [`decide`] agrees with the inverted interval everywhere off its
+    /// edge.
+    #[test]
+    fn decisions_agree_with_the_interval() {
+        for n in [1u32, 5, 20, 72, 150] {
+            for k in 0..=n {
+                for unknown in [0, 1, 3] {
+                    let s = sample(k, unknown.min(n - k), n);
+                    let (low, high) = s.interval();
+                    for p in [0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.95, 1.0] {
+                        for b in [
+                            Bound {
+                                at_least: None,
+                                at_most: Some(p),
+                            },
+                            Bound {
+                                at_least: Some(p),
+                                at_most: None,
+                            },
+                        ] {
+                            let near = (low - p).abs() < 1e-9 || (high - p).abs() < 1e-9;
+                            let inside = b.at_least.is_none_or(|m| low >= m)
+                                && b.at_most.is_none_or(|m| high <= m);
+                            let outside = b.at_least.is_some_and(|m| high < m)
+                                || b.at_most.is_some_and(|m| low > m);
+                            let want = if inside {
+                                Some(true)
+                            } else if outside {
+                                Some(false)
+                            } else {
+                                None
+                            };
+                            if !near {
+                                assert_eq!(decide(s, b), want, "{s:?} {b:?} [{low}, {high}]");
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -1,11 +1,15 @@
 //! A case run N times: its trials judged together (pure).
 //!
 //! Each trial is judged on its own by [`super::judge`] without the case's outcome and rate
-//! expectations (a trial's step checks still fail it); then the trials are pooled: counts per
-//! class, the two-sided 95% Clopper–Pearson interval of each class's share of the conclusive
-//! trials, and the case's expectations judged on those — `outcome:` means every conclusive
-//! trial has an allowed class, `rate:` bounds a class's share (see [`super::rate`]).
-//! Inconclusive trials are counted and reported, never in the denominator.
+//! expectations (a trial's step checks still fail it); then the trials are pooled. Every
+//! trial that started is counted once: under its class when it has one, else as unknown
+//! (`inconclusive`, or `error` when its verdict was an error), so the counts add up to n.
+//! Whether a trial ends unknown can depend on what it would have shown, so unknown trials are
+//! never dropped from a denominator: each class's interval is the worst case both ways over
+//! all n started trials (see [`super::rate::Sample`]), and the case's expectations are judged
+//! on those: `outcome:` holds when every trial is known and allowed, fails on any known trial
+//! that is not allowed, and is inconclusive otherwise; `rate:` bounds a class's share.
+//! Trials that never started (the run stopped before them) are not in n.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +17,7 @@ use crate::evidence::format::{Finding, RateBound, TrialOutcome, Trials, Verdict}
 use crate::suite::model::{OutcomeClass, OutcomeExpect, RateExpect};
 
 use super::judge::Judgement;
-use super::rate::{RateCheck, check, clopper_pearson, percent};
+use super::rate::{Bound, RateCheck, Sample, judge, percent};
 use super::verdict::{VerdictFacts, verdict};
 
 /// What the pooled trials came to.
@@ -25,7 +29,26 @@ pub struct Pooled {
     pub trials: Trials,
 }
 
-/// Pools the judgements of a case's trials (in trial order) against its expectations.
+/// A trial's class when it has one ([`OutcomeClass::Inconclusive`] is none).
+fn known_class(j: &Judgement) -> Option<OutcomeClass> {
+    j.class.filter(|c| *c != OutcomeClass::Inconclusive)
+}
+
+/// What an unknown trial is counted as: `error` when its verdict was one, else
+/// `inconclusive`.
+fn unknown_key(j: &Judgement) -> &'static str {
+    if j.verdict == Verdict::Error {
+        "error"
+    } else {
+        OutcomeClass::Inconclusive.as_str()
+    }
+}
+
+/// The count keys that are not a class: the unknown trials.
+pub const UNKNOWN_KEYS: [&str; 2] = ["inconclusive", "error"];
+
+/// Pools the judgements of a case's started trials (in trial order) against its
+/// expectations.
 pub fn pool(
     judged: &[Judgement],
     outcome: Option<&OutcomeExpect>,
@@ -46,9 +69,8 @@ pub fn pool(
     };
     for (i, j) in judged.iter().enumerate() {
         let trial = i as u32 + 1;
-        if let Some(c) = j.class {
-            *counts.entry(c.as_str().to_string()).or_default() += 1;
-        }
+        let key = known_class(j).map_or(unknown_key(j), OutcomeClass::as_str);
+        *counts.entry(key.to_string()).or_default() += 1;
         per_trial.push(TrialOutcome {
             trial,
             verdict: j.verdict,
@@ -66,19 +88,13 @@ pub fn pool(
             _ => {}
         }
     }
-    let conclusive: Vec<(u32, &Judgement)> = judged
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (i as u32 + 1, j))
-        .filter(|(_, j)| j.class.is_some_and(|c| c != OutcomeClass::Inconclusive))
-        .collect();
-    let n_conclusive = conclusive.len() as u32;
-    let inconclusive = judged
-        .iter()
-        .filter(|j| {
-            j.class == Some(OutcomeClass::Inconclusive) || j.verdict == Verdict::Inconclusive
-        })
-        .count() as u32;
+    let unknown = judged.iter().filter(|j| known_class(j).is_none()).count() as u32;
+    let known = n - unknown;
+    let sample = |class: &str| Sample {
+        k: counts.get(class).copied().unwrap_or(0),
+        unknown,
+        n,
+    };
 
     // Every class seen, and every class a rate bounds (seen or not: 0 of n has an interval).
     let mut intervals: BTreeMap<String, [f64; 2]> = BTreeMap::new();
@@ -86,110 +102,101 @@ pub fn pool(
         .iter()
         .flat_map(|r| r.bounds.keys().map(|c| c.as_str().to_string()));
     for class in counts.keys().cloned().chain(bounded) {
-        if class != OutcomeClass::Inconclusive.as_str() {
-            let k = counts.get(&class).copied().unwrap_or(0);
-            let (lo, hi) = clopper_pearson(k, n_conclusive);
+        if !UNKNOWN_KEYS.contains(&class.as_str()) {
+            let (lo, hi) = sample(&class).interval();
             intervals.insert(class, [lo, hi]);
         }
     }
 
     let expected = outcome.is_some() || rate.is_some();
-    if expected && n_conclusive == 0 {
-        v.inconclusive = true;
-        findings.push(finding(format!(
-            "no trial of {n} was conclusive: nothing to judge the expectation on"
-        )));
-    }
-    if let Some(expect) = outcome
-        && n_conclusive > 0
-    {
+    if let Some(expect) = outcome {
         let mut wrong = Vec::new();
-        for (trial, j) in &conclusive {
-            let bad: Vec<String> = match expect {
-                OutcomeExpect::All(allowed) => j
-                    .class
-                    .filter(|c| !allowed.value.allows(*c))
-                    .map(|c| {
+        let mut unsure = 0u32;
+        for (i, j) in judged.iter().enumerate() {
+            let trial = i + 1;
+            let (bad, doubt): (Vec<String>, bool) = match expect {
+                OutcomeExpect::All(allowed) => match known_class(j) {
+                    None => (Vec::new(), true),
+                    Some(c) if !allowed.value.allows(c) => (
                         vec![format!(
                             "{} (expected {})",
                             c.as_str(),
                             allowed.value.describe()
-                        )]
-                    })
-                    .unwrap_or_default(),
-                OutcomeExpect::PerMessage(map) => j
-                    .messages
-                    .iter()
-                    .filter(|m| m.class != OutcomeClass::Inconclusive)
-                    .filter_map(|m| {
-                        let allowed = map.get(&m.label)?;
-                        (!allowed.value.allows(m.class)).then(|| {
-                            format!(
-                                "{} {} (expected {})",
-                                m.label,
-                                m.class.as_str(),
-                                allowed.value.describe()
-                            )
+                        )],
+                        false,
+                    ),
+                    Some(_) => (Vec::new(), false),
+                },
+                OutcomeExpect::PerMessage(map) => {
+                    let mut doubt = j.class.is_none();
+                    let bad = j
+                        .messages
+                        .iter()
+                        .filter_map(|m| {
+                            let allowed = map.get(&m.label)?;
+                            if m.class == OutcomeClass::Inconclusive {
+                                doubt = true;
+                                return None;
+                            }
+                            (!allowed.value.allows(m.class)).then(|| {
+                                format!(
+                                    "{} {} (expected {})",
+                                    m.label,
+                                    m.class.as_str(),
+                                    allowed.value.describe()
+                                )
+                            })
                         })
-                    })
-                    .collect(),
+                        .collect();
+                    (bad, doubt)
+                }
             };
             if !bad.is_empty() {
                 wrong.push(format!("trial {trial}: {}", bad.join(", ")));
+            } else if doubt {
+                unsure += 1;
             }
         }
         if !wrong.is_empty() {
             v.failed = true;
             let shown: Vec<&String> = wrong.iter().take(5).collect();
             findings.push(finding(format!(
-                "{} of {n_conclusive} conclusive trials observed an outcome the case does not allow: {}{}",
+                "{} of {n} trials observed an outcome the case does not allow: {}{}",
                 wrong.len(),
-                shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("; "),
+                shown
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
                 if wrong.len() > 5 { "; …" } else { "" }
+            )));
+        } else if unsure > 0 {
+            v.inconclusive = true;
+            findings.push(finding(format!(
+                "{unsure} of {n} trials have no class for the expected outcome: each could have \
+                 been one the case does not allow"
             )));
         }
     }
-    if let Some(rate) = rate
-        && n_conclusive > 0
-    {
+    if let Some(rate) = rate {
         for (class, bound) in &rate.bounds {
-            let k = counts.get(class.as_str()).copied().unwrap_or(0);
-            let (lo, hi) = clopper_pearson(k, n_conclusive);
-            let b = bound.value;
-            let wanted = match (b.at_least, b.at_most) {
-                (Some(l), Some(h)) => format!("between {} and {}", percent(l), percent(h)),
-                (Some(l), None) => format!("at least {}", percent(l)),
-                (None, Some(h)) => format!("at most {}", percent(h)),
-                (None, None) => continue,
+            let b = Bound {
+                at_least: bound.value.at_least,
+                at_most: bound.value.at_most,
             };
-            let seen = format!(
-                "{} in {k} of {n_conclusive} conclusive trials, 95% interval [{}, {}]",
-                class.as_str(),
-                percent(lo),
-                percent(hi)
-            );
-            match check(k, n_conclusive, b.at_least, b.at_most) {
+            if b.at_least.is_none() && b.at_most.is_none() {
+                continue;
+            }
+            let (result, words) = judge(class.as_str(), sample(class.as_str()), b);
+            match result {
                 RateCheck::Holds => {}
                 RateCheck::Violated => {
                     v.failed = true;
-                    findings.push(finding(format!(
-                        "rate of {seen}: outside the expected {wanted}"
-                    )));
+                    findings.push(finding(words));
                 }
-                RateCheck::TooFewTrials { settle } => {
+                RateCheck::TooFewTrials { .. } => {
                     v.inconclusive = true;
-                    let more = match settle {
-                        Some(m) if k == 0 && b.at_most.is_some() => format!(
-                            "about {m} clean trials with none would settle it (rule of three)"
-                        ),
-                        Some(m) => {
-                            format!("about {m} clean trials would settle it if the rate holds")
-                        }
-                        None => "the observed rate sits on the bound".to_string(),
-                    };
-                    findings.push(finding(format!(
-                        "too few trials: rate of {seen} straddles the expected {wanted}; {more}"
-                    )));
+                    findings.push(finding(words));
                 }
             }
         }
@@ -208,7 +215,7 @@ pub fn pool(
     }
 
     let verdict = verdict(&v);
-    let summary = summary_line(&counts, n, inconclusive);
+    let summary = summary_line(&counts, n);
     let reason = match findings.first() {
         Some(f) => f.message.clone(),
         None => format!("every expectation held over {n} trials: {summary}"),
@@ -219,7 +226,8 @@ pub fn pool(
         findings,
         trials: Trials {
             n,
-            conclusive: n_conclusive,
+            conclusive: known,
+            unknown,
             counts,
             intervals,
             per_trial,
@@ -238,16 +246,9 @@ pub fn pool(
     }
 }
 
-/// `observed_redelivery 3/20, no_redelivery_within_window 17/20`.
-fn summary_line(counts: &BTreeMap<String, u32>, n: u32, inconclusive: u32) -> String {
-    let mut parts: Vec<String> = counts
-        .iter()
-        .filter(|(c, _)| c.as_str() != OutcomeClass::Inconclusive.as_str())
-        .map(|(c, k)| format!("{c} {k}/{n}"))
-        .collect();
-    if inconclusive > 0 {
-        parts.push(format!("inconclusive {inconclusive}/{n}"));
-    }
+/// `observed_redelivery 3/20, no_redelivery_within_window 16/20, inconclusive 1/20`.
+fn summary_line(counts: &BTreeMap<String, u32>, n: u32) -> String {
+    let parts: Vec<String> = counts.iter().map(|(c, k)| format!("{c} {k}/{n}")).collect();
     if parts.is_empty() {
         "no observation".to_string()
     } else {
@@ -255,9 +256,20 @@ fn summary_line(counts: &BTreeMap<String, u32>, n: u32, inconclusive: u32) -> St
     }
 }
 
-/// One line for terminals and summaries: each class seen, and each class a rate bounds (seen
-/// or not), as `k/N` of the trials with the 95% interval of its share of the conclusive ones,
-/// e.g. `20 trials: observed_redelivery 20/20 [83.2%, 100%]`.
+/// The sample behind one class's interval in a recorded tally.
+pub fn sample_of(trials: &Trials, class: &str) -> Sample {
+    Sample {
+        k: trials.counts.get(class).copied().unwrap_or(0),
+        unknown: trials.unknown,
+        n: trials.n,
+    }
+}
+
+/// One line for terminals and summaries: every trial counted once (each class, and the
+/// unknown trials as `inconclusive` or `error`), each class a rate bounds shown even when no
+/// trial had it, and each class's 95% interval over all n trials, e.g.
+/// `20 trials: observed_redelivery 3/20 [0.79%, 44.3%], no_redelivery_within_window 15/20
+/// [50.9%, 96.8%], inconclusive 2/20`.
 pub fn tally(trials: &Trials) -> String {
     let mut shown: BTreeMap<&String, u32> = trials.counts.iter().map(|(c, k)| (c, *k)).collect();
     for class in trials.intervals.keys() {
@@ -268,7 +280,7 @@ pub fn tally(trials: &Trials) -> String {
         .map(|(class, k)| match trials.intervals.get(class) {
             Some([low, high]) => format!(
                 "{class} {k}/{} [{}, {}]",
-                trials.conclusive,
+                trials.n,
                 percent(*low),
                 percent(*high)
             ),
@@ -316,30 +328,65 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_intervals_leave_inconclusive_trials_out_of_the_denominator() {
-        let mut judged: Vec<Judgement> = (0..19)
+    fn unknown_trials_stay_in_the_denominator_and_the_counts_add_up_to_n() {
+        let mut judged: Vec<Judgement> = (0..18)
             .map(|_| trial(Verdict::Pass, Some(NoRedeliveryWithinWindow)))
             .collect();
         judged.push(trial(Verdict::Inconclusive, Some(Inconclusive)));
+        judged.push(trial(Verdict::Error, None));
         let p = pool(&judged, None, Some(&at_most(ObservedRedelivery, 0.5)), 3);
-        assert_eq!(p.trials.n, 20);
-        assert_eq!(p.trials.conclusive, 19);
-        assert_eq!(p.trials.counts["no_redelivery_within_window"], 19);
-        assert_eq!(p.trials.counts["inconclusive"], 1);
-        assert!(!p.trials.intervals.contains_key("inconclusive"));
-        // The bounded class has its interval though no trial saw it: 0 of 19.
-        let [lo, hi] = p.trials.intervals["observed_redelivery"];
-        assert!(lo == 0.0 && (hi - 0.1765).abs() < 1e-3, "{hi}");
-        // 0 redeliveries in 19: upper bound 17.6% < 50%.
-        assert_eq!(p.verdict, Verdict::Pass, "{}", p.reason);
         assert_eq!(
-            p.trials.per_trial[19].class.as_deref(),
+            (p.trials.n, p.trials.conclusive, p.trials.unknown),
+            (20, 18, 2)
+        );
+        assert_eq!(p.trials.counts["no_redelivery_within_window"], 18);
+        assert_eq!(p.trials.counts["inconclusive"], 1);
+        assert_eq!(p.trials.counts["error"], 1);
+        assert_eq!(p.trials.counts.values().sum::<u32>(), 20);
+        assert!(!p.trials.intervals.contains_key("inconclusive"));
+        // The bounded class has its interval though no trial saw it: 0 of 20, and the two
+        // unknown trials could each have been one: [0, CP_upper(2, 20)].
+        let [lo, hi] = p.trials.intervals["observed_redelivery"];
+        assert!(lo == 0.0 && (hi - 0.3170).abs() < 1e-3, "{hi}");
+        // The upper end 31.7% is under 50%; the error trial errs the case all the same.
+        assert_eq!(p.verdict, Verdict::Error, "{}", p.reason);
+        assert_eq!(
+            p.trials.per_trial[18].class.as_deref(),
             Some("inconclusive")
         );
     }
 
+    /// Issue 19: a delete timeout stops exactly the trials that would redeliver. Dropping them
+    /// turned a true 28% into 29/29 PASS at least 60%.
     #[test]
-    fn a_rate_straddling_its_bound_is_too_few_trials_with_the_rule_of_three() {
+    fn trials_censored_by_their_outcome_do_not_make_a_pass() {
+        let mut judged: Vec<Judgement> = (0..29)
+            .map(|_| trial(Verdict::Pass, Some(ObservedRedelivery)))
+            .collect();
+        judged.extend((0..21).map(|_| trial(Verdict::Inconclusive, Some(Inconclusive))));
+        let at_least = RateExpect {
+            bounds: BTreeMap::from([(
+                ObservedRedelivery,
+                Spanned {
+                    value: Bound {
+                        at_least: Some(0.6),
+                        at_most: None,
+                    },
+                    pos: Pos::default(),
+                },
+            )]),
+        };
+        let p = pool(&judged, None, Some(&at_least), 3);
+        assert_eq!(p.verdict, Verdict::Inconclusive, "{}", p.reason);
+        assert!(
+            p.reason.contains("29 of 50 trials (21 unknown"),
+            "{}",
+            p.reason
+        );
+    }
+
+    #[test]
+    fn a_rate_straddling_its_bound_says_how_many_trials_would_settle_it() {
         let judged: Vec<Judgement> = (0..20)
             .map(|_| trial(Verdict::Pass, Some(NoRedeliveryWithinWindow)))
             .collect();
@@ -347,7 +394,11 @@ mod tests {
         assert_eq!(p.verdict, Verdict::Inconclusive);
         assert!(p.reason.contains("too few trials"), "{}", p.reason);
         assert!(p.reason.contains("[0%, 16.8%]"), "{}", p.reason);
-        assert!(p.reason.contains("about 60 clean trials"), "{}", p.reason);
+        assert!(
+            p.reason.contains("72 trials with no observed_redelivery"),
+            "{}",
+            p.reason
+        );
         // The bound is recorded with the tally, for reports to draw the interval against.
         assert_eq!(
             p.trials.bounds["observed_redelivery"],
@@ -413,7 +464,25 @@ mod tests {
         let none = vec![trial(Verdict::Inconclusive, Some(Inconclusive))];
         let p = pool(&none, None, Some(&at_most(ObservedRedelivery, 0.1)), 1);
         assert_eq!(p.verdict, Verdict::Inconclusive);
-        assert!(p.reason.contains("no trial of 1 was conclusive"));
+        assert!(
+            p.reason.contains("no trial has a class yet"),
+            "{}",
+            p.reason
+        );
+        // An outcome over the trials is not met by an unknown one.
+        let allowed = OutcomeExpect::All(Spanned {
+            value: AllowedClasses::new([NoRedeliveryWithinWindow]).unwrap(),
+            pos: Pos::default(),
+        });
+        let mut judged = vec![trial(Verdict::Pass, Some(NoRedeliveryWithinWindow)); 9];
+        judged.push(trial(Verdict::Inconclusive, Some(Inconclusive)));
+        let p = pool(&judged, Some(&allowed), None, 1);
+        assert_eq!(p.verdict, Verdict::Inconclusive, "{}", p.reason);
+        assert!(
+            p.reason.contains("1 of 10 trials have no class"),
+            "{}",
+            p.reason
+        );
         // Without an expectation, an inconclusive trial leaves the case inconclusive.
         let p = pool(&none, None, None, 1);
         assert_eq!(p.verdict, Verdict::Inconclusive);
@@ -442,6 +511,165 @@ mod tests {
             tally(&bounded.trials),
             "20 trials: no_redelivery_within_window 20/20 [83.2%, 100%], \
              observed_redelivery 0/20 [0%, 16.8%]"
+        );
+    }
+}
+
+/// The whole procedure simulated: trials drawn at a known true rate, censored by their own
+/// outcome (a trial that would have shown the class, or one that would not, ends unknown),
+/// pooled, judged. A definite verdict that contradicts the true rate is a wrong one; the
+/// interval's nominal error is 2.5% a side. The rule before issue 19 (unknown trials dropped
+/// from the denominator) is judged on the same draws for comparison.
+#[cfg(test)]
+mod simulation {
+    use super::*;
+    use crate::suite::model::{Pos, RateBound as Bound, Spanned};
+    use OutcomeClass::*;
+
+    /// splitmix64: a fixed seed, the same draws on every run.
+    struct Dice(u64);
+
+    impl Dice {
+        fn next(&mut self) -> f64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    fn judged(class: Option<OutcomeClass>) -> Judgement {
+        Judgement {
+            verdict: if class.is_some() {
+                Verdict::Pass
+            } else {
+                Verdict::Inconclusive
+            },
+            class: Some(class.unwrap_or(Inconclusive)),
+            window_end: None,
+            messages: Vec::new(),
+            decision: None,
+            reason: String::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Which trials the censoring hides.
+    #[derive(Clone, Copy, Debug)]
+    enum Censor {
+        /// Those that would have redelivered (a delete timeout that stops exactly them).
+        Events,
+        /// Those that would not (silence over lost polls).
+        Silences,
+    }
+
+    #[test]
+    fn wrong_definite_verdicts_stay_within_the_nominal_error_under_censoring() {
+        let mut dice = Dice(0x1919_2026);
+        let (mut cases, mut wrong_now, mut wrong_before) = (0u32, 0u32, 0u32);
+        let mut worst: (f64, String) = (0.0, String::new());
+        let mut worst_before: (f64, String) = (0.0, String::new());
+        for bound in [0.1, 0.3, 0.6] {
+            for offset in [-0.08, -0.03, 0.0, 0.03, 0.08] {
+                let truth: f64 = bound + offset;
+                for n in [30u32, 60] {
+                    for censor in [Censor::Events, Censor::Silences] {
+                        for share in [0.25, 0.5] {
+                            let rate = RateExpect {
+                                bounds: BTreeMap::from([(
+                                    ObservedRedelivery,
+                                    Spanned {
+                                        value: Bound {
+                                            at_least: None,
+                                            at_most: Some(bound),
+                                        },
+                                        pos: Pos::default(),
+                                    },
+                                )]),
+                            };
+                            let (mut config_wrong, mut config_before) = (0u32, 0u32);
+                            const REPS: u32 = 40;
+                            for _ in 0..REPS {
+                                let trials: Vec<Judgement> = (0..n)
+                                    .map(|_| {
+                                        let event = dice.next() < truth;
+                                        let hidden = match censor {
+                                            Censor::Events => event,
+                                            Censor::Silences => !event,
+                                        } && dice.next() < share;
+                                        judged((!hidden).then_some(if event {
+                                            ObservedRedelivery
+                                        } else {
+                                            NoRedeliveryWithinWindow
+                                        }))
+                                    })
+                                    .collect();
+                                let holds_in_truth = truth <= bound;
+                                let p = pool(&trials, None, Some(&rate), 1);
+                                let wrong = match p.verdict {
+                                    Verdict::Pass => !holds_in_truth,
+                                    Verdict::Fail => holds_in_truth,
+                                    _ => false,
+                                };
+                                // The old rule: the unknown trials dropped, CP over the rest.
+                                let t = &p.trials;
+                                let k = t.counts.get("observed_redelivery").copied().unwrap_or(0);
+                                let (lo, hi) = super::super::rate::clopper_pearson(k, t.conclusive);
+                                let before = if t.conclusive == 0 {
+                                    None
+                                } else if hi <= bound {
+                                    Some(true)
+                                } else if lo > bound {
+                                    Some(false)
+                                } else {
+                                    None
+                                };
+                                cases += 1;
+                                config_wrong += u32::from(wrong);
+                                wrong_now += u32::from(wrong);
+                                let before_wrong = before.is_some_and(|h| h != holds_in_truth);
+                                wrong_before += u32::from(before_wrong);
+                                config_before += u32::from(before_wrong);
+                            }
+                            let config = format!(
+                                "truth {truth:.2}, at most {bound}, n {n}, {censor:?} {share}"
+                            );
+                            let share_wrong = f64::from(config_wrong) / f64::from(REPS);
+                            if share_wrong > worst.0 {
+                                worst = (share_wrong, config.clone());
+                            }
+                            let share_before = f64::from(config_before) / f64::from(REPS);
+                            if share_before > worst_before.0 {
+                                worst_before = (share_before, config);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let now = f64::from(wrong_now) / f64::from(cases);
+        let before = f64::from(wrong_before) / f64::from(cases);
+        eprintln!(
+            "simulation: {cases} cases; wrong definite verdicts {now:.4} (worst configuration \
+             {worst:?}); the old rule {before:.4} (worst {worst_before:?})"
+        );
+        assert!(
+            now <= 0.025,
+            "wrong {now} of {cases} (worst config {worst:?})"
+        );
+        assert!(
+            worst.0 <= 0.1,
+            "one configuration is wrong too often: {worst:?}"
+        );
+        assert!(
+            before >= 4.0 * now.max(0.01),
+            "the old rule should be wrong far more often: {before} against {now}"
+        );
+        // Where the censoring hides what matters, the old rule was wrong most of the time.
+        assert!(
+            worst_before.0 >= 0.4,
+            "the old rule's worst configuration: {worst_before:?}"
         );
     }
 }

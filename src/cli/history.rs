@@ -9,7 +9,7 @@ use super::args::HistoryArgs;
 use crate::classify::history::{self, CaseSample};
 use crate::evidence::view::RunView;
 use crate::exit_code;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -30,19 +30,29 @@ pub fn history(args: HistoryArgs) -> i32 {
         }
     };
     let mut samples: Vec<CaseSample> = Vec::new();
-    let mut seen_runs: HashSet<String> = HashSet::new();
     let mut unreadable = 0;
+    let mut read = Vec::new();
     for dir in &dirs {
         // One damaged folder among many nights is said and skipped, not fatal.
-        let records = match super::report::read_run_folder(dir) {
-            Ok(r) => r,
+        match super::report::read_run_folder(dir) {
+            Ok(r) => read.push((dir, r)),
             Err(e) => {
                 eprintln!("sqsprobe: warning: {e}; skipped");
                 unreadable += 1;
-                continue;
             }
-        };
-        let view = RunView::new(&records);
+        }
+    }
+    // Each trial once: a folder is the runs it is made of (a merged folder's partitions, else
+    // its run), and a folder sharing one with a folder already read is skipped. Merged folders
+    // first, so a merge and its parts count as the merge.
+    read.sort_by_key(|(_, records)| {
+        RunView::new(records)
+            .start
+            .is_none_or(|s| s.merged.is_none())
+    });
+    let mut taken: HashMap<String, String> = HashMap::new();
+    for (dir, records) in &read {
+        let view = RunView::new(records);
         let Some(start) = view.start else {
             eprintln!(
                 "sqsprobe: warning: {}: no run_start, so the run cannot be placed; skipped",
@@ -50,13 +60,21 @@ pub fn history(args: HistoryArgs) -> i32 {
             );
             continue;
         };
-        if !seen_runs.insert(start.run_id.clone()) {
+        let parts = history::parts(start);
+        if let Some((part, other)) = parts
+            .iter()
+            .find_map(|p| taken.get(p).map(|other| (p, other)))
+        {
             eprintln!(
-                "sqsprobe: warning: {}: run {} was already read from another folder; skipped",
+                "sqsprobe: warning: {}: run {} was already read from {other}; skipped (each \
+                 trial is pooled once)",
                 dir.display(),
-                crate::text::escape::terminal(&start.run_id)
+                crate::text::escape::terminal(part)
             );
             continue;
+        }
+        for part in parts {
+            taken.insert(part, dir.display().to_string());
         }
         samples.extend(
             history::samples(&view, &dir.display().to_string())

@@ -286,9 +286,9 @@ pub fn trials_run() -> Vec<Record> {
         trial_ends.push(Record::TrialEnd(end));
     }
     records.extend(trial_ends);
-    let finding = "too few trials: rate of observed_redelivery in 1 of 3 conclusive trials, \
-                   95% interval [0.84%, 90.6%] straddles the expected at most 5.0%; about 5 \
-                   clean trials would settle it if the rate holds";
+    let finding = "too few trials: rate of observed_redelivery in 1 of 3 trials, 95% interval \
+                   [0.84%, 90.6%] straddles the expected at most 5.0%; about 8 trials in all \
+                   would settle it as a failure if the known trials' rate holds";
     let mut end = case_end(case, Verdict::Inconclusive, finding, &[(10, finding)]);
     end.findings[0].step = None;
     end.ended_at = at(4360);
@@ -296,6 +296,7 @@ pub fn trials_run() -> Vec<Record> {
     end.trials = Some(Trials {
         n: 3,
         conclusive: 3,
+        unknown: 0,
         counts: BTreeMap::from([
             ("no_redelivery_within_window".to_string(), 2),
             ("observed_redelivery".to_string(), 1),

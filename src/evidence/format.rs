@@ -518,14 +518,20 @@ pub struct CaseEnd {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trials {
-    /// Trials run.
+    /// Trials started (the denominator of every interval); trials the run never started are
+    /// not in it.
     pub n: u32,
-    /// Trials whose observation was conclusive (the denominator of every interval).
+    /// Trials with a class: `n − unknown`.
     pub conclusive: u32,
-    /// Trials per observation class (`inconclusive` included, as counted, never in a rate).
+    /// Trials that started and have no class (inconclusive, an error, cut while running).
+    /// Absent in files written before it existed.
+    #[serde(default)]
+    pub unknown: u32,
+    /// Every started trial once: under its class when it has one, else `inconclusive` or
+    /// `error`; the values add up to `n`.
     pub counts: BTreeMap<String, u32>,
-    /// Per class, the two-sided 95% Clopper–Pearson interval `[low, high]` of its share of
-    /// the conclusive trials.
+    /// Per class, the two-sided 95% interval `[low, high]` of its rate over the n trials,
+    /// the unknown ones counted both ways: `[CP_lower(k, n), CP_upper(k + unknown, n)]`.
     pub intervals: BTreeMap<String, [f64; 2]>,
     /// Each trial's verdict and class, in trial order.
     pub per_trial: Vec<TrialOutcome>,

@@ -49,15 +49,28 @@ fn group(g: &Group) -> String {
     );
     if let (Some(first), Some(last)) = (g.runs.first(), g.runs.last()) {
         out.push_str(&format!(
-            "  {} run{}, {} trials ({} conclusive); first {} ({}), last {} ({})\n",
+            "  {} run{}, {} trials ({} unknown); first {} ({}), last {} ({})\n",
             g.runs.len(),
             plural(g.runs.len()),
             g.n,
-            g.conclusive,
+            g.unknown,
             terminal(&first.started_at),
             terminal(&first.run_id),
             terminal(&last.started_at),
             terminal(&last.run_id),
+        ));
+    }
+    let cut: Vec<String> = g
+        .runs
+        .iter()
+        .filter(|r| r.cut)
+        .map(|r| terminal(&r.run_id))
+        .collect();
+    if !cut.is_empty() {
+        out.push_str(&format!(
+            "  cut: {} (interrupted or stopped before every trial started; the trials they \
+             started are pooled, the rest are not in n)\n",
+            cut.join(", ")
         ));
     }
     let width = g
@@ -68,8 +81,8 @@ fn group(g: &Group) -> String {
         .unwrap_or(0);
     for (class, k) in &g.counts {
         let share = match g.intervals.get(class) {
-            Some([lo, hi]) => format!("{k}/{} [{}, {}]", g.conclusive, percent(*lo), percent(*hi)),
-            None => format!("{k}/{} (never in a rate)", g.n),
+            Some([lo, hi]) => format!("{k}/{} [{}, {}]", g.n, percent(*lo), percent(*hi)),
+            None => format!("{k}/{} (unknown: counted both ways in each rate)", g.n),
         };
         out.push_str(&format!("  {:<width$}  {share}\n", terminal(class)));
     }
@@ -79,26 +92,35 @@ fn group(g: &Group) -> String {
     out
 }
 
-/// `newest run: observed_redelivery 12/20 against 0/40 before — INCONSISTENT (…p = 3.4e-9 < 0.01)`.
+/// `newest run: observed_redelivery 12/20 against 0/40 before — INCONSISTENT (…p = 3.4e-9 < 0.01)`;
+/// with unknown trials, each side says how many and p is the largest over the ways they
+/// could have fallen.
 pub fn comparison(c: &Comparison) -> String {
-    let verdict = if c.inconsistent {
+    let side = |[k, unknown, n]: [u32; 3]| {
+        if unknown > 0 {
+            format!("{k}/{n} ({unknown} unknown)")
+        } else {
+            format!("{k}/{n}")
+        }
+    };
+    let p = if c.newest[1] + c.others[1] > 0 {
         format!(
-            "INCONSISTENT (Fisher's exact test, two-sided p = {} < {ALPHA})",
+            "the largest p over the ways the unknown trials could have fallen = {}",
             p_value(c.p)
         )
     } else {
-        format!(
-            "consistent (Fisher's exact test, two-sided p = {} ≥ {ALPHA})",
-            p_value(c.p)
-        )
+        format!("p = {}", p_value(c.p))
+    };
+    let verdict = if c.inconsistent {
+        format!("INCONSISTENT (Fisher's exact test, two-sided {p} < {ALPHA})")
+    } else {
+        format!("consistent (Fisher's exact test, two-sided {p} ≥ {ALPHA})")
     };
     format!(
-        "newest run: {} {}/{} against {}/{} before — {verdict}",
+        "newest run: {} {} against {} before — {verdict}",
         terminal(&c.class),
-        c.newest[0],
-        c.newest[1],
-        c.others[0],
-        c.others[1]
+        side(c.newest),
+        side(c.others)
     )
 }
 
@@ -131,6 +153,8 @@ mod tests {
             region: "us-east-1".to_string(),
             n: 20,
             conclusive: 20,
+            unknown: 0,
+            cut: false,
             counts: BTreeMap::from([
                 ("observed_redelivery".to_string(), redelivered),
                 ("no_redelivery_within_window".to_string(), 20 - redelivered),
@@ -154,7 +178,7 @@ mod tests {
              2026-12-03T03:00:00.000Z; 1 case by target and region\n\
              \n\
              chaos-stale-delete-rate  aws  us-east-1\n  \
-             3 runs, 60 trials (60 conclusive); first 2026-12-01T03:00:00.000Z (r1), last 2026-12-03T03:00:00.000Z (r3)\n  \
+             3 runs, 60 trials (0 unknown); first 2026-12-01T03:00:00.000Z (r1), last 2026-12-03T03:00:00.000Z (r3)\n  \
              no_redelivery_within_window  48/60 [67.7%, 89.2%]\n  \
              observed_redelivery          12/60 [10.8%, 32.3%]\n  \
              newest run: observed_redelivery 12/20 against 0/40 before — INCONSISTENT (Fisher's exact test, two-sided p = 9.00e-8 < 0.01)\n\

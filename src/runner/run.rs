@@ -462,10 +462,13 @@ pub async fn run_plan(
     if !leftover.is_empty() {
         verdicts.push(Verdict::Error);
     }
-    let mut exit_code = classify::exit_code(&verdicts);
-    if interrupted {
-        exit_code = crate::exit_code::INTERRUPTED;
-    }
+    // A cut run exits with its cut's code: what the cases that finished said is a sample the
+    // cut chose (the early finishers), not the run's answer.
+    let exit_code = match (interrupted, halt.reason()) {
+        (true, _) => crate::exit_code::INTERRUPTED,
+        (false, Some(HaltReason::Budget(_))) => crate::exit_code::INCONCLUSIVE,
+        _ => classify::exit_code(&verdicts),
+    };
     let mut totals: BTreeMap<String, u32> = BTreeMap::new();
     for c in &cases {
         *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;

@@ -1,13 +1,14 @@
 //! A multi-trial case: its tally, a strip of per-trial outcomes, and every trial's own
 //! timeline one click away.
 //!
-//! - The tally: per class, `k/N` and the 95% Clopper–Pearson interval of its share of the
-//!   conclusive trials (`case_end.trials`), drawn as a bar on a 0–100% scale with the observed
-//!   rate on it and, for a class the case bounds (`rate:`, recorded as `trials.bounds`), the
-//!   allowed zone and the bound's edges. The bar is coloured by what the bound makes of the
-//!   interval ([`crate::classify::rate::check`]): inside (holds), outside (violated), or
-//!   straddling it (too few trials, with how many would settle it). Inconclusive trials are
-//!   counted, never in the denominator.
+//! - The tally: every started trial counted once (its class, or `inconclusive` / `error`
+//!   when it has none), and per class `k/N` with its 95% interval over all N trials, the
+//!   unknown ones counted both ways (`case_end.trials`), drawn as a bar on a 0–100% scale with
+//!   the range the rate is known to lie in and, for a class the case bounds (`rate:`, recorded
+//!   as `trials.bounds`), the allowed zone and the bound's edges. The bar is coloured by what
+//!   the judge makes of the interval ([`crate::classify::rate::judge`], the words of the
+//!   case's own finding): inside (holds), outside (violated), or straddling it (too few
+//!   trials, with how many would settle it and which way).
 //! - The strip: one square per trial in trial order, coloured by its class and outlined by its
 //!   verdict, each a link to that trial.
 //! - Each trial (`trial_end` and the calls and steps tagged with it) as a `<details>`: its
@@ -18,7 +19,8 @@
 
 use super::page::{case_anchor, findings, state_class};
 use super::{calls, timeline};
-use crate::classify::rate::{RateCheck, check, percent};
+use crate::classify::rate::{Bound, RateCheck, Sample, judge, percent};
+use crate::classify::trials::sample_of;
 use crate::evidence::format::{RateBound, Trials, Verdict};
 use crate::evidence::view::{CaseState, CaseView};
 use crate::text::escape::{html_attr as attr, html_text as esc};
@@ -65,53 +67,32 @@ struct Judged {
     words: String,
 }
 
-fn judge_bound(k: u32, conclusive: u32, b: &RateBound) -> Judged {
-    let wanted = match (b.at_least, b.at_most) {
-        (Some(l), Some(h)) => format!("between {} and {}", percent(l), percent(h)),
-        (Some(l), None) => format!("at least {}", percent(l)),
-        (None, Some(h)) => format!("at most {}", percent(h)),
-        (None, None) => "no bound".to_string(),
+/// The judge's own verdict and words for a bounded class (the same as the case's finding).
+fn judge_bound(class: &str, s: Sample, b: &RateBound) -> Judged {
+    let bound = Bound {
+        at_least: b.at_least,
+        at_most: b.at_most,
     };
-    if conclusive == 0 {
-        return Judged {
-            class: "straddles",
-            words: format!("expected {wanted}: no conclusive trial, nothing to judge"),
-        };
-    }
-    match check(k, conclusive, b.at_least, b.at_most) {
-        RateCheck::Holds => Judged {
-            class: "holds",
-            words: format!("expected {wanted}: holds (the whole interval is inside)"),
-        },
-        RateCheck::Violated => Judged {
-            class: "violated",
-            words: format!("expected {wanted}: violated (the whole interval is outside)"),
-        },
-        RateCheck::TooFewTrials { settle } => Judged {
-            class: "straddles",
-            words: match settle {
-                Some(m) => format!(
-                    "expected {wanted}: too few trials (the interval straddles the bound; \
-                     about {m} clean trials would settle it)"
-                ),
-                None => format!(
-                    "expected {wanted}: too few trials (the observed rate sits on the bound)"
-                ),
-            },
-        },
-    }
+    let (result, words) = judge(class, s, bound);
+    let class = match result {
+        RateCheck::Holds => "holds",
+        RateCheck::Violated => "violated",
+        RateCheck::TooFewTrials { .. } => "straddles",
+    };
+    Judged { class, words }
 }
 
-/// The tally table: one row per class seen or bounded.
+/// The tally table: one row per class seen or bounded, and one per kind of unknown trial.
 fn tally(out: &mut String, t: &Trials) {
     let _ = writeln!(
         out,
-        "<table class=\"trials\">\n<caption>{} trials, {} conclusive: each class's share of \
-         the conclusive trials, with its 95% interval</caption>\n\
+        "<table class=\"trials\">\n<caption>{} trials, {} with a class, {} unknown: each \
+         class's rate over all {} trials with its 95% interval, the unknown trials counted both \
+         ways</caption>\n\
          <tr><th>class</th><th>trials</th><th>95% interval</th>\
-         <th>0% <span class=\"scale-note\">rate, over the conclusive trials</span> 100%</th>\
+         <th>0% <span class=\"scale-note\">rate, over every started trial</span> 100%</th>\
          <th>expectation</th></tr>",
-        t.n, t.conclusive
+        t.n, t.conclusive, t.unknown, t.n
     );
     let mut classes: Vec<&String> = t.counts.keys().chain(t.bounds.keys()).collect();
     classes.sort();
@@ -119,23 +100,25 @@ fn tally(out: &mut String, t: &Trials) {
     for class in classes {
         let k = t.counts.get(class).copied().unwrap_or(0);
         let interval = t.intervals.get(class).copied();
-        let (of, text) = match interval {
-            Some([lo, hi]) => (t.conclusive, format!("{} – {}", percent(lo), percent(hi))),
-            None => (t.n, "not in the denominator".to_string()),
+        let text = match interval {
+            Some([lo, hi]) => format!("{} – {}", percent(lo), percent(hi)),
+            None => "unknown: counted both ways in each class".to_string(),
         };
+        let sample = sample_of(t, class);
         let judged = t
             .bounds
             .get(class)
-            .map(|b| (b, judge_bound(k, t.conclusive, b)));
+            .map(|b| (b, judge_bound(class, sample, b)));
         let _ = write!(
             out,
-            "<tr data-kind=\"rate\" data-class=\"{}\"><td><code>{}</code></td><td class=\"num\">{k}/{of}</td><td>{}</td><td>",
+            "<tr data-kind=\"rate\" data-class=\"{}\"><td><code>{}</code></td><td class=\"num\">{k}/{}</td><td>{}</td><td>",
             attr(class),
             esc(class),
+            t.n,
             esc(&text)
         );
         if let Some([lo, hi]) = interval {
-            interval_bar(out, class, k, t.conclusive, [lo, hi], judged.as_ref());
+            interval_bar(out, class, sample, [lo, hi], judged.as_ref());
         }
         out.push_str("</td><td>");
         if let Some((_, j)) = &judged {
@@ -154,8 +137,7 @@ fn tally(out: &mut String, t: &Trials) {
 fn interval_bar(
     out: &mut String,
     class: &str,
-    k: u32,
-    conclusive: u32,
+    s: Sample,
     [lo, hi]: [f64; 2],
     judged: Option<&(&RateBound, Judged)>,
 ) {
@@ -191,20 +173,29 @@ fn interval_bar(
     }
     let _ = write!(
         out,
-        "<g data-kind=\"interval\"><title>{}: {k} of {conclusive} conclusive trials, 95% interval [{}, {}]</title>\
+        "<g data-kind=\"interval\"><title>{}: {} of {} trials ({} unknown), 95% interval [{}, {}]</title>\
          <rect class=\"range\" x=\"{:.1}\" y=\"4\" width=\"{:.1}\" height=\"10\"/>",
         esc(class),
+        s.k,
+        s.n,
+        s.unknown,
         percent(lo),
         percent(hi),
         x(lo),
         (x(hi) - x(lo)).max(2.0)
     );
-    if conclusive > 0 {
-        let rate = f64::from(k) / f64::from(conclusive);
+    // The range the rate is known to lie in, k/n to (k + unknown)/n: a tick when no trial is
+    // unknown.
+    if s.n > 0 {
+        let (from, to) = (
+            f64::from(s.k) / f64::from(s.n),
+            f64::from(s.k + s.unknown) / f64::from(s.n),
+        );
         let _ = write!(
             out,
-            "<rect class=\"rate\" x=\"{:.1}\" y=\"2\" width=\"2\" height=\"14\"/>",
-            (x(rate) - 1.0).clamp(0.0, BAR_W - 2.0)
+            "<rect class=\"rate\" x=\"{:.1}\" y=\"2\" width=\"{:.1}\" height=\"14\"/>",
+            (x(from) - 1.0).clamp(0.0, BAR_W - 2.0),
+            (x(to) - x(from)).max(2.0)
         );
     }
     out.push_str("</g></svg>");
@@ -294,7 +285,7 @@ mod tests {
     fn the_tally_draws_each_interval_against_the_bound() {
         let out = rendered(&trials_run());
         assert!(
-            out.contains("<caption>3 trials, 3 conclusive: each class's share of the conclusive trials, with its 95% interval</caption>"),
+            out.contains("<caption>3 trials, 3 with a class, 0 unknown: each class's rate over all 3 trials with its 95% interval, the unknown trials counted both ways</caption>"),
             "{out}"
         );
         let row = &out[out.find("data-class=\"observed_redelivery\"").unwrap()..];
@@ -317,7 +308,7 @@ mod tests {
         // 1 of 3: the rate sits at a third of the scale.
         assert!(row.contains("<rect class=\"rate\" x=\"99.0\""), "{row}");
         assert!(
-            row.contains("expected at most 5.0%: too few trials (the interval straddles the bound; about 5 clean trials would settle it)"),
+            row.contains("too few trials: rate of observed_redelivery in 1 of 3 trials, 95% interval [0.84%, 90.6%] straddles the expected at most 5.0%; about 8 trials in all would settle it as a failure if the known trials' rate holds"),
             "{row}"
         );
         let unbounded = &out[out
@@ -337,15 +328,20 @@ mod tests {
             at_least: None,
             at_most: Some(0.05),
         };
-        assert_eq!(judge_bound(0, 100, &b).class, "holds");
-        assert_eq!(judge_bound(18, 20, &b).class, "violated");
-        assert_eq!(judge_bound(0, 20, &b).class, "straddles");
+        let j = |k, unknown, n| judge_bound("observed_redelivery", Sample { k, unknown, n }, &b);
+        assert_eq!(j(0, 0, 100).class, "holds");
+        assert_eq!(j(18, 0, 20).class, "violated");
+        assert_eq!(j(0, 0, 20).class, "straddles");
         assert!(
-            judge_bound(0, 20, &b)
+            j(0, 0, 20)
                 .words
-                .contains("about 60 clean trials")
+                .contains("72 trials with no observed_redelivery"),
+            "{}",
+            j(0, 0, 20).words
         );
-        assert_eq!(judge_bound(0, 0, &b).class, "straddles");
+        // 0 of 100 holds; with 10 of them unknown, it cannot.
+        assert_eq!(j(0, 10, 100).class, "straddles");
+        assert_eq!(j(0, 0, 0).class, "straddles");
     }
 
     #[test]
