@@ -130,3 +130,61 @@ fn the_same_seed_gives_the_same_trials() {
     );
     assert_eq!(per_trial("11"), first);
 }
+
+/// The per-trial classes of `case`, in trial order.
+fn classes(records: &[Record], case: &str) -> Vec<Option<String>> {
+    end(records, case)
+        .trials
+        .clone()
+        .unwrap()
+        .per_trial
+        .iter()
+        .map(|t| t.class.clone())
+        .collect()
+}
+
+/// Issue 19: every trial's queue rolls its own dice. With one seed for all, every trial rolled
+/// the same first die and a 50% chance came out 0/30 or 30/30; now the trials are independent
+/// draws, and the same `--seed` repeats them trial by trial (on the real clock: each queue
+/// draws in its own request order).
+#[test]
+fn each_trial_rolls_its_own_emulator_chaos_dice_and_the_seed_repeats_them() {
+    for (case, chaos) in [
+        ("chaos-coin", None),
+        ("plain-coin", Some("redeliver-after-delete=0.5,seed=1")),
+    ] {
+        let once = |seed: &str| {
+            let mut args = vec!["--case", case, "--seed", seed];
+            if let Some(spec) = chaos {
+                args.extend(["--chaos", spec]);
+            }
+            let (records, _) = run(&args, 0);
+            classes(&records, case)
+        };
+        let first = once("5");
+        assert_eq!(first.len(), 30);
+        let back = first
+            .iter()
+            .filter(|c| c.as_deref() == Some("observed_redelivery"))
+            .count();
+        let quiet = first
+            .iter()
+            .filter(|c| c.as_deref() == Some("no_redelivery_within_window"))
+            .count();
+        assert_eq!(
+            back + quiet,
+            30,
+            "{case}: every trial has a class: {first:?}"
+        );
+        assert!(
+            (5..=25).contains(&back),
+            "{case}: 30 independent fair coins: {back} of 30 came back"
+        );
+        assert_eq!(
+            once("5"),
+            first,
+            "{case}: the same seed repeats every trial"
+        );
+        assert_ne!(once("6"), first, "{case}: another seed draws other dice");
+    }
+}

@@ -52,8 +52,17 @@ pub(crate) async fn dispatch(
             () = emu.stopped() => {}
         }
     }
-    if OPERATIONS.contains(&operation) && emu.chaos.throttle() {
-        return Err(SqsError::request_throttled());
+    if OPERATIONS.contains(&operation) && emu.chaos.throttles() {
+        // The queue the request names draws the throttle from its own dice, so its outcomes
+        // do not depend on how other queues' requests interleave with its own.
+        let key = RequestContext::queue_key(ctx, emu, &Input::new(params)).ok();
+        let tags = key
+            .as_deref()
+            .and_then(|k| emu.lock().queues.get(k).map(|q| q.tags.clone()));
+        let queue = key.as_deref().zip(tags.as_ref());
+        if emu.chaos.throttle(queue) {
+            return Err(SqsError::request_throttled());
+        }
     }
     access::check(emu, operation, params, ctx)?;
     let input = Input::new(params);

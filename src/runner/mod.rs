@@ -65,6 +65,9 @@ pub struct RunContext {
     pub http: aws_smithy_runtime_api::client::http::SharedHttpClient,
     /// What the run talks to (a case's `emulator_chaos:` applies on the embedded emulator only).
     pub target: target::TargetKind,
+    /// The embedded emulator's `--chaos`: its queue settings go on every owned queue's tag with
+    /// a seed of the queue's own (see [`queues::QueueChaos`]).
+    pub emulator_chaos: Option<crate::emulator::Chaos>,
     /// The run's region, the client's: a queue with another `region:` is called in that one.
     pub region: String,
     /// Where every timestamp of the run comes from (real, or virtual under `--clock virtual`).

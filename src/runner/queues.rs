@@ -196,6 +196,50 @@ pub fn create_attributes(
     a
 }
 
+/// What one owned queue's emulator chaos is drawn from (the embedded emulator only).
+#[derive(Debug, Clone, Copy)]
+pub struct QueueChaos<'a> {
+    /// The case's `emulator_chaos:` spec, if it has one.
+    pub case_spec: Option<&'a str>,
+    /// The run's `--chaos`, whose queue settings every other queue gets.
+    pub run: Option<&'a crate::emulator::Chaos>,
+    /// The run's seed (`--seed`).
+    pub run_seed: u64,
+    pub case: &'a str,
+    /// 1-based; 1 for a single-trial case.
+    pub trial: u32,
+    pub label: &'a str,
+}
+
+impl QueueChaos<'_> {
+    /// The queue's chaos tag: the case's spec, else the run's queue settings (not its
+    /// server-wide latency and throttle), with the seed mixed from the spec's seed, the run's
+    /// seed, the case, the trial and the queue label. Every trial's queue thus rolls its own
+    /// dice (independent draws, where one seed for all would make every trial roll the same
+    /// first die), and the same `--seed` gives the same per-trial outcomes. `None` when no
+    /// queue behaviour is on.
+    pub fn tag(&self) -> Option<String> {
+        let mut chaos = match (self.case_spec, self.run) {
+            (Some(spec), _) => crate::emulator::Chaos::parse_queue(spec).ok()?,
+            (None, Some(run)) => crate::emulator::Chaos {
+                latency: std::time::Duration::ZERO,
+                throttle: 0.0,
+                ..*run
+            },
+            (None, None) => return None,
+        };
+        if chaos.is_off() {
+            return None;
+        }
+        let key = format!(
+            "{}\u{1f}{}\u{1f}{}\u{1f}{}",
+            self.run_seed, self.case, self.trial, self.label
+        );
+        chaos.seed = crate::emulator::mix_seed(chaos.seed, &key);
+        Some(chaos.to_string())
+    }
+}
+
 /// The tags of an owned queue: the suite's own, then ownership (which a suite cannot override).
 pub fn create_tags(
     def: &QueueDef,
@@ -355,6 +399,55 @@ mod tests {
         assert!(!r.owns("us-west-2", "http://x/1/n"));
         r.remove("us-east-1", "http://x/1/n");
         assert!(r.remaining().is_empty());
+    }
+
+    /// Issue 19: every trial's queue gets a seed of its own, the same for the same inputs.
+    #[test]
+    fn each_trial_queue_gets_its_own_reproducible_chaos_seed() {
+        let run =
+            crate::emulator::Chaos::parse("redeliver-after-delete=0.5,latency=5ms,seed=3").unwrap();
+        let tag = |case_spec, trial, label, run_seed| {
+            QueueChaos {
+                case_spec,
+                run: Some(&run),
+                run_seed,
+                case: "c",
+                trial,
+                label,
+            }
+            .tag()
+        };
+        let one = tag(Some("stale-delete-keeps=1,seed=9"), 1, "q", 5).unwrap();
+        assert_eq!(
+            tag(Some("stale-delete-keeps=1,seed=9"), 1, "q", 5).unwrap(),
+            one
+        );
+        assert!(one.starts_with("stale-delete-keeps=1,seed="), "{one}");
+        for other in [
+            tag(Some("stale-delete-keeps=1,seed=9"), 2, "q", 5),
+            tag(Some("stale-delete-keeps=1,seed=9"), 1, "dlq", 5),
+            tag(Some("stale-delete-keeps=1,seed=9"), 1, "q", 6),
+            tag(Some("stale-delete-keeps=1,seed=10"), 1, "q", 5),
+        ] {
+            assert_ne!(other.unwrap(), one);
+        }
+        // The run's --chaos goes on every other queue, without its server-wide settings.
+        let from_run = tag(None, 1, "q", 5).unwrap();
+        assert!(
+            from_run.starts_with("redeliver-after-delete=0.5,seed="),
+            "{from_run}"
+        );
+        assert!(!from_run.contains("latency"), "{from_run}");
+        let quiet = crate::emulator::Chaos::parse("latency=5ms").unwrap();
+        let none = QueueChaos {
+            case_spec: None,
+            run: Some(&quiet),
+            run_seed: 5,
+            case: "c",
+            trial: 1,
+            label: "q",
+        };
+        assert_eq!(none.tag(), None, "no queue behaviour on: no tag");
     }
 
     /// moto answers `/<account>/<name>` for one name in two regions: two queues all the same,

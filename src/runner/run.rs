@@ -257,6 +257,11 @@ pub async fn run_plan(
         seed: settings.seed,
         http,
         target: settings.target,
+        emulator_chaos: settings
+            .emulator_chaos
+            .as_deref()
+            .and_then(|spec| crate::emulator::Chaos::parse(spec).ok())
+            .filter(|_| settings.target == TargetKind::Embedded),
         region: settings.region.clone(),
         clock: settings.clock,
     });

@@ -43,7 +43,7 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
     let held_by_other =
         matches!(message.state, MessageState::InFlight { nonce, .. } if nonce != handle.nonce);
     let on = On {
-        name,
+        key: &queue.arn,
         tags: &queue.tags,
         fifo: queue.is_fifo(),
     };

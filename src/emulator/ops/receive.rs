@@ -297,10 +297,10 @@ fn rendered(state: &State, key: &str, leases: &[(Id, u64)], params: &ReceivePara
         .collect()
 }
 
-/// What chaos decisions about `queue` read: its name, its tags (its own chaos), its type.
+/// What chaos decisions about `queue` read: its key, its tags (its own chaos), its type.
 fn chaos_on(queue: &Queue) -> On<'_> {
     On {
-        name: &queue.name,
+        key: &queue.arn,
         tags: &queue.tags,
         fifo: queue.is_fifo(),
     }

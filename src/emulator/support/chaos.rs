@@ -308,30 +308,66 @@ pub(crate) fn check_queue_tag(tags: &BTreeMap<String, String>) -> Result<(), Str
     }
 }
 
-/// The queue a chaos decision is about: its name and tags (a [`QUEUE_TAG`] gives it its own
-/// settings and dice).
+/// The queue a chaos decision is about: its key in the store (its ARN: one name in two regions
+/// is two queues with two sets of dice) and its tags (a [`QUEUE_TAG`] gives it its own
+/// settings).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct On<'a> {
-    pub name: &'a str,
+    pub key: &'a str,
     pub tags: &'a BTreeMap<String, String>,
     pub fifo: bool,
 }
 
-/// One tagged queue's settings and dice.
+/// One queue's settings and dice.
 #[derive(Debug)]
 struct QueueDice {
-    spec: String,
+    /// The tag the settings came from; `None` for a queue on the server's settings.
+    spec: Option<String>,
     settings: Chaos,
     rng: StdRng,
+    /// The queue's own throttle dice, so one queue's requests do not shift another's.
+    throttle: StdRng,
+}
+
+impl QueueDice {
+    fn new(spec: Option<String>, settings: Chaos, key: &str) -> QueueDice {
+        // A queue on the server's settings draws from the server's seed mixed with its key: its
+        // own dice, in its own request order, whatever other queues do meanwhile. A tagged
+        // queue's seed is its tag's (the runner mixes the run's seed, the case, the trial and
+        // the queue's label into it, so each trial's queue draws independently).
+        let seed = match spec {
+            Some(_) => settings.seed,
+            None => mix(settings.seed, key),
+        };
+        QueueDice {
+            spec,
+            settings,
+            rng: StdRng::seed_from_u64(seed),
+            throttle: StdRng::seed_from_u64(mix(seed, "throttle")),
+        }
+    }
+}
+
+/// `seed` mixed with `key`: a different, fixed stream of dice per key.
+pub fn mix(seed: u64, key: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(seed.to_le_bytes());
+    h.update(key.as_bytes());
+    let d = h.finalize();
+    u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
 }
 
 /// The emulator's live chaos: the settings, the seeded dice, and which messages were already
 /// redelivered after a delete or duplicated.
+///
+/// Every queue draws from its own dice, in its own request order: the same seed and the same
+/// calls to a queue give the same outcomes on the real clock too, however requests to other
+/// queues interleave with them.
 #[derive(Debug)]
 pub(crate) struct ChaosDice {
     settings: Chaos,
-    rng: Mutex<StdRng>,
-    /// The server-wide throttle's own dice, so request timing does not shift queue outcomes.
+    /// The throttle's dice for requests that name no queue (ListQueues, say).
     server_rng: Mutex<StdRng>,
     queues: Mutex<HashMap<String, QueueDice>>,
     redelivered: Mutex<HashSet<u64>>,
@@ -342,7 +378,6 @@ impl ChaosDice {
     pub fn new(settings: Chaos) -> Self {
         Self {
             settings,
-            rng: Mutex::new(StdRng::seed_from_u64(settings.seed)),
             server_rng: Mutex::new(StdRng::seed_from_u64(settings.seed.rotate_left(32))),
             queues: Mutex::new(HashMap::new()),
             redelivered: Mutex::new(HashSet::new()),
@@ -350,31 +385,37 @@ impl ChaosDice {
         }
     }
 
-    /// Runs `f` with the settings and dice that apply to queue `on`: its tag's, else the
-    /// server's.
+    /// Runs `f` with the settings and dice of queue `on`: its tag's settings, else the
+    /// server's, each queue with dice of its own.
     fn with<T>(&self, on: On<'_>, f: impl FnOnce(&Chaos, &mut StdRng) -> T) -> T {
-        if let Some(spec) = on.tags.get(QUEUE_TAG)
-            && let Ok(settings) = Chaos::parse_queue(spec)
-        {
-            let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
-            let entry = queues
-                .entry(on.name.to_owned())
-                .or_insert_with(|| QueueDice {
-                    spec: spec.clone(),
-                    settings,
-                    rng: StdRng::seed_from_u64(settings.seed),
-                });
-            if entry.spec != *spec {
-                *entry = QueueDice {
-                    spec: spec.clone(),
-                    settings,
-                    rng: StdRng::seed_from_u64(settings.seed),
-                };
-            }
-            return f(&entry.settings, &mut entry.rng);
+        self.dice(on.key, on.tags, |d| f(&d.settings, &mut d.rng))
+    }
+
+    fn dice<T>(
+        &self,
+        key: &str,
+        tags: &BTreeMap<String, String>,
+        f: impl FnOnce(&mut QueueDice) -> T,
+    ) -> T {
+        let tagged = tags
+            .get(QUEUE_TAG)
+            .and_then(|spec| Chaos::parse_queue(spec).ok().map(|c| (spec.clone(), c)));
+        let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = queues
+            .entry(key.to_owned())
+            .or_insert_with(|| match &tagged {
+                Some((spec, c)) => QueueDice::new(Some(spec.clone()), *c, key),
+                None => QueueDice::new(None, self.settings, key),
+            });
+        // A tag set or changed after the queue was first seen gives it new settings and dice.
+        let spec = tagged.as_ref().map(|(s, _)| s);
+        if entry.spec.as_ref() != spec {
+            *entry = match &tagged {
+                Some((spec, c)) => QueueDice::new(Some(spec.clone()), *c, key),
+                None => QueueDice::new(None, self.settings, key),
+            };
         }
-        let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
-        f(&self.settings, &mut rng)
+        f(entry)
     }
 
     /// Whether a stale-handle delete on a standard queue keeps the message.
@@ -466,10 +507,27 @@ impl ChaosDice {
         (!self.settings.latency.is_zero()).then_some(self.settings.latency)
     }
 
-    /// Whether the server answers this request `RequestThrottled` instead of handling it.
-    pub fn throttle(&self) -> bool {
-        let mut rng = self.server_rng.lock().unwrap_or_else(|e| e.into_inner());
-        roll(&mut rng, self.settings.throttle)
+    /// Whether the server throttles at all (so a request's queue need only be looked up then).
+    pub fn throttles(&self) -> bool {
+        self.settings.throttle > 0.0
+    }
+
+    /// Whether the server answers this request `RequestThrottled` instead of handling it: the
+    /// server-wide probability, drawn from the dice of the queue the request names (`queue`,
+    /// its store key), else from the server's.
+    pub fn throttle(&self, queue: Option<(&str, &BTreeMap<String, String>)>) -> bool {
+        if !self.throttles() {
+            return false;
+        }
+        match queue {
+            Some((key, tags)) => {
+                self.dice(key, tags, |d| roll(&mut d.throttle, self.settings.throttle))
+            }
+            None => {
+                let mut rng = self.server_rng.lock().unwrap_or_else(|e| e.into_inner());
+                roll(&mut rng, self.settings.throttle)
+            }
+        }
     }
 }
 
@@ -493,7 +551,7 @@ mod tests {
 
     fn on<'a>(tags: &'a BTreeMap<String, String>) -> On<'a> {
         On {
-            name: "q",
+            key: "q",
             tags,
             fifo: false,
         }
@@ -645,6 +703,51 @@ mod tests {
         assert!(!dice.stale_delete_keeps(fifo));
     }
 
+    /// Issue 19: a queue's outcomes follow its own requests, however other queues' requests
+    /// interleave with them (on the real clock, arrival order is not the same twice).
+    #[test]
+    fn each_queue_draws_in_its_own_request_order() {
+        let settings = Chaos {
+            stale_delete_keeps: 0.5,
+            throttle: 0.5,
+            seed: 7,
+            ..Chaos::default()
+        };
+        let a = On {
+            key: "arn:aws:sqs:us-east-1:000000000000:a",
+            ..on(NO_TAGS)
+        };
+        let b = On {
+            key: "arn:aws:sqs:us-east-1:000000000000:b",
+            ..on(NO_TAGS)
+        };
+        let alone = ChaosDice::new(settings);
+        let a_alone: Vec<bool> = (0..40).map(|_| alone.stale_delete_keeps(a)).collect();
+        let throttles_alone: Vec<bool> = (0..40)
+            .map(|_| alone.throttle(Some((a.key, NO_TAGS))))
+            .collect();
+        let mixed = ChaosDice::new(settings);
+        let mut a_mixed = Vec::new();
+        let mut throttles_mixed = Vec::new();
+        for i in 0..40 {
+            // Another queue's requests in between, a varying number of them.
+            for _ in 0..(i % 3) {
+                mixed.stale_delete_keeps(b);
+                mixed.throttle(Some((b.key, NO_TAGS)));
+                mixed.throttle(None);
+            }
+            a_mixed.push(mixed.stale_delete_keeps(a));
+            throttles_mixed.push(mixed.throttle(Some((a.key, NO_TAGS))));
+        }
+        assert_eq!(a_alone, a_mixed);
+        assert_eq!(throttles_alone, throttles_mixed);
+        assert!(a_alone.contains(&true) && a_alone.contains(&false));
+        // Two queues on the server's settings do not share dice.
+        let b_first = ChaosDice::new(settings);
+        let b_seq: Vec<bool> = (0..40).map(|_| b_first.stale_delete_keeps(b)).collect();
+        assert_ne!(a_alone, b_seq);
+    }
+
     #[test]
     fn a_tagged_queue_has_its_own_settings_and_dice() {
         let dice = ChaosDice::new(Chaos::default());
@@ -757,10 +860,10 @@ mod tests {
             seed: 1,
             ..Chaos::default()
         });
-        let throttled = (0..400).filter(|_| dice.throttle()).count();
+        let throttled = (0..400).filter(|_| dice.throttle(None)).count();
         assert!((140..=260).contains(&throttled), "{throttled} of 400");
         assert_eq!(dice.latency(), Some(Duration::from_millis(20)));
         let off = ChaosDice::new(Chaos::default());
-        assert!(!off.throttle() && off.latency().is_none());
+        assert!(!off.throttle(None) && off.latency().is_none());
     }
 }

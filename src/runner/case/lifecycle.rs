@@ -72,12 +72,21 @@ impl CaseRun {
         self.check_name_is_free(&def.label).await?;
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
         let attributes = self.resolve_arns(&attributes).await;
+        let chaos = QueueChaos {
+            case_spec: emulator_chaos(&self.case, self.ctx.target),
+            run: self.ctx.emulator_chaos.as_ref(),
+            run_seed: self.ctx.seed,
+            case: &self.case.id,
+            trial: self.trial.unwrap_or(1),
+            label: &def.label,
+        }
+        .tag();
         let tags = create_tags(
             def,
             &self.ctx.run_id,
             &self.ctx.instance,
             &self.case.id,
-            emulator_chaos(&self.case, self.ctx.target),
+            chaos.as_deref(),
         );
         let name = self.queues[&def.label].name.clone();
         let client = self.ctx.client.clone();

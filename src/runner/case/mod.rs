@@ -43,7 +43,8 @@ use messages::business_key;
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
 use super::queues::{
-    OwnedQueue, Ownership, create_attributes, create_tags, ownership, queue_name, run_prefix,
+    OwnedQueue, Ownership, QueueChaos, create_attributes, create_tags, ownership, queue_name,
+    run_prefix,
 };
 use super::target::TargetKind;
 use super::{HaltReason, RunContext};
