@@ -81,6 +81,30 @@ fn honesty_rules_hold_end_to_end_on_the_embedded_emulator() {
     );
     assert_eq!(refused.decision, Some(Decision::Hold));
 
+    // Issue 19: an observe whose message was never sent (a throttled send) tracks it all the
+    // same, and its outcome expectation never passes over it.
+    let unsent = case(&ends, "unsent-messages-prove-nothing");
+    assert_eq!(unsent.verdict, Verdict::Inconclusive, "{}", unsent.reason);
+    assert_eq!(unsent.outcomes.len(), 1, "{:?}", unsent.outcomes);
+    assert!(
+        unsent.outcomes[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("was never sent"),
+        "{:?}",
+        unsent.outcomes
+    );
+    // Issue 19: silence over a message nobody received nor acknowledged passes its outcome,
+    // but decides nothing: no vacuous ACCEPT.
+    let silent = case(&ends, "unacked-silence-is-not-accepted");
+    assert_eq!(silent.verdict, Verdict::Pass, "{}", silent.reason);
+    assert_eq!(
+        silent.classification.as_deref(),
+        Some("no_redelivery_within_window")
+    );
+    assert_eq!(silent.decision, None);
+
     // Rule 10: `status: 400` alone expects an error: the refused delete (step 1) passes it,
     // the successful send (step 2) fails it.
     let status = case(&ends, "status-alone-expects-an-error");

@@ -10,8 +10,12 @@ use crate::suite::model::OutcomeClass;
 /// What the case's acknowledgements (DeleteMessage / DeleteMessageBatch entries) looked like.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AckFacts {
-    /// Deletes sent with a handle from a receive of the suite.
+    /// Deletes sent with a handle from a receive of the suite: acknowledgements bound to the
+    /// attempt that received the message.
     pub acks: u32,
+    /// Deletes sent with a handle the suite wrote (`handle:`): acknowledgements all the same
+    /// (their refusals and unknown answers count), but bound to no attempt.
+    pub unbound_acks: u32,
     /// Deletes sent with a handle that a newer receive of the same message had superseded.
     pub stale_acks: u32,
     /// Deletes the target refused (an error response or a `Failed` batch entry).
@@ -29,8 +33,10 @@ pub struct AckFacts {
 /// 3. An ack used a superseded handle → REPAIR: the adapter must bind deletes to attempts.
 /// 4. An ack was refused → HOLD: the delete did not take effect as claimed.
 /// 5. An ack got no definite answer → HOLD: nobody can say whether it took effect.
-/// 6. Otherwise → ACCEPT, when something was acknowledged or a window watched in silence; a
-///    message only delivered, with nothing acknowledged, decides nothing.
+/// 6. Otherwise → ACCEPT, only when an acknowledgement bound to its attempt (a delete with
+///    the handle of a receive of the case) took effect. Without one — a message nobody
+///    received, silence over a window nobody acknowledged, a delete with a handle the suite
+///    wrote — there is nothing to accept: no decision (`null`), never a vacuous ACCEPT.
 pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
     match class {
         Some(OutcomeClass::Inconclusive) => return Some(Decision::Hold),
@@ -43,7 +49,7 @@ pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
     if acks.failed_acks > 0 || acks.unknown_acks > 0 {
         return Some(Decision::Hold);
     }
-    if acks.acks > 0 || class == Some(OutcomeClass::NoRedeliveryWithinWindow) {
+    if acks.acks > 0 {
         return Some(Decision::Accept);
     }
     None
@@ -59,7 +65,7 @@ mod tests {
             acks,
             stale_acks,
             failed_acks,
-            unknown_acks: 0,
+            ..AckFacts::default()
         }
     }
 
@@ -87,6 +93,28 @@ mod tests {
         assert_eq!(decide(Some(Delivered), acks(0, 0, 0)), None);
         assert_eq!(
             decide(Some(Delivered), acks(1, 0, 0)),
+            Some(Decision::Accept)
+        );
+    }
+
+    /// Issue 19: silence about a message nobody received and nobody acknowledged is not an
+    /// ACCEPT; nor is a delete bound to no attempt. A refused one still holds.
+    #[test]
+    fn accept_needs_an_acknowledgement_bound_to_its_attempt() {
+        assert_eq!(decide(Some(NoRedeliveryWithinWindow), acks(0, 0, 0)), None);
+        let literal = AckFacts {
+            unbound_acks: 1,
+            ..AckFacts::default()
+        };
+        assert_eq!(decide(Some(NoRedeliveryWithinWindow), literal), None);
+        let refused_literal = AckFacts {
+            unbound_acks: 1,
+            failed_acks: 1,
+            ..AckFacts::default()
+        };
+        assert_eq!(decide(None, refused_literal), Some(Decision::Hold));
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0)),
             Some(Decision::Accept)
         );
     }

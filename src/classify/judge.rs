@@ -96,6 +96,9 @@ pub struct WindowFacts {
     pub end: Option<WindowEnd>,
     /// Receive attempts in the window without a definite answer, hidden retries included.
     pub unknown_receives: u32,
+    /// Polls of the window made with WaitTimeSeconds 0 (`wait: 0s`): silence over them is no
+    /// evidence.
+    pub short_polls: u32,
     /// Messages tracked, in tracking order.
     pub tracked: Vec<TrackedMessage>,
     /// Integrity problems the harness found in the window (an MD5 that does not match).
@@ -142,7 +145,11 @@ pub fn judge_window(window: &WindowFacts, stop: Option<&Stop>) -> WindowJudgemen
         .tracked
         .iter()
         .map(|m| {
-            let (class, reason) = outcome::classify(m, &end, window.unknown_receives);
+            let watch = outcome::Watch {
+                unknown_receives: window.unknown_receives,
+                short_polls: window.short_polls,
+            };
+            let (class, reason) = outcome::classify(m, &end, &watch);
             JudgedMessage {
                 label: m.label.clone(),
                 message_id: m.message_id.clone(),
@@ -200,6 +207,14 @@ pub fn compare_outcomes(expect: &OutcomeExpect, got: &[JudgedMessage]) -> Check 
         OutcomeExpect::All(c) => got.iter().map(|m| (m.label.clone(), &c.value)).collect(),
         OutcomeExpect::PerMessage(map) => map.iter().map(|(l, c)| (l.clone(), &c.value)).collect(),
     };
+    if wanted.is_empty() {
+        // An expectation over no message is met by nothing the window saw: never a pass.
+        return Check::Inconclusive(
+            "the observation tracked no message (none was sent before it), so its outcome \
+             proves nothing"
+                .to_string(),
+        );
+    }
     let mut failures = Vec::new();
     let mut doubts = Vec::new();
     for (label, want) in wanted {
@@ -479,6 +494,7 @@ mod tests {
             receive_budget: 20,
             end,
             unknown_receives: 0,
+            short_polls: 0,
             tracked,
             integrity: Vec::new(),
             expects_outcome: false,

@@ -113,16 +113,29 @@ pub struct TrackedMessage {
     pub unknown_receives_before: u32,
 }
 
+/// How well a window was watched: what could have hidden a message from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Watch {
+    /// The window's receive attempts (the ones a successful retry hid included) that got no
+    /// definite answer: a delivery may hide in each.
+    pub unknown_receives: u32,
+    /// The window's short polls (WaitTimeSeconds 0): AWS samples only a subset of its servers
+    /// on a short poll, which "might not" return a message that is there.
+    pub short_polls: u32,
+}
+
 /// Classifies one tracked message; the reason is set for `inconclusive`.
 ///
-/// `window_unknown_receives` counts the window's receive attempts (the ones a successful retry
-/// hid included) that got no definite answer: a delivery may hide in each. Together with the
-/// case's earlier ones (`unknown_receives_before`), any of them makes silence inconclusive.
+/// Silence is evidence only when every poll of the window could have seen the message: any
+/// receive of the case without a definite answer (the window's, `watch.unknown_receives`, or
+/// an earlier one, `unknown_receives_before`) or any short poll of the window makes it
+/// inconclusive.
 pub fn classify(
     m: &TrackedMessage,
     end: &WindowEnd,
-    window_unknown_receives: u32,
+    watch: &Watch,
 ) -> (OutcomeClass, Option<String>) {
+    let window_unknown_receives = watch.unknown_receives;
     let label = &m.label;
     match &m.send {
         SendState::Sent => {}
@@ -158,6 +171,19 @@ pub fn classify(
     // could have taken the message unseen (a lost answer leases it to nobody) or missed it.
     let unknown = m.unknown_receives_before.max(window_unknown_receives);
     match end {
+        WindowEnd::Completed if unknown == 0 && watch.short_polls > 0 => inconclusive(format!(
+            "{} poll{} of the window {} short poll{} (WaitTimeSeconds 0): a short poll samples \
+             a subset of the servers and may return nothing while {label} is there, so silence \
+             proves nothing; long-poll the window (`wait: 1s` or more)",
+            watch.short_polls,
+            plural(watch.short_polls),
+            if watch.short_polls == 1 {
+                "was a"
+            } else {
+                "were"
+            },
+            plural(watch.short_polls)
+        )),
         WindowEnd::Completed if unknown == 0 => (OutcomeClass::NoRedeliveryWithinWindow, None),
         WindowEnd::Completed => inconclusive(format!(
             "{unknown} receive{} of the case got no definite answer ({window_unknown_receives} in \
@@ -202,6 +228,33 @@ mod tests {
     use super::*;
     use OutcomeClass::*;
 
+    fn lost(unknown_receives: u32) -> Watch {
+        Watch {
+            unknown_receives,
+            short_polls: 0,
+        }
+    }
+
+    #[test]
+    fn silence_over_short_polls_proves_nothing() {
+        let short = Watch {
+            unknown_receives: 0,
+            short_polls: 3,
+        };
+        let (class, reason) = classify(&msg(1, 0), &WindowEnd::Completed, &short);
+        assert_eq!(class, Inconclusive);
+        assert!(
+            reason
+                .unwrap()
+                .contains("3 polls of the window were short polls")
+        );
+        // A sighting on a short poll still proves what it shows.
+        assert_eq!(
+            classify(&msg(1, 1), &WindowEnd::Completed, &short).0,
+            ObservedRedelivery
+        );
+    }
+
     fn msg(deliveries_before: u32, sightings: u32) -> TrackedMessage {
         TrackedMessage {
             label: "m1".into(),
@@ -216,26 +269,26 @@ mod tests {
     #[test]
     fn a_sighting_of_a_message_delivered_before_is_a_redelivery_even_if_cut() {
         assert_eq!(
-            classify(&msg(1, 1), &WindowEnd::Completed, 0).0,
+            classify(&msg(1, 1), &WindowEnd::Completed, &lost(0)).0,
             ObservedRedelivery
         );
         assert_eq!(
-            classify(&msg(1, 2), &WindowEnd::AllSeen, 0).0,
+            classify(&msg(1, 2), &WindowEnd::AllSeen, &lost(0)).0,
             ObservedRedelivery
         );
         let cut = WindowEnd::Cut(CutReason::Deadline);
-        assert_eq!(classify(&msg(2, 1), &cut, 3).0, ObservedRedelivery);
+        assert_eq!(classify(&msg(2, 1), &cut, &lost(3)).0, ObservedRedelivery);
     }
 
     #[test]
     fn a_first_delivery_is_not_a_redelivery() {
         assert_eq!(
-            classify(&msg(0, 1), &WindowEnd::AllSeen, 0),
+            classify(&msg(0, 1), &WindowEnd::AllSeen, &lost(0)),
             (Delivered, None)
         );
         // Seen twice in the window: the second sighting is a redelivery of the first.
         assert_eq!(
-            classify(&msg(0, 2), &WindowEnd::Completed, 0).0,
+            classify(&msg(0, 2), &WindowEnd::Completed, &lost(0)).0,
             ObservedRedelivery
         );
     }
@@ -246,7 +299,7 @@ mod tests {
             unknown_receives_before: 1,
             ..msg(0, 1)
         };
-        let (class, reason) = classify(&m, &WindowEnd::AllSeen, 1);
+        let (class, reason) = classify(&m, &WindowEnd::AllSeen, &lost(1));
         assert_eq!(class, Inconclusive);
         assert!(reason.unwrap().contains("may have been delivered unseen"));
     }
@@ -254,10 +307,10 @@ mod tests {
     #[test]
     fn silence_counts_only_over_a_completed_window_without_lost_answers() {
         assert_eq!(
-            classify(&msg(1, 0), &WindowEnd::Completed, 0),
+            classify(&msg(1, 0), &WindowEnd::Completed, &lost(0)),
             (NoRedeliveryWithinWindow, None)
         );
-        let (class, reason) = classify(&msg(1, 0), &WindowEnd::Completed, 1);
+        let (class, reason) = classify(&msg(1, 0), &WindowEnd::Completed, &lost(1));
         assert_eq!(class, Inconclusive);
         assert!(reason.unwrap().contains("1 receive of the case"));
         // A lost answer before the window (a receive step) leases the message to nobody:
@@ -266,7 +319,7 @@ mod tests {
             unknown_receives_before: 2,
             ..msg(1, 0)
         };
-        let (class, reason) = classify(&earlier, &WindowEnd::Completed, 0);
+        let (class, reason) = classify(&earlier, &WindowEnd::Completed, &lost(0));
         assert_eq!(class, Inconclusive);
         assert!(reason.unwrap().contains("2 receives of the case"));
     }
@@ -280,7 +333,7 @@ mod tests {
             CutReason::Deadline,
             CutReason::TargetLost,
         ] {
-            let (class, why) = classify(&msg(1, 0), &WindowEnd::Cut(reason.clone()), 0);
+            let (class, why) = classify(&msg(1, 0), &WindowEnd::Cut(reason.clone()), &lost(0));
             assert_eq!(class, Inconclusive, "{reason:?}");
             assert!(why.unwrap().contains(&reason.describe()));
         }
@@ -303,7 +356,7 @@ mod tests {
                 message_id: None,
                 ..msg(0, 0)
             };
-            let (class, why) = classify(&m, &WindowEnd::Completed, 0);
+            let (class, why) = classify(&m, &WindowEnd::Completed, &lost(0));
             assert_eq!(class, Inconclusive);
             assert!(why.unwrap().contains(text));
         }

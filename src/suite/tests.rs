@@ -790,3 +790,34 @@ fn regions_and_shared_names_are_checked_where_written() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 19: a window that short-polls cannot prove silence, so an expectation only silence
+/// meets over it is refused where the outcome is written; allowing a sighting too is fine.
+#[test]
+fn silence_over_a_short_poll_window_is_refused() {
+    let step = with_steps(
+        "      - send: {queue: q, body: x}
+      - observe: {queue: q, window: 2s, wait: 0s}
+        expect: {outcome: no_redelivery_within_window}
+",
+    );
+    let e = only_error(&step);
+    assert!(e.starts_with("suites/x.yaml:10:27:"), "{e}");
+    assert!(e.contains("this window short-polls"), "{e}");
+    let case_level = format!(
+        "{}    expect:\n      outcome: {{m1: no_redelivery_within_window}}\n",
+        with_steps(
+            "      - send: {queue: q, body: x}\n      - observe: {queue: q, window: 2s, wait: 0s}\n"
+        )
+    );
+    assert!(only_error(&case_level).contains("short-polls"));
+    let either = with_steps(
+        "      - send: {queue: q, body: x}
+      - observe: {queue: q, window: 2s, wait: 0s}
+        expect: {outcome: [observed_redelivery, no_redelivery_within_window]}
+",
+    );
+    assert!(parse(&either).is_ok());
+    let long = step.replace("wait: 0s", "wait: 1s");
+    assert!(parse(&long).is_ok());
+}

@@ -31,8 +31,9 @@ impl CaseRun {
         )
         .await;
         self.note_handle_row(&mut rec, &handle, info.as_ref());
-        if let Some((_, receipt)) = &info {
-            self.count_ack(receipt, AckAnswer::of(rec.error.as_ref()));
+        match &info {
+            Some((_, receipt)) => self.count_ack(receipt, AckAnswer::of(rec.error.as_ref())),
+            None => self.count_unbound_ack(AckAnswer::of(rec.error.as_ref())),
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -233,9 +234,11 @@ impl CaseRun {
         let Some(out) = rec.output.as_ref() else {
             // The whole request failed: every ack in it was refused (or may not have landed).
             if is_ack {
+                let answer = AckAnswer::of(rec.error.as_ref());
                 for (_, info) in resolved.values() {
-                    if let Some((_, receipt)) = info {
-                        self.count_ack(receipt, AckAnswer::of(rec.error.as_ref()));
+                    match info {
+                        Some((_, receipt)) => self.count_ack(receipt, answer),
+                        None => self.count_unbound_ack(answer),
                     }
                 }
             }
@@ -282,13 +285,18 @@ impl CaseRun {
         }
         if is_ack {
             for (id, (_, info)) in resolved {
-                if let Some((_, receipt)) = info {
-                    let answer = if failed.iter().any(|f| f.id() == id) {
-                        AckAnswer::Refused
-                    } else {
-                        AckAnswer::Done
-                    };
-                    self.count_ack(receipt, answer);
+                // An entry the answer lists in neither `Successful` nor `Failed` is an
+                // acknowledgement nobody answered: it may or may not have taken effect.
+                let answer = if failed.iter().any(|f| f.id() == id) {
+                    AckAnswer::Refused
+                } else if successful.contains(id) {
+                    AckAnswer::Done
+                } else {
+                    AckAnswer::Unknown
+                };
+                match info {
+                    Some((_, receipt)) => self.count_ack(receipt, answer),
+                    None => self.count_unbound_ack(answer),
                 }
             }
         }
@@ -432,6 +440,19 @@ impl CaseRun {
         {
             self.acks.stale_acks += 1;
         }
+        match answer {
+            AckAnswer::Done => {}
+            AckAnswer::Refused => self.acks.failed_acks += 1,
+            AckAnswer::Unknown => self.acks.unknown_acks += 1,
+        }
+    }
+}
+
+impl CaseRun {
+    /// A delete with a handle the suite wrote: an acknowledgement bound to no attempt. Its
+    /// refusal or unknown answer counts like any other's.
+    pub(super) fn count_unbound_ack(&mut self, answer: AckAnswer) {
+        self.acks.unbound_acks += 1;
         match answer {
             AckAnswer::Done => {}
             AckAnswer::Refused => self.acks.failed_acks += 1,

@@ -36,7 +36,7 @@ impl CaseRun {
         .await;
         let mut integrity = Vec::new();
         if let Some(err) = &rec.error {
-            self.track_unsent(&send.message, err);
+            self.track_unsent(&send.message, err, step.expect.expects_error());
         }
         if let Some(out) = rec.output.take() {
             let id = out.message_id().unwrap_or_default().to_string();
@@ -121,7 +121,7 @@ impl CaseRun {
         if let Some(err) = rec.error.clone() {
             // The whole batch was refused or unanswered: so was every entry of it.
             for (label, _) in bodies.values() {
-                self.track_unsent(label, &err);
+                self.track_unsent(label, &err, step.expect.expects_error());
             }
         }
         if let Some(out) = rec.output.take() {
@@ -163,7 +163,7 @@ impl CaseRun {
                         message: f.message().map(|m| self.masker.mask(m)),
                         injected: None,
                     };
-                    self.track_unsent(label, &refusal);
+                    self.track_unsent(label, &refusal, step.expect.failed.is_some());
                 }
                 outcome
                     .failed
@@ -186,7 +186,7 @@ impl CaseRun {
 
     /// Notes a send the target did not accept (or did not answer): the message has no
     /// MessageId, and an observation that tracks it can prove nothing about it.
-    pub(super) fn track_unsent(&mut self, label: &str, error: &CallError) {
+    pub(super) fn track_unsent(&mut self, label: &str, error: &CallError, expected: bool) {
         let why = error.describe();
         let state = match error.kind {
             FailureKind::Response
@@ -201,6 +201,7 @@ impl CaseRun {
                 message_id: None,
                 business_key: None,
                 state,
+                refusal_expected: expected,
             },
         );
     }
@@ -217,6 +218,7 @@ impl CaseRun {
                 message_id: Some(message_id.to_string()),
                 business_key,
                 state: SendState::Sent,
+                refusal_expected: false,
             },
         );
         // A FIFO duplicate is answered with the first message's MessageId; what is received

@@ -123,6 +123,9 @@ struct SentMessage {
     business_key: Option<String>,
     /// Whether the target took it: the judge never calls silence about an unsent message a pass.
     state: SendState,
+    /// Its step expected the send to be refused (an `error:` or `status:`, a batch's
+    /// `failed:`): an observation does not track it by default.
+    refusal_expected: bool,
 }
 
 /// Runs `case` and returns its closing record (already emitted).

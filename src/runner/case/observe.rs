@@ -170,11 +170,12 @@ impl CaseRun {
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
         let url = self.queue_url(&o.queue.value)?;
         let labels: Vec<String> = if o.messages.is_empty() {
-            // Every message the case sent that may be on the queue; a send the target refused
-            // put nothing there to watch.
+            // Every message the case tried to send, but those whose refusal the step expected
+            // (the refusal was the point): a throttled, reset or refused send stays tracked,
+            // and is inconclusive ("never sent"), never silently dropped from the window.
             self.sent
                 .iter()
-                .filter(|(_, m)| !matches!(m.state, SendState::Refused(_)))
+                .filter(|(_, m)| !(m.refusal_expected && matches!(m.state, SendState::Refused(_))))
                 .map(|(l, _)| l.clone())
                 .collect()
         } else {
@@ -203,6 +204,7 @@ impl CaseRun {
             receive_budget: o.max_receives,
             end: None,
             unknown_receives: 0,
+            short_polls: 0,
             tracked,
             integrity: Vec::new(),
             expects_outcome: step.expect.outcome.is_some(),
@@ -230,9 +232,11 @@ impl CaseRun {
             }
             self.lift_denies(false).await;
             let remaining = closes - now;
-            // WaitTimeSeconds is whole seconds; never wait past the window by more than the
-            // rounding, and short-poll in the last partial second.
-            let wait_secs = o.wait.as_secs().min(remaining.as_secs());
+            // WaitTimeSeconds is whole seconds. The window's tail long-polls too (its last
+            // partial second rounded up, so the watch may run past the window by less than a
+            // second): a short poll samples a subset of servers and may miss a message, so
+            // silence over one proves nothing. Only `wait: 0s` short-polls, and is counted.
+            let wait_secs = o.wait.as_secs().min(remaining.as_secs_f64().ceil() as u64);
             let meta = self.meta(
                 Phase::Observe,
                 Some(step),
@@ -278,6 +282,9 @@ impl CaseRun {
             let unknown_now = self.unknown_receives;
             let w = self.window.as_mut().expect("set above");
             w.receives_used += 1;
+            if wait_secs == 0 {
+                w.short_polls += 1;
+            }
             w.unknown_receives += unknown_now - unknown_before_poll;
             w.integrity.extend(integrity);
             if let Some(err) = &error

@@ -211,6 +211,8 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         expect.decision = ef.get("decision").and_then(|v| decode_decision(r, v));
     }
 
+    check_short_poll_silence(r, &steps, expect.outcome.as_ref());
+
     let trials = match f.get("trials") {
         Some(n) => r
             .int(n, "`trials`", 1, i64::from(MAX_TRIALS))
@@ -381,5 +383,52 @@ fn decode_emulator_chaos(r: &mut Reader, n: &Node) -> Option<String> {
             );
             None
         }
+    }
+}
+
+/// Refuses an expectation only silence can meet over a window that short-polls (`wait: 0s`):
+/// AWS samples a subset of its servers on a short poll and may return nothing while a message
+/// is there, so silence over one is no evidence and such a case could never pass. The step's
+/// own `outcome:`, and the case's (which applies to the last observe), are each checked.
+fn check_short_poll_silence(r: &mut Reader, steps: &[Step], case_outcome: Option<&OutcomeExpect>) {
+    let last_observe = steps
+        .iter()
+        .rposition(|s| matches!(s.action, Action::Observe(_)));
+    for (i, step) in steps.iter().enumerate() {
+        let Action::Observe(o) = &step.action else {
+            continue;
+        };
+        if !o.wait.is_zero() {
+            continue;
+        }
+        let case_level = (Some(i) == last_observe).then_some(case_outcome).flatten();
+        for expect in [step.expect.outcome.as_ref(), case_level]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(at) = silence_only(expect) {
+                push_at(
+                    r,
+                    at,
+                    "no_redelivery_within_window",
+                    "only silence meets this outcome, and this window short-polls (`wait: 0s`): \
+                     a short poll samples a subset of the servers and may return nothing while \
+                     the message is there, so silence over it proves nothing"
+                        .to_string(),
+                    Some("long-poll the window: `wait: 1s` or more".to_string()),
+                );
+            }
+        }
+    }
+}
+
+/// Where an outcome expectation that only silence can meet is written, if it is one.
+fn silence_only(expect: &OutcomeExpect) -> Option<Pos> {
+    let only = |c: &Spanned<AllowedClasses>| {
+        (c.value.classes() == [OutcomeClass::NoRedeliveryWithinWindow]).then_some(c.pos)
+    };
+    match expect {
+        OutcomeExpect::All(c) => only(c),
+        OutcomeExpect::PerMessage(map) => map.values().find_map(only),
     }
 }
