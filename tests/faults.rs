@@ -96,3 +96,22 @@ fn the_same_seed_injects_the_same_faults_and_another_seed_others() {
     };
     assert_eq!(start.seed, Some(42));
 }
+
+/// Issue 19: an injected auth error is the case's doing: it does not halt the run as refused
+/// credentials, and the case after it runs and passes.
+#[test]
+fn an_injected_access_denied_never_stops_the_run() {
+    let args = ["run", "tests/fixtures/injected-auth.yaml", "--jobs", "1"];
+    let (records, run) = run_records(&args, 3, LIMIT);
+    assert!(
+        !run.stderr.contains("refused this run's credentials"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        end(&records, "injects-access-denied").verdict,
+        Verdict::Error
+    );
+    let bystander = end(&records, "bystander");
+    assert_eq!(bystander.verdict, Verdict::Pass, "{}", bystander.reason);
+}

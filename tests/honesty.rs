@@ -105,6 +105,17 @@ fn honesty_rules_hold_end_to_end_on_the_embedded_emulator() {
     );
     assert_eq!(silent.decision, None);
 
+    // Issue 19: the SDK's retry of a lost send left a second copy; it comes back after the
+    // delete under its own MessageId and is placed by its business key: a redelivery.
+    let copies = case(&ends, "retried-lost-send-copies");
+    assert_eq!(
+        copies.classification.as_deref(),
+        Some("observed_redelivery"),
+        "{}",
+        copies.reason
+    );
+    assert_eq!(copies.decision, Some(Decision::Reconcile));
+
     // Rule 10: `status: 400` alone expects an error: the refused delete (step 1) passes it,
     // the successful send (step 2) fails it.
     let status = case(&ends, "status-alone-expects-an-error");

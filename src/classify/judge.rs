@@ -99,6 +99,8 @@ pub struct WindowFacts {
     /// Polls of the window made with WaitTimeSeconds 0 (`wait: 0s`): silence over them is no
     /// evidence.
     pub short_polls: u32,
+    /// Messages the window saw that it could place as none of the case's.
+    pub untracked_sightings: u32,
     /// Messages tracked, in tracking order.
     pub tracked: Vec<TrackedMessage>,
     /// Integrity problems the harness found in the window (an MD5 that does not match).
@@ -148,6 +150,7 @@ pub fn judge_window(window: &WindowFacts, stop: Option<&Stop>) -> WindowJudgemen
             let watch = outcome::Watch {
                 unknown_receives: window.unknown_receives,
                 short_polls: window.short_polls,
+                untracked_sightings: window.untracked_sightings,
             };
             let (class, reason) = outcome::classify(m, &end, &watch);
             JudgedMessage {
@@ -264,6 +267,10 @@ pub struct CaseFacts {
     pub acks: AckFacts,
     /// Harness errors while tearing down (a queue that could not be deleted).
     pub teardown_errors: Vec<String>,
+    /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,
+    /// error, reset or lost answer, a `deny` that denied): an expected HOLD needs one, or the
+    /// doubt came from elsewhere.
+    pub faults_fired: u32,
 }
 
 /// The judge's answer for one case.
@@ -445,6 +452,31 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             }
         }
     }
+    // HOLD is what the case expects of its own fault: a HOLD it accepted when no fault of its
+    // fired came from elsewhere (the target throttling, a lost answer), and proves nothing
+    // about the fault.
+    let holds = held_doubt.is_some() || decision == Some(Decision::Hold);
+    if holds
+        && facts.faults_fired == 0
+        && facts
+            .expect_decision
+            .as_ref()
+            .is_some_and(|d| d.contains(&Decision::Hold))
+        && !v.failed
+        && !v.errored
+        && !v.inconclusive
+    {
+        v.inconclusive = true;
+        let from = held_doubt
+            .clone()
+            .map(|why| format!(" (the doubt came from elsewhere: {why})"))
+            .unwrap_or_default();
+        findings.push(finding(
+            None,
+            facts.line,
+            format!("the case expects HOLD of its fault, but its fault did not fire{from}"),
+        ));
+    }
     let reason = match (findings.first(), &held_doubt) {
         (Some(f), _) => f.message.clone(),
         (None, Some(why)) => format!(
@@ -481,6 +513,7 @@ mod tests {
             deliveries_before,
             sightings,
             unknown_receives_before: 0,
+            copies_unknown: false,
         }
     }
 
@@ -495,6 +528,7 @@ mod tests {
             end,
             unknown_receives: 0,
             short_polls: 0,
+            untracked_sightings: 0,
             tracked,
             integrity: Vec::new(),
             expects_outcome: false,
@@ -729,8 +763,35 @@ mod tests {
             steps: observe_steps(check),
             window: Some(w),
             expect_decision: Some(vec![Decision::Hold]),
+            faults_fired: 1,
             ..CaseFacts::default()
         }
+    }
+
+    /// Issue 19: an expected HOLD needs the case's own fault to have fired; a doubt from
+    /// elsewhere (the target throttling) is inconclusive, neither a pass nor a failure.
+    #[test]
+    fn a_hold_whose_fault_never_fired_is_inconclusive() {
+        let mut facts = doubtful(WindowEnd::Completed);
+        facts.faults_fired = 0;
+        let j = judge(&facts);
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
+        assert!(j.reason.contains("its fault did not fire"), "{}", j.reason);
+        // The same on the decision path: an unknown acknowledgement nobody injected.
+        let mut acked = case(window(
+            vec![tracked("m1", 1, 0)],
+            Some(WindowEnd::Completed),
+        ));
+        acked.acks = AckFacts {
+            acks: 1,
+            unknown_acks: 1,
+            ..AckFacts::default()
+        };
+        acked.expect_decision = Some(vec![Decision::Hold]);
+        assert_eq!(judge(&acked).verdict, Verdict::Inconclusive);
+        acked.faults_fired = 1;
+        assert_eq!(judge(&acked).verdict, Verdict::Pass);
     }
 
     #[test]
@@ -795,6 +856,7 @@ mod tests {
             "expected decision ACCEPT, the playbook decided HOLD"
         );
         facts.expect_decision = Some(vec![Decision::Hold, Decision::Reconcile]);
+        facts.faults_fired = 1;
         assert_eq!(judge(&facts).verdict, Verdict::Pass);
 
         let nothing = CaseFacts {

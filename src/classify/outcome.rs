@@ -111,6 +111,9 @@ pub struct TrackedMessage {
     /// Receives of the case, up to its first sighting (or to the end of the window when it was
     /// never seen), whose outcome is unknown: each could have delivered it unseen.
     pub unknown_receives_before: u32,
+    /// An attempt of its send got no definite answer, and a retry then took it: the queue may
+    /// hold more copies than the one whose MessageId the case knows.
+    pub copies_unknown: bool,
 }
 
 /// How well a window was watched: what could have hidden a message from it.
@@ -122,6 +125,9 @@ pub struct Watch {
     /// The window's short polls (WaitTimeSeconds 0): AWS samples only a subset of its servers
     /// on a short poll, which "might not" return a message that is there.
     pub short_polls: u32,
+    /// Messages the window saw that are none of the case's (no MessageId, no business key it
+    /// knows): one may be an unknown copy of a tracked message.
+    pub untracked_sightings: u32,
 }
 
 /// Classifies one tracked message; the reason is set for `inconclusive`.
@@ -171,6 +177,17 @@ pub fn classify(
     // could have taken the message unseen (a lost answer leases it to nobody) or missed it.
     let unknown = m.unknown_receives_before.max(window_unknown_receives);
     match end {
+        WindowEnd::Completed
+            if unknown == 0 && m.copies_unknown && watch.untracked_sightings > 0 =>
+        {
+            inconclusive(format!(
+                "an attempt of {label}'s send got no definite answer, so the queue may hold copies \
+                 of it under other MessageIds, and the window saw {} message{} it cannot place: \
+                 one may be a copy of {label}, so silence proves nothing",
+                watch.untracked_sightings,
+                plural(watch.untracked_sightings)
+            ))
+        }
         WindowEnd::Completed if unknown == 0 && watch.short_polls > 0 => inconclusive(format!(
             "{} poll{} of the window {} short poll{} (WaitTimeSeconds 0): a short poll samples \
              a subset of the servers and may return nothing while {label} is there, so silence \
@@ -231,15 +248,35 @@ mod tests {
     fn lost(unknown_receives: u32) -> Watch {
         Watch {
             unknown_receives,
-            short_polls: 0,
+            ..Watch::default()
         }
+    }
+
+    #[test]
+    fn silence_with_unknown_copies_and_an_unplaced_sighting_proves_nothing() {
+        let m = TrackedMessage {
+            copies_unknown: true,
+            ..msg(1, 0)
+        };
+        let seen = Watch {
+            untracked_sightings: 1,
+            ..Watch::default()
+        };
+        let (class, reason) = classify(&m, &WindowEnd::Completed, &seen);
+        assert_eq!(class, Inconclusive);
+        assert!(reason.unwrap().contains("may be a copy of m1"));
+        // Nothing unplaced seen: every copy would have been placed, silence holds.
+        assert_eq!(
+            classify(&m, &WindowEnd::Completed, &lost(0)).0,
+            NoRedeliveryWithinWindow
+        );
     }
 
     #[test]
     fn silence_over_short_polls_proves_nothing() {
         let short = Watch {
-            unknown_receives: 0,
             short_polls: 3,
+            ..Watch::default()
         };
         let (class, reason) = classify(&msg(1, 0), &WindowEnd::Completed, &short);
         assert_eq!(class, Inconclusive);
@@ -263,6 +300,7 @@ mod tests {
             deliveries_before,
             sightings,
             unknown_receives_before: 0,
+            copies_unknown: false,
         }
     }
 

@@ -209,7 +209,12 @@ pub async fn preflight(
     .await;
     usage.add(&rec.rows);
     // The signed request names the run's credentials: from now on every output masks them.
-    for credential in &rec.credentials {
+    // The fixed, public keys of the embedded and endpoint targets are no secret.
+    for credential in rec
+        .credentials
+        .iter()
+        .filter(|c| !super::target::is_fixed_key(c))
+    {
         masker.add_credential(credential);
     }
     for mut row in rec.rows.drain(..) {
@@ -663,4 +668,43 @@ pub fn new_run_id() -> String {
     // 32 random bits: two runs started in the same second must not share queue names.
     let salt: u32 = rand::random();
     format!("{}-{salt:08x}", now.format("%Y%m%d-%H%M%S"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::target::{Protocol, TargetConfig, build_client};
+
+    /// Issue 19: the embedded target's fixed key `sqsprobe` is public: the run's masker must
+    /// not take it for a secret, or every queue name reads `<credential>-…`.
+    #[tokio::test]
+    async fn the_fixed_keys_are_not_masked_as_credentials() {
+        let emu = crate::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            crate::emulator::EmulatorConfig::default(),
+        )
+        .await
+        .unwrap();
+        let (client, _) = build_client(&TargetConfig {
+            kind: TargetKind::Embedded,
+            endpoint_url: Some(format!("http://{}", emu.local_addr())),
+            region: Some("us-east-1".into()),
+            profile: None,
+            protocol: Protocol::Json,
+        })
+        .await;
+        let (events, _rx) = mpsc::unbounded_channel();
+        let masker = preflight(
+            &client,
+            crate::runner::RunClock::real(),
+            "r1",
+            &super::super::policy::Usage::new(None),
+            &events,
+        )
+        .await
+        .expect("the emulator answers");
+        let name = "sqsprobe-r1-case-q";
+        assert_eq!(masker.mask(name), name);
+        emu.shutdown().await;
+    }
 }

@@ -32,6 +32,19 @@ use aws_sdk_sqs::error::ProvideErrorMetadata;
 use aws_types::service_config::ServiceConfigKey;
 use std::time::Duration;
 
+/// The fixed access key (and secret) the embedded target signs with: public, not a secret.
+pub const EMBEDDED_KEY: &str = "sqsprobe";
+
+/// The fixed key an endpoint target signs with unless `--profile` is given: public too.
+pub const ENDPOINT_KEY: &str = "test";
+
+/// Whether `credential` is one of the fixed, public keys above. The masker registers the
+/// run's credentials as secrets; registering these would turn every `sqsprobe-` queue name
+/// into `<credential>-…`.
+pub fn is_fixed_key(credential: &str) -> bool {
+    credential == EMBEDDED_KEY || credential == ENDPOINT_KEY
+}
+
 /// Which kind of target a run uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetKind {
@@ -176,8 +189,8 @@ async fn load_sdk_config(target: &TargetConfig, region: &str) -> SdkConfig {
         TargetKind::Embedded => {
             // The emulator ignores credentials; fixed ones keep the user's real keys out of it.
             loader = loader.credentials_provider(SharedCredentialsProvider::new(Credentials::new(
-                "sqsprobe",
-                "sqsprobe",
+                EMBEDDED_KEY,
+                EMBEDDED_KEY,
                 None,
                 None,
                 "sqsprobe-embedded",
@@ -190,7 +203,7 @@ async fn load_sdk_config(target: &TargetConfig, region: &str) -> SdkConfig {
             // `--profile` given explicitly.
             if target.profile.is_none() {
                 loader = loader.credentials_provider(SharedCredentialsProvider::new(
-                    Credentials::new("test", "test", None, None, "sqsprobe-endpoint"),
+                    Credentials::new(ENDPOINT_KEY, ENDPOINT_KEY, None, None, "sqsprobe-endpoint"),
                 ));
             }
         }

@@ -165,6 +165,13 @@ impl CaseRun {
                 "the request budget (--max-requests {max})"
             )));
         }
+        let fired = rec
+            .rows
+            .iter()
+            .filter(|r| r.fault.as_ref().is_some_and(|f| f.kind != "latency"))
+            .count() as u32;
+        self.faults_fired
+            .fetch_add(fired, std::sync::atomic::Ordering::Relaxed);
         // An injected fault says nothing about the target's health.
         if rec.error.as_ref().is_some_and(|e| e.injected.is_some()) {
             return;
@@ -236,9 +243,11 @@ impl CaseRun {
                 .as_ref()
                 .and_then(|e| e.code.clone().or_else(|| e.error_type.clone())),
         ));
-        // Refused credentials stop the whole run: every other case would hear the same.
+        // Refused credentials stop the whole run: every other case would hear the same. An
+        // answer the case's own fault injected is the case's doing, never the target's.
         if let (Check::Error(_), Some(err)) = (&check, &error)
             && err.kind == FailureKind::Refused
+            && err.injected.is_none()
         {
             self.ctx
                 .halt

@@ -160,6 +160,11 @@ impl CaseRun {
     /// Notes what a call of `operation` on `queue` says about the denies set on it: an
     /// `AccessDenied` is the deny's refusal (a definite one, not the run's credentials), a
     /// success while the deny is set is a call that got through.
+    /// Calls a `deny` of the case denied while it was in force.
+    pub(super) fn denied_calls(&self) -> u32 {
+        self.lock_denies().iter().map(|d| d.denied).sum()
+    }
+
     pub(super) fn see_denies<O>(
         &self,
         operation: &str,

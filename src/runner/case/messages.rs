@@ -38,10 +38,20 @@ impl CaseRun {
         if let Some(err) = &rec.error {
             self.track_unsent(&send.message, err, step.expect.expects_error());
         }
+        // A retried send whose earlier attempt got no answer may have been taken twice.
+        let copies_unknown = rec
+            .rows
+            .iter()
+            .rev()
+            .skip(1)
+            .any(|r| r.completion == crate::evidence::format::Completion::Info);
         if let Some(out) = rec.output.take() {
             let id = out.message_id().unwrap_or_default().to_string();
             let bk = business_key(&body);
             self.track_sent(&send.message, &id, bk.clone());
+            if let Some(m) = self.sent.get_mut(&send.message) {
+                m.copies_unknown = copies_unknown;
+            }
             if let Some(md5) = out.md5_of_message_body()
                 && md5 != md5_hex(&body)
             {
@@ -202,6 +212,7 @@ impl CaseRun {
                 business_key: None,
                 state,
                 refusal_expected: expected,
+                copies_unknown: false,
             },
         );
     }
@@ -219,6 +230,7 @@ impl CaseRun {
                 business_key,
                 state: SendState::Sent,
                 refusal_expected: false,
+                copies_unknown: false,
             },
         );
         // A FIFO duplicate is answered with the first message's MessageId; what is received
@@ -226,6 +238,27 @@ impl CaseRun {
         self.by_id
             .entry(message_id.to_string())
             .or_insert_with(|| label.to_string());
+    }
+}
+
+impl CaseRun {
+    /// The label of the case's message a received message is: by its MessageId, else by the
+    /// business key its body carries when exactly one message of the case was sent with that
+    /// key (another copy of it: a retried send taken twice, a producer's duplicate). `None`
+    /// for a message the case cannot place.
+    pub(super) fn place(&self, message_id: &str, body: &str) -> Option<String> {
+        if let Some(label) = self.by_id.get(message_id) {
+            return Some(label.clone());
+        }
+        let key = business_key(body)?;
+        let mut with_key = self
+            .sent
+            .iter()
+            .filter(|(_, m)| m.business_key.as_deref() == Some(key.as_str()));
+        match (with_key.next(), with_key.next()) {
+            (Some((label, _)), None) => Some(label.clone()),
+            _ => None,
+        }
     }
 }
 

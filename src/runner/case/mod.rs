@@ -126,6 +126,9 @@ struct SentMessage {
     /// Its step expected the send to be refused (an `error:` or `status:`, a batch's
     /// `failed:`): an observation does not track it by default.
     refusal_expected: bool,
+    /// An attempt of its send got no definite answer before a retry took it: the queue may
+    /// hold copies of it under MessageIds the case never saw.
+    copies_unknown: bool,
 }
 
 /// Runs `case` and returns its closing record (already emitted).
@@ -179,6 +182,9 @@ struct CaseRun {
     teardown_errors: Vec<String>,
     /// The answer (status, error code) of the current step's last checked call.
     last_answer: Option<(Option<u16>, Option<String>)>,
+    /// Calls whose answer an injected fault changed (every kind but latency), counted as calls
+    /// are made through `&self`.
+    faults_fired: std::sync::atomic::AtomicU32,
     /// The case's faults (its `faults:`, with their counters and dice).
     faults: Arc<crate::runner::faults::FaultPlan>,
     /// The current step's own `fault:`, armed for the step.
@@ -284,6 +290,7 @@ impl CaseRun {
                 &case_key,
             )),
             step_fault: crate::runner::faults::StepFault::default(),
+            faults_fired: std::sync::atomic::AtomicU32::new(0),
             step_wire: None,
             move_tasks: HashMap::new(),
             denies: std::sync::Mutex::new(Vec::new()),
@@ -496,6 +503,8 @@ impl CaseRun {
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.acks,
             teardown_errors: self.teardown_errors.clone(),
+            faults_fired: self.faults_fired.load(std::sync::atomic::Ordering::Relaxed)
+                + self.denied_calls(),
         };
         let judged = classify::judge(&facts);
         let judged_for_pool = judged.clone();

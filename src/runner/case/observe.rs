@@ -106,7 +106,7 @@ impl CaseRun {
             self.masker.add_body(body);
             self.seq += 1;
             self.latest.insert(id.clone(), self.seq);
-            let label = self.by_id.get(&id).cloned();
+            let label = self.place(&id, body);
             *self
                 .deliveries
                 .entry(label.clone().unwrap_or_else(|| id.clone()))
@@ -193,6 +193,7 @@ impl CaseRun {
                 deliveries_before: self.deliveries.get(l).copied().unwrap_or(0),
                 sightings: 0,
                 unknown_receives_before: 0,
+                copies_unknown: self.sent.get(l).is_some_and(|s| s.copies_unknown),
             })
             .collect();
         self.window = Some(WindowFacts {
@@ -205,6 +206,7 @@ impl CaseRun {
             end: None,
             unknown_receives: 0,
             short_polls: 0,
+            untracked_sightings: 0,
             tracked,
             integrity: Vec::new(),
             expects_outcome: step.expect.outcome.is_some(),
@@ -295,6 +297,9 @@ impl CaseRun {
             }
             let was_empty = received.as_ref().is_none_or(|r| r.is_empty());
             for m in received.unwrap_or_default() {
+                if m.label.is_none() {
+                    w.untracked_sightings += 1;
+                }
                 if let Some(t) = w
                     .tracked
                     .iter_mut()
