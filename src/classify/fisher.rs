@@ -1,6 +1,6 @@
 //! Fisher's exact test on a 2×2 table: is one sample's rate consistent with another's?
 //!
-//! `sqsprobe history` asks whether the newest run's rate of a class (k₁ of n₁ conclusive trials)
+//! `sqsprobe history` asks whether the newest run's rate of a class (k₁ of n₁ trials)
 //! is consistent with the pooled rate of the runs before it (k₀ of n₀). With the margins fixed,
 //! the number of events in the newest run follows the hypergeometric distribution; the
 //! two-sided p-value is the probability, under "both samples share one rate", of every table

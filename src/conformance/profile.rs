@@ -718,7 +718,7 @@ unsupported:
         let rate = Finding {
             step: None,
             line: 5,
-            message: "rate of observed_redelivery in 15 of 15 conclusive trials".into(),
+            message: "rate of observed_redelivery in 15 of 15 trials".into(),
             status: None,
             code: None,
         };

@@ -541,7 +541,7 @@ pub struct Trials {
     pub bounds: BTreeMap<String, RateBound>,
 }
 
-/// A `rate:` bound on one class's share of the conclusive trials, as fractions (`5%` is
+/// A `rate:` bound on one class's share of the started trials, as fractions (`5%` is
 /// `0.05`); at least one side is set.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -9,7 +9,8 @@
 //! - each case is one `<testcase>`: name = case id, classname = suite path, time = case
 //!   duration, properties `verdict`, `classification` and `decision` when recorded;
 //! - a multi-trial case also has a `trials` property and a `<system-out>` line with its
-//!   tally: `k/N` per class with the 95% interval over the conclusive trials;
+//!   tally: `k/N` per class with the 95% interval over every started trial (unknown ones
+//!   counted both ways);
 //! - verdict `fail` → `<failure>` (message = reason, text = one `suite:line: finding` per line);
 //! - verdict `error` → `<error>` (same message and text);
 //! - verdict `inconclusive` → `<skipped>` with the reason: never a pass;

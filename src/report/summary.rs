@@ -8,7 +8,7 @@
 //!   interrupted, and what the exit code means;
 //! - one table row per case, in run order: verdict, case id and `suite:line`, the
 //!   classification (for a multi-trial case, its tally: `k/N` per class with the 95%
-//!   interval over the conclusive trials), the decision, the observation window (elapsed of planned, receives used
+//!   interval over every started trial, the unknown ones counted both ways), the decision, the observation window (elapsed of planned, receives used
 //!   of budget, how it ended), receives, deliveries per message, duration;
 //! - then, for each case that is not `pass` or `known_divergence`, a section with its reason
 //!   and its findings as `suite:line` and message.
@@ -159,7 +159,7 @@ fn details(out: &mut String, case: &CaseView) {
 }
 
 /// The observation class, or for a multi-trial case its tally (`k/N` per class with the 95%
-/// interval over the conclusive trials).
+/// interval over every started trial).
 fn class(end: &CaseEnd) -> String {
     match (&end.trials, &end.classification) {
         (Some(trials), _) => text(&crate::classify::trials::tally(trials)),

@@ -147,7 +147,7 @@ fn bad_rates_are_positioned() {
         ),
         (
             "{rate: {inconclusive: {at_most: 5%}}}",
-            "10:25: `inconclusive` is never a rate (inconclusive trials are never counted)",
+            "10:25: `inconclusive` is never a rate (an inconclusive trial has no class: it counts both ways in every class's rate)",
         ),
         (
             "{rate: {delivered: {}}}",

@@ -698,12 +698,12 @@ pub enum OutcomeExpect {
 
 /// `rate: {<class>: {at_least?, at_most?}, ...}`: how often each class may occur.
 ///
-/// The rate of a class is the share of the case's conclusive trials whose observation ends
-/// in that class (the observation's overall class, as `case_end.classification` reports it);
-/// inconclusive trials are counted and reported but never in the denominator. The runner
-/// judges a bound on the two-sided 95% Clopper–Pearson interval of that share: the bound
-/// passes when the whole interval is inside it, fails when the whole interval is outside,
-/// and is inconclusive when the interval straddles it.
+/// The rate of a class is the share of the case's started trials whose observation ends in
+/// that class (the observation's overall class, as `case_end.classification` reports it); a
+/// trial without a class counts both ways, so the judge's two-sided 95% interval is
+/// `[CP_lower(k, n), CP_upper(k + unknown, n)]` (`classify::rate::Sample`): the bound passes
+/// when the whole interval is inside it, fails when the whole interval is outside, and is
+/// inconclusive when the interval straddles it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RateExpect {
     pub bounds: BTreeMap<OutcomeClass, Spanned<RateBound>>,

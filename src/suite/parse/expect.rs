@@ -340,8 +340,11 @@ pub(super) fn decode_rate(r: &mut Reader, v: &Node) -> Option<RateExpect> {
     }
     let mut rate = RateExpect::default();
     for (_, key, bounds) in entries {
-        let Some(class) = outcome_class(r, key, "a rate (inconclusive trials are never counted)")
-        else {
+        let Some(class) = outcome_class(
+            r,
+            key,
+            "a rate (an inconclusive trial has no class: it counts both ways in every class's rate)",
+        ) else {
             continue;
         };
         let Some(bf) = r.fields(key, bounds, "a rate bound", &["at_least", "at_most"]) else {
