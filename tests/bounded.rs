@@ -253,3 +253,24 @@ fn partitions_are_disjoint_and_together_complete() {
     assert_eq!(union.len(), total);
     assert_eq!(union, listed, "the partitions do not cover the suite");
 }
+
+/// Issue 20: a bound of 0 means nothing a user wants (no budget at all, every call timing
+/// out, a run that stops at once): each is refused, exit 1, with one error line.
+#[test]
+fn zero_bounds_are_refused_with_one_line() {
+    for (flag, value) in [
+        ("--max-requests", "0"),
+        ("--call-timeout", "0s"),
+        ("--max-duration", "0s"),
+    ] {
+        let run = run_bin(&["run", flag, value], &root(), LIMIT);
+        assert_eq!(run.code(), 1, "{flag} {value}: {}", run.stderr);
+        let errors: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{}", run.stderr);
+        assert!(errors[0].contains(flag), "{}", errors[0]);
+    }
+}

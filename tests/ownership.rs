@@ -312,3 +312,141 @@ fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
     drop(proxy);
     rt.block_on(emu.shutdown());
 }
+
+/// Issue 20: `run_start.regions` names every region the cases touch, before anything is
+/// created, and `sweep --regions-of RUN_DIR` sweeps each of them: a run whose teardown failed
+/// leaves queues in two regions, and one sweep removes both.
+#[test]
+fn sweep_regions_of_a_run_folder_removes_what_it_left_in_every_region() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let emu = rt
+        .block_on(sqsprobe::emulator::spawn(
+            "127.0.0.1:0".parse().unwrap(),
+            sqsprobe::emulator::EmulatorConfig::default(),
+        ))
+        .unwrap();
+    let direct = format!("http://{}", emu.local_addr());
+    let proxy = rt.block_on(common::proxy::start_with(
+        emu.local_addr(),
+        common::proxy::Mischief {
+            fail: Some(("AmazonSQS.DeleteQueue".into(), 500, "InternalError".into())),
+            ..Default::default()
+        },
+    ));
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "suites/conformance/lifecycle.yaml",
+            "--case",
+            "lifecycle-regions-are-namespaces",
+            "--endpoint-url",
+            &proxy.url,
+            "--run-id",
+            "regions-7",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
+    let dir = single_run_dir(out.path());
+    let Some(Record::RunStart(start)) = records(out.path()).into_iter().next() else {
+        panic!("no run_start")
+    };
+    assert_eq!(start.regions, ["eu-central-1", "us-east-1", "us-west-2"]);
+    let left = |region: &str| {
+        rt.block_on(common::queues_with_prefix_in(
+            &direct,
+            region,
+            "sqsprobe-regions-7-",
+        ))
+    };
+    assert_eq!((left("us-east-1").len(), left("us-west-2").len()), (1, 1));
+    let sweep = run_bin(
+        &[
+            "sweep",
+            "--endpoint-url",
+            &direct,
+            "--regions-of",
+            dir.to_str().unwrap(),
+            "--run-id",
+            "regions-7",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(sweep.code(), 0, "{}\n{}", sweep.stdout, sweep.stderr);
+    assert!(sweep.stdout.contains("sweep: "), "{}", sweep.stdout);
+    assert!(left("us-east-1").is_empty() && left("us-west-2").is_empty());
+    drop(proxy);
+    rt.block_on(emu.shutdown());
+}
+
+/// Issue 20: `--regions` restricts a run to the regions an SCP allows: a case whose queues
+/// are elsewhere is `unsupported`, naming the region, and a run of nothing else refuses.
+#[test]
+fn regions_outside_the_allowed_ones_make_a_case_unsupported() {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "suites/conformance/lifecycle.yaml",
+            "--case",
+            "lifecycle-regions-are-namespaces",
+            "--case",
+            "lifecycle-create-idempotent",
+            "--regions",
+            "us-east-1,us-west-2",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    let ends: Vec<_> = records(out.path())
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::CaseEnd(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let regions = ends
+        .iter()
+        .find(|e| e.case == "lifecycle-regions-are-namespaces")
+        .expect("the regions case is recorded");
+    assert_eq!(regions.verdict, Verdict::Unsupported);
+    assert!(
+        regions
+            .reason
+            .contains("eu-central-1, outside --regions us-east-1,us-west-2"),
+        "{}",
+        regions.reason
+    );
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    let alone = run_bin(
+        &[
+            "run",
+            "suites/conformance/lifecycle.yaml",
+            "--case",
+            "lifecycle-regions-are-namespaces",
+            "--regions",
+            "us-east-1",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(alone.code(), 1, "{}", alone.stderr);
+    assert!(
+        alone.stderr.contains("outside --regions"),
+        "{}",
+        alone.stderr
+    );
+    let own = run_bin(&["run", "--regions", "eu-west-1"], &root(), LIMIT);
+    assert_eq!(own.code(), 1, "{}", own.stderr);
+    assert!(own.stderr.contains("is not in --regions"), "{}", own.stderr);
+}

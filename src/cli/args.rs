@@ -175,9 +175,9 @@ pub struct ReachArgs {
     pub endpoint_url: Option<String>,
 
     /// AWS region (else AWS_REGION / AWS_DEFAULT_REGION / the profile's; us-east-1 for
-    /// emulators). --target aws refuses to run without one.
-    #[arg(long, value_name = "REGION", help_heading = "Target")]
-    pub region: Option<String>,
+    /// emulators). --target aws refuses to run without one. `sweep` takes it more than once.
+    #[arg(long, value_name = "REGION", action = clap::ArgAction::Append, help_heading = "Target")]
+    pub region: Vec<String>,
 
     /// Named AWS profile for credentials and region.
     #[arg(long, value_name = "NAME", help_heading = "Target")]
@@ -206,7 +206,7 @@ impl ReachArgs {
         crate::runner::target::TargetRequest {
             kind,
             endpoint_url: self.endpoint_url.clone(),
-            region: self.region.clone(),
+            region: self.region.first().cloned(),
             profile: self.profile.clone(),
             allow_accounts: self.allow_account.clone(),
             ..crate::runner::target::TargetRequest::default()
@@ -275,9 +275,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N", value_parser = parse_partition, help_heading = "Execution")]
     pub partition: Option<(usize, usize)>,
 
-    /// Run every case N times (each trial on fresh queues, trials concurrently like cases),
-    /// overriding each case's `trials:`. The case_end pools them: per-class counts and 95%
-    /// Clopper–Pearson intervals, judged against `outcome:` / `rate:`.
+    /// Run every case at least N times (each trial on fresh queues, trials concurrently like
+    /// cases): a case whose own `trials:` is larger keeps it, so a rate a case needs many
+    /// trials for is never cut short. The case_end pools them: per-class counts and 95%
+    /// intervals, judged against `outcome:` / `rate:`.
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000), help_heading = "Execution")]
     pub trials: Option<u32>,
 
@@ -306,7 +307,7 @@ pub struct RunArgs {
     pub clock: ClockArg,
 
     /// How long one attempt of a call may take (a receive: its long-poll wait plus this).
-    #[arg(long, value_name = "DURATION", default_value = "6s", value_parser = parse_duration, help_heading = "Execution")]
+    #[arg(long, value_name = "DURATION", default_value = "6s", value_parser = parse_positive_duration, help_heading = "Execution")]
     pub call_timeout: std::time::Duration,
 
     /// After this many calls in a row without any response the target counts as lost: no new
@@ -320,13 +321,25 @@ pub struct RunArgs {
         long,
         env = "SQSPROBE_MAX_REQUESTS",
         value_name = "N",
+        value_parser = parse_request_budget,
         help_heading = "Budgets"
     )]
     pub max_requests: Option<u64>,
 
     /// Stop the run cleanly once it has run this long (cases cut, teardown done).
-    #[arg(long, env = "SQSPROBE_MAX_DURATION", value_name = "DURATION", value_parser = parse_duration, help_heading = "Budgets")]
+    #[arg(long, env = "SQSPROBE_MAX_DURATION", value_name = "DURATION", value_parser = parse_positive_duration, help_heading = "Budgets")]
     pub max_duration: Option<std::time::Duration>,
+
+    /// The only regions the run may touch, e.g. `--regions eu-west-1,us-east-1` (what an SCP
+    /// allows): a case whose queues are in another region is not run (`unsupported`, naming
+    /// it). The run's own region must be one of them.
+    #[arg(
+        long,
+        value_name = "R,...",
+        value_delimiter = ',',
+        help_heading = "Selection"
+    )]
+    pub regions: Vec<String>,
 
     /// Use this run id instead of a fresh one (letters, digits and `-`, at most 24): it names
     /// the run folder and every queue, so CI can know both in advance. Never reuse one.
@@ -441,6 +454,16 @@ fn parse_account_id(s: &str) -> Result<String, String> {
         Ok(s.to_string())
     } else {
         Err("an AWS account id is 12 digits".to_string())
+    }
+}
+
+/// A request budget: 1 or more. 0 would stop a run before its first request, never what is
+/// meant; no budget is no flag.
+fn parse_request_budget(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1 (for no budget, leave the flag out)".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number of requests")),
     }
 }
 
@@ -779,6 +802,11 @@ pub struct SweepArgs {
     /// Only the queues of this run (its `sqsprobe:run` tag).
     #[arg(long, value_name = "ID", value_parser = parse_run_id, help_heading = "Selection")]
     pub run_id: Option<String>,
+
+    /// Sweep every region this run folder's `run_start.regions` lists (with any --region):
+    /// everything the run may have left, wherever it was.
+    #[arg(long, value_name = "RUN_DIR", help_heading = "Target")]
+    pub regions_of: Option<PathBuf>,
 
     /// Print what would be deleted; delete nothing.
     #[arg(long, help_heading = "Selection")]

@@ -87,6 +87,12 @@ pub async fn run(args: RunArgs) -> i32 {
         ProtocolArg::Json => Protocol::Json,
         ProtocolArg::Query => Protocol::Query,
     };
+    if args.reach.region.len() > 1 {
+        say(
+            "run takes one --region, its own (--regions R,... lists the regions its cases may touch)",
+        );
+        return exit_code::BAD_COMMAND_LINE;
+    }
     let request = TargetRequest {
         protocol,
         chaos: args.chaos,
@@ -109,6 +115,14 @@ pub async fn run(args: RunArgs) -> i32 {
         emulator: embedded,
     } = target;
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
+    if !args.regions.is_empty() && !args.regions.contains(&info.region) {
+        say(format_args!(
+            "the run's region {} is not in --regions {}; add it, or run in one of them",
+            info.region,
+            args.regions.join(",")
+        ));
+        return exit_code::BAD_COMMAND_LINE;
+    }
 
     let code = execute(
         signals,
@@ -137,6 +151,7 @@ pub async fn run(args: RunArgs) -> i32 {
             seed: args.seed.unwrap_or_else(rand::random),
             trials: args.trials,
             clock,
+            allowed_regions: (!args.regions.is_empty()).then(|| args.regions.clone()),
         },
         &args.out,
         progress_mode(args.quiet, args.no_progress),
@@ -183,11 +198,10 @@ async fn execute(
         .filter_map(|p| runner::run::not_runnable(p, &settings).map(|(skip, _)| skip))
         .collect();
     if !plan.is_empty() && skipped.len() == plan.len() {
-        let by_protocol = skipped
-            .iter()
-            .filter(|s| **s == runner::run::Skip::Protocol)
-            .count();
-        let by_profile = skipped.len() - by_protocol;
+        let count = |kind| skipped.iter().filter(|s| **s == kind).count();
+        let by_protocol = count(runner::run::Skip::Protocol);
+        let by_region = count(runner::run::Skip::Region);
+        let by_profile = count(runner::run::Skip::Unsupported);
         let mut why = Vec::new();
         if by_profile > 0 {
             why.push(format!(
@@ -200,6 +214,9 @@ async fn execute(
                 "{by_protocol} for another protocol than `{}`",
                 settings.protocol
             ));
+        }
+        if by_region > 0 {
+            why.push(format!("{by_region} in regions outside --regions"));
         }
         say(format_args!(
             "no case can run: all {} selected case(s) are skipped ({}); nothing was run",
@@ -262,7 +279,7 @@ async fn execute(
                 .iter()
                 .map(|p| {
                     let mut board = report::progress::CasePlan::of(&p.case);
-                    board.trials = settings.trials.unwrap_or(board.trials).max(1);
+                    board.trials = runner::run::trials_of(&p.case, settings.trials);
                     board
                 })
                 .collect();

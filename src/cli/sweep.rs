@@ -11,7 +11,7 @@ use super::args::{SweepArgs, SweepTargetArg};
 use super::signals::Signals;
 use crate::exit_code;
 use crate::runner::TargetKind;
-use crate::runner::sweep::{SweepFilter, human, sweep};
+use crate::runner::sweep::{SweepFilter, SweepTotals, human, sweep};
 use crate::runner::target;
 use std::io::Write;
 use std::sync::Arc;
@@ -29,62 +29,126 @@ pub async fn run(args: SweepArgs) -> i32 {
             return exit_code::BAD_COMMAND_LINE;
         }
     };
-    let request = args.reach.request(Some(kind));
-    let target = match target::resolve(request, |line| say(line)).await {
-        Ok(t) => t,
+    let regions = match regions_to_sweep(&args) {
+        Ok(r) => r,
         Err(e) => {
             say(&e);
-            return e.exit_code();
+            return exit_code::BAD_COMMAND_LINE;
         }
     };
-    let filter = SweepFilter::new(args.older_than, args.run_id);
+    let filter = SweepFilter::new(args.older_than, args.run_id.clone());
     let which = match (&filter.run_id, filter.older_than) {
         (Some(run), None) => format!("the queues of run {run}"),
         (Some(run), Some(age)) => format!("the queues of run {run} if older than {}", human(age)),
         (None, Some(age)) => format!("runs older than {}", human(age)),
         (None, None) => "every run".to_string(),
     };
-    say(format_args!(
-        "sweeping {}* queues tagged by sqsprobe: {which}{}",
-        filter.prefix(),
-        if args.dry_run {
-            " (dry run: nothing is deleted)"
-        } else {
-            ""
-        }
-    ));
 
     let stop = Arc::new(AtomicBool::new(false));
     let watcher = tokio::spawn(watch_signals(signals, stop.clone()));
     let mut stdout = std::io::stdout();
-    let result = sweep(
-        &target.client,
-        &filter,
-        args.dry_run,
-        stop.clone(),
-        |line| {
-            // A closed stdout loses lines, not the sweep.
-            let _ = writeln!(stdout, "{line}");
-        },
-    )
-    .await;
-    watcher.abort();
-    let totals = match result {
-        Ok(t) => t,
-        Err(e) => {
-            say(&e);
-            return exit_code::RUNTIME_ERROR;
+    let mut totals = SweepTotals::default();
+    let mut failed_regions = Vec::new();
+    // One region after another (each is its own namespace of queues, and its own client);
+    // `None`: the region the environment or profile names.
+    let several = regions.len() > 1;
+    for region in regions {
+        if stop.load(Ordering::SeqCst) {
+            break;
         }
-    };
+        let mut request = args.reach.request(Some(kind));
+        if region.is_some() {
+            request.region = region.clone();
+        }
+        let target = match target::resolve(request, |line| say(line)).await {
+            Ok(t) => t,
+            Err(e) => {
+                say(&e);
+                watcher.abort();
+                return e.exit_code();
+            }
+        };
+        say(format_args!(
+            "sweeping {}* queues tagged by sqsprobe{}: {which}{}",
+            filter.prefix(),
+            if several {
+                format!(" in {}", target.info.region)
+            } else {
+                String::new()
+            },
+            if args.dry_run {
+                " (dry run: nothing is deleted)"
+            } else {
+                ""
+            }
+        ));
+        let result = sweep(
+            &target.client,
+            &filter,
+            args.dry_run,
+            stop.clone(),
+            |line| {
+                // A closed stdout loses lines, not the sweep.
+                let _ = writeln!(stdout, "{line}");
+            },
+        )
+        .await;
+        match result {
+            Ok(t) => totals.add(&t),
+            Err(e) => {
+                say(&e);
+                failed_regions.push(target.info.region.clone());
+            }
+        }
+    }
+    watcher.abort();
     let _ = writeln!(stdout, "sweep: {totals}");
     let _ = stdout.flush();
+    if !failed_regions.is_empty() {
+        say(format_args!(
+            "listing failed in {}: what is left there is unknown",
+            failed_regions.join(", ")
+        ));
+    }
     if stop.load(Ordering::SeqCst) {
         exit_code::INTERRUPTED
-    } else if totals.failed > 0 {
+    } else if totals.failed > 0 || !failed_regions.is_empty() {
         exit_code::RUNTIME_ERROR
     } else {
         exit_code::OK
     }
+}
+
+/// The regions to sweep, in order: each `--region`, then each region `--regions-of` names
+/// that is not already there; `[None]` (the environment's or profile's region) when neither
+/// is given.
+fn regions_to_sweep(args: &SweepArgs) -> Result<Vec<Option<String>>, String> {
+    let mut regions: Vec<String> = args.reach.region.clone();
+    if let Some(dir) = &args.regions_of {
+        let records = super::report::read_run_folder(dir)?;
+        let view = crate::evidence::RunView::new(&records);
+        let start = view.start.ok_or_else(|| {
+            format!(
+                "{}: no run_start, so the regions the run touched are unknown; give them with --region",
+                dir.display()
+            )
+        })?;
+        // Files written before `regions` existed name the run's own region only.
+        let named = if start.regions.is_empty() {
+            vec![start.region.clone()]
+        } else {
+            start.regions.clone()
+        };
+        for r in named {
+            if !regions.contains(&r) {
+                regions.push(r);
+            }
+        }
+    }
+    if regions.is_empty() {
+        return Ok(vec![None]);
+    }
+    Ok(regions.into_iter().map(Some).collect())
 }
 
 /// The first signal stops the sweep after the queue in flight; a second leaves at once.

@@ -26,6 +26,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         seed: Some(7),
         merged: None,
         clock: None,
+        regions: Vec::new(),
     })
 }
 

@@ -139,6 +139,12 @@ pub struct RunStart {
     /// `--partition` run: which partitions it holds and which it lacks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<Merged>,
+    /// Every region the run's cases will touch (its own region, and each `region:` of the
+    /// queues of the cases that run), sorted; written before any queue is created, so
+    /// `sqsprobe sweep --regions-of RUN_DIR` finds everything a killed run may have left.
+    /// Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<String>,
 }
 
 /// The partitions a merged run was made from (`run_start.merged`).

@@ -159,6 +159,12 @@ pub fn merge(parts: &[&[Record]]) -> Vec<Record> {
         cases: starts.iter().flat_map(|s| s.cases.clone()).collect(),
         partition: None,
         seed: same(&starts, |s| s.seed),
+        regions: {
+            let mut regions: Vec<String> = starts.iter().flat_map(|s| s.regions.clone()).collect();
+            regions.sort();
+            regions.dedup();
+            regions
+        },
         merged: Some(Merged {
             of: n,
             partitions: starts

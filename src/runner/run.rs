@@ -56,10 +56,13 @@ pub struct RunSettings {
     /// The run's seed (`--seed`, else random): recorded in `run_start`, and every case's
     /// fault dice are drawn from it, so the same seed and suite inject the same faults.
     pub seed: u64,
-    /// `--trials N`: run every case N times (overrides each case's `trials:`).
+    /// `--trials N`: run every case at least N times (a case keeps a larger `trials:`).
     pub trials: Option<u32>,
     /// The run's clock (`--clock`): every timestamp comes from it, and `run_start` names it.
     pub clock: super::RunClock,
+    /// `--regions`: the only regions the run may touch (an SCP may allow no others); a case
+    /// whose queues are elsewhere is not run (`unsupported`, saying which region).
+    pub allowed_regions: Option<Vec<String>>,
 }
 
 /// The first record of a run: what it is about to do, and against what.
@@ -85,7 +88,19 @@ pub fn run_start(
         seed: Some(settings.seed),
         merged: None,
         clock: Some(settings.clock.kind().as_str().to_string()),
+        regions: run_regions(settings, plan),
     }
+}
+
+/// Every region the run will touch: its own, and each region the cases that will run name.
+fn run_regions(settings: &RunSettings, plan: &[PlannedCase]) -> Vec<String> {
+    let mut regions = vec![settings.region.clone()];
+    for p in plan.iter().filter(|p| not_runnable(p, settings).is_none()) {
+        regions.extend(p.case.regions().into_iter().map(str::to_string));
+    }
+    regions.sort();
+    regions.dedup();
+    regions
 }
 
 /// Why a planned case is not run at all.
@@ -95,6 +110,8 @@ pub enum Skip {
     Protocol,
     /// The target profile says the target cannot run it.
     Unsupported,
+    /// Its queues are in a region outside `--regions`.
+    Region,
 }
 
 /// Why a planned case will not run at all, with its `case_end` (verdict `unsupported`), if
@@ -115,6 +132,29 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
             format!("protocols: [{}]", protocols.join(", ")),
         );
         return Some((Skip::Protocol, end));
+    }
+    if let Some(allowed) = &settings.allowed_regions {
+        let outside: Vec<&str> = planned
+            .case
+            .regions()
+            .into_iter()
+            .filter(|r| !allowed.iter().any(|a| a == r))
+            .collect();
+        if !outside.is_empty() {
+            let end = conformance::not_run_end(
+                &settings.run_id,
+                &planned.suite,
+                &planned.case.id,
+                &rfc3339(settings.clock.now()),
+                format!(
+                    "not run: the case's queues are in {}, outside --regions {}",
+                    outside.join(", "),
+                    allowed.join(",")
+                ),
+                format!("regions: [{}]", outside.join(", ")),
+            );
+            return Some((Skip::Region, end));
+        }
     }
     settings.profile.as_deref().and_then(|p| {
         conformance::unsupported_end(
@@ -505,9 +545,10 @@ pub async fn run_plan(
     }
 }
 
-/// How many trials `case` runs: `--trials` when given, else its `trials:`.
-fn trials_of(case: &Case, cli: Option<u32>) -> u32 {
-    cli.unwrap_or(case.trials).max(1)
+/// How many trials `case` runs: the larger of `--trials` and its own `trials:` (the flag is
+/// a floor: it never lowers a case's own count, which its rate may need).
+pub fn trials_of(case: &Case, cli: Option<u32>) -> u32 {
+    cli.map_or(case.trials, |n| n.max(case.trials)).max(1)
 }
 
 /// What a finished case task hands back.
@@ -674,6 +715,24 @@ pub fn new_run_id() -> String {
 mod tests {
     use super::*;
     use crate::runner::target::{Protocol, TargetConfig, build_client};
+
+    /// Issue 20: `--trials` is a floor: it never lowers a case's own larger `trials:`.
+    #[test]
+    fn the_trials_flag_never_lowers_a_cases_own_count() {
+        let case = |trials: u32| {
+            let src = format!(
+                "cases:\n  - id: c\n    behaviour: b\n    source: s\n    trials: {trials}\n    \
+                 steps:\n      - sleep: 1s\n"
+            );
+            let suite = crate::suite::parse_suite("t.yaml", &src, &crate::suite::Limits::default())
+                .expect("a valid suite");
+            suite.cases.into_iter().next().expect("one case")
+        };
+        assert_eq!(trials_of(&case(15), Some(5)), 15);
+        assert_eq!(trials_of(&case(1), Some(5)), 5);
+        assert_eq!(trials_of(&case(15), None), 15);
+        assert_eq!(trials_of(&case(1), None), 1);
+    }
 
     /// Issue 19: the embedded target's fixed key `sqsprobe` is public: the run's masker must
     /// not take it for a secret, or every queue name reads `<credential>-…`.

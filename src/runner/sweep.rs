@@ -261,6 +261,18 @@ pub struct SweepTotals {
 }
 
 impl SweepTotals {
+    /// Adds another region's totals to these.
+    pub fn add(&mut self, other: &SweepTotals) {
+        self.listed += other.listed;
+        self.deleted += other.deleted;
+        self.would_delete += other.would_delete;
+        self.gone += other.gone;
+        self.kept += other.kept;
+        self.failed += other.failed;
+        self.not_reached += other.not_reached;
+        self.dry_run |= other.dry_run;
+    }
+
     fn count(&mut self, outcome: &Outcome) {
         match outcome {
             Outcome::Deleted { .. } => self.deleted += 1,

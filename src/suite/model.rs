@@ -73,6 +73,26 @@ pub struct Case {
     pub emulator_chaos: Option<String>,
 }
 
+impl Case {
+    /// The regions the case names for its queues (`region:` in `queues:` and on
+    /// `create-queue` steps, a `create: false` queue's included: its lookup calls that region),
+    /// sorted. A queue without `region:` is in the run's region, which is not listed here.
+    pub fn regions(&self) -> Vec<&str> {
+        let mut regions: Vec<&str> = self
+            .queues
+            .iter()
+            .chain(self.steps.iter().filter_map(|s| match &s.action {
+                Action::CreateQueue(def) => Some(def),
+                _ => None,
+            }))
+            .filter_map(|def| def.region.as_ref().map(|r| r.value.as_str()))
+            .collect();
+        regions.sort_unstable();
+        regions.dedup();
+        regions
+    }
+}
+
 /// How the SDK retries calls made by steps. Setup and teardown always use `standard`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RetryPolicy {
