@@ -274,3 +274,104 @@ fn zero_bounds_are_refused_with_one_line() {
         assert!(errors[0].contains(flag), "{}", errors[0]);
     }
 }
+
+/// Issue 20: a merge that lacks a partition is named on stderr, exits 5 (0 with
+/// `--allow-partial`) and puts an `<error>` in its JUnit; an empty share still writes its run
+/// folder, so the merge of all three sees it ran.
+#[test]
+fn a_merge_missing_a_partition_is_visible_where_ci_looks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |k: usize| dir.path().join(format!("p{k}")).display().to_string();
+    for k in 1..=3 {
+        let run = run_bin(
+            &[
+                "run",
+                "tests/fixtures/history-two.yaml",
+                "--partition",
+                &format!("{k}/3"),
+                "--run-id",
+                "split-3",
+                "--quiet",
+                "--out",
+                &out(k),
+            ],
+            &root(),
+            LIMIT,
+        );
+        assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+        if k == 3 {
+            // Two cases, three partitions: the third share is empty, and says so in one line.
+            assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+            assert!(run.stderr.contains("holds no case"), "{}", run.stderr);
+        }
+    }
+    let part = |k: usize| format!("{}/split-3", out(k));
+    assert!(Path::new(&part(3)).join("evidence.jsonl").exists());
+    let merged = dir.path().join("merged").display().to_string();
+    let two = run_bin(
+        &["report", &part(1), &part(2), "--out", &merged],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(two.code(), 5, "{}\n{}", two.stdout, two.stderr);
+    assert!(
+        two.stderr.contains("partition 3/3 of run"),
+        "{}",
+        two.stderr
+    );
+    let junit = std::fs::read_to_string(Path::new(&merged).join("junit.xml")).unwrap();
+    assert!(junit.contains("name=\"partitions missing\""), "{junit}");
+    assert!(junit.contains("<error"), "{junit}");
+    let allowed = run_bin(
+        &[
+            "report",
+            &part(1),
+            &part(2),
+            "--out",
+            &merged,
+            "--allow-partial",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(allowed.code(), 0, "{}", allowed.stderr);
+    let all = run_bin(
+        &["report", &part(1), &part(2), &part(3), "--out", &merged],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(all.code(), 0, "{}\n{}", all.stdout, all.stderr);
+    let junit = std::fs::read_to_string(Path::new(&merged).join("junit.xml")).unwrap();
+    assert!(!junit.contains("partitions missing"), "{junit}");
+}
+
+/// Issue 20: a run a budget stopped is not "all skipped, no failures" in JUnit: one `<error>`
+/// names the budget; every case carries its suite file and line for CI's annotations.
+#[test]
+fn a_budget_stopped_run_has_an_error_in_junit_and_cases_carry_file_and_line() {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/three-sends.yaml",
+            "--jobs",
+            "1",
+            "--max-requests",
+            "8",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 5, "{}\n{}", run.stdout, run.stderr);
+    let junit = std::fs::read_to_string(single_run_dir(out.path()).join("junit.xml")).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&junit).expect("JUnit parses");
+    assert!(report.errors >= 1, "{junit}");
+    assert!(junit.contains("name=\"run stopped\""), "{junit}");
+    assert!(junit.contains("--max-requests 8"), "{junit}");
+    assert!(
+        junit.contains("file=\"tests/fixtures/three-sends.yaml\" line=\"5\""),
+        "{junit}"
+    );
+}

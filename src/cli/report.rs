@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 pub fn report(args: ReportArgs) -> i32 {
     match render_all(&args) {
-        Ok(()) => exit_code::OK,
+        Ok(partial) if partial && !args.allow_partial => exit_code::INCONCLUSIVE,
+        Ok(_) => exit_code::OK,
         Err(e) => {
             eprintln!("sqsprobe: {e}");
             exit_code::RUNTIME_ERROR
@@ -36,7 +37,9 @@ struct Shown {
     records: Vec<Record>,
 }
 
-fn render_all(args: &ReportArgs) -> Result<(), String> {
+/// Renders every run; `Ok(true)` when a merge lacks partitions (each is named on stderr).
+fn render_all(args: &ReportArgs) -> Result<bool, String> {
+    let mut partial = false;
     let mut runs: Vec<merge::Run> = Vec::new();
     for dir in &args.run_dirs {
         let records = read_run_folder(dir)?;
@@ -63,6 +66,26 @@ fn render_all(args: &ReportArgs) -> Result<(), String> {
             args.out.join(format!("merged-{first}"))
         };
         write_merged(&dir, &records)?;
+        if let Some(Record::RunStart(start)) = records.first()
+            && let Some(m) = start.merged.as_ref().filter(|m| !m.missing.is_empty())
+        {
+            partial = true;
+            let missing: Vec<String> = m.missing.iter().map(|k| format!("{k}/{}", m.of)).collect();
+            eprintln!(
+                "sqsprobe: {}: partition{} {} of run {} not given: {} cases are not in this \
+                 report{}",
+                dir.display(),
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", "),
+                start.run_id,
+                if missing.len() == 1 { "its" } else { "their" },
+                if args.allow_partial {
+                    " (--allow-partial)"
+                } else {
+                    "; exit 5 (--allow-partial to accept it)"
+                }
+            );
+        }
         let from: Vec<String> = group.iter().map(|&i| runs[i].0.clone()).collect();
         println!(
             "merged {} partitions into {}: {}",
@@ -81,7 +104,7 @@ fn render_all(args: &ReportArgs) -> Result<(), String> {
     }
     let _ = stdout.flush();
     if shown.len() < 2 {
-        return Ok(());
+        return Ok(partial);
     }
     let labelled: Vec<(String, Vec<Record>)> = shown
         .into_iter()
@@ -94,7 +117,7 @@ fn render_all(args: &ReportArgs) -> Result<(), String> {
         "runs side by side: {}",
         args.out.join("report.html").display()
     );
-    Ok(())
+    Ok(partial)
 }
 
 /// Writes a merged run as a run folder: its evidence and its three reports.

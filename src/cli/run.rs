@@ -73,13 +73,9 @@ pub async fn run(args: RunArgs) -> i32 {
         })
         .collect();
     if let Some((k, n)) = args.partition {
+        // An empty share still writes its run folder (see `execute`), so a merge of the
+        // partitions sees it was run rather than missing.
         plan = runner::schedule::partition(plan, k, n);
-        if plan.is_empty() {
-            say(format_args!(
-                "partition {k}/{n} holds no case (the selection has fewer than {n}); nothing to run"
-            ));
-            return exit_code::OK;
-        }
     }
     let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 
@@ -245,6 +241,10 @@ async fn execute(
         }
     };
 
+    if plan.is_empty() {
+        return empty_share(&settings, writer, &run_dir);
+    }
+
     // Before anything is created: is the target there at all?
     let (started_at, started) = (settings.clock.now(), Instant::now());
     let (probe_tx, mut probe_rx) = mpsc::unbounded_channel();
@@ -365,11 +365,48 @@ fn unreached_run(
             crate::sqs::pricing::cost_usd(standard, fifo)
         }),
         left_queues: Vec::new(),
+        halted: None,
     }));
     records
 }
 
 /// Writes `records` in order, stopping at the first failure.
+/// A partition whose share holds no case: its run folder records the empty share (`run_start`
+/// with no case, `run_end` exit 0) so that `sqsprobe report` merging the partitions sees this
+/// one ran, and one line says so.
+fn empty_share(settings: &RunSettings, writer: EvidenceWriter, run_dir: &Path) -> i32 {
+    let now = settings.clock.now();
+    let records = vec![
+        Record::RunStart(runner::run::run_start(settings, &[], now)),
+        Record::RunEnd(RunEnd {
+            run_id: settings.run_id.clone(),
+            ended_at: rfc3339(settings.clock.now()),
+            duration_ms: 0,
+            interrupted: false,
+            totals: BTreeMap::new(),
+            exit_code: exit_code::OK,
+            requests: Some(0),
+            fifo_requests: Some(0),
+            cost_usd: Some(0.0),
+            left_queues: Vec::new(),
+            halted: None,
+        }),
+    ];
+    let written = write_all(writer, &records)
+        .and_then(|()| report::write_run_folder(run_dir, &records).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        say(format_args!("failed to write {}: {e}", run_dir.display()));
+        return exit_code::RUNTIME_ERROR;
+    }
+    say(format_args!(
+        "partition {} holds no case (the selection has fewer cases than partitions); recorded as \
+         an empty share in {}",
+        settings.partition.as_deref().unwrap_or("?"),
+        run_dir.display()
+    ));
+    exit_code::OK
+}
+
 fn write_all(mut writer: EvidenceWriter, records: &[Record]) -> Result<(), String> {
     for record in records {
         writer.write(record).map_err(|e| e.to_string())?;

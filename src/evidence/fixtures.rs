@@ -152,6 +152,7 @@ pub fn run_end(exit_code: i32) -> Record {
         fifo_requests: Some(0),
         cost_usd: Some(0.0000048),
         left_queues: Vec::new(),
+        halted: None,
     })
 }
 

@@ -604,6 +604,10 @@ pub struct RunEnd {
     /// DeleteQueue): they may still be on the target. Absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_queues: Vec<LeftQueue>,
+    /// Why the run stopped itself before its end, in one line (`the request budget
+    /// (--max-requests 8) is spent`, `the target was lost (…)`); absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halted: Option<String>,
 }
 
 /// An owned queue a run may have left on its target (`run_end.left_queues`).

@@ -224,6 +224,10 @@ pub fn merge(parts: &[&[Record]]) -> Vec<Record> {
                 left.dedup();
                 left
             },
+            halted: {
+                let why: Vec<String> = ends.iter().filter_map(|e| e.halted.clone()).collect();
+                (!why.is_empty()).then(|| why.join("; "))
+            },
         }));
     }
     out

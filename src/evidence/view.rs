@@ -58,6 +58,20 @@ impl CaseState {
             )
     }
 
+    /// How bad a state is for a "did not pass" list, worst first (fail, error, did not
+    /// finish, inconclusive, known divergence), or `None` when it is not listed there. The
+    /// HTML report and the Markdown summary both open with that list.
+    pub fn attention(self) -> Option<u8> {
+        match self {
+            CaseState::Finished(Verdict::Fail) => Some(0),
+            CaseState::Finished(Verdict::Error) => Some(1),
+            CaseState::DidNotFinish => Some(2),
+            CaseState::Finished(Verdict::Inconclusive) => Some(3),
+            CaseState::Finished(Verdict::KnownDivergence) => Some(4),
+            _ => None,
+        }
+    }
+
     /// Passing states: `pass` and `known_divergence`.
     pub fn is_passing(self) -> bool {
         matches!(

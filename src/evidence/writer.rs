@@ -63,6 +63,7 @@ mod tests {
             fifo_requests: None,
             cost_usd: None,
             left_queues: Vec::new(),
+            halted: None,
         });
         w.write(&end).unwrap();
         assert_eq!(w.rows(), 1);

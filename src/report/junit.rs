@@ -24,7 +24,14 @@
 //!   stopped before it)", in a `<testsuite>` named `(not started)` since only its id is known;
 //! - a failed reachability check (the run stopped before any case) → one `<testcase>` named
 //!   `reachability check` in a `<testsuite>` named `(run)`, with an `<error>` of type
-//!   `unreachable` whose message says what the target answered, or that it did not.
+//!   `unreachable` whose message says what the target answered, or that it did not;
+//! - what is wrong with the run as a whole, each one `<testcase>` in `(run)` with an `<error>`,
+//!   so a CI dashboard that counts failures never shows such a run green: `interrupted` (a
+//!   signal, or no `run_end`), `stopped` (a budget, a lost target, refused credentials:
+//!   `run_end.halted`), `partial` (a merge that lacks partitions), `left_queues` (owned
+//!   queues that may still be on the target);
+//! - each case's `<testcase>` carries `file` (its suite file) and `line` (its `id:` line), so
+//!   CI annotates the suite; within a suite, unsupported cases come last.
 
 use super::wording::decision_name;
 use crate::evidence::Record;
@@ -69,6 +76,20 @@ pub fn render(records: &[Record]) -> String {
         report.add_test_suite(suite);
     }
 
+    let problems = run_problems(&run);
+    if !problems.is_empty() {
+        let mut suite = TestSuite::new(RUN_SUITE);
+        suite.add_properties(properties.iter().cloned());
+        for (ty, name, message) in problems {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status.set_type(ty).set_message(message);
+            let mut case = TestCase::new(name, status);
+            case.set_classname(RUN_SUITE);
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
+
     let mut groups: Vec<(&str, Vec<&CaseView>)> =
         run.suites().into_iter().map(|s| (s, Vec::new())).collect();
     let mut not_started = Vec::new();
@@ -86,7 +107,9 @@ pub fn render(records: &[Record]) -> String {
         groups.push((NOT_STARTED_SUITE, not_started));
     }
 
-    for (name, cases) in groups {
+    for (name, mut cases) in groups {
+        // What did not run does not lead the log (a stable sort keeps the rest in order).
+        cases.sort_by_key(|c| c.state == CaseState::Finished(Verdict::Unsupported));
         let mut suite = TestSuite::new(name);
         suite.add_properties(properties.iter().cloned());
         let mut time = Duration::ZERO;
@@ -102,6 +125,56 @@ pub fn render(records: &[Record]) -> String {
     report
         .to_string()
         .expect("quick-junit serialises into memory, which cannot fail")
+}
+
+/// What is wrong with the run as a whole: `(type, test case name, message)` each.
+fn run_problems(run: &RunView) -> Vec<(&'static str, &'static str, String)> {
+    let mut problems = Vec::new();
+    let count = |state: CaseState| run.cases.iter().filter(|c| c.state == state).count();
+    let (unfinished, not_started) = (count(CaseState::DidNotFinish), count(CaseState::NotStarted));
+    if run.start.is_some() && run.unreachable_reason().is_none() && run.interrupted() {
+        let how = match run.end {
+            Some(_) => "the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)",
+            None => "the run has no run_end (killed, or its evidence was cut short)",
+        };
+        problems.push((
+            "interrupted",
+            "run interrupted",
+            format!(
+                "{how}: {unfinished} case(s) did not finish, {not_started} never started; the \
+                 results are partial"
+            ),
+        ));
+    }
+    if let Some(why) = run.end.and_then(|e| e.halted.as_deref()) {
+        let not_run = run
+            .cases
+            .iter()
+            .filter(|c| c.reason().starts_with("not run: the run stopped"))
+            .count();
+        problems.push((
+            "stopped",
+            "run stopped",
+            format!(
+                "the run stopped itself: {why}; {not_run} case(s) were not run and the cases it \
+                 cut are inconclusive"
+            ),
+        ));
+    }
+    if let Some(start) = run.start
+        && let Some((_, Some(warning))) = super::wording::partition_words(start)
+        && start.merged.is_some()
+    {
+        problems.push(("partial", "partitions missing", warning));
+    }
+    if let Some(left) = super::wording::left_words(run) {
+        let mut message = format!("{}: {}", left.headline, left.queues.join(", "));
+        for sweep in &left.sweeps {
+            message.push_str(&format!("; remove with: {sweep}"));
+        }
+        problems.push(("left_queues", "queues left behind", message));
+    }
+    problems
 }
 
 fn run_properties(run: &RunView) -> Vec<Property> {
@@ -177,6 +250,12 @@ fn test_case(case: &CaseView) -> TestCase {
     let mut test_case = TestCase::new(case.id, status);
     if let Some(suite) = case.suite {
         test_case.set_classname(suite);
+        test_case.extra.insert("file".into(), suite.into());
+        if let Some(line) = case.start.map(|s| s.line).filter(|l| *l > 0) {
+            test_case
+                .extra
+                .insert("line".into(), line.to_string().into());
+        }
     }
     if let Some(ms) = case.duration_ms() {
         test_case.set_time(Duration::from_millis(ms));
@@ -387,6 +466,7 @@ mod tests {
             "unsupported on target profile moto: no message move tasks",
             &[],
         )));
+        records.push(run_end(crate::exit_code::OK));
         let report = Report::deserialize_from_str(&render(&records)).expect("parses back");
         assert_eq!((report.tests, report.skipped, report.errors), (1, 1, 0));
         let (kind, text, _) = message(status_of(&report, "move-task"));
@@ -429,9 +509,17 @@ mod tests {
     fn interrupted_run_reports_unfinished_case_as_error() {
         let xml = render(&interrupted_run());
         let report = Report::deserialize_from_str(&xml).expect("our JUnit parses back");
+        // The interruption itself is an error too, so CI never shows the run green.
         assert_eq!(
             (report.tests, report.failures, report.errors, report.skipped),
-            (3, 0, 1, 1)
+            (4, 0, 2, 1)
+        );
+        let run = message(status_of(&report, "run interrupted"));
+        assert_eq!(run.0, "error");
+        assert!(
+            run.1.contains("1 case(s) did not finish, 1 never started"),
+            "{}",
+            run.1
         );
         let cut = message(status_of(&report, "cut"));
         assert_eq!(cut.0, "error");

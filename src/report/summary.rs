@@ -6,12 +6,13 @@
 //!   (known divergences count as passed, unfinished cases as errors, each clarified below),
 //!   why nothing was run when the reachability check failed, a warning when the run was
 //!   interrupted, and what the exit code means;
-//! - one table row per case, in run order: verdict, case id and `suite:line`, the
+//! - first, what did not pass, worst first (fail, error, did not finish, inconclusive): a
+//!   section per case with its reason and its findings as `suite:line` and message;
+//! - then every case, one table row each (collapsed in `<details>` beyond 20 cases), in run
+//!   order: verdict, case id and `suite:line`, the
 //!   classification (for a multi-trial case, its tally: `k/N` per class with the 95%
 //!   interval over every started trial, the unknown ones counted both ways), the decision, the observation window (elapsed of planned, receives used
 //!   of budget, how it ended), receives, deliveries per message, duration;
-//! - then, for each case that is not `pass` or `known_divergence`, a section with its reason
-//!   and its findings as `suite:line` and message.
 //!
 //! Every string taken from the records is escaped for Markdown: identifiers go in code spans
 //! (with `|` escaped, as tables require), prose has Markdown punctuation and `<` `>` escaped,
@@ -24,14 +25,41 @@ use crate::evidence::view::{CaseView, RunView};
 use crate::text::escape::{markdown_code as code, markdown_text as text};
 use std::fmt::Write;
 
+/// Above this many cases the full table is collapsed (`<details>`): a GitHub step summary
+/// then shows what did not pass on its first screen.
+const OPEN_TABLE_ROWS: usize = 20;
+
 /// Renders the Markdown summary.
 pub fn render(records: &[Record]) -> String {
     let run = RunView::new(records);
     let mut out = String::new();
     header(&mut out, &run);
+    let mut failing: Vec<&CaseView> = run
+        .cases
+        .iter()
+        .filter(|c| c.state.needs_details())
+        .collect();
+    failing.sort_by_key(|c| c.state.attention());
+    if !failing.is_empty() {
+        let _ = writeln!(out, "### Did not pass ({})", failing.len());
+        for case in failing {
+            details(&mut out, case);
+        }
+        out.push('\n');
+    }
+    let collapsed = run.cases.len() > OPEN_TABLE_ROWS;
+    if collapsed {
+        let _ = writeln!(
+            out,
+            "<details><summary>All {} cases</summary>\n",
+            run.cases.len()
+        );
+    } else {
+        out.push_str("### All cases\n\n");
+    }
     table(&mut out, &run);
-    for case in run.cases.iter().filter(|c| c.state.needs_details()) {
-        details(&mut out, case);
+    if collapsed {
+        out.push_str("\n</details>\n");
     }
     out
 }
@@ -143,7 +171,7 @@ fn table(out: &mut String, run: &RunView) {
 }
 
 fn details(out: &mut String, case: &CaseView) {
-    let _ = write!(out, "\n### {} {}", case.state.label(), code(case.id));
+    let _ = write!(out, "\n#### {} {}", case.state.label(), code(case.id));
     let location = case.location();
     if !location.is_empty() {
         let _ = write!(out, " ({})", code(&location));
@@ -216,6 +244,28 @@ Exit 4: at least one expectation did not hold.
 
 12 SQS requests ≈ $0.000005 at AWS list prices ($0.40/million standard, $0.50/million FIFO, us-east-1, as published 2026-06; the monthly free million not assumed).
 
+### Did not pass (3)
+
+#### FAIL `old-handle` (`suites/ack.yaml:50`)
+
+1 expectation did not hold
+
+- `suites/ack.yaml:61` expected redelivery of m1, none within 2 s
+
+#### ERROR `broken` (`suites/ack.yaml:120`)
+
+queue setup failed
+
+- `suites/ack.yaml:121` CreateQueue returned 500
+
+#### INCONCLUSIVE `no-window` (`suites/ack.yaml:80`)
+
+observation throttled
+
+- `suites/ack.yaml:90` receive budget exhausted
+
+### All cases
+
 | Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |
 |---|---|---|---|---|---|---|---|
 | pass | `stale-ack` `suites/ack.yaml:10` | `observed_redelivery` | RECONCILE | 1.0 s of 1.0 s, 1/10 receives, `all_seen` | 3 | `m1`×3 | 2.5 s |
@@ -223,24 +273,6 @@ Exit 4: at least one expectation did not hold.
 | **inconclusive** | `no-window` `suites/ack.yaml:80` | – | – | – | 0 | – | 1.5 s |
 | known_divergence | `fifo-div` `suites/ack.yaml:100` | – | – | – | 0 | – | 1.5 s |
 | **error** | `broken` `suites/ack.yaml:120` | – | – | – | 0 | – | 1.5 s |
-
-### FAIL `old-handle` (`suites/ack.yaml:50`)
-
-1 expectation did not hold
-
-- `suites/ack.yaml:61` expected redelivery of m1, none within 2 s
-
-### INCONCLUSIVE `no-window` (`suites/ack.yaml:80`)
-
-observation throttled
-
-- `suites/ack.yaml:90` receive budget exhausted
-
-### ERROR `broken` (`suites/ack.yaml:120`)
-
-queue setup failed
-
-- `suites/ack.yaml:121` CreateQueue returned 500
 ";
         assert_eq!(render(&full_run()), expected);
     }
@@ -291,6 +323,30 @@ queue setup failed
         );
     }
 
+    /// A long run's table is collapsed; what did not pass stays open above it.
+    #[test]
+    fn a_long_table_is_collapsed_below_what_did_not_pass() {
+        let ids: Vec<String> = (0..25).map(|i| format!("c{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let mut records = vec![run_start(&refs)];
+        for id in &ids {
+            let verdict = if id == "c7" {
+                crate::evidence::format::Verdict::Fail
+            } else {
+                crate::evidence::format::Verdict::Pass
+            };
+            records.push(Record::CaseEnd(case_end(id, verdict, "why", &[])));
+        }
+        records.push(run_end(crate::exit_code::EXPECTATION_FAILED));
+        let out = render(&records);
+        let failing = out.find("#### FAIL `c7`").expect("the failure is listed");
+        let table = out
+            .find("<details><summary>All 25 cases</summary>")
+            .expect("collapsed");
+        assert!(failing < table, "{out}");
+        assert!(out.trim_end().ends_with("</details>"), "{out}");
+    }
+
     #[test]
     fn interrupted_run_snapshot() {
         let expected = "\
@@ -306,15 +362,19 @@ Target: embedded · `http://127.0.0.1:4566` · us-east-1 · profile `emulator`
 
 No exit code recorded (no `run_end`).
 
+### Did not pass (1)
+
+#### DID-NOT-FINISH `cut` (`suites/ack.yaml:30`)
+
+did not finish (run interrupted)
+
+### All cases
+
 | Verdict | Case | Class | Decision | Window | Receives | Deliveries | Duration |
 |---|---|---|---|---|---|---|---|
 | pass | `done` `suites/ack.yaml:10` | – | – | – | 0 | – | 1.5 s |
 | **did not finish** | `cut` `suites/ack.yaml:30` | – | – | – | – | – | 900 ms |
 | **not started** | `never` | – | – | – | – | – | – |
-
-### DID-NOT-FINISH `cut` (`suites/ack.yaml:30`)
-
-did not finish (run interrupted)
 ";
         assert_eq!(render(&interrupted_run()), expected);
     }

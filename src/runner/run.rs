@@ -535,6 +535,7 @@ pub async fn run_plan(
         fifo_requests: Some(fifo),
         cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
         left_queues: leftover.clone(),
+        halted: halt.reason().map(|why| why.describe()),
     }));
     RunOutcome {
         cases,

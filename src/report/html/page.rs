@@ -206,19 +206,6 @@ fn header(out: &mut String, run: &RunView) {
     out.push_str("</header>\n");
 }
 
-/// How bad a state is for the "did not pass" list (worst first), or `None` when it is not
-/// listed there.
-fn attention(state: CaseState) -> Option<u8> {
-    match state {
-        CaseState::Finished(Verdict::Fail) => Some(0),
-        CaseState::Finished(Verdict::Error) => Some(1),
-        CaseState::DidNotFinish => Some(2),
-        CaseState::Finished(Verdict::Inconclusive) => Some(3),
-        CaseState::Finished(Verdict::KnownDivergence) => Some(4),
-        _ => None,
-    }
-}
-
 /// The CSS class of a state (also its badge colour).
 pub(super) fn state_class(state: CaseState) -> &'static str {
     match state {
@@ -297,9 +284,9 @@ fn overview(out: &mut String, run: &RunView) {
     let mut listed: Vec<&CaseView> = run
         .cases
         .iter()
-        .filter(|c| attention(c.state).is_some())
+        .filter(|c| c.state.attention().is_some())
         .collect();
-    listed.sort_by_key(|c| attention(c.state));
+    listed.sort_by_key(|c| c.state.attention());
     let _ = writeln!(
         out,
         "<section class=\"attention\">\n<h2>Did not pass ({})</h2>",
@@ -330,7 +317,7 @@ fn overview(out: &mut String, run: &RunView) {
     }
 
     out.push_str("<section class=\"suites\">\n<h2>Everything else, by suite</h2>\n");
-    let rest = |c: &&CaseView| attention(c.state).is_none() && !is_experiment(c);
+    let rest = |c: &&CaseView| c.state.attention().is_none() && !is_experiment(c);
     if !run.cases.iter().any(|c| rest(&c)) {
         out.push_str("<p class=\"note\">Nothing else.</p>\n");
     }
@@ -397,7 +384,7 @@ const OPEN_EXPERIMENTS: usize = 6;
 /// A case that passed with an observation (`classification`) the playbook decided on
 /// (`decision`): the experiments a design review is about, shown before the rest.
 fn is_experiment(case: &CaseView) -> bool {
-    attention(case.state).is_none()
+    case.state.attention().is_none()
         && case
             .end
             .is_some_and(|e| e.classification.is_some() && e.decision.is_some())
@@ -413,7 +400,7 @@ fn case_section(out: &mut String, case: &CaseView, open: bool) {
         badge(case.state),
         esc(case.id)
     );
-    if attention(case.state).is_some() {
+    if case.state.attention().is_some() {
         let _ = write!(
             out,
             " <small>{}</small> <span class=\"why\">{}</span>",
