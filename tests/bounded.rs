@@ -375,3 +375,65 @@ fn a_budget_stopped_run_has_an_error_in_junit_and_cases_carry_file_and_line() {
         "{junit}"
     );
 }
+
+/// Issue 20: a SIGTERM while the target hangs ends the run within about a call timeout: the
+/// call in flight is abandoned, teardown makes one bounded attempt per queue, and neither the
+/// abandoned call nor teardown's silence makes the run report a lost target.
+#[test]
+fn a_signal_while_the_target_hangs_ends_soon_and_never_blames_the_target() {
+    let mut serve = common::serve::Serve::start();
+    let pid = serve.child.as_ref().unwrap().id().to_string();
+    let rt = runtime();
+    let out = tempfile::tempdir().unwrap();
+    let child = Command::new(common::bin())
+        .args([
+            "run",
+            "tests/fixtures/observe-long.yaml",
+            "--endpoint-url",
+            &serve.url,
+            "--lost-after",
+            "1",
+            "--out",
+            out.path().to_str().unwrap(),
+        ])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_for_queue(
+        &rt,
+        &serve.url,
+        "sqsprobe-",
+        Duration::from_secs(20),
+        "the run never created its queue",
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let signal = |sig: &str, pid: &str| {
+        assert!(
+            Command::new("kill")
+                .args([sig, pid])
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    signal("-STOP", &pid);
+    let started = Instant::now();
+    common::send_signal(&child, "TERM");
+    let done = common::wait_bounded(child, LIMIT);
+    let took = started.elapsed();
+    signal("-CONT", &pid);
+    // One teardown attempt of the default 6 s call timeout; three attempts took about 19 s.
+    assert!(
+        took < Duration::from_secs(14),
+        "the run took {took:?} to end"
+    );
+    assert_eq!(done.code(), 130, "{}\n{}", done.stdout, done.stderr);
+    assert!(
+        !done.stderr.contains("the target was lost"),
+        "{}",
+        done.stderr
+    );
+    serve.kill();
+}

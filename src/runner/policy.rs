@@ -29,16 +29,18 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// Attempts of the harness's own calls (setup, teardown) while the target answers.
 const HARNESS_ATTEMPTS: u32 = 3;
 
-/// The per-call configuration override for a call of `phase`.
+/// The per-call configuration override for a call of `phase`: `single_attempt` once the run
+/// is ending (a lost target, a signal), so every call, teardown's included, is one attempt
+/// bounded by the attempt timeout.
 pub fn call_config(
     phase: Phase,
     case_retries: RetryPolicy,
     wait: Option<Duration>,
     call_timeout: Duration,
-    target_lost: bool,
+    single_attempt: bool,
 ) -> aws_sdk_sqs::config::Builder {
     let retry = match phase {
-        _ if target_lost => RetryConfig::disabled(),
+        _ if single_attempt => RetryConfig::disabled(),
         Phase::Step | Phase::Observe => match case_retries {
             RetryPolicy::None => RetryConfig::disabled(),
             RetryPolicy::Standard => RetryConfig::standard(),

@@ -12,13 +12,15 @@ impl CaseRun {
     /// A call about a queue of another region (its `region:`) is signed for that region, which
     /// on AWS also picks that region's endpoint: the one client of the run serves every region.
     pub(super) fn call_config(&self, meta: &CallMeta) -> aws_sdk_sqs::config::Builder {
+        // A lost target, or a run a signal is ending: each harness call gets one bounded
+        // attempt, so teardown ends within a call timeout per queue.
         let lost = matches!(self.ctx.halt.reason(), Some(HaltReason::TargetLost(_)));
         let config = crate::runner::policy::call_config(
             meta.phase,
             self.case.retries,
             meta.wait,
             self.ctx.call_timeout,
-            lost,
+            lost || *self.ctx.cancel.borrow(),
         );
         match &meta.region {
             Some(region) => config.region(aws_sdk_sqs::config::Region::new(region.clone())),
@@ -133,6 +135,7 @@ impl CaseRun {
             };
             send(r, config)
         };
+        let mut abandoned = false;
         let rec = if finish {
             record(meta, &self.masker, send).await
         } else {
@@ -146,19 +149,22 @@ impl CaseRun {
                         Some(Stop::Interrupted) | None => "the run was interrupted".to_string(),
                         Some(other) => format!("the run stopped ({})", other.cut_reason().describe()),
                     };
+                    abandoned = true;
                     abandoned_call(fallback, started_at, &why)
                 }
             }
         };
         let mut rec = rec;
         self.see_denies(operation, queue.as_deref(), &mut rec);
-        self.account(&rec);
+        self.account(&rec, abandoned);
         rec
     }
 
     /// Counts a call's requests against the run's budget and its answer against the target's
-    /// health; either may stop the run.
-    fn account<O>(&self, rec: &Recorded<O>) {
+    /// health; either may stop the run. A call the run abandoned (it was stopping) says
+    /// nothing about the target, and once a signal is ending the run nothing declares the
+    /// target lost: the signal is the run's cause of stopping.
+    fn account<O>(&self, rec: &Recorded<O>, abandoned: bool) {
         if self.ctx.usage.add(&rec.rows) {
             let max = self.ctx.usage.max().unwrap_or_default();
             self.ctx.halt.set(HaltReason::Budget(format!(
@@ -173,7 +179,10 @@ impl CaseRun {
         self.faults_fired
             .fetch_add(fired, std::sync::atomic::Ordering::Relaxed);
         // An injected fault says nothing about the target's health.
-        if rec.error.as_ref().is_some_and(|e| e.injected.is_some()) {
+        if abandoned
+            || *self.ctx.cancel.borrow()
+            || rec.error.as_ref().is_some_and(|e| e.injected.is_some())
+        {
             return;
         }
         let silent = rec
