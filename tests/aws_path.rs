@@ -257,6 +257,20 @@ async fn a_listed_account_runs_and_the_redirect_is_announced_and_recorded() {
     assert_eq!(start.endpoint.as_deref(), Some(serve.url.as_str()));
     assert_eq!(start.region, "eu-west-1");
     assert_eq!(all_queues(&serve.url).await, Vec::<String>::new());
+    // Issue 20: not only the terminal's first line says so: every report does.
+    let dir = common::single_run_dir(out.path());
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert!(
+        read("summary.md").contains("**REDIRECTED**"),
+        "{}",
+        read("summary.md")
+    );
+    assert!(read("report.html").contains("REDIRECTED: <code>--target aws</code>"));
+    assert!(
+        read("junit.xml").contains(&format!("name=\"redirected\" value=\"{}\"", serve.url)),
+        "{}",
+        read("junit.xml")
+    );
 
     // Such a run is not evidence of what AWS does.
     let baselines = tempfile::tempdir().unwrap();

@@ -50,8 +50,13 @@ pub struct CaseSample {
 }
 
 /// The target a run measured: `aws`, `endpoint <url>`, or `embedded` — with the emulator's
-/// `--chaos` spec when it had one, since chaos changes what is measured.
+/// `--chaos` spec when it had one, since chaos changes what is measured. A `--target aws` run
+/// the environment redirected is `aws redirected to <url>`: never pooled with AWS.
 pub fn target_label(start: &RunStart) -> String {
+    if let Some(url) = crate::sqs::endpoint::redirected_to(&start.target, start.endpoint.as_deref())
+    {
+        return format!("aws redirected to {url}");
+    }
     match (
         start.target.as_str(),
         &start.endpoint,
@@ -358,6 +363,29 @@ mod tests {
             counts,
             cut: false,
         }
+    }
+
+    /// Issue 20: a `--target aws` run the environment redirected is its own target, never
+    /// pooled with AWS; an endpoint is grouped by its URL.
+    #[test]
+    fn a_redirected_run_is_never_pooled_with_aws() {
+        let crate::evidence::Record::RunStart(mut start) =
+            crate::evidence::fixtures::run_start(&["c"])
+        else {
+            panic!("not a run_start")
+        };
+        start.target = "aws".into();
+        start.endpoint = None;
+        assert_eq!(target_label(&start), "aws");
+        start.endpoint = Some("https://sqs.eu-west-1.amazonaws.com".into());
+        assert_eq!(target_label(&start), "aws");
+        start.endpoint = Some("http://127.0.0.1:9324".into());
+        assert_eq!(
+            target_label(&start),
+            "aws redirected to http://127.0.0.1:9324"
+        );
+        start.target = "endpoint".into();
+        assert_eq!(target_label(&start), "endpoint http://127.0.0.1:9324");
     }
 
     #[test]

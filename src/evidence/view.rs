@@ -430,6 +430,14 @@ impl<'a> RunView<'a> {
             .unwrap_or("unknown")
     }
 
+    /// Where a `--target aws` run sent its calls instead of AWS (`AWS_ENDPOINT_URL`, a
+    /// profile's `endpoint_url`, `--endpoint-url`), or `None`: such a run is no evidence of
+    /// what AWS does, and every report says so.
+    pub fn redirected(&self) -> Option<&'a str> {
+        let start = self.start?;
+        crate::sqs::endpoint::redirected_to(&start.target, start.endpoint.as_deref())
+    }
+
     /// True when the run has no `run_end`, or its `run_end` says it was interrupted.
     pub fn interrupted(&self) -> bool {
         self.end.is_none_or(|e| e.interrupted)

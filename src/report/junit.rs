@@ -4,7 +4,7 @@
 //! - the run is one `<testsuites>`, named `sqsprobe <run id>`;
 //! - each suite file is one `<testsuite>` (name = suite path), carrying the run's properties:
 //!   `run_id`, `target`, `endpoint`, `region`, `target_profile` (the last three only when
-//!   recorded), `sqsprobe_version`, `partitions` (for a partition of a split run, or
+//!   recorded), `redirected` (the endpoint a `--target aws` run was sent to instead of AWS), `sqsprobe_version`, `partitions` (for a partition of a split run, or
 //!   partitions merged) and `interrupted`;
 //! - each case is one `<testcase>`: name = case id, classname = suite path, time = case
 //!   duration, properties `verdict`, `classification` and `decision` when recorded;
@@ -185,6 +185,9 @@ fn run_properties(run: &RunView) -> Vec<Property> {
             properties.push(Property::new("endpoint", endpoint));
         }
         properties.push(Property::new("region", &start.region));
+        if let Some(url) = run.redirected() {
+            properties.push(Property::new("redirected", url));
+        }
         if let Some(profile) = &start.target_profile {
             properties.push(Property::new("target_profile", profile));
         }

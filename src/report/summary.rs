@@ -98,6 +98,14 @@ fn header(out: &mut String, run: &RunView) {
     if let Some(reason) = run.unreachable_reason() {
         let _ = writeln!(out, "> **Nothing was run**: {}.\n", text(&reason));
     }
+    if let Some(url) = run.redirected() {
+        let _ = writeln!(
+            out,
+            "> **REDIRECTED**: `--target aws`, but the calls went to {}, which is not AWS: this \
+             run is no evidence of what AWS does.\n",
+            code(url)
+        );
+    }
     if run.interrupted() {
         out.push_str("> **Run interrupted**: results are partial.\n\n");
     }

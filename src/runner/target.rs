@@ -86,19 +86,7 @@ impl Protocol {
     }
 }
 
-/// Whether `url` names an AWS host (`*.amazonaws.com`, `*.amazonaws.com.cn`): the regional
-/// endpoints, FIPS and dual-stack ones, VPC endpoints. Anything else is not AWS.
-pub fn is_aws_endpoint(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = host
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    host.ends_with(".amazonaws.com") || host.ends_with(".amazonaws.com.cn")
-}
+pub use crate::sqs::endpoint::is_aws_endpoint;
 
 /// Why `--protocol query` cannot reach `endpoint`, if it cannot: the SDK signs the JSON body
 /// before the query client rewrites it, so the signature would not match what AWS receives.
@@ -698,21 +686,6 @@ mod tests {
             .is_none()
         );
         assert!(query_protocol_refusal(TargetKind::Embedded, None).is_none());
-    }
-
-    #[test]
-    fn aws_hosts_are_told_from_lookalikes() {
-        assert!(is_aws_endpoint("https://sqs.cn-north-1.amazonaws.com.cn"));
-        assert!(is_aws_endpoint(
-            "https://vpce-0a1b-xyz.sqs.us-east-1.vpce.amazonaws.com/"
-        ));
-        assert!(is_aws_endpoint(
-            "https://user:pw@sqs.us-east-1.amazonaws.com"
-        ));
-        assert!(!is_aws_endpoint("http://127.0.0.1:9324"));
-        assert!(!is_aws_endpoint("https://sqs.amazonaws.com.evil.example"));
-        assert!(!is_aws_endpoint("https://amazonaws.com"));
-        assert!(!is_aws_endpoint("http://x.amazonaws.com@127.0.0.1:9324"));
     }
 
     #[test]

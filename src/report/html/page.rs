@@ -174,6 +174,14 @@ fn header(out: &mut String, run: &RunView) {
             esc(&reason)
         );
     }
+    if let Some(url) = run.redirected() {
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\">REDIRECTED: <code>--target aws</code>, but the calls went to \
+             <code>{}</code>, which is not AWS: this run is no evidence of what AWS does.</p>",
+            esc(url)
+        );
+    }
     if run.interrupted() {
         out.push_str("<p class=\"banner\">Run interrupted: results are partial.</p>\n");
     }
