@@ -294,3 +294,35 @@ fn a_queue_under_our_name_but_with_another_runs_tag_is_never_used_or_deleted() {
     assert_eq!(again.code(), 1, "{}", again.stderr);
     assert!(again.stderr.contains("never reused"), "{}", again.stderr);
 }
+
+/// Issue 20: the shipped target profiles are built into the binary, so `--target-profile`
+/// works from any folder, and a profile no run has measured says so when chosen.
+#[test]
+fn built_in_profiles_work_from_any_folder_and_unmeasured_ones_say_so() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let suite = root().join("tests/fixtures/three-sends.yaml");
+    let out = elsewhere.path().join("out");
+    for (profile, unmeasured) in [("moto", false), ("elasticmq", true), ("goaws", true)] {
+        let run = run_bin(
+            &[
+                "run",
+                suite.to_str().unwrap(),
+                "--target-profile",
+                profile,
+                "--quiet",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            elsewhere.path(),
+            Duration::from_secs(60),
+        );
+        assert_eq!(run.code(), 0, "{profile}: {}\n{}", run.stdout, run.stderr);
+        assert_eq!(
+            run.stderr
+                .contains(&format!("target profile `{profile}` is unmeasured")),
+            unmeasured,
+            "{profile}: {}",
+            run.stderr
+        );
+    }
+}

@@ -235,7 +235,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub reach: ReachArgs,
 
-    /// Target profile: `NAME` (reads `targets/NAME.yaml`) or a path. Known divergences it
+    /// Target profile: `NAME` (`targets/NAME.yaml` in the working folder, else the shipped one
+    /// built into the binary) or a path. Known divergences it
     /// lists are reported as `known_divergence` (not failures); unsupported cases are not run.
     #[arg(long, value_name = "NAME|PATH", help_heading = "Target")]
     pub target_profile: Option<String>,

@@ -8,44 +8,69 @@ use std::path::{Path, PathBuf};
 /// Folder holding the shipped profiles, `targets/<name>.yaml`.
 pub const TARGETS_DIR: &str = "targets";
 
+/// The shipped profiles, built into the binary so `--target-profile moto` works from any
+/// folder; a `targets/<name>.yaml` in the working folder (or a path) overrides one.
+const BUILT_IN: &[(&str, &str)] = &[
+    ("aws", include_str!("../../targets/aws.yaml")),
+    ("elasticmq", include_str!("../../targets/elasticmq.yaml")),
+    ("embedded", include_str!("../../targets/embedded.yaml")),
+    ("fakecloud", include_str!("../../targets/fakecloud.yaml")),
+    ("fauxqs", include_str!("../../targets/fauxqs.yaml")),
+    ("goaws", include_str!("../../targets/goaws.yaml")),
+    ("localstack", include_str!("../../targets/localstack.yaml")),
+    ("ministack", include_str!("../../targets/ministack.yaml")),
+    ("moto", include_str!("../../targets/moto.yaml")),
+    ("sqslite", include_str!("../../targets/sqslite.yaml")),
+];
+
+/// What `versions:` says in a profile no run has measured yet.
+const UNMEASURED: &str = "not yet run";
+
 /// Unknown-case warnings shown in full; the rest are counted.
 const SHOWN_UNKNOWN: usize = 3;
 
-/// A bare name means `targets/<name>.yaml`; anything that looks like a path is used as given.
-pub fn resolve(arg: &str) -> PathBuf {
+/// Where a profile comes from: a file (a path, or `targets/<name>.yaml` in the working
+/// folder), or the copy built into the binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    BuiltIn(&'static str, &'static str),
+}
+
+/// A bare name means `targets/<name>.yaml` when the working folder has it, else the built-in
+/// profile of that name; anything that looks like a path is used as given.
+pub fn resolve(arg: &str) -> Source {
     let looks_like_path =
         arg.contains('/') || arg.contains('\\') || arg.ends_with(".yaml") || arg.ends_with(".yml");
+    let local = Path::new(TARGETS_DIR).join(format!("{arg}.yaml"));
     if looks_like_path {
-        PathBuf::from(arg)
-    } else {
-        Path::new(TARGETS_DIR).join(format!("{arg}.yaml"))
+        return Source::File(PathBuf::from(arg));
+    }
+    if local.is_file() {
+        return Source::File(local);
+    }
+    match BUILT_IN.iter().find(|(name, _)| *name == arg) {
+        Some((name, text)) => Source::BuiltIn(name, text),
+        None => Source::File(local),
     }
 }
 
 /// Reads and parses the profile, printing problems; unknown case ids are printed as warnings
 /// (a run over some of the suites leaves other entries unmatched). `Err` is the exit code.
 pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, i32> {
-    let path = resolve(arg);
-    let shown = path.display().to_string();
-    let source = match std::fs::read_to_string(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("sqsprobe: failed to read target profile {shown}: {e}");
-            if let Ok(dir) = std::fs::read_dir(TARGETS_DIR) {
-                let mut names: Vec<String> = dir
-                    .filter_map(|e| e.ok())
-                    .filter_map(|e| {
-                        let p = e.path();
-                        if p.extension()? != "yaml" {
-                            return None;
-                        }
-                        Some(p.file_stem()?.to_string_lossy().into_owned())
-                    })
-                    .collect();
-                names.sort();
-                eprintln!("  profiles in {TARGETS_DIR}/: {}", names.join(", "));
+    let (shown, source) = match resolve(arg) {
+        Source::BuiltIn(name, text) => (format!("{name} (built in)"), text.to_string()),
+        Source::File(path) => {
+            let shown = path.display().to_string();
+            match std::fs::read_to_string(&path) {
+                Ok(s) => (shown, s),
+                Err(e) => {
+                    eprintln!("sqsprobe: failed to read target profile {shown}: {e}");
+                    let names: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+                    eprintln!("  built-in profiles: {}", names.join(", "));
+                    return Err(exit_code::BAD_COMMAND_LINE);
+                }
             }
-            return Err(exit_code::BAD_COMMAND_LINE);
         }
     };
     let profile = match parse_profile(&shown, &source) {
@@ -78,6 +103,14 @@ pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, i32> {
             unknown.len() - SHOWN_UNKNOWN
         );
     }
+    if profile.versions.as_deref() == Some(UNMEASURED) {
+        eprintln!(
+            "sqsprobe: target profile `{}` is unmeasured: no run of the suites against {} is \
+             recorded (versions: {UNMEASURED}), so it knows no divergence and every failure \
+             counts",
+            profile.target, profile.target
+        );
+    }
     Ok(profile)
 }
 
@@ -86,9 +119,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_resolve_into_targets_and_paths_stay() {
-        assert_eq!(resolve("moto"), PathBuf::from("targets/moto.yaml"));
-        assert_eq!(resolve("my/moto.yaml"), PathBuf::from("my/moto.yaml"));
-        assert_eq!(resolve("x.yml"), PathBuf::from("x.yml"));
+    fn names_resolve_to_built_in_profiles_and_paths_stay() {
+        // The test runs in the repository, whose targets/ holds moto.yaml: that file wins.
+        assert_eq!(
+            resolve("moto"),
+            Source::File(PathBuf::from("targets/moto.yaml"))
+        );
+        assert_eq!(
+            resolve("my/moto.yaml"),
+            Source::File(PathBuf::from("my/moto.yaml"))
+        );
+        assert_eq!(resolve("x.yml"), Source::File(PathBuf::from("x.yml")));
+        assert_eq!(
+            resolve("nothing-such"),
+            Source::File(PathBuf::from("targets/nothing-such.yaml"))
+        );
+    }
+
+    /// Every shipped profile is built in, and parses.
+    #[test]
+    fn the_built_in_profiles_are_every_shipped_one_and_parse() {
+        let mut shipped: Vec<String> = std::fs::read_dir(TARGETS_DIR)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.ok()?.path();
+                let stem = p.file_stem()?.to_string_lossy().into_owned();
+                (p.extension()? == "yaml").then_some(stem)
+            })
+            .collect();
+        shipped.sort();
+        let built: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+        assert_eq!(shipped, built);
+        for (name, text) in BUILT_IN {
+            let p = parse_profile(name, text).unwrap_or_else(|d| panic!("{name}: {d:?}"));
+            assert_eq!(p.target, *name);
+        }
     }
 }
