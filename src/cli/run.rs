@@ -320,7 +320,11 @@ async fn execute(
         );
     }
     let (standard, fifo) = settings.usage.counts();
-    summary.push_str(&crate::sqs::pricing::cost_line(standard, fifo));
+    summary.push_str(&crate::sqs::pricing::cost_line(
+        standard,
+        fifo,
+        &settings.region,
+    ));
     summary.push('\n');
     // A closed stdout (`sqsprobe run | head`) loses the summary, not the run's exit code.
     let mut stdout = std::io::stdout();

@@ -134,7 +134,8 @@ fn header(out: &mut String, run: &RunView) {
                     "{}.\n",
                     text(&crate::sqs::pricing::cost_line(
                         requests.saturating_sub(fifo),
-                        fifo
+                        fifo,
+                        run.start.map_or("us-east-1", |s| s.region.as_str())
                     ))
                 );
             }

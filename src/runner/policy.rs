@@ -105,8 +105,9 @@ impl Health {
     }
 }
 
-/// The run's SQS requests (every attempt is one), split by the rate they are billed at, and
-/// the request budget (`--max-requests`).
+/// The run's SQS requests (every attempt that reached the target is one: see
+/// [`crate::sqs::pricing::billed`]), split by the rate they are billed at, and the request
+/// budget (`--max-requests`).
 #[derive(Debug, Default)]
 pub struct Usage {
     standard: AtomicU64,
@@ -125,7 +126,7 @@ impl Usage {
     /// Counts a call's attempts. Returns true when this call spent the budget (once).
     pub fn add(&self, rows: &[Call]) -> bool {
         let before = self.total();
-        for row in rows {
+        for row in rows.iter().filter(|r| crate::sqs::pricing::billed(r)) {
             let counter = if crate::sqs::pricing::fifo_billed(&row.action, row.queue.as_deref()) {
                 &self.fifo
             } else {
@@ -200,6 +201,42 @@ mod tests {
         assert!(!u.add(&[row("DeleteMessage", "q")]), "said once");
         assert_eq!(u.counts(), (3, 1));
         assert!(!Usage::new(None).add(&[row("SendMessage", "q")]));
+    }
+
+    /// Issue 20: what never reached the target is not billed (nor counted to the budget).
+    #[test]
+    fn attempts_that_never_reached_the_target_are_not_counted() {
+        use crate::evidence::format::{Completion, FaultEvidence};
+        let row = |status: Option<u16>, completion: Completion, fault: Option<&str>| {
+            let mut c = crate::evidence::fixtures::call("c", Phase::Step, "SendMessage", 0, 1);
+            c.http_status = status;
+            c.completion = completion;
+            c.fault = fault.map(|kind| FaultEvidence {
+                kind: kind.to_string(),
+                scope: "step".to_string(),
+                delay_ms: None,
+                status: None,
+                code: None,
+            });
+            c
+        };
+        let u = Usage::new(None);
+        u.add(&[
+            // A refused connection, an injected reset, throttle and error: never sent.
+            row(None, Completion::Fail, None),
+            row(None, Completion::Fail, Some("reset")),
+            row(Some(400), Completion::Fail, Some("throttle")),
+            row(Some(500), Completion::Info, Some("error")),
+        ]);
+        assert_eq!(u.counts(), (0, 0));
+        u.add(&[
+            // Answered; an answer lost on the way back; a timeout: each may have been billed.
+            row(Some(200), Completion::Ok, None),
+            row(Some(200), Completion::Info, Some("lose-response")),
+            row(None, Completion::Info, Some("timeout")),
+            row(Some(400), Completion::Fail, None),
+        ]);
+        assert_eq!(u.counts(), (4, 0));
     }
 
     #[test]

@@ -12,8 +12,9 @@
 pub const STANDARD_PER_MILLION: f64 = 0.40;
 /// US dollars per million FIFO requests.
 pub const FIFO_PER_MILLION: f64 = 0.50;
-/// When and where the prices were read.
-pub const PRICES_AS_OF: &str = "us-east-1, as published 2026-06";
+/// The region whose prices these are, and when they were read.
+pub const PRICES_REGION: &str = "us-east-1";
+pub const PRICES_AS_OF: &str = "as published 2026-06";
 
 /// Actions billed at the FIFO rate when their queue is a FIFO queue.
 const FIFO_BILLED: &[&str] = &[
@@ -36,16 +37,36 @@ pub fn cost_usd(standard: u64, fifo: u64) -> f64 {
     (standard as f64 * STANDARD_PER_MILLION + fifo as f64 * FIFO_PER_MILLION) / 1_000_000.0
 }
 
-/// The cost line of a run: `1,234 SQS requests (12 FIFO) ≈ $0.000494 at AWS list prices (...)`.
-pub fn cost_line(standard: u64, fifo: u64) -> String {
+/// Whether a recorded attempt reached the target, and so is billed: not one that never left
+/// (a refused connection, an injected reset) nor one sqsprobe answered itself (an injected
+/// throttle or error). One whose answer was lost or timed out may have reached it: counted.
+pub fn billed(row: &crate::evidence::format::Call) -> bool {
+    let answered_locally = row
+        .fault
+        .as_ref()
+        .is_some_and(|f| matches!(f.kind.as_str(), "throttle" | "error" | "reset"));
+    let never_sent =
+        row.http_status.is_none() && row.completion == crate::evidence::format::Completion::Fail;
+    !answered_locally && !never_sent
+}
+
+/// The cost line of a run in `region`: `1,234 SQS requests (12 FIFO) ≈ $0.000494 at AWS list
+/// prices (...)`. Only us-east-1's prices are known here: a run in another region says its
+/// estimate is at us-east-1's.
+pub fn cost_line(standard: u64, fifo: u64, region: &str) -> String {
     let total = standard + fifo;
     let fifo_part = if fifo > 0 {
         format!(" ({} FIFO)", thousands(fifo))
     } else {
         String::new()
     };
+    let prices = if region == PRICES_REGION {
+        format!("{PRICES_REGION}, {PRICES_AS_OF}")
+    } else {
+        format!("{PRICES_REGION}'s, {PRICES_AS_OF}; {region}'s may differ")
+    };
     format!(
-        "{} SQS request{}{fifo_part} ≈ ${:.6} at AWS list prices (${STANDARD_PER_MILLION:.2}/million standard, ${FIFO_PER_MILLION:.2}/million FIFO, {PRICES_AS_OF}; the monthly free million not assumed)",
+        "{} SQS request{}{fifo_part} ≈ ${:.6} at AWS list prices (${STANDARD_PER_MILLION:.2}/million standard, ${FIFO_PER_MILLION:.2}/million FIFO, {prices}; the monthly free million not assumed)",
         thousands(total),
         if total == 1 { "" } else { "s" },
         cost_usd(standard, fifo)
@@ -83,10 +104,16 @@ mod tests {
     fn costs_are_per_million_at_list_price() {
         assert_eq!(cost_usd(1_000_000, 0), 0.40);
         assert!((cost_usd(1_000_000, 1_000_000) - 0.90).abs() < 1e-12);
-        let line = cost_line(1233, 1);
+        let line = cost_line(1233, 1, "us-east-1");
         assert!(
             line.starts_with("1,234 SQS requests (1 FIFO) ≈ $0.000494"),
             "{line}"
+        );
+        assert!(line.contains("FIFO, us-east-1, as published"), "{line}");
+        let elsewhere = cost_line(10, 0, "eu-west-1");
+        assert!(
+            elsewhere.contains("us-east-1's, as published 2026-06; eu-west-1's may differ"),
+            "{elsewhere}"
         );
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000_000), "1,000,000");
