@@ -597,3 +597,30 @@ fn the_gitlab_pipeline_parses_and_sweeps_after_whatever_happened() {
     assert!(job["timeout"].is_string());
     assert!(job["resource_group"].is_string());
 }
+
+/// Issue 20: `serve --reject-access-key` and `--expire-access-key` rehearse offline what a
+/// nightly does when AWS refuses its credentials: the run stops before it creates anything,
+/// in one clear error, and says which answer it got.
+#[tokio::test]
+async fn refused_and_expired_keys_can_be_rehearsed_offline() {
+    for (flag, answer) in [
+        ("--reject-access-key", "UnrecognizedClientException"),
+        ("--expire-access-key", "ExpiredToken"),
+    ] {
+        let serve = Serve::start_with(&["--account-id", ACCOUNT, flag, "AKIAFAKEFORSQSPROBE"]);
+        let out = tempfile::tempdir().unwrap();
+        let done = aws_run(
+            out.path().to_str().unwrap(),
+            &["--region", "eu-west-1"],
+            &[("AWS_ENDPOINT_URL", &serve.url)],
+        );
+        assert_ne!(done.code(), 0, "{flag}: {}\n{}", done.stdout, done.stderr);
+        assert!(
+            done.stderr.contains(answer),
+            "{flag}: expected {answer} on stderr: {}",
+            done.stderr
+        );
+        no_secrets(&done);
+        assert_eq!(all_queues(&serve.url).await, Vec::<String>::new());
+    }
+}

@@ -402,6 +402,18 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value = "regional", value_name = "FORM")]
     pub queue_urls: QueueUrlsArg,
 
+    /// Refuse every request signed with this access key id as AWS refuses a key it does not
+    /// know (`InvalidClientTokenId`; `UnrecognizedClientException` over JSON), STS's
+    /// GetCallerIdentity included: rehearse offline what a run does with refused credentials.
+    /// Repeatable.
+    #[arg(long, value_name = "KEY", action = clap::ArgAction::Append)]
+    pub reject_access_key: Vec<String>,
+
+    /// Refuse every request signed with this access key id as `ExpiredToken`, as AWS does once
+    /// a session's credentials run out (a role session shorter than the job). Repeatable.
+    #[arg(long, value_name = "KEY", action = clap::ArgAction::Append)]
+    pub expire_access_key: Vec<String>,
+
     /// Opt-in chaos, e.g. `stale-delete-keeps=1,redeliver-after-delete=0.1,seed=7` or
     /// `latency=200ms,throttle=0.01` (stale-delete-keeps, redeliver-after-delete,
     /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Off by

@@ -44,6 +44,8 @@ pub async fn run(args: ServeArgs) -> i32 {
         header_read_timeout: args.header_read_timeout,
         idle_timeout: args.idle_timeout,
         shutdown_grace: args.shutdown_grace,
+        reject_access_keys: args.reject_access_key,
+        expire_access_keys: args.expire_access_key,
         queue_urls: match args.queue_urls {
             QueueUrlsArg::Regional => QueueUrls::Regional,
             QueueUrlsArg::RegionLess => QueueUrls::RegionLess,

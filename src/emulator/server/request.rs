@@ -116,6 +116,20 @@ pub(super) async fn answer_whole(
     Response::from_parts(parts, bytes)
 }
 
+/// The refusal a request signed with one of the keys `serve --reject-access-key` or
+/// `--expire-access-key` names gets, before anything else is read of it.
+fn refused_credentials(emu: &Emulator, ctx: &RequestContext, json: bool) -> Option<SqsError> {
+    let key = ctx.access_key.as_deref()?;
+    if emu.config.expire_access_keys.iter().any(|k| k == key) {
+        return Some(SqsError::expired_token());
+    }
+    emu.config
+        .reject_access_keys
+        .iter()
+        .any(|k| k == key)
+        .then(|| SqsError::unknown_access_key(json))
+}
+
 /// The answer to a request whose body has been read.
 pub(crate) async fn answer(
     emu: &Arc<Emulator>,
@@ -132,6 +146,9 @@ pub(crate) async fn answer(
         access_key: scope.access_key,
     };
     if let Some(target) = &head.target {
+        if let Some(e) = refused_credentials(emu, &ctx, true) {
+            return json_error(&e, request_id);
+        }
         let Some(operation) = json::operation(target) else {
             return json_error(&SqsError::unknown_operation(), request_id);
         };
@@ -149,6 +166,9 @@ pub(crate) async fn answer(
         Ok(pairs) => pairs,
         Err(e) => return error(head, &e, request_id),
     };
+    if let Some(e) = refused_credentials(emu, &ctx, false) {
+        return error(head, &e, request_id);
+    }
     if sts::is_sts(head.authorization.as_deref(), &pairs) {
         let (status, body) = sts::answer(&emu.config.account_id, &pairs, request_id);
         return response(status, sts::CONTENT_TYPE, body.into_bytes(), request_id);

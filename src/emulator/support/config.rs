@@ -68,6 +68,12 @@ pub struct EmulatorConfig {
     pub shutdown_grace: Duration,
     /// The form of queue URLs in answers. Default [`QueueUrls::Regional`].
     pub queue_urls: QueueUrls,
+    /// Access keys whose requests are refused as unknown (`InvalidClientTokenId`), to rehearse
+    /// offline what a run does with credentials AWS does not accept. Default none.
+    pub reject_access_keys: Vec<String>,
+    /// Access keys whose requests are refused as expired (`ExpiredToken`), to rehearse a
+    /// session that runs out mid-run. Default none.
+    pub expire_access_keys: Vec<String>,
 }
 
 impl Default for EmulatorConfig {
@@ -88,6 +94,8 @@ impl Default for EmulatorConfig {
             idle_timeout: Duration::from_secs(120),
             shutdown_grace: Duration::from_secs(5),
             queue_urls: QueueUrls::Regional,
+            reject_access_keys: Vec::new(),
+            expire_access_keys: Vec::new(),
         }
     }
 }
@@ -110,6 +118,8 @@ impl std::fmt::Debug for EmulatorConfig {
             .field("idle_timeout", &self.idle_timeout)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("queue_urls", &self.queue_urls)
+            .field("reject_access_keys", &self.reject_access_keys)
+            .field("expire_access_keys", &self.expire_access_keys)
             .finish()
     }
 }

@@ -194,6 +194,29 @@ impl SqsError {
         )
     }
 
+    /// A request signed with an access key the server was told to reject (`serve
+    /// --reject-access-key`): AWS's answer to a key it does not know, in the protocol's words
+    /// (JSON `UnrecognizedClientException`, query and STS `InvalidClientTokenId`).
+    pub fn unknown_access_key(json: bool) -> Self {
+        Self::new(
+            if json {
+                &table::UNRECOGNIZED_CLIENT
+            } else {
+                &table::INVALID_CLIENT_TOKEN_ID
+            },
+            "The security token included in the request is invalid.",
+        )
+    }
+
+    /// A request signed with a key the server was told is expired (`serve
+    /// --expire-access-key`): what AWS answers once a session's credentials run out.
+    pub fn expired_token() -> Self {
+        Self::new(
+            &table::EXPIRED_TOKEN,
+            "The security token included in the request is expired",
+        )
+    }
+
     /// Chaos `throttle` (opt-in): the answer SQS gives a request it throttles.
     pub fn request_throttled() -> Self {
         Self::new(
