@@ -95,8 +95,21 @@ fn report_renders_a_run_killed_mid_write_and_says_it_was_interrupted_everywhere(
 
     let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
     let parsed = quick_junit::Report::deserialize_from_str(&junit).unwrap();
-    assert_eq!((parsed.tests, parsed.errors, parsed.failures), (1, 1, 0));
-    let case = &parsed.test_suites[0].test_cases[0];
+    // The unfinished case, and the interruption itself (issue 20: a red job is never green
+    // in the CI view).
+    assert_eq!((parsed.tests, parsed.errors, parsed.failures), (2, 2, 0));
+    let run = parsed
+        .test_suites
+        .iter()
+        .find(|s| s.name.as_str() == "(run)")
+        .expect("the run's own suite");
+    assert_eq!(run.test_cases[0].name.as_str(), "run interrupted");
+    let case = parsed
+        .test_suites
+        .iter()
+        .flat_map(|s| &s.test_cases)
+        .find(|c| c.name.as_str() == "wrong-expectation")
+        .expect("the case");
     assert_eq!(case.name.as_str(), "wrong-expectation");
     match &case.status {
         quick_junit::TestCaseStatus::NonSuccess { kind, message, .. } => {
