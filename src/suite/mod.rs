@@ -5,6 +5,7 @@
 //! `docs/suite-format.md`.
 
 mod diagnostic;
+mod expectations;
 mod intake;
 mod limits;
 pub mod model;

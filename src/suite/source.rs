@@ -2,9 +2,22 @@
 //! however many errors a file has.
 //!
 //! Lines end where YAML says they do (`\r\n`, `\r` or `\n`), so line numbers agree with
-//! saphyr's markers. Columns are 1-based and count characters, as saphyr's do.
+//! saphyr's markers. Columns are 1-based and count characters, as saphyr's do. [`Pos`] and
+//! [`Spanned`], a place in such a text and a value written there, live here too.
 
-use super::model::Pos;
+/// A 1-based line and column in a suite file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A value and where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub pos: Pos,
+}
 
 /// A byte offset is remembered every this many characters, so a character index becomes a
 /// byte offset by walking at most this many characters.
