@@ -181,6 +181,21 @@ async fn a_wrong_account_is_refused_and_nothing_is_created() {
         );
         no_secrets(done);
     }
+    // The refusal names where the list came from (issue 20).
+    assert!(
+        by_flag
+            .stderr
+            .contains("not any of the 2 accounts --allow-account names"),
+        "{}",
+        by_flag.stderr
+    );
+    assert!(
+        by_env
+            .stderr
+            .contains("not the account SQSPROBE_ALLOW_ACCOUNT names"),
+        "{}",
+        by_env.stderr
+    );
     assert_eq!(all_queues(&serve.url).await, Vec::<String>::new());
 }
 

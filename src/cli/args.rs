@@ -539,7 +539,7 @@ pub struct MatrixArgs {
     #[arg(value_name = "RUN_DIR", required = true)]
     pub run_dirs: Vec<PathBuf>,
 
-    /// Where to write matrix.md and matrix.json.
+    /// Where to write matrix.md, matrix.json and matrix.html.
     #[arg(long, default_value = "evidence/matrix", value_name = "DIR")]
     pub out: PathBuf,
 }

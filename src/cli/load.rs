@@ -75,7 +75,13 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
         Err(e) => return Loaded::Unreadable(e),
     };
     if files.is_empty() {
-        return Loaded::Unreadable("no suite files (*.yaml, *.yml) found".to_string());
+        let looked: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let looked = if looked.is_empty() {
+            "suites/".to_string()
+        } else {
+            looked.join(", ")
+        };
+        return Loaded::Unreadable(format!("no suite files (*.yaml, *.yml) found in {looked}"));
     }
     let mut suites = Vec::new();
     let mut sources = Vec::new();

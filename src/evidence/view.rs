@@ -455,21 +455,12 @@ impl<'a> RunView<'a> {
     /// Why the run stopped at its reachability check, in one sentence, when it did.
     pub fn unreachable_reason(&self) -> Option<String> {
         let call = self.unreachable()?;
-        let mut what = call
-            .error_code
-            .clone()
-            .or_else(|| call.error_type.clone())
-            .unwrap_or_else(|| match call.completion {
-                Completion::Info => "no response".to_string(),
-                _ => "unknown error".to_string(),
-            });
-        if let Some(status) = call.http_status {
-            what.push_str(&format!(" ({status})"));
-        }
-        if let Some(message) = call.error_message.as_deref().filter(|m| !m.is_empty()) {
-            what.push_str(": ");
-            what.push_str(message);
-        }
+        let what = crate::sqs::errors::describe_failure(
+            call.error_code.as_deref().or(call.error_type.as_deref()),
+            call.http_status,
+            call.error_message.as_deref(),
+            call.completion == Completion::Info,
+        );
         let refused = [&call.error_code, &call.error_type]
             .into_iter()
             .flatten()

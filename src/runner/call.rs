@@ -213,25 +213,12 @@ pub struct CallError {
 impl CallError {
     /// `Code (400): message`, for findings.
     pub fn describe(&self) -> String {
-        let code = self
-            .code
-            .clone()
-            .or_else(|| self.error_type.clone())
-            .unwrap_or_else(|| match self.kind {
-                FailureKind::NoResponse => "no response".to_string(),
-                _ => "unknown error".to_string(),
-            });
-        let mut s = code;
-        if let Some(status) = self.status {
-            s.push_str(&format!(" ({status})"));
-        }
-        if let Some(msg) = &self.message
-            && !msg.is_empty()
-        {
-            s.push_str(": ");
-            s.push_str(msg);
-        }
-        s
+        crate::sqs::errors::describe_failure(
+            self.code.as_deref().or(self.error_type.as_deref()),
+            self.status,
+            self.message.as_deref(),
+            self.kind == FailureKind::NoResponse,
+        )
     }
 
     /// Whether `expected` (as a suite writes it) names this error: the legacy code, the

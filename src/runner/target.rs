@@ -342,6 +342,9 @@ where
         SdkError::ResponseError(_) => format!("unreadable response: {}", innermost()),
         _ => innermost(),
     };
+    if let Some(line) = crate::sqs::errors::missing_credentials(&text) {
+        return line.to_string();
+    }
     let words: Vec<&str> = text.split_whitespace().collect();
     crate::evidence::digest::mask_account_ids(&words.join(" "))
 }
@@ -479,9 +482,24 @@ impl TargetInfo {
         if self.kind != TargetKind::Aws || self.allow_accounts.is_empty() {
             return Ok(());
         }
+        // Where the list came from: a CI job usually sets the variable once, a person the flag.
+        let from_env = std::env::var("SQSPROBE_ALLOW_ACCOUNT").is_ok_and(|v| {
+            let listed: Vec<&str> = v.split(',').map(str::trim).collect();
+            listed
+                == self
+                    .allow_accounts
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+        });
+        let source = if from_env {
+            "SQSPROBE_ALLOW_ACCOUNT"
+        } else {
+            "--allow-account"
+        };
         let names = match self.allow_accounts.len() {
-            1 => "the account --allow-account names".to_string(),
-            n => format!("any of the {n} accounts --allow-account names"),
+            1 => format!("the account {source} names"),
+            n => format!("any of the {n} accounts {source} names"),
         };
         match &self.account {
             Account::Known(id) if self.allow_accounts.contains(id) => Ok(()),

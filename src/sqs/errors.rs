@@ -267,9 +267,88 @@ pub fn is_auth(code: &str) -> bool {
     AUTH_CODES.contains(&code)
 }
 
+/// The one line for the SDK's "no credentials found in chain" error (a dump of every provider
+/// it tried, repeated per call): where the default chain looked, and what to set.
+pub const NO_CREDENTIALS: &str = "no credentials: the SDK's default chain found none (it looked \
+     at AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, the profile in ~/.aws/config and \
+     ~/.aws/credentials (AWS_PROFILE), web identity (AWS_WEB_IDENTITY_TOKEN_FILE), ECS container \
+     credentials and EC2 instance metadata); set one of them, or pass --profile";
+
+/// [`NO_CREDENTIALS`] when `text` is the SDK's missing-credentials error, else `None`.
+pub fn missing_credentials(text: &str) -> Option<&'static str> {
+    text.contains("no credentials found in chain")
+        .then_some(NO_CREDENTIALS)
+}
+
+/// Statuses a server answers a request it has no route or method for: from one that is not
+/// an SQS endpoint at all, when no SQS error came with it.
+const NOT_SQS_STATUSES: [u16; 3] = [404, 405, 501];
+
+/// A failed call in one line, as every report and message says it: the error code and
+/// status (`QueueDoesNotExist (400)`), an answer with no SQS error in it (`answered 501: not an
+/// SQS endpoint`), or what is known of a call nobody answered; then the message, unless it
+/// only repeats that. The SDK's missing-credentials dump becomes [`NO_CREDENTIALS`].
+pub fn describe_failure(
+    code: Option<&str>,
+    status: Option<u16>,
+    message: Option<&str>,
+    no_response: bool,
+) -> String {
+    if let Some(line) = message.and_then(missing_credentials) {
+        return line.to_string();
+    }
+    let mut s = match (code, status) {
+        (Some(code), Some(status)) => format!("{code} ({status})"),
+        (Some(code), None) => code.to_string(),
+        (None, Some(status)) if NOT_SQS_STATUSES.contains(&status) => {
+            format!("answered {status}: not an SQS endpoint")
+        }
+        (None, Some(status)) => format!("answered {status} without an SQS error"),
+        (None, None) if no_response => "no response".to_string(),
+        (None, None) => "unknown error".to_string(),
+    };
+    if let Some(msg) = message.filter(|m| !m.is_empty() && !s.ends_with(m)) {
+        s.push_str(": ");
+        s.push_str(msg);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 20: one line per failure, in words that say what answered.
+    #[test]
+    fn failures_read_as_one_line_that_says_what_answered() {
+        assert_eq!(
+            describe_failure(None, Some(501), None, false),
+            "answered 501: not an SQS endpoint"
+        );
+        assert_eq!(
+            describe_failure(None, Some(502), Some("bad gateway"), false),
+            "answered 502 without an SQS error: bad gateway"
+        );
+        assert_eq!(
+            describe_failure(Some("QueueDoesNotExist"), Some(400), Some("gone"), false),
+            "QueueDoesNotExist (400): gone"
+        );
+        assert_eq!(
+            describe_failure(None, None, Some("no response"), true),
+            "no response"
+        );
+        assert_eq!(
+            describe_failure(None, None, Some("timed out"), true),
+            "no response: timed out"
+        );
+        let dump = "dispatch failure: other: the credential provider was not enabled: no \
+                    credentials found in chain. Attempted: Environment: ...";
+        assert_eq!(
+            describe_failure(None, None, Some(dump), true),
+            NO_CREDENTIALS
+        );
+        assert!(!NO_CREDENTIALS.contains('\n'));
+    }
     use std::collections::HashSet;
 
     #[test]
