@@ -2,7 +2,8 @@
 //!
 //! Rows are cases grouped by suite file (an area, named by the file's stem so runs made from
 //! different folders line up); columns are runs, named by `run_start.target_profile`, else
-//! the target kind and endpoint, with the protocol added when it is not `json`. A cell is the
+//! the target kind and endpoint, with the protocol added when it is not `json` and `(virtual
+//! clock)` when the run's time was simulated. A cell is the
 //! case's verdict in that run; `did_not_finish` when the run selected the case (or started
 //! it) but has no `case_end` for it; `not_run` when the run did not select it at all.
 //!
@@ -174,7 +175,9 @@ pub const MATRIX_FORMAT: &str = "sqsprobe-matrix/1";
 #[error("{0}: evidence has no run_start line")]
 pub struct NoRunStart(pub String);
 
-/// The column name of a run: its profile, else `target endpoint`; ` (protocol)` when not json.
+/// The column name of a run: its profile, else `target endpoint`; ` (protocol)` when not json,
+/// ` (virtual clock)` when the run's time was simulated (`--clock virtual`), so such a column
+/// is never read as a measurement of real time.
 pub fn column_name(start: &RunStart) -> String {
     let mut name = match (&start.target_profile, &start.endpoint) {
         (Some(profile), _) => profile.clone(),
@@ -185,6 +188,9 @@ pub fn column_name(start: &RunStart) -> String {
     };
     if start.protocol != "json" {
         name.push_str(&format!(" ({})", start.protocol));
+    }
+    if start.clock.as_deref() == Some("virtual") {
+        name.push_str(" (virtual clock)");
     }
     name
 }
@@ -814,5 +820,7 @@ mod tests {
         assert_eq!(column_name(&s), "embedded");
         s.protocol = "query".to_string();
         assert_eq!(column_name(&s), "embedded (query)");
+        s.clock = Some("virtual".to_string());
+        assert_eq!(column_name(&s), "embedded (query) (virtual clock)");
     }
 }
