@@ -42,7 +42,11 @@ fn the_partitions_of_a_run_merge_into_one_report() {
     let done = report(&[&p3, &p1], &out);
     // A merge that lacks a partition says so and exits 5 (issue 20).
     assert_eq!(done.code(), 5, "{}\n{}", done.stdout, done.stderr);
-    assert!(done.stderr.contains("partition 2/3 of run"), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("partition 2/3 of run"),
+        "{}",
+        done.stderr
+    );
     assert!(
         done.stdout.contains("merged 2 partitions into "),
         "{}",
