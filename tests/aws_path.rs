@@ -339,6 +339,40 @@ async fn a_profile_gives_the_region_and_its_endpoint_url_is_a_redirect_too() {
     assert_eq!(start.endpoint.as_deref(), Some(serve.url.as_str()));
 }
 
+/// Issue 20: an endpoint from the profile's `services` section is called that, not the
+/// profile's own `endpoint_url`.
+#[tokio::test]
+async fn a_services_section_endpoint_is_called_that() {
+    let serve = serve();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::write(
+        &config,
+        format!(
+            "[profile ci]\nregion = eu-north-1\nservices = local\n\n[services local]\nsqs =\n  \
+             endpoint_url = {url}\nsts =\n  endpoint_url = {url}\n",
+            url = serve.url
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let done = aws_run(
+        out.to_str().unwrap(),
+        &["--profile", "ci"],
+        &[("AWS_CONFIG_FILE", config.to_str().unwrap())],
+    );
+    assert_eq!(done.code(), 0, "{}\n{}", done.stdout, done.stderr);
+    assert!(
+        first_line(&done.stderr).contains(&format!(
+            "REDIRECTED: the sqs endpoint_url of the profile's services section sends SQS \
+             calls to {}",
+            serve.url
+        )),
+        "{}",
+        done.stderr
+    );
+}
+
 #[tokio::test]
 async fn the_sqs_variable_wins_over_the_shared_one_as_in_the_sdk() {
     let serve = serve();

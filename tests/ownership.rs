@@ -17,23 +17,11 @@ fn records(out: &std::path::Path) -> Vec<Record> {
 
 #[test]
 fn a_name_lookup_that_fails_otherwise_than_not_found_stops_the_case_before_create_queue() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let emu = rt
-        .block_on(sqsprobe::emulator::spawn(
-            "127.0.0.1:0".parse().unwrap(),
-            sqsprobe::emulator::EmulatorConfig::default(),
-        ))
-        .unwrap();
-    let proxy = rt.block_on(common::proxy::start_with(
-        emu.local_addr(),
-        common::proxy::Mischief {
-            fail: Some(("AmazonSQS.GetQueueUrl".into(), 500, "InternalError".into())),
-            ..Default::default()
-        },
-    ));
+    let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
+        fail: Some(("AmazonSQS.GetQueueUrl".into(), 500, "InternalError".into())),
+        ..Default::default()
+    });
+    let proxy = &rigged.proxy;
     let out = tempfile::tempdir().unwrap();
     let run = run_bin(
         &[
@@ -72,8 +60,6 @@ fn a_name_lookup_that_fails_otherwise_than_not_found_stops_the_case_before_creat
         "{}",
         end.reason
     );
-    drop(proxy);
-    rt.block_on(emu.shutdown());
 }
 
 #[test]
@@ -240,23 +226,11 @@ fn one_name_in_two_regions_is_deleted_in_both_on_moto() {
 /// and in `run_end.left_queues`, with the sweep line that removes it.
 #[test]
 fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let emu = rt
-        .block_on(sqsprobe::emulator::spawn(
-            "127.0.0.1:0".parse().unwrap(),
-            sqsprobe::emulator::EmulatorConfig::default(),
-        ))
-        .unwrap();
-    let proxy = rt.block_on(common::proxy::start_with(
-        emu.local_addr(),
-        common::proxy::Mischief {
-            fail: Some(("AmazonSQS.DeleteQueue".into(), 500, "InternalError".into())),
-            ..Default::default()
-        },
-    ));
+    let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
+        fail: Some(("AmazonSQS.DeleteQueue".into(), 500, "InternalError".into())),
+        ..Default::default()
+    });
+    let (rt, proxy) = (&rigged.rt, &rigged.proxy);
     let out = tempfile::tempdir().unwrap();
     let run = run_bin(
         &[
@@ -305,12 +279,10 @@ fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
     );
     // The queue is there, as the run said.
     let alive = rt.block_on(common::queues_with_prefix(
-        &format!("http://{}", emu.local_addr()),
+        &rigged.direct_url(),
         "sqsprobe-left-1-",
     ));
     assert_eq!(alive.len(), 1, "{alive:?}");
-    drop(proxy);
-    rt.block_on(emu.shutdown());
 }
 
 /// Issue 20: `run_start.regions` names every region the cases touch, before anything is
@@ -318,24 +290,12 @@ fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
 /// leaves queues in two regions, and one sweep removes both.
 #[test]
 fn sweep_regions_of_a_run_folder_removes_what_it_left_in_every_region() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let emu = rt
-        .block_on(sqsprobe::emulator::spawn(
-            "127.0.0.1:0".parse().unwrap(),
-            sqsprobe::emulator::EmulatorConfig::default(),
-        ))
-        .unwrap();
-    let direct = format!("http://{}", emu.local_addr());
-    let proxy = rt.block_on(common::proxy::start_with(
-        emu.local_addr(),
-        common::proxy::Mischief {
-            fail: Some(("AmazonSQS.DeleteQueue".into(), 500, "InternalError".into())),
-            ..Default::default()
-        },
-    ));
+    let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
+        fail: Some(("AmazonSQS.DeleteQueue".into(), 500, "InternalError".into())),
+        ..Default::default()
+    });
+    let (rt, proxy) = (&rigged.rt, &rigged.proxy);
+    let direct = rigged.direct_url();
     let out = tempfile::tempdir().unwrap();
     let run = run_bin(
         &[
@@ -383,8 +343,6 @@ fn sweep_regions_of_a_run_folder_removes_what_it_left_in_every_region() {
     assert_eq!(sweep.code(), 0, "{}\n{}", sweep.stdout, sweep.stderr);
     assert!(sweep.stdout.contains("sweep: "), "{}", sweep.stdout);
     assert!(left("us-east-1").is_empty() && left("us-west-2").is_empty());
-    drop(proxy);
-    rt.block_on(emu.shutdown());
 }
 
 /// Issue 20: `--regions` restricts a run to the regions an SCP allows: a case whose queues

@@ -99,25 +99,13 @@ fn every_stop_signal_tears_down_and_leaves_valid_evidence_and_reports() {
 fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
     // Teardown's DeleteQueue is held at a proxy, so the second signal arrives while the run
     // is still tearing down.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let emu = rt
-        .block_on(sqsprobe::emulator::spawn(
-            "127.0.0.1:0".parse().unwrap(),
-            sqsprobe::emulator::EmulatorConfig::default(),
-        ))
-        .unwrap();
-    let proxy = rt.block_on(common::proxy::start_with(
-        emu.local_addr(),
-        common::proxy::Mischief {
-            delay: Some(("AmazonSQS.DeleteQueue".into(), Duration::from_secs(20))),
-            ..Default::default()
-        },
-    ));
+    let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
+        delay: Some(("AmazonSQS.DeleteQueue".into(), Duration::from_secs(20))),
+        ..Default::default()
+    });
+    let (rt, proxy) = (&rigged.rt, &rigged.proxy);
     let out = tempfile::tempdir().unwrap();
-    let child = start_observing(&proxy.url, out.path(), &rt);
+    let child = start_observing(&proxy.url, out.path(), rt);
     send_signal(&child, "TERM");
     std::thread::sleep(Duration::from_millis(500));
     let started = Instant::now();
@@ -133,16 +121,11 @@ fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
         "{}",
         done.stderr
     );
-    let left = rt.block_on(queues_with_prefix(
-        &format!("http://{}", emu.local_addr()),
-        "sqsprobe-",
-    ));
+    let left = rt.block_on(queues_with_prefix(&rigged.direct_url(), "sqsprobe-"));
     assert_eq!(left.len(), 1, "{left:?}");
     assert!(
         done.stderr.contains(left[0].rsplit('/').next().unwrap()),
         "the abandoned queue is not named: {}",
         done.stderr
     );
-    drop(proxy);
-    rt.block_on(emu.shutdown());
 }

@@ -240,8 +240,10 @@ pub enum EndpointSource {
     Flag,
     /// An environment variable: `SQSPROBE_ENDPOINT_URL`, `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL`.
     Env(&'static str),
-    /// The profile's `endpoint_url` (its own, or its `services` section's `sqs`).
+    /// The profile's own `endpoint_url`.
     Profile,
+    /// The `sqs` entry of the `services` section the profile names (`services = NAME`).
+    ProfileServices,
 }
 
 impl std::fmt::Display for EndpointSource {
@@ -250,6 +252,9 @@ impl std::fmt::Display for EndpointSource {
             EndpointSource::Flag => f.write_str("--endpoint-url"),
             EndpointSource::Env(name) => f.write_str(name),
             EndpointSource::Profile => f.write_str("the profile's endpoint_url"),
+            EndpointSource::ProfileServices => {
+                f.write_str("the sqs endpoint_url of the profile's services section")
+            }
         }
     }
 }
@@ -264,15 +269,22 @@ fn configured_endpoint(sdk_config: &SdkConfig) -> Option<(String, EndpointSource
         .profile("endpoint_url")
         .build()
         .ok()?;
+    // The service lookup reads the environment, the profile's `services` section and then the
+    // profile's own `endpoint_url`, which is also the config's shared endpoint: a URL that is
+    // not that one came from the services section.
+    let shared = sdk_config.endpoint_url().map(str::to_string);
     let url = sdk_config
         .service_config()
         .and_then(|c| c.load_config(key))
-        .or_else(|| sdk_config.endpoint_url().map(str::to_string))?;
+        .or_else(|| shared.clone())?;
+    let from_services = shared.as_deref() != Some(url.as_str());
     let env_is = |name| std::env::var(name).is_ok_and(|v| v == url);
     let source = if env_is("AWS_ENDPOINT_URL_SQS") {
         EndpointSource::Env("AWS_ENDPOINT_URL_SQS")
     } else if env_is("AWS_ENDPOINT_URL") {
         EndpointSource::Env("AWS_ENDPOINT_URL")
+    } else if from_services {
+        EndpointSource::ProfileServices
     } else {
         EndpointSource::Profile
     };

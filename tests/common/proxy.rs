@@ -326,3 +326,48 @@ pub async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
         task,
     }
 }
+
+/// The embedded emulator in this process, behind a proxy that misbehaves as told: the fixture
+/// of every test whose target must do something wrong on purpose. Both stop on drop.
+pub struct Rigged {
+    pub rt: tokio::runtime::Runtime,
+    emu: Option<sqsprobe::emulator::RunningEmulator>,
+    /// The proxy: give its `url` to the binary under test.
+    pub proxy: Proxy,
+}
+
+impl Rigged {
+    pub fn start(mischief: Mischief) -> Rigged {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let emu = rt
+            .block_on(sqsprobe::emulator::spawn(
+                "127.0.0.1:0".parse().expect("an address"),
+                sqsprobe::emulator::EmulatorConfig::default(),
+            ))
+            .expect("the emulator starts");
+        let proxy = rt.block_on(start_with(emu.local_addr(), mischief));
+        Rigged {
+            rt,
+            emu: Some(emu),
+            proxy,
+        }
+    }
+
+    /// The emulator's own URL, past the proxy: to see what is really on it.
+    pub fn direct_url(&self) -> String {
+        let emu = self.emu.as_ref().expect("running until drop");
+        format!("http://{}", emu.local_addr())
+    }
+}
+
+impl Drop for Rigged {
+    fn drop(&mut self) {
+        self.proxy.task.abort();
+        if let Some(emu) = self.emu.take() {
+            self.rt.block_on(emu.shutdown());
+        }
+    }
+}
