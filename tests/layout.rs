@@ -54,33 +54,107 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// Paths like `crate::a::b::C` or `super::x::y` in `code`: (root, segments).
-fn paths(code: &str) -> Vec<(&str, Vec<&str>)> {
+/// Every module path `code` names, as segments after its root: `crate::a::b::C` and
+/// `super::x::y` anywhere, `self::x`, chains of `super::super::`, and each leaf of a `use`
+/// group (`use super::{page, trials::render}`, nested groups too), with the root kept
+/// (`crate`, `super`, `self`).
+fn paths(code: &str) -> Vec<(&'static str, Vec<String>)> {
     let mut out = Vec::new();
-    for root in ["crate", "super"] {
-        let needle = format!("{root}::");
-        let mut rest = code;
-        while let Some(i) = rest.find(&needle) {
-            let before = rest[..i].chars().next_back();
-            let after = &rest[i + needle.len()..];
-            rest = after;
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue;
-            }
-            let segs: Vec<&str> = after
-                .split("::")
-                .map(|s| {
-                    let end = s
-                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                        .unwrap_or(s.len());
-                    &s[..end]
-                })
-                .take_while(|s| !s.is_empty())
-                .collect();
-            out.push((root, segs));
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let Some(root) = ["crate::", "super::", "self::"]
+            .into_iter()
+            .find(|r| rest.starts_with(r))
+        else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let before = code[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            i += root.len();
+            continue;
         }
+        let (tree, used) = use_tree(&rest[root.len()..]);
+        let name = match root {
+            "crate::" => "crate",
+            "super::" => "super",
+            _ => "self",
+        };
+        for leaf in expand(&tree) {
+            out.push((name, leaf));
+        }
+        i += root.len() + used.max(1);
     }
     out
+}
+
+/// The use tree that starts `text` (after its root): the text up to where the path or its
+/// braced group ends, and how many bytes that was.
+fn use_tree(text: &str) -> (String, usize) {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return (text[..=i].to_string(), i + 1);
+                }
+            }
+            c if depth == 0 && !(c.is_alphanumeric() || c == '_' || c == ':' || c == '*') => {
+                return (text[..i].to_string(), i);
+            }
+            _ => {}
+        }
+    }
+    (text.to_string(), text.len())
+}
+
+/// The leaves of a use tree: `a::{b, c::{d, e}}` is `a::b`, `a::c::d`, `a::c::e`; a leaf is
+/// its module segments (`*`, `self` and `as` names dropped).
+fn expand(tree: &str) -> Vec<Vec<String>> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        return vec![segments(tree)];
+    };
+    let prefix = segments(&tree[..open]);
+    let inner = &tree[open + 1..tree.len().saturating_sub(1)];
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    let mut leaves = Vec::new();
+    for part in parts.into_iter().map(str::trim).filter(|p| !p.is_empty()) {
+        for leaf in expand(part) {
+            let mut full = prefix.clone();
+            full.extend(leaf);
+            leaves.push(full);
+        }
+    }
+    if leaves.is_empty() {
+        leaves.push(prefix);
+    }
+    leaves
+}
+
+fn segments(path: &str) -> Vec<String> {
+    // `a::b as c`: the path is what comes before the rename.
+    let path = path.split_whitespace().next().unwrap_or_default();
+    path.split("::")
+        .filter(|s| !s.is_empty() && *s != "*" && *s != "self")
+        .map(str::to_string)
+        .collect()
 }
 
 fn import_graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
@@ -90,12 +164,22 @@ fn import_graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
         let text = std::fs::read_to_string(file).unwrap();
         let mut deps = BTreeSet::new();
         for (root, segs) in paths(&code(&text)) {
-            let mut target: Vec<String> = if root == "crate" {
-                Vec::new()
-            } else {
-                module[..module.len().saturating_sub(1)].to_vec()
+            // Where the path starts: the crate, this module (`self`), or its parent, one more
+            // level up for each further leading `super`.
+            let this: Vec<String> = module.clone();
+            let mut target: Vec<String> = match root {
+                "crate" => Vec::new(),
+                "self" => this.clone(),
+                _ => this[..this.len().saturating_sub(1)].to_vec(),
             };
-            target.extend(segs.iter().map(|s| s.to_string()));
+            let mut segs = segs.as_slice();
+            while let Some((first, rest)) = segs.split_first()
+                && first == "super"
+            {
+                target.pop();
+                segs = rest;
+            }
+            target.extend(segs.iter().cloned());
             while !target.is_empty() && !mods.contains_key(&target) {
                 target.pop();
             }
@@ -195,6 +279,42 @@ fn the_cycle_check_finds_a_cycle() {
     assert_eq!(
         cycles(&import_graph(dir.path())),
         vec![vec!["a".to_string(), "b".to_string()]]
+    );
+}
+
+/// The forms the check once missed (issue 24): a `use` group, `super::super::`, `self::`.
+#[test]
+fn the_cycle_check_reads_groups_and_super_chains() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap()
+    };
+    write("lib.rs", "mod html;\nmod words;\n");
+    write("html/mod.rs", "mod page;\nmod trials;\nmod calls;\n");
+    // page imports trials through a group, trials imports page back: a cycle.
+    write(
+        "html/page.rs",
+        "use super::{calls, trials as t};\nuse super::super::words::{a, b};\n",
+    );
+    write(
+        "html/trials.rs",
+        "use super::page::{case_anchor, findings};\n",
+    );
+    write("html/calls.rs", "pub fn x() {}\n");
+    // `self::` names the module itself (no edge, however deep the path).
+    write("words.rs", "use self::inner::Thing;\npub fn a() {}\n");
+    let graph = import_graph(dir.path());
+    let page = vec!["html".to_string(), "page".to_string()];
+    assert!(
+        graph[&page].contains(&vec!["words".to_string()]),
+        "{graph:?}"
+    );
+    assert!(graph[&page].contains(&vec!["html".to_string(), "calls".to_string()]));
+    assert_eq!(
+        cycles(&graph),
+        vec![vec!["html::page".to_string(), "html::trials".to_string()]]
     );
 }
 

@@ -6,7 +6,7 @@
 //! the records escaped. A cell's hover text is its note (the profile's reason, or why the case
 //! did not pass).
 
-use super::page::case_anchor;
+use super::parts::case_anchor;
 use super::style::CSS;
 use crate::conformance::matrix::{CellState, Matrix, percent};
 use crate::text::escape::{html_attr as attr, html_text as esc};

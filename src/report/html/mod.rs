@@ -9,6 +9,7 @@
 //!   overprint;
 //! - [`calls`]: the calls table; [`trials`]: a multi-trial case's tally;
 //! - [`matrix`]: several runs side by side, linking into each run's report;
+//! - [`parts`]: what they all share (a case's anchor, its state's class, its findings);
 //! - [`style`]: the one stylesheet.
 
 mod axis;
@@ -17,10 +18,12 @@ mod leases;
 mod marks;
 mod matrix;
 mod page;
+mod parts;
 mod picture;
 mod style;
 mod timeline;
 mod trials;
 
 pub use matrix::render as render_matrix;
-pub use page::{case_anchor, render};
+pub use page::render;
+pub use parts::case_anchor;

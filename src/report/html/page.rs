@@ -30,6 +30,7 @@
 //! codes, messages and request ids.
 
 use super::super::wording::{decision_name, exit_meaning, format_ms, partition_words};
+use super::parts::{case_anchor, findings, state_class};
 use super::style::CSS;
 use super::{calls, timeline, trials};
 use crate::evidence::Record;
@@ -53,20 +54,6 @@ pub fn render(records: &[Record]) -> String {
     header(&mut out, &run);
     overview(&mut out, &run);
     out.push_str("</body>\n</html>\n");
-    out
-}
-
-/// The fragment id of a case's section (`report.html#case-…`): the id's letters, digits,
-/// `-`, `_` and `.` as they are, every other byte as `~XX`, so distinct ids never share one.
-pub fn case_anchor(id: &str) -> String {
-    let mut out = String::from("case-");
-    for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "~{b:02X}");
-        }
-    }
     out
 }
 
@@ -212,15 +199,6 @@ fn header(out: &mut String, run: &RunView) {
         None => out.push_str("<p>No exit code recorded (no <code>run_end</code>).</p>\n"),
     }
     out.push_str("</header>\n");
-}
-
-/// The CSS class of a state (also its badge colour).
-pub(super) fn state_class(state: CaseState) -> &'static str {
-    match state {
-        CaseState::Finished(v) => v.as_str(),
-        CaseState::DidNotFinish => "did_not_finish",
-        CaseState::NotStarted => "not_started",
-    }
 }
 
 const BAR_STATES: [CaseState; 8] = [
@@ -507,18 +485,6 @@ fn case_section(out: &mut String, case: &CaseView, open: bool) {
         calls::table(out, case);
     }
     out.push_str("</div>\n</details>\n");
-}
-
-/// A case's (or a trial's) findings, each with its `suite:line`.
-pub(super) fn findings(out: &mut String, case: &CaseView) {
-    let findings = case.findings();
-    if !findings.is_empty() {
-        out.push_str("<ul class=\"findings\">\n");
-        for (at, message) in findings {
-            let _ = writeln!(out, "<li><code>{}</code> {}</li>", esc(&at), esc(message));
-        }
-        out.push_str("</ul>\n");
-    }
 }
 
 /// A `deny` step as the calls saw it: what, where, when set, when first refused, when lifted.

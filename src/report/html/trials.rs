@@ -17,7 +17,7 @@
 //! A trial that did not finish (the run stopped) has no `trial_end`: it is listed as such,
 //! with whatever calls it made.
 
-use super::page::{case_anchor, findings, state_class};
+use super::parts::{case_anchor, findings, state_class};
 use super::{calls, timeline};
 use crate::classify::rate::{Bound, RateCheck, Sample, judge, percent};
 use crate::classify::trials::sample_of;
