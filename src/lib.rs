@@ -14,6 +14,7 @@
 //! wires the commands together.
 
 pub mod bench;
+pub mod chaos;
 pub mod classify;
 pub mod cli;
 pub mod conformance;

@@ -8,9 +8,10 @@
 use std::collections::BTreeMap;
 
 use crate::evidence::format::{CaseEnd, Verdict};
+use crate::suite::Diagnostic;
 use crate::suite::model::Pos;
 use crate::suite::yaml::{DocumentKind, Node, Reader, load_document, pos};
-use crate::suite::{Diagnostic, closest};
+use crate::text::suggest::closest;
 
 const PROFILE_KEYS: &[&str] = &[
     "target",

@@ -187,27 +187,6 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
-/// The candidate closest to `word`, if it is close enough to be a plausible typo.
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::normalized_damerau_levenshtein(word, c), c))
-        .filter(|(score, _)| *score >= 0.6)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
-
-/// "did you mean `x`?" when a candidate is close, otherwise the list of what is accepted.
-pub(crate) fn suggest(word: &str, candidates: &[&str]) -> String {
-    match closest(word, candidates.iter().copied()) {
-        Some(c) => format!("did you mean `{c}`?"),
-        None => format!("expected one of: {}", candidates.join(", ")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,13 +238,6 @@ error: unknown key `visiblity_timeout` in a queue definition
             diag(12, 7, 17).one_line(),
             "suites/x.yaml:12:7: unknown key `visiblity_timeout` in a queue definition (did you mean `visibility_timeout`?)"
         );
-    }
-
-    #[test]
-    fn suggestions() {
-        assert_eq!(closest("recieve", ["receive", "send"]), Some("receive"));
-        assert_eq!(closest("zzz", ["receive", "send"]), None);
-        assert_eq!(suggest("zzz", &["a", "b"]), "expected one of: a, b");
     }
 
     /// The column of the first caret in a rendered diagnostic, counted in characters after

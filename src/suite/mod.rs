@@ -20,7 +20,6 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use diagnostic::closest;
 pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};
 pub use intake::{too_large, utf8_text};
 pub use limits::{CALL_ALLOWANCE, Limits, case_budget, case_waits, check_run};

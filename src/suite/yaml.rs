@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
-use super::diagnostic::{Diagnostic, closest, suggest};
+use super::diagnostic::Diagnostic;
 use super::model::Pos;
 use super::source::LineIndex;
 use crate::duration;
+use crate::text::suggest::{closest, suggest};
 
 /// A node of the parsed file.
 pub(crate) type Node<'n> = MarkedYaml<'n>;

@@ -7,10 +7,10 @@ use super::scope::{Scope, is_label, push_at};
 use super::step::decode_step;
 use super::steps::step_calls;
 use crate::duration;
-use crate::suite::diagnostic::suggest;
 use crate::suite::limits::{Limits, case_budget};
 use crate::suite::model::*;
 use crate::suite::yaml::{Node, Reader, pos};
+use crate::text::suggest::suggest;
 
 const CASE_KEYS: &[&str] = &[
     "id",
@@ -373,7 +373,7 @@ fn decode_decision(r: &mut Reader, v: &Node) -> Option<Spanned<Vec<Decision>>> {
 /// mistake points at the suite; kept in canonical form.
 fn decode_emulator_chaos(r: &mut Reader, n: &Node) -> Option<String> {
     let spec = r.nonempty(n, "`emulator_chaos` (a chaos spec)")?;
-    match crate::emulator::Chaos::parse_queue(&spec) {
+    match crate::chaos::Chaos::parse_queue(&spec) {
         Ok(chaos) => Some(chaos.to_string()),
         Err(e) => {
             r.error_hint(

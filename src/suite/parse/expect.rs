@@ -6,9 +6,9 @@ use saphyr::YamlData;
 
 use super::scope::{Scope, message_ref, queue_ref};
 use super::steps::StepSpec;
-use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};
+use crate::text::suggest::suggest;
 
 /// Every key a step's `expect:` may have; which of them apply to which step is the step
 /// table's `expect` column ([`super::steps::STEPS`]).

@@ -4,9 +4,9 @@ use saphyr::YamlData;
 
 use super::input::StepInput;
 use super::scope::Scope;
-use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Node, Reader, pos};
+use crate::text::suggest::suggest;
 
 const FAULT_KEYS: &[&str] = &[
     "kind",

@@ -162,7 +162,7 @@ fn handle_ref(r: &mut Reader, scope: &Scope, f: &Fields) -> Option<HandleRef> {
             };
             if !scope.attempts.contains_key(&name) {
                 let names: Vec<&str> = scope.attempts.keys().map(String::as_str).collect();
-                let hint = match crate::suite::diagnostic::closest(&name, names.iter().copied()) {
+                let hint = match crate::text::suggest::closest(&name, names.iter().copied()) {
                     Some(c) => format!("did you mean `{c}`?"),
                     None if names.is_empty() => "name a receive with `as:` in an earlier step, e.g. `receive: {queue: q, as: A}`".into(),
                     None => format!("attempts defined so far: {}", names.join(", ")),

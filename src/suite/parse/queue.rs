@@ -6,9 +6,9 @@ use saphyr::YamlData;
 
 use super::input::StepInput;
 use super::scope::{Placement, Scope, is_label, known_queues, push_at};
-use crate::suite::diagnostic::suggest;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};
+use crate::text::suggest::suggest;
 
 pub(super) const QUEUE_KEYS: &[&str] = &[
     "type",

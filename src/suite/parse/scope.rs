@@ -72,7 +72,7 @@ pub(super) fn queue_ref(r: &mut Reader, scope: &Scope, n: &Node) -> Option<Spann
     let label = r.string(n, "a queue label")?;
     if !scope.queues.contains_key(&label) {
         let names: Vec<&str> = scope.queues.keys().map(String::as_str).collect();
-        let hint = match crate::suite::diagnostic::closest(&label, names.iter().copied()) {
+        let hint = match crate::text::suggest::closest(&label, names.iter().copied()) {
             Some(c) => format!("did you mean `{c}`?"),
             None => known_queues(scope),
         };
@@ -90,7 +90,7 @@ pub(super) fn message_ref(r: &mut Reader, scope: &Scope, n: &Node) -> Option<Spa
     let label = r.string(n, "a message label")?;
     if !scope.messages.contains_key(&label) {
         let names: Vec<&str> = scope.messages.keys().map(String::as_str).collect();
-        let hint = match crate::suite::diagnostic::closest(&label, names.iter().copied()) {
+        let hint = match crate::text::suggest::closest(&label, names.iter().copied()) {
             Some(c) => format!("did you mean `{c}`?"),
             None if names.is_empty() => "no message was sent before this step".to_string(),
             None => format!("messages sent so far: {}", names.join(", ")),

@@ -8,10 +8,10 @@ use super::input::{Body, StepInput};
 use super::scope::{Scope, queue_ref};
 use super::steps::{self, StepSpec};
 use super::wire::decode_wire;
-use crate::suite::diagnostic::suggest;
 use crate::suite::limits::Limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};
+use crate::text::suggest::suggest;
 
 pub(super) fn decode_step(
     r: &mut Reader,

@@ -10,9 +10,9 @@
 use super::scope::push_at;
 use super::scope::{Scope, queue_ref};
 use super::steps::StepSpec;
-use crate::suite::diagnostic::suggest;
 use crate::suite::model::{ReplyFormat, Step, Wire, WireMethod};
 use crate::suite::yaml::{Node, Reader, pos};
+use crate::text::suggest::suggest;
 
 /// The keys of `wire:`.
 const WIRE_KEYS: &[&str] = &["method", "to", "accept", "params"];
