@@ -5,30 +5,17 @@
 //! ChangeMessageVisibilityBatch is the same as for the single action" — `sqs:DeleteMessage`,
 //! `sqs:SendMessage`, `sqs:ChangeMessageVisibility` (SQS developer guide,
 //! sqs-api-permissions-reference; the Service Authorization Reference lists no batch action).
-//! Queue policies (`deny:` steps, the emulator's policy check) go through this one table.
-
-/// Batch operations and the single operation whose action authorizes them.
-const BATCH: &[(&str, &str)] = &[
-    ("ChangeMessageVisibilityBatch", "ChangeMessageVisibility"),
-    ("DeleteMessageBatch", "DeleteMessage"),
-    ("SendMessageBatch", "SendMessage"),
-];
+//! Queue policies (`deny:` steps, the emulator's policy check) go through these functions, which
+//! read [`super::operations`].
 
 /// The IAM action that authorizes `operation` (`DeleteMessageBatch` → `sqs:DeleteMessage`).
 pub fn action_for(operation: &str) -> String {
-    let single = BATCH
-        .iter()
-        .find(|(batch, _)| *batch == operation)
-        .map_or(operation, |(_, single)| single);
-    format!("sqs:{single}")
+    format!("sqs:{}", batch_of(operation).unwrap_or(operation))
 }
 
 /// The single operation whose action authorizes a batch operation, if `operation` is one.
 pub fn batch_of(operation: &str) -> Option<&'static str> {
-    BATCH
-        .iter()
-        .find(|(batch, _)| *batch == operation)
-        .map(|(_, single)| *single)
+    super::operations::by_name(operation).and_then(|o| o.batch_of)
 }
 
 /// Every SQS IAM action, `sqs:<Operation>` of each operation that is not a batch.

@@ -1,11 +1,13 @@
 //! Facts about Amazon SQS itself, shared by the emulator (which answers like SQS) and the runner
 //! (which reads SQS's answers): the table of SQS errors, the IAM action of each operation, what
-//! requests cost, how a queue ARN reads, and which hosts are AWS.
+//! requests cost, how a queue ARN reads, which hosts are AWS, and the operations themselves
+//! (`operations.rs`: the one list of them).
 
 pub mod arn;
 pub mod endpoint;
 pub mod errors;
 pub mod iam;
+pub mod operations;
 pub mod pricing;
 
 pub use errors::{

@@ -16,20 +16,10 @@ pub const FIFO_PER_MILLION: f64 = 0.50;
 pub const PRICES_REGION: &str = "us-east-1";
 pub const PRICES_AS_OF: &str = "as published 2026-06";
 
-/// Actions billed at the FIFO rate when their queue is a FIFO queue.
-const FIFO_BILLED: &[&str] = &[
-    "SendMessage",
-    "SendMessageBatch",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-];
-
 /// Whether a request of `action` on `queue` (a queue name) is billed at the FIFO rate.
 pub fn fifo_billed(action: &str, queue: Option<&str>) -> bool {
-    queue.is_some_and(|q| q.ends_with(".fifo")) && FIFO_BILLED.contains(&action)
+    queue.is_some_and(|q| q.ends_with(".fifo"))
+        && super::operations::by_name(action).is_some_and(|o| o.fifo_billed)
 }
 
 /// What `standard` and `fifo` requests would cost, in US dollars, with no free allowance left.
@@ -98,6 +88,29 @@ mod tests {
         ));
         assert!(!fifo_billed("SendMessage", Some("sqsprobe-r-c-q")));
         assert!(!fifo_billed("ListQueues", None));
+    }
+
+    /// Tied to the operations table: exactly the send, receive, delete and change-visibility
+    /// operations (batches included) are billed at the FIFO rate on a FIFO queue.
+    #[test]
+    fn the_fifo_rate_applies_to_exactly_the_message_operations() {
+        let billed: Vec<&str> = crate::sqs::operations::NAMES
+            .iter()
+            .copied()
+            .filter(|op| fifo_billed(op, Some("q.fifo")))
+            .collect();
+        assert_eq!(
+            billed,
+            [
+                "SendMessage",
+                "SendMessageBatch",
+                "ReceiveMessage",
+                "DeleteMessage",
+                "DeleteMessageBatch",
+                "ChangeMessageVisibility",
+                "ChangeMessageVisibilityBatch"
+            ]
+        );
     }
 
     #[test]

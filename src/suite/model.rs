@@ -463,31 +463,7 @@ pub struct Observe {
 }
 
 /// Every SQS API operation, by its API name: what a fault's `action:` may select.
-pub const SQS_OPERATIONS: &[&str] = &[
-    "AddPermission",
-    "CancelMessageMoveTask",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-    "CreateQueue",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "DeleteQueue",
-    "GetQueueAttributes",
-    "GetQueueUrl",
-    "ListDeadLetterSourceQueues",
-    "ListMessageMoveTasks",
-    "ListQueueTags",
-    "ListQueues",
-    "PurgeQueue",
-    "ReceiveMessage",
-    "RemovePermission",
-    "SendMessage",
-    "SendMessageBatch",
-    "SetQueueAttributes",
-    "StartMessageMoveTask",
-    "TagQueue",
-    "UntagQueue",
-];
+pub const SQS_OPERATIONS: &[&str] = &crate::sqs::operations::NAMES;
 
 /// A fault injected under the SDK into the calls it selects (the runner's HTTP connector
 /// does it, so it works against every target, real AWS included).

@@ -244,10 +244,7 @@ fn object(operation: &str, el: &Element) -> Map<String, Value> {
 }
 
 fn is_batch(operation: &str) -> bool {
-    matches!(
-        operation,
-        "SendMessageBatch" | "DeleteMessageBatch" | "ChangeMessageVisibilityBatch"
-    )
+    crate::sqs::operations::by_name(operation).is_some_and(|o| o.batch_of.is_some())
 }
 
 /// A decoded reply: the JSON body, and the headers the JSON protocol carries.
