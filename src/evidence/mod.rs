@@ -1,6 +1,7 @@
 //! Evidence: the versioned JSON Lines format, receipt-handle digests and secret masking, the
 //! one view every consumer reads a run through, and partitions of one run merged back.
 
+pub mod business_key;
 pub mod digest;
 #[cfg(test)]
 pub(crate) mod fixtures;
@@ -10,6 +11,7 @@ pub mod read;
 pub mod view;
 pub mod writer;
 
+pub use business_key::business_key;
 pub use digest::{Masker, sha256_hex};
 pub use format::Record;
 pub use read::{Evidence, ReadError, ReadWarning, read_evidence, read_run};

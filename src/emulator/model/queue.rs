@@ -523,6 +523,15 @@ impl Queue {
         self.stored_bytes = 0;
     }
 
+    /// The MessageId of every message the queue still stores, in slot order.
+    pub fn stored_message_ids(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|m| m.id_string())
+            .collect()
+    }
+
     /// (visible, in flight, delayed) counts.
     pub fn counts(&self) -> (usize, usize, usize) {
         (self.visible, self.inflight, self.delayed)

@@ -23,6 +23,7 @@ use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::audit::{Ack, AckOp};
 use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
@@ -33,8 +34,23 @@ fn decode(name: &str, raw: &str) -> SqsResult<ReceiptHandle> {
         .ok_or_else(|| SqsError::receipt_handle_is_invalid(raw))
 }
 
+/// Tells an audit, if one watches, of an acknowledgement before it is answered.
+fn observe(emu: &Emulator, name: &str, raw: &str, op: AckOp) {
+    if let Some(audit) = &emu.config.audit {
+        let handle = decode(name, raw).ok().map(|h| (h.id.seq, h.nonce));
+        audit.acknowledged(Ack {
+            queue: name.to_owned(),
+            op,
+            handle,
+            handle_digest: crate::evidence::sha256_hex(raw),
+            at_ms: emu.now(),
+        });
+    }
+}
+
 fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsResult<()> {
     let now = emu.now();
+    observe(emu, name, raw, AckOp::Delete);
     let handle = decode(name, raw)?;
     let queue = state.queue_mut(name, now)?;
     let Some(message) = queue.get(handle.id) else {
@@ -88,6 +104,7 @@ fn change_one(
             "Must be between 0 and 43200, if provided.",
         ));
     }
+    observe(emu, name, raw, AckOp::ChangeVisibility { timeout_s: timeout });
     let handle = decode(name, raw)?;
     let queue = state.queue_mut(name, now)?;
     let gone = || {

@@ -20,6 +20,7 @@ use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::context::RequestContext;
+use crate::emulator::support::audit::Delivery;
 use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
@@ -374,6 +375,32 @@ fn chaos_copies(
     Ok(messages)
 }
 
+/// Tells an audit, if one watches, of each message a receive is about to answer with: its
+/// attempt (the handle's nonce) and when that lease ends.
+fn observe_deliveries(emu: &Emulator, state: &State, key: &str, messages: &[Value], now: u64) {
+    let (Some(audit), Some(queue)) = (&emu.config.audit, state.queues.get(key)) else {
+        return;
+    };
+    for m in messages {
+        let Some(handle) = m["ReceiptHandle"].as_str().and_then(ReceiptHandle::decode) else {
+            continue;
+        };
+        let lease_until_ms = match queue.get(handle.id).map(|m| m.state) {
+            Some(MessageState::InFlight { until, .. }) => until,
+            _ => now,
+        };
+        audit.delivered(Delivery {
+            queue: key.to_owned(),
+            message_id: m["MessageId"].as_str().unwrap_or_default().to_owned(),
+            seq: handle.id.seq,
+            nonce: handle.nonce,
+            body: m["Body"].as_str().unwrap_or_default().to_owned(),
+            at_ms: now,
+            lease_until_ms,
+        });
+    }
+}
+
 fn reply(messages: Vec<Value>) -> Value {
     if messages.is_empty() {
         // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
@@ -422,6 +449,7 @@ pub(crate) async fn receive_message(
             }
             let messages = try_receive(emu, &mut state, &key, &params, now)?;
             let messages = chaos_copies(emu, &mut state, &key, &params, now, messages)?;
+            observe_deliveries(emu, &state, &key, &messages, now);
             if !messages.is_empty() || now >= deadline || emu.is_stopping() {
                 return Ok(reply(messages));
             }

@@ -176,6 +176,16 @@ impl RunningEmulator {
         self.addr
     }
 
+    /// What queue `name` of the configured region still holds, read from the store itself
+    /// (for `sqsprobe audit`, which must know per message what was never deleted): the
+    /// MessageIds stored, and the (visible, in flight, delayed) counts. `None`: no such queue.
+    pub fn holding(&self, name: &str) -> Option<(Vec<String>, (usize, usize, usize))> {
+        let key = self.emu.arn(&self.emu.config.region, name);
+        let state = self.emu.lock();
+        let queue = state.queues.get(&key)?;
+        Some((queue.stored_message_ids(), queue.counts()))
+    }
+
     /// Stops the emulator (as [`serve`] does on shutdown) and waits for it to finish.
     pub async fn shutdown(mut self) {
         if let Some(tx) = self.shutdown.take() {

@@ -74,6 +74,8 @@ pub struct EmulatorConfig {
     /// Access keys whose requests are refused as expired (`ExpiredToken`), to rehearse a
     /// session that runs out mid-run. Default none.
     pub expire_access_keys: Vec<String>,
+    /// An audit watching every delivery and acknowledgement (`sqsprobe audit`). Default none.
+    pub audit: Option<Arc<dyn crate::emulator::support::audit::AuditObserver>>,
 }
 
 impl Default for EmulatorConfig {
@@ -96,6 +98,7 @@ impl Default for EmulatorConfig {
             queue_urls: QueueUrls::Regional,
             reject_access_keys: Vec::new(),
             expire_access_keys: Vec::new(),
+            audit: None,
         }
     }
 }
@@ -120,6 +123,7 @@ impl std::fmt::Debug for EmulatorConfig {
             .field("queue_urls", &self.queue_urls)
             .field("reject_access_keys", &self.reject_access_keys)
             .field("expire_access_keys", &self.expire_access_keys)
+            .field("audit", &self.audit.is_some())
             .finish()
     }
 }

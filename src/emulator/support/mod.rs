@@ -3,6 +3,7 @@
 //! Chaos and configuration live here because they are plain settings and seeded dice that the
 //! store holds and the operations consult; neither knows about queues or requests.
 
+pub(crate) mod audit;
 pub(crate) mod chaos;
 pub(crate) mod clock;
 pub(crate) mod config;

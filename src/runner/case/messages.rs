@@ -269,16 +269,6 @@ pub(super) fn body_text(body: &Body) -> String {
     }
 }
 
-/// `business_key` (or `business_id`) of a JSON object body: a key the suite author put there
-/// to be seen, unlike the rest of the body.
-pub(super) fn business_key(body: &str) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_str(body).ok()?;
-    let obj = v.as_object()?;
-    ["business_key", "business_id"]
-        .iter()
-        .find_map(|k| obj.get(*k).and_then(|v| v.as_str()).map(str::to_string))
-}
-
 pub(super) fn message_attributes(
     send: &SendStep,
 ) -> Result<Option<HashMap<String, MessageAttributeValue>>, String> {

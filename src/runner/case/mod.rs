@@ -38,7 +38,7 @@ mod observe;
 mod permissions;
 mod steps;
 
-use messages::business_key;
+use crate::evidence::business_key;
 
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
@@ -635,17 +635,6 @@ fn md5_hex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn business_keys_come_only_from_json_bodies() {
-        assert_eq!(
-            business_key(r#"{"business_key":"b-1","x":1}"#),
-            Some("b-1".into())
-        );
-        assert_eq!(business_key(r#"{"business_id":"b-2"}"#), Some("b-2".into()));
-        assert_eq!(business_key("business_key=b-1"), None);
-        assert_eq!(business_key(r#"{"business_key":7}"#), None);
-    }
 
     #[test]
     fn generated_bodies_have_the_exact_size() {
