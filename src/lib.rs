@@ -13,6 +13,7 @@
 //! run through [`evidence::view`]), [`emulator`] serves the SQS wire protocol, and [`cli`]
 //! wires the commands together.
 
+pub mod audit;
 pub mod bench;
 pub mod chaos;
 pub mod classify;

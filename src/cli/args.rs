@@ -42,6 +42,10 @@ pub enum Command {
     /// Delete queues that runs left behind: only `sqsprobe-` queues carrying sqsprobe's
     /// ownership tags, only runs older than --older-than (or the one --run-id names).
     Sweep(SweepArgs),
+    /// Run your own consumer against the embedded emulator, with SQS's legal-but-rare
+    /// behaviour switched on, and judge every acknowledgement it makes (stale handles, deletes
+    /// before the commit, lapsed leases, duplicate commits).
+    Audit(Box<AuditArgs>),
 }
 
 /// Where suites come from and which limits apply.
@@ -886,4 +890,62 @@ mod tests {
         assert!(err.to_string().contains("0"), "{err}");
         assert!(Cli::try_parse_from(["sqsprobe", "run", "--jobs", "1"]).is_ok());
     }
+}
+
+/// `sqsprobe audit ... -- COMMAND [ARGS...]`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The consumer gets AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_SQS, AWS_REGION, test \
+                  credentials, SQSPROBE_QUEUE_URL and SQSPROBE_LEDGER (a file to append one line \
+                  per business key it commits). Exit codes: 0 clean, 4 findings, 5 could not \
+                  conclude, 3 the consumer could not start or the emulator failed, 1 bad \
+                  command line. docs/audit.md walks through it."
+)]
+pub struct AuditArgs {
+    /// How many messages to send before the consumer starts; each body is
+    /// `{"business_key": "b-<i>", "seq": <i>}`.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=10_000))]
+    pub messages: u32,
+
+    /// A FIFO queue (with --groups message groups) instead of a standard one.
+    #[arg(long)]
+    pub fifo: bool,
+
+    /// Message groups of a --fifo queue; the messages are dealt round-robin.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000))]
+    pub groups: u32,
+
+    /// The queue's visibility timeout: how long each delivery's lease lasts unless the consumer
+    /// extends it (whole seconds).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
+    pub visibility_timeout: std::time::Duration,
+
+    /// The emulator's chaos (docs/chaos.md): duplicate, redeliver-after-delete,
+    /// stale-delete-keeps, short-poll-miss, reorder, latency, throttle, seed.
+    #[arg(long, value_name = "SPEC", value_parser = parse_chaos)]
+    pub chaos: Option<crate::emulator::Chaos>,
+
+    /// The chaos seed (overrides the spec's `seed=`): the same seed repeats the audit.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// The audit ends once every message is deleted and nothing has been in flight this long.
+    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = parse_positive_duration)]
+    pub idle: std::time::Duration,
+
+    /// The longest the audit runs; with messages still on the queue then, it cannot conclude.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_positive_duration)]
+    pub max_duration: std::time::Duration,
+
+    /// Parent folder of audit folders; each audit writes `<out>/<run-id>/`.
+    #[arg(long, default_value = "evidence", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Use this run id instead of a fresh one (letters, digits and `-`, at most 24).
+    #[arg(long, value_name = "ID", value_parser = parse_run_id)]
+    pub run_id: Option<String>,
+
+    /// The consumer to audit, after `--`: a command and its arguments.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }

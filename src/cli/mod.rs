@@ -4,6 +4,7 @@
 //! does nothing but call [`main`] and exit with what it returns.
 
 mod args;
+mod audit;
 mod baseline;
 mod bench;
 mod history;
@@ -50,6 +51,7 @@ pub fn main() -> i32 {
         args::Command::Serve(a) => with_runtime(serve::run(a)),
         args::Command::Bench(a) => with_runtime(bench::run(*a)),
         args::Command::Sweep(a) => with_runtime(sweep::run(a)),
+        args::Command::Audit(a) => with_runtime(audit::run(*a)),
     }
 }
 

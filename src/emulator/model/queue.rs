@@ -525,11 +525,7 @@ impl Queue {
 
     /// The MessageId of every message the queue still stores, in slot order.
     pub fn stored_message_ids(&self) -> Vec<String> {
-        self.slots
-            .iter()
-            .flatten()
-            .map(|m| m.id_string())
-            .collect()
+        self.slots.iter().flatten().map(|m| m.id_string()).collect()
     }
 
     /// (visible, in flight, delayed) counts.

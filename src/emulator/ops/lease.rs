@@ -104,7 +104,12 @@ fn change_one(
             "Must be between 0 and 43200, if provided.",
         ));
     }
-    observe(emu, name, raw, AckOp::ChangeVisibility { timeout_s: timeout });
+    observe(
+        emu,
+        name,
+        raw,
+        AckOp::ChangeVisibility { timeout_s: timeout },
+    );
     let handle = decode(name, raw)?;
     let queue = state.queue_mut(name, now)?;
     let gone = || {

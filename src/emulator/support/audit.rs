@@ -28,7 +28,9 @@ pub struct Delivery {
 pub enum AckOp {
     Delete,
     /// A visibility change to this many seconds (a heartbeat, or a release at 0).
-    ChangeVisibility { timeout_s: i64 },
+    ChangeVisibility {
+        timeout_s: i64,
+    },
 }
 
 /// One acknowledgement (a delete or a visibility change, single or a batch entry) as received.

@@ -1,0 +1,219 @@
+//! The audit's reports (pure): `audit.json`, `summary.md`, `junit.xml` and the terminal's
+//! lines, from one [`Audit`].
+//!
+//! JUnit: one `<testsuite>` named `sqsprobe audit`, one `<testcase>` per message (its
+//! MessageId, classname its business key), a `<failure>` naming each finding of it, and one
+//! `<testcase>` `unplaced acknowledgements` with a `<failure>` for the acknowledgements that
+//! named no message (invalid handles); a consumer that could not be judged to the end (it
+//! crashed, the audit ran out of time) is one `<error>` test case `consumer`.
+
+use std::fmt::Write;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::judge::{Audit, Finding};
+use crate::text::escape::{markdown_code as code, markdown_text as text};
+
+/// How the consumer's run ended, for the reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Ended {
+    /// One line: `exited 0`, `crashed: exit 1`, `stopped after --idle 3s with nothing in
+    /// flight`, `stopped at --max-duration 2m with 3 messages in flight`.
+    pub how: String,
+    /// Whether the audit could conclude: every message deleted and nothing in flight, or the
+    /// consumer ended by itself.
+    pub concluded: bool,
+    /// The consumer's own exit status, when it ended by itself.
+    pub exit_status: Option<i32>,
+}
+
+/// `audit.json`: the judgement, and how the run ended.
+pub fn json(audit: &Audit, ended: &Ended) -> String {
+    #[derive(serde::Serialize)]
+    struct Out<'a> {
+        #[serde(flatten)]
+        audit: &'a Audit,
+        ended: &'a Ended,
+    }
+    serde_json::to_string_pretty(&Out { audit, ended }).unwrap_or_default() + "\n"
+}
+
+fn finding_line(f: &Finding) -> String {
+    let mut what = vec![f.kind.as_str().to_string(), f.decision.as_str().to_string()];
+    if let Some(key) = &f.business_key {
+        what.push(key.clone());
+    }
+    if let Some(a) = f.attempt {
+        what.push(format!("attempt {a}"));
+    }
+    format!("{}: {}", what.join(" · "), f.detail)
+}
+
+/// The terminal's lines: each finding, then the counts and the verdict.
+pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
+    let mut out = String::new();
+    for f in &audit.findings {
+        let _ = writeln!(
+            out,
+            "FINDING  {}",
+            crate::text::escape::terminal(&finding_line(f))
+        );
+    }
+    let counts: Vec<String> = audit
+        .counts
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{} messages, {} finding{}{}; consumer {}",
+        audit.messages,
+        audit.findings.len(),
+        if audit.findings.len() == 1 { "" } else { "s" },
+        if counts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", counts.join(", "))
+        },
+        crate::text::escape::terminal(&ended.how)
+    );
+    if !audit.ledger {
+        out.push_str(
+            "no ledger was written (SQSPROBE_LEDGER): ack_before_commit, duplicate_commit and \
+             deleted_not_committed were not checked\n",
+        );
+    }
+    let _ = writeln!(
+        out,
+        "audit folder: {}",
+        crate::text::escape::terminal(run_dir)
+    );
+    out
+}
+
+/// `summary.md`: the verdict, the findings first, then every message.
+pub fn summary(audit: &Audit, ended: &Ended) -> String {
+    let mut out = String::from("## sqsprobe audit\n\n");
+    let verdict = if audit.clean && ended.concluded {
+        "clean".to_string()
+    } else if !audit.clean {
+        format!("**{} finding(s)**", audit.findings.len())
+    } else {
+        "**could not conclude**".to_string()
+    };
+    let _ = writeln!(
+        out,
+        "{} messages: {verdict}. Consumer: {}.\n",
+        audit.messages,
+        text(&ended.how)
+    );
+    if !audit.ledger {
+        out.push_str(
+            "> No ledger was written (`SQSPROBE_LEDGER`): `ack_before_commit`, \
+             `duplicate_commit` and `deleted_not_committed` were not checked.\n\n",
+        );
+    }
+    if !audit.findings.is_empty() {
+        out.push_str("### Findings\n\n");
+        for f in &audit.findings {
+            let _ = writeln!(
+                out,
+                "- {} ({}){}{}: {}",
+                code(f.kind.as_str()),
+                f.decision.as_str(),
+                f.business_key
+                    .as_deref()
+                    .map(|k| format!(" {}", code(k)))
+                    .unwrap_or_default(),
+                f.attempt
+                    .map(|a| format!(" attempt {a}"))
+                    .unwrap_or_default(),
+                text(&f.detail)
+            );
+        }
+        out.push('\n');
+    }
+    out.push_str("### Messages\n\n| Business key | Deliveries | Acks | Commits | Deleted | Decision | Findings |\n|---|---|---|---|---|---|---|\n");
+    for m in &audit.per_message {
+        let findings: Vec<String> = m.findings.iter().map(|k| code(k.as_str())).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            m.business_key.as_deref().map_or("–".to_string(), code),
+            m.deliveries,
+            m.acks,
+            m.commits.map_or("–".to_string(), |c| c.to_string()),
+            if m.deleted { "yes" } else { "**no**" },
+            m.decision.as_str(),
+            if findings.is_empty() {
+                "–".to_string()
+            } else {
+                findings.join(", ")
+            }
+        );
+    }
+    out
+}
+
+/// `junit.xml`.
+pub fn junit(audit: &Audit, ended: &Ended) -> String {
+    let mut report = Report::new("sqsprobe audit");
+    let mut suite = TestSuite::new("sqsprobe audit");
+    suite.add_property(Property::new(
+        "ledger",
+        if audit.ledger { "true" } else { "false" },
+    ));
+    suite.add_property(Property::new("consumer", &ended.how));
+    if !ended.concluded {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_type("not_concluded")
+            .set_message(format!("the audit could not conclude: {}", ended.how));
+        suite.add_test_case(TestCase::new("consumer", status));
+    }
+    let failure = |findings: Vec<&Finding>| {
+        if findings.is_empty() {
+            return TestCaseStatus::success();
+        }
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        let names: Vec<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
+        status
+            .set_type(names[0])
+            .set_message(names.join(", "))
+            .set_description(
+                findings
+                    .iter()
+                    .map(|f| finding_line(f))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+        status
+    };
+    for m in &audit.per_message {
+        let of: Vec<&Finding> = audit
+            .findings
+            .iter()
+            .filter(|f| f.message.as_deref() == Some(m.message.as_str()))
+            .collect();
+        let mut case = TestCase::new(m.message.clone(), failure(of));
+        case.set_classname(m.business_key.clone().unwrap_or_default());
+        case.add_property(Property::new("decision", m.decision.as_str()));
+        suite.add_test_case(case);
+    }
+    let unplaced: Vec<&Finding> = audit
+        .findings
+        .iter()
+        .filter(|f| f.message.is_none())
+        .collect();
+    if !unplaced.is_empty() {
+        suite.add_test_case(TestCase::new(
+            "unplaced acknowledgements",
+            failure(unplaced),
+        ));
+    }
+    report.add_test_suite(suite);
+    report
+        .to_string()
+        .expect("quick-junit serialises into memory, which cannot fail")
+}
