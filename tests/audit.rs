@@ -1,7 +1,9 @@
-//! `sqsprobe audit` (issue 21) on real consumers: the Python examples (boto3, from
-//! scripts/venv) run under the binary against its embedded emulator. Every faulty adapter of
-//! the playbook is flagged with its finding and decision, the correct one is clean over many
-//! seeds with chaos on, and a consumer that crashes or cannot start is said so.
+//! `sqsprobe audit` (issue 21) on real consumers: the example consumers run under the binary
+//! against its embedded emulator — Python (boto3, from scripts/venv), JavaScript (the AWS SDK
+//! v3, from scripts/node-consumers) and Rust (aws-sdk-sqs, the crate's `audit-correct`
+//! example). Every faulty adapter of the playbook is flagged with its finding and decision,
+//! the correct one is clean over many seeds with chaos on, and a consumer that crashes or
+//! cannot start is said so.
 
 mod common;
 
@@ -17,7 +19,8 @@ fn python() -> String {
     })
 }
 
-/// Runs `sqsprobe audit` on one example consumer: its exit code, stdout, and `audit.json`.
+/// Runs `sqsprobe audit` on one Python example consumer: its exit code, output, and
+/// `audit.json`.
 fn audit(
     example: &str,
     extra: &[&str],
@@ -25,6 +28,17 @@ fn audit(
     run_id: &str,
 ) -> (i32, String, serde_json::Value) {
     let script = root().join("examples/consumers/python").join(example);
+    let py = python();
+    audit_command(&[&py, script.to_str().unwrap()], extra, out, run_id)
+}
+
+/// Runs `sqsprobe audit` on `command`.
+fn audit_command(
+    command: &[&str],
+    extra: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
     let mut args = vec![
         "audit",
         "--messages",
@@ -41,8 +55,8 @@ fn audit(
         run_id,
     ];
     args.extend_from_slice(extra);
-    let py = python();
-    args.extend(["--", &py, script.to_str().unwrap()]);
+    args.push("--");
+    args.extend_from_slice(command);
     let done = run_bin(&args, &root(), LIMIT);
     let json: PathBuf = out.join(run_id).join("audit.json");
     let value = if json.exists() {
@@ -239,4 +253,79 @@ fn a_consumer_that_cannot_start_and_a_missing_command_are_refused() {
     );
     let none = run_bin(&["audit", "--messages", "2"], &root(), LIMIT);
     assert_eq!(none.code(), 1, "{}", none.stderr);
+}
+
+/// The Rust example consumer (`cargo build --example audit-correct`), built if the test run
+/// did not build it already.
+fn rust_consumer() -> PathBuf {
+    let path = common::bin()
+        .parent()
+        .expect("target/debug")
+        .join("examples/audit-correct");
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+        let built = std::process::Command::new(cargo)
+            .args(["build", "--example", "audit-correct"])
+            .current_dir(root())
+            .status()
+            .expect("cargo runs");
+        assert!(built.success(), "the Rust example consumer does not build");
+    }
+    path
+}
+
+/// Each SDK is exercised: the correct adapter in Rust and JavaScript is clean with chaos on,
+/// and JavaScript's handle-by-MessageId adapter is flagged as Python's is.
+#[test]
+fn the_rust_and_javascript_consumers_are_judged_alike() {
+    let out = tempfile::tempdir().unwrap();
+    let chaos = [
+        "--chaos",
+        "duplicate=0.3,redeliver-after-delete=0.3",
+        "--seed",
+        "6",
+    ];
+    let rust = rust_consumer();
+    let (code, said, audit) = audit_command(
+        &[rust.to_str().unwrap()],
+        &chaos,
+        out.path(),
+        "rust-correct",
+    );
+    assert_eq!(
+        (code, &audit["clean"]),
+        (0, &serde_json::json!(true)),
+        "{said}"
+    );
+    let js = root().join("examples/consumers/javascript");
+    assert!(
+        js.join("node_modules/@aws-sdk/client-sqs").exists(),
+        "run scripts/node-consumers (scripts/test does)"
+    );
+    let correct = js.join("correct.mjs");
+    let (code, said, audit) = audit_command(
+        &["node", correct.to_str().unwrap()],
+        &chaos,
+        out.path(),
+        "js-correct",
+    );
+    assert_eq!(
+        (code, &audit["clean"]),
+        (0, &serde_json::json!(true)),
+        "{said}"
+    );
+    let faulty = js.join("by_message_id.mjs");
+    let (code, said, audit) = audit_command(
+        &["node", faulty.to_str().unwrap()],
+        &[],
+        out.path(),
+        "js-stale",
+    );
+    assert_eq!(code, 4, "{said}");
+    assert!(
+        kinds(&audit)
+            .iter()
+            .any(|(k, d)| k == "stale_handle_ack" && d == "REPAIR"),
+        "{said}"
+    );
 }
