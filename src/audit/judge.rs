@@ -121,6 +121,17 @@ pub struct MessageJudgement {
     pub findings: Vec<FindingKind>,
 }
 
+/// One acknowledgement, judged: which message and attempt it named, and its finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AckJudgement {
+    /// `delete` or `change_visibility`.
+    pub op: &'static str,
+    pub message: Option<String>,
+    pub attempt: Option<u32>,
+    pub at_ms: u64,
+    pub finding: Option<FindingKind>,
+}
+
 /// The whole audit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Audit {
@@ -132,6 +143,8 @@ pub struct Audit {
     pub counts: BTreeMap<String, u32>,
     pub findings: Vec<Finding>,
     pub per_message: Vec<MessageJudgement>,
+    /// Every acknowledgement in the order it came, judged.
+    pub acknowledgements: Vec<AckJudgement>,
 }
 
 /// What the audit knows at the end, besides the log.
@@ -161,94 +174,107 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         .map(|d| ((d.seq, d.nonce), d.lease_until_ms))
         .collect();
     let mut acks_of: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut acknowledgements = Vec::new();
     for fact in &log.acks {
         let ack = &fact.ack;
-        let found = ack.handle.and_then(|(seq, nonce)| {
-            let attempts = by_seq.get(&seq)?;
-            let index = attempts.iter().position(|d| d.nonce == nonce)?;
-            Some((seq, nonce, index, attempts))
-        });
-        let Some((seq, nonce, index, attempts)) = found else {
-            findings.push(Finding {
-                kind: FindingKind::InvalidHandle,
-                decision: FindingKind::InvalidHandle.decision(),
-                business_key: None,
-                message: None,
-                attempt: None,
-                detail: format!(
-                    "a {} with a receipt handle the queue never issued (handle sha256 {}): a \
-                     MessageId or a made-up string is not a receipt handle",
-                    op_name(ack.op),
-                    &ack.handle_digest[..12.min(ack.handle_digest.len())]
-                ),
+        let before = findings.len();
+        let mut named: (Option<String>, Option<u32>) = (None, None);
+        'judged: {
+            let found = ack.handle.and_then(|(seq, nonce)| {
+                let attempts = by_seq.get(&seq)?;
+                let index = attempts.iter().position(|d| d.nonce == nonce)?;
+                Some((seq, nonce, index, attempts))
             });
-            continue;
-        };
-        *acks_of.entry(seq).or_default() += 1;
-        let attempt = attempts[index];
-        let number = index as u32 + 1;
-        let key = business_key(&attempt.body);
-        let finding = |kind: FindingKind, detail: String| Finding {
-            kind,
-            decision: kind.decision(),
-            business_key: key.clone(),
-            message: Some(attempt.message_id.clone()),
-            attempt: Some(number),
-            detail,
-        };
-        // A redelivery after this attempt's lease lapsed, before this acknowledgement,
-        // supersedes its handle. A copy delivered while the lease held (at-least-once
-        // duplicates) is SQS's doing: the original handle still names its own copy.
-        let until = lease
-            .get(&(seq, nonce))
-            .copied()
-            .unwrap_or(attempt.lease_until_ms);
-        if let Some(newer) = attempts[index + 1..]
-            .iter()
-            .position(|d| d.at_ms <= ack.at_ms && d.at_ms >= until)
-        {
-            let newer = index + 1 + newer + 1;
-            findings.push(finding(
-                FindingKind::StaleHandleAck,
-                format!(
-                    "a {} with attempt {number}'s handle after attempt {newer} had received the \
-                     message: the handle was superseded (bind each acknowledgement to the attempt \
-                     that received, not to the MessageId)",
-                    op_name(ack.op)
-                ),
-            ));
-            continue;
-        }
-        if ack.at_ms > until {
-            findings.push(finding(
-                FindingKind::LeaseExpiredMidHandler,
-                format!(
-                    "attempt {number}'s {} came {} ms after its lease ended: the message was \
-                     visible again, another consumer may hold it, and the acknowledgement may not \
-                     take (extend the lease while the handler runs)",
-                    op_name(ack.op),
-                    ack.at_ms - until
-                ),
-            ));
-            continue;
-        }
-        match ack.op {
-            AckOp::ChangeVisibility { timeout_s } => {
-                let timeout = u64::try_from(timeout_s.max(0)).unwrap_or(0);
-                lease.insert((seq, nonce), ack.at_ms + timeout * 1000);
-            }
-            AckOp::Delete if ledger && fact.commits_at_ack.unwrap_or(0) == 0 => {
+            let Some((seq, nonce, index, attempts)) = found else {
+                findings.push(Finding {
+                    kind: FindingKind::InvalidHandle,
+                    decision: FindingKind::InvalidHandle.decision(),
+                    business_key: None,
+                    message: None,
+                    attempt: None,
+                    detail: format!(
+                        "a {} with a receipt handle the queue never issued (handle sha256 {}): a \
+                         MessageId or a made-up string is not a receipt handle",
+                        op_name(ack.op),
+                        &ack.handle_digest[..12.min(ack.handle_digest.len())]
+                    ),
+                });
+                break 'judged;
+            };
+            *acks_of.entry(seq).or_default() += 1;
+            let attempt = attempts[index];
+            let number = index as u32 + 1;
+            named = (Some(attempt.message_id.clone()), Some(number));
+            let key = business_key(&attempt.body);
+            let finding = |kind: FindingKind, detail: String| Finding {
+                kind,
+                decision: kind.decision(),
+                business_key: key.clone(),
+                message: Some(attempt.message_id.clone()),
+                attempt: Some(number),
+                detail,
+            };
+            // A redelivery after this attempt's lease lapsed, before this acknowledgement,
+            // supersedes its handle. A copy delivered while the lease held (at-least-once
+            // duplicates) is SQS's doing: the original handle still names its own copy.
+            let until = lease
+                .get(&(seq, nonce))
+                .copied()
+                .unwrap_or(attempt.lease_until_ms);
+            if let Some(newer) = attempts[index + 1..]
+                .iter()
+                .position(|d| d.at_ms <= ack.at_ms && d.at_ms >= until)
+            {
+                let newer = index + 1 + newer + 1;
                 findings.push(finding(
-                    FindingKind::AckBeforeCommit,
+                    FindingKind::StaleHandleAck,
                     format!(
-                        "attempt {number} deleted the message before the ledger held {}: a crash \
-                         between the delete and the commit loses the work (commit, then delete)",
-                        key.as_deref().unwrap_or("its business key")
+                        "a {} with attempt {number}'s handle after attempt {newer} had received the \
+                         message: the handle was superseded (bind each acknowledgement to the attempt \
+                         that received, not to the MessageId)",
+                        op_name(ack.op)
                     ),
                 ));
+                break 'judged;
             }
-            AckOp::Delete => {}
+            if ack.at_ms > until {
+                findings.push(finding(
+                    FindingKind::LeaseExpiredMidHandler,
+                    format!(
+                        "attempt {number}'s {} came {} ms after its lease ended: the message was \
+                         visible again, another consumer may hold it, and the acknowledgement may not \
+                         take (extend the lease while the handler runs)",
+                        op_name(ack.op),
+                        ack.at_ms - until
+                    ),
+                ));
+                break 'judged;
+            }
+            match ack.op {
+                AckOp::ChangeVisibility { timeout_s } => {
+                    let timeout = u64::try_from(timeout_s.max(0)).unwrap_or(0);
+                    lease.insert((seq, nonce), ack.at_ms + timeout * 1000);
+                }
+                AckOp::Delete if ledger && fact.commits_at_ack.unwrap_or(0) == 0 => {
+                    findings.push(finding(
+                        FindingKind::AckBeforeCommit,
+                        format!(
+                            "attempt {number} deleted the message before the ledger held {}: a crash \
+                             between the delete and the commit loses the work (commit, then delete)",
+                            key.as_deref().unwrap_or("its business key")
+                        ),
+                    ));
+                }
+                AckOp::Delete => {}
+            }
         }
+        acknowledgements.push(AckJudgement {
+            op: op_key(ack.op),
+            message: named.0,
+            attempt: named.1,
+            at_ms: ack.at_ms,
+            finding: findings[before..].first().map(|f| f.kind),
+        });
     }
 
     let mut per_message = Vec::new();
@@ -336,6 +362,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         counts,
         findings,
         per_message,
+        acknowledgements,
     }
 }
 
@@ -348,6 +375,13 @@ fn worst(kinds: &[FindingKind]) -> Option<Decision> {
         Decision::Accept => 3,
     };
     kinds.iter().map(|k| k.decision()).min_by_key(|d| rank(*d))
+}
+
+fn op_key(op: AckOp) -> &'static str {
+    match op {
+        AckOp::Delete => "delete",
+        AckOp::ChangeVisibility { .. } => "change_visibility",
+    }
 }
 
 fn op_name(op: AckOp) -> &'static str {

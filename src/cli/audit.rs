@@ -112,7 +112,13 @@ pub async fn run(args: AuditArgs) -> i32 {
     let written = write("audit.json", report::json(&audit, &ended))
         .and_then(|()| write("summary.md", report::summary(&audit, &ended)))
         .and_then(|()| write("junit.xml", report::junit(&audit, &ended)))
-        .and_then(|()| write("audit.jsonl", events(&log)));
+        .and_then(|()| write("audit.jsonl", events(&log)))
+        .and_then(|()| {
+            write(
+                "report.html",
+                crate::audit::html::render(&audit, &log, &ended),
+            )
+        });
     let mut stdout = std::io::stdout();
     let _ =
         stdout.write_all(report::terminal(&audit, &ended, &dir.display().to_string()).as_bytes());

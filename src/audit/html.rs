@@ -1,0 +1,218 @@
+//! `report.html` of an audit (pure): the findings first, then one lane per message on one
+//! time axis — each delivery as its lease (from the receive to the lease's end), each
+//! acknowledgement as a mark at its moment, coloured by what the judge found of it (green:
+//! clean, red: REPAIR, amber: HOLD), with its words on hover. Self-contained: inline CSS and
+//! SVG, no script; every text from the consumer's run escaped.
+
+use std::fmt::Write;
+
+use super::judge::{Audit, FindingKind};
+use super::recorder::Log;
+use super::report::Ended;
+use crate::evidence::format::Decision;
+use crate::text::escape::html_text as esc;
+
+const WIDTH: f64 = 860.0;
+const LANE: f64 = 26.0;
+
+const CSS: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1000px;padding:0 1rem;color:#1f2328}\
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin:1.2rem 0 .4rem}code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:0 .2em;border-radius:3px}\
+ul.findings li{margin:.2rem 0}.REPAIR{color:#a40e26}.HOLD{color:#9a6700}.RECONCILE{color:#8250df}\
+.banner{background:#fff8c5;border:1px solid #d4a72c;padding:.4rem .7rem;border-radius:4px}\
+svg.lanes text{font:11px ui-monospace,monospace;fill:#59636e}svg.lanes .lease{fill:#54aeff;fill-opacity:.35;stroke:#0969da;stroke-width:.5}\
+svg.lanes .ack{stroke:#1f2328;stroke-width:.5}svg.lanes .ok{fill:#2da44e}svg.lanes .repair{fill:#cf222e}svg.lanes .hold{fill:#bf8700}\
+svg.lanes .reconcile{fill:#8250df}p.legend{font-size:12px;color:#59636e}";
+
+/// The page.
+pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqsprobe audit</title><style>{CSS}</style></head><body>\n<h1>sqsprobe audit</h1>\n"
+    );
+    let _ = writeln!(
+        out,
+        "<p>{} messages, {} finding{}. Consumer: {}.</p>",
+        audit.messages,
+        audit.findings.len(),
+        if audit.findings.len() == 1 { "" } else { "s" },
+        esc(&ended.how)
+    );
+    if !ended.concluded {
+        out.push_str("<p class=\"banner\">The audit could not conclude: messages were still on the queue when it stopped.</p>\n");
+    }
+    if !audit.ledger {
+        out.push_str("<p class=\"banner\">No ledger was written (<code>SQSPROBE_LEDGER</code>): <code>ack_before_commit</code>, <code>duplicate_commit</code> and <code>deleted_not_committed</code> were not checked.</p>\n");
+    }
+    if !audit.findings.is_empty() {
+        out.push_str("<h2>Findings</h2>\n<ul class=\"findings\">\n");
+        for f in &audit.findings {
+            let _ = writeln!(
+                out,
+                "<li class=\"{}\"><code>{}</code> {}{}{}: {}</li>",
+                f.decision.as_str(),
+                esc(f.kind.as_str()),
+                f.decision.as_str(),
+                f.business_key
+                    .as_deref()
+                    .map(|k| format!(" <code>{}</code>", esc(k)))
+                    .unwrap_or_default(),
+                f.attempt
+                    .map(|a| format!(" attempt {a}"))
+                    .unwrap_or_default(),
+                esc(&f.detail)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    lanes(&mut out, audit, log);
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// One lane per message on one time axis.
+fn lanes(out: &mut String, audit: &Audit, log: &Log) {
+    let times = log
+        .deliveries
+        .iter()
+        .flat_map(|d| [d.at_ms, d.lease_until_ms])
+        .chain(audit.acknowledgements.iter().map(|a| a.at_ms));
+    let (Some(start), Some(end)) = (times.clone().min(), times.max()) else {
+        out.push_str("<p>Nothing was delivered.</p>\n");
+        return;
+    };
+    let span = (end - start).max(1) as f64;
+    let label_w = 90.0;
+    let x = |t: u64| label_w + (t.saturating_sub(start) as f64 / span) * (WIDTH - label_w - 10.0);
+    let height = LANE * audit.per_message.len() as f64 + 24.0;
+    out.push_str("<h2>Messages</h2>\n<p class=\"legend\">Each lane is a message: a blue bar is a delivery's lease (receive to lease end), a mark an acknowledgement (● delete, ◆ visibility change), green when clean, red REPAIR, amber HOLD. Hover for the words.</p>\n");
+    let _ = writeln!(
+        out,
+        "<svg class=\"lanes\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height:.0}\" viewBox=\"0 0 {WIDTH} {height:.0}\" role=\"img\" aria-label=\"deliveries and acknowledgements per message\">"
+    );
+    for (row, m) in audit.per_message.iter().enumerate() {
+        let y = 8.0 + row as f64 * LANE;
+        let _ = writeln!(
+            out,
+            "<text x=\"0\" y=\"{:.1}\">{}</text>",
+            y + 13.0,
+            esc(m.business_key.as_deref().unwrap_or(&m.message))
+        );
+        for (i, d) in log
+            .deliveries
+            .iter()
+            .filter(|d| d.message_id == m.message)
+            .enumerate()
+        {
+            let (x0, x1) = (x(d.at_ms), x(d.lease_until_ms));
+            let _ = writeln!(
+                out,
+                "<rect class=\"lease\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"10\"><title>attempt {}: leased for {} ms</title></rect>",
+                y + 4.0 + (i % 2) as f64 * 3.0,
+                (x1 - x0).max(2.0),
+                i + 1,
+                d.lease_until_ms - d.at_ms
+            );
+        }
+        for a in audit
+            .acknowledgements
+            .iter()
+            .filter(|a| a.message.as_deref() == Some(m.message.as_str()))
+        {
+            let class = match a.finding.map(FindingKind::decision) {
+                None => "ok",
+                Some(Decision::Repair) => "repair",
+                Some(Decision::Hold) => "hold",
+                Some(_) => "reconcile",
+            };
+            let said = format!(
+                "{} by attempt {}: {}",
+                a.op,
+                a.attempt.unwrap_or(0),
+                a.finding.map_or("clean", FindingKind::as_str)
+            );
+            let (cx, cy) = (x(a.at_ms), y + 9.0);
+            if a.op == "delete" {
+                let _ = writeln!(
+                    out,
+                    "<circle class=\"ack {class}\" cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"5\"><title>{}</title></circle>",
+                    esc(&said)
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "<path class=\"ack {class}\" d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\"><title>{}</title></path>",
+                    cy - 5.0,
+                    esc(&said)
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{label_w}\" y=\"{:.1}\">0 s</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.1} s</text>",
+        height - 4.0,
+        WIDTH - 10.0,
+        height - 4.0,
+        span / 1000.0
+    );
+    out.push_str("</svg>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::judge::{End, judge};
+    use crate::audit::recorder::AckFact;
+    use crate::emulator::audit::{Ack, AckOp, Delivery};
+
+    #[test]
+    fn findings_come_first_and_each_ack_is_a_mark_in_its_lane() {
+        let delivery = |nonce, at| Delivery {
+            queue: "q".into(),
+            message_id: "m1".into(),
+            seq: 1,
+            nonce,
+            body: r#"{"business_key": "<script>x</script>"}"#.into(),
+            at_ms: at,
+            lease_until_ms: at + 1_000,
+        };
+        let log = Log {
+            deliveries: vec![delivery(1, 0), delivery(2, 1_500)],
+            acks: vec![AckFact {
+                ack: Ack {
+                    queue: "q".into(),
+                    op: AckOp::Delete,
+                    handle: Some((1, 1)),
+                    handle_digest: "ab".repeat(32),
+                    at_ms: 2_000,
+                },
+                business_key: None,
+                commits_at_ack: None,
+            }],
+        };
+        let audit = judge(
+            &log,
+            &End {
+                sent: vec!["m1".into()],
+                remaining: Vec::new(),
+                ledger: None,
+            },
+        );
+        let ended = Ended {
+            how: "exited 0".into(),
+            concluded: true,
+            exit_status: Some(0),
+        };
+        let page = render(&audit, &log, &ended);
+        let findings = page.find("<h2>Findings</h2>").expect("findings listed");
+        let lanes = page.find("<svg class=\"lanes\"").expect("the lanes drawn");
+        assert!(findings < lanes);
+        assert_eq!(page.matches("<rect class=\"lease\"").count(), 2);
+        assert!(page.contains("<circle class=\"ack repair\""), "{page}");
+        assert!(
+            page.contains("delete by attempt 1: stale_handle_ack"),
+            "{page}"
+        );
+        assert!(!page.contains("<script>"), "escaped: {page}");
+        assert!(page.contains("No ledger was written"));
+    }
+}
