@@ -329,3 +329,32 @@ fn the_rust_and_javascript_consumers_are_judged_alike() {
         "{said}"
     );
 }
+
+/// `--trials N` repeats the audit on fresh emulators with consecutive seeds and reports each
+/// finding kind as a rate over the trials.
+#[test]
+fn trials_report_each_finding_kind_as_a_rate() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, _) = audit(
+        "by_message_id.py",
+        &["--trials", "3", "--seed", "10"],
+        out.path(),
+        "stale-trials",
+    );
+    assert_eq!(code, 4, "{said}");
+    let dir = out.path().join("stale-trials");
+    for k in 1..=3 {
+        assert!(dir.join(format!("trial-{k}/audit.json")).exists(), "trial {k}");
+    }
+    let rates = read_json(&dir.join("trials.json"));
+    assert_eq!(rates["trials"], 3);
+    assert_eq!(rates["kinds"]["stale_handle_ack"]["found"], 3);
+    assert_eq!(rates["kinds"]["ack_before_commit"]["found"], 0);
+    let [lo, hi] = [0, 1].map(|i| {
+        rates["kinds"]["stale_handle_ack"]["interval"][i]
+            .as_f64()
+            .unwrap()
+    });
+    assert!(lo > 0.25 && hi == 1.0, "{rates}");
+    assert!(said.contains("stale_handle_ack in 3 of 3 trials"), "{said}");
+}

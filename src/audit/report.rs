@@ -217,3 +217,83 @@ pub fn junit(audit: &Audit, ended: &Ended) -> String {
         .to_string()
         .expect("quick-junit serialises into memory, which cannot fail")
 }
+
+/// Each finding kind over the trials of an audit (`--trials N`): in how many trials it was
+/// found, as a rate with the interval of a case's trials (`classify::rate::Sample`: a trial
+/// that could not conclude counted both ways).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Rates {
+    pub trials: u32,
+    /// Trials that could not conclude (messages still in flight at `--max-duration`).
+    pub unknown: u32,
+    /// Per kind: in how many trials it was found, and the 95% interval of that rate.
+    pub kinds: std::collections::BTreeMap<String, KindRate>,
+}
+
+/// One kind's rate over the trials.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct KindRate {
+    pub found: u32,
+    pub interval: [f64; 2],
+}
+
+/// The rates of `done`, `n` trials started.
+pub fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
+    let unknown = done.iter().filter(|(_, e)| !e.concluded).count() as u32;
+    let mut kinds = std::collections::BTreeMap::new();
+    for kind in super::judge::FindingKind::ALL {
+        let found = done
+            .iter()
+            .filter(|(a, e)| e.concluded && a.findings.iter().any(|f| f.kind == kind))
+            .count() as u32;
+        let (low, high) = crate::classify::rate::Sample {
+            k: found,
+            unknown,
+            n,
+        }
+        .interval();
+        kinds.insert(
+            kind.as_str().to_string(),
+            KindRate {
+                found,
+                interval: [low, high],
+            },
+        );
+    }
+    Rates {
+        trials: n,
+        unknown,
+        kinds,
+    }
+}
+
+impl Rates {
+    /// `trials.json`.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// One line per kind: `stale_handle_ack in 5 of 5 trials [47.8%, 100%]`.
+    pub fn terminal(&self) -> String {
+        let mut out = format!(
+            "{} trials{}:\n",
+            self.trials,
+            if self.unknown > 0 {
+                format!(" ({} could not conclude, counted both ways)", self.unknown)
+            } else {
+                String::new()
+            }
+        );
+        for (kind, r) in &self.kinds {
+            let _ = writeln!(
+                out,
+                "  {kind} in {} of {} trials [{}, {}]",
+                r.found,
+                self.trials,
+                crate::classify::rate::percent(r.interval[0]),
+                crate::classify::rate::percent(r.interval[1])
+            );
+        }
+        out
+    }
+}

@@ -929,6 +929,12 @@ pub struct AuditArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
+    /// Repeat the audit N times, each on a fresh emulator with the next seed (`--seed`,
+    /// `--seed` + 1, ...), into `trial-<k>/`, and report each finding kind as a rate over the
+    /// trials with its 95% interval (`trials.json`).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000))]
+    pub trials: u32,
+
     /// The audit ends once every message is deleted and nothing has been in flight this long.
     #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = parse_positive_duration)]
     pub idle: std::time::Duration,

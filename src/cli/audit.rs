@@ -36,7 +36,7 @@ fn say(line: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
 }
 
-/// Runs the command and returns the exit code.
+/// Runs the command and returns the process exit code.
 pub async fn run(args: AuditArgs) -> i32 {
     let mut signals = Signals::new();
     let run_id = args
@@ -44,22 +44,75 @@ pub async fn run(args: AuditArgs) -> i32 {
         .clone()
         .unwrap_or_else(crate::runner::new_run_id);
     let dir = args.out.join(&run_id);
-    if dir.join("audit.json").exists() {
+    if dir.join("audit.json").exists() || dir.join("trials.json").exists() {
         say(format_args!(
             "{} already holds an audit; a run id is never reused",
             dir.display()
         ));
         return exit_code::BAD_COMMAND_LINE;
     }
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        say(format_args!("failed to create {}: {e}", dir.display()));
+    if args.trials == 1 {
+        return match audit_once(&args, &dir, args.seed, &mut signals).await {
+            Ok((audit, ended)) => exit(&[(audit, ended)]),
+            Err(code) => code,
+        };
+    }
+    // Trials: each a fresh emulator, queue and consumer, seeded seed, seed + 1, ...
+    let base = args.seed.or(args.chaos.map(|c| c.seed)).unwrap_or(0);
+    let mut done = Vec::new();
+    for k in 0..args.trials {
+        let seed = base + u64::from(k);
+        let trial_dir = dir.join(format!("trial-{}", k + 1));
+        match audit_once(&args, &trial_dir, Some(seed), &mut signals).await {
+            Ok(result) => done.push(result),
+            Err(code) => return code,
+        }
+    }
+    let rates = crate::audit::report::rates(&done, args.trials);
+    let _ = std::io::stdout().write_all(rates.terminal().as_bytes());
+    if let Err(e) = std::fs::write(dir.join("trials.json"), rates.json()) {
+        say(format_args!("failed to write trials.json: {e}"));
         return exit_code::RUNTIME_ERROR;
     }
-    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    exit(&done)
+}
+
+/// The exit code of the audits: 4 when one found something definite (or ended judged and not
+/// clean), else 5 when one could not conclude, else 0.
+fn exit(done: &[(crate::audit::Audit, Ended)]) -> i32 {
+    let definite = done.iter().any(|(audit, ended)| {
+        audit
+            .findings
+            .iter()
+            .any(|f| f.kind != crate::audit::FindingKind::NeverAcked)
+            || (ended.concluded && !audit.clean)
+    });
+    if definite {
+        exit_code::EXPECTATION_FAILED
+    } else if done.iter().any(|(_, ended)| !ended.concluded) {
+        exit_code::INCONCLUSIVE
+    } else {
+        exit_code::OK
+    }
+}
+
+/// One audit into `dir`: the emulator, the queue, the messages, the consumer, the judgement,
+/// the folder's reports. `Err` is the exit code of a failure that leaves nothing to judge.
+async fn audit_once(
+    args: &AuditArgs,
+    dir: &Path,
+    seed: Option<u64>,
+    signals: &mut Signals,
+) -> Result<(crate::audit::Audit, Ended), i32> {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        say(format_args!("failed to create {}: {e}", dir.display()));
+        return Err(exit_code::RUNTIME_ERROR);
+    }
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let ledger = dir.join("ledger.txt");
     let recorder = Arc::new(Recorder::new(ledger.clone()));
     let mut chaos = args.chaos.unwrap_or_default();
-    if let Some(seed) = args.seed {
+    if let Some(seed) = seed {
         chaos.seed = seed;
     }
     let config = EmulatorConfig {
@@ -72,29 +125,29 @@ pub async fn run(args: AuditArgs) -> i32 {
         Ok(emu) => emu,
         Err(e) => {
             say(format_args!("the emulator failed to start: {e}"));
-            return exit_code::RUNTIME_ERROR;
+            return Err(exit_code::RUNTIME_ERROR);
         }
     };
     let url = emu.endpoint_url();
-    let (queue_url, sent) = match prepare(&url, &args).await {
+    let (queue_url, sent) = match prepare(&url, args).await {
         Ok(p) => p,
         Err(e) => {
             say(format_args!("the emulator failed: {e}"));
             emu.shutdown().await;
-            return exit_code::RUNTIME_ERROR;
+            return Err(exit_code::RUNTIME_ERROR);
         }
     };
     if !chaos.is_off() {
         say(format_args!("chaos on: {chaos}"));
     }
-    let ended = match watch(&args, &emu, &url, &queue_url, &ledger, &dir, &mut signals).await {
+    let ended = match watch(args, &emu, &url, &queue_url, &ledger, &dir, signals).await {
         Ok(ended) => ended,
         Err(code) => {
             emu.shutdown().await;
-            return code;
+            return Err(code);
         }
     };
-    let (remaining, _) = emu.holding(queue_name(&args)).unwrap_or_default();
+    let (remaining, _) = emu.holding(queue_name(args)).unwrap_or_default();
     let log = recorder.log();
     let audit = judge(
         &log,
@@ -125,19 +178,9 @@ pub async fn run(args: AuditArgs) -> i32 {
     let _ = stdout.flush();
     if let Err(e) = written {
         say(e);
-        return exit_code::RUNTIME_ERROR;
+        return Err(exit_code::RUNTIME_ERROR);
     }
-    let definite = audit
-        .findings
-        .iter()
-        .any(|f| f.kind != crate::audit::FindingKind::NeverAcked);
-    if definite || (ended.concluded && !audit.clean) {
-        exit_code::EXPECTATION_FAILED
-    } else if !ended.concluded {
-        exit_code::INCONCLUSIVE
-    } else {
-        exit_code::OK
-    }
+    Ok((audit, ended))
 }
 
 /// Creates the queue and sends the messages: the queue's URL, and the MessageIds in send order.
