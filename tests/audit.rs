@@ -344,7 +344,10 @@ fn trials_report_each_finding_kind_as_a_rate() {
     assert_eq!(code, 4, "{said}");
     let dir = out.path().join("stale-trials");
     for k in 1..=3 {
-        assert!(dir.join(format!("trial-{k}/audit.json")).exists(), "trial {k}");
+        assert!(
+            dir.join(format!("trial-{k}/audit.json")).exists(),
+            "trial {k}"
+        );
     }
     let rates = read_json(&dir.join("trials.json"));
     assert_eq!(rates["trials"], 3);

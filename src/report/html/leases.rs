@@ -5,7 +5,7 @@
 //! it; a call that used the handle after its lease lapsed or was superseded is stale.
 
 use super::super::wording::format_ms;
-use super::marks::{Mark, Part, Shape, bar, cap, lane_name, outcome};
+use super::marks::{Mark, MarkKind, Part, Shape, bar, cap, lane_name, outcome};
 use crate::evidence::format::{Call, Completion, Phase};
 use crate::evidence::view::CaseView;
 
@@ -288,7 +288,7 @@ pub(super) fn leases<'a>(
                 lane: lane.clone(),
                 track,
                 mark: Mark {
-                    kind: "lease",
+                    kind: MarkKind::Lease,
                     class: format!("lease {kind}"),
                     parts,
                     label: Some(format!(

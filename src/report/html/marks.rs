@@ -23,12 +23,84 @@ pub(crate) struct Lane {
     pub marks: Vec<Mark>,
 }
 
+/// What a mark is: its `data-kind` in the SVG (tests and readers of the page select by it).
+/// Adding one is a row here; the legend's swatches are [`SWATCHES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MarkKind {
+    /// One SQS call (an attempt), coloured by its completion.
+    Call,
+    /// A message's lease, from a receive to its end (extended, kept past its end).
+    Lease,
+    Sleep,
+    /// A step that is neither a call nor a sleep (its span).
+    Step,
+    /// The observation window.
+    Window,
+    /// A sighting of a message delivered before: it came back.
+    Redelivery,
+    /// A first sighting in the window.
+    Sighting,
+    /// A finding, at its step.
+    Finding,
+    /// A fault sqsprobe injected into an attempt.
+    Fault,
+}
+
+impl MarkKind {
+    /// Every kind.
+    #[cfg(test)]
+    pub const ALL: [MarkKind; 9] = [
+        MarkKind::Call,
+        MarkKind::Lease,
+        MarkKind::Sleep,
+        MarkKind::Step,
+        MarkKind::Window,
+        MarkKind::Redelivery,
+        MarkKind::Sighting,
+        MarkKind::Finding,
+        MarkKind::Fault,
+    ];
+
+    /// The `data-kind` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MarkKind::Call => "call",
+            MarkKind::Lease => "lease",
+            MarkKind::Sleep => "sleep",
+            MarkKind::Step => "step",
+            MarkKind::Window => "window",
+            MarkKind::Redelivery => "redelivery",
+            MarkKind::Sighting => "sighting",
+            MarkKind::Finding => "finding",
+            MarkKind::Fault => "fault",
+        }
+    }
+}
+
+/// The legend's swatches, in order: the CSS class a mark's part is drawn with (`.sw.<class>`
+/// in the stylesheet colours the swatch as the part) and what it means. A class the picture
+/// draws with and the reader must tell apart is a row here; a test ties the rows to the
+/// stylesheet.
+pub(crate) const SWATCHES: &[(&str, &str)] = &[
+    ("ok", "call ok"),
+    ("fail", "refused (fail)"),
+    ("info", "outcome unknown (info)"),
+    ("harness", "harness's own call"),
+    ("held", "lease"),
+    ("extended", "lease extended"),
+    ("kept", "handle kept after its lease"),
+    ("stale", "stale handle used"),
+    ("sleep", "sleep"),
+    ("window", "observation window"),
+    ("redelivery", "redelivery"),
+    ("finding", "finding"),
+    ("fault", "fault sqsprobe injected"),
+];
+
 /// One thing drawn: its `data-kind`, CSS classes, parts, label and hover text.
 #[derive(Debug)]
 pub(crate) struct Mark {
-    /// `call`, `lease`, `sleep`, `step`, `window`, `redelivery`, `sighting`, `finding`,
-    /// `fault`.
-    pub kind: &'static str,
+    pub kind: MarkKind,
     pub class: String,
     pub parts: Vec<Part>,
     pub label: Option<String>,

@@ -21,7 +21,9 @@
 use super::super::wording::format_ms;
 use super::leases::leases;
 pub(crate) use super::marks::outcome;
-use super::marks::{HARNESS, Lane, Mark, OBSERVE, Part, Picture, STEPS, Shape, lane_name};
+use super::marks::{
+    HARNESS, Lane, Mark, MarkKind, OBSERVE, Part, Picture, STEPS, Shape, lane_name,
+};
 use crate::evidence::format::{Call, Completion, Phase, StepEnd};
 use crate::evidence::view::{CaseView, parse_time};
 use chrono::{DateTime, FixedOffset};
@@ -329,7 +331,7 @@ fn call_mark(case: &CaseView, call: &Call, rel: &impl Fn(&str) -> Option<f64>) -
         }
     }
     Some(Mark {
-        kind: "call",
+        kind: MarkKind::Call,
         class,
         parts: vec![Part {
             shape: Shape::Bar,
@@ -361,7 +363,7 @@ fn fault_mark(call: &Call, call_mark: &Mark) -> Option<Mark> {
         what.push_str(&format!(" {code}"));
     }
     Some(Mark {
-        kind: "fault",
+        kind: MarkKind::Fault,
         class: format!("fault {}", fault.kind),
         parts: vec![Part {
             shape: Shape::Point,
@@ -431,7 +433,11 @@ fn step_mark(step: &StepEnd, rel: &impl Fn(&str) -> Option<f64>, failed: bool) -
         class.push_str(" failed-step");
     }
     Some(Mark {
-        kind: if sleep { "sleep" } else { "step" },
+        kind: if sleep {
+            MarkKind::Sleep
+        } else {
+            MarkKind::Step
+        },
         class: if sleep {
             format!("{class} sleep")
         } else {
@@ -498,7 +504,7 @@ fn finding_marks(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Vec<Mar
                 answer.push_str(&format!(" {code}"));
             }
             Some(Mark {
-                kind: "finding",
+                kind: MarkKind::Finding,
                 class: "finding".to_string(),
                 parts: vec![Part {
                     shape: Shape::Point,
@@ -569,7 +575,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
         ));
     }
     let mark = Mark {
-        kind: "window",
+        kind: MarkKind::Window,
         class: format!("window ended-{}", class_word(&w.ended)),
         parts: vec![
             Part {
@@ -619,9 +625,9 @@ fn sighting_marks(case: &CaseView, call: &Call, rel: &impl Fn(&str) -> Option<f6
                 .unwrap_or_default();
             Mark {
                 kind: if redelivered {
-                    "redelivery"
+                    MarkKind::Redelivery
                 } else {
-                    "sighting"
+                    MarkKind::Sighting
                 },
                 class: if redelivered {
                     "redelivery"
@@ -706,7 +712,7 @@ mod tests {
             .iter()
             .filter(|l| l.name == lane)
             .flat_map(|l| &l.marks)
-            .filter(|m| m.kind == "lease")
+            .filter(|m| m.kind == MarkKind::Lease)
             .collect()
     }
 
@@ -839,14 +845,14 @@ mod tests {
         let run = RunView::new(&records);
         let p = picture(&run.cases[0]).unwrap();
         let all: Vec<&Mark> = p.lanes.iter().flat_map(|l| &l.marks).collect();
-        let sleep = all.iter().find(|m| m.kind == "sleep").unwrap();
+        let sleep = all.iter().find(|m| m.kind == MarkKind::Sleep).unwrap();
         assert_eq!(sleep.label.as_deref(), Some("2 sleep 950 ms"));
         assert!(sleep.class.contains("failed-step"));
-        let finding = all.iter().find(|m| m.kind == "finding").unwrap();
+        let finding = all.iter().find(|m| m.kind == MarkKind::Finding).unwrap();
         assert_eq!(finding.label.as_deref(), Some("✗ step 2 (sleep): it broke"));
-        let back = all.iter().find(|m| m.kind == "redelivery").unwrap();
+        let back = all.iter().find(|m| m.kind == MarkKind::Redelivery).unwrap();
         assert_eq!(back.label.as_deref(), Some("m1 back (receive count 3)"));
-        assert!(all.iter().any(|m| m.kind == "window"));
+        assert!(all.iter().any(|m| m.kind == MarkKind::Window));
     }
 
     #[test]
@@ -870,7 +876,11 @@ mod tests {
         let run = RunView::new(&records);
         let p = picture(&run.cases[0]).unwrap();
         let lane = p.lanes.iter().find(|l| l.name == "attempt B").unwrap();
-        let fault = lane.marks.iter().find(|m| m.kind == "fault").unwrap();
+        let fault = lane
+            .marks
+            .iter()
+            .find(|m| m.kind == MarkKind::Fault)
+            .unwrap();
         assert_eq!(fault.label.as_deref(), Some("fault: lose-response"));
         assert!(
             fault
@@ -882,7 +892,10 @@ mod tests {
         let delete = lane
             .marks
             .iter()
-            .find(|m| m.kind == "call" && m.data.contains(&("action", "DeleteMessage".to_string())))
+            .find(|m| {
+                m.kind == MarkKind::Call
+                    && m.data.contains(&("action", "DeleteMessage".to_string()))
+            })
             .unwrap();
         assert!(delete.class.starts_with("call info"), "{}", delete.class);
         assert_eq!(fault.parts[0].start, delete.parts[0].start);

@@ -6,7 +6,7 @@
 //! one that has no room is left out rather than drawn over another.
 
 use super::axis::{Want, place, text_width, tick_label, ticks};
-use super::marks::{Lane, Mark, Picture, Shape};
+use super::marks::{Lane, Mark, MarkKind, Picture, SWATCHES, Shape};
 use super::picture::picture;
 use crate::evidence::view::CaseView;
 use crate::text::escape::{html_attr as attr, html_text as esc};
@@ -33,7 +33,7 @@ pub(crate) fn figure(out: &mut String, case: &CaseView) {
     if let Some(p) = picture(case) {
         out.push_str("<figure class=\"timeline\">\n");
         render(out, &p);
-        out.push_str(LEGEND);
+        out.push_str(&legend());
         out.push_str("</figure>\n");
     }
 }
@@ -158,7 +158,7 @@ fn mark(
     let _ = write!(
         out,
         "<g data-kind=\"{}\" class=\"{}\"",
-        attr(m.kind),
+        attr(m.kind.as_str()),
         attr(&m.class)
     );
     for (name, value) in &m.data {
@@ -175,7 +175,7 @@ fn mark(
         };
         let _ = match part.shape {
             Shape::Bar => {
-                let (inset, h) = if m.kind == "lease" {
+                let (inset, h) = if m.kind == MarkKind::Lease {
                     (4.0, 6.0)
                 } else {
                     (2.0, 10.0)
@@ -239,28 +239,52 @@ fn mark(
     out.push_str("</g>\n");
 }
 
-/// The key to the timelines' marks, shown under each one.
-pub(crate) const LEGEND: &str = "<p class=\"legend\">\
-<span><span class=\"sw ok\"></span>call ok</span> \
-<span><span class=\"sw fail\"></span>refused (fail)</span> \
-<span><span class=\"sw info\"></span>outcome unknown (info)</span> \
-<span><span class=\"sw harness\"></span>harness's own call</span> \
-<span><span class=\"sw held\"></span>lease</span> \
-<span><span class=\"sw extended\"></span>lease extended</span> \
-<span><span class=\"sw kept\"></span>handle kept after its lease</span> \
-<span><span class=\"sw stale\"></span>stale handle used</span> \
-<span><span class=\"sw sleep\"></span>sleep</span> \
-<span><span class=\"sw window\"></span>observation window</span> \
-<span><span class=\"sw redelivery\"></span>redelivery</span> \
-<span><span class=\"sw finding\"></span>finding</span> \
-<span><span class=\"sw fault\"></span>fault sqsprobe injected</span> \
-<span>· hover a mark for its evidence row</span></p>\n";
+/// The key to the timelines' marks, shown under each one: a swatch per row of [`SWATCHES`].
+pub(crate) fn legend() -> String {
+    let mut out = String::from("<p class=\"legend\">");
+    for (class, words) in SWATCHES {
+        let _ = write!(
+            out,
+            "<span><span class=\"sw {class}\"></span>{}</span> ",
+            esc(words)
+        );
+    }
+    out.push_str("<span>· hover a mark for its evidence row</span></p>\n");
+    out
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::evidence::fixtures::full_run;
     use crate::evidence::view::RunView;
+
+    /// The legend's table and the stylesheet agree: every swatch is coloured, and every kind
+    /// the picture draws is one of the table's.
+    #[test]
+    fn every_swatch_has_its_style_and_every_kind_its_name() {
+        for (class, words) in SWATCHES {
+            assert!(
+                super::super::style::CSS.contains(&format!(".sw.{class}{{"))
+                    || super::super::style::CSS.contains(&format!(".sw.{class},")),
+                "no .sw.{class} rule in the stylesheet"
+            );
+            assert!(legend().contains(words));
+        }
+        let mut names: Vec<&str> = MarkKind::ALL.iter().map(|k| k.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), MarkKind::ALL.len());
+        let records = full_run();
+        let run = RunView::new(&records);
+        let p = picture(&run.cases[0]).unwrap();
+        let mut svg = String::new();
+        render(&mut svg, &p);
+        for kind in svg.split("<g data-kind=\"").skip(1) {
+            let kind = &kind[..kind.find('"').unwrap()];
+            assert!(names.contains(&kind), "{kind} is not a MarkKind");
+        }
+    }
 
     #[test]
     fn every_mark_is_a_group_with_its_kind_and_evidence() {
