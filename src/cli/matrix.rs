@@ -38,7 +38,10 @@ pub fn matrix(args: MatrixArgs) -> i32 {
         }
     };
     for (name, text) in [
-        ("matrix.md", matrix::render_markdown(&m)),
+        (
+            "matrix.md",
+            crate::conformance::markdown::render_markdown(&m),
+        ),
         ("matrix.json", json),
     ] {
         let path = args.out.join(name);

@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::evidence::Record;
 use crate::evidence::format::{RunStart, Verdict};
 use crate::evidence::view::{CaseView, RunView};
-use crate::text::escape::{markdown_cell as md, markdown_code};
+use crate::suite::area::AREAS;
 
 /// A matrix cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,14 +83,27 @@ pub struct Cell {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Row {
     pub case: String,
+    /// The case's title, from the first run that started it.
+    pub title: Option<String>,
+    /// `semantics` or `validation`, from the first run that started it; `None` for evidence
+    /// written before the aspect was recorded (such a row counts in neither aspect's score).
+    pub aspect: Option<String>,
+    /// Where the case is written (`suite`, line of its `id:`), for links.
+    pub suite: Option<String>,
+    pub line: Option<u32>,
     pub cells: Vec<Cell>,
 }
 
-/// The cases of one suite file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The cases of one area, with each column's score over them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Area {
-    /// The suite file's stem, e.g. `stale-handle`.
+    /// The area's key ([`AREAS`]), or for a case that names none the suite file's stem, e.g.
+    /// `stale-handle`.
     pub area: String,
+    /// Its heading: the area's title, else the key.
+    pub title: String,
+    /// One score per column, over this area's rows.
+    pub scores: Vec<Score>,
     pub rows: Vec<Row>,
 }
 
@@ -112,8 +125,6 @@ pub struct Score {
     /// `pass / run`: known divergences and unfinished cases count as non-conforming. Null
     /// when nothing was counted.
     pub conformance: Option<f64>,
-    /// `(pass + known_divergence) / run`: what the target profile accepts.
-    pub accepted: Option<f64>,
 }
 
 /// One run, shown as a column.
@@ -129,6 +140,24 @@ pub struct Column {
     /// what did not finish as not conforming, but it is not a complete measurement.
     pub interrupted: bool,
     pub score: Score,
+    /// The score over the cases that check semantics (what a consumer can observe).
+    pub semantics: Score,
+    /// The score over the cases that check validation (error codes and messages).
+    pub validation: Score,
+    /// The failing and divergent semantics cases that weigh most ([`surprises`]).
+    pub surprises: Vec<Surprise>,
+}
+
+/// A semantics case a target does not answer as AWS does: what a team choosing that target
+/// should know first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Surprise {
+    pub case: String,
+    pub title: Option<String>,
+    pub area: String,
+    pub state: CellState,
+    /// The profile's reason (a known divergence) or why the case did not pass.
+    pub note: Option<String>,
 }
 
 /// A contested behaviour: a case tagged [`CONTESTED_TAG`], what AWS does, and what each
@@ -168,7 +197,10 @@ pub struct Matrix {
 }
 
 /// Identifier written in `matrix.json`.
-pub const MATRIX_FORMAT: &str = "sqsprobe-matrix/1";
+pub const MATRIX_FORMAT: &str = "sqsprobe-matrix/2";
+
+/// How many surprises each column lists.
+pub const MAX_SURPRISES: usize = 5;
 
 /// Why a run cannot be a column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -216,7 +248,11 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
         let start = view.start.ok_or_else(|| NoRunStart(label.clone()))?;
         for case in &view.cases {
             if !order.iter().any(|(_, c)| c == case.id) {
-                let area = case.suite.map_or_else(|| "(unknown)".to_string(), area_of);
+                let area = case
+                    .start
+                    .and_then(|s| s.area.clone())
+                    .or_else(|| case.suite.map(area_of))
+                    .unwrap_or_else(|| "(unknown)".to_string());
                 order.push((area, case.id.to_string()));
             }
         }
@@ -229,10 +265,21 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
             protocol: start.protocol.clone(),
             interrupted: view.interrupted(),
             score: Score::default(),
+            semantics: Score::default(),
+            validation: Score::default(),
+            surprises: Vec::new(),
         });
         views.push(view);
     }
     disambiguate(&mut columns);
+    // Known areas in their order of weight, then the others as first seen.
+    let rank = |key: &str| {
+        AREAS
+            .iter()
+            .position(|a| a.key == key)
+            .unwrap_or(AREAS.len())
+    };
+    order.sort_by_key(|(area, _)| rank(area));
 
     let mut areas: Vec<Area> = Vec::new();
     let mut contested = Vec::new();
@@ -252,23 +299,58 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
                     .collect(),
             });
         }
-        for (col, cell) in columns.iter_mut().zip(&cells) {
-            col.score.count(cell.state);
-        }
         let row = Row {
             case: case.clone(),
+            title: start.and_then(|s| s.title.clone()),
+            aspect: start.and_then(|s| s.aspect.clone()),
+            suite: start.map(|s| s.suite.clone()),
+            line: start.map(|s| s.line),
             cells,
         };
-        match areas.iter_mut().find(|a| &a.area == area) {
-            Some(a) => a.rows.push(row),
-            None => areas.push(Area {
-                area: area.clone(),
-                rows: vec![row],
-            }),
+        let at = match areas.iter().position(|a| &a.area == area) {
+            Some(i) => i,
+            None => {
+                areas.push(Area {
+                    area: area.clone(),
+                    title: crate::suite::area::area(area)
+                        .map_or_else(|| area.clone(), |a| a.title.to_string()),
+                    scores: vec![Score::default(); columns.len()],
+                    rows: Vec::new(),
+                });
+                areas.len() - 1
+            }
+        };
+        let area = &mut areas[at];
+        for (i, (col, cell)) in columns.iter_mut().zip(&row.cells).enumerate() {
+            col.score.count(cell.state);
+            area.scores[i].count(cell.state);
+            match row.aspect.as_deref() {
+                Some("semantics") => col.semantics.count(cell.state),
+                Some("validation") => col.validation.count(cell.state),
+                _ => {}
+            }
+            if row.aspect.as_deref() == Some("semantics")
+                && matches!(cell.state, CellState::Fail | CellState::KnownDivergence)
+                && col.surprises.len() < MAX_SURPRISES
+            {
+                col.surprises.push(Surprise {
+                    case: row.case.clone(),
+                    title: row.title.clone(),
+                    area: area.title.clone(),
+                    state: cell.state,
+                    note: cell.note.clone(),
+                });
+            }
         }
+        area.rows.push(row);
     }
     for col in &mut columns {
         col.score.finish();
+        col.semantics.finish();
+        col.validation.finish();
+    }
+    for area in &mut areas {
+        area.scores.iter_mut().for_each(Score::finish);
     }
     Ok(Matrix {
         format: MATRIX_FORMAT,
@@ -384,8 +466,6 @@ impl Score {
             + self.did_not_finish;
         if self.run > 0 {
             self.conformance = Some(f64::from(self.pass) / f64::from(self.run));
-            self.accepted =
-                Some(f64::from(self.pass + self.known_divergence) / f64::from(self.run));
         }
     }
 }
@@ -394,155 +474,10 @@ pub(crate) fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0))
 }
 
-/// `matrix.md`: a score table, then one table per area.
-pub fn render_markdown(m: &Matrix) -> String {
-    let mut out = String::from("# SQS conformance matrix\n\n");
-    out.push_str(
-        "Conformance = passes / cases counted; a known divergence counts as non-conforming, \
-         and so does a case that did not finish. Accepted = (passes + known divergences) / \
-         cases counted. Cases counted: every case a run selected except the unsupported ones; \
-         not-run cases (not selected in that run) are not counted.\n\n",
-    );
-    out.push_str("| Target | Run | Protocol | Conformance | Accepted | Pass | Known divergence | Fail | Inconclusive | Error | Did not finish | Unsupported | Not run |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for c in &m.columns {
-        let s = &c.score;
-        let flag = if c.interrupted {
-            " **(interrupted)**"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "| {}{flag} | {} | {} | {} ({}/{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            md(&c.name),
-            markdown_code(&c.run_id),
-            md(&c.protocol),
-            percent(s.conformance),
-            s.pass,
-            s.run,
-            percent(s.accepted),
-            s.pass,
-            s.known_divergence,
-            s.fail,
-            s.inconclusive,
-            s.error,
-            s.did_not_finish,
-            s.unsupported,
-            s.not_run
-        ));
-    }
-    let interrupted: Vec<String> = m
-        .columns
-        .iter()
-        .filter(|c| c.interrupted)
-        .map(|c| md(&c.name))
-        .collect();
-    if !interrupted.is_empty() {
-        out.push_str(&format!(
-            "\n> **Interrupted**: {}. {} stopped before {} finished: {} cases without a verdict \
-             count as not conforming, and {} not a complete measurement.\n",
-            interrupted.join(", "),
-            if interrupted.len() == 1 {
-                "This run"
-            } else {
-                "These runs"
-            },
-            if interrupted.len() == 1 { "it" } else { "they" },
-            if interrupted.len() == 1 {
-                "its"
-            } else {
-                "their"
-            },
-            if interrupted.len() == 1 {
-                "its score is"
-            } else {
-                "their scores are"
-            },
-        ));
-    }
-    let header: String = m
-        .columns
-        .iter()
-        .map(|c| format!(" {} |", md(&c.name)))
-        .collect();
-    let rule: String = m.columns.iter().map(|_| "---|").collect();
-    render_contested(&mut out, m, &header, &rule);
-    let mut notes: Vec<String> = Vec::new();
-    for area in &m.areas {
-        out.push_str(&format!(
-            "\n## {}\n\n| Case |{header}\n|---|{rule}\n",
-            area.area
-        ));
-        for row in &area.rows {
-            out.push_str(&format!("| {} |", markdown_code(&row.case)));
-            for (col, cell) in m.columns.iter().zip(&row.cells) {
-                match (&cell.note, cell.state) {
-                    (Some(note), CellState::KnownDivergence | CellState::Unsupported) => {
-                        notes.push(format!(
-                            "{}. {} on {}: {}",
-                            notes.len() + 1,
-                            markdown_code(&row.case),
-                            md(&col.name),
-                            md(note)
-                        ));
-                        out.push_str(&format!(" {} [{}] |", cell.state.word(), notes.len()));
-                    }
-                    _ => out.push_str(&format!(" {} |", cell.state.word())),
-                }
-            }
-            out.push('\n');
-        }
-    }
-    if !notes.is_empty() {
-        out.push_str("\n## Notes\n\n");
-        for n in notes {
-            out.push_str(&n);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// The contested behaviours, before the areas: what AWS does and what each target did.
-fn render_contested(out: &mut String, m: &Matrix, header: &str, rule: &str) {
-    if m.contested.is_empty() {
-        return;
-    }
-    out.push_str(
-        "\n## Contested behaviours\n\nCases tagged `contested`: behaviours the targets answer in \
-         different ways. **AWS** is what AWS recorded or documents (the case's behaviour; its \
-         sources below the table); each target's cell is what it did there — the answer of \
-         every acknowledgement step (DeleteMessage, ChangeMessageVisibility), the outcome \
-         observed afterwards, and the finding when the case did not pass — then the verdict.\n\n",
-    );
-    out.push_str(&format!("| Case | AWS |{header}\n|---|---|{rule}\n"));
-    for c in &m.contested {
-        out.push_str(&format!(
-            "| {} | {} |",
-            markdown_code(&c.case),
-            md(&c.behaviour)
-        ));
-        for did in &c.did {
-            match did {
-                Some(d) => out.push_str(&format!(" {} ({}) |", md(&d.summary), d.state.word())),
-                None => out.push_str(" not run |"),
-            }
-        }
-        out.push('\n');
-    }
-    out.push('\n');
-    for c in &m.contested {
-        out.push_str(&format!(
-            "- {}: {}\n",
-            markdown_code(&c.case),
-            md(&c.sources.join("; "))
-        ));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::markdown::render_markdown;
     use crate::evidence::fixtures::{
         case_end, case_start, run_end, run_start, verdicts_run as run,
     };
@@ -699,25 +634,24 @@ mod tests {
         let moto = &m.columns[1].score;
         assert_eq!((moto.pass, moto.run, moto.unsupported), (1, 2, 1));
         assert_eq!(moto.conformance, Some(0.5));
-        assert_eq!(moto.accepted, Some(1.0));
         assert_eq!(m.columns[0].score.conformance, Some(1.0));
         assert_eq!(m.columns[2].score.conformance, Some(0.0));
 
         let md = render_markdown(&m);
         assert!(
-            md.contains("| embedded | `run-1` | json | 100.0% (3/3) | 100.0% |"),
+            md.contains("| embedded | `run-1` | json | 100.0% (3/3) | – | – | 3 |"),
             "{md}"
         );
         assert!(
-            md.contains("| moto | `run-1` | json | 50.0% (1/2) | 100.0% |"),
+            md.contains("| moto | `run-1` | json | 50.0% (1/2) | – | – | 1 | 1 |"),
             "{md}"
         );
         assert!(
-            md.contains("\n## ack\n\n| Case | embedded | moto | moto (query) |\n"),
+            md.contains("\n## ack\n\n| Case | Aspect | embedded | moto | moto (query) |\n"),
             "{md}"
         );
         assert!(
-            md.contains("| `c` | pass | unsupported [2] | not run |"),
+            md.contains("| `c` | – | pass | unsupported [2] | not run |"),
             "{md}"
         );
         assert!(
@@ -793,9 +727,109 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| `c` | **did not finish** | not run |"),
+            md.contains("| `c` | – | **did not finish** | not run |"),
             "{md}"
         );
+    }
+
+    /// A run of cases given as (id, area, aspect, verdict).
+    fn run_with_areas(profile: &str, cases: &[(&str, &str, &str, Verdict)]) -> Vec<Record> {
+        let ids: Vec<&str> = cases.iter().map(|c| c.0).collect();
+        let mut records = run(Some(profile), "json", &[]);
+        if let Record::RunStart(s) = &mut records[0] {
+            s.cases = ids.iter().map(|c| c.to_string()).collect();
+            s.target = "endpoint".to_string();
+        }
+        records.pop();
+        for (id, area, aspect, verdict) in cases {
+            let mut start = case_start(id, 10);
+            if let Record::CaseStart(c) = &mut start {
+                c.area = Some(area.to_string());
+                c.aspect = Some(aspect.to_string());
+            }
+            records.push(start);
+            let mut end = case_end(id, *verdict, "why", &[]);
+            if *verdict == Verdict::KnownDivergence {
+                end.profile_note = Some(format!("{id} differs (ref)"));
+            }
+            records.push(Record::CaseEnd(end));
+        }
+        records.push(run_end(0));
+        records
+    }
+
+    #[test]
+    fn areas_in_order_of_weight_with_scores_aspects_and_surprises() {
+        use Verdict::*;
+        let cases = [
+            ("e1", "errors", "validation", Fail),
+            ("b1", "batches", "semantics", KnownDivergence),
+            ("l1", "leases", "semantics", Pass),
+            ("l2", "leases", "semantics", Fail),
+            ("l3", "leases", "validation", KnownDivergence),
+            ("h1", "handles", "semantics", KnownDivergence),
+            ("x1", "mine", "semantics", Pass),
+        ];
+        let m = build(&[("1".to_string(), run_with_areas("moto", &cases))]).unwrap();
+        let areas: Vec<(&str, &str)> = m
+            .areas
+            .iter()
+            .map(|a| (a.area.as_str(), a.title.as_str()))
+            .collect();
+        assert_eq!(
+            areas,
+            vec![
+                ("leases", "Leases and visibility"),
+                ("handles", "Receipt handles and acknowledgements"),
+                ("batches", "Batches"),
+                ("errors", "Errors and validation"),
+                // An area outside the list keeps its key and comes last.
+                ("mine", "mine"),
+            ]
+        );
+        let leases = &m.areas[0].scores[0];
+        assert_eq!(
+            (
+                leases.pass,
+                leases.run,
+                leases.known_divergence,
+                leases.fail
+            ),
+            (1, 3, 1, 1)
+        );
+        let col = &m.columns[0];
+        assert_eq!((col.semantics.pass, col.semantics.run), (2, 5));
+        assert_eq!((col.validation.pass, col.validation.run), (0, 2));
+        assert_eq!(col.score.run, 7);
+        // Semantics only, heaviest area first; a validation divergence is not a surprise.
+        let surprises: Vec<&str> = col.surprises.iter().map(|s| s.case.as_str()).collect();
+        assert_eq!(surprises, vec!["l2", "h1", "b1"]);
+        assert_eq!(col.surprises[1].note.as_deref(), Some("h1 differs (ref)"));
+
+        let md = render_markdown(&m);
+        assert!(
+            md.contains("| moto | `run-1` | json | 28.6% (2/7) | 40.0% (2/5) · 2 known · 1 failing | 0.0% (0/2) · 1 known · 1 failing |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| Leases and visibility | 33.3% (1/3) · 1 known · 1 failing |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- title of h1 (`h1`, Receipt handles and acknowledgements; known divergence): h1 differs (ref)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `l3` | validation | known divergence [1] |"),
+            "{md}"
+        );
+        assert!(!md.contains("same authors"), "no embedded column: {md}");
+
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["format"], "sqsprobe-matrix/2");
+        assert!(json["columns"][0]["score"].get("accepted").is_none());
+        assert_eq!(json["areas"][0]["scores"][0]["pass"], 1);
+        assert_eq!(json["columns"][0]["surprises"][0]["case"], "l2");
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Conformance: target profiles, the cross-target matrix, and baselines (pure: no I/O).
 //!
 //! - `profile`: parsing `targets/<name>.yaml` and mapping case verdicts through it.
-//! - `matrix`: cases × targets from several runs' evidence.
+//! - `matrix`: cases × targets from several runs' evidence, scored overall, by area and by
+//!   aspect; `markdown`: its `matrix.md`.
 //! - `baseline`: a run normalised to what must stay the same, and comparing two of them.
 
 pub mod baseline;
+pub mod markdown;
 pub mod matrix;
 pub mod profile;
 

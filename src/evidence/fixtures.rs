@@ -46,6 +46,8 @@ pub fn case_start(case: &str, line: u32) -> Record {
         started_at: "2025-01-01T00:00:00Z".to_string(),
         trials: None,
         emulator_chaos: None,
+        area: None,
+        aspect: None,
     })
 }
 

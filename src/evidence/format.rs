@@ -194,6 +194,15 @@ pub struct CaseStart {
     /// target other than the embedded emulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emulator_chaos: Option<String>,
+    /// The area the case counts in for the conformance matrix (`area:` of the case or its
+    /// suite; one of docs/suite-format.md's list); absent when neither names one (older
+    /// evidence too), and the matrix then uses the suite file's stem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub area: Option<String>,
+    /// `semantics` or `validation` (the case's `aspect:`, else derived from its steps);
+    /// absent in evidence written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<String>,
 }
 
 /// Where in a case a call was made.

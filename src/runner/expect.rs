@@ -131,6 +131,19 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
         }
     }
 
+    if let Some(text) = &expect.message {
+        match obs.error {
+            Some(err) if err.message.as_deref() == Some(text.as_str()) => {}
+            Some(err) => failures.push(format!(
+                "expected the error message {text:?}, got {}",
+                err.describe()
+            )),
+            None => failures.push(format!(
+                "expected the error message {text:?}, but the call succeeded"
+            )),
+        }
+    }
+
     if let (Some(limit), Some(took)) = (expect.within, obs.elapsed)
         && took > limit
     {
@@ -660,6 +673,32 @@ mod tests {
             ..Observed::default()
         };
         assert!(matches!(check_step(&expect, &obs), Check::Fail(_)));
+    }
+
+    #[test]
+    fn an_exact_error_message_must_be_the_whole_message() {
+        let mut e = err(FailureKind::Response, "InvalidParameterValue");
+        e.message =
+            Some("Value l for parameter Label is invalid. Reason: can't find label.".into());
+        let mut expect = StepExpect {
+            error: Some("InvalidParameterValue".into()),
+            message: Some(
+                "Value l for parameter Label is invalid. Reason: can't find label.".into(),
+            ),
+            ..StepExpect::default()
+        };
+        let obs = Observed {
+            error: Some(&e),
+            ..Observed::default()
+        };
+        assert_eq!(check_step(&expect, &obs), Check::Pass);
+        // A longer message (moto's "... can't find label on existing policy.") is not it.
+        expect.message = Some("Value l for parameter Label is invalid. Reason: can't find".into());
+        assert!(matches!(check_step(&expect, &obs), Check::Fail(_)));
+        assert!(matches!(
+            check_step(&expect, &Observed::default()),
+            Check::Fail(_)
+        ));
     }
 
     #[test]

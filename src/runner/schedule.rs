@@ -81,6 +81,8 @@ mod tests {
                 trials: 1,
                 faults: Vec::new(),
                 emulator_chaos: None,
+                area: None,
+                aspect: crate::suite::area::Aspect::Semantics,
             },
         }
     }

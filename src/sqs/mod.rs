@@ -1,7 +1,8 @@
 //! Facts about Amazon SQS itself, shared by the emulator (which answers like SQS) and the runner
 //! (which reads SQS's answers): the table of SQS errors, the IAM action of each operation, what
 //! requests cost, how a queue ARN reads, which hosts are AWS, and the operations themselves
-//! (`operations.rs`: the one list of them).
+//! (`operations.rs`: the one list of them), and how the query protocol's JSON form names its
+//! lists (`query_json.rs`).
 
 pub mod arn;
 pub mod endpoint;
@@ -9,6 +10,7 @@ pub mod errors;
 pub mod iam;
 pub mod operations;
 pub mod pricing;
+pub mod query_json;
 
 pub use errors::{
     AUTH_CODES, ERRORS, ErrorSpec, THROTTLING_CODES, by_code, by_query_code, by_shape, is_auth,

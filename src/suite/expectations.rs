@@ -41,6 +41,9 @@ pub struct StepExpect {
     /// `message_contains: text` — the error message contains this text (for codes AWS reuses
     /// for different reasons, such as `InvalidParameterValue`).
     pub message_contains: Option<String>,
+    /// `message: text` — the error message is exactly this text (where AWS's wording is
+    /// recorded and a client may match on it, as for RemovePermission's unknown label).
+    pub message: Option<String>,
     /// `absent: [Name]` — attributes that must not be present (queue attributes, or the system
     /// attributes of every received message).
     pub absent: Vec<String>,
@@ -76,6 +79,7 @@ impl StepExpect {
             || self.outcome.is_some()
             || self.rate.is_some()
             || self.message_contains.is_some()
+            || self.message.is_some()
             || !self.absent.is_empty()
             || self.within.is_some()
             || self.policy_sids.is_some()

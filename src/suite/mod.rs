@@ -4,6 +4,7 @@
 //! [`check_run`] adds the checks that need all files of a run. The format is documented in
 //! `docs/suite-format.md`.
 
+pub mod area;
 mod diagnostic;
 mod expectations;
 mod intake;

@@ -21,6 +21,9 @@ pub struct Suite {
     /// `suite:` name; defaults to the file stem.
     pub name: String,
     pub description: Option<String>,
+    /// `area:` the area its cases are about ([`super::area::AREAS`]), unless a case names
+    /// another.
+    pub area: Option<String>,
     pub cases: Vec<Case>,
 }
 
@@ -61,6 +64,11 @@ pub struct Case {
     /// (`redeliver-after-delete=1,seed=0`). Applied only when the target is the embedded
     /// emulator; elsewhere the case runs without it, so its expectation must allow both.
     pub emulator_chaos: Option<String>,
+    /// `area:` (else the suite's): the area of the matrix's scores this case counts in.
+    pub area: Option<String>,
+    /// `aspect:` semantics or validation; when the case does not say, derived from its steps
+    /// ([`super::area::derive_aspect`]).
+    pub aspect: super::area::Aspect,
 }
 
 impl Case {

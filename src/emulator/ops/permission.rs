@@ -153,7 +153,9 @@ pub(crate) fn remove_permission(
         return Err(SqsError::invalid_value(
             label,
             "Label",
-            "can't find label on existing policy.",
+            // AWS's recorded text (test_sqs_permission_lifecycle); moto's adds "on existing
+            // policy", which is not what AWS says.
+            "can't find label.",
         ));
     }
     statements.retain(|s| s.get("Sid").and_then(Value::as_str) != Some(label));
@@ -253,7 +255,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.message,
-            "Value p2 for parameter Label is invalid. Reason: can't find label on existing policy."
+            "Value p2 for parameter Label is invalid. Reason: can't find label."
         );
     }
 }

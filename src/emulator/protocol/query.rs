@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::sqs::query_json::json_form_name;
+
 use crate::emulator::support::errors::SqsError;
 use crate::sqs::errors::QUEUE_DOES_NOT_EXIST;
 use crate::text::escape::xml_text;
@@ -355,11 +357,19 @@ fn json_members(value: &Value) -> Value {
 
 /// A successful reply in the JSON form AWS answers a query request that accepts
 /// `application/json` (LocalStack AWS-validated `test_get_queue_attributes_json_format`):
-/// `{"<Op>Response": {"<Op>Result": …, "ResponseMetadata": {"RequestId": …}}}`.
+/// `{"<Op>Response": {"<Op>Result": …, "ResponseMetadata": {"RequestId": …}}}`, the lists the
+/// JSON form renames under its names (`ReceiveMessageResult.messages`: [`json_form_name`]).
 pub(crate) fn encode_json(operation: &str, value: &Value, request_id: &str) -> Vec<u8> {
     let mut response = Map::new();
     if has_result(operation) {
-        response.insert(format!("{operation}Result"), json_members(value));
+        let mut result = json_members(value);
+        if let Value::Object(members) = &mut result {
+            *members = std::mem::take(members)
+                .into_iter()
+                .map(|(k, v)| (json_form_name(operation, &k).to_owned(), v))
+                .collect();
+        }
+        response.insert(format!("{operation}Result"), result);
     }
     response.insert(
         "ResponseMetadata".into(),
@@ -480,6 +490,30 @@ mod tests {
             .map(|i| (format!("k{i}"), String::new()))
             .collect();
         assert!(decode(many).is_err());
+    }
+
+    #[test]
+    fn the_json_form_names_receive_messages_in_lower_case_with_bodies_intact() {
+        let body = "ba\rr \"q\" &quot; &";
+        let out = encode_json(
+            "ReceiveMessage",
+            &json!({"Messages": [{"Body": body, "Attributes": {"SenderId": "x"}}]}),
+            "rid",
+        );
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        let result = &doc["ReceiveMessageResponse"]["ReceiveMessageResult"];
+        assert_eq!(result["messages"][0]["Body"], body);
+        assert_eq!(
+            result["messages"][0]["Attributes"],
+            json!([{"Name": "SenderId", "Value": "x"}])
+        );
+        assert!(result.get("Messages").is_none(), "{doc}");
+        let out = encode_json("ListQueues", &json!({"QueueUrls": ["u"]}), "rid");
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            doc["ListQueuesResponse"]["ListQueuesResult"]["queueUrls"],
+            json!(["u"])
+        );
     }
 
     #[test]

@@ -8,7 +8,8 @@
 
 use super::parts::case_anchor;
 use super::style::CSS;
-use crate::conformance::matrix::{CellState, Matrix, percent};
+use crate::conformance::markdown::{SAME_AUTHORS, score_cell};
+use crate::conformance::matrix::{CellState, MAX_SURPRISES, Matrix, percent};
 use crate::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
@@ -47,9 +48,18 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
          <title>SQS conformance matrix</title>\n<style>{CSS}{MATRIX_CSS}</style>\n</head>\n<body>\n\
          <h1>SQS conformance matrix</h1>\n<p>Conformance = passes / cases counted; a known \
          divergence and a case that did not finish count as non-conforming. Each cell links to \
-         the case in its run's report.</p>\n<div class=\"matrix-box\"><table class=\"matrix\">\n\
-         <tr><th>case</th>"
+         the case in its run's report. Semantics cases check what a consumer can observe; \
+         validation cases check the error a bad input gets. Each area row gives every target's \
+         score over that area.</p>\n"
     );
+    if m.columns.iter().any(|c| c.target == "embedded") {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}</p>",
+            esc(&SAME_AUTHORS.replace('`', ""))
+        );
+    }
+    out.push_str("<div class=\"matrix-box\"><table class=\"matrix\">\n<tr><th>case</th>");
     let href = |i: usize| reports.get(i).and_then(Option::as_deref);
     for (i, c) in m.columns.iter().enumerate() {
         let name = match href(i) {
@@ -58,11 +68,13 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
         };
         let _ = write!(
             out,
-            "<th>{name}<br><small><code>{}</code></small><br><small>{} conformance ({}/{}){}</small></th>",
+            "<th>{name}<br><small><code>{}</code></small><br><small>{} conformance ({}/{})<br>semantics {}<br>validation {}{}</small></th>",
             esc(&c.run_id),
             percent(c.score.conformance),
             c.score.pass,
             c.score.run,
+            esc(&score_cell(&c.semantics)),
+            esc(&score_cell(&c.validation)),
             if c.interrupted {
                 " <strong>interrupted</strong>"
             } else {
@@ -72,12 +84,11 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
     }
     out.push_str("</tr>\n");
     for area in &m.areas {
-        let _ = writeln!(
-            out,
-            "<tr class=\"area\"><th colspan=\"{}\">{}</th></tr>",
-            m.columns.len() + 1,
-            esc(&area.area)
-        );
+        let _ = write!(out, "<tr class=\"area\"><th>{}</th>", esc(&area.title));
+        for score in &area.scores {
+            let _ = write!(out, "<th>{}</th>", esc(&score_cell(score)));
+        }
+        out.push_str("</tr>\n");
         for row in &area.rows {
             let _ = write!(out, "<tr><td><code>{}</code></td>", esc(&row.case));
             for (i, cell) in row.cells.iter().enumerate() {
@@ -104,8 +115,51 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
             out.push_str("</tr>\n");
         }
     }
-    out.push_str("</table></div>\n</body>\n</html>\n");
+    out.push_str("</table></div>\n");
+    surprises(&mut out, m, &href);
+    out.push_str("</body>\n</html>\n");
     out
+}
+
+/// Per target, the semantics cases it does not answer as AWS does, each linked to the case in
+/// the target's report.
+fn surprises<'a>(out: &mut String, m: &Matrix, href: &dyn Fn(usize) -> Option<&'a str>) {
+    let _ = write!(
+        out,
+        "<h2>What will surprise you</h2>\n<p>Per target, the first {MAX_SURPRISES} semantics \
+         cases (heaviest area first) it does not answer as AWS does.</p>\n"
+    );
+    let mut any = false;
+    for (i, c) in m.columns.iter().enumerate() {
+        if c.surprises.is_empty() {
+            continue;
+        }
+        any = true;
+        let _ = write!(out, "<h3>{}</h3>\n<ul>\n", esc(&c.name));
+        for s in &c.surprises {
+            let title = esc(s.title.as_deref().unwrap_or(&s.case));
+            let what = match href(i) {
+                Some(h) => format!(
+                    "<a href=\"{}#{}\">{title}</a>",
+                    attr(h),
+                    attr(&case_anchor(&s.case))
+                ),
+                None => title,
+            };
+            let _ = writeln!(
+                out,
+                "<li>{what} <small>(<code>{}</code>, {}; {})</small>: {}</li>",
+                esc(&s.case),
+                esc(&s.area),
+                esc(word(s.state)),
+                esc(s.note.as_deref().unwrap_or("did not pass"))
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    if !any {
+        out.push_str("<p>None: every semantics case passed on every target.</p>\n");
+    }
 }
 
 const MATRIX_CSS: &str = "
@@ -152,7 +206,11 @@ mod tests {
             html.contains("<td class=\"cell not_run\">not run</td>"),
             "{html}"
         );
-        assert!(html.contains("<tr class=\"area\"><th colspan=\"3\">ack</th></tr>"));
+        assert!(
+            html.contains("<tr class=\"area\"><th>ack</th><th>50.0% (1/2) · 1 failing</th><th>0.0% (0/1) · 1 known</th></tr>"),
+            "{html}"
+        );
+        assert!(html.contains("<p>None: every semantics case passed on every target.</p>"));
         assert!(html.contains("&lt;moto&gt;") && !html.contains("<moto>"));
         assert!(!html.contains("<script") && !html.contains("src="));
     }

@@ -48,7 +48,7 @@ impl CaseRun {
         if let Some(out) = rec.output.take() {
             let id = out.message_id().unwrap_or_default().to_string();
             let bk = business_key(&body);
-            self.track_sent(&send.message, &id, bk.clone());
+            self.track_sent(&send.message, &id, bk.clone(), &body);
             if let Some(m) = self.sent.get_mut(&send.message) {
                 m.copies_unknown = copies_unknown;
             }
@@ -141,7 +141,7 @@ impl CaseRun {
                 let (label, body) = bodies.get(ok.id()).cloned().unwrap_or_default();
                 let bk = business_key(&body);
                 if !label.is_empty() {
-                    self.track_sent(&label, ok.message_id(), bk.clone());
+                    self.track_sent(&label, ok.message_id(), bk.clone(), &body);
                 }
                 if ok.md5_of_message_body() != md5_hex(&body) {
                     integrity.push(format!(
@@ -210,6 +210,7 @@ impl CaseRun {
             SentMessage {
                 message_id: None,
                 business_key: None,
+                body_digest: None,
                 state,
                 refusal_expected: expected,
                 copies_unknown: false,
@@ -222,12 +223,14 @@ impl CaseRun {
         label: &str,
         message_id: &str,
         business_key: Option<String>,
+        body: &str,
     ) {
         self.sent.insert(
             label.to_string(),
             SentMessage {
                 message_id: Some(message_id.to_string()),
                 business_key,
+                body_digest: Some(sha256_hex(body)),
                 state: SendState::Sent,
                 refusal_expected: false,
                 copies_unknown: false,

@@ -121,6 +121,8 @@ impl CaseQueue {
 struct SentMessage {
     message_id: Option<String>,
     business_key: Option<String>,
+    /// sha256 of the body the target took: a receive of this message must return it as sent.
+    body_digest: Option<String>,
     /// Whether the target took it: the judge never calls silence about an unsent message a pass.
     state: SendState,
     /// Its step expected the send to be refused (an `error:` or `status:`, a batch's
@@ -591,6 +593,8 @@ pub fn case_start(
         started_at: rfc3339(at),
         trials,
         emulator_chaos: emulator_chaos(case, target).map(str::to_string),
+        area: case.area.clone(),
+        aspect: Some(case.aspect.key().to_string()),
     }
 }
 

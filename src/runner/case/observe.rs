@@ -118,6 +118,18 @@ impl CaseRun {
                     label.as_deref().unwrap_or(&id)
                 ));
             }
+            // SQS returns a body byte for byte: one that differs from what was sent (a carriage
+            // return or an entity an encoder rewrote) fails, whatever its MD5 says.
+            let body_digest = sha256_hex(body);
+            if let Some(sent) = label.as_ref().and_then(|l| self.sent.get(l))
+                && sent.message_id.as_deref() == Some(id.as_str())
+                && sent.body_digest.as_ref().is_some_and(|d| *d != body_digest)
+            {
+                integrity.push(format!(
+                    "{}: the body received is not the body sent",
+                    label.as_deref().unwrap_or(&id)
+                ));
+            }
             let attributes: BTreeMap<String, String> = m
                 .attributes()
                 .map(|a| {
@@ -136,7 +148,7 @@ impl CaseRun {
                 message: label.clone(),
                 business_key: bk,
                 handle_digest: Some(sha256_hex(&handle)),
-                body_digest: Some(sha256_hex(body)),
+                body_digest: Some(body_digest.clone()),
                 receive_count: attributes
                     .get("ApproximateReceiveCount")
                     .and_then(|c| c.parse().ok()),

@@ -14,7 +14,9 @@
 //! `{"<Op>Response": {"<Op>Result": …, "ResponseMetadata": {"RequestId": …}}}`, with maps as
 //! lists of `{"Name"/"Key", "Value"}` pairs, and errors as `{"Error": {"Type", "Code",
 //! "Message"}, "RequestId"}` (AWS-validated in LocalStack's `TestSqsQueryApi` for
-//! GetQueueAttributes and for errors; the other results are read by the same rules).
+//! GetQueueAttributes and for errors; the other results are read by the same rules), its
+//! renamed lists under AWS's names only (`ReceiveMessageResult.messages`:
+//! [`crate::sqs::query_json`]).
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -394,7 +396,13 @@ pub(crate) fn json_reply(operation: &str, status: u16, body: &[u8]) -> Option<Re
     }
     let response = doc.get(format!("{operation}Response"))?;
     let mut body = match response.get(format!("{operation}Result")) {
-        Some(Value::Object(result)) => json_object(result),
+        Some(Value::Object(result)) => json_object(result)
+            .into_iter()
+            .filter_map(|(k, v)| {
+                crate::sqs::query_json::member_from_json_form(operation, &k)
+                    .map(|name| (name.to_owned(), v))
+            })
+            .collect(),
         _ => Map::new(),
     };
     if is_batch(operation) {
@@ -670,10 +678,22 @@ mod tests {
             json_reply("ListQueueTags", 200, empty).unwrap().body,
             json!({"Tags": {}})
         );
-        let urls = br#"{"ListQueuesResponse": {"ListQueuesResult": {"QueueUrls": ["u1", "u2"]}}}"#;
+        let urls = br#"{"ListQueuesResponse": {"ListQueuesResult": {"queueUrls": ["u1", "u2"]}}}"#;
         assert_eq!(
             json_reply("ListQueues", 200, urls).unwrap().body,
             json!({"QueueUrls": ["u1", "u2"]})
+        );
+        // AWS's JSON form names ReceiveMessage's list `messages`; a reply that says `Messages`
+        // is not one an AWS client reads, so the messages are not taken from it.
+        let aws = br#"{"ReceiveMessageResponse": {"ReceiveMessageResult": {"messages": [{"MessageId": "m", "Body": "a\r\"&"}]}}}"#;
+        assert_eq!(
+            json_reply("ReceiveMessage", 200, aws).unwrap().body,
+            json!({"Messages": [{"MessageId": "m", "Body": "a\r\"&"}]})
+        );
+        let other = br#"{"ReceiveMessageResponse": {"ReceiveMessageResult": {"Messages": [{"MessageId": "m"}]}}}"#;
+        assert_eq!(
+            json_reply("ReceiveMessage", 200, other).unwrap().body,
+            json!({})
         );
         assert_eq!(json_reply("ListQueues", 200, b"{}"), None);
         assert_eq!(json_reply("ListQueues", 200, b"<xml/>"), None);

@@ -7,6 +7,7 @@ use super::scope::{Scope, is_label, push_at};
 use super::step::decode_step;
 use super::steps::step_calls;
 use crate::duration;
+use crate::suite::area::{self, Aspect, derive_aspect};
 use crate::suite::limits::{Limits, case_budget};
 use crate::suite::model::*;
 use crate::suite::yaml::{Node, Reader, pos};
@@ -26,6 +27,8 @@ const CASE_KEYS: &[&str] = &[
     "trials",
     "faults",
     "emulator_chaos",
+    "area",
+    "aspect",
 ];
 
 /// The most `trials:` a case may ask for.
@@ -246,7 +249,21 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         .get("emulator_chaos")
         .and_then(|n| decode_emulator_chaos(r, n));
 
-    let case = Case {
+    let area = f.get("area").and_then(|n| decode_area(r, n));
+    let aspect = f.get("aspect").and_then(|n| {
+        let word = r.string(n, "`aspect`")?;
+        let aspect = Aspect::parse(&word);
+        if aspect.is_none() {
+            r.error_hint(
+                n,
+                format!("unknown aspect `{word}`"),
+                suggest(&word, Aspect::KEYS),
+            );
+        }
+        aspect
+    });
+
+    let mut case = Case {
         id: id?,
         pos: pos(id_node?),
         title,
@@ -261,7 +278,10 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         trials: trials?,
         faults,
         emulator_chaos,
+        area,
+        aspect: Aspect::Semantics,
     };
+    case.aspect = aspect.unwrap_or_else(|| derive_aspect(&case));
     if r.diags.len() == errors_before {
         let budget = case_budget(&case);
         let max = limits.max_for(&case);
@@ -279,6 +299,21 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         }
     }
     Some(case)
+}
+
+/// `area:` (of a case or a suite): one of [`AREAS`](crate::suite::area::AREAS).
+pub(super) fn decode_area(r: &mut Reader, n: &Node) -> Option<String> {
+    let word = r.string(n, "`area`")?;
+    if area::area(&word).is_some() {
+        Some(word)
+    } else {
+        r.error_hint(
+            n,
+            format!("unknown area `{word}`"),
+            suggest(&word, &area::area_keys()),
+        );
+        None
+    }
 }
 
 /// `faults:`: a list of faults, each naming operations some step of the case calls.

@@ -23,6 +23,7 @@ pub(super) const EXPECT_KEYS: &[&str] = &[
     "outcome",
     "rate",
     "message_contains",
+    "message",
     "absent",
     "within",
     "policy_sids",
@@ -117,6 +118,7 @@ pub(super) fn decode_step_expect(
             "message_contains" => {
                 e.message_contains = r.nonempty(v, "`message_contains` (error message text)")
             }
+            "message" => e.message = r.nonempty(v, "`message` (the exact error message)"),
             "absent" => e.absent = r.strings(v, "attribute names", true).unwrap_or_default(),
             "within" => e.within = r.duration(v, "`within`"),
             "policy_sids" => e.policy_sids = decode_policy_sids(r, v),

@@ -52,7 +52,7 @@ impl StepSpec {
 
 /// The expectations of any step that makes one SQS call: what the response said (`reply`:
 /// its query-protocol form, for query-protocol cases).
-pub(super) const CALL: &[&str] = &["error", "status", "message_contains", "reply"];
+pub(super) const CALL: &[&str] = &["error", "status", "message_contains", "message", "reply"];
 /// The expectations of batch steps: their `Successful` and `Failed` entries.
 pub(super) const BATCH: &[&str] = &["successful", "failed"];
 

@@ -1,4 +1,4 @@
-//! The top level of a suite file: `suite`, `description`, `cases`.
+//! The top level of a suite file: `suite`, `description`, `area`, `cases`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,7 +9,7 @@ use crate::suite::limits::Limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{DocumentKind, Node, Reader, load_document};
 
-const SUITE_KEYS: &[&str] = &["suite", "description", "cases"];
+const SUITE_KEYS: &[&str] = &["suite", "description", "area", "cases"];
 
 const SUITE_FILE: DocumentKind = DocumentKind {
     noun: "suite file",
@@ -42,6 +42,7 @@ fn decode_suite(r: &mut Reader, root: &Node, limits: &Limits) -> Option<Suite> {
     let description = f
         .get("description")
         .and_then(|n| r.string(n, "`description`"));
+    let area = f.get("area").and_then(|n| super::case::decode_area(r, n));
     let mut cases = Vec::new();
     match f.get("cases") {
         None => {
@@ -54,7 +55,10 @@ fn decode_suite(r: &mut Reader, root: &Node, limits: &Limits) -> Option<Suite> {
             }
             let mut ids: BTreeMap<String, Pos> = BTreeMap::new();
             for item in items {
-                if let Some(case) = decode_case(r, item, limits) {
+                if let Some(mut case) = decode_case(r, item, limits) {
+                    if case.area.is_none() {
+                        case.area.clone_from(&area);
+                    }
                     if let Some(first) = ids.get(&case.id) {
                         let msg = format!(
                             "duplicate case id `{}`; first used at line {}",
@@ -74,6 +78,7 @@ fn decode_suite(r: &mut Reader, root: &Node, limits: &Limits) -> Option<Suite> {
         path: r.path.to_string(),
         name: name?,
         description,
+        area,
         cases,
     })
 }
