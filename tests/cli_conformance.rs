@@ -13,6 +13,11 @@ const FIXTURE: &str = "tests/fixtures/moto-diverges.yaml";
 
 /// Runs `sqsprobe run` with `args` into a fresh folder under `out`; returns the run folder.
 fn run_into(out: &Path, args: &[&str], expected_code: i32) -> PathBuf {
+    run_into_with_stdout(out, args, expected_code).0
+}
+
+/// [`run_into`], also returning what the run printed.
+fn run_into_with_stdout(out: &Path, args: &[&str], expected_code: i32) -> (PathBuf, String) {
     std::fs::create_dir_all(out).unwrap();
     let mut all = vec!["run", "--out", out.to_str().unwrap(), "-q"];
     all.extend_from_slice(args);
@@ -24,7 +29,7 @@ fn run_into(out: &Path, args: &[&str], expected_code: i32) -> PathBuf {
         run.stdout,
         run.stderr
     );
-    single_run_dir(out)
+    (single_run_dir(out), run.stdout)
 }
 
 fn verdicts(dir: &Path) -> Vec<(String, Verdict, Option<String>)> {
@@ -38,6 +43,30 @@ fn verdicts(dir: &Path) -> Vec<(String, Verdict, Option<String>)> {
         .collect()
 }
 
+/// The README's worked example shows the summary of this very command (`run --endpoint-url
+/// <moto> --target-profile moto` over `suites/`): every count line of it must be what the run
+/// printed, so the README cannot go stale when a case or a profile entry is added.
+fn readme_shows_this_run(printed: &str) {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let counts: Vec<&str> = printed
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| {
+            l.contains(" passed, ")
+                || l.contains("known divergence of the target profile")
+                || l.contains("cases were not run")
+                || l.starts_with("target profile `moto`:")
+        })
+        .collect();
+    assert_eq!(counts.len(), 4, "the summary changed shape:\n{printed}");
+    for line in counts {
+        assert!(
+            readme.lines().any(|r| r.trim_end() == line),
+            "README.md's moto example does not show this run's line\n  {line}\n(update the block after `--target-profile moto` in README.md)"
+        );
+    }
+}
+
 #[test]
 fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
     let moto = Moto::start();
@@ -45,11 +74,12 @@ fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
     let embedded = run_into(&tmp.path().join("e"), &["--target-profile", "embedded"], 0);
     // All of suites/, conformance included: moto's real divergences are in its profile, so the
     // run must exit 0 with every failure accounted for.
-    let on_moto = run_into(
+    let (on_moto, printed) = run_into_with_stdout(
         &tmp.path().join("m"),
         &["--endpoint-url", &moto.url, "--target-profile", "moto"],
         0,
     );
+    readme_shows_this_run(&printed);
     let out = tmp.path().join("matrix");
     let m = run_bin(
         &[
@@ -81,6 +111,27 @@ fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
     // Every area of the fixed list, in its order: the shipped suites cover them all.
     let all: Vec<&str> = sqsprobe::suite::area::AREAS.iter().map(|a| a.key).collect();
     assert_eq!(areas, all);
+    // README.md: "the conformance suite (over 170 cases in the matrix's twelve areas)".
+    let mut conformance_cases = 0;
+    for entry in std::fs::read_dir(root().join("suites/conformance")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let suite = sqsprobe::suite::parse_suite(
+            &path.display().to_string(),
+            &text,
+            &sqsprobe::suite::Limits::default(),
+        )
+        .unwrap();
+        conformance_cases += suite.cases.len();
+    }
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        conformance_cases > 170
+            && all.len() == 12
+            && readme.contains("over 170 cases in the matrix's twelve areas"),
+        "{conformance_cases} conformance cases, {} areas: update README.md",
+        all.len()
+    );
     let rows: usize = json["areas"]
         .as_array()
         .unwrap()
