@@ -405,3 +405,59 @@ fn baselines_compare_identical_for_embedded_and_report_moto_differences() {
     let md = std::fs::read_to_string(on_moto.join("comparison.md")).unwrap();
     assert!(md.contains("difference(s) in 2 case(s)"), "{md}");
 }
+
+#[test]
+fn matrix_shows_the_facts_it_is_given_and_refuses_a_bad_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = run_into(&tmp.path().join("r"), &[FIXTURE], 0);
+    let facts = tmp.path().join("facts.json");
+    std::fs::write(
+        &facts,
+        r#"{"format": "sqsprobe-facts/1", "measured_at": "2026-12-02T04:00:00Z", "cpus": 2,
+            "targets": [{"target": "embedded", "version": "sqsprobe test", "protocols": ["json"],
+              "protocol_measured": "json", "startup_ms": 40, "idle_rss_kib": 20480,
+              "bench": {"send_per_second": 50000, "noop_per_second": 70000, "ceiling_ratio": 0.71}}]}"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("m");
+    let args = |f: &Path| {
+        vec![
+            "matrix".to_string(),
+            run.display().to_string(),
+            "--facts".to_string(),
+            f.display().to_string(),
+            "--out".to_string(),
+            out.display().to_string(),
+        ]
+    };
+    let a = args(&facts);
+    let m = run_bin(
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(m.code(), 0, "{}\n{}", m.stdout, m.stderr);
+    let md = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    assert!(md.contains("## Practical facts"), "{md}");
+    assert!(md.contains("| embedded | sqsprobe test |"), "{md}");
+    assert!(md.contains("50000/s (0.71 of its no-op 70000/s)"), "{md}");
+    let html = std::fs::read_to_string(out.join("matrix.html")).unwrap();
+    assert_eq!(html.matches("<circle").count(), 2, "{html}");
+    let json: serde_json::Value = common::read_json(&out.join("matrix.json"));
+    assert_eq!(json["facts"]["targets"][0]["startup_ms"], 40);
+
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, r#"{"format": "other"}"#).unwrap();
+    let a = args(&bad);
+    let m = run_bin(
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(m.code(), 1, "{}\n{}", m.stdout, m.stderr);
+    assert!(
+        m.stderr.contains("bad.json: not a facts document"),
+        "{}",
+        m.stderr
+    );
+}

@@ -546,6 +546,12 @@ pub struct MatrixArgs {
     /// Where to write matrix.md, matrix.json and matrix.html.
     #[arg(long, default_value = "evidence/matrix", value_name = "DIR")]
     pub out: PathBuf,
+
+    /// The targets' practical facts, as `scripts/target-facts` writes them (sqsprobe-facts/1):
+    /// shown as a table beside the scores, and in matrix.html as conformance against
+    /// throughput and start-up, one point per target.
+    #[arg(long, value_name = "FILE")]
+    pub facts: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

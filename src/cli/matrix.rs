@@ -19,13 +19,27 @@ pub fn matrix(args: MatrixArgs) -> i32 {
             }
         }
     }
-    let m = match matrix::build(&runs) {
+    let facts = match &args.facts {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| crate::conformance::facts::parse_facts(&text))
+        {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("sqsprobe: {}: {e}", path.display());
+                return exit_code::BAD_COMMAND_LINE;
+            }
+        },
+    };
+    let mut m = match matrix::build(&runs) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("sqsprobe: {e}");
             return exit_code::RUNTIME_ERROR;
         }
     };
+    m.facts = facts;
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         eprintln!("sqsprobe: failed to create {}: {e}", args.out.display());
         return exit_code::RUNTIME_ERROR;

@@ -1,6 +1,7 @@
 //! `matrix.md`: the matrix as a page a team decides from (pure). First the scores (overall,
-//! semantics, validation), then the scores by area, then what will surprise a user of each
-//! target, then the contested behaviours, then one table per area with notes.
+//! semantics, validation), then the scores by area, the practical facts when given, what will
+//! surprise a user of each target, the contested behaviours, and one table per area with
+//! notes.
 
 use super::matrix::{CellState, Column, Matrix, Score, percent};
 use crate::text::escape::{markdown_cell as md, markdown_code};
@@ -92,6 +93,9 @@ pub fn render_markdown(m: &Matrix) -> String {
             out.push_str(&format!(" {} |", md(&score_cell(s))));
         }
         out.push('\n');
+    }
+    if let Some(facts) = &m.facts {
+        out.push_str(&super::facts::render_markdown(m, facts));
     }
     render_surprises(&mut out, m);
     render_contested(&mut out, m, &header, &rule);

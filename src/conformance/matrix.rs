@@ -194,6 +194,9 @@ pub struct Matrix {
     /// The contested behaviours, in case order.
     pub contested: Vec<Contested>,
     pub areas: Vec<Area>,
+    /// The targets' practical facts, when given (`matrix --facts FILE`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facts: Option<super::facts::Facts>,
 }
 
 /// Identifier written in `matrix.json`.
@@ -357,6 +360,7 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
         columns,
         contested,
         areas,
+        facts: None,
     })
 }
 

@@ -8,6 +8,7 @@
 
 use super::parts::case_anchor;
 use super::style::CSS;
+use crate::conformance::facts::{self, Facts};
 use crate::conformance::markdown::{SAME_AUTHORS, score_cell};
 use crate::conformance::matrix::{CellState, MAX_SURPRISES, Matrix, percent};
 use crate::text::escape::{html_attr as attr, html_text as esc};
@@ -58,6 +59,9 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
             "<p class=\"note\">{}</p>",
             esc(&SAME_AUTHORS.replace('`', ""))
         );
+    }
+    if let Some(facts) = &m.facts {
+        facts_section(&mut out, m, facts);
     }
     out.push_str("<div class=\"matrix-box\"><table class=\"matrix\">\n<tr><th>case</th>");
     let href = |i: usize| reports.get(i).and_then(Option::as_deref);
@@ -162,11 +166,145 @@ fn surprises<'a>(out: &mut String, m: &Matrix, href: &dyn Fn(usize) -> Option<&'
     }
 }
 
+/// The facts table and the two pictures: conformance against raw SendMessage throughput and
+/// against start-up time, one point per target (log scale across: the targets differ by
+/// orders of magnitude).
+fn facts_section(out: &mut String, m: &Matrix, facts: &Facts) {
+    out.push_str(
+        "<h2>Practical facts</h2>\n<div class=\"matrix-box\"><table class=\"matrix facts\">\n<tr>",
+    );
+    for h in facts::HEADINGS {
+        let _ = write!(out, "<th>{}</th>", esc(h));
+    }
+    out.push_str("</tr>\n");
+    for t in &facts.targets {
+        out.push_str("<tr>");
+        for cell in facts::row_cells(m, t) {
+            let _ = write!(out, "<td>{}</td>", esc(&cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    let _ = writeln!(
+        out,
+        "</table></div>\n<p><small>Measured by <code>scripts/target-facts</code> on {}, one \
+         target at a time.</small></p>",
+        esc(&facts.measured_at)
+    );
+    let points = |x: &dyn Fn(&facts::TargetFacts) -> Option<f64>| -> Vec<(String, f64, f64)> {
+        facts
+            .targets
+            .iter()
+            .filter_map(|t| Some((t.target.clone(), x(t)?, facts::conformance_of(m, t)?)))
+            .filter(|(_, x, _)| *x > 0.0)
+            .collect()
+    };
+    out.push_str("<div class=\"scatter-row\">");
+    scatter(
+        out,
+        "Conformance against raw SendMessage throughput",
+        "SendMessage requests/s (16 connections, log scale)",
+        &points(&|t| t.bench.as_ref().and_then(|b| b.send_per_second)),
+    );
+    scatter(
+        out,
+        "Conformance against start-up",
+        "start-up to first answer, ms (log scale)",
+        &points(&|t| t.startup_ms.map(|ms| ms as f64)),
+    );
+    out.push_str("</div>\n");
+}
+
+/// One scatter picture as inline SVG: `points` are (label, x > 0, conformance 0..1).
+fn scatter(out: &mut String, title: &str, x_label: &str, points: &[(String, f64, f64)]) {
+    const W: f64 = 440.0;
+    const H: f64 = 280.0;
+    const LEFT: f64 = 48.0;
+    const RIGHT: f64 = 24.0;
+    const TOP: f64 = 16.0;
+    const BOTTOM: f64 = 44.0;
+    let _ = write!(
+        out,
+        "<figure class=\"scatter\"><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {H}\" \
+         width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">",
+        esc(title),
+        attr(title)
+    );
+    if points.is_empty() {
+        out.push_str("<text x=\"20\" y=\"40\">nothing measured</text></svg></figure>");
+        return;
+    }
+    let logs: Vec<f64> = points.iter().map(|p| p.1.log10()).collect();
+    let lo = logs.iter().copied().fold(f64::INFINITY, f64::min).floor();
+    let hi = logs
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil()
+        .max(lo + 1.0);
+    let x_of = |v: f64| LEFT + (v.log10() - lo) / (hi - lo) * (W - LEFT - RIGHT);
+    let y_of = |c: f64| TOP + (1.0 - c) * (H - TOP - BOTTOM);
+    // Axes, a grid line per quarter of conformance and per power of ten.
+    for q in 0..=4 {
+        let c = f64::from(q) / 4.0;
+        let y = y_of(c);
+        let _ = write!(
+            out,
+            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>\
+             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}%</text>",
+            W - RIGHT,
+            LEFT - 4.0,
+            y + 4.0,
+            q * 25
+        );
+    }
+    let mut e = lo as i32;
+    while f64::from(e) <= hi {
+        let x = x_of(10f64.powi(e));
+        let _ = write!(
+            out,
+            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{:.1}\"/>\
+             <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            H - BOTTOM,
+            H - BOTTOM + 14.0,
+            10u64.saturating_pow(e.max(0) as u32)
+        );
+        e += 1;
+    }
+    let _ = write!(
+        out,
+        "<text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
+         <text class=\"axis\" transform=\"translate(12 {:.1}) rotate(-90)\" \
+         text-anchor=\"middle\">conformance</text>",
+        (LEFT + W - RIGHT) / 2.0,
+        H - 8.0,
+        esc(x_label),
+        (TOP + H - BOTTOM) / 2.0
+    );
+    for (label, x, c) in points {
+        let (px, py) = (x_of(*x), y_of(*c));
+        let _ = write!(
+            out,
+            "<circle class=\"point\" cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"5\"><title>{}: {:.1}%, {x:.0}</title></circle>\
+             <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            esc(label),
+            c * 100.0,
+            px + 7.0,
+            py - 6.0,
+            esc(label)
+        );
+    }
+    out.push_str("</svg></figure>");
+}
+
 const MATRIX_CSS: &str = "
 .matrix-box{max-width:100%;overflow-x:auto}table.matrix td,table.matrix th{white-space:nowrap}
 table.matrix tr.area th{background:#eaeef2;text-align:left}
 td.cell a{color:inherit;text-decoration:none;display:block}td.cell{color:#fff;font-weight:600}
 td.cell.not_run{background:#fff;color:#8c959f;font-weight:400}
+table.facts td{white-space:normal;max-width:18em;font-size:.85em}
+.scatter-row{display:flex;flex-wrap:wrap;gap:1em}.scatter figcaption{font-weight:600}
+.scatter .grid{stroke:#d0d7de;stroke-width:1}.scatter .tick,.scatter .axis{font-size:11px;fill:#57606a}
+.scatter .point{fill:#0969da}.scatter .label{font-size:11px;fill:#24292f}
 ";
 
 #[cfg(test)]
@@ -213,5 +351,36 @@ mod tests {
         assert!(html.contains("<p>None: every semantics case passed on every target.</p>"));
         assert!(html.contains("&lt;moto&gt;") && !html.contains("<moto>"));
         assert!(!html.contains("<script") && !html.contains("src="));
+    }
+
+    #[test]
+    fn facts_give_a_table_and_one_point_per_measured_target_in_each_picture() {
+        let a = run(
+            Some("<m>"),
+            "json",
+            &[("a", Verdict::Pass), ("b", Verdict::Fail)],
+        );
+        let mut m = build(&[("1".to_string(), a)]).unwrap();
+        m.facts = Some(
+            crate::conformance::facts::parse_facts(
+                r#"{"format": "sqsprobe-facts/1", "measured_at": "t", "cpus": 2, "targets": [
+                  {"target": "<m>", "startup_ms": 120, "bench": {"send_per_second": 5000}},
+                  {"target": "other", "startup_ms": 3}]}"#,
+            )
+            .unwrap(),
+        );
+        let html = render(&m, &[None]);
+        assert!(html.contains("<h2>Practical facts</h2>"), "{html}");
+        // `<m>` has a conformance and both figures; `other` has no column, so no point.
+        assert_eq!(html.matches("<circle").count(), 2, "{html}");
+        assert!(
+            html.contains("<title>&lt;m&gt;: 50.0%, 5000</title>"),
+            "{html}"
+        );
+        assert!(!html.contains("<m>"), "escaped everywhere: {html}");
+        assert!(
+            !html.contains("NaN") && !html.contains("\"inf") && !html.contains("\"-inf"),
+            "{html}"
+        );
     }
 }
