@@ -59,6 +59,27 @@ fn readme_shows_this_run(printed: &str) {
         })
         .collect();
     assert_eq!(counts.len(), 4, "the summary changed shape:\n{printed}");
+    // The example before it runs the top-level suites (`run suites/*.yaml`), all passing on moto.
+    let mut playbook = 0;
+    for entry in std::fs::read_dir(root().join("suites")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            playbook += sqsprobe::suite::parse_suite(
+                &path.display().to_string(),
+                &text,
+                &sqsprobe::suite::Limits::default(),
+            )
+            .unwrap()
+            .cases
+            .len();
+        }
+    }
+    let line = format!("{playbook} passed, 0 failed, 0 inconclusive, 0 errors");
+    assert!(
+        readme.lines().any(|r| r == line) && readme.contains(&format!("(1/{playbook})")),
+        "README.md's first moto example should show {line:?}"
+    );
     for line in counts {
         assert!(
             readme.lines().any(|r| r.trim_end() == line),
