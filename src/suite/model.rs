@@ -67,7 +67,7 @@ pub struct Case {
     /// `area:` (else the suite's): the area of the matrix's scores this case counts in.
     pub area: Option<String>,
     /// `aspect:` semantics or validation; when the case does not say, derived from its steps
-    /// ([`super::area::derive_aspect`]).
+    /// (`suite/parse/aspect.rs`).
     pub aspect: super::area::Aspect,
 }
 

@@ -8,7 +8,8 @@
 
 use super::parts::case_anchor;
 use super::style::CSS;
-use crate::conformance::facts::{self, Facts};
+use crate::conformance::facts::{Facts, TargetFacts};
+use crate::conformance::markdown as facts;
 use crate::conformance::markdown::{SAME_AUTHORS, score_cell};
 use crate::conformance::matrix::{CellState, MAX_SURPRISES, Matrix, percent};
 use crate::text::escape::{html_attr as attr, html_text as esc};
@@ -190,7 +191,7 @@ fn facts_section(out: &mut String, m: &Matrix, facts: &Facts) {
          target at a time.</small></p>",
         esc(&facts.measured_at)
     );
-    let points = |x: &dyn Fn(&facts::TargetFacts) -> Option<f64>| -> Vec<(String, f64, f64)> {
+    let points = |x: &dyn Fn(&TargetFacts) -> Option<f64>| -> Vec<(String, f64, f64)> {
         facts
             .targets
             .iter()

@@ -1,5 +1,6 @@
 //! One case: its metadata, its `queues:`, its steps in order, and its case-level `expect:`.
 
+use super::aspect::derive_aspect;
 use super::expect::{decode_outcome, decode_rate};
 use super::fault::{FaultSite, decode_fault};
 use super::queue::{check_queue_label, check_queue_refs, decode_queue_entry};
@@ -7,7 +8,7 @@ use super::scope::{Scope, is_label, push_at};
 use super::step::decode_step;
 use super::steps::step_calls;
 use crate::duration;
-use crate::suite::area::{self, Aspect, derive_aspect};
+use crate::suite::area::{self, Aspect};
 use crate::suite::limits::{Limits, case_budget};
 use crate::suite::model::*;
 use crate::suite::yaml::{Node, Reader, pos};

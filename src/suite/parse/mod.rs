@@ -13,6 +13,7 @@
 //! [`scope`] holds what a case has defined so far.
 
 mod admin;
+mod aspect;
 mod case;
 mod expect;
 mod fault;
