@@ -132,15 +132,198 @@ fn every_faulty_adapter_is_flagged_with_its_finding_and_decision() {
         assert!(report.failures >= 1, "{example}: {junit}");
         let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
         assert!(summary.contains(kind), "{summary}");
-        // Digest-only evidence: no body and no receipt handle in the audit's rows (the
-        // emulator's handles are base64 of `sqsprobe-rh...`).
-        let rows = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
-        assert!(rows.contains("\"type\":\"delivery\""), "{rows}");
-        assert!(
-            !rows.contains("\"seq\": ") && !rows.contains("c3FzcHJvYmUtcmg"),
-            "{rows}"
-        );
+        assert_digest_only_evidence(&dir);
     }
+}
+
+/// `evidence.jsonl`: the audit's rows and every call the consumer and the set-up made, each
+/// line a JSON envelope, and no body and no receipt handle anywhere (the emulator's handles
+/// are base64 of `sqsprobe-rh...`; a body would show its `seq`, escaped or not).
+fn assert_digest_only_evidence(dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("evidence.jsonl")).unwrap();
+    assert!(
+        !text.contains("c3FzcHJvYmUtcmg")
+            && !text.contains("\"seq\": ")
+            && !text.contains("seq\\\": ")
+            && !text.contains("checkout"),
+        "{text}"
+    );
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect();
+    let of = |kind: &str| rows.iter().filter(|r| r["type"] == kind).count();
+    assert_eq!((of("audit_start"), of("audit_end")), (1, 1), "{text}");
+    assert!(of("delivery") >= 1 && of("ack") >= 1, "{text}");
+    let consumer = |action: &str| {
+        rows.iter().any(|r| {
+            r["type"] == "call" && r["data"]["phase"] == "consumer" && r["data"]["action"] == action
+        })
+    };
+    assert!(
+        consumer("ReceiveMessage") && consumer("DeleteMessage"),
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["data"]["phase"] == "setup" && r["data"]["action"] == "CreateQueue"),
+        "{text}"
+    );
+    rows
+}
+
+/// Runs `sqsprobe audit --plan PLAN` on `command`: exit code, output, `audit.json`.
+fn audit_plan(
+    plan: &Path,
+    command: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let mut args = vec![
+        "audit",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--idle",
+        "1s",
+        "--max-duration",
+        "60s",
+        "--out",
+        out.to_str().unwrap(),
+        "--run-id",
+        run_id,
+        "--",
+    ];
+    args.extend_from_slice(command);
+    let done = run_bin(&args, &root(), LIMIT);
+    let json = out.join(run_id).join("audit.json");
+    let value = if json.exists() {
+        read_json(&json)
+    } else {
+        serde_json::Value::Null
+    };
+    (
+        done.code(),
+        format!("{}\n{}", done.stdout, done.stderr),
+        value,
+    )
+}
+
+/// The example plan: the orders queue with its own body shape (the key at `order.id`), a
+/// dead-letter queue, and two thirds of the messages sent while the consumer runs.
+#[test]
+fn a_plan_sets_the_queue_the_bodies_the_key_path_and_a_send_rate() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = root().join("examples/consumers/plans/orders.yaml");
+    let script = root().join("examples/consumers/python/orders.py");
+    let py = python();
+    let (code, said, audit) = audit_plan(
+        &plan,
+        &[&py, script.to_str().unwrap()],
+        out.path(),
+        "orders",
+    );
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    assert_eq!(audit["messages"], 12, "{audit}");
+    let keys: Vec<&str> = audit["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["business_key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 12);
+    assert!(keys.contains(&"b-12"), "{keys:?}");
+    let rows = assert_digest_only_evidence(&out.path().join("orders"));
+    let start = rows.iter().find(|r| r["type"] == "audit_start").unwrap();
+    assert_eq!(start["data"]["queues"][0]["dead_letter"], "orders-dlq");
+    assert_eq!(start["data"]["queues"][0]["business_key_at"], "order.id");
+    // Sent during the run: a set-up SendMessage after the consumer's first call.
+    let first = rows
+        .iter()
+        .position(|r| r["data"]["phase"] == "consumer")
+        .unwrap();
+    let later_sends = rows[first..]
+        .iter()
+        .filter(|r| r["data"]["phase"] == "setup" && r["data"]["action"] == "SendMessage")
+        .count();
+    assert!(
+        later_sends >= 1,
+        "every send came before the consumer started"
+    );
+    // The consumer's deletes name their message and its business key from `order.id`.
+    assert!(
+        rows.iter()
+            .any(|r| r["data"]["action"] == "DeleteMessage" && r["data"]["business_key"] == "b-1")
+    );
+}
+
+/// A handler that always fails on one order: the redrive policy moves it to the dead-letter
+/// queue, and the audit says it was never acknowledged (HOLD), the others clean.
+#[test]
+fn a_message_dead_lettered_by_a_failing_handler_is_never_acked() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = root().join("examples/consumers/plans/orders.yaml");
+    let script = root().join("examples/consumers/python/orders.py");
+    let py = python();
+    let (code, said, audit) = audit_plan(
+        &plan,
+        &[&py, script.to_str().unwrap(), "--poison", "b-3"],
+        out.path(),
+        "poison",
+    );
+    assert_eq!(code, 4, "{said}");
+    assert_eq!(
+        kinds(&audit),
+        [("never_acked".to_string(), "HOLD".to_string())],
+        "{said}"
+    );
+    let finding = &audit["findings"][0];
+    assert_eq!(finding["business_key"], "b-3");
+    assert!(
+        finding["detail"]
+            .as_str()
+            .unwrap()
+            .contains("moved to the dead-letter queue after 3 deliveries"),
+        "{finding}"
+    );
+}
+
+#[test]
+fn a_broken_plan_is_refused_at_its_line_and_flags_it_replaces_conflict() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = out.path().join("plan.yaml");
+    std::fs::write(&plan, "queues:\n  - name: orders\n    mesages: 3\n").unwrap();
+    let done = run_bin(
+        &["audit", "--plan", plan.to_str().unwrap(), "--", "true"],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(done.stderr.contains("plan.yaml:3:5"), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("did you mean `messages`?"),
+        "{}",
+        done.stderr
+    );
+    let done = run_bin(
+        &[
+            "audit",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--messages",
+            "3",
+            "--",
+            "true",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("cannot be used with"),
+        "{}",
+        done.stderr
+    );
 }
 
 /// The stale-handle finding names the attempts involved.

@@ -160,6 +160,7 @@ fn lanes(out: &mut String, audit: &Audit, log: &Log) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::judge::tests::keyed;
     use crate::audit::judge::{End, judge};
     use crate::audit::recorder::AckFact;
     use crate::emulator::audit::{Ack, AckOp, Delivery};
@@ -175,7 +176,7 @@ mod tests {
             at_ms: at,
             lease_until_ms: at + 1_000,
         };
-        let log = Log {
+        let log = keyed(Log {
             deliveries: vec![delivery(1, 0), delivery(2, 1_500)],
             acks: vec![AckFact {
                 ack: Ack {
@@ -188,12 +189,14 @@ mod tests {
                 business_key: None,
                 commits_at_ack: None,
             }],
-        };
+            ..Log::default()
+        });
         let audit = judge(
             &log,
             &End {
                 sent: vec!["m1".into()],
                 remaining: Vec::new(),
+                dead_lettered: Vec::new(),
                 ledger: None,
             },
         );

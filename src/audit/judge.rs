@@ -18,7 +18,7 @@
 //! For every message:
 //! - `duplicate_commit` (RECONCILE): its business key committed more than once;
 //! - `deleted_not_committed` (REPAIR): deleted, and its key never reached the ledger;
-//! - `never_acked` (HOLD): still on the queue at the end.
+//! - `never_acked` (HOLD): still on the queue at the end, or moved to its dead-letter queue.
 //!
 //! A message with no finding is ACCEPT when it was delivered once, RECONCILE (done right) when
 //! it was delivered again and the consumer recognised it. Without a ledger (the consumer never
@@ -30,7 +30,6 @@ use serde::Serialize;
 
 use super::recorder::Log;
 use crate::emulator::audit::{AckOp, Delivery};
-use crate::evidence::business_key;
 use crate::evidence::format::Decision;
 
 /// What a finding is about.
@@ -152,8 +151,10 @@ pub struct Audit {
 pub struct End {
     /// The MessageIds the audit sent, in send order.
     pub sent: Vec<String>,
-    /// The MessageIds the queue still stores.
+    /// The MessageIds the queues still store (their dead-letter queues included).
     pub remaining: Vec<String>,
+    /// Those of them a dead-letter queue holds.
+    pub dead_lettered: Vec<String>,
     /// The ledger, per business key, or `None` when the consumer never wrote one.
     pub ledger: Option<BTreeMap<String, u32>>,
 }
@@ -205,7 +206,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             let attempt = attempts[index];
             let number = index as u32 + 1;
             named = (Some(attempt.message_id.clone()), Some(number));
-            let key = business_key(&attempt.body);
+            let key = log.key(attempt.seq);
             let finding = |kind: FindingKind, detail: String| Finding {
                 kind,
                 decision: kind.decision(),
@@ -285,7 +286,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             .filter(|d| &d.message_id == message)
             .collect();
         let seq = deliveries.first().map(|d| d.seq);
-        let key = deliveries.first().and_then(|d| business_key(&d.body));
+        let key = deliveries.first().and_then(|d| log.key(d.seq));
         let commits = end
             .ledger
             .as_ref()
@@ -316,14 +317,20 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             ));
         }
         if !deleted {
-            findings.push(here(
-                FindingKind::NeverAcked,
+            let after = format!(
+                "after {} deliver{}",
+                deliveries.len(),
+                if deliveries.len() == 1 { "y" } else { "ies" }
+            );
+            let detail = if end.dead_lettered.contains(message) {
                 format!(
-                    "still on the queue at the end, after {} deliver{}",
-                    deliveries.len(),
-                    if deliveries.len() == 1 { "y" } else { "ies" }
-                ),
-            ));
+                    "moved to the dead-letter queue {after}, never acknowledged: each delivery's \
+                     handler ended without a delete"
+                )
+            } else {
+                format!("still on the queue at the end, {after}")
+            };
+            findings.push(here(FindingKind::NeverAcked, detail));
         }
         let kinds: Vec<FindingKind> = findings
             .iter()
@@ -392,10 +399,11 @@ fn op_name(op: AckOp) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::audit::recorder::AckFact;
     use crate::emulator::audit::Ack;
+    use crate::evidence::business_key;
 
     fn delivery(seq: u64, nonce: u64, at: u64, lease: u64) -> Delivery {
         Delivery {
@@ -428,7 +436,18 @@ mod tests {
             sent: sent.iter().map(|s| format!("m{s}")).collect(),
             remaining: remaining.iter().map(|s| format!("m{s}")).collect(),
             ledger: ledger.map(|l| l.iter().map(|(k, n)| (k.to_string(), *n)).collect()),
+            dead_lettered: Vec::new(),
         }
+    }
+
+    /// The log with each message's key read from its body, as the recorder does.
+    pub(crate) fn keyed(mut log: Log) -> Log {
+        for d in &log.deliveries {
+            if let Some(k) = business_key(&d.body) {
+                log.keys.entry(d.seq).or_insert(k);
+            }
+        }
+        log
     }
 
     fn kinds(a: &Audit) -> Vec<FindingKind> {
@@ -437,13 +456,14 @@ mod tests {
 
     #[test]
     fn a_correct_consumer_is_clean_and_each_message_accepted() {
-        let log = Log {
+        let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 10_000), delivery(2, 2, 0, 10_000)],
             acks: vec![
                 ack(AckOp::Delete, Some((1, 1)), 500, Some(1)),
                 ack(AckOp::Delete, Some((2, 2)), 600, Some(1)),
             ],
-        };
+            ..Log::default()
+        });
         let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1), ("b-2", 1)])));
         assert!(a.clean, "{:?}", a.findings);
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Accept));
@@ -454,10 +474,11 @@ mod tests {
     #[test]
     fn a_handle_cached_by_message_id_is_a_stale_ack() {
         // Attempt 1's lease lapses, attempt 2 receives, the consumer deletes with attempt 1's.
-        let log = Log {
+        let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 1_000), delivery(1, 2, 1_500, 10_000)],
             acks: vec![ack(AckOp::Delete, Some((1, 1)), 2_000, Some(1))],
-        };
+            ..Log::default()
+        });
         let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
         assert_eq!(kinds(&a), [FindingKind::StaleHandleAck]);
         assert_eq!(a.findings[0].attempt, Some(1));
@@ -471,10 +492,11 @@ mod tests {
 
     #[test]
     fn a_duplicate_copy_during_the_lease_leaves_the_original_handle_good() {
-        let log = Log {
+        let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 10_000), delivery(1, 2, 500, 10_000)],
             acks: vec![ack(AckOp::Delete, Some((1, 1)), 1_000, Some(1))],
-        };
+            ..Log::default()
+        });
         let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
         assert!(a.clean, "{:?}", a.findings);
         assert_eq!(a.per_message[0].decision, Decision::Reconcile);
@@ -482,7 +504,7 @@ mod tests {
 
     #[test]
     fn a_late_ack_a_delete_before_commit_and_the_ledger_kinds() {
-        let log = Log {
+        let log = keyed(Log {
             deliveries: vec![
                 delivery(1, 1, 0, 1_000),
                 delivery(2, 2, 0, 10_000),
@@ -505,7 +527,8 @@ mod tests {
                 // Not a handle at all.
                 ack(AckOp::Delete, None, 12_500, None),
             ],
-        };
+            ..Log::default()
+        });
         let a = judge(
             &log,
             &end(
@@ -533,10 +556,11 @@ mod tests {
 
     #[test]
     fn without_a_ledger_the_ledger_kinds_are_not_checked() {
-        let log = Log {
+        let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 10_000)],
             acks: vec![ack(AckOp::Delete, Some((1, 1)), 100, None)],
-        };
+            ..Log::default()
+        });
         let a = judge(&log, &end(&[1], &[], None));
         assert!(a.clean && !a.ledger);
         assert!(!a.counts.contains_key("ack_before_commit"));

@@ -908,6 +908,12 @@ mod tests {
                   command line. docs/audit.md walks through it."
 )]
 pub struct AuditArgs {
+    /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, body
+    /// templates, where the business key sits, a send rate while the consumer runs. Replaces
+    /// --messages, --fifo, --groups and --visibility-timeout.
+    #[arg(long, value_name = "PLAN.yaml", conflicts_with_all = ["messages", "fifo", "groups", "visibility_timeout"])]
+    pub plan: Option<PathBuf>,
+
     /// How many messages to send before the consumer starts; each body is
     /// `{"business_key": "b-<i>", "seq": <i>}`.
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=10_000))]

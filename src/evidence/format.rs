@@ -217,6 +217,8 @@ pub enum Phase {
     Observe,
     /// Deleting the case's queues.
     Teardown,
+    /// A request the consumer under `sqsprobe audit` made (case `consumer`).
+    Consumer,
 }
 
 /// Jepsen's completion types: a call either took effect (`ok`), definitely did not (`fail`),

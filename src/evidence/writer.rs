@@ -34,6 +34,18 @@ impl EvidenceWriter {
         Ok(())
     }
 
+    /// Writes one row of a type outside [`Record`] (the audit's `delivery` and `ack`), in the
+    /// same envelope and with the same flush.
+    pub fn write_row(&mut self, kind: &str, data: &impl serde::Serialize) -> io::Result<()> {
+        let row = serde_json::json!({ "type": kind, "data": data });
+        let mut line = serde_json::to_vec(&row).map_err(io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.flush()?;
+        self.rows += 1;
+        Ok(())
+    }
+
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
         self.rows

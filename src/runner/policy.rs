@@ -41,7 +41,8 @@ pub fn call_config(
 ) -> aws_sdk_sqs::config::Builder {
     let retry = match phase {
         _ if single_attempt => RetryConfig::disabled(),
-        Phase::Step | Phase::Observe => match case_retries {
+        // The runner never makes a consumer's calls; like a step's, they follow the case.
+        Phase::Step | Phase::Observe | Phase::Consumer => match case_retries {
             RetryPolicy::None => RetryConfig::disabled(),
             RetryPolicy::Standard => RetryConfig::standard(),
         },

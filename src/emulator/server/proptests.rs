@@ -50,6 +50,7 @@ fn json_head(target: &str) -> Head {
         authorization: None,
         trace_header: None,
         accept: None,
+        sdk_request: None,
     }
 }
 
@@ -158,6 +159,7 @@ fn query_request() -> impl Strategy<Value = (Head, Vec<u8>)> {
                 authorization,
                 trace_header: None,
                 accept: None,
+                sdk_request: None,
             };
             (head, body)
         },

@@ -18,7 +18,8 @@ use crate::emulator::dispatch::dispatch;
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::protocol::{json, query, sts};
-use crate::emulator::support::errors::SqsError;
+use crate::emulator::support::audit::{Called, Refusal};
+use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::queue_name_from_url;
 use crate::emulator::support::sigv4;
 
@@ -40,12 +41,15 @@ pub(crate) struct Head {
     pub trace_header: Option<String>,
     /// `Accept`: a query request accepting `application/json` is answered in JSON.
     pub accept: Option<String>,
+    /// `amz-sdk-request` (`attempt=2; max=3`), read only when an audit watches.
+    pub sdk_request: Option<String>,
 }
 
 impl Head {
     /// The head of a request as it arrived: `local` names the host when the request has no
-    /// usable `Host` header (queue URLs are built from it).
-    fn of<B>(req: &Request<B>, local: std::net::SocketAddr) -> Head {
+    /// usable `Host` header (queue URLs are built from it); `audited` reads what only an audit
+    /// keeps.
+    fn of<B>(req: &Request<B>, local: std::net::SocketAddr, audited: bool) -> Head {
         let header = |name: &str| {
             req.headers()
                 .get(name)
@@ -65,6 +69,7 @@ impl Head {
             authorization: header(AUTHORIZATION.as_str()),
             trace_header: header("x-amzn-trace-id"),
             accept: header(hyper::header::ACCEPT.as_str()),
+            sdk_request: audited.then(|| header("amz-sdk-request")).flatten(),
         }
     }
 }
@@ -77,7 +82,7 @@ pub(super) async fn handle(
     read_timeout: Duration,
 ) -> Response<Full<Bytes>> {
     let request_id = uuid::Uuid::new_v4().to_string();
-    let head = Head::of(&req, local);
+    let head = Head::of(&req, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
     let read = tokio::time::timeout(read_timeout, Limited::new(req.into_body(), limit).collect());
     let body = match read.await {
@@ -99,7 +104,7 @@ pub(super) async fn answer_whole(
     local: std::net::SocketAddr,
 ) -> Response<Bytes> {
     let request_id = uuid::Uuid::new_v4().to_string();
-    let head = Head::of(&req, local);
+    let head = Head::of(&req, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
     let response = if req.body().len() > limit {
         error(&head, &SqsError::request_too_large(limit), &request_id)
@@ -156,7 +161,7 @@ pub(crate) async fn answer(
             Ok(p) => p,
             Err(e) => return json_error(&e, request_id),
         };
-        return match dispatch(emu, operation, &params, &ctx).await {
+        return match dispatch_seen(emu, head, operation, &params, &ctx, request_id).await {
             Ok(value) => response(200, json::CONTENT_TYPE, json::encode(&value), request_id),
             Err(e) => json_error(&e, request_id),
         };
@@ -212,7 +217,7 @@ pub(crate) async fn answer(
             Value::String(format!("http://{}{}", ctx.host, head.path)),
         );
     }
-    match dispatch(emu, &action, &params, &ctx).await {
+    match dispatch_seen(emu, head, &action, &params, &ctx, request_id).await {
         Ok(value) if wants_json => response(
             200,
             query::JSON_CONTENT_TYPE,
@@ -227,6 +232,46 @@ pub(crate) async fn answer(
         ),
         Err(e) => query_error(&e),
     }
+}
+
+/// [`dispatch`], and an audit (when one watches) told of the request and its answer.
+async fn dispatch_seen(
+    emu: &Arc<Emulator>,
+    head: &Head,
+    operation: &str,
+    params: &serde_json::Map<String, Value>,
+    ctx: &RequestContext,
+    request_id: &str,
+) -> SqsResult<Value> {
+    let Some(audit) = &emu.config.audit else {
+        return dispatch(emu, operation, params, ctx).await;
+    };
+    let started = std::time::SystemTime::now();
+    let clock = std::time::Instant::now();
+    let result = dispatch(emu, operation, params, ctx).await;
+    let sdk_attempt = head.sdk_request.as_deref().and_then(|h| {
+        h.split(';')
+            .find_map(|part| part.trim().strip_prefix("attempt="))
+            .and_then(|n| n.trim().parse().ok())
+    });
+    audit.called(&Called {
+        operation,
+        params,
+        answer: result.as_ref().map_err(|e| Refusal {
+            status: e.status(),
+            code: e.code(),
+            shape: e.spec.shape.to_string(),
+            sender_fault: e.spec.sender_fault,
+            message: e.message.clone(),
+        }),
+        protocol: if ctx.query { "query" } else { "json" },
+        request_id,
+        sdk_attempt,
+        access_key: ctx.access_key.as_deref(),
+        started,
+        latency: clock.elapsed(),
+    });
+    result
 }
 
 /// An error in the protocol the request speaks (STS-shaped for STS requests).

@@ -46,9 +46,45 @@ pub struct Ack {
     pub at_ms: u64,
 }
 
+/// How the emulator refused a request, protocol-neutral.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub status: u16,
+    /// The legacy query code (`AWS.SimpleQueueService.NonExistentQueue`).
+    pub code: &'static str,
+    /// The JSON shape name without its namespace (`QueueDoesNotExist`).
+    pub shape: String,
+    pub sender_fault: bool,
+    /// The message as answered: it may echo a receipt handle or a body, so an observer that
+    /// keeps it must mask them.
+    pub message: String,
+}
+
+/// One request a client made, once answered: the operation, its input and its answer in the
+/// JSON protocol's shapes (a query request is decoded to them too).
+#[derive(Debug)]
+pub struct Called<'a> {
+    pub operation: &'a str,
+    pub params: &'a serde_json::Map<String, serde_json::Value>,
+    pub answer: Result<&'a serde_json::Value, Refusal>,
+    /// `json` or `query`.
+    pub protocol: &'static str,
+    pub request_id: &'a str,
+    /// The SDK's attempt number from its `amz-sdk-request: attempt=N` header, when sent.
+    pub sdk_attempt: Option<u32>,
+    /// The access key id the request was signed with (the audit's own set-up signs with its
+    /// own, so its calls are told from the consumer's).
+    pub access_key: Option<&'a str>,
+    pub started: std::time::SystemTime,
+    pub latency: std::time::Duration,
+}
+
 /// Told of every delivery and acknowledgement while an audit runs. Implementations must not
-/// call back into the emulator: they are called with its state locked.
+/// call back into the emulator: `delivered` and `acknowledged` are called with its state
+/// locked; `called` after the operation, before its answer is sent.
 pub trait AuditObserver: Send + Sync + Debug {
     fn delivered(&self, delivery: Delivery);
     fn acknowledged(&self, ack: Ack);
+    /// Every request, answered or refused (throttles and access checks included).
+    fn called(&self, _call: &Called<'_>) {}
 }

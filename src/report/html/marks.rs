@@ -152,6 +152,9 @@ pub(super) const OBSERVE: &str = "observe";
 
 pub(super) const HARNESS: &str = "harness";
 
+/// The lane of an audited consumer's calls (`sqsprobe audit`'s evidence).
+pub(super) const CONSUMER: &str = "consumer";
+
 /// The lane a call is drawn in.
 pub(super) fn lane_name(call: &Call) -> String {
     match (call.phase, &call.attempt) {
@@ -159,6 +162,7 @@ pub(super) fn lane_name(call: &Call) -> String {
         (Phase::Observe, _) => OBSERVE.to_string(),
         (Phase::Step, Some(attempt)) => format!("attempt {attempt}"),
         (Phase::Step, None) => STEPS.to_string(),
+        (Phase::Consumer, _) => CONSUMER.to_string(),
     }
 }
 

@@ -183,6 +183,7 @@ pub(crate) fn call_title(call: &Call, rel: &impl Fn(&str) -> Option<f64>) -> Str
     let mut at = Vec::new();
     match call.phase {
         Phase::Setup | Phase::Teardown => at.push(harness_role(call).0.to_string()),
+        Phase::Consumer => at.push("the audited consumer".to_string()),
         Phase::Step | Phase::Observe => {
             if let Some(step) = call.step {
                 at.push(format!("step {}", step_number(step)));
