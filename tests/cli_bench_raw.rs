@@ -117,13 +117,27 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
     assert_eq!(report["driver"], "raw");
     assert!(report["machine"]["cpus"].as_u64().unwrap_or(0) >= 1);
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 1);
-    assert_eq!(targets[0]["name"], "embedded");
-    assert_eq!(targets[0]["error"], Value::Null);
+    assert_eq!(targets.len(), 2);
+    // The reference server first: its no-op only, at each connection count.
+    assert_eq!(targets[0]["name"], "reference");
+    assert_eq!(targets[1]["name"], "embedded");
+    assert_eq!(targets[1]["error"], Value::Null);
     assert_eq!(
-        targets[0]["leaked_queues"].as_array().map(Vec::len),
+        targets[1]["leaked_queues"].as_array().map(Vec::len),
         Some(0)
     );
+    let reference = rows(&report, "reference");
+    assert_eq!(reference.len(), 2, "{report}");
+    for r in &reference {
+        assert_eq!(r["workload"], "noop", "{r}");
+        assert_eq!(r["reference_ratio"], 1.0, "{r}");
+        assert_eq!(r["run_ceiling_ratio"], Value::Null, "not an SQS target: {r}");
+        assert_eq!(r["status_counts"]["200"], r["requests"], "{r}");
+    }
+    for r in rows(&report, "embedded") {
+        assert!(r["reference_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+    }
+    assert!(done.stdout.contains("| vs reference |"), "{}", done.stdout);
     assert_rows_complete(&report, "embedded", &[1, 2]);
     // The emulator answers the no-op with its unknown-operation error.
     let noop = &rows(&report, "embedded")[0];
@@ -320,6 +334,7 @@ fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured()
             "100ms",
             "--warmup",
             "0s",
+            "--no-reference",
         ],
         &json,
     );
@@ -332,6 +347,9 @@ fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured()
     let report = common::read_json(&json);
     assert_eq!(rows(&report, "embedded").len(), 2, "{report}");
     assert!(rows(&report, "nobody").is_empty(), "{report}");
+    // --no-reference: no reference server in the run, no fraction of it.
+    assert!(rows(&report, "reference").is_empty(), "{report}");
+    assert!(!done.stdout.contains("vs reference"), "{}", done.stdout);
     let nobody = &report["targets"][1];
     assert_eq!(nobody["name"], "nobody");
     assert!(

@@ -700,6 +700,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "REGION", help_heading = "Targets")]
     pub region: Option<String>,
 
+    /// raw driver: leave out the reference server (a bare hyper server answering a fixed 200,
+    /// measured first with the no-op at each connection count, against which every row is a
+    /// fraction: docs/performance.md#the-reference-server).
+    #[arg(long, help_heading = "Targets")]
+    pub no_reference: bool,
+
     /// sdk driver: concurrent clients, each on its own queue; a list runs each count (e.g.
     /// 1,8). Default 1.
     #[arg(

@@ -41,6 +41,7 @@ impl Planned {
 fn refuse_raw_flags(args: &BenchArgs) -> Result<(), String> {
     let given = [
         ("--connections", args.connections.is_some()),
+        ("--no-reference", args.no_reference),
         ("--workload", !args.workload.is_empty()),
         ("--protocol", !args.protocol.is_empty()),
         ("--baseline", args.baseline.is_some()),

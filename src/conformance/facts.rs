@@ -30,6 +30,10 @@ pub struct BenchFacts {
     pub noop_per_second: Option<f64>,
     /// SendMessage req/s ÷ the same server's no-op req/s.
     pub ceiling_ratio: Option<f64>,
+    /// SendMessage req/s ÷ the reference server's (a bare hyper server) in the same bench run;
+    /// absent in facts measured before the bench had one.
+    #[serde(default)]
+    pub reference_ratio: Option<f64>,
     pub errors: Option<u64>,
     /// Why the bench could not measure it.
     pub error: Option<String>,

@@ -301,11 +301,16 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
             send_per_second: Some(send),
             noop_per_second,
             ceiling_ratio,
+            reference_ratio,
             ..
         }) => {
             let mut s = format!("{send:.0}/s");
             if let (Some(noop), Some(r)) = (noop_per_second, ceiling_ratio) {
-                s.push_str(&format!(" ({r:.2} of its no-op {noop:.0}/s)"));
+                s.push_str(&format!(" ({r:.2} of its no-op {noop:.0}/s"));
+                if let Some(x) = reference_ratio {
+                    s.push_str(&format!(", {x:.2} of a bare HTTP server"));
+                }
+                s.push(')');
             }
             s
         }

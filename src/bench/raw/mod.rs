@@ -4,15 +4,18 @@
 //!
 //! Emulators ignore signatures; AWS is never a raw target ([`endpoint`] refuses its hosts).
 //! Every target is measured against its own no-op ceiling — an unknown-operation request on
-//! the same server, in the same run — so "close to the limit" is a ratio ([`report`]).
+//! the same server, in the same run — and against the [`reference`] server, a bare hyper
+//! server answering a fixed 200 in the same run: the first says what a target's SQS work
+//! costs beyond its own request path, the second how near the machine's HTTP limit it is.
 //! [`protocol`], [`report`], [`table`] and [`compare`] are pure; [`connection`],
-//! [`workload`], [`target`] and [`embedded`] do the I/O.
+//! [`workload`], [`target`], [`embedded`] and [`reference`] do the I/O.
 
 pub mod compare;
 pub mod connection;
 pub mod embedded;
 pub mod endpoint;
 pub mod protocol;
+pub mod reference;
 pub mod report;
 pub mod table;
 pub mod target;
@@ -22,8 +25,10 @@ pub use compare::{Comparison, compare, comparison_markdown};
 pub use embedded::EmbeddedServer;
 pub use endpoint::{EndpointError, RawEndpoint, is_aws_host, parse_endpoint};
 pub use protocol::WireProtocol;
+pub use reference::ReferenceServer;
 pub use report::{
-    Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, RawReport, RawRow, RawTargetInfo,
+    Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, RawReport, RawRow,
+    RawTargetInfo,
     RawWorkload, apply_ceilings, build_profile, load_average,
 };
 pub use table::raw_markdown_table;

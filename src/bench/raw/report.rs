@@ -105,6 +105,11 @@ pub struct RawRow {
     /// near the fastest HTTP server this run measured (the machine's ceiling, as near as the
     /// run can tell).
     pub run_ceiling_ratio: Option<f64>,
+    /// requests/s ÷ the reference server's requests/s at this connection count (a bare hyper
+    /// server answering a fixed 200, [`super::reference`]): the fraction of what this
+    /// machine's HTTP does. Absent when the run had no reference, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_ratio: Option<f64>,
     /// The first unexpected answer or failure, so a failing row says why.
     pub first_error: Option<String>,
 }
@@ -159,6 +164,9 @@ pub struct RawReport {
     pub scale: Option<ScaleReport>,
 }
 
+/// The reference server's target name in tables and JSON ([`super::reference`]).
+pub const REFERENCE: &str = "reference";
+
 /// The build this binary is: `debug` or `release`.
 pub fn build_profile() -> &'static str {
     if cfg!(debug_assertions) {
@@ -168,7 +176,8 @@ pub fn build_profile() -> &'static str {
     }
 }
 
-/// Fills `ceiling_ratio` and `run_ceiling_ratio` of every row from the no-op rows.
+/// Fills `ceiling_ratio`, `run_ceiling_ratio` and `reference_ratio` of every row from the
+/// no-op rows (the reference server's no-op row is the reference).
 pub fn apply_ceilings(rows: &mut [RawRow]) {
     let noop_rate = |rows: &[RawRow], target: &str, connections: usize| {
         rows.iter()
@@ -180,29 +189,33 @@ pub fn apply_ceilings(rows: &mut [RawRow]) {
             .map(|r| r.requests_per_second)
             .filter(|&rate| rate > 0.0)
     };
+    // The best no-op is the fastest SQS target's: the reference server is not one.
     let best_noop = |rows: &[RawRow], connections: usize| {
         rows.iter()
-            .filter(|r| r.workload == RawWorkload::Noop && r.connections == connections)
+            .filter(|r| {
+                r.workload == RawWorkload::Noop
+                    && r.connections == connections
+                    && r.target != REFERENCE
+            })
             .map(|r| r.requests_per_second)
             .fold(None, |best: Option<f64>, rate| {
                 Some(best.map_or(rate, |b| b.max(rate)))
             })
             .filter(|&rate| rate > 0.0)
     };
-    let ratios: Vec<(Option<f64>, Option<f64>)> = rows
+    let ratios: Vec<[Option<f64>; 3]> = rows
         .iter()
         .map(|r| {
             let own = noop_rate(rows, &r.target, r.connections);
             let best = best_noop(rows, r.connections);
-            (
-                own.map(|c| r.requests_per_second / c),
-                best.map(|c| r.requests_per_second / c),
-            )
+            let reference = noop_rate(rows, REFERENCE, r.connections);
+            [own, best, reference].map(|c| c.map(|c| r.requests_per_second / c))
         })
         .collect();
-    for (row, (own, run)) in rows.iter_mut().zip(ratios) {
+    for (row, [own, run, reference]) in rows.iter_mut().zip(ratios) {
         row.ceiling_ratio = own;
-        row.run_ceiling_ratio = run;
+        row.run_ceiling_ratio = run.filter(|_| row.target != REFERENCE);
+        row.reference_ratio = reference;
     }
 }
 
@@ -238,6 +251,7 @@ pub(crate) mod tests {
             ceiling_drift: None,
             ceiling_ratio: None,
             run_ceiling_ratio: None,
+            reference_ratio: None,
             first_error: None,
         }
     }
@@ -268,6 +282,31 @@ pub(crate) mod tests {
                 (Some(1.0), Some(0.5)),
                 (Some(0.2), Some(0.1)),
                 (None, Some(0.01)),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_row_is_a_fraction_of_the_reference_which_is_not_the_best_no_op() {
+        let mut rows = vec![
+            row(REFERENCE, RawWorkload::Noop, 4, 10_000.0),
+            row("embedded", RawWorkload::Noop, 4, 8_000.0),
+            row("embedded", RawWorkload::Send, 4, 6_000.0),
+            row("embedded", RawWorkload::Send, 1, 2_000.0),
+        ];
+        apply_ceilings(&mut rows);
+        let got: Vec<[Option<f64>; 3]> = rows
+            .iter()
+            .map(|r| [r.ceiling_ratio, r.run_ceiling_ratio, r.reference_ratio])
+            .collect();
+        assert_eq!(
+            got,
+            [
+                [Some(1.0), None, Some(1.0)],
+                [Some(1.0), Some(1.0), Some(0.8)],
+                [Some(0.75), Some(0.75), Some(0.6)],
+                // No reference (nor no-op) at this connection count.
+                [None, None, None],
             ]
         );
     }

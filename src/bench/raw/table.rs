@@ -35,16 +35,22 @@ pub fn target_cell(target: &str, protocol: &str) -> String {
     }
 }
 
-/// The results table, rows in the order given, and a legend.
+/// The results table, rows in the order given, and a legend. With a reference server in the
+/// run, each row's fraction of it is a column of its own.
 pub fn raw_markdown_table(rows: &[RawRow]) -> String {
+    let referenced = rows.iter().any(|r| r.reference_ratio.is_some());
     let mut out = String::new();
-    out.push_str("| target | workload | conns | req/s | msgs/s | ceiling | vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |\n");
-    out.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    out.push_str("| target | workload | conns | req/s | msgs/s | ceiling |");
+    out.push_str(if referenced { " vs reference |" } else { "" });
+    out.push_str(" vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |\n");
+    out.push_str("|---|---|--:|--:|--:|--:|");
+    out.push_str(if referenced { "--:|" } else { "" });
+    out.push_str("--:|--:|--:|--:|--:|--:|\n");
     for r in rows {
         let target = target_cell(&r.target, &r.protocol);
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "| {target} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {target} | {} | {} | {} | {} | {} |",
             r.workload.as_str(),
             r.connections,
             rate(r.requests_per_second),
@@ -53,6 +59,13 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
                 Some(d) if r.workload == RawWorkload::Noop => format!("drift {d:.2}"),
                 _ => ratio(r.ceiling_ratio),
             },
+        );
+        if referenced {
+            let _ = write!(out, " {} |", ratio(r.reference_ratio));
+        }
+        let _ = writeln!(
+            out,
+            " {} | {} | {} | {} | {} | {} |",
             ratio(r.run_ceiling_ratio),
             us(r.latency.p50_us),
             us(r.latency.p99_us),
@@ -67,6 +80,14 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
          its drift is the second phase's rate ÷ the first's; vs best no-op = req/s ÷ the fastest no-op of the \
          run at that count. Latency per request, nearest rank.\n",
     );
+    if referenced {
+        out.push_str(
+            "vs reference = req/s ÷ the reference server's req/s at that count: a bare hyper server \
+             in the same run, on the emulator's runtime settings, reading each request and \
+             answering a fixed 200 the size of a SendMessage reply (this machine's HTTP limit \
+             for this driver).\n",
+        );
+    }
     out
 }
 
@@ -75,6 +96,28 @@ mod tests {
     use super::*;
     use crate::bench::raw::report::apply_ceilings;
     use crate::bench::raw::report::tests::row;
+
+    #[test]
+    fn a_reference_in_the_run_adds_its_column() {
+        let mut rows = vec![
+            row(crate::bench::raw::REFERENCE, RawWorkload::Noop, 4, 100_000.0),
+            row("embedded", RawWorkload::Noop, 4, 80_000.0),
+            row("embedded", RawWorkload::Send, 4, 60_000.0),
+        ];
+        apply_ceilings(&mut rows);
+        let table = raw_markdown_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].contains("| ceiling | vs reference | vs best no-op |"));
+        assert_eq!(
+            lines[2],
+            "| reference | noop | 4 | 100000 | 100000 | 1.00 | 1.00 | – | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+        assert_eq!(
+            lines[4],
+            "| embedded | send | 4 | 60000 | 60000 | 0.75 | 0.60 | 0.75 | 30.0 | 1000 | 1000 | 0 | 0 |"
+        );
+        assert!(table.contains("vs reference = req/s"));
+    }
 
     #[test]
     fn renders_ratios_latencies_and_protocol() {

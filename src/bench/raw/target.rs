@@ -242,6 +242,7 @@ impl Setup<'_> {
             ceiling_drift: None,
             ceiling_ratio: None,
             run_ceiling_ratio: None,
+            reference_ratio: None,
             first_error: phase_error.or(all.first_error),
         }
     }

@@ -1,5 +1,6 @@
-//! `sqsprobe bench --driver raw`: every target (the embedded emulator on its own threads, then
-//! each --endpoint) against its own no-op ceiling, then the scale workloads on a `sqsprobe
+//! `sqsprobe bench --driver raw`: the reference server (a bare hyper server, its no-op only),
+//! then every target (the embedded emulator on its own threads, then each --endpoint) against
+//! its own no-op ceiling and the reference, then the scale workloads on a `sqsprobe
 //! serve` of their own ([`super::scale`]); the tables, the JSON, and the comparison with a
 //! saved run.
 
@@ -9,7 +10,8 @@ use super::super::args::{BenchArgs, BenchTargetArg, BenchWorkloadArg, bench_defa
 use super::scale::{self, ScalePlan};
 use super::{MAX_CLIENTS, check_phases};
 use crate::bench::raw::{
-    EmbeddedServer, Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, RawOptions,
+    EmbeddedServer, Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
+    RawOptions, ReferenceServer,
     RawReport, RawTarget, RawWorkload, WireProtocol, apply_ceilings, build_profile, compare,
     comparison_markdown, load_average, parse_endpoint, raw_markdown_table, run_target,
 };
@@ -19,11 +21,20 @@ use crate::bench::scale::{
 use crate::exit_code;
 use crate::text::escape::terminal;
 
-/// A planned target: the embedded one gets its URL once its server is up.
+/// Where a planned target is: a server this run starts, or an endpoint.
+enum Place {
+    /// The embedded emulator, started per target so it begins from an empty store.
+    Embedded,
+    /// The reference server (only the no-op is measured on it).
+    Reference,
+    Endpoint(String),
+}
+
+/// A planned target: the embedded emulator and the reference get their URL once their server
+/// is up.
 struct Planned {
     name: String,
-    /// `None` for the embedded emulator.
-    url: Option<String>,
+    place: Place,
     protocol: WireProtocol,
 }
 
@@ -125,6 +136,7 @@ fn refuse_raw_only_flags(args: &BenchArgs) -> Result<(), String> {
         ("--endpoint", !args.endpoints.is_empty()),
         ("--target", !args.target.is_empty()),
         ("--connections", args.connections.is_some()),
+        ("--no-reference", args.no_reference),
         ("--protocol", !args.protocol.is_empty()),
         ("--duration", args.duration.is_some()),
     ];
@@ -174,17 +186,30 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
             .map_or(default, |(_, p)| *p)
     };
     let mut targets = Vec::new();
+    if !names.is_empty() && !args.no_reference {
+        if names.contains(&REFERENCE) {
+            return Err(format!(
+                "target name `{REFERENCE}` is the reference server's; name the endpoint otherwise \
+                 (or leave the reference out with --no-reference)"
+            ));
+        }
+        targets.push(Planned {
+            name: REFERENCE.into(),
+            place: Place::Reference,
+            protocol: WireProtocol::Json,
+        });
+    }
     if names.first() == Some(&"embedded") {
         targets.push(Planned {
             name: "embedded".into(),
-            url: None,
+            place: Place::Embedded,
             protocol: protocol_of("embedded"),
         });
     }
     for (name, url) in &args.endpoints {
         targets.push(Planned {
             name: name.clone(),
-            url: Some(url.clone()),
+            place: Place::Endpoint(url.clone()),
             protocol: protocol_of(name),
         });
     }
@@ -290,21 +315,23 @@ pub async fn run(args: BenchArgs) -> i32 {
         if options.stop.requested() {
             break;
         }
-        // The embedded emulator is started per run so it begins from an empty store.
-        let mut server = None;
-        let url = match &planned.url {
-            Some(url) => url.clone(),
-            None => match EmbeddedServer::start() {
-                Ok(s) => {
-                    let url = s.endpoint_url();
-                    server = Some(s);
-                    url
-                }
-                Err(e) => {
-                    eprintln!("sqsprobe: failed to start the embedded emulator: {e}");
-                    return exit_code::RUNTIME_ERROR;
-                }
-            },
+        // The servers this run starts are started per target, the emulator from an empty store.
+        let mut servers: (Option<EmbeddedServer>, Option<ReferenceServer>) = (None, None);
+        let started = match &planned.place {
+            Place::Endpoint(url) => Ok(url.clone()),
+            Place::Embedded => EmbeddedServer::start()
+                .map(|s| servers.0.insert(s).endpoint_url())
+                .map_err(|e| format!("failed to start the embedded emulator: {e}")),
+            Place::Reference => ReferenceServer::start()
+                .map(|s| servers.1.insert(s).endpoint_url())
+                .map_err(|e| format!("failed to start the reference server: {e}")),
+        };
+        let url = match started {
+            Ok(url) => url,
+            Err(e) => {
+                eprintln!("sqsprobe: {e}");
+                return exit_code::RUNTIME_ERROR;
+            }
         };
         let endpoint = match parse_endpoint(&url) {
             Ok(e) => e,
@@ -328,8 +355,18 @@ pub async fn run(args: BenchArgs) -> i32 {
             crate::duration::format(options.duration)
         );
         let mut progress = |line: &str| eprintln!("sqsprobe:   {}", terminal(line));
-        let outcome = run_target(&target, &options, &mut progress).await;
-        drop(server);
+        let outcome = match planned.place {
+            // The reference answers everything with one 200: only its no-op is a figure.
+            Place::Reference => {
+                let noop_only = RawOptions {
+                    workloads: Vec::new(),
+                    ..options.clone()
+                };
+                run_target(&target, &noop_only, &mut progress).await
+            }
+            _ => run_target(&target, &options, &mut progress).await,
+        };
+        drop(servers);
         for row in &outcome.rows {
             if let Some(e) = &row.first_error {
                 eprintln!(

@@ -1,0 +1,142 @@
+//! The reference server of a raw run: a bare hyper HTTP/1.1 server that reads each request's
+//! body and answers a fixed 200 the size of a SendMessage reply, on its own runtime with the
+//! emulator's runtime settings (one worker thread per CPU, `TCP_NODELAY`, keep-alive). Nothing
+//! in it is SQS: its request rate is what this machine's HTTP does with this driver, so every
+//! row's fraction of it says how near the physical limit a target is — not how near its own
+//! request path, which is what the no-op ceiling measures.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::thread::JoinHandle;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::sync::watch;
+
+/// The answer: a SendMessage reply's shape and size (an MD5 and a MessageId), in JSON.
+const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
+
+/// A running reference server; dropping it stops the server and joins its thread.
+pub struct ReferenceServer {
+    addr: SocketAddr,
+    stop: Option<watch::Sender<bool>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ReferenceServer {
+    /// Binds 127.0.0.1 on an ephemeral port and serves with one worker thread per CPU.
+    pub fn start() -> std::io::Result<Self> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("sqsprobe-bench-reference")
+            .build()?;
+        let (stop, stopped) = watch::channel(false);
+        let thread = std::thread::Builder::new()
+            .name("sqsprobe-bench-reference".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    serve(listener, stopped).await;
+                });
+            })?;
+        Ok(Self {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn endpoint_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for ReferenceServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(true);
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Accepts until `stop` turns true; each connection on a task of its own, cut when it does.
+async fn serve(listener: tokio::net::TcpListener, mut stop: watch::Receiver<bool>) {
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => continue,
+            },
+            _ = stop.wait_for(|s| *s) => return,
+        };
+        let _ = stream.set_nodelay(true);
+        let mut stop = stop.clone();
+        tokio::spawn(async move {
+            let connection = http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service_fn(answer));
+            tokio::select! {
+                _ = connection => {}
+                _ = stop.wait_for(|s| *s) => {}
+            }
+        });
+    }
+}
+
+/// Reads the whole body, as a server that looks at it must, then answers the fixed reply.
+async fn answer(req: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let _ = req.into_body().collect().await;
+    let mut response = Response::new(Full::new(Bytes::from_static(BODY.as_bytes())));
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/x-amz-json-1.0"),
+    );
+    headers.insert(
+        "x-amzn-requestid",
+        hyper::header::HeaderValue::from_static("00000000-0000-4000-8000-000000000000"),
+    );
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn answers_any_request_with_the_fixed_reply_and_stops_when_dropped() {
+        let server = ReferenceServer::start().unwrap();
+        let url = server.endpoint_url();
+        let addr = url.trim_start_matches("http://").to_string();
+        let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        stream
+            .write_all(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
+            .await
+            .unwrap();
+        let mut buf = vec![0u8; 1024];
+        let n = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        let text = String::from_utf8_lossy(&buf[..n]);
+        assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+        assert!(text.ends_with(BODY), "{text}");
+        drop(stream);
+        drop(server);
+        assert!(tokio::net::TcpStream::connect(&addr).await.is_err());
+    }
+}
