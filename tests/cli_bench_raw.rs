@@ -131,7 +131,11 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
     for r in &reference {
         assert_eq!(r["workload"], "noop", "{r}");
         assert_eq!(r["reference_ratio"], 1.0, "{r}");
-        assert_eq!(r["run_ceiling_ratio"], Value::Null, "not an SQS target: {r}");
+        assert_eq!(
+            r["run_ceiling_ratio"],
+            Value::Null,
+            "not an SQS target: {r}"
+        );
         assert_eq!(r["status_counts"]["200"], r["requests"], "{r}");
     }
     for r in rows(&report, "embedded") {

@@ -28,8 +28,7 @@ pub use protocol::WireProtocol;
 pub use reference::ReferenceServer;
 pub use report::{
     Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, RawReport, RawRow,
-    RawTargetInfo,
-    RawWorkload, apply_ceilings, build_profile, load_average,
+    RawTargetInfo, RawWorkload, apply_ceilings, build_profile, load_average,
 };
 pub use table::raw_markdown_table;
 pub use target::{RawOptions, RawTarget, TargetOutcome, run_target};

@@ -100,7 +100,12 @@ mod tests {
     #[test]
     fn a_reference_in_the_run_adds_its_column() {
         let mut rows = vec![
-            row(crate::bench::raw::REFERENCE, RawWorkload::Noop, 4, 100_000.0),
+            row(
+                crate::bench::raw::REFERENCE,
+                RawWorkload::Noop,
+                4,
+                100_000.0,
+            ),
             row("embedded", RawWorkload::Noop, 4, 80_000.0),
             row("embedded", RawWorkload::Send, 4, 60_000.0),
         ];

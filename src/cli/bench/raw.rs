@@ -11,9 +11,9 @@ use super::scale::{self, ScalePlan};
 use super::{MAX_CLIENTS, check_phases};
 use crate::bench::raw::{
     EmbeddedServer, Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
-    RawOptions, ReferenceServer,
-    RawReport, RawTarget, RawWorkload, WireProtocol, apply_ceilings, build_profile, compare,
-    comparison_markdown, load_average, parse_endpoint, raw_markdown_table, run_target,
+    RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, WireProtocol, apply_ceilings,
+    build_profile, compare, comparison_markdown, load_average, parse_endpoint, raw_markdown_table,
+    run_target,
 };
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,

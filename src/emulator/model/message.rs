@@ -226,7 +226,7 @@ impl Message {
         };
         Self {
             seq,
-            message_id: uuid::Uuid::new_v4().as_u128(),
+            message_id: crate::emulator::support::ids::uuid_v4().as_u128(),
             md5_of_body: md5::digest(body.as_bytes()),
             text,
             sent_ms: now,

@@ -150,6 +150,10 @@ pub(crate) struct Emulator {
     /// Set once the server shuts down; long polls then answer with what they have.
     stopping: AtomicBool,
     stop: Notify,
+    /// Set once any request could have given a queue a policy (CreateQueue or
+    /// SetQueueAttributes with `Policy`, AddPermission), and never cleared: until then no
+    /// policy can deny anything, and the access check skips its lookup of the queue.
+    pub policy_seen: AtomicBool,
 }
 
 impl Emulator {
@@ -166,6 +170,7 @@ impl Emulator {
             state: Mutex::new(State::new()),
             stopping: AtomicBool::new(false),
             stop: Notify::new(),
+            policy_seen: AtomicBool::new(false),
         }
     }
 

@@ -11,6 +11,8 @@
 //! `Condition`, `NotPrincipal`, `NotAction` or `NotResource` are not evaluated — the emulator
 //! cannot judge them — and deny nothing. A denied request is answered 403 `AccessDenied`.
 
+use std::sync::atomic::Ordering;
+
 use serde_json::{Map, Value};
 
 use crate::emulator::model::store::Emulator;
@@ -27,6 +29,20 @@ pub(crate) fn check(
     params: &Map<String, Value>,
     ctx: &RequestContext,
 ) -> SqsResult<()> {
+    let may_give_policy = match operation {
+        "AddPermission" => true,
+        "CreateQueue" | "SetQueueAttributes" => params
+            .get("Attributes")
+            .and_then(Value::as_object)
+            .is_some_and(|a| a.contains_key("Policy")),
+        _ => false,
+    };
+    if may_give_policy {
+        emu.policy_seen.store(true, Ordering::SeqCst);
+    } else if !emu.policy_seen.load(Ordering::SeqCst) {
+        // No queue has ever had a policy: nothing can deny this request.
+        return Ok(());
+    }
     let key = match (params.get("QueueUrl"), params.get("QueueName")) {
         (Some(Value::String(_)), _) => match ctx.queue_key(emu, &Input::new(params)) {
             Ok(key) => key,

@@ -74,7 +74,7 @@ pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
     }
     let queue = state.queue_mut(&source, now)?;
     let to_move = queue.counts().0 as u64;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = crate::emulator::support::ids::uuid_v4().to_string();
     let handle = BASE64.encode(json!({ "taskId": id, "sourceArn": source_arn }).to_string());
     state.move_tasks.push(MoveTask {
         handle: handle.clone(),

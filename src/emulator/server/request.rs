@@ -81,7 +81,7 @@ pub(super) async fn handle(
     local: std::net::SocketAddr,
     read_timeout: Duration,
 ) -> Response<Full<Bytes>> {
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let request_id = crate::emulator::support::ids::uuid_v4().to_string();
     let head = Head::of(&req, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
     let read = tokio::time::timeout(read_timeout, Limited::new(req.into_body(), limit).collect());
@@ -103,7 +103,7 @@ pub(super) async fn answer_whole(
     req: Request<Bytes>,
     local: std::net::SocketAddr,
 ) -> Response<Bytes> {
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let request_id = crate::emulator::support::ids::uuid_v4().to_string();
     let head = Head::of(&req, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
     let response = if req.body().len() > limit {
