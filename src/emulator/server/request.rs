@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
@@ -50,13 +50,14 @@ impl Head {
     /// usable `Host` header (queue URLs are built from it); `audited` reads what only an audit
     /// keeps.
     fn of<B>(req: &Request<B>, local: std::net::SocketAddr, audited: bool) -> Head {
-        let header = |name: &str| {
+        // Header names as constants: a `&str` name is parsed and hashed again on every lookup.
+        let header = |name: &HeaderName| {
             req.headers()
                 .get(name)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
-        let host = header(HOST.as_str())
+        let host = header(&HOST)
             .or_else(|| req.uri().authority().map(|a| a.to_string()))
             .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
             .unwrap_or_else(|| local.to_string());
@@ -65,14 +66,21 @@ impl Head {
             path: req.uri().path().to_owned(),
             uri_query: req.uri().query().unwrap_or_default().to_owned(),
             host,
-            target: header("x-amz-target"),
-            authorization: header(AUTHORIZATION.as_str()),
-            trace_header: header("x-amzn-trace-id"),
-            accept: header(hyper::header::ACCEPT.as_str()),
-            sdk_request: audited.then(|| header("amz-sdk-request")).flatten(),
+            target: header(&X_AMZ_TARGET),
+            authorization: header(&AUTHORIZATION),
+            trace_header: header(&X_AMZN_TRACE_ID),
+            accept: header(&hyper::header::ACCEPT),
+            sdk_request: audited.then(|| header(&AMZ_SDK_REQUEST)).flatten(),
         }
     }
 }
+
+const X_AMZ_TARGET: HeaderName = HeaderName::from_static("x-amz-target");
+const X_AMZN_TRACE_ID: HeaderName = HeaderName::from_static("x-amzn-trace-id");
+const AMZ_SDK_REQUEST: HeaderName = HeaderName::from_static("amz-sdk-request");
+/// Sent as `x-amzn-requestid` (HTTP/1 header names are case-insensitive; hyper writes them
+/// lower-case, as AWS's own answers over HTTP/2 do).
+const X_AMZN_REQUEST_ID: HeaderName = HeaderName::from_static("x-amzn-requestid");
 
 /// Serves one HTTP request; the body must arrive within `read_timeout`.
 pub(super) async fn handle(
@@ -288,19 +296,16 @@ fn error(head: &Head, error: &SqsError, request_id: &str) -> Response<Full<Bytes
 
 fn response(
     status: u16,
-    content_type: &str,
+    content_type: &'static str,
     body: Vec<u8>,
     request_id: &str,
 ) -> Response<Full<Bytes>> {
     let mut resp = Response::new(Full::new(Bytes::from(body)));
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
     let headers = resp.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_str(content_type).unwrap_or(HeaderValue::from_static("text/plain")),
-    );
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     if let Ok(id) = HeaderValue::from_str(request_id) {
-        headers.insert("x-amzn-RequestId", id);
+        headers.insert(X_AMZN_REQUEST_ID, id);
     }
     resp
 }
