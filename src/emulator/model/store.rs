@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
+use crate::emulator::model::attributes::QueueSettings;
 use crate::emulator::model::queue::Queue;
 use crate::emulator::model::task::MoveTask;
 use crate::emulator::model::usage::Usage;
@@ -150,10 +151,10 @@ pub(crate) struct Emulator {
     /// Set once the server shuts down; long polls then answer with what they have.
     stopping: AtomicBool,
     stop: Notify,
-    /// Set once any request could have given a queue a policy (CreateQueue or
-    /// SetQueueAttributes with `Policy`, AddPermission), and never cleared: until then no
-    /// policy can deny anything, and the access check skips its lookup of the queue.
-    pub policy_seen: AtomicBool,
+    /// Set once a queue's settings took a `Policy` attribute ([`Emulator::note_policy`]), and
+    /// never cleared: until then no policy can deny anything (AddPermission only adds Allow
+    /// statements), and the access check skips its lookup of the queue.
+    policy_seen: AtomicBool,
 }
 
 impl Emulator {
@@ -178,6 +179,19 @@ impl Emulator {
     /// matters more than refusing all further requests, so poisoning is ignored.
     pub fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records that `settings` hold a policy, once a queue is about to take them: from then
+    /// on every request's access check looks the queue's policy up.
+    pub fn note_policy(&self, settings: &QueueSettings) {
+        if settings.policy.is_some() {
+            self.policy_seen.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether any queue may hold a policy ([`Emulator::note_policy`]).
+    pub fn policy_seen(&self) -> bool {
+        self.policy_seen.load(Ordering::SeqCst)
     }
 
     /// Tells every long poll to answer now: the server is shutting down.

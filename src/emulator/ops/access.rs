@@ -11,8 +11,6 @@
 //! `Condition`, `NotPrincipal`, `NotAction` or `NotResource` are not evaluated — the emulator
 //! cannot judge them — and deny nothing. A denied request is answered 403 `AccessDenied`.
 
-use std::sync::atomic::Ordering;
-
 use serde_json::{Map, Value};
 
 use crate::emulator::model::store::Emulator;
@@ -29,18 +27,8 @@ pub(crate) fn check(
     params: &Map<String, Value>,
     ctx: &RequestContext,
 ) -> SqsResult<()> {
-    let may_give_policy = match operation {
-        "AddPermission" => true,
-        "CreateQueue" | "SetQueueAttributes" => params
-            .get("Attributes")
-            .and_then(Value::as_object)
-            .is_some_and(|a| a.contains_key("Policy")),
-        _ => false,
-    };
-    if may_give_policy {
-        emu.policy_seen.store(true, Ordering::SeqCst);
-    } else if !emu.policy_seen.load(Ordering::SeqCst) {
-        // No queue has ever had a policy: nothing can deny this request.
+    if !emu.policy_seen() {
+        // No queue has ever taken a policy: nothing can deny this request.
         return Ok(());
     }
     let key = match (params.get("QueueUrl"), params.get("QueueName")) {

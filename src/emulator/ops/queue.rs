@@ -110,6 +110,7 @@ pub(crate) fn create_queue(
     state.admit_queue(&emu.config)?;
     let mut settings = QueueSettings::new(fifo);
     settings.apply(&attributes)?;
+    emu.note_policy(&settings);
     redrive::validate_redrive(&state, &key, &settings, attributes.get("RedrivePolicy"))?;
     let usage = Arc::clone(&state.usage);
     let mut queue = Queue::new(name.to_owned(), key.clone(), settings, now, usage);
@@ -270,6 +271,7 @@ pub(crate) fn set_queue_attributes(
     let mut settings = queue.settings.clone();
     let arn = queue.arn.clone();
     settings.apply(&attributes)?;
+    emu.note_policy(&settings);
     redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
     let queue = state.queue_mut(&key, now)?;
     queue.settings = settings;

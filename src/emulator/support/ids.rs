@@ -1,46 +1,14 @@
-//! Fresh random ids (MessageIds, request ids, move-task handles) without a system call each:
-//! a per-thread xoshiro256++ generator, seeded once per thread from the operating system's
-//! (through uuid's v4, which asks `getrandom`). Two of these per SendMessage were two
-//! `getrandom` calls, a few percent of the request's cost in a profile of `serve`.
-//!
-//! The ids only need to be unique and unguessable by accident, as AWS's are in practice: 122
-//! random bits of a generator seeded with 256 bits of the OS's entropy on each thread.
+//! Fresh random ids (MessageIds, request ids, move-task ids) without a system call each:
+//! `rand`'s per-thread generator (ChaCha, seeded and reseeded from the operating system),
+//! where `uuid`'s own v4 asks `getrandom` for every id. Two of these per SendMessage were two
+//! `getrandom` calls, a few percent of the request's cost in a profile of `serve`
+//! (docs/performance.md).
 
-use std::cell::Cell;
-
-thread_local! {
-    static STATE: Cell<[u64; 4]> = Cell::new(seed());
-}
-
-fn seed() -> [u64; 4] {
-    let a = uuid::Uuid::new_v4().as_u128();
-    let b = uuid::Uuid::new_v4().as_u128();
-    let s = [a as u64, (a >> 64) as u64, b as u64, (b >> 64) as u64];
-    // xoshiro's one forbidden state is all zeros.
-    if s == [0; 4] { [1, 2, 3, 4] } else { s }
-}
-
-/// The next 64 random bits of this thread's generator (xoshiro256++).
-fn next() -> u64 {
-    STATE.with(|cell| {
-        let mut s = cell.get();
-        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        cell.set(s);
-        result
-    })
-}
+use rand::RngExt;
 
 /// A random version-4 UUID.
 pub(crate) fn uuid_v4() -> uuid::Uuid {
-    let bits = (u128::from(next()) << 64) | u128::from(next());
-    uuid::Builder::from_random_bytes(bits.to_le_bytes()).into_uuid()
+    uuid::Builder::from_random_bytes(rand::rng().random()).into_uuid()
 }
 
 #[cfg(test)]
