@@ -237,18 +237,21 @@ fn a_plan_sets_the_queue_the_bodies_the_key_path_and_a_send_rate() {
     let start = rows.iter().find(|r| r["type"] == "audit_start").unwrap();
     assert_eq!(start["data"]["queues"][0]["dead_letter"], "orders-dlq");
     assert_eq!(start["data"]["queues"][0]["business_key_at"], "order.id");
-    // Sent during the run: a set-up SendMessage after the consumer's first call.
-    let first = rows
+    // `send: {before: 4, rate: 20/s}`: four set-up sends before the consumer started, the
+    // other eight after it (the row order is the order things happened in).
+    let started = rows
         .iter()
-        .position(|r| r["data"]["phase"] == "consumer")
-        .unwrap();
-    let later_sends = rows[first..]
-        .iter()
-        .filter(|r| r["data"]["phase"] == "setup" && r["data"]["action"] == "SendMessage")
-        .count();
-    assert!(
-        later_sends >= 1,
-        "every send came before the consumer started"
+        .position(|r| r["type"] == "consumer_start")
+        .expect("a consumer_start row");
+    let sends = |rows: &[serde_json::Value]| {
+        rows.iter()
+            .filter(|r| r["data"]["phase"] == "setup" && r["data"]["action"] == "SendMessage")
+            .count()
+    };
+    assert_eq!(
+        (sends(&rows[..started]), sends(&rows[started..])),
+        (4, 8),
+        "sends before and after the consumer started"
     );
     // The consumer's deletes name their message and its business key from `order.id`.
     assert!(

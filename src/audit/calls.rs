@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::plan::KeyPath;
+use super::plan::{KeyPaths, key_on};
 use crate::emulator::audit::Called;
 use crate::evidence::digest::Masker;
 use crate::evidence::format::{Call, Completion, EntryEvidence, MessageEvidence, Phase};
@@ -30,16 +30,14 @@ pub struct Known {
     /// A handle's digest → the MessageId and business key of the delivery that issued it.
     pub handles: HashMap<String, (String, Option<String>)>,
     /// A queue's name → where the business key sits in its bodies.
-    pub keys: HashMap<String, KeyPath>,
+    pub keys: KeyPaths,
     /// Every handle and body seen, masked wherever an answer echoes one.
     pub masker: Masker,
 }
 
 impl Known {
     fn key_of(&self, queue: Option<&str>, body: &str) -> Option<String> {
-        queue
-            .and_then(|q| self.keys.get(q))
-            .map_or_else(|| KeyPath::default().of(body), |k| k.of(body))
+        key_on(&self.keys, queue, body)
     }
 
     /// Learns the handles and bodies of a request and its answer (before a row masks them).
@@ -324,6 +322,7 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::plan::KeyPath;
     use crate::emulator::audit::Refusal;
     use serde_json::json;
     use std::time::{Duration, SystemTime};

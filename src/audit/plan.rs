@@ -183,6 +183,19 @@ impl KeyPath {
     }
 }
 
+/// Where each queue's bodies hold the business key, by queue name (dead-letter queues too).
+pub type KeyPaths = std::collections::HashMap<String, KeyPath>;
+
+/// The business key of `body` on `queue` (a name or an ARN: its last segment is the name),
+/// by that queue's path, else the default one.
+pub fn key_on(paths: &KeyPaths, queue: Option<&str>, body: &str) -> Option<String> {
+    let name = queue.map(|q| q.rsplit([':', '/']).next().unwrap_or(q));
+    match name.and_then(|n| paths.get(n)) {
+        Some(path) => path.of(body),
+        None => KeyPath::default().of(body),
+    }
+}
+
 impl Plan {
     /// The plan of an audit without `--plan`: one queue as the command line says.
     pub fn single(

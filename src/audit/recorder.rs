@@ -7,14 +7,14 @@
 //! request the consumer made as a `call` row ([`super::calls`]), and the audit's own
 //! `delivery` and `ack` rows, all digest-only.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde::Serialize;
 
 use super::calls::{self, Known};
-use super::plan::KeyPath;
+use super::plan::{KeyPaths, key_on};
 use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
 use crate::evidence::EvidenceWriter;
 use crate::evidence::format::Record;
@@ -70,7 +70,7 @@ impl Evidence {
 pub struct Recorder {
     ledger: PathBuf,
     /// A queue's name → where its bodies hold the business key.
-    keys: HashMap<String, KeyPath>,
+    keys: KeyPaths,
     log: Mutex<Log>,
     evidence: Mutex<Option<Evidence>>,
 }
@@ -109,7 +109,7 @@ struct AckRow<'a> {
 impl Recorder {
     /// A recorder reading the ledger at `ledger`; `keys` says where each queue's bodies hold
     /// the business key (the default path for a queue not named).
-    pub fn new(ledger: PathBuf, keys: HashMap<String, KeyPath>) -> Recorder {
+    pub fn new(ledger: PathBuf, keys: KeyPaths) -> Recorder {
         Recorder {
             ledger,
             keys,
@@ -166,12 +166,6 @@ impl Recorder {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    fn key_path(&self, queue: &str) -> Option<&KeyPath> {
-        // A delivery names its queue by store key (an ARN), an acknowledgement by name.
-        let name = queue.rsplit([':', '/']).next().unwrap_or(queue);
-        self.keys.get(name)
-    }
-
     fn evidence(&self, write: impl FnOnce(&mut Evidence)) {
         if let Some(ev) = self
             .evidence
@@ -196,10 +190,7 @@ pub fn read_ledger(path: &std::path::Path) -> Option<BTreeMap<String, u32>> {
 
 impl AuditObserver for Recorder {
     fn delivered(&self, delivery: Delivery) {
-        let key = self.key_path(&delivery.queue).map_or_else(
-            || KeyPath::default().of(&delivery.body),
-            |k| k.of(&delivery.body),
-        );
+        let key = key_on(&self.keys, Some(&delivery.queue), &delivery.body);
         self.evidence(|ev| {
             let row = DeliveryRow {
                 message_id: &delivery.message_id,

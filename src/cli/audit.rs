@@ -208,8 +208,7 @@ async fn audit_once(
     if !chaos.is_off() {
         say(format_args!("chaos on: {chaos}"));
     }
-    let sender = Sender::start(&client, plan, &queues);
-    let mut sender = sender;
+    let mut sender = Sender::new(&client, plan, &queues);
     let ended = watch(
         args,
         plan,
@@ -218,6 +217,7 @@ async fn audit_once(
         &url,
         &ledger,
         &dir,
+        &recorder,
         &mut sender,
         signals,
     )
@@ -459,24 +459,43 @@ async fn send(
     Ok(out.message_id().unwrap_or_default().to_string())
 }
 
-/// The messages a plan sends while the consumer runs: one task per queue at its rate.
+/// The messages a plan sends while the consumer runs: one task per queue at its rate, begun
+/// once the consumer has started.
 struct Sender {
+    /// Each queue with messages held back, with its URL; emptied by [`Sender::begin`].
+    held: Vec<(QueuePlan, String)>,
+    client: aws_sdk_sqs::Client,
     tasks: tokio::task::JoinSet<Result<(), String>>,
     sent: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Sender {
-    fn start(client: &aws_sdk_sqs::Client, plan: &Plan, queues: &[Created]) -> Sender {
+    fn new(client: &aws_sdk_sqs::Client, plan: &Plan, queues: &[Created]) -> Sender {
         let before: Vec<String> = queues.iter().flat_map(|c| c.sent.clone()).collect();
-        let sent = Arc::new(std::sync::Mutex::new(before));
-        let mut tasks = tokio::task::JoinSet::new();
-        for (q, c) in plan.queues.iter().zip(queues) {
-            let Some(gap) = q.gap().filter(|_| q.before < q.messages) else {
+        let held = plan
+            .queues
+            .iter()
+            .zip(queues)
+            .filter(|(q, _)| q.rate.is_some() && q.before < q.messages)
+            .map(|(q, c)| (q.clone(), c.url.clone()))
+            .collect();
+        Sender {
+            held,
+            client: client.clone(),
+            tasks: tokio::task::JoinSet::new(),
+            sent: Arc::new(std::sync::Mutex::new(before)),
+        }
+    }
+
+    /// Starts sending the held-back messages: the first one gap from now, then one a gap.
+    fn begin(&mut self) {
+        for (q, url) in std::mem::take(&mut self.held) {
+            let Some(gap) = q.gap() else {
                 continue;
             };
-            let (client, q, url, sent) = (client.clone(), q.clone(), c.url.clone(), sent.clone());
-            tasks.spawn(async move {
-                let mut tick = tokio::time::interval(gap);
+            let (client, sent) = (self.client.clone(), self.sent.clone());
+            self.tasks.spawn(async move {
+                let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + gap, gap);
                 for i in q.before + 1..=q.messages {
                     tick.tick().await;
                     let id = send(&client, &q, &url, i).await?;
@@ -485,12 +504,14 @@ impl Sender {
                 Ok(())
             });
         }
-        Sender { tasks, sent }
     }
 
     /// Whether every message has been sent; a send that failed is said once and ends its
     /// queue's sending.
     fn done(&mut self) -> bool {
+        if !self.held.is_empty() {
+            return false;
+        }
         while let Some(joined) = self.tasks.try_join_next() {
             if let Ok(Err(e)) = joined {
                 say(e);
@@ -521,6 +542,7 @@ async fn watch(
     url: &str,
     ledger: &Path,
     dir: &Path,
+    recorder: &Recorder,
     sender: &mut Sender,
     signals: &mut Signals,
 ) -> Result<Ended, i32> {
@@ -564,6 +586,14 @@ async fn watch(
         ));
         exit_code::RUNTIME_ERROR
     })?;
+    // The held-back messages go from here on: after the consumer has started, never before.
+    recorder.write_row(
+        "consumer_start",
+        &serde_json::json!({
+            "started_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        }),
+    );
+    sender.begin();
     let started = Instant::now();
     let mut idle_since: Option<Instant> = None;
     let ended = loop {
