@@ -32,30 +32,29 @@ fn audit(
     audit_command(&[&py, script.to_str().unwrap()], extra, out, run_id)
 }
 
-/// Runs `sqsprobe audit` on `command`.
+/// Runs `sqsprobe audit` on `command` with four messages, a 1 s lease and `extra`.
 fn audit_command(
     command: &[&str],
     extra: &[&str],
     out: &Path,
     run_id: &str,
 ) -> (i32, String, serde_json::Value) {
-    let mut args = vec![
-        "audit",
-        "--messages",
-        "4",
-        "--visibility-timeout",
-        "1s",
-        "--idle",
-        "1s",
-        "--max-duration",
-        "60s",
-        "--out",
-        out.to_str().unwrap(),
-        "--run-id",
-        run_id,
-    ];
-    args.extend_from_slice(extra);
-    args.push("--");
+    let mut flags = vec!["--messages", "4", "--visibility-timeout", "1s"];
+    flags.extend_from_slice(extra);
+    run_audit(&flags, command, out, run_id)
+}
+
+/// Runs `sqsprobe audit FLAGS -- COMMAND` into `out/run_id` (1 s idle, at most 60 s): exit
+/// code, output, and `audit.json` (null when none was written).
+fn run_audit(
+    flags: &[&str],
+    command: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let mut args = vec!["audit", "--idle", "1s", "--max-duration", "60s"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--out", out.to_str().unwrap(), "--run-id", run_id, "--"]);
     args.extend_from_slice(command);
     let done = run_bin(&args, &root(), LIMIT);
     let json: PathBuf = out.join(run_id).join("audit.json");
@@ -179,33 +178,7 @@ fn audit_plan(
     out: &Path,
     run_id: &str,
 ) -> (i32, String, serde_json::Value) {
-    let mut args = vec![
-        "audit",
-        "--plan",
-        plan.to_str().unwrap(),
-        "--idle",
-        "1s",
-        "--max-duration",
-        "60s",
-        "--out",
-        out.to_str().unwrap(),
-        "--run-id",
-        run_id,
-        "--",
-    ];
-    args.extend_from_slice(command);
-    let done = run_bin(&args, &root(), LIMIT);
-    let json = out.join(run_id).join("audit.json");
-    let value = if json.exists() {
-        read_json(&json)
-    } else {
-        serde_json::Value::Null
-    };
-    (
-        done.code(),
-        format!("{}\n{}", done.stdout, done.stderr),
-        value,
-    )
+    run_audit(&["--plan", plan.to_str().unwrap()], command, out, run_id)
 }
 
 /// The example plan: the orders queue with its own body shape (the key at `order.id`), a

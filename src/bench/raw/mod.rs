@@ -8,7 +8,7 @@
 //! server answering a fixed 200 in the same run: the first says what a target's SQS work
 //! costs beyond its own request path, the second how near the machine's HTTP limit it is.
 //! [`protocol`], [`report`], [`table`] and [`compare`] are pure; [`connection`],
-//! [`workload`], [`target`], [`embedded`] and [`reference`] do the I/O.
+//! [`workload`], [`target`], [`embedded`], [`reference`] and [`server_thread`] do the I/O.
 
 pub mod compare;
 pub mod connection;
@@ -17,6 +17,7 @@ pub mod endpoint;
 pub mod protocol;
 pub mod reference;
 pub mod report;
+pub mod server_thread;
 pub mod table;
 pub mod target;
 pub mod workload;

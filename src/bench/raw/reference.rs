@@ -6,8 +6,6 @@
 //! request path, which is what the no-op ceiling measures.
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
-use std::thread::JoinHandle;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -17,58 +15,23 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
 
+use super::server_thread::ServerThread;
+
 /// The answer: a SendMessage reply's shape and size (an MD5 and a MessageId), in JSON.
 const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
 
 /// A running reference server; dropping it stops the server and joins its thread.
-pub struct ReferenceServer {
-    addr: SocketAddr,
-    stop: Option<watch::Sender<bool>>,
-    thread: Option<JoinHandle<()>>,
-}
+pub struct ReferenceServer(ServerThread);
 
 impl ReferenceServer {
     /// Binds 127.0.0.1 on an ephemeral port and serves with one worker thread per CPU.
     pub fn start() -> std::io::Result<Self> {
-        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name("sqsprobe-bench-reference")
-            .build()?;
-        let (stop, stopped) = watch::channel(false);
-        let thread = std::thread::Builder::new()
-            .name("sqsprobe-bench-reference".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                        return;
-                    };
-                    serve(listener, stopped).await;
-                });
-            })?;
-        Ok(Self {
-            addr,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        ServerThread::start("sqsprobe-bench-reference", serve).map(Self)
     }
 
     /// `http://127.0.0.1:PORT`.
     pub fn endpoint_url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-}
-
-impl Drop for ReferenceServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(true);
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.0.endpoint_url()
     }
 }
 
