@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::suite::Diagnostic;
 use crate::suite::model::Pos;
-use crate::suite::yaml::{DocumentKind, Node, Reader, load_document, pos};
+use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
 
 const PLAN_FILE: DocumentKind = DocumentKind {
     noun: "plan",
@@ -238,14 +238,7 @@ impl Plan {
 
 /// Parses a plan file. Returns every problem found, not just the first.
 pub fn parse_plan(path: &str, source: &str) -> Result<Plan, Vec<Diagnostic>> {
-    let doc = load_document(path, source, PLAN_FILE)?;
-    let mut r = Reader::new(path, source);
-    r.diags = doc.diags;
-    let plan = decode(&mut r, &doc.root);
-    match plan {
-        Some(p) if r.diags.is_empty() => Ok(p),
-        _ => Err(r.into_diagnostics()),
-    }
+    parse_document(path, source, PLAN_FILE, decode)
 }
 
 fn decode(r: &mut Reader, root: &Node) -> Option<Plan> {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use crate::evidence::format::{CaseEnd, Verdict};
 use crate::suite::Diagnostic;
 use crate::suite::model::Pos;
-use crate::suite::yaml::{DocumentKind, Node, Reader, load_document, pos};
+use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
 use crate::text::suggest::closest;
 
 const PROFILE_KEYS: &[&str] = &[
@@ -162,14 +162,7 @@ impl Profile {
 
 /// Parses one profile file. Returns every problem found, not just the first.
 pub fn parse_profile(path: &str, source: &str) -> Result<Profile, Vec<Diagnostic>> {
-    let doc = load_document(path, source, PROFILE_FILE)?;
-    let mut r = Reader::new(path, source);
-    r.diags = doc.diags;
-    let profile = decode(&mut r, &doc.root);
-    match profile {
-        Some(p) if r.diags.is_empty() => Ok(p),
-        _ => Err(r.into_diagnostics()),
-    }
+    parse_document(path, source, PROFILE_FILE, decode)
 }
 
 fn decode(r: &mut Reader, root: &Node) -> Option<Profile> {

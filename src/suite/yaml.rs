@@ -78,6 +78,24 @@ pub(crate) fn load_document<'s>(
     Ok(Document { root, diags })
 }
 
+/// Loads a one-document file and decodes its root with `decode`: the decoded value when no
+/// problem was found, else every problem (the loader's and the decoder's) in file order.
+/// Suites, target profiles and audit plans are all read through it.
+pub(crate) fn parse_document<T>(
+    path: &str,
+    source: &str,
+    kind: DocumentKind,
+    decode: impl FnOnce(&mut Reader, &Node) -> Option<T>,
+) -> Result<T, Vec<Diagnostic>> {
+    let doc = load_document(path, source, kind)?;
+    let mut r = Reader::new(path, source);
+    r.diags = doc.diags;
+    match decode(&mut r, &doc.root) {
+        Some(value) if r.diags.is_empty() => Ok(value),
+        _ => Err(r.into_diagnostics()),
+    }
+}
+
 /// 1-based position of a node.
 pub(crate) fn pos(node: &Node) -> Pos {
     marker_pos(&node.span.start)

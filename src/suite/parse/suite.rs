@@ -7,7 +7,7 @@ use super::case::decode_case;
 use crate::suite::diagnostic::Diagnostic;
 use crate::suite::limits::Limits;
 use crate::suite::model::*;
-use crate::suite::yaml::{DocumentKind, Node, Reader, load_document};
+use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document};
 
 const SUITE_KEYS: &[&str] = &["suite", "description", "area", "cases"];
 
@@ -18,15 +18,9 @@ const SUITE_FILE: DocumentKind = DocumentKind {
 
 /// Parses and validates one suite file. Returns every problem found, not just the first.
 pub fn parse_suite(path: &str, source: &str, limits: &Limits) -> Result<Suite, Vec<Diagnostic>> {
-    let doc = load_document(path, source, SUITE_FILE)?;
-    let mut r = Reader::new(path, source);
-    r.diags = doc.diags;
-    let root = &doc.root;
-    let suite = decode_suite(&mut r, root, limits);
-    match suite {
-        Some(s) if r.diags.is_empty() => Ok(s),
-        _ => Err(r.into_diagnostics()),
-    }
+    parse_document(path, source, SUITE_FILE, |r, root| {
+        decode_suite(r, root, limits)
+    })
 }
 
 fn decode_suite(r: &mut Reader, root: &Node, limits: &Limits) -> Option<Suite> {
