@@ -364,11 +364,20 @@ fn raw_and_scale_workloads_in_one_run_share_one_json() {
     assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
     assert!(done.stdout.contains("Queues ("), "{}", done.stdout);
     let report = common::read_json(&json);
-    let workloads: Vec<&str> = array(&report, "rows")
+    // The reference server's no-op first (a raw run measures it), then the emulator's rows.
+    let rows: Vec<(&str, &str)> = array(&report, "rows")
         .iter()
-        .filter_map(|r| r["workload"].as_str())
+        .filter_map(|r| Some((r["target"].as_str()?, r["workload"].as_str()?)))
         .collect();
-    assert_eq!(workloads, ["noop", "cycle"], "{report}");
+    assert_eq!(
+        rows,
+        [
+            ("reference", "noop"),
+            ("embedded", "noop"),
+            ("embedded", "cycle")
+        ],
+        "{report}"
+    );
     assert_eq!(report["scale"]["workloads"], serde_json::json!(["queues"]));
     assert_eq!(array(&report["scale"], "queues").len(), 2, "{report}");
     assert_eq!(array(&report["scale"], "memory").len(), 0, "{report}");
