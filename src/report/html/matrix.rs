@@ -49,10 +49,10 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>SQS conformance matrix</title>\n<style>{CSS}{MATRIX_CSS}</style>\n</head>\n<body>\n\
          <h1>SQS conformance matrix</h1>\n<p>Conformance = passes / cases counted; a known \
-         divergence and a case that did not finish count as non-conforming. Each cell links to \
-         the case in its run's report. Semantics cases check what a consumer can observe; \
-         validation cases check the error a bad input gets. Each area row gives every target's \
-         score over that area.</p>\n"
+         divergence and a case that did not finish count as non-conforming. {} Semantics cases \
+         check what a consumer can observe; validation cases check the error a bad input gets. \
+         Each area row gives every target's score over that area.</p>\n",
+        links_sentence(m.columns.len(), reports)
     );
     if m.columns.iter().any(|c| c.target == "embedded") {
         let _ = writeln!(
@@ -124,6 +124,23 @@ pub fn render(m: &Matrix, reports: &[Option<String>]) -> String {
     surprises(&mut out, m, &href);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// What the intro may say of the cells' links: only what the page holds. A column links its
+/// cells only when its run folder holds a `report.html` (the committed matrix in docs/ was
+/// built from folders that are not committed, so it links none).
+fn links_sentence(columns: usize, reports: &[Option<String>]) -> &'static str {
+    let linked = (0..columns)
+        .filter(|&i| reports.get(i).is_some_and(Option::is_some))
+        .count();
+    if columns > 0 && linked == columns {
+        "Each cell links to the case in its run's report."
+    } else if linked > 0 {
+        "A cell links to the case in its run's report where the column's name is a link; the \
+         other columns' run folders hold no report.html."
+    } else {
+        "No run folder held a report.html, so the cells link nothing."
+    }
 }
 
 /// Per target, the semantics cases it does not answer as AWS does, each linked to the case in
@@ -351,7 +368,26 @@ mod tests {
         );
         assert!(html.contains("<p>None: every semantics case passed on every target.</p>"));
         assert!(html.contains("&lt;moto&gt;") && !html.contains("<moto>"));
+        assert!(
+            html.contains("where the column's name is a link") && !html.contains("Each cell links"),
+            "one column of two is linked: the intro says so, not that every cell links: {html}"
+        );
         assert!(!html.contains("<script") && !html.contains("src="));
+    }
+
+    #[test]
+    fn the_intro_claims_links_only_where_the_page_has_them() {
+        let r = Some("r/report.html".to_string());
+        assert_eq!(
+            links_sentence(2, &[r.clone(), r.clone()]),
+            "Each cell links to the case in its run's report."
+        );
+        assert!(
+            links_sentence(2, &[r.clone(), None]).contains("where the column's name is a link")
+        );
+        assert!(links_sentence(2, &[r]).contains("where the column's name is a link"));
+        assert!(links_sentence(2, &[None, None]).contains("link nothing"));
+        assert!(links_sentence(0, &[]).contains("link nothing"));
     }
 
     #[test]
