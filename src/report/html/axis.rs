@@ -1,4 +1,5 @@
-//! The timeline's geometry that is not about evidence: axis ticks at round values and labels
+//! The pictures' geometry that is not about evidence: axis ticks at round values, the grid
+//! line and label each tick draws (the timeline's and the matrix's scatter alike), and labels
 //! laid out so they never overprint.
 //!
 //! Ticks step by 1, 2 or 5 times a power of ten milliseconds (0, 500 ms, 1 s, 1.5 s …), the
@@ -44,6 +45,34 @@ pub(crate) fn tick_label(ms: f64) -> String {
     }
 }
 
+/// A grid line across the plot and its tick's label, as SVG.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GridTick<'a> {
+    /// The line, from `(x1, y1)` to `(x2, y2)`.
+    pub line: [f64; 4],
+    /// Where the label's anchor sits.
+    pub at: (f64, f64),
+    /// `start`, `middle` or `end`.
+    pub anchor: &'static str,
+    /// The label, already escaped for HTML.
+    pub label: &'a str,
+}
+
+impl GridTick<'_> {
+    /// Appends the line and the label to `out`: one shape for every picture's axes, so a
+    /// change to how a tick looks is made once.
+    pub(crate) fn write(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let [x1, y1, x2, y2] = self.line;
+        let _ = write!(
+            out,
+            "<line class=\"grid\" x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\"/>\
+             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text>",
+            self.at.0, self.at.1, self.anchor, self.label
+        );
+    }
+}
+
 /// Width in pixels a 10 px sans-serif label takes, estimated generously (wide glyphs), so
 /// placed labels keep clear of each other whatever the font.
 pub(crate) fn text_width(text: &str) -> f64 {
@@ -86,6 +115,23 @@ pub(crate) fn place(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grid_tick_is_a_line_and_its_label() {
+        let mut out = String::new();
+        GridTick {
+            line: [1.0, 2.0, 1.0, 30.25],
+            at: (1.0, 13.0),
+            anchor: "middle",
+            label: "1 s",
+        }
+        .write(&mut out);
+        assert_eq!(
+            out,
+            "<line class=\"grid\" x1=\"1.0\" y1=\"2.0\" x2=\"1.0\" y2=\"30.2\"/>\
+             <text class=\"tick\" x=\"1.0\" y=\"13.0\" text-anchor=\"middle\">1 s</text>"
+        );
+    }
 
     #[test]
     fn ticks_fall_on_one_two_five_steps() {

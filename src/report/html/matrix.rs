@@ -6,6 +6,7 @@
 //! the records escaped. A cell's hover text is its note (the profile's reason, or why the case
 //! did not pass).
 
+use super::axis::GridTick;
 use super::parts::case_anchor;
 use super::style::CSS;
 use crate::conformance::facts::{Facts, TargetFacts};
@@ -265,27 +266,24 @@ fn scatter(out: &mut String, title: &str, x_label: &str, points: &[(String, f64,
     for q in 0..=4 {
         let c = f64::from(q) / 4.0;
         let y = y_of(c);
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>\
-             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}%</text>",
-            W - RIGHT,
-            LEFT - 4.0,
-            y + 4.0,
-            q * 25
-        );
+        GridTick {
+            line: [LEFT, y, W - RIGHT, y],
+            at: (LEFT - 4.0, y + 4.0),
+            anchor: "end",
+            label: &format!("{}%", q * 25),
+        }
+        .write(out);
     }
     let mut e = lo as i32;
     while f64::from(e) <= hi {
         let x = x_of(10f64.powi(e));
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{:.1}\"/>\
-             <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            H - BOTTOM,
-            H - BOTTOM + 14.0,
-            10u64.saturating_pow(e.max(0) as u32)
-        );
+        GridTick {
+            line: [x, TOP, x, H - BOTTOM],
+            at: (x, H - BOTTOM + 14.0),
+            anchor: "middle",
+            label: &10u64.saturating_pow(e.max(0) as u32).to_string(),
+        }
+        .write(out);
         e += 1;
     }
     let _ = write!(

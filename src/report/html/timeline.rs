@@ -5,7 +5,7 @@
 //! (findings, stale handles, redeliveries and the window, then leases, sleeps, steps, calls);
 //! one that has no room is left out rather than drawn over another.
 
-use super::axis::{Want, place, text_width, tick_label, ticks};
+use super::axis::{GridTick, Want, place, text_width, tick_label, ticks};
 use super::marks::{Lane, Mark, MarkKind, Picture, SWATCHES, Shape};
 use super::picture::picture;
 use crate::evidence::view::CaseView;
@@ -83,13 +83,14 @@ pub(crate) fn render(out: &mut String, picture: &Picture) {
     for tick in ticks(span) {
         let tx = x(tick);
         let anchor = if tick == 0.0 { "start" } else { "middle" };
-        let _ = writeln!(
-            out,
-            "<line class=\"grid\" x1=\"{tx:.1}\" y1=\"{}\" x2=\"{tx:.1}\" y2=\"{height}\"/>\
-             <text class=\"tick\" x=\"{tx:.1}\" y=\"13\" text-anchor=\"{anchor}\">{}</text>",
-            AXIS_H - 4.0,
-            tick_label(tick)
-        );
+        GridTick {
+            line: [tx, AXIS_H - 4.0, tx, height],
+            at: (tx, 13.0),
+            anchor,
+            label: &tick_label(tick),
+        }
+        .write(out);
+        out.push('\n');
     }
     let mut y = AXIS_H;
     for ((lane, p), h) in picture.lanes.iter().zip(&placed).zip(&heights) {
