@@ -1,10 +1,10 @@
 //! Opt-in: the shipped suites against real AWS, in a disposable account.
 //!
 //! Ignored by default (it needs credentials and costs a few requests). Run it with
-//! `SQSPROBE_AWS_TESTS=1 cargo test --test aws -- --ignored`; the default credential chain
+//! `SQSPROBE_AWS_TESTS=1 cargo test --test it -- --ignored aws::`; the default credential chain
 //! applies (`AWS_PROFILE`, ...) and a region must be named (`AWS_REGION`, the profile's): a run
 //! refuses `--target aws` without one. Set `SQSPROBE_ALLOW_ACCOUNT` to guard the account.
-//! The same path offline, at `sqsprobe serve`, is `tests/aws_path.rs`.
+//! The same path offline, at `sqsprobe serve`, is `tests/it/aws_path.rs`.
 
 use crate::common;
 
@@ -13,7 +13,7 @@ use sqsprobe::evidence::{Record, read_evidence};
 use std::time::Duration;
 
 #[test]
-#[ignore = "needs AWS credentials: SQSPROBE_AWS_TESTS=1 cargo test --test aws -- --ignored"]
+#[ignore = "needs AWS credentials: SQSPROBE_AWS_TESTS=1 cargo test --test it -- --ignored aws::"]
 fn shipped_suites_pass_against_real_aws_and_leave_nothing_behind() {
     assert_eq!(
         std::env::var("SQSPROBE_AWS_TESTS").as_deref(),
