@@ -14,7 +14,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod audit;
 mod aws;
 mod aws_path;
 mod bench_scale;

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod audit;
 mod chaos_suite;
 mod cli_conformance;
 mod faults;
