@@ -289,13 +289,9 @@ async fn forward(
     Ok(Response::from_parts(parts, Full::new(body)))
 }
 
-/// Starts a proxy on a free loopback port in front of `upstream`.
-pub async fn start(upstream: SocketAddr) -> Proxy {
-    start_with(upstream, Mischief::default()).await
-}
-
-/// Starts a proxy that does `mischief`.
-pub async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
+/// Starts a proxy on a free loopback port in front of `upstream`, doing `mischief` (tests get
+/// one through [`Rigged`], which gives it a runtime).
+async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
     let losing = Arc::new(Mutex::new(Losing {
         rule: mischief,
         ..Losing::default()
@@ -327,39 +323,67 @@ pub async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
     }
 }
 
-/// The embedded emulator in this process, behind a proxy that misbehaves as told: the fixture
-/// of every test whose target must do something wrong on purpose. Both stop on drop.
+/// A recording proxy that misbehaves as told, on a runtime of its own, in front of the
+/// embedded emulator in this process ([`Rigged::start`]) or of another server such as moto
+/// ([`Rigged::in_front_of`]): the fixture of every test that watches or spoils what crosses the
+/// wire. The proxy, and the emulator it started, stop on drop.
 pub struct Rigged {
     pub rt: tokio::runtime::Runtime,
     emu: Option<sqsprobe::emulator::RunningEmulator>,
+    upstream: SocketAddr,
     /// The proxy: give its `url` to the binary under test.
     pub proxy: Proxy,
 }
 
+/// The runtime a [`Rigged`] serves on: multi-threaded, so the proxy and the emulator answer
+/// while a test blocks on a child process or on `rt.block_on` of its own.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
 impl Rigged {
+    /// A fresh embedded emulator on a free loopback port, behind a proxy doing `mischief`.
     pub fn start(mischief: Mischief) -> Rigged {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
+        let rt = runtime();
         let emu = rt
             .block_on(sqsprobe::emulator::spawn(
                 "127.0.0.1:0".parse().expect("an address"),
                 sqsprobe::emulator::EmulatorConfig::default(),
             ))
             .expect("the emulator starts");
-        let proxy = rt.block_on(start_with(emu.local_addr(), mischief));
+        let upstream = emu.local_addr();
+        let proxy = rt.block_on(start_with(upstream, mischief));
         Rigged {
             rt,
             emu: Some(emu),
+            upstream,
             proxy,
         }
     }
 
-    /// The emulator's own URL, past the proxy: to see what is really on it.
+    /// A proxy doing `mischief` in front of `upstream`, a server the test started (moto).
+    pub fn in_front_of(upstream: SocketAddr, mischief: Mischief) -> Rigged {
+        let rt = runtime();
+        let proxy = rt.block_on(start_with(upstream, mischief));
+        Rigged {
+            rt,
+            emu: None,
+            upstream,
+            proxy,
+        }
+    }
+
+    /// The upstream's own URL, past the proxy: to see what is really on it.
     pub fn direct_url(&self) -> String {
-        let emu = self.emu.as_ref().expect("running until drop");
-        format!("http://{}", emu.local_addr())
+        format!("http://{}", self.upstream)
+    }
+
+    /// Everything that has crossed the proxy so far.
+    pub fn seen(&self) -> Seen {
+        self.proxy.seen.lock().unwrap().clone()
     }
 }
 

@@ -1,0 +1,365 @@
+//! `sqsprobe bench --driver raw` end to end: the real binary against the embedded emulator
+//! (both protocols) and moto (which closes every connection), short phases, the table and
+//! the JSON read back, the comparison with a saved run, and the refusal of AWS hosts.
+//! Structure and non-zero counts only: speed is never asserted here.
+
+use crate::common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Moto, root, run_bin};
+use serde_json::Value;
+
+const WORKLOADS: [&str; 5] = ["noop", "send", "receive", "cycle", "batch"];
+
+fn bench(args: &[&str], json: &Path) -> common::Finished {
+    let mut all = vec!["bench", "--driver", "raw"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", json.to_str().expect("utf-8 path")]);
+    run_bin(&all, &root(), Duration::from_secs(120))
+}
+
+fn rows<'a>(report: &'a Value, target: &str) -> Vec<&'a Value> {
+    report["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["target"] == target)
+        .collect()
+}
+
+/// Every row answered, moved messages where its workload moves them, and carries its
+/// ceiling ratio; the no-op's own ratio is 1.
+fn assert_rows_complete(report: &Value, target: &str, connections: &[u64]) {
+    let rows = rows(report, target);
+    assert_eq!(rows.len(), WORKLOADS.len() * connections.len(), "{report}");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["workload"], WORKLOADS[i % WORKLOADS.len()], "{r}");
+        assert_eq!(r["connections"], connections[i / WORKLOADS.len()], "{r}");
+        assert!(
+            r["requests"].as_u64().unwrap_or(0) > 0,
+            "no request answered: {r}"
+        );
+        assert_eq!(r["errors"], 0, "{r}");
+        assert!(r["ceiling_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+        assert!(r["run_ceiling_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+        let p50 = r["latency"]["p50_us"].as_f64().unwrap_or(0.0);
+        let p999 = r["latency"]["p999_us"].as_f64().unwrap_or(0.0);
+        assert!(p50 > 0.0 && p999 >= p50, "{r}");
+        if r["workload"] == "noop" {
+            assert_eq!(r["ceiling_ratio"], 1.0, "{r}");
+            // Measured before and after the workloads; the drift compares the two.
+            assert!(r["ceiling_drift"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+            assert_eq!(r["messages"], 0, "{r}");
+        } else {
+            assert!(
+                r["messages"].as_u64().unwrap_or(0) > 0,
+                "no message moved: {r}"
+            );
+        }
+    }
+    for (workload, expected) in [
+        ("cycle", ["SendMessage", "ReceiveMessage", "DeleteMessage"]),
+        (
+            "batch",
+            ["SendMessageBatch", "ReceiveMessage", "DeleteMessageBatch"],
+        ),
+    ] {
+        let row = rows
+            .iter()
+            .find(|r| r["workload"] == workload)
+            .expect(workload);
+        let ops: Vec<&str> = row["operations"]
+            .as_array()
+            .expect("operations")
+            .iter()
+            .filter_map(|o| o["operation"].as_str())
+            .collect();
+        assert_eq!(ops, expected, "{row}");
+    }
+}
+
+#[test]
+fn raw_bench_embedded_every_workload_with_ceilings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("raw.json");
+    let done = bench(
+        &[
+            "--connections",
+            "1,2",
+            "--duration",
+            "300ms",
+            "--warmup",
+            "50ms",
+            "--prefill",
+            "50",
+        ],
+        &json,
+    );
+    assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    let table: Vec<&str> = done
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("| embedded |"))
+        .collect();
+    assert_eq!(table.len(), 10, "{}", done.stdout);
+    assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
+    assert!(done.stderr.contains("load average"), "{}", done.stderr);
+
+    let report = common::read_json(&json);
+    assert_eq!(report["version"], 3);
+    assert!(
+        report["build"] == "debug" || report["build"] == "release",
+        "{report}"
+    );
+    assert_eq!(report["scale"], Value::Null, "no scale workload ran");
+    assert_eq!(report["driver"], "raw");
+    assert!(report["machine"]["cpus"].as_u64().unwrap_or(0) >= 1);
+    let targets = report["targets"].as_array().expect("targets");
+    assert_eq!(targets.len(), 2);
+    // The reference server first: its no-op only, at each connection count.
+    assert_eq!(targets[0]["name"], "reference");
+    assert_eq!(targets[1]["name"], "embedded");
+    assert_eq!(targets[1]["error"], Value::Null);
+    assert_eq!(
+        targets[1]["leaked_queues"].as_array().map(Vec::len),
+        Some(0)
+    );
+    let reference = rows(&report, "reference");
+    assert_eq!(reference.len(), 2, "{report}");
+    for r in &reference {
+        assert_eq!(r["workload"], "noop", "{r}");
+        assert_eq!(r["reference_ratio"], 1.0, "{r}");
+        assert_eq!(
+            r["run_ceiling_ratio"],
+            Value::Null,
+            "not an SQS target: {r}"
+        );
+        assert_eq!(r["status_counts"]["200"], r["requests"], "{r}");
+    }
+    for r in rows(&report, "embedded") {
+        assert!(r["reference_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+    }
+    assert!(done.stdout.contains("| vs reference |"), "{}", done.stdout);
+    assert_rows_complete(&report, "embedded", &[1, 2]);
+    // The emulator answers the no-op with its unknown-operation error.
+    let noop = &rows(&report, "embedded")[0];
+    assert!(
+        noop["status_counts"]["400"].as_u64().unwrap_or(0) > 0,
+        "{noop}"
+    );
+}
+
+#[test]
+fn raw_bench_query_protocol_and_baseline_comparison() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let first = dir.path().join("first.json");
+    let short = [
+        "--protocol",
+        "query",
+        "--connections",
+        "1",
+        "--duration",
+        "200ms",
+        "--warmup",
+        "50ms",
+        "--prefill",
+        "20",
+    ];
+    let done = bench(&short, &first);
+    assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    let report = common::read_json(&first);
+    assert!(
+        rows(&report, "embedded")
+            .iter()
+            .all(|r| r["protocol"] == "query")
+    );
+    assert_rows_complete(&report, "embedded", &[1]);
+    assert!(
+        done.stdout.contains("| embedded (query) | cycle |"),
+        "{}",
+        done.stdout
+    );
+
+    // Compared with itself-like run: every row matched, ratios shown; a limit no run can
+    // meet fails the comparison with exit 4.
+    let second = dir.path().join("second.json");
+    let mut args = short.to_vec();
+    let baseline = first.to_str().expect("utf-8 path");
+    args.extend_from_slice(&["--baseline", baseline, "--fail-below", "1000"]);
+    let done = bench(&args, &second);
+    assert_eq!(done.code(), 4, "stderr:\n{}", done.stderr);
+    assert!(
+        done.stdout.contains("Against the baseline of"),
+        "{}",
+        done.stdout
+    );
+    for w in ["send", "receive", "cycle", "batch"] {
+        assert!(
+            done.stdout
+                .contains(&format!("| embedded (query) | {w} | 1 |")),
+            "{w}: {}",
+            done.stdout
+        );
+    }
+    assert!(
+        !done.stdout.contains("not in the baseline"),
+        "{}",
+        done.stdout
+    );
+    assert!(done.stderr.contains("below 1000"), "{}", done.stderr);
+
+    let args = [
+        "--workload",
+        "send",
+        "--connections",
+        "1",
+        "--duration",
+        "100ms",
+        "--warmup",
+        "0s",
+        "--baseline",
+        baseline,
+        "--fail-below",
+        "0.000001",
+    ];
+    let done = bench(&args, &dir.path().join("third.json"));
+    assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    assert!(
+        done.stdout.contains("Rows in the baseline only"),
+        "{}",
+        done.stdout
+    );
+}
+
+#[test]
+fn raw_bench_moto_reconnects_after_every_answer() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("moto.json");
+    let endpoint = format!("moto={}", moto.url);
+    let done = bench(
+        &[
+            "--endpoint",
+            &endpoint,
+            "--workload",
+            "send,cycle",
+            "--connections",
+            "1",
+            "--duration",
+            "500ms",
+            "--warmup",
+            "100ms",
+        ],
+        &json,
+    );
+    assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    let report = common::read_json(&json);
+    let rows = rows(&report, "moto");
+    assert_eq!(rows.len(), 3, "{report}");
+    for r in &rows {
+        assert!(r["requests"].as_u64().unwrap_or(0) > 0, "{r}");
+        assert!(r["ceiling_ratio"].as_f64().is_some(), "{r}");
+        // moto closes the connection after every answer; the driver reopens it.
+        assert!(r["reconnects"].as_u64().unwrap_or(0) > 0, "{r}");
+    }
+    for r in rows.iter().filter(|r| r["workload"] != "noop") {
+        assert_eq!(r["errors"], 0, "{r}");
+        assert!(r["messages"].as_u64().unwrap_or(0) > 0, "{r}");
+    }
+}
+
+#[test]
+fn raw_bench_refuses_aws_hosts_and_misplaced_flags() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("never.json");
+    for url in [
+        "aws=http://sqs.us-east-1.amazonaws.com",
+        "aws=https://sqs.eu-west-1.amazonaws.com/",
+        "aws=http://sqs.cn-north-1.amazonaws.com.cn:80",
+    ] {
+        let done = bench(&["--endpoint", url], &json);
+        assert_eq!(done.code(), 1, "{url}: {}", done.stderr);
+        assert!(done.stderr.contains("never targets AWS"), "{}", done.stderr);
+    }
+    assert!(
+        !json.exists(),
+        "nothing is measured when a target is refused"
+    );
+
+    let cases: [(&[&str], &str); 5] = [
+        (&["--clients", "2"], "--clients is for --driver sdk"),
+        (
+            &["--baseline", "embedded"],
+            "for ratios against a target use --driver sdk --reference embedded",
+        ),
+        (&["--protocol", "nobody=query"], "`nobody` is not a target"),
+        (&["--protocol", "xml"], "`xml` is not a protocol"),
+        (
+            &["--connections", "0"],
+            "--connections must be between 1 and",
+        ),
+    ];
+    for (args, message) in cases {
+        let done = bench(args, &json);
+        assert_eq!(done.code(), 1, "{args:?}: {}", done.stderr);
+        assert!(done.stderr.contains(message), "{args:?}: {}", done.stderr);
+    }
+    let done = run_bin(
+        &["bench", "--driver", "sdk", "--connections", "2"],
+        &root(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("--connections is for --driver raw"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
+fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("partial.json");
+    let endpoint = format!("nobody=http://127.0.0.1:{}", common::free_port());
+    let done = bench(
+        &[
+            "--target",
+            "embedded",
+            "--endpoint",
+            &endpoint,
+            "--workload",
+            "send",
+            "--connections",
+            "1",
+            "--duration",
+            "100ms",
+            "--warmup",
+            "0s",
+            "--no-reference",
+        ],
+        &json,
+    );
+    assert_eq!(done.code(), 3, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("nobody failed: unreachable"),
+        "{}",
+        done.stderr
+    );
+    let report = common::read_json(&json);
+    assert_eq!(rows(&report, "embedded").len(), 2, "{report}");
+    assert!(rows(&report, "nobody").is_empty(), "{report}");
+    // --no-reference: no reference server in the run, no fraction of it.
+    assert!(rows(&report, "reference").is_empty(), "{report}");
+    assert!(!done.stdout.contains("vs reference"), "{}", done.stdout);
+    let nobody = &report["targets"][1];
+    assert_eq!(nobody["name"], "nobody");
+    assert!(
+        nobody["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("connect")),
+        "{nobody}"
+    );
+}

@@ -1,0 +1,148 @@
+//! `sqsprobe validate` and `run` on hostile suite files: not UTF-8, too large, very long
+//! lines, thousands of errors. Each is an invalid suite (exit 2) with a positioned error,
+//! never a panic and never exit 1.
+
+use crate::common;
+
+use common::{root, run_bin};
+use std::path::Path;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn valid_suite() -> String {
+    "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues: {q: {}}\n    steps:\n      - purge: {queue: q}\n".to_string()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn non_utf8_is_an_invalid_suite_with_its_byte_offset_for_validate_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = valid_suite();
+    // `behaviour: b` → `behaviour: \xff`: line 3, column 16.
+    let at = text.find("behaviour: b").unwrap() + "behaviour: ".len();
+    let mut bytes = text.into_bytes();
+    bytes[at] = 0xff;
+    let path = write(dir.path(), "latin.yaml", &bytes);
+    for args in [vec!["validate", &path], vec!["run", &path]] {
+        let out = run_bin(&args, &root(), LIMIT);
+        assert_eq!(out.code(), 2, "{args:?}: {}", out.stderr);
+        let err = &out.stderr;
+        assert!(
+            err.contains(&format!("{path}:3:16"))
+                && err.contains(&format!("invalid byte 0xff at byte offset {at}")),
+            "{err}"
+        );
+        assert!(err.contains("not UTF-8"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn a_file_over_the_size_cap_is_refused_with_both_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = valid_suite();
+    text.push_str(&format!("# {}\n", "x".repeat(4 * 1024 * 1024)));
+    let path = write(dir.path(), "huge.yaml", text.as_bytes());
+    let out = run_bin(&["validate", &path], &root(), LIMIT);
+    assert_eq!(out.code(), 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("over the limit of 4 MiB for a suite file"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("({} bytes)", text.len())),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_very_long_line_is_clipped_in_the_snippet() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!(
+        "cases:\n  - {{id: c1, behaviour: b, source: s, queues: {{q: {{}}}}, tags: [{}], steps: [{{recieve: {{queue: q}}}}]}}\n",
+        "t, ".repeat(5000)
+    );
+    let path = write(dir.path(), "long.yaml", long.as_bytes());
+    let out = run_bin(&["validate", &path], &root(), LIMIT);
+    assert_eq!(out.code(), 2, "{}", out.stderr);
+    let snippet = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("2 | "))
+        .expect("a snippet line");
+    assert!(snippet.chars().count() < 120, "{snippet}");
+    assert!(
+        snippet.contains("…recieve") || snippet.contains("recieve"),
+        "{snippet}"
+    );
+    assert!(snippet.starts_with("2 | …"), "{snippet}");
+    assert!(
+        out.stderr.contains("did you mean `receive`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn thousands_of_errors_are_all_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues: {q: {}}\n    steps:\n",
+    );
+    for _ in 0..5000 {
+        text.push_str("      - sleep: 5\n");
+    }
+    let path = write(dir.path(), "many.yaml", text.as_bytes());
+    let out = run_bin(&["validate", &path], &root(), LIMIT);
+    assert_eq!(out.code(), 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("sqsprobe: 5000 error(s)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(&format!("{path}:5006:16")));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_of_list_and_validate_not_the_process() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "cases:\n  - id: c1\n    behaviour: b\n    source: s\n    queues: {q: {}}\n    steps:\n",
+    );
+    for _ in 0..2000 {
+        text.push_str("      - sleep: 5\n");
+    }
+    let bad = write(dir.path(), "bad.yaml", text.as_bytes());
+    // `list | head -0` and `validate 2>&1 | head -0`: the reading end is closed at once.
+    // A panic would exit 101.
+    for (args, want) in [(vec!["list"], 0), (vec!["validate", bad.as_str()], 2)] {
+        let mut child = Command::new(common::bin())
+            .args(&args)
+            .current_dir(root())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let deadline = std::time::Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < deadline, "{args:?} hangs");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(want), "{args:?}");
+    }
+}

@@ -1,0 +1,522 @@
+//! `sqsprobe audit` (issue 21) on real consumers: the example consumers run under the binary
+//! against its embedded emulator — Python (boto3, from scripts/venv), JavaScript (the AWS SDK
+//! v3, from scripts/node-consumers) and Rust (aws-sdk-sqs, the crate's `audit-correct`
+//! example). Every faulty adapter of the playbook is flagged with its finding and decision,
+//! the correct one is clean over many seeds with chaos on, and a consumer that crashes or
+//! cannot start is said so.
+
+use crate::common;
+
+use common::{read_json, root, run_bin};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn python() -> String {
+    std::env::var("SQSPROBE_PYTHON").unwrap_or_else(|_| {
+        panic!("set SQSPROBE_PYTHON to a Python with boto3 (scripts/test does: .venv/bin/python)")
+    })
+}
+
+/// Runs `sqsprobe audit` on one Python example consumer: its exit code, output, and
+/// `audit.json`.
+fn audit(
+    example: &str,
+    extra: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let script = root().join("examples/consumers/python").join(example);
+    let py = python();
+    audit_command(&[&py, script.to_str().unwrap()], extra, out, run_id)
+}
+
+/// Runs `sqsprobe audit` on `command` with four messages, a 1 s lease and `extra`.
+fn audit_command(
+    command: &[&str],
+    extra: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let mut flags = vec!["--messages", "4", "--visibility-timeout", "1s"];
+    flags.extend_from_slice(extra);
+    run_audit(&flags, command, out, run_id)
+}
+
+/// Runs `sqsprobe audit FLAGS -- COMMAND` into `out/run_id` (1 s idle, at most 60 s): exit
+/// code, output, and `audit.json` (null when none was written).
+fn run_audit(
+    flags: &[&str],
+    command: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let mut args = vec!["audit", "--idle", "1s", "--max-duration", "60s"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--out", out.to_str().unwrap(), "--run-id", run_id, "--"]);
+    args.extend_from_slice(command);
+    let done = run_bin(&args, &root(), LIMIT);
+    let json: PathBuf = out.join(run_id).join("audit.json");
+    let value = if json.exists() {
+        read_json(&json)
+    } else {
+        serde_json::Value::Null
+    };
+    (
+        done.code(),
+        format!("{}\n{}", done.stdout, done.stderr),
+        value,
+    )
+}
+
+fn kinds(audit: &serde_json::Value) -> Vec<(String, String)> {
+    audit["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["decision"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_faulty_adapter_is_flagged_with_its_finding_and_decision() {
+    let out = tempfile::tempdir().unwrap();
+    for (example, extra, kind, decision) in [
+        ("by_message_id.py", &[][..], "stale_handle_ack", "REPAIR"),
+        (
+            "delete_before_work.py",
+            &[][..],
+            "ack_before_commit",
+            "REPAIR",
+        ),
+        (
+            "no_idempotency.py",
+            &["--chaos", "redeliver-after-delete=1", "--seed", "4"][..],
+            "duplicate_commit",
+            "RECONCILE",
+        ),
+        (
+            "slow_no_heartbeat.py",
+            &[][..],
+            "lease_expired_mid_handler",
+            "HOLD",
+        ),
+    ] {
+        let run_id = example.trim_end_matches(".py").replace('_', "-");
+        let (code, said, audit) = audit(example, extra, out.path(), &run_id);
+        assert_eq!(code, 4, "{example}: {said}");
+        let found = kinds(&audit);
+        assert!(
+            found.iter().any(|(k, d)| k == kind && d == decision),
+            "{example}: expected {kind} ({decision}), got {found:?}\n{said}"
+        );
+        assert!(
+            audit["counts"][kind].as_u64().unwrap() >= 1,
+            "{example}: {audit}"
+        );
+        assert!(
+            said.contains(&format!("FINDING  {kind} · {decision}")),
+            "{said}"
+        );
+        // The reports say it too.
+        let dir = out.path().join(&run_id);
+        let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+        let report = quick_junit::Report::deserialize_from_str(&junit).expect("JUnit parses");
+        assert!(report.failures >= 1, "{example}: {junit}");
+        let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+        assert!(summary.contains(kind), "{summary}");
+        assert_digest_only_evidence(&dir);
+    }
+}
+
+/// `evidence.jsonl`: the audit's rows and every call the consumer and the set-up made, each
+/// line a JSON envelope, and no body and no receipt handle anywhere (the emulator's handles
+/// are base64 of `sqsprobe-rh...`; a body would show its `seq`, escaped or not).
+fn assert_digest_only_evidence(dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("evidence.jsonl")).unwrap();
+    assert!(
+        !text.contains("c3FzcHJvYmUtcmg")
+            && !text.contains("\"seq\": ")
+            && !text.contains("seq\\\": ")
+            && !text.contains("checkout"),
+        "{text}"
+    );
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect();
+    let of = |kind: &str| rows.iter().filter(|r| r["type"] == kind).count();
+    assert_eq!((of("audit_start"), of("audit_end")), (1, 1), "{text}");
+    assert!(of("delivery") >= 1 && of("ack") >= 1, "{text}");
+    let consumer = |action: &str| {
+        rows.iter().any(|r| {
+            r["type"] == "call" && r["data"]["phase"] == "consumer" && r["data"]["action"] == action
+        })
+    };
+    assert!(
+        consumer("ReceiveMessage") && consumer("DeleteMessage"),
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["data"]["phase"] == "setup" && r["data"]["action"] == "CreateQueue"),
+        "{text}"
+    );
+    rows
+}
+
+/// Runs `sqsprobe audit --plan PLAN` on `command`: exit code, output, `audit.json`.
+fn audit_plan(
+    plan: &Path,
+    command: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    run_audit(&["--plan", plan.to_str().unwrap()], command, out, run_id)
+}
+
+/// The example plan: the orders queue with its own body shape (the key at `order.id`), a
+/// dead-letter queue, and two thirds of the messages sent while the consumer runs.
+#[test]
+fn a_plan_sets_the_queue_the_bodies_the_key_path_and_a_send_rate() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = root().join("examples/consumers/plans/orders.yaml");
+    let script = root().join("examples/consumers/python/orders.py");
+    let py = python();
+    let (code, said, audit) = audit_plan(
+        &plan,
+        &[&py, script.to_str().unwrap()],
+        out.path(),
+        "orders",
+    );
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    assert_eq!(audit["messages"], 12, "{audit}");
+    let keys: Vec<&str> = audit["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["business_key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 12);
+    assert!(keys.contains(&"b-12"), "{keys:?}");
+    let rows = assert_digest_only_evidence(&out.path().join("orders"));
+    let start = rows.iter().find(|r| r["type"] == "audit_start").unwrap();
+    assert_eq!(start["data"]["queues"][0]["dead_letter"], "orders-dlq");
+    assert_eq!(start["data"]["queues"][0]["business_key_at"], "order.id");
+    // `send: {before: 4, rate: 20/s}`: four set-up sends before the consumer started, the
+    // other eight after it (the row order is the order things happened in).
+    let started = rows
+        .iter()
+        .position(|r| r["type"] == "consumer_start")
+        .expect("a consumer_start row");
+    let sends = |rows: &[serde_json::Value]| {
+        rows.iter()
+            .filter(|r| r["data"]["phase"] == "setup" && r["data"]["action"] == "SendMessage")
+            .count()
+    };
+    assert_eq!(
+        (sends(&rows[..started]), sends(&rows[started..])),
+        (4, 8),
+        "sends before and after the consumer started"
+    );
+    // The consumer's deletes name their message and its business key from `order.id`.
+    assert!(
+        rows.iter()
+            .any(|r| r["data"]["action"] == "DeleteMessage" && r["data"]["business_key"] == "b-1")
+    );
+}
+
+/// A handler that always fails on one order: the redrive policy moves it to the dead-letter
+/// queue, and the audit says it was never acknowledged (HOLD), the others clean.
+#[test]
+fn a_message_dead_lettered_by_a_failing_handler_is_never_acked() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = root().join("examples/consumers/plans/orders.yaml");
+    let script = root().join("examples/consumers/python/orders.py");
+    let py = python();
+    let (code, said, audit) = audit_plan(
+        &plan,
+        &[&py, script.to_str().unwrap(), "--poison", "b-3"],
+        out.path(),
+        "poison",
+    );
+    assert_eq!(code, 4, "{said}");
+    assert_eq!(
+        kinds(&audit),
+        [("never_acked".to_string(), "HOLD".to_string())],
+        "{said}"
+    );
+    let finding = &audit["findings"][0];
+    assert_eq!(finding["business_key"], "b-3");
+    assert!(
+        finding["detail"]
+            .as_str()
+            .unwrap()
+            .contains("moved to the dead-letter queue after 3 deliveries"),
+        "{finding}"
+    );
+}
+
+#[test]
+fn a_broken_plan_is_refused_at_its_line_and_flags_it_replaces_conflict() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = out.path().join("plan.yaml");
+    std::fs::write(&plan, "queues:\n  - name: orders\n    mesages: 3\n").unwrap();
+    let done = run_bin(
+        &["audit", "--plan", plan.to_str().unwrap(), "--", "true"],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(done.stderr.contains("plan.yaml:3:5"), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("did you mean `messages`?"),
+        "{}",
+        done.stderr
+    );
+    let done = run_bin(
+        &[
+            "audit",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--messages",
+            "3",
+            "--",
+            "true",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("cannot be used with"),
+        "{}",
+        done.stderr
+    );
+}
+
+/// The stale-handle finding names the attempts involved.
+#[test]
+fn the_stale_handle_finding_names_the_attempts() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, audit) = audit("by_message_id.py", &[], out.path(), "stale-attempts");
+    assert_eq!(code, 4, "{said}");
+    let first = &audit["findings"][0];
+    assert_eq!(first["kind"], "stale_handle_ack");
+    assert_eq!(first["attempt"], 1);
+    assert!(
+        first["detail"]
+            .as_str()
+            .unwrap()
+            .contains("after attempt 2"),
+        "{first}"
+    );
+    assert_eq!(audit["messages"], 4);
+    assert_eq!(audit["clean"], false);
+}
+
+/// The correct adapter is clean whatever SQS's legal-but-rare behaviour does, over 20 seeds.
+#[test]
+fn the_correct_consumer_is_clean_over_many_seeds_with_chaos_on() {
+    let out = tempfile::tempdir().unwrap();
+    let chaos = "duplicate=0.3,redeliver-after-delete=0.3,stale-delete-keeps=0.5,reorder=0.5,short-poll-miss=0.3";
+    let seeds: Vec<u64> = (1..=20).collect();
+    // Four audits at a time: each mostly waits on leases and the idle window.
+    for chunk in seeds.chunks(4) {
+        let handles: Vec<_> = chunk
+            .iter()
+            .map(|&seed| {
+                let out = out.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let seed_s = seed.to_string();
+                    let run_id = format!("correct-{seed}");
+                    let got = audit(
+                        "correct.py",
+                        &["--chaos", chaos, "--seed", &seed_s],
+                        &out,
+                        &run_id,
+                    );
+                    (seed, got)
+                })
+            })
+            .collect();
+        for h in handles {
+            let (seed, (code, said, audit)) = h.join().unwrap();
+            assert_eq!(code, 0, "seed {seed}: {said}");
+            assert_eq!(audit["clean"], true, "seed {seed}: {audit}");
+            assert_eq!(audit["ledger"], true);
+        }
+    }
+}
+
+#[test]
+fn a_crashing_consumer_is_recorded_and_still_judged() {
+    let out = tempfile::tempdir().unwrap();
+    let py = python();
+    let done = run_bin(
+        &[
+            "audit",
+            "--messages",
+            "2",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--run-id",
+            "crash",
+            "--",
+            &py,
+            "-c",
+            "import sys; sys.exit(3)",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(done.code(), 4, "{}\n{}", done.stdout, done.stderr);
+    let audit = read_json(&out.path().join("crash/audit.json"));
+    assert_eq!(audit["ended"]["exit_status"], 3);
+    assert_eq!(audit["ended"]["how"], "crashed: exit 3");
+    assert_eq!(audit["counts"]["never_acked"], 2);
+    assert_eq!(audit["ledger"], false, "it never wrote one");
+    assert!(
+        done.stdout.contains("no ledger was written"),
+        "{}",
+        done.stdout
+    );
+}
+
+#[test]
+fn a_consumer_that_cannot_start_and_a_missing_command_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let missing = run_bin(
+        &[
+            "audit",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--",
+            "/nonexistent/consumer",
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(missing.code(), 3, "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("the consumer could not start"),
+        "{}",
+        missing.stderr
+    );
+    let none = run_bin(&["audit", "--messages", "2"], &root(), LIMIT);
+    assert_eq!(none.code(), 1, "{}", none.stderr);
+}
+
+/// The Rust example consumer (`cargo build --example audit-correct`), built if the test run
+/// did not build it already.
+fn rust_consumer() -> PathBuf {
+    let path = common::bin()
+        .parent()
+        .expect("target/debug")
+        .join("examples/audit-correct");
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+        let built = std::process::Command::new(cargo)
+            .args(["build", "--example", "audit-correct"])
+            .current_dir(root())
+            .status()
+            .expect("cargo runs");
+        assert!(built.success(), "the Rust example consumer does not build");
+    }
+    path
+}
+
+/// Each SDK is exercised: the correct adapter in Rust and JavaScript is clean with chaos on,
+/// and JavaScript's handle-by-MessageId adapter is flagged as Python's is.
+#[test]
+fn the_rust_and_javascript_consumers_are_judged_alike() {
+    let out = tempfile::tempdir().unwrap();
+    let chaos = [
+        "--chaos",
+        "duplicate=0.3,redeliver-after-delete=0.3",
+        "--seed",
+        "6",
+    ];
+    let rust = rust_consumer();
+    let (code, said, audit) = audit_command(
+        &[rust.to_str().unwrap()],
+        &chaos,
+        out.path(),
+        "rust-correct",
+    );
+    assert_eq!(
+        (code, &audit["clean"]),
+        (0, &serde_json::json!(true)),
+        "{said}"
+    );
+    let js = root().join("examples/consumers/javascript");
+    assert!(
+        js.join("node_modules/@aws-sdk/client-sqs").exists(),
+        "run scripts/node-consumers (scripts/test does)"
+    );
+    let correct = js.join("correct.mjs");
+    let (code, said, audit) = audit_command(
+        &["node", correct.to_str().unwrap()],
+        &chaos,
+        out.path(),
+        "js-correct",
+    );
+    assert_eq!(
+        (code, &audit["clean"]),
+        (0, &serde_json::json!(true)),
+        "{said}"
+    );
+    let faulty = js.join("by_message_id.mjs");
+    let (code, said, audit) = audit_command(
+        &["node", faulty.to_str().unwrap()],
+        &[],
+        out.path(),
+        "js-stale",
+    );
+    assert_eq!(code, 4, "{said}");
+    assert!(
+        kinds(&audit)
+            .iter()
+            .any(|(k, d)| k == "stale_handle_ack" && d == "REPAIR"),
+        "{said}"
+    );
+}
+
+/// `--trials N` repeats the audit on fresh emulators with consecutive seeds and reports each
+/// finding kind as a rate over the trials.
+#[test]
+fn trials_report_each_finding_kind_as_a_rate() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, _) = audit(
+        "by_message_id.py",
+        &["--trials", "3", "--seed", "10"],
+        out.path(),
+        "stale-trials",
+    );
+    assert_eq!(code, 4, "{said}");
+    let dir = out.path().join("stale-trials");
+    for k in 1..=3 {
+        assert!(
+            dir.join(format!("trial-{k}/audit.json")).exists(),
+            "trial {k}"
+        );
+    }
+    let rates = read_json(&dir.join("trials.json"));
+    assert_eq!(rates["trials"], 3);
+    assert_eq!(rates["kinds"]["stale_handle_ack"]["found"], 3);
+    assert_eq!(rates["kinds"]["ack_before_commit"]["found"], 0);
+    let [lo, hi] = [0, 1].map(|i| {
+        rates["kinds"]["stale_handle_ack"]["interval"][i]
+            .as_f64()
+            .unwrap()
+    });
+    assert!(lo > 0.25 && hi == 1.0, "{rates}");
+    assert!(said.contains("stale_handle_ack in 3 of 3 trials"), "{said}");
+}
