@@ -32,8 +32,12 @@ impl CaseRun {
         .await;
         self.note_handle_row(&mut rec, &handle, info.as_ref());
         match &info {
-            Some((_, receipt)) => self.count_ack(receipt, AckAnswer::of(rec.error.as_ref())),
-            None => self.count_unbound_ack(AckAnswer::of(rec.error.as_ref())),
+            Some((_, receipt)) => self
+                .ledger
+                .count_ack(receipt, AckAnswer::of(rec.error.as_ref())),
+            None => self
+                .ledger
+                .count_unbound_ack(AckAnswer::of(rec.error.as_ref())),
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -237,8 +241,8 @@ impl CaseRun {
                 let answer = AckAnswer::of(rec.error.as_ref());
                 for (_, info) in resolved.values() {
                     match info {
-                        Some((_, receipt)) => self.count_ack(receipt, answer),
-                        None => self.count_unbound_ack(answer),
+                        Some((_, receipt)) => self.ledger.count_ack(receipt, answer),
+                        None => self.ledger.count_unbound_ack(answer),
                     }
                 }
             }
@@ -295,8 +299,8 @@ impl CaseRun {
                     AckAnswer::Unknown
                 };
                 match info {
-                    Some((_, receipt)) => self.count_ack(receipt, answer),
-                    None => self.count_unbound_ack(answer),
+                    Some((_, receipt)) => self.ledger.count_ack(receipt, answer),
+                    None => self.ledger.count_unbound_ack(answer),
                 }
             }
         }
@@ -314,23 +318,9 @@ impl CaseRun {
                 Ok((h.clone(), None))
             }
             HandleRef::Attempt { attempt, message } => {
-                let receipts = self.attempts.get(&attempt.value).ok_or_else(|| {
-                    format!("attempt {} has not received anything", attempt.value)
-                })?;
-                let receipt = match message {
-                    Some(m) => receipts
-                        .iter()
-                        .find(|r| r.label.as_deref() == Some(m.value.as_str()))
-                        .ok_or_else(|| {
-                            format!(
-                                "attempt {} did not receive message {}",
-                                attempt.value, m.value
-                            )
-                        })?,
-                    None => receipts
-                        .first()
-                        .ok_or_else(|| format!("attempt {} received no message", attempt.value))?,
-                };
+                let receipt = self
+                    .ledger
+                    .receipt(&attempt.value, message.as_ref().map(|m| m.value.as_str()))?;
                 Ok((
                     receipt.handle.clone(),
                     Some((attempt.value.clone(), receipt.clone())),
@@ -419,7 +409,7 @@ impl CaseRun {
         let digest = sha256_hex(handle);
         let bk = info
             .and_then(|(_, r)| r.label.as_ref())
-            .and_then(|l| self.sent.get(l))
+            .and_then(|l| self.ledger.sent(l))
             .and_then(|s| s.business_key.clone());
         for row in &mut rec.rows {
             row.handle_digest = Some(digest.clone());
@@ -428,63 +418,6 @@ impl CaseRun {
                 row.message = r.label.clone();
                 row.business_key = bk.clone();
             }
-        }
-    }
-
-    pub(super) fn count_ack(&mut self, receipt: &Receipt, answer: AckAnswer) {
-        self.acks.acks += 1;
-        if self
-            .latest
-            .get(&receipt.message_id)
-            .is_some_and(|&s| s > receipt.seq)
-        {
-            self.acks.stale_acks += 1;
-        }
-        match answer {
-            AckAnswer::Done => {}
-            AckAnswer::Refused => self.acks.failed_acks += 1,
-            AckAnswer::Unknown => self.acks.unknown_acks += 1,
-        }
-    }
-}
-
-impl CaseRun {
-    /// A delete with a handle the suite wrote: an acknowledgement bound to no attempt. Its
-    /// refusal or unknown answer counts like any other's.
-    pub(super) fn count_unbound_ack(&mut self, answer: AckAnswer) {
-        self.acks.unbound_acks += 1;
-        match answer {
-            AckAnswer::Done => {}
-            AckAnswer::Refused => self.acks.failed_acks += 1,
-            AckAnswer::Unknown => self.acks.unknown_acks += 1,
-        }
-    }
-}
-
-/// What the target said to one acknowledgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AckAnswer {
-    /// Took effect (or the target says so).
-    Done,
-    /// A definite refusal: an error response, a `Failed` entry, a throttle.
-    Refused,
-    /// No definite answer: no response, a 5xx, an abandoned call. It may have taken effect.
-    Unknown,
-}
-
-impl AckAnswer {
-    /// The answer of a whole call, from its error (if any). The final attempt decides: a
-    /// retried delete that finally succeeded did take effect.
-    pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
-        match error.map(|e| &e.kind) {
-            None => AckAnswer::Done,
-            Some(
-                FailureKind::Response
-                | FailureKind::Refused
-                | FailureKind::Throttled
-                | FailureKind::NotSent,
-            ) => AckAnswer::Refused,
-            Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
         }
     }
 }

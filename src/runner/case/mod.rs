@@ -31,6 +31,7 @@ mod acks;
 mod admin;
 mod calls;
 mod deny;
+mod ledger;
 mod lifecycle;
 mod messages;
 mod move_tasks;
@@ -39,6 +40,7 @@ mod permissions;
 mod steps;
 
 use crate::evidence::business_key;
+use ledger::{AckAnswer, Ledger, Receipt};
 
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
@@ -49,8 +51,7 @@ use super::queues::{
 use super::target::TargetKind;
 use super::{HaltReason, RunContext};
 use crate::classify::{
-    self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
-    WindowEnd, WindowFacts,
+    self, CaseFacts, Check, CutReason, StepResult, Stop, WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
@@ -82,16 +83,6 @@ const DEADLINE_SLACK: Duration = Duration::from_secs(10);
 /// teardown delete) before it is cut off regardless.
 const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
 
-/// One receive of one message by a named attempt.
-#[derive(Debug, Clone)]
-struct Receipt {
-    handle: String,
-    message_id: String,
-    label: Option<String>,
-    /// Order of this receive among all receives of the case; higher is newer.
-    seq: u64,
-}
-
 /// A resolved handle reference: the handle, and (attempt name, receipt) when it came from a
 /// receive of the suite rather than a literal.
 type ResolvedHandle = (String, Option<(String, Receipt)>);
@@ -114,23 +105,6 @@ impl CaseQueue {
     fn region_in<'a>(&'a self, run_region: &'a str) -> &'a str {
         self.region.as_deref().unwrap_or(run_region)
     }
-}
-
-/// A message the case tried to send.
-#[derive(Debug, Clone)]
-struct SentMessage {
-    message_id: Option<String>,
-    business_key: Option<String>,
-    /// sha256 of the body the target took: a receive of this message must return it as sent.
-    body_digest: Option<String>,
-    /// Whether the target took it: the judge never calls silence about an unsent message a pass.
-    state: SendState,
-    /// Its step expected the send to be refused (an `error:` or `status:`, a batch's
-    /// `failed:`): an observation does not track it by default.
-    refusal_expected: bool,
-    /// An attempt of its send got no definite answer before a retry took it: the queue may
-    /// hold copies of it under MessageIds the case never saw.
-    copies_unknown: bool,
 }
 
 /// Runs `case` and returns its closing record (already emitted).
@@ -164,18 +138,8 @@ struct CaseRun {
     queues: BTreeMap<String, CaseQueue>,
     /// Creation order, for teardown in reverse.
     created_order: Vec<String>,
-    sent: BTreeMap<String, SentMessage>,
-    by_id: HashMap<String, String>,
-    attempts: HashMap<String, Vec<Receipt>>,
-    latest: HashMap<String, u64>,
-    seq: u64,
-    deliveries: BTreeMap<String, u32>,
-    receives: u32,
-    /// Receive attempts of the case so far without a definite answer (no response, 5xx,
-    /// throttled), the ones a successful retry hid included: each may have delivered a message
-    /// nobody saw.
-    unknown_receives: u32,
-    acks: AckFacts,
+    /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
+    ledger: Ledger,
     /// The facts the judge reads, filled in as the case runs.
     setup_error: Option<String>,
     results: Vec<StepResult>,
@@ -270,15 +234,7 @@ impl CaseRun {
             masker,
             queues,
             created_order: Vec::new(),
-            sent: BTreeMap::new(),
-            by_id: HashMap::new(),
-            attempts: HashMap::new(),
-            latest: HashMap::new(),
-            seq: 0,
-            deliveries: BTreeMap::new(),
-            receives: 0,
-            unknown_receives: 0,
-            acks: AckFacts::default(),
+            ledger: Ledger::default(),
             setup_error: None,
             results: Vec::new(),
             stopped: None,
@@ -503,7 +459,7 @@ impl CaseRun {
                 None => self.case.expect.outcome.clone(),
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
-            acks: self.acks,
+            acks: self.ledger.acks(),
             teardown_errors: self.teardown_errors.clone(),
             faults_fired: self.faults_fired.load(std::sync::atomic::Ordering::Relaxed)
                 + self.denied_calls(),
@@ -519,7 +475,7 @@ impl CaseRun {
                 class: m.class.as_str().to_string(),
                 reason: m.reason.as_deref().map(|r| self.masker.mask(r)),
                 sightings: m.sightings,
-                deliveries: self.deliveries.get(&m.label).copied().unwrap_or(0),
+                deliveries: self.ledger.deliveries_of(&m.label),
             })
             .collect();
         let window = self.window.as_ref().map(|w| Window {
@@ -555,8 +511,8 @@ impl CaseRun {
             outcomes,
             decision: judged.decision,
             window,
-            receives: self.receives,
-            deliveries: self.deliveries.clone(),
+            receives: self.ledger.receives(),
+            deliveries: self.ledger.deliveries().clone(),
             queues: cleanup,
             profile_note: None,
             started_at: rfc3339(self.started_at),

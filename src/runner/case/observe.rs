@@ -80,17 +80,17 @@ impl CaseRun {
             req
         };
         let mut rec = call!(self, meta, req).await;
-        self.receives += 1;
-        for row in &mut rec.rows {
-            row.lease_ms = Some(p.lease.as_millis() as u64);
-        }
         // Every attempt without a definite answer, a hidden one included, may have leased a
         // message to nobody: the judge must know (the honesty rule "a hidden attempt counts").
-        self.unknown_receives += rec
+        let unknown = rec
             .rows
             .iter()
             .filter(|r| r.completion == crate::evidence::format::Completion::Info)
             .count() as u32;
+        self.ledger.count_receive(unknown);
+        for row in &mut rec.rows {
+            row.lease_ms = Some(p.lease.as_millis() as u64);
+        }
         let mut integrity = Vec::new();
         let Some(out) = rec.output.as_ref() else {
             return (rec, None, integrity);
@@ -104,13 +104,8 @@ impl CaseRun {
             let body = m.body().unwrap_or_default();
             self.masker.add_handle(&handle);
             self.masker.add_body(body);
-            self.seq += 1;
-            self.latest.insert(id.clone(), self.seq);
-            let label = self.place(&id, body);
-            *self
-                .deliveries
-                .entry(label.clone().unwrap_or_else(|| id.clone()))
-                .or_default() += 1;
+            let label = self.ledger.place(&id, body);
+            let seq = self.ledger.deliver(&id, label.as_deref());
             let md5_ok = m.md5_of_body().map(|md5| md5 == md5_hex(body));
             if md5_ok == Some(false) {
                 integrity.push(format!(
@@ -121,7 +116,7 @@ impl CaseRun {
             // SQS returns a body byte for byte: one that differs from what was sent (a carriage
             // return or an entity an encoder rewrote) fails, whatever its MD5 says.
             let body_digest = sha256_hex(body);
-            if let Some(sent) = label.as_ref().and_then(|l| self.sent.get(l))
+            if let Some(sent) = label.as_ref().and_then(|l| self.ledger.sent(l))
                 && sent.message_id.as_deref() == Some(id.as_str())
                 && sent.body_digest.as_ref().is_some_and(|d| *d != body_digest)
             {
@@ -159,15 +154,12 @@ impl CaseRun {
                 handle,
                 message_id: id,
                 label: label.clone(),
-                seq: self.seq,
+                seq,
             });
             received.push(ReceivedMsg { label, attributes });
         }
         if let Some(a) = attempt {
-            self.attempts
-                .entry(a.to_string())
-                .or_default()
-                .extend(receipts);
+            self.ledger.keep_receipts(a, receipts);
         }
         rec.last_row().messages = evidence;
         (rec, Some(received), integrity)
@@ -182,32 +174,11 @@ impl CaseRun {
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
         let url = self.queue_url(&o.queue.value)?;
         let labels: Vec<String> = if o.messages.is_empty() {
-            // Every message the case tried to send, but those whose refusal the step expected
-            // (the refusal was the point): a throttled, reset or refused send stays tracked,
-            // and is inconclusive ("never sent"), never silently dropped from the window.
-            self.sent
-                .iter()
-                .filter(|(_, m)| !(m.refusal_expected && matches!(m.state, SendState::Refused(_))))
-                .map(|(l, _)| l.clone())
-                .collect()
+            self.ledger.default_tracked()
         } else {
             o.messages.iter().map(|m| m.value.clone()).collect()
         };
-        let tracked = labels
-            .iter()
-            .map(|l| TrackedMessage {
-                label: l.clone(),
-                message_id: self.sent.get(l).and_then(|s| s.message_id.clone()),
-                send: self
-                    .sent
-                    .get(l)
-                    .map_or(SendState::NotSent, |s| s.state.clone()),
-                deliveries_before: self.deliveries.get(l).copied().unwrap_or(0),
-                sightings: 0,
-                unknown_receives_before: 0,
-                copies_unknown: self.sent.get(l).is_some_and(|s| s.copies_unknown),
-            })
-            .collect();
+        let tracked = labels.iter().map(|l| self.ledger.tracked(l)).collect();
         self.window = Some(WindowFacts {
             step: step.index,
             line: step.pos.line,
@@ -259,7 +230,7 @@ impl CaseRun {
                 Some(&o.queue.value),
             );
             let poll_started = Instant::now();
-            let unknown_before_poll = self.unknown_receives;
+            let unknown_before_poll = self.ledger.unknown_receives();
             let (mut rec, received, integrity) = self
                 .receive_call(
                     meta,
@@ -293,7 +264,7 @@ impl CaseRun {
                 })
                 .unwrap_or_default();
             self.emit_rows(&mut rec);
-            let unknown_now = self.unknown_receives;
+            let unknown_now = self.ledger.unknown_receives();
             let w = self.window.as_mut().expect("set above");
             w.receives_used += 1;
             if wait_secs == 0 {
@@ -342,7 +313,7 @@ impl CaseRun {
                 }
             }
         };
-        let unknown = self.unknown_receives;
+        let unknown = self.ledger.unknown_receives();
         let w = self.window.as_mut().expect("set above");
         w.elapsed_ms = start.elapsed().as_millis() as u64;
         w.end = Some(end);
@@ -388,7 +359,7 @@ impl CaseRun {
                 .receipt_handle(handle)
         )
         .await;
-        let message = self.by_id.get(id).cloned();
+        let message = self.ledger.label_of(id);
         for row in &mut rec.rows {
             row.handle_digest = Some(sha256_hex(handle));
             row.message_id = Some(id.to_string());
