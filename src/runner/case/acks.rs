@@ -345,7 +345,7 @@ impl CaseRun {
             .map(|q| q.value.clone())
             .or_else(|| self.attempt_queue(target))
             .ok_or_else(|| format!("{step} needs `queue:` when it uses a literal handle"))?;
-        let url = self.queue_url(&label)?;
+        let url = self.queues.url(&label)?;
         Ok((handle, info, url, label))
     }
 
@@ -383,7 +383,7 @@ impl CaseRun {
         }
         let label =
             label.ok_or_else(|| format!("{step} needs `queue:` when no entry names an attempt"))?;
-        let url = self.queue_url(&label)?;
+        let url = self.queues.url(&label)?;
         Ok((resolved, url, label))
     }
 

@@ -11,7 +11,7 @@ impl CaseRun {
         names: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -54,7 +54,7 @@ impl CaseRun {
         attributes: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -76,8 +76,8 @@ impl CaseRun {
         let mut rec = call!(self, meta, req).await;
         if let (None, Some(secs)) = (&rec.error, visibility) {
             // Later receives lease for the new default (the evidence records each lease).
-            self.visibility
-                .insert(queue.value.clone(), Duration::from_secs(secs));
+            self.queues
+                .set_visibility(&queue.value, Duration::from_secs(secs));
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -88,7 +88,7 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -115,14 +115,13 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let region = self.queues[&queue.value]
-            .region_in(&self.ctx.region)
-            .to_string();
-        if !self.ctx.registry.owns(&region, &url) && self.queues[&queue.value].alive {
+        let url = self.queues.url(&queue.value)?;
+        let region = self.queues.region_of(&queue.value).to_string();
+        let q = self.queues.queue(&queue.value)?;
+        if !self.ctx.registry.owns(&region, &url) && q.alive {
             return Err(format!(
                 "refusing to delete {}: not created by this run",
-                self.queues[&queue.value].name
+                q.name
             ));
         }
         let meta = self.meta(
@@ -135,9 +134,7 @@ impl CaseRun {
         let mut rec = call!(self, meta, client.delete_queue().queue_url(&url)).await;
         if rec.error.is_none() {
             self.ctx.registry.remove(&region, &url);
-            if let Some(q) = self.queues.get_mut(&queue.value) {
-                q.alive = false;
-            }
+            self.queues.mark_deleted(&queue.value);
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -148,11 +145,7 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let name = self
-            .queues
-            .get(&queue.value)
-            .map(|q| q.name.clone())
-            .ok_or_else(|| format!("queue `{}` is not defined in this case", queue.value))?;
+        let name = self.queues.queue(&queue.value)?.name.clone();
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -205,7 +198,7 @@ impl CaseRun {
         tags: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -232,7 +225,7 @@ impl CaseRun {
         keys: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -259,7 +252,7 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -289,7 +282,7 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -307,13 +300,7 @@ impl CaseRun {
         // `received: [main]` and `messages: 1` work here too.
         // A dead-letter queue's sources are in its own region: only those labels can be meant
         // (one URL may name a queue in each of two regions, as moto's do).
-        let region = self.queues[&queue.value].region_in(&self.ctx.region);
-        let by_url: HashMap<String, String> = self
-            .queues
-            .iter()
-            .filter(|(_, q)| q.region_in(&self.ctx.region) == region)
-            .filter_map(|(l, q)| q.url.clone().map(|u| (u, l.clone())))
-            .collect();
+        let by_url = self.queues.labels_by_url_in_region_of(&queue.value);
         let received = rec.output.as_ref().map(|o| {
             o.queue_urls()
                 .iter()
@@ -331,12 +318,5 @@ impl CaseRun {
                 ..Observed::default()
             },
         ))
-    }
-
-    pub(super) fn arn(&self, label: &str) -> Result<String, String> {
-        self.queues
-            .get(label)
-            .and_then(|q| q.arn.clone())
-            .ok_or_else(|| format!("queue `{label}` has no ARN (was it created?)"))
     }
 }

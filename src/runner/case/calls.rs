@@ -69,8 +69,8 @@ impl CaseRun {
         };
         let to = match &wire.to {
             Some(label) => {
-                let url = self.queue_url(&label.value)?;
-                Some((self.queues[&label.value].name.clone(), url))
+                let url = self.queues.url(&label.value)?;
+                Some((self.queues.name(&label.value), url))
             }
             None => None,
         };
@@ -204,19 +204,6 @@ impl CaseRun {
         for row in rec.rows.drain(..) {
             self.emit(Record::Call(row));
         }
-    }
-
-    /// The URL of queue `label`, once created.
-    pub(super) fn queue_url(&self, label: &str) -> Result<String, String> {
-        let q = self
-            .queues
-            .get(label)
-            .ok_or_else(|| format!("queue `{label}` is not defined in this case"))?;
-        q.url.clone().ok_or_else(|| {
-            format!(
-                "queue `{label}` was never created (create: false, or its create-queue step failed)"
-            )
-        })
     }
 
     /// Checks the step's expectations, emits the call's rows, and returns the check.

@@ -10,7 +10,7 @@ impl CaseRun {
         send: &SendStep,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&send.queue.value)?;
+        let url = self.queues.url(&send.queue.value)?;
         let body = body_text(&send.body);
         self.masker.add_body(&body);
         let meta = self.meta(
@@ -91,7 +91,7 @@ impl CaseRun {
         entries: &[BatchSend],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let mut request_entries = Vec::new();
         let mut bodies = HashMap::new();
         for e in entries {

@@ -37,17 +37,16 @@ mod messages;
 mod move_tasks;
 mod observe;
 mod permissions;
+mod queue_table;
 mod steps;
 
 use crate::evidence::business_key;
 use ledger::{AckAnswer, Ledger, Receipt};
+use queue_table::QueueTable;
 
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
-use super::queues::{
-    OwnedQueue, Ownership, QueueChaos, create_attributes, create_tags, ownership, queue_name,
-    run_prefix,
-};
+use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership, run_prefix};
 use super::target::TargetKind;
 use super::{HaltReason, RunContext};
 use crate::classify::{
@@ -87,26 +86,6 @@ const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
 /// receive of the suite rather than a literal.
 type ResolvedHandle = (String, Option<(String, Receipt)>);
 
-/// A queue of the case, by label.
-#[derive(Debug, Clone)]
-struct CaseQueue {
-    name: String,
-    /// The region its calls are signed for when it is not the run's (`region:`).
-    region: Option<String>,
-    url: Option<String>,
-    arn: Option<String>,
-    /// Created by this case and not yet deleted (by teardown or a delete-queue step).
-    alive: bool,
-    created: bool,
-}
-
-impl CaseQueue {
-    /// The region the queue lives in: its own `region:`, else the run's.
-    fn region_in<'a>(&'a self, run_region: &'a str) -> &'a str {
-        self.region.as_deref().unwrap_or(run_region)
-    }
-}
-
 /// Runs `case` and returns its closing record (already emitted).
 pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
     let mut run = CaseRun::new(ctx, suite_path, case, None);
@@ -135,9 +114,8 @@ struct CaseRun {
     /// What owned queue names carry for this run: the case id, `-t<k>` for a trial.
     name_key: String,
     masker: Masker,
-    queues: BTreeMap<String, CaseQueue>,
-    /// Creation order, for teardown in reverse.
-    created_order: Vec<String>,
+    /// The case's queues, their visibility timeouts and move tasks (see `queue_table.rs`).
+    queues: QueueTable,
     /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
     ledger: Ledger,
     /// The facts the judge reads, filled in as the case runs.
@@ -157,10 +135,6 @@ struct CaseRun {
     step_fault: crate::runner::faults::StepFault,
     /// The current step's `wire:`, resolved (see `calls.rs`).
     step_wire: Option<calls::StepWire>,
-    /// Each queue's default visibility timeout as the case set it (SQS's 30 s otherwise), so
-    /// every receive row can say how long its lease is.
-    visibility: HashMap<String, Duration>,
-    move_tasks: HashMap<String, String>,
     /// The `deny` steps' policies, set and lifted (see `deny.rs`); behind a lock because every
     /// call, made through `&self`, reads them.
     denies: std::sync::Mutex<Vec<deny::ActiveDeny>>,
@@ -177,54 +151,13 @@ impl CaseRun {
             Some(k) => format!("{}-t{k}", case.id),
             None => case.id.clone(),
         };
-        let mut queues = BTreeMap::new();
-        let mut shared = Vec::new();
-        let defs = case
-            .queues
-            .iter()
-            .chain(case.steps.iter().filter_map(|s| match &s.action {
-                Action::CreateQueue(def) => Some(def),
-                _ => None,
-            }));
-        for def in defs {
-            if queues.contains_key(&def.label) {
-                continue;
-            }
-            queues.insert(
-                def.label.clone(),
-                Self::queue_entry(&ctx.run_id, &name_key, &ctx.region, def),
-            );
-            if let Some(other) = &def.same_name_as {
-                shared.push((def.label.clone(), other.value.clone()));
-            }
-        }
-        // `same_name_as`: the other queue's name (a chain ends at a queue with its own name;
-        // the parser refused cycles).
-        for (label, mut other) in shared.clone() {
-            while let Some((_, next)) = shared.iter().find(|(l, _)| *l == other) {
-                other = next.clone();
-            }
-            if let Some(name) = queues.get(&other).map(|q: &CaseQueue| q.name.clone())
-                && let Some(q) = queues.get_mut(&label)
-            {
-                q.name = name;
-            }
-        }
+        let queues = QueueTable::new(&case, &ctx.run_id, &name_key, &ctx.region);
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
         let ctx_clock = ctx.clock;
         let masker = ctx.masker.clone();
         let (case_faults, fault_seed) = (case.faults.clone(), ctx.seed);
         // Each trial draws its own fault dice: the same seed gives the same trials.
         let case_key = format!("{}#{}", case.id, trial.unwrap_or(1));
-        let visibility = case
-            .queues
-            .iter()
-            .chain(case.steps.iter().filter_map(|s| match &s.action {
-                Action::CreateQueue(def) => Some(def),
-                _ => None,
-            }))
-            .map(|def| (def.label.clone(), default_visibility(def)))
-            .collect();
         Self {
             ctx,
             suite,
@@ -233,7 +166,6 @@ impl CaseRun {
             name_key,
             masker,
             queues,
-            created_order: Vec::new(),
             ledger: Ledger::default(),
             setup_error: None,
             results: Vec::new(),
@@ -241,7 +173,6 @@ impl CaseRun {
             window: None,
             teardown_errors: Vec::new(),
             last_answer: None,
-            visibility,
             faults: Arc::new(crate::runner::faults::FaultPlan::new(
                 &case_faults,
                 fault_seed,
@@ -250,31 +181,11 @@ impl CaseRun {
             step_fault: crate::runner::faults::StepFault::default(),
             faults_fired: std::sync::atomic::AtomicU32::new(0),
             step_wire: None,
-            move_tasks: HashMap::new(),
             denies: std::sync::Mutex::new(Vec::new()),
             started_at: ctx_clock.now(),
             started: Instant::now(),
             // The budget validate computed, plus slack for a slow target.
             deadline,
-        }
-    }
-
-    fn queue_entry(run_id: &str, case: &str, run_region: &str, def: &QueueDef) -> CaseQueue {
-        CaseQueue {
-            name: format!(
-                "{}{}",
-                queue_name(run_id, case, &def.label, def.kind),
-                def.name_suffix.as_deref().unwrap_or_default()
-            ),
-            region: def
-                .region
-                .as_ref()
-                .map(|r| r.value.clone())
-                .filter(|r| r != run_region),
-            url: None,
-            arn: None,
-            alive: false,
-            created: false,
         }
     }
 
@@ -560,21 +471,6 @@ pub(super) fn emulator_chaos(case: &Case, target: TargetKind) -> Option<&str> {
     case.emulator_chaos
         .as_deref()
         .filter(|_| target == TargetKind::Embedded)
-}
-
-/// SQS's default visibility timeout, for a queue created without one.
-const SQS_DEFAULT_VISIBILITY: Duration = Duration::from_secs(30);
-
-/// The visibility timeout a queue definition creates its queue with.
-fn default_visibility(def: &QueueDef) -> Duration {
-    def.visibility_timeout
-        .or_else(|| {
-            def.attributes
-                .get("VisibilityTimeout")
-                .and_then(|v| v.parse().ok())
-                .map(Duration::from_secs)
-        })
-        .unwrap_or(SQS_DEFAULT_VISIBILITY)
 }
 
 /// A check with its text masked: findings quote server messages, which may quote handles.

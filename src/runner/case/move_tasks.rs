@@ -13,7 +13,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         self.ensure_arn(&source.value).await;
-        let source_arn = self.arn(&source.value)?;
+        let source_arn = self.queues.arn(&source.value)?;
         // An uncreated destination gets the ARN its name would have, so a case can
         // ask for ResourceNotFoundException.
         let dest_arn = match destination {
@@ -41,7 +41,7 @@ impl CaseRun {
         if let (Some(out), Some(task)) = (&rec.output, task)
             && let Some(h) = out.task_handle()
         {
-            self.move_tasks.insert(task.clone(), h.to_string());
+            self.queues.remember_task(task, h);
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
@@ -53,7 +53,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         self.ensure_arn(&source.value).await;
-        let source_arn = self.arn(&source.value)?;
+        let source_arn = self.queues.arn(&source.value)?;
         let meta = self.meta(
             Phase::Step,
             Some(step),
@@ -105,7 +105,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         let handle = match task {
-            TaskRef::Named(task) => self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
+            TaskRef::Named(task) => self.queues.task(&task.value).ok_or_else(|| {
                 format!(
                     "move task `{}` was not started (its start step failed?)",
                     task.value

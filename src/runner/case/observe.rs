@@ -11,7 +11,7 @@ impl CaseRun {
         step: &Step,
         receive: &Receive,
     ) -> Result<Check, String> {
-        let url = self.queue_url(&receive.queue.value)?;
+        let url = self.queues.url(&receive.queue.value)?;
         let attempt = receive.attempt.as_ref().map(|a| a.value.clone());
         let meta = self.meta(
             Phase::Step,
@@ -32,7 +32,9 @@ impl CaseRun {
                     attribute_names: receive.attribute_names.clone(),
                     message_attribute_names: receive.message_attribute_names.clone(),
                     request_attempt_id: receive.request_attempt_id.clone(),
-                    lease: self.lease_for(&receive.queue.value, receive.visibility_timeout),
+                    lease: self
+                        .queues
+                        .lease_for(&receive.queue.value, receive.visibility_timeout),
                 },
                 attempt.as_deref(),
             )
@@ -172,7 +174,7 @@ impl CaseRun {
     /// they are gathered, so a case cut in the middle still hands its partial evidence to the
     /// judge.
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
-        let url = self.queue_url(&o.queue.value)?;
+        let url = self.queues.url(&o.queue.value)?;
         let labels: Vec<String> = if o.messages.is_empty() {
             self.ledger.default_tracked()
         } else {
@@ -242,7 +244,7 @@ impl CaseRun {
                         attribute_names: vec!["All".to_string()],
                         message_attribute_names: None,
                         request_attempt_id: None,
-                        lease: self.lease_for(&o.queue.value, o.visibility_timeout),
+                        lease: self.queues.lease_for(&o.queue.value, o.visibility_timeout),
                     },
                     None,
                 )
@@ -322,16 +324,6 @@ impl CaseRun {
         }
         let w = self.window.as_ref().expect("set above");
         Ok(classify::check_window(w, step.expect.outcome.as_ref()))
-    }
-
-    /// The lease a receive on `queue` gives: the request's VisibilityTimeout, else the queue's.
-    fn lease_for(&self, queue: &str, requested: Option<Duration>) -> Duration {
-        requested.unwrap_or_else(|| {
-            self.visibility
-                .get(queue)
-                .copied()
-                .unwrap_or(Duration::from_secs(30))
-        })
     }
 
     async fn observe_delete(

@@ -11,7 +11,7 @@ impl CaseRun {
         step: &Step,
         p: &AddPermission,
     ) -> Result<Check, String> {
-        let url = self.queue_url(&p.queue.value)?;
+        let url = self.queues.url(&p.queue.value)?;
         let mut accounts = Vec::with_capacity(p.accounts.len());
         for a in &p.accounts {
             accounts.push(match a {
@@ -47,7 +47,7 @@ impl CaseRun {
         queue: &Spanned<String>,
         label: &str,
     ) -> Result<Check, String> {
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let client = self.ctx.client.clone();
         let meta = self.meta(
             Phase::Step,
@@ -69,7 +69,7 @@ impl CaseRun {
     /// (`arn:aws:sqs:<region>:<account>:<name>`), which is the caller's for an owned queue.
     async fn own_account(&mut self, label: &str) -> Result<String, String> {
         self.ensure_arn(label).await;
-        let arn = self.arn(label)?;
+        let arn = self.queues.arn(label)?;
         crate::sqs::arn::parse(&arn)
             .map(|a| a.account)
             .filter(|a| !a.is_empty())
