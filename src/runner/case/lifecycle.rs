@@ -289,7 +289,7 @@ impl CaseRun {
             // live queue of the case that the registry does not hold is a bug of ours; it is
             // reported, never deleted on a guess.
             if !self.ctx.registry.owns(&region, &url) {
-                self.teardown_errors.push(format!(
+                self.record.teardown_errors.push(format!(
                     "queue {} (in {region}) was not deleted: the run's registry does not hold it",
                     q.name
                 ));
@@ -318,7 +318,7 @@ impl CaseRun {
                     q.name,
                     err.describe()
                 );
-                self.teardown_errors.push(self.masker.mask(&message));
+                self.record.teardown_errors.push(self.masker.mask(&message));
             }
             self.emit_rows(&mut rec);
             cleanup.push(entry(deleted));

@@ -38,11 +38,14 @@ mod move_tasks;
 mod observe;
 mod permissions;
 mod queue_table;
+mod record;
 mod steps;
 
 use crate::evidence::business_key;
+use calls::StepState;
 use ledger::{AckAnswer, Ledger, Receipt};
 use queue_table::QueueTable;
+use record::CaseRecord;
 
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
@@ -118,23 +121,15 @@ struct CaseRun {
     queues: QueueTable,
     /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
     ledger: Ledger,
-    /// The facts the judge reads, filled in as the case runs.
-    setup_error: Option<String>,
-    results: Vec<StepResult>,
-    stopped: Option<Stop>,
-    window: Option<WindowFacts>,
-    teardown_errors: Vec<String>,
-    /// The answer (status, error code) of the current step's last checked call.
-    last_answer: Option<(Option<u16>, Option<String>)>,
+    /// The facts the judge reads besides the ledger's, filled in as the case runs.
+    record: CaseRecord,
+    /// What the current step armed and what its calls answered.
+    step: StepState,
     /// Calls whose answer an injected fault changed (every kind but latency), counted as calls
     /// are made through `&self`.
     faults_fired: std::sync::atomic::AtomicU32,
     /// The case's faults (its `faults:`, with their counters and dice).
     faults: Arc<crate::runner::faults::FaultPlan>,
-    /// The current step's own `fault:`, armed for the step.
-    step_fault: crate::runner::faults::StepFault,
-    /// The current step's `wire:`, resolved (see `calls.rs`).
-    step_wire: Option<calls::StepWire>,
     /// The `deny` steps' policies, set and lifted (see `deny.rs`); behind a lock because every
     /// call, made through `&self`, reads them.
     denies: std::sync::Mutex<Vec<deny::ActiveDeny>>,
@@ -167,20 +162,14 @@ impl CaseRun {
             masker,
             queues,
             ledger: Ledger::default(),
-            setup_error: None,
-            results: Vec::new(),
-            stopped: None,
-            window: None,
-            teardown_errors: Vec::new(),
-            last_answer: None,
+            record: CaseRecord::default(),
+            step: StepState::default(),
             faults: Arc::new(crate::runner::faults::FaultPlan::new(
                 &case_faults,
                 fault_seed,
                 &case_key,
             )),
-            step_fault: crate::runner::faults::StepFault::default(),
             faults_fired: std::sync::atomic::AtomicU32::new(0),
-            step_wire: None,
             denies: std::sync::Mutex::new(Vec::new()),
             started_at: ctx_clock.now(),
             started: Instant::now(),
@@ -253,10 +242,11 @@ impl CaseRun {
         let ran = tokio::time::timeout_at(backstop, self.setup_and_steps()).await;
         if ran.is_err() {
             // A call that is never abandoned hung past the deadline: cut it off here.
-            self.stopped
+            self.record
+                .stopped
                 .get_or_insert(Stop::Deadline(self.deadline_text()));
         }
-        if matches!(self.stopped, Some(Stop::Deadline(_))) {
+        if matches!(self.record.stopped, Some(Stop::Deadline(_))) {
             self.sweep_unregistered().await;
         }
         let cleanup = self.teardown().await;
@@ -267,23 +257,22 @@ impl CaseRun {
         if let Err(message) = self.setup().await {
             // A setup cut short by a stop is that stop, not a broken target.
             match self.stop_requested() {
-                Some(stop) => self.stopped = Some(stop),
-                None => self.setup_error = Some(self.masker.mask(&message)),
+                Some(stop) => self.record.stopped = Some(stop),
+                None => self.record.setup_error = Some(self.masker.mask(&message)),
             }
             return;
         }
         let steps = self.case.steps.clone();
         for step in &steps {
             if let Some(stop) = self.stop_requested() {
-                self.stopped = Some(stop);
+                self.record.stopped = Some(stop);
                 return;
             }
             // Before anything of this step is sent, the lift of a deny included: the previous
             // step's wire form is its own. Armed again by the step itself (`arm_wire`).
-            self.step_wire = None;
+            self.step.wire = None;
             self.lift_denies(false).await;
-            self.last_answer = None;
-            self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
+            self.step = StepState::new(step);
             let step_started = self.ctx.clock.now();
             let check = self.step(step).await;
             self.emit(Record::Step(StepEnd {
@@ -304,8 +293,8 @@ impl CaseRun {
                 trial: self.trial,
             }));
             let passed = check == Check::Pass;
-            let (status, code) = self.last_answer.take().unwrap_or_default();
-            self.results.push(StepResult {
+            let (status, code) = self.step.last_answer.take().unwrap_or_default();
+            self.record.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
@@ -315,7 +304,7 @@ impl CaseRun {
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
-                self.stopped = self.stop_requested();
+                self.record.stopped = self.stop_requested();
                 return;
             }
         }
@@ -360,10 +349,10 @@ impl CaseRun {
     fn finish(&mut self, cleanup: Vec<QueueCleanup>) -> (CaseEnd, classify::Judgement) {
         let facts = CaseFacts {
             line: self.case.pos.line,
-            setup_error: self.setup_error.clone(),
-            steps: self.results.clone(),
-            stopped: self.stopped.clone(),
-            window: self.window.clone(),
+            setup_error: self.record.setup_error.clone(),
+            steps: self.record.results.clone(),
+            stopped: self.record.stopped.clone(),
+            window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
             expect_outcome: match self.trial {
                 Some(_) => None,
@@ -371,7 +360,7 @@ impl CaseRun {
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.ledger.acks(),
-            teardown_errors: self.teardown_errors.clone(),
+            teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.faults_fired.load(std::sync::atomic::Ordering::Relaxed)
                 + self.denied_calls(),
         };
@@ -389,7 +378,7 @@ impl CaseRun {
                 deliveries: self.ledger.deliveries_of(&m.label),
             })
             .collect();
-        let window = self.window.as_ref().map(|w| Window {
+        let window = self.record.window.as_ref().map(|w| Window {
             step: w.step,
             line: w.line,
             planned_ms: w.planned_ms,

@@ -170,7 +170,7 @@ impl CaseRun {
     /// The bounded observation: polls until the window ends, the budget runs out, every
     /// tracked message was seen, a receive is refused, or the case is stopped. Receives without
     /// a definite answer do not end it (a later sighting still proves a redelivery); they are
-    /// counted, and make silence inconclusive. The window's facts are kept in `self.window` as
+    /// counted, and make silence inconclusive. The window's facts are kept in `self.record.window` as
     /// they are gathered, so a case cut in the middle still hands its partial evidence to the
     /// judge.
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
@@ -181,7 +181,7 @@ impl CaseRun {
             o.messages.iter().map(|m| m.value.clone()).collect()
         };
         let tracked = labels.iter().map(|l| self.ledger.tracked(l)).collect();
-        self.window = Some(WindowFacts {
+        self.record.window = Some(WindowFacts {
             step: step.index,
             line: step.pos.line,
             planned_ms: o.window.as_millis() as u64,
@@ -200,7 +200,7 @@ impl CaseRun {
         let closes = start + o.window;
         let end = loop {
             let stop = self.stop_requested();
-            let w = self.window.as_mut().expect("set above");
+            let w = self.record.window.as_mut().expect("set above");
             w.elapsed_ms = start.elapsed().as_millis() as u64;
             if !w.tracked.is_empty() && w.tracked.iter().all(|m| m.sightings > 0) {
                 break WindowEnd::AllSeen;
@@ -267,7 +267,7 @@ impl CaseRun {
                 .unwrap_or_default();
             self.emit_rows(&mut rec);
             let unknown_now = self.ledger.unknown_receives();
-            let w = self.window.as_mut().expect("set above");
+            let w = self.record.window.as_mut().expect("set above");
             w.receives_used += 1;
             if wait_secs == 0 {
                 w.short_polls += 1;
@@ -316,13 +316,13 @@ impl CaseRun {
             }
         };
         let unknown = self.ledger.unknown_receives();
-        let w = self.window.as_mut().expect("set above");
+        let w = self.record.window.as_mut().expect("set above");
         w.elapsed_ms = start.elapsed().as_millis() as u64;
         w.end = Some(end);
         for t in w.tracked.iter_mut().filter(|t| t.sightings == 0) {
             t.unknown_receives_before = unknown;
         }
-        let w = self.window.as_ref().expect("set above");
+        let w = self.record.window.as_ref().expect("set above");
         Ok(classify::check_window(w, step.expect.outcome.as_ref()))
     }
 
