@@ -27,6 +27,35 @@ macro_rules! call {
     };
 }
 
+/// A step that makes one SQS call: `one_call!(self, step, "Action", queue_label, <fluent
+/// builder>)` builds the call's metadata, makes the call (through [`call!`]), and checks the
+/// step's expectations against the answer, returning the step's `Ok(check)`.
+///
+/// Two optional tails say what the step does with the answer: `view: |rec| <Observed>` for
+/// what its expectations read from it (attributes, tags, listed queues), `then: |rec| {..}` for
+/// what the case learns from it (a new visibility, a deleted queue, a task handle). The ten
+/// administration steps and the permission and move-task steps are each one line of it.
+macro_rules! one_call {
+    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr) => {
+        one_call!($run, $step, $action, $queue, $op, view: |_rec| Observed::default())
+    };
+    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, then: |$rec:ident| $then:block) => {{
+        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
+        let mut $rec = call!($run, meta, $op).await;
+        $then
+        Ok($run.judge($step, &mut $rec, Observed::default()))
+    }};
+    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, view: |$rec:ident| $view:expr) => {{
+        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
+        let mut rec = call!($run, meta, $op).await;
+        let view = {
+            let $rec = &rec;
+            $view
+        };
+        Ok($run.judge($step, &mut rec, view))
+    }};
+}
+
 mod acks;
 mod admin;
 mod calls;
@@ -49,7 +78,7 @@ use record::CaseRecord;
 
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
-use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership, run_prefix};
+use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use super::target::TargetKind;
 use super::{HaltReason, RunContext};
 use crate::classify::{
@@ -62,7 +91,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, StepExpect, TaskRef, arn_refs, substitute_arns,
+    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,

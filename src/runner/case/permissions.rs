@@ -2,8 +2,11 @@
 //! own ARN: the caller's account, learnt without STS and never written to a suite or evidence
 //! (call rows carry no request parameters; error messages pass the masker).
 
-use super::*;
-use crate::suite::model::{Account, AddPermission};
+use super::CaseRun;
+use crate::classify::Check;
+use crate::evidence::format::Phase;
+use crate::runner::expect::Observed;
+use crate::suite::model::{Account, AddPermission, Spanned, Step};
 
 impl CaseRun {
     pub(super) async fn add_permission_step(
@@ -20,16 +23,11 @@ impl CaseRun {
             });
         }
         let client = self.ctx.client.clone();
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "AddPermission",
-            None,
-            Some(&p.queue.value),
-        );
-        let mut rec = call!(
+        one_call!(
             self,
-            meta,
+            step,
+            "AddPermission",
+            Some(&p.queue.value),
             client
                 .add_permission()
                 .queue_url(&url)
@@ -37,8 +35,6 @@ impl CaseRun {
                 .set_aws_account_ids(Some(accounts))
                 .set_actions(Some(p.actions.clone()))
         )
-        .await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
     pub(super) async fn remove_permission_step(
@@ -49,20 +45,13 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let url = self.queues.url(&queue.value)?;
         let client = self.ctx.client.clone();
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "RemovePermission",
-            None,
-            Some(&queue.value),
-        );
-        let mut rec = call!(
+        one_call!(
             self,
-            meta,
+            step,
+            "RemovePermission",
+            Some(&queue.value),
             client.remove_permission().queue_url(&url).label(label)
         )
-        .await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
     /// The account that owns queue `label`: the fifth field of its ARN
