@@ -42,66 +42,6 @@ impl CaseRun {
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
-    pub(super) async fn delete_batch_step(
-        &mut self,
-        step: &Step,
-        queue: &Option<Spanned<String>>,
-        entries: &[BatchHandle],
-    ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
-        let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
-        let (resolved, url, label) = self.resolve_batch(queue, &targets, "delete-batch")?;
-        let request_entries = entries
-            .iter()
-            .zip(&resolved)
-            .map(|(e, (handle, _))| {
-                DeleteMessageBatchRequestEntry::builder()
-                    .id(&e.id)
-                    .receipt_handle(handle)
-                    .build()
-                    .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "DeleteMessageBatch",
-            None,
-            Some(&label),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .delete_message_batch()
-                .queue_url(&url)
-                .set_entries(Some(request_entries))
-        )
-        .await;
-        // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
-        let by_id: HashMap<String, ResolvedHandle> =
-            entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
-        let batch = self.handle_batch_result(
-            &mut rec,
-            &by_id,
-            |o: &aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput| {
-                (
-                    o.successful().iter().map(|s| s.id().to_string()).collect(),
-                    o.failed().to_vec(),
-                )
-            },
-            true,
-        );
-        Ok(self.judge(
-            step,
-            &mut rec,
-            Observed {
-                batch,
-                ..Observed::default()
-            },
-        ))
-    }
-
     pub(super) async fn change_visibility_step(
         &mut self,
         step: &Step,
@@ -137,76 +77,131 @@ impl CaseRun {
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
-    pub(super) async fn change_visibility_batch_step(
+    /// `delete-batch` and `change-visibility-batch`: one shape for both. Every entry's handle
+    /// is resolved (and the queue, given or the attempts'), the batch call made, each entry's
+    /// result recorded (a delete's as an acknowledgement), and the step checked.
+    pub(super) async fn handle_batch_step(
         &mut self,
         step: &Step,
         queue: &Option<Spanned<String>>,
-        entries: &[BatchVisibility],
+        batch: HandleBatch<'_>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
-        let (resolved, url, label) =
-            self.resolve_batch(queue, &targets, "change-visibility-batch")?;
-        let request_entries = entries
-            .iter()
-            .zip(&resolved)
-            .map(|(e, (handle, _))| {
-                ChangeMessageVisibilityBatchRequestEntry::builder()
-                    .id(&e.id)
-                    .receipt_handle(handle)
-                    .visibility_timeout(e.timeout.as_secs() as i32)
-                    .build()
-                    .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "ChangeMessageVisibilityBatch",
-            None,
-            Some(&label),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .change_message_visibility_batch()
-                .queue_url(&url)
-                .set_entries(Some(request_entries))
-        )
-        .await;
+        let entries = batch.entries();
+        let targets: Vec<&HandleRef> = entries.iter().map(|e| e.target).collect();
+        let (resolved, url, label) = self.resolve_batch(queue, &targets, batch.keyword())?;
+        let built = |err: aws_sdk_sqs::error::BuildError, id: &str| {
+            format!("could not build batch entry {id}: {err}")
+        };
+        let meta = self.meta(Phase::Step, Some(step), batch.action(), None, Some(&label));
         // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
-        let by_id: HashMap<String, ResolvedHandle> =
-            entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
-        let batch = self.handle_batch_result(
-            &mut rec,
-            &by_id,
-            |o: &aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput| {
-                (
-                    o.successful().iter().map(|s| s.id().to_string()).collect(),
-                    o.failed().to_vec(),
+        let by_id: HashMap<String, ResolvedHandle> = entries
+            .iter()
+            .map(|e| e.id.to_string())
+            .zip(resolved.iter().cloned())
+            .collect();
+        let check = match batch {
+            HandleBatch::Delete(_) => {
+                let request_entries = entries
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(e, (handle, _))| {
+                        DeleteMessageBatchRequestEntry::builder()
+                            .id(e.id)
+                            .receipt_handle(handle)
+                            .build()
+                            .map_err(|err| built(err, e.id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut rec = call!(
+                    self,
+                    meta,
+                    client
+                        .delete_message_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
                 )
-            },
-            false,
-        );
-        // Each entry's new lease, for the report's lease bars.
+                .await;
+                let outcome = self.handle_batch_result(
+                    &mut rec,
+                    &by_id,
+                    |o: &aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput| {
+                        (
+                            o.successful().iter().map(|s| s.id().to_string()).collect(),
+                            o.failed().to_vec(),
+                        )
+                    },
+                    true,
+                );
+                self.check_batch(step, &mut rec, outcome, &entries)
+            }
+            HandleBatch::ChangeVisibility(_) => {
+                let request_entries = entries
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(e, (handle, _))| {
+                        ChangeMessageVisibilityBatchRequestEntry::builder()
+                            .id(e.id)
+                            .receipt_handle(handle)
+                            .set_visibility_timeout(e.timeout.map(|t| t.as_secs() as i32))
+                            .build()
+                            .map_err(|err| built(err, e.id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut rec = call!(
+                    self,
+                    meta,
+                    client
+                        .change_message_visibility_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
+                )
+                .await;
+                let outcome = self.handle_batch_result(
+                    &mut rec,
+                    &by_id,
+                    |o: &aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput| {
+                        (
+                            o.successful().iter().map(|s| s.id().to_string()).collect(),
+                            o.failed().to_vec(),
+                        )
+                    },
+                    false,
+                );
+                self.check_batch(step, &mut rec, outcome, &entries)
+            }
+        };
+        Ok(check)
+    }
+
+    /// Notes each entry's new lease (a visibility change's, for the report's lease bars) and
+    /// checks a handle batch step.
+    fn check_batch<O>(
+        &mut self,
+        step: &Step,
+        rec: &mut Recorded<O>,
+        batch: Option<BatchOutcome>,
+        entries: &[HandleEntry<'_>],
+    ) -> Check {
         let leases: HashMap<&str, u64> = entries
             .iter()
-            .map(|e| (e.id.as_str(), e.timeout.as_millis() as u64))
+            .filter_map(|e| Some((e.id, e.timeout?.as_millis() as u64)))
             .collect();
-        if let Some(row) = rec.rows.last_mut() {
+        if !leases.is_empty()
+            && let Some(row) = rec.rows.last_mut()
+        {
             for entry in &mut row.entries {
                 entry.lease_ms = leases.get(entry.id.as_str()).copied();
             }
         }
-        Ok(self.judge(
+        self.judge(
             step,
-            &mut rec,
+            rec,
             Observed {
                 batch,
                 ..Observed::default()
             },
-        ))
+        )
     }
 
     pub(super) fn failed_entry(
@@ -418,6 +413,63 @@ impl CaseRun {
                 row.message = r.label.clone();
                 row.business_key = bk.clone();
             }
+        }
+    }
+}
+
+/// A batch step over receipt handles, with its entries as written.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum HandleBatch<'a> {
+    /// `delete-batch`: each entry an acknowledgement.
+    Delete(&'a [BatchHandle]),
+    /// `change-visibility-batch`: each entry a new lease.
+    ChangeVisibility(&'a [BatchVisibility]),
+}
+
+/// One entry of a [`HandleBatch`]: its id, its handle, and its new visibility timeout (a
+/// visibility change's only).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HandleEntry<'a> {
+    id: &'a str,
+    target: &'a HandleRef,
+    timeout: Option<Duration>,
+}
+
+impl<'a> HandleBatch<'a> {
+    /// The step's keyword, for its errors.
+    fn keyword(self) -> &'static str {
+        match self {
+            HandleBatch::Delete(_) => "delete-batch",
+            HandleBatch::ChangeVisibility(_) => "change-visibility-batch",
+        }
+    }
+
+    /// The SQS operation it calls.
+    fn action(self) -> &'static str {
+        match self {
+            HandleBatch::Delete(_) => "DeleteMessageBatch",
+            HandleBatch::ChangeVisibility(_) => "ChangeMessageVisibilityBatch",
+        }
+    }
+
+    fn entries(self) -> Vec<HandleEntry<'a>> {
+        match self {
+            HandleBatch::Delete(entries) => entries
+                .iter()
+                .map(|e| HandleEntry {
+                    id: &e.id,
+                    target: &e.target,
+                    timeout: None,
+                })
+                .collect(),
+            HandleBatch::ChangeVisibility(entries) => entries
+                .iter()
+                .map(|e| HandleEntry {
+                    id: &e.id,
+                    target: &e.target,
+                    timeout: Some(e.timeout),
+                })
+                .collect(),
         }
     }
 }
