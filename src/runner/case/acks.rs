@@ -32,70 +32,14 @@ impl CaseRun {
         .await;
         self.note_handle_row(&mut rec, &handle, info.as_ref());
         match &info {
-            Some((_, receipt)) => self.count_ack(receipt, AckAnswer::of(rec.error.as_ref())),
-            None => self.count_unbound_ack(AckAnswer::of(rec.error.as_ref())),
+            Some((_, receipt)) => self
+                .ledger
+                .count_ack(receipt, AckAnswer::of(rec.error.as_ref())),
+            None => self
+                .ledger
+                .count_unbound_ack(AckAnswer::of(rec.error.as_ref())),
         }
         Ok(self.judge(step, &mut rec, Observed::default()))
-    }
-
-    pub(super) async fn delete_batch_step(
-        &mut self,
-        step: &Step,
-        queue: &Option<Spanned<String>>,
-        entries: &[BatchHandle],
-    ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
-        let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
-        let (resolved, url, label) = self.resolve_batch(queue, &targets, "delete-batch")?;
-        let request_entries = entries
-            .iter()
-            .zip(&resolved)
-            .map(|(e, (handle, _))| {
-                DeleteMessageBatchRequestEntry::builder()
-                    .id(&e.id)
-                    .receipt_handle(handle)
-                    .build()
-                    .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "DeleteMessageBatch",
-            None,
-            Some(&label),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .delete_message_batch()
-                .queue_url(&url)
-                .set_entries(Some(request_entries))
-        )
-        .await;
-        // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
-        let by_id: HashMap<String, ResolvedHandle> =
-            entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
-        let batch = self.handle_batch_result(
-            &mut rec,
-            &by_id,
-            |o: &aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput| {
-                (
-                    o.successful().iter().map(|s| s.id().to_string()).collect(),
-                    o.failed().to_vec(),
-                )
-            },
-            true,
-        );
-        Ok(self.judge(
-            step,
-            &mut rec,
-            Observed {
-                batch,
-                ..Observed::default()
-            },
-        ))
     }
 
     pub(super) async fn change_visibility_step(
@@ -133,76 +77,131 @@ impl CaseRun {
         Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
-    pub(super) async fn change_visibility_batch_step(
+    /// `delete-batch` and `change-visibility-batch`: one shape for both. Every entry's handle
+    /// is resolved (and the queue, given or the attempts'), the batch call made, each entry's
+    /// result recorded (a delete's as an acknowledgement), and the step checked.
+    pub(super) async fn handle_batch_step(
         &mut self,
         step: &Step,
         queue: &Option<Spanned<String>>,
-        entries: &[BatchVisibility],
+        batch: HandleBatch<'_>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let targets: Vec<&HandleRef> = entries.iter().map(|e| &e.target).collect();
-        let (resolved, url, label) =
-            self.resolve_batch(queue, &targets, "change-visibility-batch")?;
-        let request_entries = entries
-            .iter()
-            .zip(&resolved)
-            .map(|(e, (handle, _))| {
-                ChangeMessageVisibilityBatchRequestEntry::builder()
-                    .id(&e.id)
-                    .receipt_handle(handle)
-                    .visibility_timeout(e.timeout.as_secs() as i32)
-                    .build()
-                    .map_err(|err| format!("could not build batch entry {}: {err}", e.id))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "ChangeMessageVisibilityBatch",
-            None,
-            Some(&label),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .change_message_visibility_batch()
-                .queue_url(&url)
-                .set_entries(Some(request_entries))
-        )
-        .await;
+        let entries = batch.entries();
+        let targets: Vec<&HandleRef> = entries.iter().map(|e| e.target).collect();
+        let (resolved, url, label) = self.resolve_batch(queue, &targets, batch.keyword())?;
+        let built = |err: aws_sdk_sqs::error::BuildError, id: &str| {
+            format!("could not build batch entry {id}: {err}")
+        };
+        let meta = self.meta(Phase::Step, Some(step), batch.action(), None, Some(&label));
         // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
-        let by_id: HashMap<String, ResolvedHandle> =
-            entries.iter().map(|e| e.id.clone()).zip(resolved).collect();
-        let batch = self.handle_batch_result(
-            &mut rec,
-            &by_id,
-            |o: &aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput| {
-                (
-                    o.successful().iter().map(|s| s.id().to_string()).collect(),
-                    o.failed().to_vec(),
+        let by_id: HashMap<String, ResolvedHandle> = entries
+            .iter()
+            .map(|e| e.id.to_string())
+            .zip(resolved.iter().cloned())
+            .collect();
+        let check = match batch {
+            HandleBatch::Delete(_) => {
+                let request_entries = entries
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(e, (handle, _))| {
+                        DeleteMessageBatchRequestEntry::builder()
+                            .id(e.id)
+                            .receipt_handle(handle)
+                            .build()
+                            .map_err(|err| built(err, e.id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut rec = call!(
+                    self,
+                    meta,
+                    client
+                        .delete_message_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
                 )
-            },
-            false,
-        );
-        // Each entry's new lease, for the report's lease bars.
+                .await;
+                let outcome = self.handle_batch_result(
+                    &mut rec,
+                    &by_id,
+                    |o: &aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput| {
+                        (
+                            o.successful().iter().map(|s| s.id().to_string()).collect(),
+                            o.failed().to_vec(),
+                        )
+                    },
+                    true,
+                );
+                self.check_batch(step, &mut rec, outcome, &entries)
+            }
+            HandleBatch::ChangeVisibility(_) => {
+                let request_entries = entries
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(e, (handle, _))| {
+                        ChangeMessageVisibilityBatchRequestEntry::builder()
+                            .id(e.id)
+                            .receipt_handle(handle)
+                            .set_visibility_timeout(e.timeout.map(|t| t.as_secs() as i32))
+                            .build()
+                            .map_err(|err| built(err, e.id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut rec = call!(
+                    self,
+                    meta,
+                    client
+                        .change_message_visibility_batch()
+                        .queue_url(&url)
+                        .set_entries(Some(request_entries))
+                )
+                .await;
+                let outcome = self.handle_batch_result(
+                    &mut rec,
+                    &by_id,
+                    |o: &aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput| {
+                        (
+                            o.successful().iter().map(|s| s.id().to_string()).collect(),
+                            o.failed().to_vec(),
+                        )
+                    },
+                    false,
+                );
+                self.check_batch(step, &mut rec, outcome, &entries)
+            }
+        };
+        Ok(check)
+    }
+
+    /// Notes each entry's new lease (a visibility change's, for the report's lease bars) and
+    /// checks a handle batch step.
+    fn check_batch<O>(
+        &mut self,
+        step: &Step,
+        rec: &mut Recorded<O>,
+        batch: Option<BatchOutcome>,
+        entries: &[HandleEntry<'_>],
+    ) -> Check {
         let leases: HashMap<&str, u64> = entries
             .iter()
-            .map(|e| (e.id.as_str(), e.timeout.as_millis() as u64))
+            .filter_map(|e| Some((e.id, e.timeout?.as_millis() as u64)))
             .collect();
-        if let Some(row) = rec.rows.last_mut() {
+        if !leases.is_empty()
+            && let Some(row) = rec.rows.last_mut()
+        {
             for entry in &mut row.entries {
                 entry.lease_ms = leases.get(entry.id.as_str()).copied();
             }
         }
-        Ok(self.judge(
+        self.judge(
             step,
-            &mut rec,
+            rec,
             Observed {
                 batch,
                 ..Observed::default()
             },
-        ))
+        )
     }
 
     pub(super) fn failed_entry(
@@ -237,8 +236,8 @@ impl CaseRun {
                 let answer = AckAnswer::of(rec.error.as_ref());
                 for (_, info) in resolved.values() {
                     match info {
-                        Some((_, receipt)) => self.count_ack(receipt, answer),
-                        None => self.count_unbound_ack(answer),
+                        Some((_, receipt)) => self.ledger.count_ack(receipt, answer),
+                        None => self.ledger.count_unbound_ack(answer),
                     }
                 }
             }
@@ -295,8 +294,8 @@ impl CaseRun {
                     AckAnswer::Unknown
                 };
                 match info {
-                    Some((_, receipt)) => self.count_ack(receipt, answer),
-                    None => self.count_unbound_ack(answer),
+                    Some((_, receipt)) => self.ledger.count_ack(receipt, answer),
+                    None => self.ledger.count_unbound_ack(answer),
                 }
             }
         }
@@ -314,23 +313,9 @@ impl CaseRun {
                 Ok((h.clone(), None))
             }
             HandleRef::Attempt { attempt, message } => {
-                let receipts = self.attempts.get(&attempt.value).ok_or_else(|| {
-                    format!("attempt {} has not received anything", attempt.value)
-                })?;
-                let receipt = match message {
-                    Some(m) => receipts
-                        .iter()
-                        .find(|r| r.label.as_deref() == Some(m.value.as_str()))
-                        .ok_or_else(|| {
-                            format!(
-                                "attempt {} did not receive message {}",
-                                attempt.value, m.value
-                            )
-                        })?,
-                    None => receipts
-                        .first()
-                        .ok_or_else(|| format!("attempt {} received no message", attempt.value))?,
-                };
+                let receipt = self
+                    .ledger
+                    .receipt(&attempt.value, message.as_ref().map(|m| m.value.as_str()))?;
                 Ok((
                     receipt.handle.clone(),
                     Some((attempt.value.clone(), receipt.clone())),
@@ -355,7 +340,7 @@ impl CaseRun {
             .map(|q| q.value.clone())
             .or_else(|| self.attempt_queue(target))
             .ok_or_else(|| format!("{step} needs `queue:` when it uses a literal handle"))?;
-        let url = self.queue_url(&label)?;
+        let url = self.queues.url(&label)?;
         Ok((handle, info, url, label))
     }
 
@@ -393,7 +378,7 @@ impl CaseRun {
         }
         let label =
             label.ok_or_else(|| format!("{step} needs `queue:` when no entry names an attempt"))?;
-        let url = self.queue_url(&label)?;
+        let url = self.queues.url(&label)?;
         Ok((resolved, url, label))
     }
 
@@ -419,7 +404,7 @@ impl CaseRun {
         let digest = sha256_hex(handle);
         let bk = info
             .and_then(|(_, r)| r.label.as_ref())
-            .and_then(|l| self.sent.get(l))
+            .and_then(|l| self.ledger.sent(l))
             .and_then(|s| s.business_key.clone());
         for row in &mut rec.rows {
             row.handle_digest = Some(digest.clone());
@@ -430,61 +415,61 @@ impl CaseRun {
             }
         }
     }
+}
 
-    pub(super) fn count_ack(&mut self, receipt: &Receipt, answer: AckAnswer) {
-        self.acks.acks += 1;
-        if self
-            .latest
-            .get(&receipt.message_id)
-            .is_some_and(|&s| s > receipt.seq)
-        {
-            self.acks.stale_acks += 1;
-        }
-        match answer {
-            AckAnswer::Done => {}
-            AckAnswer::Refused => self.acks.failed_acks += 1,
-            AckAnswer::Unknown => self.acks.unknown_acks += 1,
+/// A batch step over receipt handles, with its entries as written.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum HandleBatch<'a> {
+    /// `delete-batch`: each entry an acknowledgement.
+    Delete(&'a [BatchHandle]),
+    /// `change-visibility-batch`: each entry a new lease.
+    ChangeVisibility(&'a [BatchVisibility]),
+}
+
+/// One entry of a [`HandleBatch`]: its id, its handle, and its new visibility timeout (a
+/// visibility change's only).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HandleEntry<'a> {
+    id: &'a str,
+    target: &'a HandleRef,
+    timeout: Option<Duration>,
+}
+
+impl<'a> HandleBatch<'a> {
+    /// The step's keyword, for its errors.
+    fn keyword(self) -> &'static str {
+        match self {
+            HandleBatch::Delete(_) => "delete-batch",
+            HandleBatch::ChangeVisibility(_) => "change-visibility-batch",
         }
     }
-}
 
-impl CaseRun {
-    /// A delete with a handle the suite wrote: an acknowledgement bound to no attempt. Its
-    /// refusal or unknown answer counts like any other's.
-    pub(super) fn count_unbound_ack(&mut self, answer: AckAnswer) {
-        self.acks.unbound_acks += 1;
-        match answer {
-            AckAnswer::Done => {}
-            AckAnswer::Refused => self.acks.failed_acks += 1,
-            AckAnswer::Unknown => self.acks.unknown_acks += 1,
+    /// The SQS operation it calls.
+    fn action(self) -> &'static str {
+        match self {
+            HandleBatch::Delete(_) => "DeleteMessageBatch",
+            HandleBatch::ChangeVisibility(_) => "ChangeMessageVisibilityBatch",
         }
     }
-}
 
-/// What the target said to one acknowledgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AckAnswer {
-    /// Took effect (or the target says so).
-    Done,
-    /// A definite refusal: an error response, a `Failed` entry, a throttle.
-    Refused,
-    /// No definite answer: no response, a 5xx, an abandoned call. It may have taken effect.
-    Unknown,
-}
-
-impl AckAnswer {
-    /// The answer of a whole call, from its error (if any). The final attempt decides: a
-    /// retried delete that finally succeeded did take effect.
-    pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
-        match error.map(|e| &e.kind) {
-            None => AckAnswer::Done,
-            Some(
-                FailureKind::Response
-                | FailureKind::Refused
-                | FailureKind::Throttled
-                | FailureKind::NotSent,
-            ) => AckAnswer::Refused,
-            Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
+    fn entries(self) -> Vec<HandleEntry<'a>> {
+        match self {
+            HandleBatch::Delete(entries) => entries
+                .iter()
+                .map(|e| HandleEntry {
+                    id: &e.id,
+                    target: &e.target,
+                    timeout: None,
+                })
+                .collect(),
+            HandleBatch::ChangeVisibility(entries) => entries
+                .iter()
+                .map(|e| HandleEntry {
+                    id: &e.id,
+                    target: &e.target,
+                    timeout: Some(e.timeout),
+                })
+                .collect(),
         }
     }
 }

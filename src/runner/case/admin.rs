@@ -1,7 +1,15 @@
 //! Steps that administer a queue: attributes, purge, create/delete, URL, listing, tags and
-//! dead-letter sources.
+//! dead-letter sources. Each makes one call through [`one_call!`].
 
-use super::*;
+use super::CaseRun;
+use crate::classify::Check;
+use crate::evidence::format::Phase;
+use crate::runner::expect::{Observed, ReceivedMsg};
+use crate::runner::queues::run_prefix;
+use crate::suite::model::{QueueDef, Spanned, Step};
+use aws_sdk_sqs::types::QueueAttributeName;
+use std::collections::BTreeMap;
+use std::time::Duration;
 
 impl CaseRun {
     pub(super) async fn get_attributes_step(
@@ -11,40 +19,26 @@ impl CaseRun {
         names: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "GetQueueAttributes",
-            None,
-            Some(&queue.value),
-        );
-        let names = names.to_vec();
-        let req = {
-            let mut req = client.get_queue_attributes().queue_url(&url);
-            for n in &names {
-                req = req.attribute_names(QueueAttributeName::from(n.as_str()));
-            }
-            req
-        };
-        let mut rec = call!(self, meta, req).await;
-        let attrs = rec.output.as_ref().map(|o| {
-            o.attributes()
-                .map(|a| {
-                    a.iter()
-                        .map(|(k, v)| (k.as_str().to_string(), v.clone()))
-                        .collect::<BTreeMap<_, _>>()
-                })
-                .unwrap_or_default()
-        });
-        Ok(self.judge(
-            step,
-            &mut rec,
+        let url = self.queues.url(&queue.value)?;
+        let mut req = client.get_queue_attributes().queue_url(&url);
+        for n in names {
+            req = req.attribute_names(QueueAttributeName::from(n.as_str()));
+        }
+        one_call!(self, step, "GetQueueAttributes", Some(&queue.value), req, view: |rec| {
+            let attrs = rec.output.as_ref().map(|o| {
+                o.attributes()
+                    .map(|a| {
+                        a.iter()
+                            .map(|(k, v)| (k.as_str().to_string(), v.clone()))
+                            .collect::<BTreeMap<_, _>>()
+                    })
+                    .unwrap_or_default()
+            });
             Observed {
                 queue_attributes: attrs,
                 ..Observed::default()
-            },
-        ))
+            }
+        })
     }
 
     pub(super) async fn set_attributes_step(
@@ -54,32 +48,22 @@ impl CaseRun {
         attributes: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "SetQueueAttributes",
-            None,
-            Some(&queue.value),
-        );
+        let url = self.queues.url(&queue.value)?;
         let attributes = self.resolve_arns(attributes).await;
         let visibility = attributes
             .get("VisibilityTimeout")
             .and_then(|v| v.parse::<u64>().ok());
-        let req = {
-            let mut req = client.set_queue_attributes().queue_url(&url);
-            for (k, v) in attributes {
-                req = req.attributes(QueueAttributeName::from(k.as_str()), v);
-            }
-            req
-        };
-        let mut rec = call!(self, meta, req).await;
-        if let (None, Some(secs)) = (&rec.error, visibility) {
-            // Later receives lease for the new default (the evidence records each lease).
-            self.visibility
-                .insert(queue.value.clone(), Duration::from_secs(secs));
+        let mut req = client.set_queue_attributes().queue_url(&url);
+        for (k, v) in attributes {
+            req = req.attributes(QueueAttributeName::from(k.as_str()), v);
         }
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        one_call!(self, step, "SetQueueAttributes", Some(&queue.value), req, then: |rec| {
+            if let (None, Some(secs)) = (&rec.error, visibility) {
+                // Later receives lease for the new default (the evidence records each lease).
+                self.queues
+                    .set_visibility(&queue.value, Duration::from_secs(secs));
+            }
+        })
     }
 
     pub(super) async fn purge_step(
@@ -88,16 +72,14 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
+        let url = self.queues.url(&queue.value)?;
+        one_call!(
+            self,
+            step,
             "PurgeQueue",
-            None,
             Some(&queue.value),
-        );
-        let mut rec = call!(self, meta, client.purge_queue().queue_url(&url)).await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
+            client.purge_queue().queue_url(&url)
+        )
     }
 
     pub(super) async fn create_queue_step(
@@ -115,31 +97,21 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let region = self.queues[&queue.value]
-            .region_in(&self.ctx.region)
-            .to_string();
-        if !self.ctx.registry.owns(&region, &url) && self.queues[&queue.value].alive {
+        let url = self.queues.url(&queue.value)?;
+        let region = self.queues.region_of(&queue.value).to_string();
+        let q = self.queues.queue(&queue.value)?;
+        if !self.ctx.registry.owns(&region, &url) && q.alive {
             return Err(format!(
                 "refusing to delete {}: not created by this run",
-                self.queues[&queue.value].name
+                q.name
             ));
         }
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "DeleteQueue",
-            None,
-            Some(&queue.value),
-        );
-        let mut rec = call!(self, meta, client.delete_queue().queue_url(&url)).await;
-        if rec.error.is_none() {
-            self.ctx.registry.remove(&region, &url);
-            if let Some(q) = self.queues.get_mut(&queue.value) {
-                q.alive = false;
+        one_call!(self, step, "DeleteQueue", Some(&queue.value), client.delete_queue().queue_url(&url), then: |rec| {
+            if rec.error.is_none() {
+                self.ctx.registry.remove(&region, &url);
+                self.queues.mark_deleted(&queue.value);
             }
-        }
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        })
     }
 
     pub(super) async fn get_queue_url_step(
@@ -148,22 +120,18 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let name = self
-            .queues
-            .get(&queue.value)
-            .map(|q| q.name.clone())
-            .ok_or_else(|| format!("queue `{}` is not defined in this case", queue.value))?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
+        let name = self.queues.queue(&queue.value)?.name.clone();
+        one_call!(
+            self,
+            step,
             "GetQueueUrl",
-            None,
             Some(&queue.value),
-        );
-        let mut rec = call!(self, meta, client.get_queue_url().queue_name(&name)).await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
+            client.get_queue_url().queue_name(&name)
+        )
     }
 
+    /// The one administration step not made through [`one_call!`]: its expectations read
+    /// `messages:` as the number of queues listed, not `received:`.
     pub(super) async fn list_queues_step(
         &mut self,
         step: &Step,
@@ -205,24 +173,12 @@ impl CaseRun {
         tags: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "TagQueue",
-            None,
-            Some(&queue.value),
-        );
-        let tags = tags.clone();
-        let req = {
-            let mut req = client.tag_queue().queue_url(&url);
-            for (k, v) in tags {
-                req = req.tags(k, v);
-            }
-            req
-        };
-        let mut rec = call!(self, meta, req).await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        let url = self.queues.url(&queue.value)?;
+        let mut req = client.tag_queue().queue_url(&url);
+        for (k, v) in tags {
+            req = req.tags(k, v);
+        }
+        one_call!(self, step, "TagQueue", Some(&queue.value), req)
     }
 
     pub(super) async fn untag_queue_step(
@@ -232,25 +188,18 @@ impl CaseRun {
         keys: &[String],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "UntagQueue",
-            None,
-            Some(&queue.value),
-        );
+        let url = self.queues.url(&queue.value)?;
         let keys = keys.to_vec();
-        let mut rec = call!(
+        one_call!(
             self,
-            meta,
+            step,
+            "UntagQueue",
+            Some(&queue.value),
             client
                 .untag_queue()
                 .queue_url(&url)
                 .set_tag_keys(Some(keys))
         )
-        .await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
     pub(super) async fn list_queue_tags_step(
@@ -259,28 +208,18 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "ListQueueTags",
-            None,
-            Some(&queue.value),
-        );
-        let mut rec = call!(self, meta, client.list_queue_tags().queue_url(&url)).await;
-        let tags = rec.output.as_ref().map(|o| {
-            o.tags()
-                .map(|t| t.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-                .unwrap_or_default()
-        });
-        Ok(self.judge(
-            step,
-            &mut rec,
+        let url = self.queues.url(&queue.value)?;
+        one_call!(self, step, "ListQueueTags", Some(&queue.value), client.list_queue_tags().queue_url(&url), view: |rec| {
+            let tags = rec.output.as_ref().map(|o| {
+                o.tags()
+                    .map(|t| t.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                    .unwrap_or_default()
+            });
             Observed {
                 queue_attributes: tags,
                 ..Observed::default()
-            },
-        ))
+            }
+        })
     }
 
     pub(super) async fn list_dead_letter_sources_step(
@@ -289,54 +228,25 @@ impl CaseRun {
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "ListDeadLetterSourceQueues",
-            None,
-            Some(&queue.value),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client.list_dead_letter_source_queues().queue_url(&url)
-        )
-        .await;
+        let url = self.queues.url(&queue.value)?;
         // Each source URL becomes a "received" entry labelled with its queue label, so
-        // `received: [main]` and `messages: 1` work here too.
-        // A dead-letter queue's sources are in its own region: only those labels can be meant
-        // (one URL may name a queue in each of two regions, as moto's do).
-        let region = self.queues[&queue.value].region_in(&self.ctx.region);
-        let by_url: HashMap<String, String> = self
-            .queues
-            .iter()
-            .filter(|(_, q)| q.region_in(&self.ctx.region) == region)
-            .filter_map(|(l, q)| q.url.clone().map(|u| (u, l.clone())))
-            .collect();
-        let received = rec.output.as_ref().map(|o| {
-            o.queue_urls()
-                .iter()
-                .map(|u| ReceivedMsg {
-                    label: by_url.get(u).cloned(),
-                    ..ReceivedMsg::default()
-                })
-                .collect()
-        });
-        Ok(self.judge(
-            step,
-            &mut rec,
+        // `received: [main]` and `messages: 1` work here too. A dead-letter queue's sources are
+        // in its own region: only those labels can be meant.
+        let by_url = self.queues.labels_by_url_in_region_of(&queue.value);
+        one_call!(self, step, "ListDeadLetterSourceQueues", Some(&queue.value), client.list_dead_letter_source_queues().queue_url(&url), view: |rec| {
+            let received = rec.output.as_ref().map(|o| {
+                o.queue_urls()
+                    .iter()
+                    .map(|u| ReceivedMsg {
+                        label: by_url.get(u).cloned(),
+                        ..ReceivedMsg::default()
+                    })
+                    .collect()
+            });
             Observed {
                 received,
                 ..Observed::default()
-            },
-        ))
-    }
-
-    pub(super) fn arn(&self, label: &str) -> Result<String, String> {
-        self.queues
-            .get(label)
-            .and_then(|q| q.arn.clone())
-            .ok_or_else(|| format!("queue `{label}` has no ARN (was it created?)"))
+            }
+        })
     }
 }

@@ -54,7 +54,8 @@ impl CaseRun {
             region: q.and_then(|q| q.region.clone()),
             clock: self.ctx.clock,
             wire: self
-                .step_wire
+                .step
+                .wire
                 .as_ref()
                 .filter(|w| phase == Phase::Step && w.operation == action)
                 .map(StepWire::evidence),
@@ -69,8 +70,8 @@ impl CaseRun {
         };
         let to = match &wire.to {
             Some(label) => {
-                let url = self.queue_url(&label.value)?;
-                Some((self.queues[&label.value].name.clone(), url))
+                let url = self.queues.url(&label.value)?;
+                Some((self.queues.name(&label.value), url))
             }
             None => None,
         };
@@ -78,7 +79,7 @@ impl CaseRun {
             .first()
             .copied()
             .ok_or_else(|| format!("step {} makes no SQS call for `wire`", step.index + 1))?;
-        self.step_wire = Some(StepWire {
+        self.step.wire = Some(StepWire {
             operation,
             to_name: to.as_ref().map(|(name, _)| name.clone()),
             form: crate::runner::query_protocol::WireForm {
@@ -112,7 +113,7 @@ impl CaseRun {
     {
         let mut config = self.call_config(&meta);
         if meta.wire.is_some()
-            && let Some(w) = &self.step_wire
+            && let Some(w) = &self.step.wire
         {
             config = config.interceptor(crate::runner::query_protocol::WireInterceptor(
                 w.form.clone(),
@@ -127,7 +128,7 @@ impl CaseRun {
                 config.http_client(crate::runner::faults::FaultClient::new(
                     self.ctx.http.clone(),
                     self.faults.clone(),
-                    &self.step_fault,
+                    &self.step.fault,
                     r.clone(),
                 ))
             } else {
@@ -197,26 +198,13 @@ impl CaseRun {
 
     /// Whether this case injects faults at all (its `faults:` or the current step's `fault:`).
     fn has_faults(&self) -> bool {
-        !self.case.faults.is_empty() || self.step_fault.is_armed()
+        !self.case.faults.is_empty() || self.step.fault.is_armed()
     }
 
     pub(super) fn emit_rows<O>(&self, rec: &mut Recorded<O>) {
         for row in rec.rows.drain(..) {
             self.emit(Record::Call(row));
         }
-    }
-
-    /// The URL of queue `label`, once created.
-    pub(super) fn queue_url(&self, label: &str) -> Result<String, String> {
-        let q = self
-            .queues
-            .get(label)
-            .ok_or_else(|| format!("queue `{label}` is not defined in this case"))?;
-        q.url.clone().ok_or_else(|| {
-            format!(
-                "queue `{label}` was never created (create: false, or its create-queue step failed)"
-            )
-        })
     }
 
     /// Checks the step's expectations, emits the call's rows, and returns the check.
@@ -246,7 +234,7 @@ impl CaseRun {
         };
         let check = check_step(expect, &obs);
         // The answer this step got, for its findings (a target profile pins it).
-        self.last_answer = Some((
+        self.step.last_answer = Some((
             rec.status(),
             error
                 .as_ref()
@@ -288,6 +276,30 @@ fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &st
         credentials: Vec::new(),
         final_status: None,
         reply: None,
+    }
+}
+
+/// What the current step armed for its calls and what they answered; begun afresh for each
+/// step.
+#[derive(Debug, Default)]
+pub(super) struct StepState {
+    /// The answer (status, error code) of the step's last checked call.
+    pub last_answer: Option<(Option<u16>, Option<String>)>,
+    /// The step's own `fault:`, armed for the step.
+    pub fault: crate::runner::faults::StepFault,
+    /// The step's `wire:`, resolved (see [`CaseRun::arm_wire`]).
+    pub wire: Option<StepWire>,
+}
+
+impl StepState {
+    /// The state `step` starts with: its `fault:` armed, no wire form (the step arms its own),
+    /// no answer yet.
+    pub(super) fn new(step: &Step) -> Self {
+        StepState {
+            last_answer: None,
+            fault: crate::runner::faults::StepFault::new(step.fault.as_ref()),
+            wire: None,
+        }
     }
 }
 

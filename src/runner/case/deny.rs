@@ -95,7 +95,7 @@ impl CaseRun {
                 "queue `{label}` sets its own `Policy`: a `deny` would replace it, and lifting the deny would lose it"
             ));
         }
-        let url = self.queue_url(label)?;
+        let url = self.queues.url(label)?;
         let arn = self.queues.get(label).and_then(|q| q.arn.clone());
         let actions: Vec<String> = deny.actions.iter().map(|a| a.value.clone()).collect();
         let document = {
@@ -124,7 +124,7 @@ impl CaseRun {
         if rec.error.is_none() {
             let set_at = Utc::now();
             let lasts = chrono::Duration::from_std(deny.duration).unwrap_or(chrono::TimeDelta::MAX);
-            let name = self.queues[label].name.clone();
+            let name = self.queues.name(label);
             self.lock_denies().push(ActiveDeny {
                 step: step.clone(),
                 label: label.clone(),

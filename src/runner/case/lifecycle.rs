@@ -6,7 +6,7 @@ use super::*;
 impl CaseRun {
     /// Creates the case's `queues:`, dead-letter targets first so their ARNs exist.
     pub(super) async fn setup(&mut self) -> Result<(), String> {
-        self.check_one_queue_per_name()?;
+        self.queues.check_one_queue_per_name()?;
         let defs: Vec<QueueDef> = self
             .case
             .queues
@@ -20,27 +20,8 @@ impl CaseRun {
                 return Err(format!(
                     "failed to create queue `{}` ({}): {}",
                     def.label,
-                    self.queues[&def.label].name,
+                    self.queues.name(&def.label),
                     err.describe()
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuses a case whose labels that share a name (`same_name_as`) land in one region: the
-    /// parser checks the regions written, but a queue without `region:` is in the run's
-    /// (`--region`), which may be the other's.
-    fn check_one_queue_per_name(&self) -> Result<(), String> {
-        let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
-        for (label, q) in &self.queues {
-            let region = q.region_in(&self.ctx.region);
-            if let Some(first) = seen.insert((&q.name, region), label) {
-                return Err(format!(
-                    "queues `{first}` and `{label}` share a name and would both be in {region} \
-                     (the run's region is {}): one region holds one queue per name; give them \
-                     different `region:`s",
-                    self.ctx.region
                 ));
             }
         }
@@ -88,7 +69,7 @@ impl CaseRun {
             &self.case.id,
             chaos.as_deref(),
         );
-        let name = self.queues[&def.label].name.clone();
+        let name = self.queues.name(&def.label);
         let client = self.ctx.client.clone();
         let meta = self.meta(phase, step, "CreateQueue", None, Some(&def.label));
         // Not abandoned on Ctrl-C (unlike other calls): a create whose answer we dropped could
@@ -134,7 +115,7 @@ impl CaseRun {
     /// not hold: CreateQueue would answer with that queue's URL (same name and attributes), and
     /// a queue is only ours if this run created it.
     pub(super) async fn check_name_is_free(&mut self, label: &str) -> Result<(), String> {
-        let q = &self.queues[label];
+        let q = self.queues.queue(label)?;
         if q.alive {
             // Ours already (a create-queue step re-creating the same queue on purpose).
             return Ok(());
@@ -146,7 +127,13 @@ impl CaseRun {
             // which this run created: on a target without regions the name is taken in every
             // region. Ours, so the create goes ahead; its answer is that queue, and the case's
             // checks say what that means.
-            Ok(Some(url)) if self.shares_name_with_own(label, &url) => Ok(()),
+            Ok(Some(url))
+                if self
+                    .queues
+                    .shares_name_with_own(label, &url, &self.ctx.registry) =>
+            {
+                Ok(())
+            }
             Ok(Some(_)) => Err(format!(
                 "queue {name} already exists and this run did not create it; refusing to use it"
             )),
@@ -159,18 +146,6 @@ impl CaseRun {
         }
     }
 
-    /// Whether `url` is the queue of another label of this case that shares `label`'s name and
-    /// that this run created.
-    fn shares_name_with_own(&self, label: &str, url: &str) -> bool {
-        let name = &self.queues[label].name;
-        self.queues.iter().any(|(l, q)| {
-            l != label
-                && &q.name == name
-                && q.url.as_deref() == Some(url)
-                && self.ctx.registry.owns(q.region_in(&self.ctx.region), url)
-        })
-    }
-
     /// GetQueueUrl of `label`'s name in its region, recorded but never abandoned: `Some(url)`
     /// if the queue exists, `None` only when the target said `QueueDoesNotExist`; any other
     /// answer is an error.
@@ -180,7 +155,7 @@ impl CaseRun {
         phase: Phase,
     ) -> Result<Option<String>, CallError> {
         let client = self.ctx.client.clone();
-        let name = self.queues[label].name.clone();
+        let name = self.queues.name(label);
         let meta = self.meta(phase, None, "GetQueueUrl", None, Some(label));
         let mut rec = call!(finish: self, meta, client.get_queue_url().queue_name(&name)).await;
         self.emit_rows(&mut rec);
@@ -194,36 +169,16 @@ impl CaseRun {
 
     /// Registers `url` as this case's queue `label`: teardown will delete it.
     pub(super) fn adopt(&mut self, label: &str, url: &str) {
-        let q = self
-            .queues
-            .get_mut(label)
-            .expect("label resolved at parse time");
-        q.url = Some(url.to_string());
-        q.alive = true;
-        q.created = true;
-        let name = q.name.clone();
-        if !self.created_order.iter().any(|l| l == label) {
-            self.created_order.push(label.to_string());
+        if let Some(owned) = self.queues.adopt(label, url, &self.case.id) {
+            self.ctx.registry.add(owned);
         }
-        let region = q.region_in(&self.ctx.region).to_string();
-        self.ctx.registry.add(OwnedQueue {
-            name,
-            url: url.to_string(),
-            case: self.case.id.clone(),
-            region,
-        });
     }
 
     /// After a case was cut off mid-call (its deadline), a CreateQueue may have taken effect
     /// without our seeing the URL: look each unregistered queue up by name and adopt it only if
     /// it carries this run's tag and this process's instance, so teardown deletes it.
     pub(super) async fn sweep_unregistered(&mut self) {
-        let labels: Vec<String> = self
-            .queues
-            .iter()
-            .filter(|(_, q)| q.url.is_none())
-            .map(|(l, _)| l.clone())
-            .collect();
+        let labels = self.queues.without_url();
         for label in labels {
             if let Ok(Some(url)) = self.lookup_url(&label, Phase::Teardown).await {
                 // Only proven ours: anything else is left alone, as everywhere else.
@@ -267,35 +222,15 @@ impl CaseRun {
     /// in the account of the case's other queues and its own region (for not-found cases).
     pub(super) async fn arn_or_derived(&mut self, label: &str) -> String {
         self.ensure_arn(label).await;
-        if let Some(arn) = self.queues.get(label).and_then(|q| q.arn.clone()) {
+        if let Ok(arn) = self.queues.arn(label) {
             return arn;
         }
-        if self.queues.values().all(|q| q.arn.is_none()) {
-            let created: Vec<String> = self
-                .queues
-                .iter()
-                .filter(|(_, q)| q.url.is_some())
-                .map(|(l, _)| l.clone())
-                .collect();
-            for l in created {
+        if self.queues.no_arns() {
+            for l in self.queues.with_url() {
                 self.ensure_arn(&l).await;
             }
         }
-        let Some(q) = self.queues.get(label) else {
-            return String::new();
-        };
-        let region = q.region_in(&self.ctx.region);
-        // `arn:<partition>:sqs:<region>:<account>:<name>` of another queue, with this one's
-        // region and name.
-        let (partition, account) = self
-            .queues
-            .values()
-            .find_map(|q| {
-                let arn = crate::sqs::arn::parse(q.arn.as_deref()?)?;
-                Some((arn.partition.to_string(), arn.account.to_string()))
-            })
-            .unwrap_or_else(|| ("aws".to_string(), "000000000000".to_string()));
-        format!("arn:{partition}:sqs:{region}:{account}:{}", q.name)
+        self.queues.derived_arn(label)
     }
 
     /// Fetches the QueueArn of a created queue, once.
@@ -323,9 +258,7 @@ impl CaseRun {
                 .attributes()
                 .and_then(|a| a.get(&QueueAttributeName::QueueArn))
                 .cloned();
-            if let Some(q) = self.queues.get_mut(label) {
-                q.arn = arn;
-            }
+            self.queues.set_arn(label, arn);
         }
         self.emit_rows(&mut rec);
     }
@@ -337,9 +270,10 @@ impl CaseRun {
     pub(super) async fn teardown(&mut self) -> Vec<QueueCleanup> {
         self.lift_denies(true).await;
         let mut cleanup = Vec::new();
-        let order: Vec<String> = self.created_order.iter().rev().cloned().collect();
-        for label in order {
-            let q = self.queues[&label].clone();
+        for label in self.queues.teardown_order() {
+            let Some(q) = self.queues.get(&label).cloned() else {
+                continue;
+            };
             let Some(url) = q.url.clone() else { continue };
             let region = q.region_in(&self.ctx.region).to_string();
             let entry = |deleted| QueueCleanup {
@@ -355,7 +289,7 @@ impl CaseRun {
             // live queue of the case that the registry does not hold is a bug of ours; it is
             // reported, never deleted on a guess.
             if !self.ctx.registry.owns(&region, &url) {
-                self.teardown_errors.push(format!(
+                self.record.teardown_errors.push(format!(
                     "queue {} (in {region}) was not deleted: the run's registry does not hold it",
                     q.name
                 ));
@@ -377,16 +311,14 @@ impl CaseRun {
             let deleted = rec.error.is_none() || gone;
             if deleted {
                 self.ctx.registry.remove(&region, &url);
-                if let Some(q) = self.queues.get_mut(&label) {
-                    q.alive = false;
-                }
+                self.queues.mark_deleted(&label);
             } else if let Some(err) = rec.error.clone() {
                 let message = format!(
                     "failed to delete queue {} (in {region}): {}",
                     q.name,
                     err.describe()
                 );
-                self.teardown_errors.push(self.masker.mask(&message));
+                self.record.teardown_errors.push(self.masker.mask(&message));
             }
             self.emit_rows(&mut rec);
             cleanup.push(entry(deleted));

@@ -10,7 +10,7 @@ impl CaseRun {
         send: &SendStep,
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&send.queue.value)?;
+        let url = self.queues.url(&send.queue.value)?;
         let body = body_text(&send.body);
         self.masker.add_body(&body);
         let meta = self.meta(
@@ -36,7 +36,8 @@ impl CaseRun {
         .await;
         let mut integrity = Vec::new();
         if let Some(err) = &rec.error {
-            self.track_unsent(&send.message, err, step.expect.expects_error());
+            self.ledger
+                .track_unsent(&send.message, err, step.expect.expects_error());
         }
         // A retried send whose earlier attempt got no answer may have been taken twice.
         let copies_unknown = rec
@@ -48,10 +49,8 @@ impl CaseRun {
         if let Some(out) = rec.output.take() {
             let id = out.message_id().unwrap_or_default().to_string();
             let bk = business_key(&body);
-            self.track_sent(&send.message, &id, bk.clone(), &body);
-            if let Some(m) = self.sent.get_mut(&send.message) {
-                m.copies_unknown = copies_unknown;
-            }
+            self.ledger
+                .track_sent(&send.message, &id, bk.clone(), &body, copies_unknown);
             if let Some(md5) = out.md5_of_message_body()
                 && md5 != md5_hex(&body)
             {
@@ -92,7 +91,7 @@ impl CaseRun {
         entries: &[BatchSend],
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let mut request_entries = Vec::new();
         let mut bodies = HashMap::new();
         for e in entries {
@@ -131,7 +130,8 @@ impl CaseRun {
         if let Some(err) = rec.error.clone() {
             // The whole batch was refused or unanswered: so was every entry of it.
             for (label, _) in bodies.values() {
-                self.track_unsent(label, &err, step.expect.expects_error());
+                self.ledger
+                    .track_unsent(label, &err, step.expect.expects_error());
             }
         }
         if let Some(out) = rec.output.take() {
@@ -141,7 +141,8 @@ impl CaseRun {
                 let (label, body) = bodies.get(ok.id()).cloned().unwrap_or_default();
                 let bk = business_key(&body);
                 if !label.is_empty() {
-                    self.track_sent(&label, ok.message_id(), bk.clone(), &body);
+                    self.ledger
+                        .track_sent(&label, ok.message_id(), bk.clone(), &body, false);
                 }
                 if ok.md5_of_message_body() != md5_hex(&body) {
                     integrity.push(format!(
@@ -173,7 +174,8 @@ impl CaseRun {
                         message: f.message().map(|m| self.masker.mask(m)),
                         injected: None,
                     };
-                    self.track_unsent(label, &refusal, step.expect.failed.is_some());
+                    self.ledger
+                        .track_unsent(label, &refusal, step.expect.failed.is_some());
                 }
                 outcome
                     .failed
@@ -192,76 +194,6 @@ impl CaseRun {
                 ..Observed::default()
             },
         ))
-    }
-
-    /// Notes a send the target did not accept (or did not answer): the message has no
-    /// MessageId, and an observation that tracks it can prove nothing about it.
-    pub(super) fn track_unsent(&mut self, label: &str, error: &CallError, expected: bool) {
-        let why = error.describe();
-        let state = match error.kind {
-            FailureKind::Response
-            | FailureKind::Refused
-            | FailureKind::Throttled
-            | FailureKind::NotSent => SendState::Refused(why),
-            FailureKind::ServerError | FailureKind::NoResponse => SendState::Unknown(why),
-        };
-        self.sent.insert(
-            label.to_string(),
-            SentMessage {
-                message_id: None,
-                business_key: None,
-                body_digest: None,
-                state,
-                refusal_expected: expected,
-                copies_unknown: false,
-            },
-        );
-    }
-
-    pub(super) fn track_sent(
-        &mut self,
-        label: &str,
-        message_id: &str,
-        business_key: Option<String>,
-        body: &str,
-    ) {
-        self.sent.insert(
-            label.to_string(),
-            SentMessage {
-                message_id: Some(message_id.to_string()),
-                business_key,
-                body_digest: Some(sha256_hex(body)),
-                state: SendState::Sent,
-                refusal_expected: false,
-                copies_unknown: false,
-            },
-        );
-        // A FIFO duplicate is answered with the first message's MessageId; what is received
-        // is that first message, so the id keeps the first label.
-        self.by_id
-            .entry(message_id.to_string())
-            .or_insert_with(|| label.to_string());
-    }
-}
-
-impl CaseRun {
-    /// The label of the case's message a received message is: by its MessageId, else by the
-    /// business key its body carries when exactly one message of the case was sent with that
-    /// key (another copy of it: a retried send taken twice, a producer's duplicate). `None`
-    /// for a message the case cannot place.
-    pub(super) fn place(&self, message_id: &str, body: &str) -> Option<String> {
-        if let Some(label) = self.by_id.get(message_id) {
-            return Some(label.clone());
-        }
-        let key = business_key(body)?;
-        let mut with_key = self
-            .sent
-            .iter()
-            .filter(|(_, m)| m.business_key.as_deref() == Some(key.as_str()));
-        match (with_key.next(), with_key.next()) {
-            (Some((label, _)), None) => Some(label.clone()),
-            _ => None,
-        }
     }
 }
 

@@ -27,30 +27,62 @@ macro_rules! call {
     };
 }
 
+/// A step that makes one SQS call: `one_call!(self, step, "Action", queue_label, <fluent
+/// builder>)` builds the call's metadata, makes the call (through [`call!`]), and checks the
+/// step's expectations against the answer, returning the step's `Ok(check)`.
+///
+/// Two optional tails say what the step does with the answer: `view: |rec| <Observed>` for
+/// what its expectations read from it (attributes, tags, listed queues), `then: |rec| {..}` for
+/// what the case learns from it (a new visibility, a deleted queue, a task handle). The ten
+/// administration steps and the permission and move-task steps are each one line of it.
+macro_rules! one_call {
+    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr) => {
+        one_call!($run, $step, $action, $queue, $op, view: |_rec| Observed::default())
+    };
+    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, then: |$rec:ident| $then:block) => {{
+        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
+        let mut $rec = call!($run, meta, $op).await;
+        $then
+        Ok($run.judge($step, &mut $rec, Observed::default()))
+    }};
+    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, view: |$rec:ident| $view:expr) => {{
+        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
+        let mut rec = call!($run, meta, $op).await;
+        let view = {
+            let $rec = &rec;
+            $view
+        };
+        Ok($run.judge($step, &mut rec, view))
+    }};
+}
+
 mod acks;
 mod admin;
 mod calls;
 mod deny;
+mod ledger;
 mod lifecycle;
 mod messages;
 mod move_tasks;
 mod observe;
 mod permissions;
+mod queue_table;
+mod record;
 mod steps;
 
 use crate::evidence::business_key;
+use calls::StepState;
+use ledger::{AckAnswer, Ledger, Receipt};
+use queue_table::QueueTable;
+use record::CaseRecord;
 
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
-use super::queues::{
-    OwnedQueue, Ownership, QueueChaos, create_attributes, create_tags, ownership, queue_name,
-    run_prefix,
-};
+use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use super::target::TargetKind;
 use super::{HaltReason, RunContext};
 use crate::classify::{
-    self, AckFacts, CaseFacts, Check, CutReason, SendState, StepResult, Stop, TrackedMessage,
-    WindowEnd, WindowFacts,
+    self, CaseFacts, Check, CutReason, StepResult, Stop, WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
@@ -59,7 +91,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, StepExpect, TaskRef, arn_refs, substitute_arns,
+    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
@@ -82,56 +114,9 @@ const DEADLINE_SLACK: Duration = Duration::from_secs(10);
 /// teardown delete) before it is cut off regardless.
 const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
 
-/// One receive of one message by a named attempt.
-#[derive(Debug, Clone)]
-struct Receipt {
-    handle: String,
-    message_id: String,
-    label: Option<String>,
-    /// Order of this receive among all receives of the case; higher is newer.
-    seq: u64,
-}
-
 /// A resolved handle reference: the handle, and (attempt name, receipt) when it came from a
 /// receive of the suite rather than a literal.
 type ResolvedHandle = (String, Option<(String, Receipt)>);
-
-/// A queue of the case, by label.
-#[derive(Debug, Clone)]
-struct CaseQueue {
-    name: String,
-    /// The region its calls are signed for when it is not the run's (`region:`).
-    region: Option<String>,
-    url: Option<String>,
-    arn: Option<String>,
-    /// Created by this case and not yet deleted (by teardown or a delete-queue step).
-    alive: bool,
-    created: bool,
-}
-
-impl CaseQueue {
-    /// The region the queue lives in: its own `region:`, else the run's.
-    fn region_in<'a>(&'a self, run_region: &'a str) -> &'a str {
-        self.region.as_deref().unwrap_or(run_region)
-    }
-}
-
-/// A message the case tried to send.
-#[derive(Debug, Clone)]
-struct SentMessage {
-    message_id: Option<String>,
-    business_key: Option<String>,
-    /// sha256 of the body the target took: a receive of this message must return it as sent.
-    body_digest: Option<String>,
-    /// Whether the target took it: the judge never calls silence about an unsent message a pass.
-    state: SendState,
-    /// Its step expected the send to be refused (an `error:` or `status:`, a batch's
-    /// `failed:`): an observation does not track it by default.
-    refusal_expected: bool,
-    /// An attempt of its send got no definite answer before a retry took it: the queue may
-    /// hold copies of it under MessageIds the case never saw.
-    copies_unknown: bool,
-}
 
 /// Runs `case` and returns its closing record (already emitted).
 pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
@@ -161,42 +146,19 @@ struct CaseRun {
     /// What owned queue names carry for this run: the case id, `-t<k>` for a trial.
     name_key: String,
     masker: Masker,
-    queues: BTreeMap<String, CaseQueue>,
-    /// Creation order, for teardown in reverse.
-    created_order: Vec<String>,
-    sent: BTreeMap<String, SentMessage>,
-    by_id: HashMap<String, String>,
-    attempts: HashMap<String, Vec<Receipt>>,
-    latest: HashMap<String, u64>,
-    seq: u64,
-    deliveries: BTreeMap<String, u32>,
-    receives: u32,
-    /// Receive attempts of the case so far without a definite answer (no response, 5xx,
-    /// throttled), the ones a successful retry hid included: each may have delivered a message
-    /// nobody saw.
-    unknown_receives: u32,
-    acks: AckFacts,
-    /// The facts the judge reads, filled in as the case runs.
-    setup_error: Option<String>,
-    results: Vec<StepResult>,
-    stopped: Option<Stop>,
-    window: Option<WindowFacts>,
-    teardown_errors: Vec<String>,
-    /// The answer (status, error code) of the current step's last checked call.
-    last_answer: Option<(Option<u16>, Option<String>)>,
+    /// The case's queues, their visibility timeouts and move tasks (see `queue_table.rs`).
+    queues: QueueTable,
+    /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
+    ledger: Ledger,
+    /// The facts the judge reads besides the ledger's, filled in as the case runs.
+    record: CaseRecord,
+    /// What the current step armed and what its calls answered.
+    step: StepState,
     /// Calls whose answer an injected fault changed (every kind but latency), counted as calls
     /// are made through `&self`.
     faults_fired: std::sync::atomic::AtomicU32,
     /// The case's faults (its `faults:`, with their counters and dice).
     faults: Arc<crate::runner::faults::FaultPlan>,
-    /// The current step's own `fault:`, armed for the step.
-    step_fault: crate::runner::faults::StepFault,
-    /// The current step's `wire:`, resolved (see `calls.rs`).
-    step_wire: Option<calls::StepWire>,
-    /// Each queue's default visibility timeout as the case set it (SQS's 30 s otherwise), so
-    /// every receive row can say how long its lease is.
-    visibility: HashMap<String, Duration>,
-    move_tasks: HashMap<String, String>,
     /// The `deny` steps' policies, set and lifted (see `deny.rs`); behind a lock because every
     /// call, made through `&self`, reads them.
     denies: std::sync::Mutex<Vec<deny::ActiveDeny>>,
@@ -213,54 +175,13 @@ impl CaseRun {
             Some(k) => format!("{}-t{k}", case.id),
             None => case.id.clone(),
         };
-        let mut queues = BTreeMap::new();
-        let mut shared = Vec::new();
-        let defs = case
-            .queues
-            .iter()
-            .chain(case.steps.iter().filter_map(|s| match &s.action {
-                Action::CreateQueue(def) => Some(def),
-                _ => None,
-            }));
-        for def in defs {
-            if queues.contains_key(&def.label) {
-                continue;
-            }
-            queues.insert(
-                def.label.clone(),
-                Self::queue_entry(&ctx.run_id, &name_key, &ctx.region, def),
-            );
-            if let Some(other) = &def.same_name_as {
-                shared.push((def.label.clone(), other.value.clone()));
-            }
-        }
-        // `same_name_as`: the other queue's name (a chain ends at a queue with its own name;
-        // the parser refused cycles).
-        for (label, mut other) in shared.clone() {
-            while let Some((_, next)) = shared.iter().find(|(l, _)| *l == other) {
-                other = next.clone();
-            }
-            if let Some(name) = queues.get(&other).map(|q: &CaseQueue| q.name.clone())
-                && let Some(q) = queues.get_mut(&label)
-            {
-                q.name = name;
-            }
-        }
+        let queues = QueueTable::new(&case, &ctx.run_id, &name_key, &ctx.region);
         let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
         let ctx_clock = ctx.clock;
         let masker = ctx.masker.clone();
         let (case_faults, fault_seed) = (case.faults.clone(), ctx.seed);
         // Each trial draws its own fault dice: the same seed gives the same trials.
         let case_key = format!("{}#{}", case.id, trial.unwrap_or(1));
-        let visibility = case
-            .queues
-            .iter()
-            .chain(case.steps.iter().filter_map(|s| match &s.action {
-                Action::CreateQueue(def) => Some(def),
-                _ => None,
-            }))
-            .map(|def| (def.label.clone(), default_visibility(def)))
-            .collect();
         Self {
             ctx,
             suite,
@@ -269,56 +190,20 @@ impl CaseRun {
             name_key,
             masker,
             queues,
-            created_order: Vec::new(),
-            sent: BTreeMap::new(),
-            by_id: HashMap::new(),
-            attempts: HashMap::new(),
-            latest: HashMap::new(),
-            seq: 0,
-            deliveries: BTreeMap::new(),
-            receives: 0,
-            unknown_receives: 0,
-            acks: AckFacts::default(),
-            setup_error: None,
-            results: Vec::new(),
-            stopped: None,
-            window: None,
-            teardown_errors: Vec::new(),
-            last_answer: None,
-            visibility,
+            ledger: Ledger::default(),
+            record: CaseRecord::default(),
+            step: StepState::default(),
             faults: Arc::new(crate::runner::faults::FaultPlan::new(
                 &case_faults,
                 fault_seed,
                 &case_key,
             )),
-            step_fault: crate::runner::faults::StepFault::default(),
             faults_fired: std::sync::atomic::AtomicU32::new(0),
-            step_wire: None,
-            move_tasks: HashMap::new(),
             denies: std::sync::Mutex::new(Vec::new()),
             started_at: ctx_clock.now(),
             started: Instant::now(),
             // The budget validate computed, plus slack for a slow target.
             deadline,
-        }
-    }
-
-    fn queue_entry(run_id: &str, case: &str, run_region: &str, def: &QueueDef) -> CaseQueue {
-        CaseQueue {
-            name: format!(
-                "{}{}",
-                queue_name(run_id, case, &def.label, def.kind),
-                def.name_suffix.as_deref().unwrap_or_default()
-            ),
-            region: def
-                .region
-                .as_ref()
-                .map(|r| r.value.clone())
-                .filter(|r| r != run_region),
-            url: None,
-            arn: None,
-            alive: false,
-            created: false,
         }
     }
 
@@ -386,10 +271,11 @@ impl CaseRun {
         let ran = tokio::time::timeout_at(backstop, self.setup_and_steps()).await;
         if ran.is_err() {
             // A call that is never abandoned hung past the deadline: cut it off here.
-            self.stopped
+            self.record
+                .stopped
                 .get_or_insert(Stop::Deadline(self.deadline_text()));
         }
-        if matches!(self.stopped, Some(Stop::Deadline(_))) {
+        if matches!(self.record.stopped, Some(Stop::Deadline(_))) {
             self.sweep_unregistered().await;
         }
         let cleanup = self.teardown().await;
@@ -400,23 +286,22 @@ impl CaseRun {
         if let Err(message) = self.setup().await {
             // A setup cut short by a stop is that stop, not a broken target.
             match self.stop_requested() {
-                Some(stop) => self.stopped = Some(stop),
-                None => self.setup_error = Some(self.masker.mask(&message)),
+                Some(stop) => self.record.stopped = Some(stop),
+                None => self.record.setup_error = Some(self.masker.mask(&message)),
             }
             return;
         }
         let steps = self.case.steps.clone();
         for step in &steps {
             if let Some(stop) = self.stop_requested() {
-                self.stopped = Some(stop);
+                self.record.stopped = Some(stop);
                 return;
             }
             // Before anything of this step is sent, the lift of a deny included: the previous
             // step's wire form is its own. Armed again by the step itself (`arm_wire`).
-            self.step_wire = None;
+            self.step.wire = None;
             self.lift_denies(false).await;
-            self.last_answer = None;
-            self.step_fault = crate::runner::faults::StepFault::new(step.fault.as_ref());
+            self.step = StepState::new(step);
             let step_started = self.ctx.clock.now();
             let check = self.step(step).await;
             self.emit(Record::Step(StepEnd {
@@ -437,8 +322,8 @@ impl CaseRun {
                 trial: self.trial,
             }));
             let passed = check == Check::Pass;
-            let (status, code) = self.last_answer.take().unwrap_or_default();
-            self.results.push(StepResult {
+            let (status, code) = self.step.last_answer.take().unwrap_or_default();
+            self.record.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
@@ -448,7 +333,7 @@ impl CaseRun {
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
-                self.stopped = self.stop_requested();
+                self.record.stopped = self.stop_requested();
                 return;
             }
         }
@@ -493,18 +378,18 @@ impl CaseRun {
     fn finish(&mut self, cleanup: Vec<QueueCleanup>) -> (CaseEnd, classify::Judgement) {
         let facts = CaseFacts {
             line: self.case.pos.line,
-            setup_error: self.setup_error.clone(),
-            steps: self.results.clone(),
-            stopped: self.stopped.clone(),
-            window: self.window.clone(),
+            setup_error: self.record.setup_error.clone(),
+            steps: self.record.results.clone(),
+            stopped: self.record.stopped.clone(),
+            window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
             expect_outcome: match self.trial {
                 Some(_) => None,
                 None => self.case.expect.outcome.clone(),
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
-            acks: self.acks,
-            teardown_errors: self.teardown_errors.clone(),
+            acks: self.ledger.acks(),
+            teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.faults_fired.load(std::sync::atomic::Ordering::Relaxed)
                 + self.denied_calls(),
         };
@@ -519,10 +404,10 @@ impl CaseRun {
                 class: m.class.as_str().to_string(),
                 reason: m.reason.as_deref().map(|r| self.masker.mask(r)),
                 sightings: m.sightings,
-                deliveries: self.deliveries.get(&m.label).copied().unwrap_or(0),
+                deliveries: self.ledger.deliveries_of(&m.label),
             })
             .collect();
-        let window = self.window.as_ref().map(|w| Window {
+        let window = self.record.window.as_ref().map(|w| Window {
             step: w.step,
             line: w.line,
             planned_ms: w.planned_ms,
@@ -555,8 +440,8 @@ impl CaseRun {
             outcomes,
             decision: judged.decision,
             window,
-            receives: self.receives,
-            deliveries: self.deliveries.clone(),
+            receives: self.ledger.receives(),
+            deliveries: self.ledger.deliveries().clone(),
             queues: cleanup,
             profile_note: None,
             started_at: rfc3339(self.started_at),
@@ -604,21 +489,6 @@ pub(super) fn emulator_chaos(case: &Case, target: TargetKind) -> Option<&str> {
     case.emulator_chaos
         .as_deref()
         .filter(|_| target == TargetKind::Embedded)
-}
-
-/// SQS's default visibility timeout, for a queue created without one.
-const SQS_DEFAULT_VISIBILITY: Duration = Duration::from_secs(30);
-
-/// The visibility timeout a queue definition creates its queue with.
-fn default_visibility(def: &QueueDef) -> Duration {
-    def.visibility_timeout
-        .or_else(|| {
-            def.attributes
-                .get("VisibilityTimeout")
-                .and_then(|v| v.parse().ok())
-                .map(Duration::from_secs)
-        })
-        .unwrap_or(SQS_DEFAULT_VISIBILITY)
 }
 
 /// A check with its text masked: findings quote server messages, which may quote handles.

@@ -1,6 +1,11 @@
 //! Steps for message move tasks (DLQ redrive): start, list, cancel.
 
-use super::*;
+use super::CaseRun;
+use crate::classify::Check;
+use crate::evidence::format::Phase;
+use crate::runner::expect::Observed;
+use crate::suite::model::{Spanned, Step, TaskRef};
+use std::collections::BTreeMap;
 
 impl CaseRun {
     pub(super) async fn start_move_task_step(
@@ -13,37 +18,25 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         self.ensure_arn(&source.value).await;
-        let source_arn = self.arn(&source.value)?;
+        let source_arn = self.queues.arn(&source.value)?;
         // An uncreated destination gets the ARN its name would have, so a case can
         // ask for ResourceNotFoundException.
         let dest_arn = match destination {
             Some(d) => Some(self.arn_or_derived(&d.value).await),
             None => None,
         };
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "StartMessageMoveTask",
-            None,
-            Some(&source.value),
-        );
         let rate = *max_per_second;
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .start_message_move_task()
-                .source_arn(&source_arn)
-                .set_destination_arn(dest_arn)
-                .set_max_number_of_messages_per_second(rate)
-        )
-        .await;
-        if let (Some(out), Some(task)) = (&rec.output, task)
-            && let Some(h) = out.task_handle()
-        {
-            self.move_tasks.insert(task.clone(), h.to_string());
-        }
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        one_call!(self, step, "StartMessageMoveTask", Some(&source.value), client
+            .start_message_move_task()
+            .source_arn(&source_arn)
+            .set_destination_arn(dest_arn)
+            .set_max_number_of_messages_per_second(rate), then: |rec| {
+            if let (Some(out), Some(task)) = (&rec.output, task)
+                && let Some(h) = out.task_handle()
+            {
+                self.queues.remember_task(task, h);
+            }
+        })
     }
 
     pub(super) async fn list_move_tasks_step(
@@ -53,49 +46,34 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         self.ensure_arn(&source.value).await;
-        let source_arn = self.arn(&source.value)?;
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "ListMessageMoveTasks",
-            None,
-            Some(&source.value),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client.list_message_move_tasks().source_arn(&source_arn)
-        )
-        .await;
-        // The newest task's fields are checkable as `attributes:` (Status, ...).
-        let attrs = rec.output.as_ref().map(|o| {
-            let mut m = BTreeMap::new();
-            if let Some(t) = o.results().first() {
-                if let Some(s) = t.status() {
-                    m.insert("Status".to_string(), s.to_string());
-                }
-                m.insert(
-                    "ApproximateNumberOfMessagesMoved".to_string(),
-                    t.approximate_number_of_messages_moved().to_string(),
-                );
-                if let Some(n) = t.approximate_number_of_messages_to_move() {
+        let source_arn = self.queues.arn(&source.value)?;
+        one_call!(self, step, "ListMessageMoveTasks", Some(&source.value), client.list_message_move_tasks().source_arn(&source_arn), view: |rec| {
+            // The newest task's fields are checkable as `attributes:` (Status, ...).
+            let attrs = rec.output.as_ref().map(|o| {
+                let mut m = BTreeMap::new();
+                if let Some(t) = o.results().first() {
+                    if let Some(s) = t.status() {
+                        m.insert("Status".to_string(), s.to_string());
+                    }
                     m.insert(
-                        "ApproximateNumberOfMessagesToMove".to_string(),
-                        n.to_string(),
+                        "ApproximateNumberOfMessagesMoved".to_string(),
+                        t.approximate_number_of_messages_moved().to_string(),
                     );
+                    if let Some(n) = t.approximate_number_of_messages_to_move() {
+                        m.insert(
+                            "ApproximateNumberOfMessagesToMove".to_string(),
+                            n.to_string(),
+                        );
+                    }
                 }
-            }
-            m.insert("Count".to_string(), o.results().len().to_string());
-            m
-        });
-        Ok(self.judge(
-            step,
-            &mut rec,
+                m.insert("Count".to_string(), o.results().len().to_string());
+                m
+            });
             Observed {
                 queue_attributes: attrs,
                 ..Observed::default()
-            },
-        ))
+            }
+        })
     }
 
     pub(super) async fn cancel_move_task_step(
@@ -105,7 +83,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.ctx.client.clone();
         let handle = match task {
-            TaskRef::Named(task) => self.move_tasks.get(&task.value).cloned().ok_or_else(|| {
+            TaskRef::Named(task) => self.queues.task(&task.value).ok_or_else(|| {
                 format!(
                     "move task `{}` was not started (its start step failed?)",
                     task.value
@@ -114,13 +92,12 @@ impl CaseRun {
             // Written in the suite, so not a secret; SQS never issued it.
             TaskRef::Literal(handle) => handle.clone(),
         };
-        let meta = self.meta(Phase::Step, Some(step), "CancelMessageMoveTask", None, None);
-        let mut rec = call!(
+        one_call!(
             self,
-            meta,
+            step,
+            "CancelMessageMoveTask",
+            None,
             client.cancel_message_move_task().task_handle(&handle)
         )
-        .await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
     }
 }

@@ -11,7 +11,7 @@ impl CaseRun {
         step: &Step,
         receive: &Receive,
     ) -> Result<Check, String> {
-        let url = self.queue_url(&receive.queue.value)?;
+        let url = self.queues.url(&receive.queue.value)?;
         let attempt = receive.attempt.as_ref().map(|a| a.value.clone());
         let meta = self.meta(
             Phase::Step,
@@ -32,7 +32,9 @@ impl CaseRun {
                     attribute_names: receive.attribute_names.clone(),
                     message_attribute_names: receive.message_attribute_names.clone(),
                     request_attempt_id: receive.request_attempt_id.clone(),
-                    lease: self.lease_for(&receive.queue.value, receive.visibility_timeout),
+                    lease: self
+                        .queues
+                        .lease_for(&receive.queue.value, receive.visibility_timeout),
                 },
                 attempt.as_deref(),
             )
@@ -80,17 +82,17 @@ impl CaseRun {
             req
         };
         let mut rec = call!(self, meta, req).await;
-        self.receives += 1;
-        for row in &mut rec.rows {
-            row.lease_ms = Some(p.lease.as_millis() as u64);
-        }
         // Every attempt without a definite answer, a hidden one included, may have leased a
         // message to nobody: the judge must know (the honesty rule "a hidden attempt counts").
-        self.unknown_receives += rec
+        let unknown = rec
             .rows
             .iter()
             .filter(|r| r.completion == crate::evidence::format::Completion::Info)
             .count() as u32;
+        self.ledger.count_receive(unknown);
+        for row in &mut rec.rows {
+            row.lease_ms = Some(p.lease.as_millis() as u64);
+        }
         let mut integrity = Vec::new();
         let Some(out) = rec.output.as_ref() else {
             return (rec, None, integrity);
@@ -104,13 +106,8 @@ impl CaseRun {
             let body = m.body().unwrap_or_default();
             self.masker.add_handle(&handle);
             self.masker.add_body(body);
-            self.seq += 1;
-            self.latest.insert(id.clone(), self.seq);
-            let label = self.place(&id, body);
-            *self
-                .deliveries
-                .entry(label.clone().unwrap_or_else(|| id.clone()))
-                .or_default() += 1;
+            let label = self.ledger.place(&id, body);
+            let seq = self.ledger.deliver(&id, label.as_deref());
             let md5_ok = m.md5_of_body().map(|md5| md5 == md5_hex(body));
             if md5_ok == Some(false) {
                 integrity.push(format!(
@@ -121,7 +118,7 @@ impl CaseRun {
             // SQS returns a body byte for byte: one that differs from what was sent (a carriage
             // return or an entity an encoder rewrote) fails, whatever its MD5 says.
             let body_digest = sha256_hex(body);
-            if let Some(sent) = label.as_ref().and_then(|l| self.sent.get(l))
+            if let Some(sent) = label.as_ref().and_then(|l| self.ledger.sent(l))
                 && sent.message_id.as_deref() == Some(id.as_str())
                 && sent.body_digest.as_ref().is_some_and(|d| *d != body_digest)
             {
@@ -159,15 +156,12 @@ impl CaseRun {
                 handle,
                 message_id: id,
                 label: label.clone(),
-                seq: self.seq,
+                seq,
             });
             received.push(ReceivedMsg { label, attributes });
         }
         if let Some(a) = attempt {
-            self.attempts
-                .entry(a.to_string())
-                .or_default()
-                .extend(receipts);
+            self.ledger.keep_receipts(a, receipts);
         }
         rec.last_row().messages = evidence;
         (rec, Some(received), integrity)
@@ -176,39 +170,18 @@ impl CaseRun {
     /// The bounded observation: polls until the window ends, the budget runs out, every
     /// tracked message was seen, a receive is refused, or the case is stopped. Receives without
     /// a definite answer do not end it (a later sighting still proves a redelivery); they are
-    /// counted, and make silence inconclusive. The window's facts are kept in `self.window` as
+    /// counted, and make silence inconclusive. The window's facts are kept in `self.record.window` as
     /// they are gathered, so a case cut in the middle still hands its partial evidence to the
     /// judge.
     pub(super) async fn observe(&mut self, step: &Step, o: &Observe) -> Result<Check, String> {
-        let url = self.queue_url(&o.queue.value)?;
+        let url = self.queues.url(&o.queue.value)?;
         let labels: Vec<String> = if o.messages.is_empty() {
-            // Every message the case tried to send, but those whose refusal the step expected
-            // (the refusal was the point): a throttled, reset or refused send stays tracked,
-            // and is inconclusive ("never sent"), never silently dropped from the window.
-            self.sent
-                .iter()
-                .filter(|(_, m)| !(m.refusal_expected && matches!(m.state, SendState::Refused(_))))
-                .map(|(l, _)| l.clone())
-                .collect()
+            self.ledger.default_tracked()
         } else {
             o.messages.iter().map(|m| m.value.clone()).collect()
         };
-        let tracked = labels
-            .iter()
-            .map(|l| TrackedMessage {
-                label: l.clone(),
-                message_id: self.sent.get(l).and_then(|s| s.message_id.clone()),
-                send: self
-                    .sent
-                    .get(l)
-                    .map_or(SendState::NotSent, |s| s.state.clone()),
-                deliveries_before: self.deliveries.get(l).copied().unwrap_or(0),
-                sightings: 0,
-                unknown_receives_before: 0,
-                copies_unknown: self.sent.get(l).is_some_and(|s| s.copies_unknown),
-            })
-            .collect();
-        self.window = Some(WindowFacts {
+        let tracked = labels.iter().map(|l| self.ledger.tracked(l)).collect();
+        self.record.window = Some(WindowFacts {
             step: step.index,
             line: step.pos.line,
             planned_ms: o.window.as_millis() as u64,
@@ -227,7 +200,7 @@ impl CaseRun {
         let closes = start + o.window;
         let end = loop {
             let stop = self.stop_requested();
-            let w = self.window.as_mut().expect("set above");
+            let w = self.record.window.as_mut().expect("set above");
             w.elapsed_ms = start.elapsed().as_millis() as u64;
             if !w.tracked.is_empty() && w.tracked.iter().all(|m| m.sightings > 0) {
                 break WindowEnd::AllSeen;
@@ -259,7 +232,7 @@ impl CaseRun {
                 Some(&o.queue.value),
             );
             let poll_started = Instant::now();
-            let unknown_before_poll = self.unknown_receives;
+            let unknown_before_poll = self.ledger.unknown_receives();
             let (mut rec, received, integrity) = self
                 .receive_call(
                     meta,
@@ -271,7 +244,7 @@ impl CaseRun {
                         attribute_names: vec!["All".to_string()],
                         message_attribute_names: None,
                         request_attempt_id: None,
-                        lease: self.lease_for(&o.queue.value, o.visibility_timeout),
+                        lease: self.queues.lease_for(&o.queue.value, o.visibility_timeout),
                     },
                     None,
                 )
@@ -293,8 +266,8 @@ impl CaseRun {
                 })
                 .unwrap_or_default();
             self.emit_rows(&mut rec);
-            let unknown_now = self.unknown_receives;
-            let w = self.window.as_mut().expect("set above");
+            let unknown_now = self.ledger.unknown_receives();
+            let w = self.record.window.as_mut().expect("set above");
             w.receives_used += 1;
             if wait_secs == 0 {
                 w.short_polls += 1;
@@ -342,25 +315,15 @@ impl CaseRun {
                 }
             }
         };
-        let unknown = self.unknown_receives;
-        let w = self.window.as_mut().expect("set above");
+        let unknown = self.ledger.unknown_receives();
+        let w = self.record.window.as_mut().expect("set above");
         w.elapsed_ms = start.elapsed().as_millis() as u64;
         w.end = Some(end);
         for t in w.tracked.iter_mut().filter(|t| t.sightings == 0) {
             t.unknown_receives_before = unknown;
         }
-        let w = self.window.as_ref().expect("set above");
+        let w = self.record.window.as_ref().expect("set above");
         Ok(classify::check_window(w, step.expect.outcome.as_ref()))
-    }
-
-    /// The lease a receive on `queue` gives: the request's VisibilityTimeout, else the queue's.
-    fn lease_for(&self, queue: &str, requested: Option<Duration>) -> Duration {
-        requested.unwrap_or_else(|| {
-            self.visibility
-                .get(queue)
-                .copied()
-                .unwrap_or(Duration::from_secs(30))
-        })
     }
 
     async fn observe_delete(
@@ -388,7 +351,7 @@ impl CaseRun {
                 .receipt_handle(handle)
         )
         .await;
-        let message = self.by_id.get(id).cloned();
+        let message = self.ledger.label_of(id);
         for row in &mut rec.rows {
             row.handle_digest = Some(sha256_hex(handle));
             row.message_id = Some(id.to_string());

@@ -2,8 +2,11 @@
 //! own ARN: the caller's account, learnt without STS and never written to a suite or evidence
 //! (call rows carry no request parameters; error messages pass the masker).
 
-use super::*;
-use crate::suite::model::{Account, AddPermission};
+use super::CaseRun;
+use crate::classify::Check;
+use crate::evidence::format::Phase;
+use crate::runner::expect::Observed;
+use crate::suite::model::{Account, AddPermission, Spanned, Step};
 
 impl CaseRun {
     pub(super) async fn add_permission_step(
@@ -11,7 +14,7 @@ impl CaseRun {
         step: &Step,
         p: &AddPermission,
     ) -> Result<Check, String> {
-        let url = self.queue_url(&p.queue.value)?;
+        let url = self.queues.url(&p.queue.value)?;
         let mut accounts = Vec::with_capacity(p.accounts.len());
         for a in &p.accounts {
             accounts.push(match a {
@@ -20,16 +23,11 @@ impl CaseRun {
             });
         }
         let client = self.ctx.client.clone();
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "AddPermission",
-            None,
-            Some(&p.queue.value),
-        );
-        let mut rec = call!(
+        one_call!(
             self,
-            meta,
+            step,
+            "AddPermission",
+            Some(&p.queue.value),
             client
                 .add_permission()
                 .queue_url(&url)
@@ -37,8 +35,6 @@ impl CaseRun {
                 .set_aws_account_ids(Some(accounts))
                 .set_actions(Some(p.actions.clone()))
         )
-        .await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
     pub(super) async fn remove_permission_step(
@@ -47,29 +43,22 @@ impl CaseRun {
         queue: &Spanned<String>,
         label: &str,
     ) -> Result<Check, String> {
-        let url = self.queue_url(&queue.value)?;
+        let url = self.queues.url(&queue.value)?;
         let client = self.ctx.client.clone();
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "RemovePermission",
-            None,
-            Some(&queue.value),
-        );
-        let mut rec = call!(
+        one_call!(
             self,
-            meta,
+            step,
+            "RemovePermission",
+            Some(&queue.value),
             client.remove_permission().queue_url(&url).label(label)
         )
-        .await;
-        Ok(self.judge(step, &mut rec, Observed::default()))
     }
 
     /// The account that owns queue `label`: the fifth field of its ARN
     /// (`arn:aws:sqs:<region>:<account>:<name>`), which is the caller's for an owned queue.
     async fn own_account(&mut self, label: &str) -> Result<String, String> {
         self.ensure_arn(label).await;
-        let arn = self.arn(label)?;
+        let arn = self.queues.arn(label)?;
         crate::sqs::arn::parse(&arn)
             .map(|a| a.account)
             .filter(|a| !a.is_empty())

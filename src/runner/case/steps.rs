@@ -2,6 +2,7 @@
 //! `messages.rs` (send), `acks.rs` (delete, visibility), `admin.rs` (queue administration),
 //! `move_tasks.rs`, `permissions.rs`, and `observe.rs` (receive and the bounded observation).
 
+use super::acks::HandleBatch;
 use super::*;
 
 impl CaseRun {
@@ -16,7 +17,8 @@ impl CaseRun {
             }
             Action::Delete { queue, target } => self.delete_step(step, queue, target).await,
             Action::DeleteBatch { queue, entries } => {
-                self.delete_batch_step(step, queue, entries).await
+                self.handle_batch_step(step, queue, HandleBatch::Delete(entries))
+                    .await
             }
             Action::ChangeVisibility {
                 queue,
@@ -27,7 +29,7 @@ impl CaseRun {
                     .await
             }
             Action::ChangeVisibilityBatch { queue, entries } => {
-                self.change_visibility_batch_step(step, queue, entries)
+                self.handle_batch_step(step, queue, HandleBatch::ChangeVisibility(entries))
                     .await
             }
             Action::GetAttributes { queue, names } => {

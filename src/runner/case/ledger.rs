@@ -1,0 +1,371 @@
+//! The case's message ledger: what it sent, what each receive returned and to whom, how often
+//! each message was delivered, and what its acknowledgements were answered.
+//!
+//! The ledger is where the facts about messages accumulate as the steps run; the judge reads
+//! them at the end ([`Ledger::acks`], the deliveries, the tracked messages of a window). It
+//! decides nothing and makes no calls, so every rule of its bookkeeping (a stale ack, a
+//! duplicate placed by its business key) is testable without a target.
+
+use crate::classify::{AckFacts, SendState, TrackedMessage};
+use crate::evidence::{business_key, sha256_hex};
+use crate::runner::call::{CallError, FailureKind};
+use std::collections::{BTreeMap, HashMap};
+
+/// One receive of one message by a named attempt.
+#[derive(Debug, Clone)]
+pub(super) struct Receipt {
+    pub handle: String,
+    pub message_id: String,
+    pub label: Option<String>,
+    /// Order of this receive among all receives of the case; higher is newer.
+    pub seq: u64,
+}
+
+/// A message the case tried to send.
+#[derive(Debug, Clone)]
+pub(super) struct SentMessage {
+    pub message_id: Option<String>,
+    pub business_key: Option<String>,
+    /// sha256 of the body the target took: a receive of this message must return it as sent.
+    pub body_digest: Option<String>,
+    /// Whether the target took it: the judge never calls silence about an unsent message a pass.
+    pub state: SendState,
+    /// Its step expected the send to be refused (an `error:` or `status:`, a batch's
+    /// `failed:`): an observation does not track it by default.
+    pub refusal_expected: bool,
+    /// An attempt of its send got no definite answer before a retry took it: the queue may
+    /// hold copies of it under MessageIds the case never saw.
+    pub copies_unknown: bool,
+}
+
+/// What the target said to one acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AckAnswer {
+    /// Took effect (or the target says so).
+    Done,
+    /// A definite refusal: an error response, a `Failed` entry, a throttle.
+    Refused,
+    /// No definite answer: no response, a 5xx, an abandoned call. It may have taken effect.
+    Unknown,
+}
+
+impl AckAnswer {
+    /// The answer of a whole call, from its error (if any). The final attempt decides: a
+    /// retried delete that finally succeeded did take effect.
+    pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
+        match error.map(|e| &e.kind) {
+            None => AckAnswer::Done,
+            Some(
+                FailureKind::Response
+                | FailureKind::Refused
+                | FailureKind::Throttled
+                | FailureKind::NotSent,
+            ) => AckAnswer::Refused,
+            Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
+        }
+    }
+}
+
+/// The message ledger of one case (see the module doc).
+#[derive(Debug, Default)]
+pub(super) struct Ledger {
+    /// By label: every message the case tried to send.
+    sent: BTreeMap<String, SentMessage>,
+    /// MessageId → label of the first message sent with it.
+    by_id: HashMap<String, String>,
+    /// By attempt name: what its receives returned, in order.
+    attempts: HashMap<String, Vec<Receipt>>,
+    /// MessageId → the sequence number of its newest receive.
+    latest: HashMap<String, u64>,
+    seq: u64,
+    /// By label (or MessageId for a message the case cannot place): deliveries so far.
+    deliveries: BTreeMap<String, u32>,
+    receives: u32,
+    /// Receive attempts of the case so far without a definite answer (no response, 5xx,
+    /// throttled), the ones a successful retry hid included: each may have delivered a message
+    /// nobody saw.
+    unknown_receives: u32,
+    acks: AckFacts,
+}
+
+impl Ledger {
+    /// Notes a send the target took: its MessageId, business key and body digest.
+    pub(super) fn track_sent(
+        &mut self,
+        label: &str,
+        message_id: &str,
+        business_key: Option<String>,
+        body: &str,
+        copies_unknown: bool,
+    ) {
+        self.sent.insert(
+            label.to_string(),
+            SentMessage {
+                message_id: Some(message_id.to_string()),
+                business_key,
+                body_digest: Some(sha256_hex(body)),
+                state: SendState::Sent,
+                refusal_expected: false,
+                copies_unknown,
+            },
+        );
+        // A FIFO duplicate is answered with the first message's MessageId; what is received
+        // is that first message, so the id keeps the first label.
+        self.by_id
+            .entry(message_id.to_string())
+            .or_insert_with(|| label.to_string());
+    }
+
+    /// Notes a send the target did not accept (or did not answer): the message has no
+    /// MessageId, and an observation that tracks it can prove nothing about it.
+    pub(super) fn track_unsent(&mut self, label: &str, error: &CallError, expected: bool) {
+        let why = error.describe();
+        let state = match error.kind {
+            FailureKind::Response
+            | FailureKind::Refused
+            | FailureKind::Throttled
+            | FailureKind::NotSent => SendState::Refused(why),
+            FailureKind::ServerError | FailureKind::NoResponse => SendState::Unknown(why),
+        };
+        self.sent.insert(
+            label.to_string(),
+            SentMessage {
+                message_id: None,
+                business_key: None,
+                body_digest: None,
+                state,
+                refusal_expected: expected,
+                copies_unknown: false,
+            },
+        );
+    }
+
+    /// The message sent as `label`, if the case tried to send one.
+    pub(super) fn sent(&self, label: &str) -> Option<&SentMessage> {
+        self.sent.get(label)
+    }
+
+    /// The label the message with `message_id` was sent as, by its MessageId only.
+    pub(super) fn label_of(&self, message_id: &str) -> Option<String> {
+        self.by_id.get(message_id).cloned()
+    }
+
+    /// The label of the case's message a received message is: by its MessageId, else by the
+    /// business key its body carries when exactly one message of the case was sent with that
+    /// key (another copy of it: a retried send taken twice, a producer's duplicate). `None`
+    /// for a message the case cannot place.
+    pub(super) fn place(&self, message_id: &str, body: &str) -> Option<String> {
+        if let Some(label) = self.by_id.get(message_id) {
+            return Some(label.clone());
+        }
+        let key = business_key(body)?;
+        let mut with_key = self
+            .sent
+            .iter()
+            .filter(|(_, m)| m.business_key.as_deref() == Some(key.as_str()));
+        match (with_key.next(), with_key.next()) {
+            (Some((label, _)), None) => Some(label.clone()),
+            _ => None,
+        }
+    }
+
+    /// Counts one ReceiveMessage call, with how many of its attempts got no definite answer.
+    pub(super) fn count_receive(&mut self, unknown_attempts: u32) {
+        self.receives += 1;
+        self.unknown_receives += unknown_attempts;
+    }
+
+    /// Notes one delivery of the message `message_id` (placed as `label`, if it could be) and
+    /// returns the sequence number of this receive: a later receive of it makes older handles
+    /// stale.
+    pub(super) fn deliver(&mut self, message_id: &str, label: Option<&str>) -> u64 {
+        self.seq += 1;
+        self.latest.insert(message_id.to_string(), self.seq);
+        *self
+            .deliveries
+            .entry(label.unwrap_or(message_id).to_string())
+            .or_default() += 1;
+        self.seq
+    }
+
+    /// Keeps what a receive of `attempt` returned, so later steps can name its handles.
+    pub(super) fn keep_receipts(&mut self, attempt: &str, receipts: Vec<Receipt>) {
+        self.attempts
+            .entry(attempt.to_string())
+            .or_default()
+            .extend(receipts);
+    }
+
+    /// The receipt `attempt` got for `message` (its first one when `message` is `None`).
+    pub(super) fn receipt(&self, attempt: &str, message: Option<&str>) -> Result<&Receipt, String> {
+        let receipts = self
+            .attempts
+            .get(attempt)
+            .ok_or_else(|| format!("attempt {attempt} has not received anything"))?;
+        match message {
+            Some(m) => receipts
+                .iter()
+                .find(|r| r.label.as_deref() == Some(m))
+                .ok_or_else(|| format!("attempt {attempt} did not receive message {m}")),
+            None => receipts
+                .first()
+                .ok_or_else(|| format!("attempt {attempt} received no message")),
+        }
+    }
+
+    /// Counts an acknowledgement with a handle from `receipt`: stale when a newer receive of
+    /// the same message superseded it.
+    pub(super) fn count_ack(&mut self, receipt: &Receipt, answer: AckAnswer) {
+        self.acks.acks += 1;
+        if self
+            .latest
+            .get(&receipt.message_id)
+            .is_some_and(|&s| s > receipt.seq)
+        {
+            self.acks.stale_acks += 1;
+        }
+        self.count_answer(answer);
+    }
+
+    /// A delete with a handle the suite wrote: an acknowledgement bound to no attempt. Its
+    /// refusal or unknown answer counts like any other's.
+    pub(super) fn count_unbound_ack(&mut self, answer: AckAnswer) {
+        self.acks.unbound_acks += 1;
+        self.count_answer(answer);
+    }
+
+    fn count_answer(&mut self, answer: AckAnswer) {
+        match answer {
+            AckAnswer::Done => {}
+            AckAnswer::Refused => self.acks.failed_acks += 1,
+            AckAnswer::Unknown => self.acks.unknown_acks += 1,
+        }
+    }
+
+    /// The labels an observation tracks when it names none: every message the case tried to
+    /// send, but those whose refusal the step expected (the refusal was the point). A
+    /// throttled, reset or refused send stays tracked, and is inconclusive ("never sent"),
+    /// never silently dropped from the window.
+    pub(super) fn default_tracked(&self) -> Vec<String> {
+        self.sent
+            .iter()
+            .filter(|(_, m)| !(m.refusal_expected && matches!(m.state, SendState::Refused(_))))
+            .map(|(l, _)| l.clone())
+            .collect()
+    }
+
+    /// The judge's view of message `label` as a window opens.
+    pub(super) fn tracked(&self, label: &str) -> TrackedMessage {
+        let sent = self.sent.get(label);
+        TrackedMessage {
+            label: label.to_string(),
+            message_id: sent.and_then(|s| s.message_id.clone()),
+            send: sent.map_or(SendState::NotSent, |s| s.state.clone()),
+            deliveries_before: self.deliveries_of(label),
+            sightings: 0,
+            unknown_receives_before: 0,
+            copies_unknown: sent.is_some_and(|s| s.copies_unknown),
+        }
+    }
+
+    /// Deliveries of `label` so far.
+    pub(super) fn deliveries_of(&self, label: &str) -> u32 {
+        self.deliveries.get(label).copied().unwrap_or(0)
+    }
+
+    /// Deliveries by label (or MessageId), for `case_end`.
+    pub(super) fn deliveries(&self) -> &BTreeMap<String, u32> {
+        &self.deliveries
+    }
+
+    /// ReceiveMessage calls made so far.
+    pub(super) fn receives(&self) -> u32 {
+        self.receives
+    }
+
+    /// Receive attempts so far without a definite answer.
+    pub(super) fn unknown_receives(&self) -> u32 {
+        self.unknown_receives
+    }
+
+    /// The acknowledgement facts the decision reads.
+    pub(super) fn acks(&self) -> AckFacts {
+        self.acks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(kind: FailureKind) -> CallError {
+        CallError {
+            kind,
+            code: Some("X".into()),
+            error_type: None,
+            status: None,
+            sender_fault: None,
+            message: None,
+            injected: None,
+        }
+    }
+
+    #[test]
+    fn an_ack_with_a_superseded_handle_is_stale() {
+        let mut l = Ledger::default();
+        l.track_sent("m1", "id-1", None, "b", false);
+        let seq = l.deliver("id-1", Some("m1"));
+        let first = Receipt {
+            handle: "h1".into(),
+            message_id: "id-1".into(),
+            label: Some("m1".into()),
+            seq,
+        };
+        l.count_ack(&first, AckAnswer::Done);
+        assert_eq!(l.acks().stale_acks, 0);
+        l.deliver("id-1", Some("m1"));
+        l.count_ack(&first, AckAnswer::Unknown);
+        let acks = l.acks();
+        assert_eq!((acks.acks, acks.stale_acks, acks.unknown_acks), (2, 1, 1));
+        assert_eq!(l.deliveries_of("m1"), 2);
+    }
+
+    #[test]
+    fn a_copy_is_placed_by_its_business_key_only_when_one_message_has_it() {
+        let mut l = Ledger::default();
+        let body = r#"{"business_key":"k1"}"#;
+        l.track_sent("m1", "id-1", business_key(body), body, false);
+        assert_eq!(l.place("id-1", "anything").as_deref(), Some("m1"));
+        assert_eq!(l.place("id-copy", body).as_deref(), Some("m1"));
+        l.track_sent("m2", "id-2", business_key(body), body, false);
+        assert_eq!(l.place("id-copy", body), None, "two messages share the key");
+    }
+
+    #[test]
+    fn an_expected_refusal_is_not_tracked_by_default_but_an_unknown_send_is() {
+        let mut l = Ledger::default();
+        l.track_unsent("refused", &refusal(FailureKind::Response), true);
+        l.track_unsent("lost", &refusal(FailureKind::NoResponse), true);
+        l.track_unsent("surprise", &refusal(FailureKind::Response), false);
+        assert_eq!(l.default_tracked(), ["lost", "surprise"]);
+        assert!(matches!(l.tracked("lost").send, SendState::Unknown(_)));
+        assert_eq!(l.tracked("never").send, SendState::NotSent);
+    }
+
+    #[test]
+    fn a_receipt_is_named_by_attempt_and_message() {
+        let mut l = Ledger::default();
+        assert!(l.receipt("A", None).is_err());
+        let r = |label: &str| Receipt {
+            handle: format!("h-{label}"),
+            message_id: format!("id-{label}"),
+            label: Some(label.into()),
+            seq: 1,
+        };
+        l.keep_receipts("A", vec![r("m1"), r("m2")]);
+        assert_eq!(l.receipt("A", None).unwrap().handle, "h-m1");
+        assert_eq!(l.receipt("A", Some("m2")).unwrap().handle, "h-m2");
+        let err = l.receipt("A", Some("m3")).unwrap_err();
+        assert_eq!(err, "attempt A did not receive message m3");
+    }
+}
