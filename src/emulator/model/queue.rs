@@ -142,12 +142,12 @@ impl Queue {
             .expect("a sequence number offset is at least 256")
     }
 
-    /// The MessageGroupId of a message held here.
-    pub fn group_name(&self, message: &Message) -> Option<&str> {
+    /// The MessageGroupId a message was sent with, if any, shared: an answer is rendered after
+    /// the store's lock is released.
+    pub fn group_name(&self, message: &Message) -> Option<Arc<str>> {
         (message.group != NO_GROUP)
-            .then(|| self.groups.name(message.group))
+            .then(|| self.groups.name(message.group).cloned())
             .flatten()
-            .map(|name| &**name)
     }
 
     /// The group a message is filed under while visible or in flight: FIFO queues only.
@@ -678,7 +678,10 @@ mod tests {
     fn a_taken_message_carries_its_group_name_and_is_refiled_elsewhere() {
         let mut queue = fifo();
         let id = put(&mut queue, 1, "g-1");
-        assert_eq!(queue.group_name(queue.get(id).unwrap()), Some("g-1"));
+        assert_eq!(
+            queue.group_name(queue.get(id).unwrap()).as_deref(),
+            Some("g-1")
+        );
         let taken = queue.remove(id).unwrap();
         assert_eq!(taken.group.as_deref(), Some("g-1"));
         assert!(
@@ -688,7 +691,10 @@ mod tests {
         let mut other = fifo();
         put(&mut other, 2, "x");
         let moved = other.enqueue(taken.message, taken.group.as_deref(), 0, 0);
-        assert_eq!(other.group_name(other.get(moved).unwrap()), Some("g-1"));
+        assert_eq!(
+            other.group_name(other.get(moved).unwrap()).as_deref(),
+            Some("g-1")
+        );
         assert_eq!(other.candidates(10).len(), 2);
     }
 
