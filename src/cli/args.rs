@@ -741,6 +741,12 @@ pub struct BenchArgs {
     )]
     pub prefill: u64,
 
+    /// raw driver: queues the send and receive workloads spread their connections over
+    /// (connection i uses queue i mod N; each receive queue gets --prefill): 2 against 1 shows
+    /// whether different queues scale across cores.
+    #[arg(long, value_name = "N", default_value = "1", help_heading = "Workload")]
+    pub shared_queues: usize,
+
     /// Length of each measured phase (at most 1h). Default 3s for raw (per workload and
     /// connection count), 10s for sdk.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Workload")]

@@ -137,6 +137,11 @@ pub struct Machine {
 }
 
 /// The whole raw run, as written by `--json FILE`.
+/// `shared_queues` of a report written before the option existed.
+fn one_queue() -> usize {
+    1
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawReport {
@@ -149,6 +154,10 @@ pub struct RawReport {
     pub warmup_s: f64,
     /// Messages put in the receive workload's queue before it is measured.
     pub prefill: u64,
+    /// Queues the send and receive workloads spread their connections over (`--shared-queues`;
+    /// 1 in files from before it existed).
+    #[serde(default = "one_queue")]
+    pub shared_queues: usize,
     pub connections: Vec<usize>,
     pub workloads: Vec<RawWorkload>,
     pub machine: Machine,
@@ -332,6 +341,7 @@ pub(crate) mod tests {
             duration_s: 1.0,
             warmup_s: 0.1,
             prefill: 100,
+            shared_queues: 1,
             connections: vec![1],
             workloads: vec![RawWorkload::Send],
             machine: Machine {

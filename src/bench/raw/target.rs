@@ -22,6 +22,8 @@ pub struct RawOptions {
     /// Chosen workloads, in run order (the no-op is added first).
     pub workloads: Vec<RawWorkload>,
     pub prefill: u64,
+    /// Queues the send and receive workloads share: connection i uses queue i mod this.
+    pub shared_queues: usize,
     /// Set by a signal: no request starts after it, and no further phase.
     pub stop: crate::bench::Stop,
 }
@@ -129,32 +131,31 @@ impl Setup<'_> {
                 workload.as_str()
             )
         };
-        // send and receive share one queue; cycle and batch own one per connection, so a
-        // receive finds the message its connection sent.
-        let queues: Vec<String> = match workload {
-            RawWorkload::Noop => Vec::new(),
-            RawWorkload::Send | RawWorkload::Receive => {
-                vec![self.create_queue(&mut admin, &queue_name(0)).await?]
-            }
-            RawWorkload::Cycle | RawWorkload::Batch => {
-                let mut urls = Vec::with_capacity(connections);
-                for i in 0..connections {
-                    match self.create_queue(&mut admin, &queue_name(i)).await {
-                        Ok(url) => urls.push(url),
-                        Err(e) => {
-                            self.delete_queues(&mut admin, &urls).await;
-                            return Err(e);
-                        }
-                    }
-                }
-                urls
-            }
+        // send and receive share `shared_queues` queues (one by default); cycle and batch own
+        // one per connection, so a receive finds the message its connection sent.
+        let count = match workload {
+            RawWorkload::Noop => 0,
+            RawWorkload::Send | RawWorkload::Receive => options.shared_queues.max(1),
+            RawWorkload::Cycle | RawWorkload::Batch => connections,
         };
+        let mut queues: Vec<String> = Vec::with_capacity(count);
+        for i in 0..count {
+            match self.create_queue(&mut admin, &queue_name(i)).await {
+                Ok(url) => queues.push(url),
+                Err(e) => {
+                    self.delete_queues(&mut admin, &queues).await;
+                    return Err(e);
+                }
+            }
+        }
         let mut prefill_error = None;
-        if workload == RawWorkload::Receive
-            && let Err(e) = self.prefill(&mut admin, &queues[0], options.prefill).await
-        {
-            prefill_error = Some(format!("prefill: {e}"));
+        if workload == RawWorkload::Receive {
+            for queue in &queues {
+                if let Err(e) = self.prefill(&mut admin, queue, options.prefill).await {
+                    prefill_error = Some(format!("prefill: {e}"));
+                    break;
+                }
+            }
         }
         let warmup_end = Instant::now() + options.warmup;
         let measure_end = warmup_end + options.duration;
@@ -162,8 +163,7 @@ impl Setup<'_> {
         for i in 0..connections {
             let queue_url = match workload {
                 RawWorkload::Noop => String::new(),
-                RawWorkload::Send | RawWorkload::Receive => queues[0].clone(),
-                RawWorkload::Cycle | RawWorkload::Batch => queues[i].clone(),
+                _ => queues[i % queues.len()].clone(),
             };
             let plan = ConnectionPlan::new(workload, self.requests, queue_url);
             let mut conn = self.connection();

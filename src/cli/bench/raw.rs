@@ -225,6 +225,11 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
     if args.prefill > 1_000_000 {
         return Err("--prefill must be at most 1000000".into());
     }
+    if args.shared_queues == 0 || args.shared_queues > MAX_CLIENTS {
+        return Err(format!(
+            "--shared-queues must be between 1 and {MAX_CLIENTS}"
+        ));
+    }
     if let Some(r) = args.fail_below
         && !(r > 0.0 && r.is_finite())
     {
@@ -242,6 +247,7 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
             },
             workloads,
             prefill: args.prefill,
+            shared_queues: args.shared_queues,
             stop: crate::bench::Stop::default(),
         },
         scale,
@@ -418,6 +424,7 @@ pub async fn run(args: BenchArgs) -> i32 {
         duration_s: options.duration.as_secs_f64(),
         warmup_s: options.warmup.as_secs_f64(),
         prefill: options.prefill,
+        shared_queues: options.shared_queues,
         connections: options.connections.clone(),
         workloads: options.workloads.clone(),
         machine: Machine {

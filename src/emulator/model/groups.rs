@@ -14,7 +14,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use crate::emulator::model::message::{Id, Message, MessageState};
+use crate::emulator::model::message::{Id, MessageState};
+use crate::emulator::model::slab::Slab;
 
 #[derive(Debug)]
 struct Group {
@@ -38,14 +39,6 @@ pub(crate) struct Groups {
     ready: BTreeSet<(u64, u32)>,
     /// FIFO: groups by the seq of their first filed message (retention order).
     oldest: BTreeSet<(u64, u32)>,
-}
-
-/// The message in `slot` if it still is `seq`.
-fn at(slots: &[Option<Message>], slot: u32, seq: u64) -> Option<&Message> {
-    slots
-        .get(slot as usize)
-        .and_then(Option::as_ref)
-        .filter(|m| m.seq == seq)
 }
 
 impl Groups {
@@ -153,12 +146,12 @@ impl Groups {
     /// deliver while its first message is visible (a visible message is deliverable only
     /// while no earlier message of its group is in flight, AWS-recorded
     /// `test_fifo_message_group_visibility_after_*`).
-    pub fn refile(&mut self, index: u32, slots: &[Option<Message>]) {
+    pub fn refile(&mut self, index: u32, slots: &Slab) {
         let Some(group) = self.group_mut(index) else {
             return;
         };
         let key = group.messages.first_key_value().and_then(|(&seq, &slot)| {
-            match at(slots, slot, seq)?.state {
+            match slots.get(slot, seq)?.state {
                 MessageState::Ready { stamp } => Some(stamp),
                 _ => None,
             }
@@ -177,14 +170,14 @@ impl Groups {
     /// FIFO: up to `max` messages that may be delivered now, group by group (each group's
     /// visible messages before its first in-flight one), groups in `ready` order.
     /// Cost: O(max · log n).
-    pub fn deliverable(&self, max: usize, slots: &[Option<Message>]) -> Vec<Id> {
+    pub fn deliverable(&self, max: usize, slots: &Slab) -> Vec<Id> {
         let mut out = Vec::new();
         for &(_, index) in &self.ready {
             let Some(group) = self.group(index) else {
                 continue;
             };
             for (&seq, &slot) in &group.messages {
-                if !at(slots, slot, seq).is_some_and(|m| m.state.is_ready()) {
+                if !slots.get(slot, seq).is_some_and(|m| m.state.is_ready()) {
                     break;
                 }
                 if out.len() >= max {
@@ -199,12 +192,12 @@ impl Groups {
     /// FIFO: up to `max` visible messages in send order, ignoring group blocking (move tasks).
     /// A merge of the groups' seq-ordered messages: O(groups + max · log groups), plus the
     /// in-flight messages it steps over.
-    pub fn visible_in_send_order(&self, max: usize, slots: &[Option<Message>]) -> Vec<Id> {
+    pub fn visible_in_send_order(&self, max: usize, slots: &Slab) -> Vec<Id> {
         let visible = |group: &Group, from: u64| {
             group
                 .messages
                 .range(from..)
-                .find(|&(&seq, &slot)| at(slots, slot, seq).is_some_and(|m| m.state.is_ready()))
+                .find(|&(&seq, &slot)| slots.get(slot, seq).is_some_and(|m| m.state.is_ready()))
                 .map(|(&seq, &slot)| Id { slot, seq })
         };
         let mut heads: BinaryHeap<Reverse<(u64, u32, u32)>> = self
@@ -250,18 +243,16 @@ impl Groups {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator::model::message::DedupId;
+    use crate::emulator::model::message::{DedupId, Message};
 
-    fn slots(states: &[MessageState]) -> Vec<Option<Message>> {
-        states
-            .iter()
-            .enumerate()
-            .map(|(i, &state)| {
-                let mut m = Message::new(i as u64 + 1, "b", DedupId::None, 0, 0);
-                m.state = state;
-                Some(m)
-            })
-            .collect()
+    fn slots(states: &[MessageState]) -> Slab {
+        let mut slab = Slab::default();
+        for (i, &state) in states.iter().enumerate() {
+            let mut m = Message::new(i as u64 + 1, "b", DedupId::None, 0, 0);
+            m.state = state;
+            assert_eq!(slab.insert(m), i as u32);
+        }
+        slab
     }
 
     fn id(slot: u32) -> Id {

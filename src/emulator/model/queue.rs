@@ -1,7 +1,7 @@
 //! One queue's messages and the indexes that keep every operation's cost independent of how
 //! many messages the queue holds.
 //!
-//! Messages live in a slab (`Vec` of slots, freed slots reused) and are named by [`Id`], their
+//! Messages live in a slab (`model/slab.rs`: chunks of slots, freed slots reused) and are named by [`Id`], their
 //! slot plus their store-wide seq, so a stale id never reaches a reused slot. Around the slab:
 //! - `ready`: visible messages of a standard queue, by seq (delivery in send order);
 //! - FIFO: the message groups (`model/groups.rs`): per group its visible and in-flight
@@ -23,6 +23,7 @@ use crate::emulator::model::dedup::{DEDUP_WINDOW_MS, DedupCache, DedupKey, Origi
 use crate::emulator::model::groups::Groups;
 pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
+use crate::emulator::model::slab::Slab;
 use crate::emulator::model::usage::Usage;
 
 /// How long a ReceiveRequestAttemptId can be retried: 5 minutes (API_ReceiveMessage).
@@ -60,8 +61,7 @@ pub(crate) struct Queue {
     pub last_purge_ms: Option<u64>,
     /// Woken on anything that may make a message receivable.
     pub notify: Arc<Notify>,
-    slots: Vec<Option<Message>>,
-    free: Vec<u32>,
+    slots: Slab,
     /// Standard queues (and FIFO messages without a group): visible messages, seq → slot.
     ready: BTreeMap<u64, u32>,
     /// Group names, and on FIFO queues the groups' messages and delivery order.
@@ -106,8 +106,7 @@ impl Queue {
             modified_ms: now,
             last_purge_ms: None,
             notify: Arc::new(Notify::new()),
-            slots: Vec::new(),
-            free: Vec::new(),
+            slots: Slab::default(),
             ready: BTreeMap::new(),
             groups: Groups::default(),
             next_stamp: 0,
@@ -142,12 +141,12 @@ impl Queue {
             .expect("a sequence number offset is at least 256")
     }
 
-    /// The MessageGroupId of a message held here.
-    pub fn group_name(&self, message: &Message) -> Option<&str> {
+    /// The MessageGroupId a message was sent with, if any, shared: an answer is rendered after
+    /// the store's lock is released.
+    pub fn group_name(&self, message: &Message) -> Option<Arc<str>> {
         (message.group != NO_GROUP)
-            .then(|| self.groups.name(message.group))
+            .then(|| self.groups.name(message.group).cloned())
             .flatten()
-            .map(|name| &**name)
     }
 
     /// The group a message is filed under while visible or in flight: FIFO queues only.
@@ -211,17 +210,11 @@ impl Queue {
     }
 
     fn slot(&self, id: Id) -> Option<&Message> {
-        self.slots
-            .get(id.slot as usize)
-            .and_then(Option::as_ref)
-            .filter(|m| m.seq == id.seq)
+        self.slots.get(id.slot, id.seq)
     }
 
     fn slot_mut(&mut self, id: Id) -> Option<&mut Message> {
-        self.slots
-            .get_mut(id.slot as usize)
-            .and_then(Option::as_mut)
-            .filter(|m| m.seq == id.seq)
+        self.slots.get_mut(id.slot, id.seq)
     }
 
     /// Marks a message visible and files it where receives look.
@@ -293,16 +286,7 @@ impl Queue {
         };
         let fifo_group = self.fifo_group(&message);
         let seq = message.seq;
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                self.slots[slot as usize] = Some(message);
-                slot
-            }
-            None => {
-                self.slots.push(Some(message));
-                (self.slots.len() - 1) as u32
-            }
-        };
+        let slot = self.slots.insert(message);
         let id = Id { slot, seq };
         match fifo_group {
             Some(group) if delay_ms == 0 => self.groups.file(group, id),
@@ -351,8 +335,7 @@ impl Queue {
                 self.retention.remove(&(enqueued, id));
             }
         }
-        let mut message = self.slots[id.slot as usize].take()?;
-        self.free.push(id.slot);
+        let mut message = self.slots.take(id.slot)?;
         let name = match message.group {
             NO_GROUP => None,
             index => {
@@ -503,7 +486,6 @@ impl Queue {
     pub fn purge(&mut self) {
         self.release_usage();
         self.slots.clear();
-        self.free.clear();
         self.ready.clear();
         self.groups.clear();
         self.visible = 0;
@@ -518,14 +500,14 @@ impl Queue {
 
     /// Takes this queue's messages out of the store-wide counts.
     fn release_usage(&mut self) {
-        let stored = (self.slots.len() - self.free.len()) as u64;
+        let stored = self.slots.stored() as u64;
         self.usage.sub(stored, self.stored_bytes);
         self.stored_bytes = 0;
     }
 
     /// The MessageId of every message the queue still stores, in slot order.
     pub fn stored_message_ids(&self) -> Vec<String> {
-        self.slots.iter().flatten().map(|m| m.id_string()).collect()
+        self.slots.iter().map(Message::id_string).collect()
     }
 
     /// (visible, in flight, delayed) counts.
@@ -678,7 +660,10 @@ mod tests {
     fn a_taken_message_carries_its_group_name_and_is_refiled_elsewhere() {
         let mut queue = fifo();
         let id = put(&mut queue, 1, "g-1");
-        assert_eq!(queue.group_name(queue.get(id).unwrap()), Some("g-1"));
+        assert_eq!(
+            queue.group_name(queue.get(id).unwrap()).as_deref(),
+            Some("g-1")
+        );
         let taken = queue.remove(id).unwrap();
         assert_eq!(taken.group.as_deref(), Some("g-1"));
         assert!(
@@ -688,7 +673,10 @@ mod tests {
         let mut other = fifo();
         put(&mut other, 2, "x");
         let moved = other.enqueue(taken.message, taken.group.as_deref(), 0, 0);
-        assert_eq!(other.group_name(other.get(moved).unwrap()), Some("g-1"));
+        assert_eq!(
+            other.group_name(other.get(moved).unwrap()).as_deref(),
+            Some("g-1")
+        );
         assert_eq!(other.candidates(10).len(), 2);
     }
 

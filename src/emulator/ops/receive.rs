@@ -102,32 +102,77 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
     })
 }
 
-/// The JSON shape of one received message, with only the requested attributes.
-fn render(
-    queue: &Queue,
-    sender_id: &str,
-    message: &Message,
-    handle: &str,
-    params: &ReceiveParams,
-) -> Value {
+/// What one message of a receive's answer needs, copied under the store's lock so that the
+/// answer is rendered after the lock is released: rendering (handles, digests, attributes as
+/// JSON values) is most of a receive's work, and every other request on the store waits for
+/// as long as the lock is held.
+struct Delivered {
+    id: Id,
+    nonce: u64,
+    /// The message as it stood once leased (its receive count, first receive, lease).
+    message: Message,
+    /// The SenderId, when the receive asked for it.
+    sender: Option<String>,
+    /// The MessageGroupId, when the receive asked for it.
+    group: Option<Arc<str>>,
+    fifo: bool,
+}
+
+impl Delivered {
+    /// The copy of message `id` of queue `key` under the lease `nonce`; `None` if it is gone.
+    fn take(state: &State, key: &str, id: Id, nonce: u64, params: &ReceiveParams) -> Option<Self> {
+        let queue = state.queues.get(key)?;
+        let message = queue.get(id)?;
+        Some(Self {
+            id,
+            nonce,
+            sender: params
+                .wants("SenderId")
+                .then(|| state.sender_id(message.sender).to_owned()),
+            group: if params.wants("MessageGroupId") {
+                queue.group_name(message)
+            } else {
+                None
+            },
+            fifo: queue.is_fifo(),
+            message: message.clone(),
+        })
+    }
+}
+
+impl ReceiveParams {
+    /// Whether the answer shows the system attribute `name`.
+    fn wants(&self, name: &str) -> bool {
+        self.system_names.iter().any(|n| n == "All" || n == name)
+    }
+}
+
+/// The JSON shape of one received message of queue `key`, with only the requested attributes.
+fn render(key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
+    let message = &delivered.message;
+    let handle = ReceiptHandle {
+        queue: key.to_owned(),
+        id: delivered.id,
+        nonce: delivered.nonce,
+    }
+    .encode();
     let mut out = Map::new();
     out.insert("MessageId".into(), json!(message.id_string()));
     out.insert("ReceiptHandle".into(), json!(handle));
     out.insert("MD5OfBody".into(), json!(message.md5_hex()));
     out.insert("Body".into(), json!(message.body()));
-    let wants = |name: &str| params.system_names.iter().any(|n| n == "All" || n == name);
     let mut system = Map::new();
     // Each value is computed only when asked for: a content-based deduplication id is a
     // SHA-256 of the body, and most receives ask for a few attributes or none.
     let mut put = |name: &str, value: &dyn Fn() -> Option<String>| {
-        if wants(name)
+        if params.wants(name)
             && let Some(value) = value()
         {
             system.insert(name.to_owned(), Value::String(value));
         }
     };
     let extra = message.extra.as_deref();
-    put("SenderId", &|| Some(sender_id.to_owned()));
+    put("SenderId", &|| delivered.sender.clone());
     put("SentTimestamp", &|| Some(message.sent_ms.to_string()));
     put("ApproximateReceiveCount", &|| {
         Some(message.receive_count.to_string())
@@ -142,9 +187,9 @@ fn render(
         extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned))
     });
     put("MessageGroupId", &|| {
-        queue.group_name(message).map(str::to_owned)
+        delivered.group.as_deref().map(str::to_owned)
     });
-    if queue.is_fifo() {
+    if delivered.fifo {
         put("MessageDeduplicationId", &|| {
             message.dedup_id().map(|d| d.into_owned())
         });
@@ -180,7 +225,7 @@ fn try_receive(
     name: &str,
     params: &ReceiveParams,
     now: u64,
-) -> SqsResult<Vec<Value>> {
+) -> SqsResult<Vec<Delivered>> {
     let queue = state.queue_mut(name, now)?;
     let visibility_ms = params
         .visibility_seconds
@@ -199,7 +244,7 @@ fn try_receive(
             for &(id, nonce) in &attempt.leases {
                 queue.set_visibility(id, nonce, now + visibility_ms, now);
             }
-            return Ok(rendered(state, name, &attempt.leases, params));
+            return Ok(taken(state, name, &attempt.leases, params));
         }
     }
     let (_, inflight, _) = queue.counts();
@@ -274,27 +319,14 @@ fn try_receive(
             },
         );
     }
-    Ok(rendered(state, name, &leased, params))
+    Ok(taken(state, name, &leased, params))
 }
 
-/// The messages of `leases` as the reply shows them, each with its receipt handle.
-fn rendered(state: &State, key: &str, leases: &[(Id, u64)], params: &ReceiveParams) -> Vec<Value> {
-    let Some(queue) = state.queues.get(key) else {
-        return Vec::new();
-    };
+/// The messages of `leases` as the answer needs them, to render once the lock is released.
+fn taken(state: &State, key: &str, leases: &[(Id, u64)], params: &ReceiveParams) -> Vec<Delivered> {
     leases
         .iter()
-        .filter_map(|&(id, nonce)| {
-            let message = queue.get(id)?;
-            let handle = ReceiptHandle {
-                queue: key.to_owned(),
-                id,
-                nonce,
-            }
-            .encode();
-            let sender = state.sender_id(message.sender);
-            Some(render(queue, sender, message, &handle, params))
-        })
+        .filter_map(|&(id, nonce)| Delivered::take(state, key, id, nonce, params))
         .collect()
 }
 
@@ -316,8 +348,8 @@ fn chaos_copies(
     key: &str,
     params: &ReceiveParams,
     now: u64,
-    mut messages: Vec<Value>,
-) -> SqsResult<Vec<Value>> {
+    mut messages: Vec<Delivered>,
+) -> SqsResult<Vec<Delivered>> {
     let queue = state.queue_mut(key, now)?;
     let room = params.max.saturating_sub(messages.len());
     // Listing the held messages costs O(in flight): only when a copy may be made.
@@ -325,17 +357,15 @@ fn chaos_copies(
         emu.chaos.reorder(chaos_on(queue), &mut messages);
         return Ok(messages);
     }
-    let taken: Vec<String> = messages
-        .iter()
-        .filter_map(|m| m["MessageId"].as_str().map(str::to_owned))
-        .collect();
     let held: Vec<Id> = queue
         .leased_ids()
         .into_iter()
         .filter(|&id| {
-            queue
-                .get(id)
-                .is_some_and(|m| !taken.contains(&m.id_string()))
+            queue.get(id).is_some_and(|m| {
+                !messages
+                    .iter()
+                    .any(|d| d.message.message_id == m.message_id)
+            })
         })
         .collect();
     let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
@@ -355,20 +385,7 @@ fn chaos_copies(
         if !queue.lease_copy(id, visibility_ms, nonce, now) {
             continue;
         }
-        let Some(sender) = state.queue_mut(key, now)?.get(id).map(|m| m.sender) else {
-            continue;
-        };
-        let sender = state.sender_id(sender).to_owned();
-        let queue = state.queue_mut(key, now)?;
-        if let Some(message) = queue.get(id) {
-            let handle = ReceiptHandle {
-                queue: key.to_owned(),
-                id,
-                nonce,
-            }
-            .encode();
-            messages.push(render(queue, &sender, message, &handle, params));
-        }
+        messages.extend(Delivered::take(state, key, id, nonce, params));
     }
     let queue = state.queue_mut(key, now)?;
     emu.chaos.reorder(chaos_on(queue), &mut messages);
@@ -377,35 +394,34 @@ fn chaos_copies(
 
 /// Tells an audit, if one watches, of each message a receive is about to answer with: its
 /// attempt (the handle's nonce) and when that lease ends.
-fn observe_deliveries(emu: &Emulator, state: &State, key: &str, messages: &[Value], now: u64) {
+fn observe_deliveries(emu: &Emulator, state: &State, key: &str, messages: &[Delivered], now: u64) {
     let (Some(audit), Some(queue)) = (&emu.config.audit, state.queues.get(key)) else {
         return;
     };
-    for m in messages {
-        let Some(handle) = m["ReceiptHandle"].as_str().and_then(ReceiptHandle::decode) else {
-            continue;
-        };
-        let lease_until_ms = match queue.get(handle.id).map(|m| m.state) {
+    for d in messages {
+        let lease_until_ms = match queue.get(d.id).map(|m| m.state) {
             Some(MessageState::InFlight { until, .. }) => until,
             _ => now,
         };
         audit.delivered(Delivery {
             queue: key.to_owned(),
-            message_id: m["MessageId"].as_str().unwrap_or_default().to_owned(),
-            seq: handle.id.seq,
-            nonce: handle.nonce,
-            body: m["Body"].as_str().unwrap_or_default().to_owned(),
+            message_id: d.message.id_string(),
+            seq: d.id.seq,
+            nonce: d.nonce,
+            body: d.message.body().to_owned(),
             at_ms: now,
             lease_until_ms,
         });
     }
 }
 
-fn reply(messages: Vec<Value>) -> Value {
+/// The answer: `messages` rendered, outside the store's lock.
+fn reply(key: &str, messages: &[Delivered], params: &ReceiveParams) -> Value {
     if messages.is_empty() {
         // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
         json!({})
     } else {
+        let messages: Vec<Value> = messages.iter().map(|d| render(key, d, params)).collect();
         json!({ "Messages": messages })
     }
 }
@@ -445,13 +461,14 @@ pub(crate) async fn receive_message(
             match state.queues.get(&key) {
                 Some(q) if Arc::ptr_eq(&q.notify, &notify) => {}
                 // Deleted (or deleted and re-created) while we waited: the poll ends empty.
-                _ => return Ok(reply(Vec::new())),
+                _ => return Ok(json!({})),
             }
             let messages = try_receive(emu, &mut state, &key, &params, now)?;
             let messages = chaos_copies(emu, &mut state, &key, &params, now, messages)?;
             observe_deliveries(emu, &state, &key, &messages, now);
             if !messages.is_empty() || now >= deadline || emu.is_stopping() {
-                return Ok(reply(messages));
+                drop(state);
+                return Ok(reply(&key, &messages, &params));
             }
             let queue = state.queue_mut(&key, now)?;
             queue.next_deadline().map_or(deadline, |d| d.min(deadline))
