@@ -19,6 +19,7 @@ pub mod chaos;
 pub mod classify;
 pub mod cli;
 pub mod conformance;
+pub mod decision;
 pub mod duration;
 pub mod emulator;
 pub mod evidence;

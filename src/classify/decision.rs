@@ -4,7 +4,7 @@
 //! could not vouch for) outranks what the consumer did, because a consumer's bug is only
 //! worth repairing once we know the message is not coming back anyway.
 
-use crate::evidence::format::Decision;
+use crate::decision::Decision;
 use crate::suite::model::OutcomeClass;
 
 /// What the case's acknowledgements (DeleteMessage / DeleteMessageBatch entries) looked like.

@@ -6,7 +6,8 @@
 //! each message, the case's class, the playbook decision, the verdict, its reason and findings.
 //! Keeping it here, away from the SDK, is what lets every honesty rule have a unit test.
 
-use crate::evidence::format::{Decision, Finding, Verdict};
+use crate::decision::Decision;
+use crate::evidence::format::{Finding, Verdict};
 use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
 
 use super::decision::{AckFacts, decide};

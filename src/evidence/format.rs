@@ -405,40 +405,9 @@ impl Verdict {
     }
 }
 
-/// The playbook's four decisions about an acknowledgement (see `classify::decide`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Decision {
-    Accept,
-    Repair,
-    Hold,
-    Reconcile,
-}
-
-impl Decision {
-    /// Every decision, in the playbook's order.
-    pub const ALL: [Decision; 4] = [
-        Decision::Accept,
-        Decision::Repair,
-        Decision::Hold,
-        Decision::Reconcile,
-    ];
-
-    /// `ACCEPT`, as the playbook (and the evidence) writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Accept => "ACCEPT",
-            Decision::Repair => "REPAIR",
-            Decision::Hold => "HOLD",
-            Decision::Reconcile => "RECONCILE",
-        }
-    }
-
-    /// The decision a name gives (`HOLD`).
-    pub fn from_name(name: &str) -> Option<Decision> {
-        Decision::ALL.into_iter().find(|d| d.as_str() == name)
-    }
-}
+// The playbook's decisions are the suite's and the judge's words too: they live in a leaf below
+// all three, and are re-exported here as part of the format.
+pub use crate::decision::Decision;
 
 /// The classification of one tracked message in the case's last observation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

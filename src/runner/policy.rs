@@ -7,7 +7,7 @@
 //! in a row got no response at all the run declares the target lost: it starts no new case,
 //! and teardown tries each delete once.
 
-use crate::evidence::format::{Call, Phase};
+use crate::evidence::format::{Call, Completion, Phase};
 use crate::suite::model::RetryPolicy;
 use aws_sdk_sqs::config::retry::RetryConfig;
 use aws_sdk_sqs::config::timeout::TimeoutConfig;
@@ -127,7 +127,13 @@ impl Usage {
     /// Counts a call's attempts. Returns true when this call spent the budget (once).
     pub fn add(&self, rows: &[Call]) -> bool {
         let before = self.total();
-        for row in rows.iter().filter(|r| crate::sqs::pricing::billed(r)) {
+        for row in rows.iter().filter(|r| {
+            crate::sqs::pricing::billed(
+                r.fault.as_ref().map(|f| f.kind.as_str()),
+                r.http_status,
+                r.completion == Completion::Fail,
+            )
+        }) {
             let counter = if crate::sqs::pricing::fifo_billed(&row.action, row.queue.as_deref()) {
                 &self.fifo
             } else {

@@ -30,13 +30,13 @@ pub fn cost_usd(standard: u64, fifo: u64) -> f64 {
 /// Whether a recorded attempt reached the target, and so is billed: not one that never left
 /// (a refused connection, an injected reset) nor one sqsprobe answered itself (an injected
 /// throttle or error). One whose answer was lost or timed out may have reached it: counted.
-pub fn billed(row: &crate::evidence::format::Call) -> bool {
-    let answered_locally = row
-        .fault
-        .as_ref()
-        .is_some_and(|f| matches!(f.kind.as_str(), "throttle" | "error" | "reset"));
-    let never_sent =
-        row.http_status.is_none() && row.completion == crate::evidence::format::Completion::Fail;
+///
+/// Takes the attempt's facts rather than its evidence row, so that this leaf imports nothing
+/// above it: `injected` is the kind of fault sqsprobe injected (`throttle`, `reset`, ...),
+/// `http_status` the status that came back, `failed` whether its completion is `fail`.
+pub fn billed(injected: Option<&str>, http_status: Option<u16>, failed: bool) -> bool {
+    let answered_locally = injected.is_some_and(|k| matches!(k, "throttle" | "error" | "reset"));
+    let never_sent = http_status.is_none() && failed;
     !answered_locally && !never_sent
 }
 
@@ -111,6 +111,21 @@ mod tests {
                 "ChangeMessageVisibilityBatch"
             ]
         );
+    }
+
+    #[test]
+    fn attempts_that_reached_the_target_are_billed() {
+        assert!(billed(None, Some(200), false));
+        assert!(billed(None, Some(500), true));
+        // Lost answer or timeout: may have reached it.
+        assert!(billed(None, None, false));
+        assert!(billed(Some("latency"), Some(200), false));
+        assert!(billed(Some("lose-response"), None, false));
+        // Never left, or answered by sqsprobe itself.
+        assert!(!billed(None, None, true));
+        assert!(!billed(Some("throttle"), Some(400), true));
+        assert!(!billed(Some("error"), Some(500), true));
+        assert!(!billed(Some("reset"), None, true));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::source::{Pos, Spanned};
-use crate::evidence::format::Decision;
+use crate::decision::Decision;
 
 /// What a step expects. Defaults to plain success.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-pub use crate::evidence::format::Decision;
+pub use crate::decision::Decision;
 // Positions and what steps and cases expect live in files of their own; their types are part
 // of the model.
 pub use super::expectations::*;
