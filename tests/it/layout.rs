@@ -1,5 +1,6 @@
 //! The layout the architecture promises (docs/architecture.md), checked on the source tree:
-//! no source file imports a file that imports it back, and no file's code outside its tests
+//! every import goes down the floors that page draws, no source file imports a file that
+//! imports it back, and no file's code outside its tests
 //! grows past what one reader can hold (900 lines). And the tests' own layout: every file of
 //! `tests/` is a module of one of the few test binaries (`tests/it/`, `tests/long/`), never a
 //! binary of its own nor a file cargo silently leaves out.
@@ -318,6 +319,125 @@ fn the_cycle_check_reads_groups_and_super_chains() {
         cycles(&graph),
         vec![vec!["html::page".to_string(), "html::trials".to_string()]]
     );
+}
+
+/// The import floors docs/architecture.md draws: folder (or top-level file) → floor, read from
+/// the fenced block after its `<!-- floors` marker, one floor per line (`4  runner  report`).
+fn documented_floors(doc: &str) -> Result<BTreeMap<String, u32>, String> {
+    let after = doc
+        .split_once("<!-- floors")
+        .ok_or("docs/architecture.md has no `<!-- floors` block")?
+        .1;
+    let block = after
+        .split_once("```\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .ok_or("the floors block is not fenced")?
+        .0;
+    let mut floors = BTreeMap::new();
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let mut words = line.split_whitespace();
+        let floor: u32 = words
+            .next()
+            .and_then(|w| w.parse().ok())
+            .ok_or_else(|| format!("a floors line must start with its number: {line:?}"))?;
+        for name in words {
+            if floors.insert(name.to_string(), floor).is_some() {
+                return Err(format!("{name} is on two floors"));
+            }
+        }
+    }
+    Ok(floors)
+}
+
+/// Every import between top-level modules that does not go to a lower floor, and every
+/// top-level module the floors leave out.
+fn floor_breaches(
+    graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    floors: &BTreeMap<String, u32>,
+) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for name in floors.keys() {
+        if !graph.keys().any(|m| m.first() == Some(name)) {
+            out.insert(format!("{name} is on a floor but not in src/"));
+        }
+    }
+    for (module, deps) in graph {
+        let Some(top) = module.first() else { continue };
+        let Some(&own) = floors.get(top) else {
+            out.insert(format!("{top} is on no floor"));
+            continue;
+        };
+        for dep in deps {
+            let Some(other) = dep.first().filter(|d| *d != top) else {
+                continue;
+            };
+            match floors.get(other) {
+                Some(&f) if f < own => {}
+                Some(&f) => {
+                    out.insert(format!(
+                        "{} (floor {own}) imports {} (floor {f})",
+                        module.join("::"),
+                        dep.join("::")
+                    ));
+                }
+                None => {
+                    out.insert(format!("{other} is on no floor"));
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn every_import_goes_down_the_documented_floors() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .unwrap();
+    let floors = documented_floors(&doc).unwrap();
+    let breaches = floor_breaches(&import_graph(&src()), &floors);
+    assert!(
+        breaches.is_empty(),
+        "imports that break the floors drawn in docs/architecture.md (move the item down, or \
+         redraw the floors if the design changed): {breaches:#?}"
+    );
+}
+
+#[test]
+fn the_floor_check_finds_an_import_up_or_across() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "lib.rs",
+        "mod low;\nmod mid;\nmod top;\nmod side;\nmod lost;\n",
+    );
+    write("low.rs", "use crate::mid::x;\n");
+    write("mid/mod.rs", "mod inner;\n");
+    write("mid/inner.rs", "use crate::low::y;\nuse crate::side::z;\n");
+    write("side.rs", "pub fn z() {}\n");
+    write("top.rs", "use crate::{low::a, mid::b};\n");
+    write("lost.rs", "\n");
+    let floors =
+        documented_floors("x\n<!-- floors -->\n```\n2  top  gone\n1  mid  side\n0  low\n```\n")
+            .unwrap();
+    let found = floor_breaches(&import_graph(dir.path()), &floors);
+    assert_eq!(
+        found,
+        [
+            "gone is on a floor but not in src/",
+            "lost is on no floor",
+            "low (floor 0) imports mid (floor 1)",
+            "mid::inner (floor 1) imports side (floor 1)",
+        ],
+        "{found:#?}"
+    );
+    assert!(documented_floors("no block").is_err());
+    assert!(documented_floors("<!-- floors\n```\nx cli\n```").is_err());
+    assert!(documented_floors("<!-- floors\n```\n1 cli\n2 cli\n```").is_err());
 }
 
 #[test]
