@@ -81,7 +81,7 @@ async fn client_for(url: &str, region: Option<String>) -> Client {
         endpoint_url: Some(url.to_string()),
         region,
         profile: None,
-        protocol: crate::runner::target::Protocol::Json,
+        protocol: crate::sqs::protocol::Protocol::Json,
     };
     let (client, _) = build_client(&target).await;
     let conf = client

@@ -1,5 +1,6 @@
 //! Command-line arguments (clap derive; the doc comments are the help text).
 
+use crate::sqs::protocol::Protocol;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -134,14 +135,23 @@ impl TargetArg {
     }
 }
 
-/// The wire protocol of `sqsprobe run`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProtocolArg {
-    /// AWS JSON 1.0, what aws-sdk-sqs speaks.
-    Json,
-    /// The form-encoded / XML query protocol, translated under the SDK (emulators only; see
-    /// docs/query-protocol.md).
-    Query,
+/// The wire protocol of `sqsprobe run` (`--protocol`): the one enum of `sqs/protocol.rs`, with
+/// each value's help.
+impl ValueEnum for Protocol {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Protocol::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            Protocol::Json => "AWS JSON 1.0, what aws-sdk-sqs speaks",
+            Protocol::Query => {
+                "The form-encoded / XML query protocol, translated under the SDK (emulators \
+                 only; see docs/query-protocol.md)"
+            }
+        };
+        Some(clap::builder::PossibleValue::new(self.as_str()).help(help))
+    }
 }
 
 /// The clock of `sqsprobe run`.
@@ -260,7 +270,7 @@ pub struct RunArgs {
         value_name = "PROTOCOL",
         help_heading = "Target"
     )]
-    pub protocol: ProtocolArg,
+    pub protocol: Protocol,
 
     /// Cases run at once. Cases mostly wait on leases, so more than cores is fine: the default
     /// is 64 on the embedded emulator (in-process, never the bottleneck) and 8 on an endpoint or

@@ -1,6 +1,6 @@
 //! `sqsprobe run`: load, pick a target, run, write the run folder, print the summary.
 
-use super::args::{ProtocolArg, RunArgs, TargetArg};
+use super::args::{RunArgs, TargetArg};
 use super::load::{self, Loaded};
 use crate::evidence::format::RunEnd;
 use crate::evidence::{EvidenceWriter, Record, RunView};
@@ -8,7 +8,7 @@ use crate::exit_code;
 use crate::report;
 use crate::runner::call::rfc3339;
 use crate::runner::target::{Target, TargetRequest};
-use crate::runner::{self, PlannedCase, Protocol, Registry, RunSettings};
+use crate::runner::{self, PlannedCase, Registry, RunSettings};
 use crate::suite::Limits;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
@@ -79,10 +79,7 @@ pub async fn run(args: RunArgs) -> i32 {
     }
     let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 
-    let protocol = match args.protocol {
-        ProtocolArg::Json => Protocol::Json,
-        ProtocolArg::Query => Protocol::Query,
-    };
+    let protocol = args.protocol;
     if args.reach.region.len() > 1 {
         say(
             "run takes one --region, its own (--regions R,... lists the regions its cases may touch)",

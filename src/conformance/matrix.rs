@@ -364,14 +364,6 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
     })
 }
 
-/// The operations whose answer a contested cell shows: what a consumer does with a handle.
-const ACKNOWLEDGEMENTS: [&str; 4] = [
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-];
-
 /// What a target did in a finished case (see [`Did`]); `None` when the case has no `case_end`.
 fn what_it_did(case: &CaseView) -> Option<Did> {
     let end = case.end?;
@@ -382,7 +374,7 @@ fn what_it_did(case: &CaseView) -> Option<Did> {
     for call in &case.calls {
         let Some(step) = call.step else { continue };
         if call.phase != crate::evidence::format::Phase::Step
-            || !ACKNOWLEDGEMENTS.contains(&call.action.as_str())
+            || !crate::sqs::operations::acknowledges(&call.action)
         {
             continue;
         }

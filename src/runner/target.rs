@@ -66,25 +66,9 @@ impl TargetKind {
     }
 }
 
-/// The wire protocol calls use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Protocol {
-    /// AWS JSON 1.0, spoken by aws-sdk-sqs itself.
-    #[default]
-    Json,
-    /// The query protocol, through [`super::query_protocol::QueryProtocolClient`].
-    Query,
-}
-
-impl Protocol {
-    /// The name recorded in `run_start.protocol`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Json => "json",
-            Protocol::Query => "query",
-        }
-    }
-}
+/// The wire protocol calls use (the query protocol through
+/// [`super::query_protocol::QueryProtocolClient`]).
+pub use crate::sqs::protocol::Protocol;
 
 pub use crate::sqs::endpoint::is_aws_endpoint;
 

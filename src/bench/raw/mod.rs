@@ -25,7 +25,7 @@ pub mod workload;
 pub use compare::{Comparison, compare, comparison_markdown};
 pub use embedded::EmbeddedServer;
 pub use endpoint::{EndpointError, RawEndpoint, is_aws_host, parse_endpoint};
-pub use protocol::WireProtocol;
+pub use protocol::Protocol;
 pub use reference::ReferenceServer;
 pub use report::{
     Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, RawReport, RawRow,

@@ -6,26 +6,10 @@
 //! and access key from it and verify nothing, and computing a real signature per request
 //! would put the client's cost into the server's figure.
 
+pub use crate::sqs::protocol::Protocol;
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// The two SQS wire protocols.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WireProtocol {
-    Json,
-    Query,
-}
-
-impl WireProtocol {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WireProtocol::Json => "json",
-            WireProtocol::Query => "query",
-        }
-    }
-}
 
 /// The operation name of the no-op: no SQS API has it, so a server answers it with its
 /// unknown-operation error after parsing the request and before any queue work.
@@ -79,7 +63,7 @@ impl Prepared {
 /// Builds requests in one protocol.
 #[derive(Debug, Clone, Copy)]
 pub struct Requests {
-    pub protocol: WireProtocol,
+    pub protocol: Protocol,
 }
 
 /// Any operation in AWS JSON 1.0 with `body` as its members (the scale workloads build their
@@ -122,8 +106,8 @@ impl Requests {
         params: &[(String, String)],
     ) -> Prepared {
         match self.protocol {
-            WireProtocol::Json => self.json(operation, json_body),
-            WireProtocol::Query => self.query(operation, params),
+            Protocol::Json => self.json(operation, json_body),
+            Protocol::Query => self.query(operation, params),
         }
     }
 
@@ -240,7 +224,7 @@ impl Requests {
     /// The `QueueUrl` of a CreateQueue answer.
     pub fn queue_url(&self, body: &[u8]) -> Option<String> {
         match self.protocol {
-            WireProtocol::Json => {
+            Protocol::Json => {
                 #[derive(Deserialize)]
                 struct Out {
                     #[serde(rename = "QueueUrl")]
@@ -250,14 +234,14 @@ impl Requests {
                     .ok()
                     .map(|o| o.queue_url)
             }
-            WireProtocol::Query => xml_elements(body, "QueueUrl").into_iter().next(),
+            Protocol::Query => xml_elements(body, "QueueUrl").into_iter().next(),
         }
     }
 
     /// The receipt handles of a ReceiveMessage answer (none when it is not one).
     pub fn receipt_handles(&self, body: &[u8]) -> Vec<String> {
         match self.protocol {
-            WireProtocol::Json => {
+            Protocol::Json => {
                 #[derive(Deserialize)]
                 struct Message {
                     #[serde(rename = "ReceiptHandle")]
@@ -272,14 +256,14 @@ impl Requests {
                     .map(|o| o.messages.into_iter().map(|m| m.receipt_handle).collect())
                     .unwrap_or_default()
             }
-            WireProtocol::Query => xml_elements(body, "ReceiptHandle"),
+            Protocol::Query => xml_elements(body, "ReceiptHandle"),
         }
     }
 
     /// Entries a batch answer reports as failed; `None` when the body is not a batch answer.
     pub fn batch_failures(&self, body: &[u8]) -> Option<usize> {
         match self.protocol {
-            WireProtocol::Json => {
+            Protocol::Json => {
                 #[derive(Deserialize)]
                 struct Out {
                     #[serde(rename = "Failed", default)]
@@ -290,7 +274,7 @@ impl Requests {
                 let out = serde_json::from_slice::<Out>(body).ok()?;
                 (!(out.failed.is_empty() && out.successful.is_empty())).then_some(out.failed.len())
             }
-            WireProtocol::Query => {
+            Protocol::Query => {
                 let text = std::str::from_utf8(body).ok()?;
                 text.contains("BatchResult")
                     .then(|| text.matches("<BatchResultErrorEntry>").count())
@@ -329,10 +313,10 @@ mod tests {
     use super::*;
 
     const JSON: Requests = Requests {
-        protocol: WireProtocol::Json,
+        protocol: Protocol::Json,
     };
     const QUERY: Requests = Requests {
-        protocol: WireProtocol::Query,
+        protocol: Protocol::Query,
     };
 
     #[test]

@@ -9,7 +9,7 @@ use tokio::task::JoinSet;
 
 use super::connection::{Answer, Connection};
 use super::endpoint::RawEndpoint;
-use super::protocol::{BATCH_SIZE, Prepared, Requests, WireProtocol};
+use super::protocol::{BATCH_SIZE, Prepared, Protocol, Requests};
 use super::report::{RawRow, RawTargetInfo, RawWorkload};
 use super::workload::{ConnectionLog, ConnectionPlan, merge, run_phase};
 
@@ -34,7 +34,7 @@ pub struct RawTarget {
     pub name: String,
     pub url: String,
     pub endpoint: RawEndpoint,
-    pub protocol: WireProtocol,
+    pub protocol: Protocol,
 }
 
 /// Everything measured on one target; `info.error` says why it stopped early, if it did.

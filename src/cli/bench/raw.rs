@@ -10,10 +10,9 @@ use super::super::args::{BenchArgs, BenchTargetArg, BenchWorkloadArg, bench_defa
 use super::scale::{self, ScalePlan};
 use super::{MAX_CLIENTS, check_phases};
 use crate::bench::raw::{
-    EmbeddedServer, Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
-    RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, WireProtocol, apply_ceilings,
-    build_profile, compare, comparison_markdown, load_average, parse_endpoint, raw_markdown_table,
-    run_target,
+    EmbeddedServer, Machine, Protocol, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
+    RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, apply_ceilings, build_profile,
+    compare, comparison_markdown, load_average, parse_endpoint, raw_markdown_table, run_target,
 };
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
@@ -35,23 +34,19 @@ enum Place {
 struct Planned {
     name: String,
     place: Place,
-    protocol: WireProtocol,
+    protocol: Protocol,
 }
 
-fn parse_protocol(s: &str) -> Result<WireProtocol, String> {
-    match s {
-        "json" => Ok(WireProtocol::Json),
-        "query" => Ok(WireProtocol::Query),
-        other => Err(format!("`{other}` is not a protocol: use json or query")),
-    }
+fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    Protocol::from_name(s).ok_or_else(|| format!("`{s}` is not a protocol: use json or query"))
 }
 
 /// `--protocol`: a bare protocol for every target, then NAME=PROTO for single targets.
 fn protocols(
     args: &BenchArgs,
     names: &[&str],
-) -> Result<(WireProtocol, Vec<(String, WireProtocol)>), String> {
-    let mut default = WireProtocol::Json;
+) -> Result<(Protocol, Vec<(String, Protocol)>), String> {
+    let mut default = Protocol::Json;
     let mut per_target = Vec::new();
     for value in &args.protocol {
         match value.split_once('=') {
@@ -196,7 +191,7 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
         targets.push(Planned {
             name: REFERENCE.into(),
             place: Place::Reference,
-            protocol: WireProtocol::Json,
+            protocol: Protocol::Json,
         });
     }
     if names.first() == Some(&"embedded") {

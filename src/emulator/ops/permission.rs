@@ -13,16 +13,11 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
-/// Actions a permission may grant (API_AddPermission, `ActionName`).
-const GRANTABLE: &[&str] = &[
-    "*",
-    "SendMessage",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "ChangeMessageVisibility",
-    "GetQueueAttributes",
-    "GetQueueUrl",
-];
+/// Whether a permission may grant `action` (API_AddPermission, `ActionName`): `*`, or an
+/// operation the table marks [`crate::sqs::operations::Operation::grantable`].
+fn grantable(action: &str) -> bool {
+    action == "*" || crate::sqs::operations::by_name(action).is_some_and(|o| o.grantable)
+}
 /// Most actions in one AddPermission (moto `test_add_permission_errors`: 8 is OverLimit).
 const MAX_ACTIONS: usize = 7;
 
@@ -94,7 +89,7 @@ pub(crate) fn add_permission(
             actions.len()
         )));
     }
-    if let Some(bad) = actions.iter().find(|a| !GRANTABLE.contains(&a.as_str())) {
+    if let Some(bad) = actions.iter().find(|a| !grantable(a)) {
         return Err(SqsError::invalid_value(
             format!("SQS:{bad}"),
             "ActionName",

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::sqs::query_json::json_form_name;
+use crate::sqs::query_members::{self, Layout};
 
 use crate::emulator::support::errors::SqsError;
 use crate::sqs::errors::QUEUE_DOES_NOT_EXIST;
@@ -107,56 +108,36 @@ fn pairs_to_map(value: Value, key_field: &str) -> Value {
     Value::Object(out)
 }
 
-/// Members that are lists, by their JSON protocol names.
-const LIST_MEMBERS: &[&str] = &[
-    "Entries",
-    "AttributeNames",
-    "MessageAttributeNames",
-    "MessageSystemAttributeNames",
-    "TagKeys",
-    "AWSAccountIds",
-    "Actions",
-];
-
-/// Renames query parameter names to the JSON protocol's members, recursively for entries.
+/// Renames query parameter names to the JSON protocol's members ([`query_members::REQUEST`]),
+/// recursively for the structures in a list (batch entries).
 fn normalize(map: Map<String, Value>) -> Map<String, Value> {
     let mut out = Map::new();
     for (key, value) in map {
-        let (key, value) = match key.as_str() {
-            "Attribute" => ("Attributes".to_owned(), pairs_to_map(value, "Name")),
-            "MessageAttribute" => ("MessageAttributes".to_owned(), pairs_to_map(value, "Name")),
-            "MessageSystemAttribute" => (
-                "MessageSystemAttributes".to_owned(),
-                pairs_to_map(value, "Name"),
-            ),
-            "Tag" | "Tags" => ("Tags".to_owned(), pairs_to_map(value, "Key")),
-            "AttributeName" => ("AttributeNames".to_owned(), value),
-            "MessageAttributeName" => ("MessageAttributeNames".to_owned(), value),
-            "MessageSystemAttributeName" => ("MessageSystemAttributeNames".to_owned(), value),
-            "TagKey" => ("TagKeys".to_owned(), value),
-            "AWSAccountId" => ("AWSAccountIds".to_owned(), value),
-            "ActionName" => ("Actions".to_owned(), value),
-            "SendMessageBatchRequestEntry"
-            | "DeleteMessageBatchRequestEntry"
-            | "ChangeMessageVisibilityBatchRequestEntry" => {
-                let entries = match value {
-                    Value::Array(items) => items
-                        .into_iter()
-                        .map(|item| match item {
-                            Value::Object(m) => Value::Object(normalize(m)),
-                            other => other,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
+        let (key, value) = match query_members::request_by_query(&key) {
+            Some(member) => {
+                let value = match (member.layout, value) {
+                    (Layout::Map { key, .. }, value) => pairs_to_map(value, key),
+                    (Layout::List, Value::Array(items)) => Value::Array(
+                        items
+                            .into_iter()
+                            .map(|item| match item {
+                                Value::Object(m) => Value::Object(normalize(m)),
+                                other => other,
+                            })
+                            .collect(),
+                    ),
+                    // Batch entries that are not numbered are no entries (EmptyBatchRequest).
+                    (Layout::List, _) if member.json == "Entries" => Value::Array(Vec::new()),
+                    (Layout::List, other) => other,
                 };
-                ("Entries".to_owned(), Value::Array(entries))
+                (member.json.to_owned(), value)
             }
-            _ => (key, value),
+            None => (key, value),
         };
         // botocore sends an empty list as `Name=`: an empty list, not a string (AWS reads
         // `SendMessageBatchRequestEntry=` as no entries, `MessageAttributeName=` as no filter).
         let value = match value {
-            Value::String(s) if s.is_empty() && LIST_MEMBERS.contains(&key.as_str()) => {
+            Value::String(s) if s.is_empty() && query_members::request_is_list(&key) => {
                 Value::Array(Vec::new())
             }
             other => other,
@@ -220,46 +201,32 @@ fn element(out: &mut String, name: &str, inner: &str) {
     out.push('>');
 }
 
-/// Renders a JSON result object as the children of a `<…Result>` element.
+/// Renders a JSON result object as the children of a `<…Result>` element, members renamed
+/// and flattened as [`query_members::REPLY`] says.
 fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
     for (key, value) in map {
-        match (key.as_str(), value) {
-            ("Attributes", Value::Object(attrs)) => {
-                for (name, v) in attrs {
+        let member = query_members::reply_by_json(operation, key);
+        match (member.map(|m| (m.query, m.layout)), value) {
+            (Some((name, Layout::Map { key, structured })), Value::Object(pairs)) => {
+                for (k, v) in pairs {
                     let mut inner = String::new();
-                    element(&mut inner, "Name", &xml_text(name));
-                    element(&mut inner, "Value", &scalar(v));
-                    element(out, "Attribute", &inner);
-                }
-            }
-            ("MessageAttributes", Value::Object(attrs)) => {
-                for (name, v) in attrs {
-                    let mut inner = String::new();
-                    element(&mut inner, "Name", &xml_text(name));
-                    let mut fields = String::new();
-                    if let Value::Object(f) = v {
-                        render_object(&mut fields, operation, f);
+                    element(&mut inner, key, &xml_text(k));
+                    let mut value = String::new();
+                    match v {
+                        Value::Object(fields) if structured => {
+                            render_object(&mut value, operation, fields)
+                        }
+                        _ if structured => {}
+                        other => value.push_str(&scalar(other)),
                     }
-                    element(&mut inner, "Value", &fields);
-                    element(out, "MessageAttribute", &inner);
+                    element(&mut inner, "Value", &value);
+                    element(out, name, &inner);
                 }
             }
-            ("Tags", Value::Object(tags)) => {
-                for (k, v) in tags {
-                    let mut inner = String::new();
-                    element(&mut inner, "Key", &xml_text(k));
-                    element(&mut inner, "Value", &scalar(v));
-                    element(out, "Tag", &inner);
-                }
-            }
-            (_, Value::Array(items)) => {
-                let name = match key.as_str() {
-                    "QueueUrls" | "queueUrls" => "QueueUrl".to_owned(),
-                    "Messages" => "Message".to_owned(),
-                    "Successful" => format!("{operation}ResultEntry"),
-                    "Failed" => "BatchResultErrorEntry".to_owned(),
-                    "Results" => "ListMessageMoveTasksResultEntry".to_owned(),
-                    other => other.to_owned(),
+            (renamed, Value::Array(items)) => {
+                let name = match renamed {
+                    Some((name, Layout::List)) => name,
+                    _ => key.as_str(),
                 };
                 for item in items {
                     let mut inner = String::new();
@@ -267,7 +234,7 @@ fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
                         Value::Object(m) => render_object(&mut inner, operation, m),
                         other => inner.push_str(&scalar(other)),
                     }
-                    element(out, &name, &inner);
+                    element(out, name, &inner);
                 }
             }
             (_, Value::Object(m)) => {
@@ -280,20 +247,10 @@ fn render_object(out: &mut String, operation: &str, map: &Map<String, Value>) {
     }
 }
 
-/// Operations whose query reply has no `<…Result>` element.
+/// Whether `operation`'s query reply has a `<…Result>` element: not when its answer has no
+/// members ([`crate::sqs::operations::Operation::has_output`]).
 fn has_result(operation: &str) -> bool {
-    !matches!(
-        operation,
-        "DeleteQueue"
-            | "SetQueueAttributes"
-            | "TagQueue"
-            | "UntagQueue"
-            | "PurgeQueue"
-            | "DeleteMessage"
-            | "ChangeMessageVisibility"
-            | "AddPermission"
-            | "RemovePermission"
-    )
+    !crate::sqs::operations::has_no_output(operation)
 }
 
 /// A successful reply body.
@@ -322,8 +279,9 @@ pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String
 pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
 
 /// A result's members in the query protocol's JSON form: the XML form's structure with the
-/// API's member names, maps as `[{Name, Value}]` (`[{Key, Value}]` for tags).
-fn json_members(value: &Value) -> Value {
+/// API's member names, maps as `[{Name, Value}]` (`[{Key, Value}]` for tags: the key member
+/// of [`query_members::REPLY`]).
+fn json_members(operation: &str, value: &Value) -> Value {
     let Value::Object(map) = value else {
         return value.clone();
     };
@@ -334,7 +292,7 @@ fn json_members(value: &Value) -> Value {
                 .map(|(k, v)| {
                     let mut entry = Map::new();
                     entry.insert(key.to_owned(), Value::String(k.clone()));
-                    entry.insert("Value".to_owned(), json_members(v));
+                    entry.insert("Value".to_owned(), json_members(operation, v));
                     Value::Object(entry)
                 })
                 .collect(),
@@ -343,11 +301,16 @@ fn json_members(value: &Value) -> Value {
     let out = map
         .iter()
         .map(|(k, v)| {
-            let converted = match (k.as_str(), v) {
-                ("Attributes" | "MessageAttributes", Value::Object(attrs)) => pairs(attrs, "Name"),
-                ("Tags", Value::Object(tags)) => pairs(tags, "Key"),
-                (_, Value::Array(items)) => Value::Array(items.iter().map(json_members).collect()),
-                (_, other) => json_members(other),
+            let layout = query_members::reply_by_json(operation, k).map(|m| m.layout);
+            let converted = match (layout, v) {
+                (Some(Layout::Map { key, .. }), Value::Object(attrs)) => pairs(attrs, key),
+                (_, Value::Array(items)) => Value::Array(
+                    items
+                        .iter()
+                        .map(|item| json_members(operation, item))
+                        .collect(),
+                ),
+                (_, other) => json_members(operation, other),
             };
             (k.clone(), converted)
         })
@@ -362,7 +325,7 @@ fn json_members(value: &Value) -> Value {
 pub(crate) fn encode_json(operation: &str, value: &Value, request_id: &str) -> Vec<u8> {
     let mut response = Map::new();
     if has_result(operation) {
-        let mut result = json_members(value);
+        let mut result = json_members(operation, value);
         if let Value::Object(members) = &mut result {
             *members = std::mem::take(members)
                 .into_iter()

@@ -18,6 +18,7 @@
 //! renamed lists under AWS's names only (`ReceiveMessageResult.messages`:
 //! [`crate::sqs::query_json`]).
 
+use crate::sqs::query_members::{self, Layout, Member};
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use serde_json::{Map, Value, json};
@@ -149,14 +150,18 @@ fn leaf(name: &str, text: &str) -> Value {
     Value::String(text.to_owned())
 }
 
-/// `<MessageAttribute>`'s `<Value>`: DataType, StringValue, BinaryValue and the list forms.
-fn attribute_value(el: &Element) -> Value {
+/// `<MessageAttribute>`'s `<Value>`: DataType, StringValue, BinaryValue and the list forms
+/// (`StringListValue` elements into `StringListValues`, as [`query_members::REPLY`] names them).
+fn attribute_value(operation: &str, el: &Element) -> Value {
     let mut out = Map::new();
     for c in &el.children {
-        match c.name.as_str() {
-            "StringListValue" | "BinaryListValue" => {
-                let key = format!("{}s", c.name);
-                if let Value::Array(items) = out.entry(key).or_insert_with(|| json!([])) {
+        match query_members::reply_by_query(operation, &c.name) {
+            Some(Member {
+                json,
+                layout: Layout::List,
+                ..
+            }) => {
+                if let Value::Array(items) = out.entry(*json).or_insert_with(|| json!([])) {
                     items.push(Value::String(c.text.clone()));
                 }
             }
@@ -172,57 +177,25 @@ fn map_entry<'a>(el: &'a Element, key: &str) -> Option<(String, &'a Element)> {
     Some((el.child_text(key)?.to_owned(), el.child("Value")?))
 }
 
-/// Where a flattened child element goes in the JSON object.
-enum Slot {
-    /// `{Name/Key, Value}` pairs into a map of strings.
-    StringMap(&'static str, &'static str),
-    /// `{Name, Value{…}}` pairs into a map of attribute values.
-    AttributeMap(&'static str),
-    /// Repeated element into a list.
-    List(&'static str),
-    /// A single member.
-    Member,
-}
-
-fn slot(operation: &str, element: &str) -> Slot {
-    match element {
-        "Attribute" => Slot::StringMap("Attributes", "Name"),
-        "Tag" => Slot::StringMap("Tags", "Key"),
-        "MessageAttribute" => Slot::AttributeMap("MessageAttributes"),
-        // Elsewhere (batch error entries) `Message` is an error text.
-        "Message" if operation == "ReceiveMessage" => Slot::List("Messages"),
-        "QueueUrl" if operation == "ListQueues" => Slot::List("QueueUrls"),
-        // The JSON model spells this one member in lower camel case.
-        "QueueUrl" if operation == "ListDeadLetterSourceQueues" => Slot::List("queueUrls"),
-        "BatchResultErrorEntry" => Slot::List("Failed"),
-        "ListMessageMoveTasksResultEntry" => Slot::List("Results"),
-        e if e == format!("{operation}ResultEntry") => Slot::List("Successful"),
-        _ => Slot::Member,
-    }
-}
-
 /// The JSON object for a result (or a structure inside it).
 fn object(operation: &str, el: &Element) -> Map<String, Value> {
     let mut out = Map::new();
     for c in &el.children {
-        match slot(operation, &c.name) {
-            Slot::StringMap(member, key) => {
+        let member = query_members::reply_by_query(operation, &c.name);
+        match member.map(|m| (m.json, m.layout)) {
+            Some((member, Layout::Map { key, structured })) => {
                 if let Some((k, v)) = map_entry(c, key) {
-                    let map = out.entry(member).or_insert_with(|| json!({}));
-                    if let Value::Object(m) = map {
-                        m.insert(k, Value::String(v.text.clone()));
+                    let value = if structured {
+                        attribute_value(operation, v)
+                    } else {
+                        Value::String(v.text.clone())
+                    };
+                    if let Value::Object(m) = out.entry(member).or_insert_with(|| json!({})) {
+                        m.insert(k, value);
                     }
                 }
             }
-            Slot::AttributeMap(member) => {
-                if let Some((k, v)) = map_entry(c, "Name") {
-                    let map = out.entry(member).or_insert_with(|| json!({}));
-                    if let Value::Object(m) = map {
-                        m.insert(k, attribute_value(v));
-                    }
-                }
-            }
-            Slot::List(member) => {
+            Some((member, Layout::List)) => {
                 let item = if c.children.is_empty() {
                     Value::String(c.text.clone())
                 } else {
@@ -232,7 +205,7 @@ fn object(operation: &str, el: &Element) -> Map<String, Value> {
                     items.push(item);
                 }
             }
-            Slot::Member => {
+            None => {
                 let value = if c.children.is_empty() {
                     leaf(&c.name, &c.text)
                 } else {
@@ -328,9 +301,6 @@ fn error_reply(
     }
 }
 
-/// Members that are maps in the JSON model and lists of pairs in the query JSON form.
-const MAP_MEMBERS: &[&str] = &["Attributes", "Tags", "MessageAttributes"];
-
 /// A `{"Name" | "Key": …, "Value": …}` pair of the query JSON form.
 fn pair(v: &Value) -> Option<(&str, &Value)> {
     let o = v.as_object().filter(|o| o.len() == 2)?;
@@ -342,7 +312,7 @@ fn pair(v: &Value) -> Option<(&str, &Value)> {
 fn json_member(name: &str, v: &Value) -> Value {
     match v {
         Value::Array(items)
-            if MAP_MEMBERS.contains(&name)
+            if query_members::reply_is_map(name)
                 || (!items.is_empty() && items.iter().all(|i| pair(i).is_some())) =>
         {
             let mut map = Map::new();

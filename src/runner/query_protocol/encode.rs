@@ -7,6 +7,7 @@
 //! (`Entries=`, `MessageAttributeNames=`), as botocore's query serializer sends it ("The query
 //! protocol serializes empty lists"): the item name is only known once there is an item.
 
+use crate::sqs::query_members::{self, Layout, Member};
 use serde_json::{Map, Value};
 
 /// The query API version every SQS query request names.
@@ -21,36 +22,10 @@ pub(crate) enum EncodeError {
     NotAnObject,
 }
 
-/// How a JSON member is written in the query protocol.
-enum Member {
-    /// A map written as `Name.N.<key field>` + `Name.N.Value[.…]`.
-    Map {
-        name: &'static str,
-        key: &'static str,
-    },
-    /// A list (or a scalar or structure) under another name.
-    Renamed(String),
-}
-
-fn member(operation: &str, json_name: &str) -> Member {
-    let map = |name, key| Member::Map { name, key };
-    match json_name {
-        "Attributes" => map("Attribute", "Name"),
-        "MessageAttributes" => map("MessageAttribute", "Name"),
-        "MessageSystemAttributes" => map("MessageSystemAttribute", "Name"),
-        // CreateQueue's member is `tags`, TagQueue's `Tags`; both are `Tag.N.Key/Value`.
-        "Tags" | "tags" => map("Tag", "Key"),
-        "AttributeNames" => Member::Renamed("AttributeName".into()),
-        "MessageAttributeNames" => Member::Renamed("MessageAttributeName".into()),
-        "TagKeys" => Member::Renamed("TagKey".into()),
-        "AWSAccountIds" => Member::Renamed("AWSAccountId".into()),
-        "Actions" => Member::Renamed("ActionName".into()),
-        "StringListValues" => Member::Renamed("StringListValue".into()),
-        "BinaryListValues" => Member::Renamed("BinaryListValue".into()),
-        // SendMessageBatchRequestEntry, DeleteMessageBatchRequestEntry, …
-        "Entries" => Member::Renamed(format!("{operation}RequestEntry")),
-        other => Member::Renamed(other.to_owned()),
-    }
+/// How a JSON member is written in the query protocol: under its name in the table of
+/// [`crate::sqs::query_members`], as a map of numbered pairs or a list, or as it is.
+fn member(operation: &str, json_name: &str) -> Option<&'static Member> {
+    query_members::request_by_json(operation, json_name)
 }
 
 fn join(prefix: &str, name: &str) -> String {
@@ -98,20 +73,21 @@ fn write_members(
             out.push((join(prefix, json_name), String::new()));
             continue;
         }
-        match (member(operation, json_name), value) {
-            (Member::Map { name, key }, Value::Object(entries)) => {
+        let Some(member) = member(operation, json_name) else {
+            write_value(operation, &join(prefix, json_name), value, out);
+            continue;
+        };
+        match (member.layout, value) {
+            (Layout::Map { key, .. }, Value::Object(entries)) => {
                 for (i, (k, v)) in entries.iter().enumerate() {
-                    let base = join(prefix, &format!("{name}.{}", i + 1));
+                    let base = join(prefix, &format!("{}.{}", member.query, i + 1));
                     out.push((format!("{base}.{key}"), k.clone()));
                     write_value(operation, &format!("{base}.Value"), v, out);
                 }
             }
-            (Member::Map { name, .. }, other) => {
-                // Not a map after all: pass it on under the query name rather than drop it, so
-                // the server answers for the malformed value.
-                write_value(operation, &join(prefix, name), other, out);
-            }
-            (Member::Renamed(name), v) => write_value(operation, &join(prefix, &name), v, out),
+            // A list; or not a map after all: passed on under the query name rather than
+            // dropped, so the server answers for the malformed value.
+            _ => write_value(operation, &join(prefix, member.query), value, out),
         }
     }
 }

@@ -36,7 +36,7 @@ const CASE_KEYS: &[&str] = &[
 const MAX_TRIALS: u32 = 1000;
 
 /// The wire protocols a case may be limited to (`protocols:`).
-pub const PROTOCOLS: &[&str] = &["json", "query"];
+pub const PROTOCOLS: &[&str] = &crate::sqs::protocol::Protocol::NAMES;
 
 pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Option<Case> {
     let f = r.fields(item, item, "a case", CASE_KEYS)?;
