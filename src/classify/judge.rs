@@ -316,6 +316,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         message,
         status: None,
         code: None,
+        teardown: false,
     };
     let answered = |step: &StepResult, message: String| Finding {
         step: Some(step.index),
@@ -323,6 +324,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         message,
         status: step.status,
         code: step.code.clone(),
+        teardown: false,
     };
 
     if let Some(error) = &facts.setup_error {
@@ -404,7 +406,10 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     }
     for error in &facts.teardown_errors {
         v.errored = true;
-        findings.push(finding(None, facts.line, error.clone()));
+        findings.push(Finding {
+            teardown: true,
+            ..finding(None, facts.line, error.clone())
+        });
     }
 
     let class = judged.as_ref().and_then(|j| j.class);
@@ -691,6 +696,7 @@ mod tests {
         );
         assert_eq!(j.findings[1].step, Some(1));
         assert_eq!(j.findings[2].message, "failed to delete queue q");
+        assert!(j.findings[2].teardown && !j.findings[0].teardown);
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub fn pool(
         message,
         status: None,
         code: None,
+        teardown: false,
     };
     for (i, j) in judged.iter().enumerate() {
         let trial = i as u32 + 1;

@@ -507,6 +507,7 @@ mod tests {
                 message: "step 5 (delete): expected status 200, got 400".to_string(),
                 status: Some(400),
                 code: None,
+                teardown: false,
             });
         }
         vec![

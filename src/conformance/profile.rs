@@ -28,6 +28,7 @@ const ENTRY_KEYS: &[&str] = &[
     "step",
     "finding",
     "answer",
+    "teardown",
 ];
 const REQUIRED_ENTRY_KEYS: &[&str] = &["case", "reason", "reference"];
 const ANSWER_KEYS: &[&str] = &["status", "code"];
@@ -62,6 +63,10 @@ pub struct ProfileEntry {
     /// `answer: {status, code}`: the HTTP status and error code the target answers at that
     /// step (`{status: 200}` for a success AWS would refuse).
     pub answer: Option<Answer>,
+    /// `teardown: text`: the case's teardown fails on this target, saying this (a part of
+    /// the finding: a DeleteQueue the target never answers, say). Without it a teardown
+    /// finding is a failure elsewhere.
+    pub teardown: Option<String>,
 }
 
 /// A known divergence's `step:`.
@@ -247,6 +252,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
             }
         }
         let finding = f.get("finding").and_then(|n| r.nonempty(n, "`finding`"));
+        let teardown = f.get("teardown").and_then(|n| r.nonempty(n, "`teardown`"));
         let answer = f.get("answer").and_then(|n| {
             let a = r.fields(n, n, "an answer", ANSWER_KEYS)?;
             let status = a
@@ -258,14 +264,15 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
         });
         let case_node = f.get("case").expect("required");
         if pinned {
-            if f.get("step").is_none() {
+            if f.get("step").is_none() && f.get("teardown").is_none() {
                 r.error_hint(
                     case_node,
                     "a known divergence needs `step:`",
-                    "pin it to the step where the target diverges (1-based, as findings number steps), or `case` for a rate or trial finding",
+                    "pin it to the step where the target diverges (1-based, as findings number steps), `case` for a rate or trial finding, or `teardown:` for a teardown the target fails",
                 );
             }
-            if f.get("finding").is_none() && f.get("answer").is_none() {
+            let teardown_only = f.get("step").is_none() && f.get("teardown").is_some();
+            if !teardown_only && f.get("finding").is_none() && f.get("answer").is_none() {
                 r.error_hint(
                     case_node,
                     "a known divergence needs `finding:` or `answer:`",
@@ -273,7 +280,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
                 );
             }
         } else {
-            for key in ["step", "finding", "answer"] {
+            for key in ["step", "finding", "answer", "teardown"] {
                 if let Some(n) = f.get(key) {
                     r.error(n, format!("`{key}` applies to known divergences only"));
                 }
@@ -294,6 +301,7 @@ fn entries(r: &mut Reader, node: Option<&Node>, what: &str, pinned: bool) -> Vec
                 step,
                 finding,
                 answer,
+                teardown,
             });
         }
     }
@@ -327,19 +335,25 @@ pub fn unknown_cases(profile: &Profile, known_cases: &[&str]) -> Vec<Diagnostic>
 /// A listed known divergence that failed becomes `known_divergence` with the profile's reason
 /// and reference; one that passed stays a pass with a note asking whether it was fixed
 /// upstream. Errors and inconclusive results are left alone: they show nothing about the
-/// divergence either way.
+/// divergence either way — except an error of the teardown an entry pins (`teardown:`),
+/// which is the divergence.
 pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
     let Some(entry) = profile.known_divergence(&end.case) else {
         return end;
     };
     match end.verdict {
-        Verdict::Fail => match explains(entry, &end) {
-            Ok(()) => {
-                end.verdict = Verdict::KnownDivergence;
-                end.profile_note = Some(entry.note());
+        // A teardown error is a divergence only where the entry pins one.
+        Verdict::Fail | Verdict::Error
+            if end.verdict == Verdict::Fail || entry.teardown.is_some() =>
+        {
+            match explains(entry, &end) {
+                Ok(()) => {
+                    end.verdict = Verdict::KnownDivergence;
+                    end.profile_note = Some(entry.note());
+                }
+                Err(why) => end.profile_note = Some(why),
             }
-            Err(why) => end.profile_note = Some(why),
-        },
+        }
         Verdict::Pass => end.profile_note = Some(NO_LONGER_OBSERVED.to_string()),
         _ => {}
     }
@@ -347,23 +361,30 @@ pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
 }
 
 /// Whether a failed case's findings are exactly the divergence the entry describes: all at
-/// its step, and saying what it says the target answers there. `Err` says what differs.
+/// its step, and saying what it says the target answers there, and any teardown finding
+/// saying what its `teardown:` says. `Err` says what differs.
 fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
-    let at = |f: &&crate::evidence::format::Finding| match entry.step {
-        Some(StepPin::Case) => f.step.is_none(),
-        Some(StepPin::At(n)) => f.step.map(|s| s as u32 + 1) == Some(n),
-        // Unsupported entries have no step and are never asked to explain a failure.
-        None => true,
+    use crate::evidence::format::Finding;
+    let at = |f: &&Finding| {
+        !f.teardown
+            && match entry.step {
+                Some(StepPin::Case) => f.step.is_none(),
+                Some(StepPin::At(n)) => f.step.map(|s| s as u32 + 1) == Some(n),
+                // A teardown-only entry explains no step's finding.
+                None => false,
+            }
     };
-    let pinned_at = match entry.step {
-        Some(StepPin::Case) => "case level".to_string(),
-        Some(StepPin::At(n)) => format!("step {n}"),
-        None => "no step".to_string(),
+    let pinned_at = match (entry.step, &entry.teardown) {
+        (Some(StepPin::Case), _) => "case level".to_string(),
+        (Some(StepPin::At(n)), _) => format!("step {n}"),
+        (None, Some(_)) => "its teardown".to_string(),
+        (None, None) => "no step".to_string(),
     };
     let elsewhere: Vec<&str> = end
         .findings
         .iter()
-        .filter(|f| !at(f))
+        // A teardown finding is the `teardown:` pin's to explain, if the entry has one.
+        .filter(|f| !(at(f) || f.teardown && entry.teardown.is_some()))
         .map(|f| f.message.as_str())
         .collect();
     if !elsewhere.is_empty() {
@@ -372,7 +393,25 @@ fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
             elsewhere.join("; ")
         ));
     }
-    let here: Vec<&crate::evidence::format::Finding> = end.findings.iter().filter(at).collect();
+    if let Some(text) = &entry.teardown {
+        let other: Vec<&str> = end
+            .findings
+            .iter()
+            .filter(|f| f.teardown && !f.message.contains(text.as_str()))
+            .map(|f| f.message.as_str())
+            .collect();
+        if !other.is_empty() {
+            return Err(format!(
+                "listed as a known divergence whose teardown says {text:?}, but its teardown \
+                 failed differently: {}",
+                other.join("; ")
+            ));
+        }
+    }
+    if entry.step.is_none() {
+        return Ok(());
+    }
+    let here: Vec<&Finding> = end.findings.iter().filter(at).collect();
     let said = entry
         .finding
         .as_deref()
@@ -692,6 +731,7 @@ unsupported:
             message: format!("step {} (delete): {message}", step + 1),
             status: Some(status),
             code: code.map(str::to_string),
+            teardown: false,
         }
     }
 
@@ -715,6 +755,7 @@ unsupported:
             message: "rate of observed_redelivery in 15 of 15 trials".into(),
             status: None,
             code: None,
+            teardown: false,
         };
         assert_eq!(
             apply(&p, failed_with(vec![rate.clone()])).verdict,
@@ -731,6 +772,76 @@ unsupported:
         assert_eq!(kept.verdict, Verdict::Fail);
         assert!(kept.profile_note.unwrap().contains("at case level"));
         let bad = GOOD.replace("    step: 3\n", "    step: somewhere\n");
+        assert!(parse_profile("p.yaml", &bad).is_err());
+    }
+
+    fn teardown_finding(message: &str) -> Finding {
+        Finding {
+            step: None,
+            line: 10,
+            message: message.to_string(),
+            status: None,
+            code: None,
+            teardown: true,
+        }
+    }
+
+    /// sqslite never answers a DeleteQueue of a queue already gone: the case's teardown
+    /// fails on it, and only a `teardown:` pin explains that.
+    #[test]
+    fn a_teardown_pin_explains_the_teardown_finding_and_nothing_else() {
+        let moto = finding(2, "expected success", 400, Some("ReceiptHandleIsInvalid"));
+        let hung = teardown_finding("failed to delete queue q-2 (in us-west-2): no answer");
+        // Without the pin, a teardown finding is a failure elsewhere (and an error stays one).
+        let p = parse_profile("p.yaml", GOOD).unwrap();
+        let kept = apply(&p, failed_with(vec![moto.clone(), hung.clone()]));
+        assert_eq!(kept.verdict, Verdict::Fail);
+        assert!(kept.profile_note.unwrap().contains("failed elsewhere"));
+        let mut errored = end("stale-handle-delete-after-lapse", Verdict::Error);
+        errored.findings = vec![hung.clone()];
+        assert_eq!(apply(&p, errored.clone()).verdict, Verdict::Error);
+
+        // Pinned with the step: both are the divergence.
+        let both = GOOD.replace(
+            "    reason: moto answers",
+            "    teardown: \"no answer\"\n    reason: moto answers",
+        );
+        let p = parse_profile("p.yaml", &both).unwrap();
+        assert_eq!(
+            p.known_divergences[0].teardown.as_deref(),
+            Some("no answer")
+        );
+        assert_eq!(
+            apply(&p, failed_with(vec![moto.clone(), hung.clone()])).verdict,
+            Verdict::KnownDivergence
+        );
+        // A teardown that fails otherwise is not it.
+        let refused =
+            teardown_finding("failed to delete queue q-2 (in us-west-2): 403 AccessDenied");
+        let kept = apply(&p, failed_with(vec![moto.clone(), refused]));
+        assert_eq!(kept.verdict, Verdict::Fail);
+        assert!(
+            kept.profile_note
+                .unwrap()
+                .contains("teardown failed differently")
+        );
+
+        // A teardown-only pin: the error is the divergence; a step's failure is not.
+        let only = GOOD.replace("    step: 3\n", "").replace(
+            "    answer: {status: 400, code: ReceiptHandleIsInvalid}",
+            "    teardown: \"no answer\"",
+        );
+        let p = parse_profile("p.yaml", &only).unwrap();
+        assert_eq!(apply(&p, errored).verdict, Verdict::KnownDivergence);
+        let kept = apply(&p, failed_with(vec![moto, hung]));
+        assert_eq!(kept.verdict, Verdict::Fail);
+        assert!(kept.profile_note.unwrap().contains("at its teardown"));
+
+        // Unsupported entries take no teardown pin.
+        let bad = GOOD.replace(
+            "    reason: moto has no message move tasks",
+            "    teardown: x\n    reason: moto has no message move tasks",
+        );
         assert!(parse_profile("p.yaml", &bad).is_err());
     }
 
@@ -824,7 +935,7 @@ unsupported:
         assert_eq!(
             lines,
             vec![
-                "p.yaml:3:11: a known divergence needs `step:` (pin it to the step where the target diverges (1-based, as findings number steps), or `case` for a rate or trial finding)",
+                "p.yaml:3:11: a known divergence needs `step:` (pin it to the step where the target diverges (1-based, as findings number steps), `case` for a rate or trial finding, or `teardown:` for a teardown the target fails)",
                 "p.yaml:3:11: a known divergence needs `finding:` or `answer:` (say what the target answers at its step, so a different failure there stays a failure)",
                 "p.yaml:8:11: `step` applies to known divergences only",
             ]

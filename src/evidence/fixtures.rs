@@ -120,6 +120,7 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
                 message: message.to_string(),
                 status: None,
                 code: None,
+                teardown: false,
             })
             .collect(),
         classification: None,

@@ -461,6 +461,11 @@ pub struct Finding {
     /// JSON shape name); absent for a success.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The finding is about the case's teardown (a queue it could not delete), not a step:
+    /// a target profile pins it with `teardown:`. Absent (false) otherwise, and in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub teardown: bool,
 }
 
 /// Closing row of a case.

@@ -672,6 +672,7 @@ fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
             message: line,
             status: None,
             code: None,
+            teardown: false,
         });
     }
     let mut deliveries: BTreeMap<String, u32> = BTreeMap::new();

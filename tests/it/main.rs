@@ -36,6 +36,7 @@ mod honesty;
 mod interrupted_runs;
 mod layout;
 mod ownership;
+mod pin_profile;
 mod progress;
 mod query_protocol;
 mod report_html;

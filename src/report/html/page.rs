@@ -691,6 +691,7 @@ mod tests {
                         message: evil.clone(),
                         status: None,
                         code: Some(evil.clone()),
+                        teardown: false,
                     });
                     e.outcomes.push(MessageOutcome {
                         message: evil.clone(),

@@ -840,6 +840,7 @@ mod tests {
                     message: "step 2 (sleep): it broke".to_string(),
                     status: None,
                     code: None,
+                    teardown: false,
                 });
             }
         }
