@@ -9,8 +9,8 @@ use super::case::{run_case, run_trial};
 use super::queues::{Registry, run_prefix};
 use super::schedule::PlannedCase;
 use super::target::TargetKind;
-use super::{Halt, HaltReason, RunContext};
-use crate::classify;
+use super::{Halt, RunContext};
+use crate::classify::{self, StopReason};
 use crate::conformance::{self, Profile};
 use crate::evidence::Masker;
 use crate::evidence::format::{
@@ -170,12 +170,9 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
 
 /// The `case_end` of a case the run did not start because it had stopped itself: an error when
 /// the target broke (credentials, lost), inconclusive when a budget ran out.
-fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &HaltReason) -> CaseEnd {
+fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &StopReason) -> CaseEnd {
     CaseEnd {
-        verdict: match why {
-            HaltReason::Budget(_) => Verdict::Inconclusive,
-            HaltReason::CredentialsRefused(_) | HaltReason::TargetLost(_) => Verdict::Error,
-        },
+        verdict: why.verdict(),
         profile_note: None,
         ..conformance::not_run_end(
             &settings.run_id,
@@ -194,7 +191,7 @@ pub struct RunOutcome {
     pub cases: Vec<CaseEnd>,
     pub interrupted: bool,
     /// Why the run stopped itself, if it did (one line for the terminal).
-    pub halted: Option<HaltReason>,
+    pub halted: Option<StopReason>,
     /// Owned queues that could not be proven deleted: a user must know about these (also in
     /// `run_end.left_queues`).
     pub leftover: Vec<LeftQueue>,
@@ -285,7 +282,7 @@ pub async fn run_plan(
     let started = Instant::now();
     let _ = events.send(Record::RunStart(run_start(settings, &plan, started_at)));
 
-    let halt = Halt::default();
+    let halt = Halt::new(cancel.clone());
     let http = super::faults::base_http_client(&client);
     let ctx = Arc::new(RunContext {
         client,
@@ -315,7 +312,7 @@ pub async fn run_plan(
         let halt = halt.clone();
         tokio::spawn(async move {
             tokio::time::sleep(d).await;
-            halt.set(HaltReason::Budget(format!(
+            halt.set(StopReason::Budget(format!(
                 "the time budget (--max-duration {})",
                 crate::duration::format(d)
             )));
@@ -514,11 +511,7 @@ pub async fn run_plan(
     }
     // A cut run exits with its cut's code: what the cases that finished said is a sample the
     // cut chose (the early finishers), not the run's answer.
-    let exit_code = match (interrupted, halt.reason()) {
-        (true, _) => crate::exit_code::INTERRUPTED,
-        (false, Some(HaltReason::Budget(_))) => crate::exit_code::INCONCLUSIVE,
-        _ => classify::exit_code(&verdicts),
-    };
+    let exit_code = classify::run_exit_code(halt.stop_reason().as_ref(), &verdicts);
     let mut totals: BTreeMap<String, u32> = BTreeMap::new();
     for c in &cases {
         *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;
