@@ -119,19 +119,15 @@ pub enum Skip {
 pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Skip, CaseEnd)> {
     let protocols = &planned.case.protocols;
     if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
-        let end = conformance::not_run_end(
-            &settings.run_id,
-            &planned.suite,
-            &planned.case.id,
-            &rfc3339(settings.clock.now()),
-            format!(
+        let skipped = Unrun::Skipped {
+            reason: format!(
                 "not run: the case checks the {} protocol only; this run uses {}",
                 protocols.join(" and "),
                 settings.protocol
             ),
-            format!("protocols: [{}]", protocols.join(", ")),
-        );
-        return Some((Skip::Protocol, end));
+            note: format!("protocols: [{}]", protocols.join(", ")),
+        };
+        return Some((Skip::Protocol, unrun_end(settings, planned, skipped)));
     }
     if let Some(allowed) = &settings.allowed_regions {
         let outside: Vec<&str> = planned
@@ -141,21 +137,19 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
             .filter(|r| !allowed.iter().any(|a| a == r))
             .collect();
         if !outside.is_empty() {
-            let end = conformance::not_run_end(
-                &settings.run_id,
-                &planned.suite,
-                &planned.case.id,
-                &rfc3339(settings.clock.now()),
-                format!(
+            let skipped = Unrun::Skipped {
+                reason: format!(
                     "not run: the case's queues are in {}, outside --regions {}",
                     outside.join(", "),
                     allowed.join(",")
                 ),
-                format!("regions: [{}]", outside.join(", ")),
-            );
-            return Some((Skip::Region, end));
+                note: format!("regions: [{}]", outside.join(", ")),
+            };
+            return Some((Skip::Region, unrun_end(settings, planned, skipped)));
         }
     }
+    // The profile's own sentence and note (`conformance::unsupported_end`), through the same
+    // constructor as every other case_end without a run.
     settings.profile.as_deref().and_then(|p| {
         conformance::unsupported_end(
             p,
@@ -168,21 +162,40 @@ pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Sk
     })
 }
 
-/// The `case_end` of a case the run did not start because it had stopped itself: an error when
-/// the target broke (credentials, lost), inconclusive when a budget ran out.
-fn halted_end(planned: &PlannedCase, settings: &RunSettings, why: &StopReason) -> CaseEnd {
-    CaseEnd {
-        verdict: why.verdict(),
-        profile_note: None,
-        ..conformance::not_run_end(
-            &settings.run_id,
-            &planned.suite,
-            &planned.case.id,
-            &rfc3339(settings.clock.now()),
-            format!("not run: the run stopped: {}", why.describe()),
-            String::new(),
-        )
-    }
+/// Why a planned case is closed without a run of its own.
+#[derive(Debug)]
+pub enum Unrun<'a> {
+    /// It cannot apply to this run (`opening::not_runnable`): verdict `unsupported`, the
+    /// sentence saying why, and what skipped it (`protocols: [query]`) in `profile_note`.
+    Skipped { reason: String, note: String },
+    /// The run stopped before it started: an error when the target broke, inconclusive
+    /// otherwise (the stop's verdict).
+    Halted(&'a StopReason),
+    /// Its task failed (a panic: a harness bug); the sentence says so. Its queues stay in the
+    /// registry and are reported as left over.
+    Failed(String),
+}
+
+/// The `case_end` of `planned`, closed now without a run of its own.
+pub fn unrun_end(settings: &RunSettings, planned: &PlannedCase, why: Unrun<'_>) -> CaseEnd {
+    let (verdict, reason, note) = match why {
+        Unrun::Skipped { reason, note } => (Verdict::Unsupported, reason, Some(note)),
+        Unrun::Halted(stop) => (
+            stop.verdict(),
+            format!("not run: the run stopped: {}", stop.describe()),
+            None,
+        ),
+        Unrun::Failed(why) => (Verdict::Error, why, None),
+    };
+    CaseEnd::unrun(
+        &settings.run_id,
+        &planned.suite,
+        &planned.case.id,
+        &rfc3339(settings.clock.now()),
+        verdict,
+        reason,
+        note,
+    )
 }
 
 /// What a finished (or interrupted) run produced.
@@ -362,7 +375,7 @@ pub async fn run_plan(
         {
             match trial {
                 None => {
-                    let end = halted_end(&p, settings, &why);
+                    let end = unrun_end(settings, &p, Unrun::Halted(&why));
                     let _ = events.send(Record::CaseEnd(end.clone()));
                     finished.push((order, end));
                 }
@@ -412,18 +425,7 @@ pub async fn run_plan(
                         finished.push((order, end));
                     }
                     (None, Err(why)) => {
-                        let end = CaseEnd {
-                            verdict: Verdict::Error,
-                            profile_note: None,
-                            ..conformance::not_run_end(
-                                &settings.run_id,
-                                &p.suite,
-                                &p.case.id,
-                                &rfc3339(settings.clock.now()),
-                                why,
-                                String::new(),
-                            )
-                        };
+                        let end = unrun_end(settings, &p, Unrun::Failed(why));
                         let _ = events.send(Record::CaseEnd(end.clone()));
                         finished.push((order, end));
                     }
@@ -512,28 +514,23 @@ pub async fn run_plan(
     // A cut run exits with its cut's code: what the cases that finished said is a sample the
     // cut chose (the early finishers), not the run's answer.
     let exit_code = classify::run_exit_code(halt.stop_reason().as_ref(), &verdicts);
-    let mut totals: BTreeMap<String, u32> = BTreeMap::new();
-    for c in &cases {
-        *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;
-    }
-    let (standard, fifo) = settings.usage.counts();
-    let _ = events.send(Record::RunEnd(RunEnd {
-        run_id: settings.run_id.clone(),
-        ended_at: rfc3339(settings.clock.now()),
-        duration_ms: started.elapsed().as_millis() as u64,
-        interrupted,
-        totals,
-        exit_code,
-        requests: Some(standard + fifo),
-        fifo_requests: Some(fifo),
-        cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
-        left_queues: leftover.clone(),
-        halted: halt.reason().map(|why| why.describe()),
-    }));
+    let halted = halt.reason();
+    let end = run_end(
+        settings,
+        started,
+        RunClose {
+            cases: &cases,
+            exit_code,
+            interrupted,
+            left_queues: leftover.clone(),
+            halted: halted.clone(),
+        },
+    );
+    let _ = events.send(Record::RunEnd(end));
     RunOutcome {
         cases,
         interrupted,
-        halted: halt.reason(),
+        halted,
         leftover,
         exit_code,
     }
@@ -694,6 +691,45 @@ fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
         duration_ms: (ended_at - set.started_at).num_milliseconds().max(0) as u64,
         trial: None,
         trials: Some(pooled.trials),
+    }
+}
+
+/// How a run ended, besides what its settings, its clock and its request count say.
+#[derive(Debug, Default)]
+pub struct RunClose<'a> {
+    /// Its `case_end`s: `totals` counts their verdicts.
+    pub cases: &'a [CaseEnd],
+    /// The one code the run exits with (see `classify::run_exit_code`).
+    pub exit_code: i32,
+    /// A signal interrupted it.
+    pub interrupted: bool,
+    /// Owned queues it could not prove deleted.
+    pub left_queues: Vec<LeftQueue>,
+    /// Why it stopped itself, if it did (`halted`, one line).
+    pub halted: Option<StopReason>,
+}
+
+/// The `run_end` of a run that began at `started`, stamped now: its totals counted from its
+/// cases, its requests (every attempt, the reachability check's included) and their price
+/// read from the run's count. A merge of partitions combines theirs (`evidence::merge`).
+pub fn run_end(settings: &RunSettings, started: Instant, close: RunClose<'_>) -> RunEnd {
+    let mut totals: BTreeMap<String, u32> = BTreeMap::new();
+    for c in close.cases {
+        *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;
+    }
+    let (standard, fifo) = settings.usage.counts();
+    RunEnd {
+        run_id: settings.run_id.clone(),
+        ended_at: rfc3339(settings.clock.now()),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        interrupted: close.interrupted,
+        totals,
+        exit_code: close.exit_code,
+        requests: Some(standard + fifo),
+        fifo_requests: Some(fifo),
+        cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
+        left_queues: close.left_queues,
+        halted: close.halted.map(|why| why.describe()),
     }
 }
 
