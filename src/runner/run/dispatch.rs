@@ -29,13 +29,16 @@ use tokio::time::Instant;
 /// What a finished (or interrupted) run produced.
 #[derive(Debug)]
 pub struct RunOutcome {
+    /// Every `case_end` sent, in plan order (a case that never started has none).
     pub cases: Vec<CaseEnd>,
+    /// A signal interrupted the run.
     pub interrupted: bool,
     /// Why the run stopped itself, if it did (one line for the terminal).
     pub halted: Option<StopReason>,
     /// Owned queues that could not be proven deleted: a user must know about these (also in
     /// `run_end.left_queues`).
     pub leftover: Vec<LeftQueue>,
+    /// The code the run exits with, as `run_end.exit_code` says.
     pub exit_code: i32,
 }
 
