@@ -12,6 +12,7 @@ use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
 
 use super::decision::{AckFacts, decide};
 use super::outcome::{self, CutReason, TrackedMessage, WindowEnd};
+use super::stop::StopReason;
 use super::verdict::{VerdictFacts, verdict};
 
 /// What a step's check concluded.
@@ -40,46 +41,6 @@ pub struct StepResult {
     /// made one call. Its findings carry it, so a target profile can pin what was answered.
     pub status: Option<u16>,
     pub code: Option<String>,
-}
-
-/// Something outside the steps that stopped the case before its last step.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
-    /// Ctrl-C, SIGTERM or SIGHUP.
-    Interrupted,
-    /// The case ran past its deadline; the text says which (`1m 2s: its budget plus 10s`).
-    Deadline(String),
-    /// The run declared the target lost; the text says why.
-    TargetLost(String),
-    /// The target refused the run's credentials (in this case or another); the text says how.
-    CredentialsRefused(String),
-    /// A budget of the run is spent (`--max-requests`, `--max-duration`); the text says which.
-    Budget(String),
-}
-
-impl Stop {
-    /// The cut this stop makes in an observation window still open.
-    pub fn cut_reason(&self) -> CutReason {
-        match self {
-            Stop::Interrupted => CutReason::Interrupted,
-            Stop::Deadline(_) => CutReason::Deadline,
-            Stop::TargetLost(_) => CutReason::TargetLost,
-            Stop::CredentialsRefused(_) => CutReason::CredentialsRefused,
-            Stop::Budget(_) => CutReason::Budget,
-        }
-    }
-
-    fn finding(&self) -> String {
-        match self {
-            Stop::Interrupted => "the run was interrupted before the case finished".to_string(),
-            Stop::Deadline(what) => format!("the case ran past its deadline ({what})"),
-            Stop::TargetLost(why) => format!("the target was lost before the case finished: {why}"),
-            Stop::CredentialsRefused(why) => format!(
-                "the run stopped: the target refused its credentials or permissions ({why})"
-            ),
-            Stop::Budget(which) => format!("the run stopped: {which} is spent"),
-        }
-    }
 }
 
 /// The facts of one observation window (the case's last `observe`).
@@ -113,11 +74,11 @@ pub struct WindowFacts {
 
 impl WindowFacts {
     /// How the window ended, the stop that cut it when it was still open.
-    pub fn resolved_end(&self, stop: Option<&Stop>) -> WindowEnd {
+    pub fn resolved_end(&self, stop: Option<&StopReason>) -> WindowEnd {
         match (&self.end, stop) {
             (Some(end), _) => end.clone(),
-            (None, Some(stop)) => WindowEnd::Cut(stop.cut_reason()),
-            (None, None) => WindowEnd::Cut(CutReason::Interrupted),
+            (None, Some(stop)) => WindowEnd::Cut(CutReason::Stopped(stop.clone())),
+            (None, None) => WindowEnd::Cut(CutReason::Stopped(StopReason::Interrupted)),
         }
     }
 }
@@ -142,7 +103,7 @@ pub struct WindowJudgement {
 }
 
 /// Classifies every tracked message of a window.
-pub fn judge_window(window: &WindowFacts, stop: Option<&Stop>) -> WindowJudgement {
+pub fn judge_window(window: &WindowFacts, stop: Option<&StopReason>) -> WindowJudgement {
     let end = window.resolved_end(stop);
     let messages: Vec<JudgedMessage> = window
         .tracked
@@ -258,7 +219,7 @@ pub struct CaseFacts {
     /// Every step that ran, in order, with its check.
     pub steps: Vec<StepResult>,
     /// What stopped the case from outside its steps, if anything.
-    pub stopped: Option<Stop>,
+    pub stopped: Option<StopReason>,
     /// The case's last observation window, if an observe step started.
     pub window: Option<WindowFacts>,
     /// The case-level `expect: {outcome}` (applies to the last window).
@@ -362,9 +323,9 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         }
     }
     if let Some(stop) = &facts.stopped {
-        match stop {
-            Stop::TargetLost(_) | Stop::CredentialsRefused(_) => v.errored = true,
-            Stop::Interrupted | Stop::Deadline(_) | Stop::Budget(_) => v.inconclusive = true,
+        match stop.verdict() {
+            Verdict::Error => v.errored = true,
+            _ => v.inconclusive = true,
         }
         findings.push(finding(None, facts.line, stop.finding()));
     }
@@ -615,9 +576,13 @@ mod tests {
     #[test]
     fn a_deadline_cut_keeps_the_partial_window_and_says_deadline() {
         let mut facts = case(window(vec![tracked("m1", 1, 1), tracked("m2", 1, 0)], None));
-        facts.stopped = Some(Stop::Deadline("1m 10s: its budget plus 10s".into()));
+        let deadline = StopReason::Deadline("1m 10s: its budget plus 10s".into());
+        facts.stopped = Some(deadline.clone());
         let j = judge(&facts);
-        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::Deadline)));
+        assert_eq!(
+            j.window_end,
+            Some(WindowEnd::Cut(CutReason::Stopped(deadline)))
+        );
         assert_eq!(j.messages[0].class, ObservedRedelivery);
         assert_eq!(j.messages[1].class, Inconclusive);
         assert_eq!(j.verdict, Verdict::Inconclusive);
@@ -631,19 +596,27 @@ mod tests {
     #[test]
     fn an_interrupted_window_is_labelled_interrupted() {
         let mut facts = case(window(vec![tracked("m1", 1, 0)], None));
-        facts.stopped = Some(Stop::Interrupted);
+        facts.stopped = Some(StopReason::Interrupted);
         let j = judge(&facts);
-        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::Interrupted)));
+        assert_eq!(
+            j.window_end,
+            Some(WindowEnd::Cut(CutReason::Stopped(StopReason::Interrupted)))
+        );
+        assert_eq!(
+            j.window_end.as_ref().map(WindowEnd::label),
+            Some("interrupted")
+        );
         assert_eq!(j.verdict, Verdict::Inconclusive);
     }
 
     #[test]
     fn a_lost_target_is_an_error() {
         let mut facts = case(window(vec![tracked("m1", 1, 0)], None));
-        facts.stopped = Some(Stop::TargetLost("5 calls in a row got no response".into()));
+        let lost = StopReason::TargetLost("5 calls in a row got no response".into());
+        facts.stopped = Some(lost.clone());
         let j = judge(&facts);
         assert_eq!(j.verdict, Verdict::Error);
-        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::TargetLost)));
+        assert_eq!(j.window_end, Some(WindowEnd::Cut(CutReason::Stopped(lost))));
     }
 
     #[test]
@@ -823,7 +796,7 @@ mod tests {
         assert_eq!(cut.verdict, Verdict::Inconclusive);
 
         let mut stopped = doubtful(WindowEnd::Completed);
-        stopped.stopped = Some(Stop::Interrupted);
+        stopped.stopped = Some(StopReason::Interrupted);
         assert_eq!(judge(&stopped).verdict, Verdict::Inconclusive);
 
         let mut outcome = doubtful(WindowEnd::Completed);

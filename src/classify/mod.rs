@@ -2,9 +2,11 @@
 //!
 //! - `judge`: [`judge`] turns a case's facts into its [`Judgement`]; the observe step's own
 //!   check ([`check_window`]) and the outcome comparison live beside it.
-//! - `outcome`: the class of one tracked message (the honesty rules).
+//! - `outcome`: the class of one tracked message (the honesty rules), and how a window ended.
+//! - `stop`: why a case or a run stopped before its end, one ordered [`StopReason`].
 //! - `decision`: the playbook's ACCEPT / REPAIR / HOLD / RECONCILE.
-//! - `verdict`: pass / fail / inconclusive / error, and the run's exit code.
+//! - `verdict`: pass / fail / inconclusive / error, and the run's exit code (its stop's, or
+//!   its worst verdict's).
 //! - `rate`, `trials`: intervals over trials, and a case's trials pooled.
 //! - `fisher`, `history`: a case's trials pooled across runs, and a newest run that differs.
 
@@ -14,13 +16,15 @@ pub mod history;
 pub mod judge;
 pub mod outcome;
 pub mod rate;
+pub mod stop;
 pub mod trials;
 pub mod verdict;
 
 pub use decision::{AckFacts, decide};
 pub use judge::{
-    CaseFacts, Check, JudgedMessage, Judgement, StepResult, Stop, WindowFacts, WindowJudgement,
+    CaseFacts, Check, JudgedMessage, Judgement, StepResult, WindowFacts, WindowJudgement,
     check_window, compare_outcomes, judge, judge_window,
 };
 pub use outcome::{CutReason, SendState, TrackedMessage, WindowEnd, classify, overall};
-pub use verdict::{VerdictFacts, exit_code, verdict};
+pub use stop::StopReason;
+pub use verdict::{VerdictFacts, exit_code, run_exit_code, verdict};

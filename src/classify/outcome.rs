@@ -11,6 +11,8 @@
 
 use crate::suite::model::OutcomeClass;
 
+use super::stop::StopReason;
+
 /// How an observation window ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WindowEnd {
@@ -22,23 +24,16 @@ pub enum WindowEnd {
     Cut(CutReason),
 }
 
-/// Why a window could not be completed.
+/// Why a window could not be completed: something of the window's own, or whatever stopped
+/// the case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CutReason {
     /// A receive got a definite error response the step did not expect (its code).
     ReceiveFailed(String),
     /// The receive budget ran out before the window ended.
     BudgetExhausted { used: u32 },
-    /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP).
-    Interrupted,
-    /// The case reached its deadline (its budget plus slack).
-    Deadline,
-    /// The run declared the target lost (it stopped answering).
-    TargetLost,
-    /// The run stopped because the target refused its credentials.
-    CredentialsRefused,
-    /// The run stopped because a budget of it was spent.
-    Budget,
+    /// The case was stopped in the middle of the window (its deadline, the run's stop).
+    Stopped(StopReason),
 }
 
 impl CutReason {
@@ -47,11 +42,7 @@ impl CutReason {
         match self {
             CutReason::ReceiveFailed(_) => "receive_failed",
             CutReason::BudgetExhausted { .. } => "budget_exhausted",
-            CutReason::Interrupted => "interrupted",
-            CutReason::Deadline => "deadline",
-            CutReason::TargetLost => "target_lost",
-            CutReason::CredentialsRefused => "credentials_refused",
-            CutReason::Budget => "run_budget",
+            CutReason::Stopped(stop) => stop.label(),
         }
     }
 
@@ -63,11 +54,7 @@ impl CutReason {
                 "the receive budget ({used} call{}) ran out before the window ended",
                 if *used == 1 { "" } else { "s" }
             ),
-            CutReason::Interrupted => "the run was interrupted".to_string(),
-            CutReason::Deadline => "the case reached its deadline".to_string(),
-            CutReason::TargetLost => "the target stopped answering".to_string(),
-            CutReason::CredentialsRefused => "the target refused the run's credentials".to_string(),
-            CutReason::Budget => "a budget of the run (requests or time) was spent".to_string(),
+            CutReason::Stopped(stop) => stop.cut_short().to_string(),
         }
     }
 }
@@ -314,7 +301,7 @@ mod tests {
             classify(&msg(1, 2), &WindowEnd::AllSeen, &lost(0)).0,
             ObservedRedelivery
         );
-        let cut = WindowEnd::Cut(CutReason::Deadline);
+        let cut = WindowEnd::Cut(CutReason::Stopped(StopReason::Deadline("1m".into())));
         assert_eq!(classify(&msg(2, 1), &cut, &lost(3)).0, ObservedRedelivery);
     }
 
@@ -367,16 +354,28 @@ mod tests {
         for reason in [
             CutReason::ReceiveFailed("InternalError".into()),
             CutReason::BudgetExhausted { used: 20 },
-            CutReason::Interrupted,
-            CutReason::Deadline,
-            CutReason::TargetLost,
+            CutReason::Stopped(StopReason::Interrupted),
+            CutReason::Stopped(StopReason::Deadline("1m 10s: its budget plus 10s".into())),
+            CutReason::Stopped(StopReason::TargetLost("5 calls".into())),
+            CutReason::Stopped(StopReason::CredentialsRefused("AccessDenied".into())),
+            CutReason::Stopped(StopReason::Budget("the request budget".into())),
         ] {
             let (class, why) = classify(&msg(1, 0), &WindowEnd::Cut(reason.clone()), &lost(0));
             assert_eq!(class, Inconclusive, "{reason:?}");
             assert!(why.unwrap().contains(&reason.describe()));
         }
-        assert_eq!(CutReason::Deadline.label(), "deadline");
-        assert_eq!(CutReason::Interrupted.label(), "interrupted");
+        assert_eq!(
+            CutReason::Stopped(StopReason::Deadline("1m".into())).label(),
+            "deadline"
+        );
+        assert_eq!(
+            CutReason::Stopped(StopReason::Interrupted).label(),
+            "interrupted"
+        );
+        assert_eq!(
+            CutReason::BudgetExhausted { used: 3 }.label(),
+            "budget_exhausted"
+        );
     }
 
     #[test]

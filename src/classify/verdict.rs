@@ -5,6 +5,8 @@
 
 use crate::evidence::format::Verdict;
 
+use super::stop::StopReason;
+
 /// What went wrong in a case, gathered while it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerdictFacts {
@@ -38,6 +40,25 @@ pub fn exit_code<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> i32 {
         Some(Verdict::Error) => RUNTIME_ERROR,
         Some(Verdict::Inconclusive) => INCONCLUSIVE,
         Some(Verdict::Pass | Verdict::Unsupported | Verdict::KnownDivergence) | None => OK,
+    }
+}
+
+/// The exit code of a run that ended with `verdicts` after `stop`, the greatest reason it
+/// stopped for (see `docs/exit-codes.md`). An interruption exits 130 and a spent budget 5
+/// whatever the finished cases said: they are the ones the cut let finish (the early
+/// finishers), a sample it chose, not the run's answer. A broken target leaves the answer to
+/// the verdicts, where its cut cases are errors and a failure found before it still stands.
+pub fn run_exit_code<'a>(
+    stop: Option<&StopReason>,
+    verdicts: impl IntoIterator<Item = &'a Verdict>,
+) -> i32 {
+    match stop {
+        Some(StopReason::Interrupted) => crate::exit_code::INTERRUPTED,
+        Some(StopReason::Budget(_)) => crate::exit_code::INCONCLUSIVE,
+        Some(
+            StopReason::Deadline(_) | StopReason::CredentialsRefused(_) | StopReason::TargetLost(_),
+        )
+        | None => exit_code(verdicts),
     }
 }
 
@@ -79,5 +100,31 @@ mod tests {
             exit_code(&[Verdict::Error, Verdict::Fail, Verdict::Pass]),
             EXPECTATION_FAILED
         );
+    }
+
+    #[test]
+    fn a_run_exits_with_its_stop_when_the_stop_decides_and_else_with_its_verdicts() {
+        use crate::exit_code::*;
+        let failed = [Verdict::Pass, Verdict::Fail];
+        assert_eq!(
+            run_exit_code(Some(&StopReason::Interrupted), &failed),
+            INTERRUPTED
+        );
+        assert_eq!(
+            run_exit_code(Some(&StopReason::Budget("b".into())), &failed),
+            INCONCLUSIVE
+        );
+        assert_eq!(
+            run_exit_code(Some(&StopReason::TargetLost("t".into())), &failed),
+            EXPECTATION_FAILED
+        );
+        assert_eq!(
+            run_exit_code(
+                Some(&StopReason::CredentialsRefused("c".into())),
+                &[Verdict::Error]
+            ),
+            RUNTIME_ERROR
+        );
+        assert_eq!(run_exit_code(None, &[Verdict::Pass]), OK);
     }
 }

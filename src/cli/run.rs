@@ -2,16 +2,13 @@
 
 use super::args::{RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::format::RunEnd;
 use crate::evidence::{EvidenceWriter, Record, RunView};
 use crate::exit_code;
 use crate::report;
-use crate::runner::call::rfc3339;
 use crate::runner::target::{Target, TargetRequest};
 use crate::runner::{self, PlannedCase, Registry, RunSettings};
 use crate::suite::Limits;
 use chrono::{DateTime, Utc};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use tokio::sync::{mpsc, watch};
@@ -352,22 +349,14 @@ fn unreached_run(
         settings, plan, started_at,
     ))];
     records.extend(check_rows);
-    records.push(Record::RunEnd(RunEnd {
-        run_id: settings.run_id.clone(),
-        ended_at: rfc3339(settings.clock.now()),
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        interrupted: false,
-        totals: BTreeMap::new(),
-        exit_code: exit_code::RUNTIME_ERROR,
-        requests: Some(settings.usage.counts().0 + settings.usage.counts().1),
-        fifo_requests: Some(settings.usage.counts().1),
-        cost_usd: Some({
-            let (standard, fifo) = settings.usage.counts();
-            crate::sqs::pricing::cost_usd(standard, fifo)
-        }),
-        left_queues: Vec::new(),
-        halted: None,
-    }));
+    records.push(Record::RunEnd(runner::run::run_end(
+        settings,
+        started,
+        runner::run::RunClose {
+            exit_code: exit_code::RUNTIME_ERROR,
+            ..runner::run::RunClose::default()
+        },
+    )));
     records
 }
 
@@ -379,19 +368,14 @@ fn empty_share(settings: &RunSettings, writer: EvidenceWriter, run_dir: &Path) -
     let now = settings.clock.now();
     let records = vec![
         Record::RunStart(runner::run::run_start(settings, &[], now)),
-        Record::RunEnd(RunEnd {
-            run_id: settings.run_id.clone(),
-            ended_at: rfc3339(settings.clock.now()),
-            duration_ms: 0,
-            interrupted: false,
-            totals: BTreeMap::new(),
-            exit_code: exit_code::OK,
-            requests: Some(0),
-            fifo_requests: Some(0),
-            cost_usd: Some(0.0),
-            left_queues: Vec::new(),
-            halted: None,
-        }),
+        Record::RunEnd(runner::run::run_end(
+            settings,
+            Instant::now(),
+            runner::run::RunClose {
+                exit_code: exit_code::OK,
+                ..runner::run::RunClose::default()
+            },
+        )),
     ];
     let written = write_all(writer, &records)
         .and_then(|()| report::write_run_folder(run_dir, &records).map_err(|e| e.to_string()));

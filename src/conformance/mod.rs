@@ -11,6 +11,4 @@ pub mod markdown;
 pub mod matrix;
 pub mod profile;
 
-pub use profile::{
-    Profile, ProfileEntry, apply, not_run_end, parse_profile, unknown_cases, unsupported_end,
-};
+pub use profile::{Profile, ProfileEntry, apply, parse_profile, unknown_cases, unsupported_end};

@@ -457,50 +457,18 @@ pub fn unsupported_end(
     at: &str,
 ) -> Option<CaseEnd> {
     let entry = profile.unsupported(case)?;
-    Some(not_run_end(
+    Some(CaseEnd::unrun(
         run_id,
         suite,
         case,
         at,
+        Verdict::Unsupported,
         format!(
             "not run: unsupported on target profile `{}`: {}",
             profile.target, entry.reason
         ),
-        entry.note(),
+        Some(entry.note()),
     ))
-}
-
-/// The `case_end` of a case that was not run because it cannot apply to this run: verdict
-/// `unsupported`, `reason` saying why, `note` in `profile_note`.
-pub fn not_run_end(
-    run_id: &str,
-    suite: &str,
-    case: &str,
-    at: &str,
-    reason: String,
-    note: String,
-) -> CaseEnd {
-    CaseEnd {
-        run_id: run_id.to_string(),
-        case: case.to_string(),
-        suite: suite.to_string(),
-        verdict: Verdict::Unsupported,
-        reason,
-        findings: Vec::new(),
-        classification: None,
-        outcomes: Vec::new(),
-        decision: None,
-        window: None,
-        receives: 0,
-        deliveries: BTreeMap::new(),
-        queues: Vec::new(),
-        profile_note: Some(note),
-        started_at: at.to_string(),
-        ended_at: at.to_string(),
-        duration_ms: 0,
-        trial: None,
-        trials: None,
-    }
 }
 
 /// How a run's verdicts compare with what the profile expected.

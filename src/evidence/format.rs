@@ -505,6 +505,44 @@ pub struct CaseEnd {
     pub trials: Option<Trials>,
 }
 
+impl CaseEnd {
+    /// The `case_end` of a case closed without a run of its own — skipped (verdict
+    /// `unsupported`, what skipped it in `note`), kept from starting by the run's stop, or
+    /// whose task failed — stamped `at`: its verdict and why, nothing observed, no duration.
+    /// Every such `case_end` is built here.
+    pub fn unrun(
+        run_id: &str,
+        suite: &str,
+        case: &str,
+        at: &str,
+        verdict: Verdict,
+        reason: String,
+        note: Option<String>,
+    ) -> CaseEnd {
+        CaseEnd {
+            run_id: run_id.to_string(),
+            case: case.to_string(),
+            suite: suite.to_string(),
+            verdict,
+            reason,
+            findings: Vec::new(),
+            classification: None,
+            outcomes: Vec::new(),
+            decision: None,
+            window: None,
+            receives: 0,
+            deliveries: BTreeMap::new(),
+            queues: Vec::new(),
+            profile_note: note,
+            started_at: at.to_string(),
+            ended_at: at.to_string(),
+            duration_ms: 0,
+            trial: None,
+            trials: None,
+        }
+    }
+}
+
 /// A multi-trial case's trials, pooled (`case_end.trials`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

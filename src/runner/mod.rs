@@ -4,6 +4,7 @@
 //!   and building their SDK client.
 //! - `call`: one SQS call with every SDK attempt recorded as an evidence row.
 //! - `policy`: each call's timeout and retries, the lost-target rule, request counting.
+//! - `halt`: why the run is stopping (its own greatest reason, a signal), shared by every case.
 //! - `faults`: faults injected under the SDK (an HTTP client wrapping the run's), per case.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
@@ -21,6 +22,7 @@ pub mod case;
 pub mod clock;
 pub mod expect;
 pub mod faults;
+pub mod halt;
 pub mod in_process;
 pub mod policy;
 pub mod query_protocol;
@@ -31,6 +33,7 @@ pub mod sweep;
 pub mod target;
 
 pub use clock::{ClockKind, RunClock};
+pub use halt::Halt;
 pub use queues::{Registry, new_instance};
 pub use run::{RunOutcome, RunSettings, new_run_id, preflight, run_plan};
 pub use schedule::PlannedCase;
@@ -51,7 +54,8 @@ pub struct RunContext {
     pub events: mpsc::UnboundedSender<Record>,
     /// Turns true on a stop signal: cases stop at the next step boundary and tear down.
     pub cancel: watch::Receiver<bool>,
-    /// Set when the run itself decides to stop (credentials refused, target lost, budget).
+    /// Why the run is stopping: set when the run itself decides to stop (a budget spent,
+    /// credentials refused, the target lost), with the signal above folded in.
     pub halt: Halt,
     /// The timeout of one attempt of a call without a long poll.
     pub call_timeout: std::time::Duration,
@@ -72,63 +76,4 @@ pub struct RunContext {
     pub region: String,
     /// Where every timestamp of the run comes from (real, or virtual under `--clock virtual`).
     pub clock: RunClock,
-}
-
-/// Why the run stopped itself: a condition no further case could get past.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HaltReason {
-    /// The target refused the run's credentials or permissions (the answer, described).
-    CredentialsRefused(String),
-    /// The target stopped answering (what was seen).
-    TargetLost(String),
-    /// A budget of the run (`--max-requests`, `--max-duration`) is spent (which).
-    Budget(String),
-}
-
-impl HaltReason {
-    /// One line for the terminal and for the findings of the cases it stopped.
-    pub fn describe(&self) -> String {
-        match self {
-            HaltReason::CredentialsRefused(why) => {
-                format!("the target refused this run's credentials or permissions ({why})")
-            }
-            HaltReason::TargetLost(why) => format!("the target was lost ({why})"),
-            HaltReason::Budget(which) => format!("{which} is spent"),
-        }
-    }
-}
-
-/// The run's own stop, shared by every case: the first reason set wins, and whoever waits
-/// on [`Halt::stopped`] wakes at once.
-#[derive(Debug, Clone)]
-pub struct Halt(std::sync::Arc<watch::Sender<Option<HaltReason>>>);
-
-impl Default for Halt {
-    fn default() -> Self {
-        Halt(std::sync::Arc::new(watch::Sender::new(None)))
-    }
-}
-
-impl Halt {
-    /// Stops the run for `reason`, unless it is already stopping for another.
-    pub fn set(&self, reason: HaltReason) {
-        self.0.send_if_modified(|r| {
-            let first = r.is_none();
-            if first {
-                *r = Some(reason);
-            }
-            first
-        });
-    }
-
-    /// Why the run stopped itself, if it did.
-    pub fn reason(&self) -> Option<HaltReason> {
-        self.0.borrow().clone()
-    }
-
-    /// Resolves once the run has stopped itself.
-    pub async fn stopped(&self) {
-        let mut rx = self.0.subscribe();
-        let _ = rx.wait_for(|r| r.is_some()).await;
-    }
 }

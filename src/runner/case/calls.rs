@@ -14,7 +14,7 @@ impl CaseRun {
     pub(super) fn call_config(&self, meta: &CallMeta) -> aws_sdk_sqs::config::Builder {
         // A lost target, or a run a signal is ending: each harness call gets one bounded
         // attempt, so teardown ends within a call timeout per queue.
-        let lost = matches!(self.ctx.halt.reason(), Some(HaltReason::TargetLost(_)));
+        let lost = matches!(self.ctx.halt.reason(), Some(StopReason::TargetLost(_)));
         let config = crate::runner::policy::call_config(
             meta.phase,
             self.case.retries,
@@ -146,9 +146,9 @@ impl CaseRun {
                 rec = record(meta, &self.masker, send) => rec,
                 _ = self.until_stopped() => {
                     let why = match self.stop_requested() {
-                        Some(Stop::Deadline(_)) => "the case reached its deadline".to_string(),
-                        Some(Stop::Interrupted) | None => "the run was interrupted".to_string(),
-                        Some(other) => format!("the run stopped ({})", other.cut_reason().describe()),
+                        Some(StopReason::Deadline(_)) => "the case reached its deadline".to_string(),
+                        Some(StopReason::Interrupted) | None => "the run was interrupted".to_string(),
+                        Some(other) => format!("the run stopped ({})", other.cut_short()),
                     };
                     abandoned = true;
                     abandoned_call(fallback, started_at, &why)
@@ -168,7 +168,7 @@ impl CaseRun {
     fn account<O>(&self, rec: &Recorded<O>, abandoned: bool) {
         if self.ctx.usage.add(&rec.rows) {
             let max = self.ctx.usage.max().unwrap_or_default();
-            self.ctx.halt.set(HaltReason::Budget(format!(
+            self.ctx.halt.set(StopReason::Budget(format!(
                 "the request budget (--max-requests {max})"
             )));
         }
@@ -192,7 +192,7 @@ impl CaseRun {
             .filter(|e| e.kind == FailureKind::NoResponse)
             .map(|e| e.describe());
         if let Some(why) = self.ctx.health.note(silent.as_deref()) {
-            self.ctx.halt.set(HaltReason::TargetLost(why));
+            self.ctx.halt.set(StopReason::TargetLost(why));
         }
     }
 
@@ -248,7 +248,7 @@ impl CaseRun {
         {
             self.ctx
                 .halt
-                .set(HaltReason::CredentialsRefused(err.describe()));
+                .set(StopReason::CredentialsRefused(err.describe()));
         }
         self.emit_rows(rec);
         check

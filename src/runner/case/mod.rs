@@ -76,13 +76,13 @@ use ledger::{AckAnswer, Ledger, Receipt};
 use queue_table::QueueTable;
 use record::CaseRecord;
 
+use super::RunContext;
 use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
 use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
 use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use super::target::TargetKind;
-use super::{HaltReason, RunContext};
 use crate::classify::{
-    self, CaseFacts, Check, CutReason, StepResult, Stop, WindowEnd, WindowFacts,
+    self, CaseFacts, Check, CutReason, StepResult, StopReason, WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
@@ -215,20 +215,12 @@ impl CaseRun {
     /// What stops the case from outside its steps, if anything has yet: an interruption of
     /// the run, the run stopping itself (credentials refused, target lost, a budget spent),
     /// or the case's deadline.
-    fn stop_requested(&self) -> Option<Stop> {
-        if *self.ctx.cancel.borrow() {
-            Some(Stop::Interrupted)
-        } else if let Some(why) = self.ctx.halt.reason() {
-            Some(match why {
-                HaltReason::CredentialsRefused(w) => Stop::CredentialsRefused(w),
-                HaltReason::TargetLost(w) => Stop::TargetLost(w),
-                HaltReason::Budget(w) => Stop::Budget(w),
-            })
-        } else if Instant::now() >= self.deadline {
-            Some(Stop::Deadline(self.deadline_text()))
-        } else {
-            None
-        }
+    fn stop_requested(&self) -> Option<StopReason> {
+        let past_deadline = Instant::now() >= self.deadline;
+        StopReason::greatest([
+            self.ctx.halt.stop_reason(),
+            past_deadline.then(|| StopReason::Deadline(self.deadline_text())),
+        ])
     }
 
     /// Resolves once [`stop_requested`](Self::stop_requested) would answer.
@@ -273,9 +265,9 @@ impl CaseRun {
             // A call that is never abandoned hung past the deadline: cut it off here.
             self.record
                 .stopped
-                .get_or_insert(Stop::Deadline(self.deadline_text()));
+                .get_or_insert(StopReason::Deadline(self.deadline_text()));
         }
-        if matches!(self.record.stopped, Some(Stop::Deadline(_))) {
+        if matches!(self.record.stopped, Some(StopReason::Deadline(_))) {
             self.sweep_unregistered().await;
         }
         let cleanup = self.teardown().await;
@@ -351,7 +343,7 @@ impl CaseRun {
                         _ = tokio::time::sleep_until(wake) => {}
                         _ = self.until_stopped() => {
                             let why = match self.stop_requested() {
-                                Some(Stop::Deadline(_)) => "the case reached its deadline",
+                                Some(StopReason::Deadline(_)) => "the case reached its deadline",
                                 _ => "the run was interrupted",
                             };
                             return Check::Inconclusive(format!("sleep cut short: {why}"));

@@ -206,7 +206,7 @@ impl CaseRun {
                 break WindowEnd::AllSeen;
             }
             if let Some(stop) = stop {
-                break WindowEnd::Cut(stop.cut_reason());
+                break WindowEnd::Cut(CutReason::Stopped(stop));
             }
             let now = Instant::now();
             if now >= closes {

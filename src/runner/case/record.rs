@@ -3,7 +3,7 @@
 //! delete), filled in as the case runs so that a case cut at any point still hands over what it
 //! gathered.
 
-use crate::classify::{StepResult, Stop, WindowFacts};
+use crate::classify::{StepResult, StopReason, WindowFacts};
 
 /// The record of one case (see the module doc).
 #[derive(Debug, Default)]
@@ -13,7 +13,7 @@ pub(super) struct CaseRecord {
     /// Each step that ran, in order, with its check.
     pub results: Vec<StepResult>,
     /// What stopped the case before its steps were done, if anything did.
-    pub stopped: Option<Stop>,
+    pub stopped: Option<StopReason>,
     /// The observation window's facts, kept as they are gathered.
     pub window: Option<WindowFacts>,
     /// Queues teardown could not prove deleted, each one line (masked).
