@@ -9,7 +9,6 @@
 //! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
 //!   in `messages`, `acks`, `admin`, `move_tasks`, `permissions` or `observe`; `lifecycle`:
 //!   queues, their regions and ownership).
-//! - `expect`: checking a step's response against its expectations (pure).
 //! - `run`: cases in parallel, events out; `schedule`: partitions and longest-first order.
 //! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
@@ -19,7 +18,6 @@
 pub mod call;
 pub mod case;
 pub mod clock;
-pub mod expect;
 pub mod faults;
 pub mod in_process;
 pub mod policy;

@@ -2,9 +2,8 @@
 //! dead-letter sources. Each makes one call through [`one_call!`].
 
 use super::CaseRun;
-use crate::classify::Check;
+use crate::classify::{Check, Observed, ReceivedMsg};
 use crate::evidence::format::Phase;
-use crate::runner::expect::{Observed, ReceivedMsg};
 use crate::runner::queues::run_prefix;
 use crate::suite::model::{QueueDef, Spanned, Step};
 use aws_sdk_sqs::types::QueueAttributeName;

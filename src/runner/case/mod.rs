@@ -76,13 +76,13 @@ use ledger::{AckAnswer, Ledger, Receipt};
 use queue_table::QueueTable;
 use record::CaseRecord;
 
-use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
-use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
+use super::call::{CallMeta, Recorded, record, rfc3339};
 use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use super::target::TargetKind;
 use super::{HaltReason, RunContext};
 use crate::classify::{
-    self, CaseFacts, Check, CutReason, StepResult, Stop, WindowEnd, WindowFacts,
+    self, BatchOutcome, CallError, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg,
+    StepResult, Stop, WindowEnd, WindowFacts, check_step,
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,

@@ -1,9 +1,8 @@
 //! Steps for message move tasks (DLQ redrive): start, list, cancel.
 
 use super::CaseRun;
-use crate::classify::Check;
+use crate::classify::{Check, Observed};
 use crate::evidence::format::Phase;
-use crate::runner::expect::Observed;
 use crate::suite::model::{Spanned, Step, TaskRef};
 use std::collections::BTreeMap;
 

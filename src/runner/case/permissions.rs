@@ -3,9 +3,8 @@
 //! (call rows carry no request parameters; error messages pass the masker).
 
 use super::CaseRun;
-use crate::classify::Check;
+use crate::classify::{Check, Observed};
 use crate::evidence::format::Phase;
-use crate::runner::expect::Observed;
 use crate::suite::model::{Account, AddPermission, Spanned, Step};
 
 impl CaseRun {
