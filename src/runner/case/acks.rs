@@ -11,10 +11,11 @@ impl CaseRun {
         queue: &Option<Spanned<String>>,
         target: &HandleRef,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let (handle, info, url, label) = self.resolve_single(queue, target, "delete")?;
         let attempt = info.as_ref().map(|i| i.0.clone());
-        let meta = self.meta(
+        let meta = self.sqs.meta(
+            &self.queues,
             Phase::Step,
             Some(step),
             "DeleteMessage",
@@ -22,7 +23,7 @@ impl CaseRun {
             Some(&label),
         );
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .delete_message()
@@ -39,7 +40,7 @@ impl CaseRun {
                 .ledger
                 .count_unbound_ack(AckAnswer::of(rec.error.as_ref())),
         }
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        Ok(self.sqs.check(&step.expect, &mut rec, Observed::default()))
     }
 
     pub(super) async fn change_visibility_step(
@@ -49,10 +50,11 @@ impl CaseRun {
         target: &HandleRef,
         timeout: &Duration,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let (handle, info, url, label) = self.resolve_single(queue, target, "change-visibility")?;
         let attempt = info.as_ref().map(|i| i.0.clone());
-        let meta = self.meta(
+        let meta = self.sqs.meta(
+            &self.queues,
             Phase::Step,
             Some(step),
             "ChangeMessageVisibility",
@@ -61,7 +63,7 @@ impl CaseRun {
         );
         let secs = timeout.as_secs() as i32;
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .change_message_visibility()
@@ -74,7 +76,7 @@ impl CaseRun {
         for row in &mut rec.rows {
             row.lease_ms = Some(timeout.as_millis() as u64);
         }
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        Ok(self.sqs.check(&step.expect, &mut rec, Observed::default()))
     }
 
     /// `delete-batch` and `change-visibility-batch`: one shape for both. Every entry's handle
@@ -86,14 +88,21 @@ impl CaseRun {
         queue: &Option<Spanned<String>>,
         batch: HandleBatch<'_>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let entries = batch.entries();
         let targets: Vec<&HandleRef> = entries.iter().map(|e| e.target).collect();
         let (resolved, url, label) = self.resolve_batch(queue, &targets, batch.keyword())?;
         let built = |err: aws_sdk_sqs::error::BuildError, id: &str| {
             format!("could not build batch entry {id}: {err}")
         };
-        let meta = self.meta(Phase::Step, Some(step), batch.action(), None, Some(&label));
+        let meta = self.sqs.meta(
+            &self.queues,
+            Phase::Step,
+            Some(step),
+            batch.action(),
+            None,
+            Some(&label),
+        );
         // Evidence and ack accounting go by entry id (the last entry wins on duplicates).
         let by_id: HashMap<String, ResolvedHandle> = entries
             .iter()
@@ -114,7 +123,7 @@ impl CaseRun {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut rec = call!(
-                    self,
+                    self.sqs,
                     meta,
                     client
                         .delete_message_batch()
@@ -149,7 +158,7 @@ impl CaseRun {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut rec = call!(
-                    self,
+                    self.sqs,
                     meta,
                     client
                         .change_message_visibility_batch()
@@ -194,8 +203,8 @@ impl CaseRun {
                 entry.lease_ms = leases.get(entry.id.as_str()).copied();
             }
         }
-        self.judge(
-            step,
+        self.sqs.check(
+            &step.expect,
             rec,
             Observed {
                 batch,
@@ -217,7 +226,7 @@ impl CaseRun {
             result: "failed".into(),
             code: Some(f.code().to_string()),
             sender_fault: Some(f.sender_fault()),
-            error_message: f.message().map(|m| self.masker.mask(m)),
+            error_message: f.message().map(|m| self.sqs.masker().mask(m)),
             lease_ms: None,
         }
     }
@@ -309,7 +318,7 @@ impl CaseRun {
             HandleRef::Literal(h) => {
                 // Not a secret (the suite wrote it), but masked like any handle so outputs
                 // follow one rule: no handle text, only digests.
-                self.masker.add_handle(h);
+                self.sqs.masker_mut().add_handle(h);
                 Ok((h.clone(), None))
             }
             HandleRef::Attempt { attempt, message } => {

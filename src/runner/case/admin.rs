@@ -17,13 +17,13 @@ impl CaseRun {
         queue: &Spanned<String>,
         names: &[String],
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         let mut req = client.get_queue_attributes().queue_url(&url);
         for n in names {
             req = req.attribute_names(QueueAttributeName::from(n.as_str()));
         }
-        one_call!(self, step, "GetQueueAttributes", Some(&queue.value), req, view: |rec| {
+        one_call!(self.sqs, &self.queues, step, "GetQueueAttributes", Some(&queue.value), req, view: |rec| {
             let attrs = rec.output.as_ref().map(|o| {
                 o.attributes()
                     .map(|a| {
@@ -46,7 +46,7 @@ impl CaseRun {
         queue: &Spanned<String>,
         attributes: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         let attributes = self.resolve_arns(attributes).await;
         let visibility = attributes
@@ -56,7 +56,7 @@ impl CaseRun {
         for (k, v) in attributes {
             req = req.attributes(QueueAttributeName::from(k.as_str()), v);
         }
-        one_call!(self, step, "SetQueueAttributes", Some(&queue.value), req, then: |rec| {
+        one_call!(self.sqs, &self.queues, step, "SetQueueAttributes", Some(&queue.value), req, then: |rec| {
             if let (None, Some(secs)) = (&rec.error, visibility) {
                 // Later receives lease for the new default (the evidence records each lease).
                 self.queues
@@ -70,10 +70,11 @@ impl CaseRun {
         step: &Step,
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         one_call!(
-            self,
+            self.sqs,
+            &self.queues,
             step,
             "PurgeQueue",
             Some(&queue.value),
@@ -87,7 +88,7 @@ impl CaseRun {
         def: &QueueDef,
     ) -> Result<Check, String> {
         let mut rec = self.create_queue(def, Phase::Step, Some(step)).await?;
-        Ok(self.judge(step, &mut rec, Observed::default()))
+        Ok(self.sqs.check(&step.expect, &mut rec, Observed::default()))
     }
 
     pub(super) async fn delete_queue_step(
@@ -95,19 +96,19 @@ impl CaseRun {
         step: &Step,
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         let region = self.queues.region_of(&queue.value).to_string();
         let q = self.queues.queue(&queue.value)?;
-        if !self.ctx.registry.owns(&region, &url) && q.alive {
+        if !self.sqs.ctx().registry.owns(&region, &url) && q.alive {
             return Err(format!(
                 "refusing to delete {}: not created by this run",
                 q.name
             ));
         }
-        one_call!(self, step, "DeleteQueue", Some(&queue.value), client.delete_queue().queue_url(&url), then: |rec| {
+        one_call!(self.sqs, &self.queues, step, "DeleteQueue", Some(&queue.value), client.delete_queue().queue_url(&url), then: |rec| {
             if rec.error.is_none() {
-                self.ctx.registry.remove(&region, &url);
+                self.sqs.ctx().registry.remove(&region, &url);
                 self.queues.mark_deleted(&queue.value);
             }
         })
@@ -118,10 +119,11 @@ impl CaseRun {
         step: &Step,
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let name = self.queues.queue(&queue.value)?.name.clone();
         one_call!(
-            self,
+            self.sqs,
+            &self.queues,
             step,
             "GetQueueUrl",
             Some(&queue.value),
@@ -136,13 +138,20 @@ impl CaseRun {
         step: &Step,
         max_results: &Option<i32>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         // Always this case's own prefix: a listing never reaches other people's queues.
-        let prefix = format!("{}{}-", run_prefix(&self.ctx.run_id), self.name_key);
-        let meta = self.meta(Phase::Step, Some(step), "ListQueues", None, None);
+        let prefix = format!("{}{}-", run_prefix(&self.sqs.ctx().run_id), self.name_key);
+        let meta = self.sqs.meta(
+            &self.queues,
+            Phase::Step,
+            Some(step),
+            "ListQueues",
+            None,
+            None,
+        );
         let max = *max_results;
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .list_queues()
@@ -162,7 +171,7 @@ impl CaseRun {
             received: received.filter(|_| step.expect.messages.is_some()),
             ..Observed::default()
         };
-        Ok(self.judge_with(step, &expect_view, &mut rec, obs))
+        Ok(self.sqs.check(&expect_view, &mut rec, obs))
     }
 
     pub(super) async fn tag_queue_step(
@@ -171,13 +180,20 @@ impl CaseRun {
         queue: &Spanned<String>,
         tags: &BTreeMap<String, String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         let mut req = client.tag_queue().queue_url(&url);
         for (k, v) in tags {
             req = req.tags(k, v);
         }
-        one_call!(self, step, "TagQueue", Some(&queue.value), req)
+        one_call!(
+            self.sqs,
+            &self.queues,
+            step,
+            "TagQueue",
+            Some(&queue.value),
+            req
+        )
     }
 
     pub(super) async fn untag_queue_step(
@@ -186,11 +202,12 @@ impl CaseRun {
         queue: &Spanned<String>,
         keys: &[String],
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         let keys = keys.to_vec();
         one_call!(
-            self,
+            self.sqs,
+            &self.queues,
             step,
             "UntagQueue",
             Some(&queue.value),
@@ -206,9 +223,9 @@ impl CaseRun {
         step: &Step,
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
-        one_call!(self, step, "ListQueueTags", Some(&queue.value), client.list_queue_tags().queue_url(&url), view: |rec| {
+        one_call!(self.sqs, &self.queues, step, "ListQueueTags", Some(&queue.value), client.list_queue_tags().queue_url(&url), view: |rec| {
             let tags = rec.output.as_ref().map(|o| {
                 o.tags()
                     .map(|t| t.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
@@ -226,13 +243,13 @@ impl CaseRun {
         step: &Step,
         queue: &Spanned<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         // Each source URL becomes a "received" entry labelled with its queue label, so
         // `received: [main]` and `messages: 1` work here too. A dead-letter queue's sources are
         // in its own region: only those labels can be meant.
         let by_url = self.queues.labels_by_url_in_region_of(&queue.value);
-        one_call!(self, step, "ListDeadLetterSourceQueues", Some(&queue.value), client.list_dead_letter_source_queues().queue_url(&url), view: |rec| {
+        one_call!(self.sqs, &self.queues, step, "ListDeadLetterSourceQueues", Some(&queue.value), client.list_dead_letter_source_queues().queue_url(&url), view: |rec| {
             let received = rec.output.as_ref().map(|o| {
                 o.queue_urls()
                     .iter()

@@ -54,24 +54,31 @@ impl CaseRun {
         let attributes = create_attributes(def, &|l| arns.get(l).cloned());
         let attributes = self.resolve_arns(&attributes).await;
         let chaos = QueueChaos {
-            case_spec: emulator_chaos(&self.case, self.ctx.target),
-            run: self.ctx.emulator_chaos.as_ref(),
-            run_seed: self.ctx.seed,
+            case_spec: emulator_chaos(&self.case, self.sqs.ctx().target),
+            run: self.sqs.ctx().emulator_chaos.as_ref(),
+            run_seed: self.sqs.ctx().seed,
             case: &self.case.id,
-            trial: self.trial.unwrap_or(1),
+            trial: self.sqs.trial().unwrap_or(1),
             label: &def.label,
         }
         .tag();
         let tags = create_tags(
             def,
-            &self.ctx.run_id,
-            &self.ctx.instance,
+            &self.sqs.ctx().run_id,
+            &self.sqs.ctx().instance,
             &self.case.id,
             chaos.as_deref(),
         );
         let name = self.queues.name(&def.label);
-        let client = self.ctx.client.clone();
-        let meta = self.meta(phase, step, "CreateQueue", None, Some(&def.label));
+        let client = self.sqs.client();
+        let meta = self.sqs.meta(
+            &self.queues,
+            phase,
+            step,
+            "CreateQueue",
+            None,
+            Some(&def.label),
+        );
         // Not abandoned on Ctrl-C (unlike other calls): a create whose answer we dropped could
         // leave a queue behind that no one knows about.
         let mut req = client.create_queue().queue_name(&name);
@@ -81,8 +88,8 @@ impl CaseRun {
         for (k, v) in tags {
             req = req.tags(k, v);
         }
-        let mut rec = call!(finish: self, meta, req).await;
-        self.emit_rows(&mut rec);
+        let mut rec = call!(finish: self.sqs, meta, req).await;
+        self.sqs.emit_rows(&mut rec);
         if let Some(url) = rec.output.as_ref().and_then(|o| o.queue_url()) {
             let url = url.to_string();
             // CreateQueue answers with an existing queue's URL when name and attributes match,
@@ -101,12 +108,19 @@ impl CaseRun {
     /// Whose the queue of `label` at `url` is, by its ownership tags (ListQueueTags, never
     /// abandoned). A target that refuses ListQueueTags cannot prove anything: `Untagged`.
     pub(super) async fn ownership_of(&mut self, label: &str, url: &str, phase: Phase) -> Ownership {
-        let client = self.ctx.client.clone();
-        let meta = self.meta(phase, None, "ListQueueTags", None, Some(label));
-        let mut rec = call!(finish: self, meta, client.list_queue_tags().queue_url(url)).await;
-        self.emit_rows(&mut rec);
+        let client = self.sqs.client();
+        let meta = self.sqs.meta(
+            &self.queues,
+            phase,
+            None,
+            "ListQueueTags",
+            None,
+            Some(label),
+        );
+        let mut rec = call!(finish: self.sqs, meta, client.list_queue_tags().queue_url(url)).await;
+        self.sqs.emit_rows(&mut rec);
         match rec.output.as_ref().and_then(|o| o.tags()) {
-            Some(tags) => ownership(tags, &self.ctx.run_id, &self.ctx.instance),
+            Some(tags) => ownership(tags, &self.sqs.ctx().run_id, &self.sqs.ctx().instance),
             None => Ownership::Untagged,
         }
     }
@@ -130,7 +144,7 @@ impl CaseRun {
             Ok(Some(url))
                 if self
                     .queues
-                    .shares_name_with_own(label, &url, &self.ctx.registry) =>
+                    .shares_name_with_own(label, &url, &self.sqs.ctx().registry) =>
             {
                 Ok(())
             }
@@ -154,11 +168,13 @@ impl CaseRun {
         label: &str,
         phase: Phase,
     ) -> Result<Option<String>, CallError> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let name = self.queues.name(label);
-        let meta = self.meta(phase, None, "GetQueueUrl", None, Some(label));
-        let mut rec = call!(finish: self, meta, client.get_queue_url().queue_name(&name)).await;
-        self.emit_rows(&mut rec);
+        let meta = self
+            .sqs
+            .meta(&self.queues, phase, None, "GetQueueUrl", None, Some(label));
+        let mut rec = call!(finish: self.sqs, meta, client.get_queue_url().queue_name(&name)).await;
+        self.sqs.emit_rows(&mut rec);
         match (rec.output, rec.error) {
             (Some(out), _) => Ok(out.queue_url().map(str::to_string)),
             (None, Some(e)) if e.is("QueueDoesNotExist") => Ok(None),
@@ -170,7 +186,7 @@ impl CaseRun {
     /// Registers `url` as this case's queue `label`: teardown will delete it.
     pub(super) fn adopt(&mut self, label: &str, url: &str) {
         if let Some(owned) = self.queues.adopt(label, url, &self.case.id) {
-            self.ctx.registry.add(owned);
+            self.sqs.ctx().registry.add(owned);
         }
     }
 
@@ -242,10 +258,17 @@ impl CaseRun {
             return;
         }
         let Some(url) = q.url.clone() else { return };
-        let client = self.ctx.client.clone();
-        let meta = self.meta(Phase::Setup, None, "GetQueueAttributes", None, Some(label));
+        let client = self.sqs.client();
+        let meta = self.sqs.meta(
+            &self.queues,
+            Phase::Setup,
+            None,
+            "GetQueueAttributes",
+            None,
+            Some(label),
+        );
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .get_queue_attributes()
@@ -260,7 +283,7 @@ impl CaseRun {
                 .cloned();
             self.queues.set_arn(label, arn);
         }
-        self.emit_rows(&mut rec);
+        self.sqs.emit_rows(&mut rec);
     }
 
     /// Deletes every queue this case created and still owns, newest first, and ends with the
@@ -268,14 +291,14 @@ impl CaseRun {
     /// succeeded, or the target said it does not exist); any other is named in the case's
     /// teardown errors, so a queue left behind is never silent.
     pub(super) async fn teardown(&mut self) -> Vec<QueueCleanup> {
-        self.lift_denies(true).await;
+        deny::lift(&mut self.sqs, &self.queues, true).await;
         let mut cleanup = Vec::new();
         for label in self.queues.teardown_order() {
             let Some(q) = self.queues.get(&label).cloned() else {
                 continue;
             };
             let Some(url) = q.url.clone() else { continue };
-            let region = q.region_in(&self.ctx.region).to_string();
+            let region = q.region_in(&self.sqs.ctx().region).to_string();
             let entry = |deleted| QueueCleanup {
                 queue: q.name.clone(),
                 deleted,
@@ -288,7 +311,7 @@ impl CaseRun {
             // Ownership is checked against the run registry, not inferred from the name. A
             // live queue of the case that the registry does not hold is a bug of ours; it is
             // reported, never deleted on a guess.
-            if !self.ctx.registry.owns(&region, &url) {
+            if !self.sqs.ctx().registry.owns(&region, &url) {
                 self.record.teardown_errors.push(format!(
                     "queue {} (in {region}) was not deleted: the run's registry does not hold it",
                     q.name
@@ -296,9 +319,16 @@ impl CaseRun {
                 cleanup.push(entry(false));
                 continue;
             }
-            let client = self.ctx.client.clone();
-            let meta = self.meta(Phase::Teardown, None, "DeleteQueue", None, Some(&label));
-            let mut rec = call!(finish: self, meta, client
+            let client = self.sqs.client();
+            let meta = self.sqs.meta(
+                &self.queues,
+                Phase::Teardown,
+                None,
+                "DeleteQueue",
+                None,
+                Some(&label),
+            );
+            let mut rec = call!(finish: self.sqs, meta, client
                     .delete_queue()
                     .queue_url(&url))
             .await;
@@ -310,7 +340,7 @@ impl CaseRun {
                 .is_some_and(|e| e.is("QueueDoesNotExist"));
             let deleted = rec.error.is_none() || gone;
             if deleted {
-                self.ctx.registry.remove(&region, &url);
+                self.sqs.ctx().registry.remove(&region, &url);
                 self.queues.mark_deleted(&label);
             } else if let Some(err) = rec.error.clone() {
                 let message = format!(
@@ -318,9 +348,11 @@ impl CaseRun {
                     q.name,
                     err.describe()
                 );
-                self.record.teardown_errors.push(self.masker.mask(&message));
+                self.record
+                    .teardown_errors
+                    .push(self.sqs.masker().mask(&message));
             }
-            self.emit_rows(&mut rec);
+            self.sqs.emit_rows(&mut rec);
             cleanup.push(entry(deleted));
         }
         cleanup

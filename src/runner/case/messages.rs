@@ -9,11 +9,12 @@ impl CaseRun {
         step: &Step,
         send: &SendStep,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&send.queue.value)?;
         let body = body_text(&send.body);
-        self.masker.add_body(&body);
-        let meta = self.meta(
+        self.sqs.masker_mut().add_body(&body);
+        let meta = self.sqs.meta(
+            &self.queues,
             Phase::Step,
             Some(step),
             "SendMessage",
@@ -22,7 +23,7 @@ impl CaseRun {
         );
         let attrs = message_attributes(send)?;
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .send_message()
@@ -74,8 +75,8 @@ impl CaseRun {
                 md5_ok: out.md5_of_message_body().map(|m| m == md5_hex(&body)),
             });
         }
-        Ok(self.judge(
-            step,
+        Ok(self.sqs.check(
+            &step.expect,
             &mut rec,
             Observed {
                 integrity,
@@ -90,13 +91,13 @@ impl CaseRun {
         queue: &Spanned<String>,
         entries: &[BatchSend],
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
         let mut request_entries = Vec::new();
         let mut bodies = HashMap::new();
         for e in entries {
             let body = body_text(&e.send.body);
-            self.masker.add_body(&body);
+            self.sqs.masker_mut().add_body(&body);
             let entry = SendMessageBatchRequestEntry::builder()
                 .id(&e.id)
                 .message_body(&body)
@@ -109,7 +110,8 @@ impl CaseRun {
             bodies.insert(e.id.clone(), (e.send.message.clone(), body));
             request_entries.push(entry);
         }
-        let meta = self.meta(
+        let meta = self.sqs.meta(
+            &self.queues,
             Phase::Step,
             Some(step),
             "SendMessageBatch",
@@ -117,7 +119,7 @@ impl CaseRun {
             Some(&queue.value),
         );
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .send_message_batch()
@@ -171,7 +173,7 @@ impl CaseRun {
                         error_type: None,
                         status: None,
                         sender_fault: Some(f.sender_fault()),
-                        message: f.message().map(|m| self.masker.mask(m)),
+                        message: f.message().map(|m| self.sqs.masker().mask(m)),
                         injected: None,
                     };
                     self.ledger
@@ -185,8 +187,8 @@ impl CaseRun {
             rec.last_row().entries = entries_ev;
             batch = Some(outcome);
         }
-        Ok(self.judge(
-            step,
+        Ok(self.sqs.check(
+            &step.expect,
             &mut rec,
             Observed {
                 batch,

@@ -7,58 +7,12 @@
 //! [`classify::judge`]. Raw handles and bodies live only in this memory; everything that
 //! leaves it goes through the case's [`Masker`].
 
-/// Sends one SDK operation as a recorded call of the case: `call!(self, meta, <fluent builder>)`.
-///
-/// This is the one way a case calls SQS. Every SDK attempt becomes an evidence row, and the
-/// per-call configuration (see [`CaseRun::call_config`]) is attached here and nowhere else. A
-/// call is abandoned (as an `info` row) when the run is interrupted; `call!(finish: ...)` runs
-/// to completion instead, for creates, ownership checks and teardown, where dropping the answer
-/// could leave a queue behind that nobody knows about.
-macro_rules! call {
-    ($run:expr, $meta:expr, $op:expr) => {
-        $run.call($meta, false, |r, cfg| {
-            $op.customize().interceptor(r).config_override(cfg).send()
-        })
-    };
-    (finish: $run:expr, $meta:expr, $op:expr) => {
-        $run.call($meta, true, |r, cfg| {
-            $op.customize().interceptor(r).config_override(cfg).send()
-        })
-    };
-}
-
-/// A step that makes one SQS call: `one_call!(self, step, "Action", queue_label, <fluent
-/// builder>)` builds the call's metadata, makes the call (through [`call!`]), and checks the
-/// step's expectations against the answer, returning the step's `Ok(check)`.
-///
-/// Two optional tails say what the step does with the answer: `view: |rec| <Observed>` for
-/// what its expectations read from it (attributes, tags, listed queues), `then: |rec| {..}` for
-/// what the case learns from it (a new visibility, a deleted queue, a task handle). The ten
-/// administration steps and the permission and move-task steps are each one line of it.
-macro_rules! one_call {
-    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr) => {
-        one_call!($run, $step, $action, $queue, $op, view: |_rec| Observed::default())
-    };
-    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, then: |$rec:ident| $then:block) => {{
-        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
-        let mut $rec = call!($run, meta, $op).await;
-        $then
-        Ok($run.judge($step, &mut $rec, Observed::default()))
-    }};
-    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, view: |$rec:ident| $view:expr) => {{
-        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
-        let mut rec = call!($run, meta, $op).await;
-        let view = {
-            let $rec = &rec;
-            $view
-        };
-        Ok($run.judge($step, &mut rec, view))
-    }};
-}
-
+// First, so that its macros (`call!`, `one_call!`) are in scope in every step file after it.
+#[macro_use]
+mod calls;
 mod acks;
 mod admin;
-mod calls;
+mod denies;
 mod deny;
 mod ledger;
 mod lifecycle;
@@ -69,20 +23,21 @@ mod permissions;
 mod queue_table;
 mod record;
 mod steps;
+mod stop;
 
 use crate::evidence::business_key;
-use calls::StepState;
+use calls::Caller;
 use ledger::{AckAnswer, Ledger, Receipt};
 use queue_table::QueueTable;
 use record::CaseRecord;
 
-use super::call::{CallMeta, Recorded, record, rfc3339};
+use super::RunContext;
+use super::call::{CallMeta, Recorded, rfc3339};
 use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use super::target::TargetKind;
-use super::{HaltReason, RunContext};
 use crate::classify::{
     self, BatchOutcome, CallError, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg,
-    StepResult, Stop, WindowEnd, WindowFacts, check_step,
+    StepResult, Stop, WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
     CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
@@ -91,7 +46,7 @@ use crate::evidence::format::{
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
     Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
+    Receive, Send as SendStep, Spanned, Step, arn_refs, substitute_arns,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
@@ -106,9 +61,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// Time a case may run past its computed budget before it is stopped as inconclusive.
-const DEADLINE_SLACK: Duration = Duration::from_secs(10);
 
 /// How long past its deadline a case waits for a call that is never abandoned (a create, a
 /// teardown delete) before it is cut off regardless.
@@ -138,34 +90,21 @@ pub async fn run_trial(
 }
 
 struct CaseRun {
-    ctx: Arc<RunContext>,
+    /// How the case calls SQS: the run's context, the masker, the faults and denies, the
+    /// current step's armed state (see `calls.rs`).
+    sqs: Caller,
     suite: String,
     case: Case,
-    /// The trial this run is (1-based) of a multi-trial case, `None` for a single run.
-    trial: Option<u32>,
     /// What owned queue names carry for this run: the case id, `-t<k>` for a trial.
     name_key: String,
-    masker: Masker,
     /// The case's queues, their visibility timeouts and move tasks (see `queue_table.rs`).
     queues: QueueTable,
     /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
     ledger: Ledger,
     /// The facts the judge reads besides the ledger's, filled in as the case runs.
     record: CaseRecord,
-    /// What the current step armed and what its calls answered.
-    step: StepState,
-    /// Calls whose answer an injected fault changed (every kind but latency), counted as calls
-    /// are made through `&self`.
-    faults_fired: std::sync::atomic::AtomicU32,
-    /// The case's faults (its `faults:`, with their counters and dice).
-    faults: Arc<crate::runner::faults::FaultPlan>,
-    /// The `deny` steps' policies, set and lifted (see `deny.rs`); behind a lock because every
-    /// call, made through `&self`, reads them.
-    denies: std::sync::Mutex<Vec<deny::ActiveDeny>>,
     started_at: chrono::DateTime<Utc>,
     started: Instant,
-    /// Past this instant calls are abandoned and the case is cut as `deadline`.
-    deadline: Instant,
 }
 
 impl CaseRun {
@@ -176,104 +115,44 @@ impl CaseRun {
             None => case.id.clone(),
         };
         let queues = QueueTable::new(&case, &ctx.run_id, &name_key, &ctx.region);
-        let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
-        let ctx_clock = ctx.clock;
-        let masker = ctx.masker.clone();
-        let (case_faults, fault_seed) = (case.faults.clone(), ctx.seed);
-        // Each trial draws its own fault dice: the same seed gives the same trials.
-        let case_key = format!("{}#{}", case.id, trial.unwrap_or(1));
+        let started_at = ctx.clock.now();
         Self {
-            ctx,
+            sqs: Caller::new(ctx, &case, trial),
             suite,
             case,
-            trial,
             name_key,
-            masker,
             queues,
             ledger: Ledger::default(),
             record: CaseRecord::default(),
-            step: StepState::default(),
-            faults: Arc::new(crate::runner::faults::FaultPlan::new(
-                &case_faults,
-                fault_seed,
-                &case_key,
-            )),
-            faults_fired: std::sync::atomic::AtomicU32::new(0),
-            denies: std::sync::Mutex::new(Vec::new()),
-            started_at: ctx_clock.now(),
+            started_at,
             started: Instant::now(),
-            // The budget validate computed, plus slack for a slow target.
-            deadline,
         }
-    }
-
-    fn emit(&self, record: Record) {
-        // The receiver lives as long as the run; if it is gone the run is ending anyway.
-        let _ = self.ctx.events.send(record);
-    }
-
-    /// What stops the case from outside its steps, if anything has yet: an interruption of
-    /// the run, the run stopping itself (credentials refused, target lost, a budget spent),
-    /// or the case's deadline.
-    fn stop_requested(&self) -> Option<Stop> {
-        if *self.ctx.cancel.borrow() {
-            Some(Stop::Interrupted)
-        } else if let Some(why) = self.ctx.halt.reason() {
-            Some(match why {
-                HaltReason::CredentialsRefused(w) => Stop::CredentialsRefused(w),
-                HaltReason::TargetLost(w) => Stop::TargetLost(w),
-                HaltReason::Budget(w) => Stop::Budget(w),
-            })
-        } else if Instant::now() >= self.deadline {
-            Some(Stop::Deadline(self.deadline_text()))
-        } else {
-            None
-        }
-    }
-
-    /// Resolves once [`stop_requested`](Self::stop_requested) would answer.
-    async fn until_stopped(&self) {
-        let mut cancel = self.ctx.cancel.clone();
-        tokio::select! {
-            _ = cancel.wait_for(|c| *c) => {}
-            _ = self.ctx.halt.stopped() => {}
-            _ = tokio::time::sleep_until(self.deadline) => {}
-        }
-    }
-
-    fn deadline_text(&self) -> String {
-        let budget = crate::suite::case_budget(&self.case) + DEADLINE_SLACK;
-        format!(
-            "{}: its budget plus {}s",
-            crate::duration::format(budget),
-            DEADLINE_SLACK.as_secs()
-        )
     }
 
     /// The case's `case_start` (`trials` set for a multi-trial case).
     fn case_start(&self, trials: Option<u32>) -> CaseStart {
         case_start(
-            &self.ctx.run_id,
+            &self.sqs.ctx().run_id,
             &self.suite,
             &self.case,
             self.started_at,
             trials,
-            self.ctx.target,
+            self.sqs.ctx().target,
         )
     }
 
     async fn execute(&mut self) -> (CaseEnd, classify::Judgement) {
-        if self.trial.is_none() {
-            self.emit(Record::CaseStart(self.case_start(None)));
+        if self.sqs.trial().is_none() {
+            self.sqs.emit(Record::CaseStart(self.case_start(None)));
         }
 
-        let backstop = self.deadline + DEADLINE_BACKSTOP;
+        let backstop = self.sqs.stops().deadline() + DEADLINE_BACKSTOP;
         let ran = tokio::time::timeout_at(backstop, self.setup_and_steps()).await;
         if ran.is_err() {
             // A call that is never abandoned hung past the deadline: cut it off here.
             self.record
                 .stopped
-                .get_or_insert(Stop::Deadline(self.deadline_text()));
+                .get_or_insert(Stop::Deadline(self.sqs.stops().deadline_text()));
         }
         if matches!(self.record.stopped, Some(Stop::Deadline(_))) {
             self.sweep_unregistered().await;
@@ -285,33 +164,33 @@ impl CaseRun {
     async fn setup_and_steps(&mut self) {
         if let Err(message) = self.setup().await {
             // A setup cut short by a stop is that stop, not a broken target.
-            match self.stop_requested() {
+            match self.sqs.stops().requested() {
                 Some(stop) => self.record.stopped = Some(stop),
-                None => self.record.setup_error = Some(self.masker.mask(&message)),
+                None => self.record.setup_error = Some(self.sqs.masker().mask(&message)),
             }
             return;
         }
         let steps = self.case.steps.clone();
         for step in &steps {
-            if let Some(stop) = self.stop_requested() {
+            if let Some(stop) = self.sqs.stops().requested() {
                 self.record.stopped = Some(stop);
                 return;
             }
             // Before anything of this step is sent, the lift of a deny included: the previous
             // step's wire form is its own. Armed again by the step itself (`arm_wire`).
-            self.step.wire = None;
-            self.lift_denies(false).await;
-            self.step = StepState::new(step);
-            let step_started = self.ctx.clock.now();
+            self.sqs.clear_wire();
+            deny::lift(&mut self.sqs, &self.queues, false).await;
+            self.sqs.begin_step(step);
+            let step_started = self.sqs.ctx().clock.now();
             let check = self.step(step).await;
-            self.emit(Record::Step(StepEnd {
-                run_id: self.ctx.run_id.clone(),
+            self.sqs.emit(Record::Step(StepEnd {
+                run_id: self.sqs.ctx().run_id.clone(),
                 case: self.case.id.clone(),
                 step: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
                 started_at: rfc3339(step_started),
-                ended_at: rfc3339(self.ctx.clock.now()),
+                ended_at: rfc3339(self.sqs.ctx().clock.now()),
                 check: match &check {
                     Check::Pass => "pass",
                     Check::Fail(_) => "fail",
@@ -319,21 +198,21 @@ impl CaseRun {
                     Check::Error(_) => "error",
                 }
                 .to_string(),
-                trial: self.trial,
+                trial: self.sqs.trial(),
             }));
             let passed = check == Check::Pass;
-            let (status, code) = self.step.last_answer.take().unwrap_or_default();
+            let (status, code) = self.sqs.take_answer();
             self.record.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
-                check: mask_check(&self.masker, check),
+                check: mask_check(self.sqs.masker(), check),
                 status,
                 code,
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
-                self.record.stopped = self.stop_requested();
+                self.record.stopped = self.sqs.stops().requested();
                 return;
             }
         }
@@ -346,11 +225,15 @@ impl CaseRun {
                 let ends = Instant::now() + *d;
                 loop {
                     // A deny due in the middle of the sleep is lifted on time.
-                    let wake = self.next_deny_due().map_or(ends, |due| due.min(ends));
+                    let wake = self
+                        .sqs
+                        .denies()
+                        .next_due()
+                        .map_or(ends, |due| due.min(ends));
                     tokio::select! {
                         _ = tokio::time::sleep_until(wake) => {}
-                        _ = self.until_stopped() => {
-                            let why = match self.stop_requested() {
+                        _ = self.sqs.stops().until_requested() => {
+                            let why = match self.sqs.stops().requested() {
                                 Some(Stop::Deadline(_)) => "the case reached its deadline",
                                 _ => "the run was interrupted",
                             };
@@ -360,11 +243,11 @@ impl CaseRun {
                     if Instant::now() >= ends {
                         return Check::Pass;
                     }
-                    self.lift_denies(false).await;
+                    deny::lift(&mut self.sqs, &self.queues, false).await;
                 }
             }
             Action::Observe(o) => self.observe(step, o).await,
-            other => match self.arm_wire(step) {
+            other => match self.sqs.arm_wire(&self.queues, step) {
                 Ok(()) => self.sqs_step(step, other).await,
                 Err(e) => Err(e),
             },
@@ -383,15 +266,14 @@ impl CaseRun {
             stopped: self.record.stopped.clone(),
             window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
-            expect_outcome: match self.trial {
+            expect_outcome: match self.sqs.trial() {
                 Some(_) => None,
                 None => self.case.expect.outcome.clone(),
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.ledger.acks(),
             teardown_errors: self.record.teardown_errors.clone(),
-            faults_fired: self.faults_fired.load(std::sync::atomic::Ordering::Relaxed)
-                + self.denied_calls(),
+            faults_fired: self.sqs.faults_fired(),
         };
         let judged = classify::judge(&facts);
         let judged_for_pool = judged.clone();
@@ -402,7 +284,7 @@ impl CaseRun {
                 message: m.label.clone(),
                 message_id: m.message_id.clone(),
                 class: m.class.as_str().to_string(),
-                reason: m.reason.as_deref().map(|r| self.masker.mask(r)),
+                reason: m.reason.as_deref().map(|r| self.sqs.masker().mask(r)),
                 sightings: m.sightings,
                 deliveries: self.ledger.deliveries_of(&m.label),
             })
@@ -425,16 +307,16 @@ impl CaseRun {
             .findings
             .into_iter()
             .map(|f| crate::evidence::format::Finding {
-                message: self.masker.mask(&f.message),
+                message: self.sqs.masker().mask(&f.message),
                 ..f
             })
             .collect();
         let end = CaseEnd {
-            run_id: self.ctx.run_id.clone(),
+            run_id: self.sqs.ctx().run_id.clone(),
             case: self.case.id.clone(),
             suite: self.suite.clone(),
             verdict: judged.verdict,
-            reason: self.masker.mask(&judged.reason),
+            reason: self.sqs.masker().mask(&judged.reason),
             findings,
             classification: judged.class.map(|c| c.as_str().to_string()),
             outcomes,
@@ -445,13 +327,13 @@ impl CaseRun {
             queues: cleanup,
             profile_note: None,
             started_at: rfc3339(self.started_at),
-            ended_at: rfc3339(self.ctx.clock.now()),
+            ended_at: rfc3339(self.sqs.ctx().clock.now()),
             duration_ms: self.started.elapsed().as_millis() as u64,
-            trial: self.trial,
+            trial: self.sqs.trial(),
             trials: None,
         };
-        if self.trial.is_some() {
-            self.emit(Record::TrialEnd(end.clone()));
+        if self.sqs.trial().is_some() {
+            self.sqs.emit(Record::TrialEnd(end.clone()));
         }
         (end, judged_for_pool)
     }

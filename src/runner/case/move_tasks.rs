@@ -2,7 +2,6 @@
 
 use super::CaseRun;
 use crate::classify::{Check, Observed};
-use crate::evidence::format::Phase;
 use crate::suite::model::{Spanned, Step, TaskRef};
 use std::collections::BTreeMap;
 
@@ -15,7 +14,7 @@ impl CaseRun {
         max_per_second: &Option<i32>,
         task: &Option<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         self.ensure_arn(&source.value).await;
         let source_arn = self.queues.arn(&source.value)?;
         // An uncreated destination gets the ARN its name would have, so a case can
@@ -25,7 +24,7 @@ impl CaseRun {
             None => None,
         };
         let rate = *max_per_second;
-        one_call!(self, step, "StartMessageMoveTask", Some(&source.value), client
+        one_call!(self.sqs, &self.queues, step, "StartMessageMoveTask", Some(&source.value), client
             .start_message_move_task()
             .source_arn(&source_arn)
             .set_destination_arn(dest_arn)
@@ -43,10 +42,10 @@ impl CaseRun {
         step: &Step,
         source: &Spanned<String>,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         self.ensure_arn(&source.value).await;
         let source_arn = self.queues.arn(&source.value)?;
-        one_call!(self, step, "ListMessageMoveTasks", Some(&source.value), client.list_message_move_tasks().source_arn(&source_arn), view: |rec| {
+        one_call!(self.sqs, &self.queues, step, "ListMessageMoveTasks", Some(&source.value), client.list_message_move_tasks().source_arn(&source_arn), view: |rec| {
             // The newest task's fields are checkable as `attributes:` (Status, ...).
             let attrs = rec.output.as_ref().map(|o| {
                 let mut m = BTreeMap::new();
@@ -80,7 +79,7 @@ impl CaseRun {
         step: &Step,
         task: &TaskRef,
     ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let handle = match task {
             TaskRef::Named(task) => self.queues.task(&task.value).ok_or_else(|| {
                 format!(
@@ -92,7 +91,8 @@ impl CaseRun {
             TaskRef::Literal(handle) => handle.clone(),
         };
         one_call!(
-            self,
+            self.sqs,
+            &self.queues,
             step,
             "CancelMessageMoveTask",
             None,

@@ -13,7 +13,8 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let url = self.queues.url(&receive.queue.value)?;
         let attempt = receive.attempt.as_ref().map(|a| a.value.clone());
-        let meta = self.meta(
+        let meta = self.sqs.meta(
+            &self.queues,
             Phase::Step,
             Some(step),
             "ReceiveMessage",
@@ -39,8 +40,8 @@ impl CaseRun {
                 attempt.as_deref(),
             )
             .await;
-        Ok(self.judge(
-            step,
+        Ok(self.sqs.check(
+            &step.expect,
             &mut rec,
             Observed {
                 received,
@@ -63,7 +64,7 @@ impl CaseRun {
         Option<Vec<ReceivedMsg>>,
         Vec<String>,
     ) {
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         let req = {
             let mut req = client
                 .receive_message()
@@ -81,7 +82,7 @@ impl CaseRun {
             req = req.set_message_attribute_names(p.message_attribute_names.clone());
             req
         };
-        let mut rec = call!(self, meta, req).await;
+        let mut rec = call!(self.sqs, meta, req).await;
         // Every attempt without a definite answer, a hidden one included, may have leased a
         // message to nobody: the judge must know (the honesty rule "a hidden attempt counts").
         let unknown = rec
@@ -104,8 +105,8 @@ impl CaseRun {
             let id = m.message_id().unwrap_or_default().to_string();
             let handle = m.receipt_handle().unwrap_or_default().to_string();
             let body = m.body().unwrap_or_default();
-            self.masker.add_handle(&handle);
-            self.masker.add_body(body);
+            self.sqs.masker_mut().add_handle(&handle);
+            self.sqs.masker_mut().add_body(body);
             let label = self.ledger.place(&id, body);
             let seq = self.ledger.deliver(&id, label.as_deref());
             let md5_ok = m.md5_of_body().map(|md5| md5 == md5_hex(body));
@@ -137,7 +138,7 @@ impl CaseRun {
                 .unwrap_or_default();
             if let Some(sender) = attributes.get("SenderId") {
                 // Who sent it: never in a finding, even quoted by a server's message.
-                self.masker.add_principal_id(sender);
+                self.sqs.masker_mut().add_principal_id(sender);
             }
             let bk = business_key(body);
             evidence.push(MessageEvidence {
@@ -199,7 +200,7 @@ impl CaseRun {
         let start = Instant::now();
         let closes = start + o.window;
         let end = loop {
-            let stop = self.stop_requested();
+            let stop = self.sqs.stops().requested();
             let w = self.record.window.as_mut().expect("set above");
             w.elapsed_ms = start.elapsed().as_millis() as u64;
             if !w.tracked.is_empty() && w.tracked.iter().all(|m| m.sightings > 0) {
@@ -217,14 +218,15 @@ impl CaseRun {
                     used: w.receives_used,
                 });
             }
-            self.lift_denies(false).await;
+            deny::lift(&mut self.sqs, &self.queues, false).await;
             let remaining = closes - now;
             // WaitTimeSeconds is whole seconds. The window's tail long-polls too (its last
             // partial second rounded up, so the watch may run past the window by less than a
             // second): a short poll samples a subset of servers and may miss a message, so
             // silence over one proves nothing. Only `wait: 0s` short-polls, and is counted.
             let wait_secs = o.wait.as_secs().min(remaining.as_secs_f64().ceil() as u64);
-            let meta = self.meta(
+            let meta = self.sqs.meta(
+                &self.queues,
                 Phase::Observe,
                 Some(step),
                 "ReceiveMessage",
@@ -265,7 +267,7 @@ impl CaseRun {
                         .collect()
                 })
                 .unwrap_or_default();
-            self.emit_rows(&mut rec);
+            self.sqs.emit_rows(&mut rec);
             let unknown_now = self.ledger.unknown_receives();
             let w = self.record.window.as_mut().expect("set above");
             w.receives_used += 1;
@@ -311,7 +313,7 @@ impl CaseRun {
                 let pause = remaining.min(Duration::from_millis(200));
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => {}
-                    _ = self.until_stopped() => {}
+                    _ = self.sqs.stops().until_requested() => {}
                 }
             }
         };
@@ -334,8 +336,9 @@ impl CaseRun {
         id: &str,
         handle: &str,
     ) {
-        let client = self.ctx.client.clone();
-        let meta = self.meta(
+        let client = self.sqs.client();
+        let meta = self.sqs.meta(
+            &self.queues,
             Phase::Observe,
             Some(step),
             "DeleteMessage",
@@ -343,7 +346,7 @@ impl CaseRun {
             Some(label),
         );
         let mut rec = call!(
-            self,
+            self.sqs,
             meta,
             client
                 .delete_message()
@@ -357,7 +360,7 @@ impl CaseRun {
             row.message_id = Some(id.to_string());
             row.message = message.clone();
         }
-        self.emit_rows(&mut rec);
+        self.sqs.emit_rows(&mut rec);
     }
 }
 

@@ -3,8 +3,7 @@
 //! (call rows carry no request parameters; error messages pass the masker).
 
 use super::CaseRun;
-use crate::classify::{Check, Observed};
-use crate::evidence::format::Phase;
+use crate::classify::Check;
 use crate::suite::model::{Account, AddPermission, Spanned, Step};
 
 impl CaseRun {
@@ -21,9 +20,10 @@ impl CaseRun {
                 Account::Literal(id) => id.clone(),
             });
         }
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         one_call!(
-            self,
+            self.sqs,
+            &self.queues,
             step,
             "AddPermission",
             Some(&p.queue.value),
@@ -43,9 +43,10 @@ impl CaseRun {
         label: &str,
     ) -> Result<Check, String> {
         let url = self.queues.url(&queue.value)?;
-        let client = self.ctx.client.clone();
+        let client = self.sqs.client();
         one_call!(
-            self,
+            self.sqs,
+            &self.queues,
             step,
             "RemovePermission",
             Some(&queue.value),

@@ -60,7 +60,9 @@ impl CaseRun {
             }
             Action::ListMoveTasks { source } => self.list_move_tasks_step(step, source).await,
             Action::CancelMoveTask { task } => self.cancel_move_task_step(step, task).await,
-            Action::Deny(deny) => self.deny_step(step, deny).await,
+            Action::Deny(d) => {
+                deny::deny(&mut self.sqs, &self.queues, &self.case.queues, step, d).await
+            }
             Action::AddPermission(p) => self.add_permission_step(step, p).await,
             Action::RemovePermission { queue, label } => {
                 self.remove_permission_step(step, queue, label).await
