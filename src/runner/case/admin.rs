@@ -2,6 +2,7 @@
 //! dead-letter sources. Each makes one call through [`one_call!`].
 
 use super::CaseRun;
+use super::lifecycle;
 use crate::classify::{Check, Observed, ReceivedMsg};
 use crate::evidence::format::Phase;
 use crate::runner::queues::run_prefix;
@@ -48,7 +49,7 @@ impl CaseRun {
     ) -> Result<Check, String> {
         let client = self.sqs.client();
         let url = self.queues.url(&queue.value)?;
-        let attributes = self.resolve_arns(attributes).await;
+        let attributes = lifecycle::resolve_arns(&mut self.sqs, &mut self.queues, attributes).await;
         let visibility = attributes
             .get("VisibilityTimeout")
             .and_then(|v| v.parse::<u64>().ok());
@@ -87,7 +88,15 @@ impl CaseRun {
         step: &Step,
         def: &QueueDef,
     ) -> Result<Check, String> {
-        let mut rec = self.create_queue(def, Phase::Step, Some(step)).await?;
+        let mut rec = lifecycle::create_queue(
+            &mut self.sqs,
+            &mut self.queues,
+            &self.case,
+            def,
+            Phase::Step,
+            Some(step),
+        )
+        .await?;
         Ok(self.sqs.check(&step.expect, &mut rec, Observed::default()))
     }
 

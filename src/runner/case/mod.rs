@@ -33,7 +33,6 @@ use record::CaseRecord;
 
 use super::RunContext;
 use super::call::{CallMeta, Recorded, rfc3339};
-use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use super::target::TargetKind;
 use crate::classify::{
     self, BatchOutcome, CallError, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg,
@@ -45,13 +44,12 @@ use crate::evidence::format::{
 };
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
-    Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, arn_refs, substitute_arns,
+    Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, Receive,
+    Send as SendStep, Spanned, Step,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
-    MessageAttributeValue, MessageSystemAttributeName, QueueAttributeName,
-    SendMessageBatchRequestEntry,
+    MessageAttributeValue, MessageSystemAttributeName, SendMessageBatchRequestEntry,
 };
 use aws_smithy_types::Blob;
 use base64::Engine;
@@ -155,14 +153,19 @@ impl CaseRun {
                 .get_or_insert(Stop::Deadline(self.sqs.stops().deadline_text()));
         }
         if matches!(self.record.stopped, Some(Stop::Deadline(_))) {
-            self.sweep_unregistered().await;
+            lifecycle::sweep_unregistered(&mut self.sqs, &mut self.queues).await;
         }
-        let cleanup = self.teardown().await;
+        let cleanup = lifecycle::teardown(
+            &mut self.sqs,
+            &mut self.queues,
+            &mut self.record.teardown_errors,
+        )
+        .await;
         self.finish(cleanup)
     }
 
     async fn setup_and_steps(&mut self) {
-        if let Err(message) = self.setup().await {
+        if let Err(message) = lifecycle::setup(&mut self.sqs, &mut self.queues, &self.case).await {
             // A setup cut short by a stop is that stop, not a broken target.
             match self.sqs.stops().requested() {
                 Some(stop) => self.record.stopped = Some(stop),
@@ -359,18 +362,10 @@ pub fn case_start(
         sources: case.sources.clone(),
         started_at: rfc3339(at),
         trials,
-        emulator_chaos: emulator_chaos(case, target).map(str::to_string),
+        emulator_chaos: lifecycle::emulator_chaos(case, target).map(str::to_string),
         area: case.area.clone(),
         aspect: Some(case.aspect.key().to_string()),
     }
-}
-
-/// The emulator chaos a case's queues get: its `emulator_chaos:`, on the embedded emulator
-/// only (no other target can be told to misbehave).
-pub(super) fn emulator_chaos(case: &Case, target: TargetKind) -> Option<&str> {
-    case.emulator_chaos
-        .as_deref()
-        .filter(|_| target == TargetKind::Embedded)
 }
 
 /// A check with its text masked: findings quote server messages, which may quote handles.

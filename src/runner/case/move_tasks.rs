@@ -1,6 +1,7 @@
 //! Steps for message move tasks (DLQ redrive): start, list, cancel.
 
 use super::CaseRun;
+use super::lifecycle;
 use crate::classify::{Check, Observed};
 use crate::suite::model::{Spanned, Step, TaskRef};
 use std::collections::BTreeMap;
@@ -15,12 +16,14 @@ impl CaseRun {
         task: &Option<String>,
     ) -> Result<Check, String> {
         let client = self.sqs.client();
-        self.ensure_arn(&source.value).await;
+        lifecycle::ensure_arn(&mut self.sqs, &mut self.queues, &source.value).await;
         let source_arn = self.queues.arn(&source.value)?;
         // An uncreated destination gets the ARN its name would have, so a case can
         // ask for ResourceNotFoundException.
         let dest_arn = match destination {
-            Some(d) => Some(self.arn_or_derived(&d.value).await),
+            Some(d) => {
+                Some(lifecycle::arn_or_derived(&mut self.sqs, &mut self.queues, &d.value).await)
+            }
             None => None,
         };
         let rate = *max_per_second;
@@ -43,7 +46,7 @@ impl CaseRun {
         source: &Spanned<String>,
     ) -> Result<Check, String> {
         let client = self.sqs.client();
-        self.ensure_arn(&source.value).await;
+        lifecycle::ensure_arn(&mut self.sqs, &mut self.queues, &source.value).await;
         let source_arn = self.queues.arn(&source.value)?;
         one_call!(self.sqs, &self.queues, step, "ListMessageMoveTasks", Some(&source.value), client.list_message_move_tasks().source_arn(&source_arn), view: |rec| {
             // The newest task's fields are checkable as `attributes:` (Status, ...).

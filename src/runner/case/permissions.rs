@@ -3,6 +3,7 @@
 //! (call rows carry no request parameters; error messages pass the masker).
 
 use super::CaseRun;
+use super::lifecycle;
 use crate::classify::Check;
 use crate::suite::model::{Account, AddPermission, Spanned, Step};
 
@@ -57,7 +58,7 @@ impl CaseRun {
     /// The account that owns queue `label`: the fifth field of its ARN
     /// (`arn:aws:sqs:<region>:<account>:<name>`), which is the caller's for an owned queue.
     async fn own_account(&mut self, label: &str) -> Result<String, String> {
-        self.ensure_arn(label).await;
+        lifecycle::ensure_arn(&mut self.sqs, &mut self.queues, label).await;
         let arn = self.queues.arn(label)?;
         crate::sqs::arn::parse(&arn)
             .map(|a| a.account)
