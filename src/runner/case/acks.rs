@@ -213,24 +213,6 @@ impl CaseRun {
         )
     }
 
-    pub(super) fn failed_entry(
-        &self,
-        f: &aws_sdk_sqs::types::BatchResultErrorEntry,
-        label: Option<String>,
-    ) -> EntryEvidence {
-        EntryEvidence {
-            id: f.id().to_string(),
-            message: label.filter(|l| !l.is_empty()),
-            message_id: None,
-            handle_digest: None,
-            result: "failed".into(),
-            code: Some(f.code().to_string()),
-            sender_fault: Some(f.sender_fault()),
-            error_message: f.message().map(|m| self.sqs.masker().mask(m)),
-            lease_ms: None,
-        }
-    }
-
     /// Shared by delete-batch and change-visibility-batch: entry evidence, ack accounting.
     pub(super) fn handle_batch_result<O>(
         &mut self,
@@ -280,7 +262,7 @@ impl CaseRun {
             outcome.successful.push(id.clone());
         }
         for f in &failed {
-            let mut ev = self.failed_entry(f, None);
+            let mut ev = failed_entry(self.sqs.masker(), f, None);
             if let Some((digest, label, mid)) = evidence_for(f.id()) {
                 ev.handle_digest = Some(digest);
                 ev.message = label;
@@ -423,6 +405,25 @@ impl CaseRun {
                 row.business_key = bk.clone();
             }
         }
+    }
+}
+
+/// A `Failed` entry of a batch answer, as evidence (its message masked).
+pub(super) fn failed_entry(
+    masker: &Masker,
+    f: &aws_sdk_sqs::types::BatchResultErrorEntry,
+    label: Option<String>,
+) -> EntryEvidence {
+    EntryEvidence {
+        id: f.id().to_string(),
+        message: label.filter(|l| !l.is_empty()),
+        message_id: None,
+        handle_digest: None,
+        result: "failed".into(),
+        code: Some(f.code().to_string()),
+        sender_fault: Some(f.sender_fault()),
+        error_message: f.message().map(|m| masker.mask(m)),
+        lease_ms: None,
     }
 }
 

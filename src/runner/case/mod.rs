@@ -35,7 +35,7 @@ use super::RunContext;
 use super::call::{CallMeta, Recorded, rfc3339};
 use super::target::TargetKind;
 use crate::classify::{
-    self, BatchOutcome, CallError, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg,
+    self, BatchOutcome, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg,
     StepResult, Stop, WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
@@ -44,17 +44,13 @@ use crate::evidence::format::{
 };
 use crate::evidence::{Masker, sha256_hex};
 use crate::suite::model::{
-    Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, Receive,
-    Send as SendStep, Spanned, Step,
+    Action, BatchHandle, BatchVisibility, Case, HandleRef, Observe, Receive, Spanned, Step,
 };
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
-    MessageAttributeValue, MessageSystemAttributeName, SendMessageBatchRequestEntry,
+    MessageSystemAttributeName,
 };
-use aws_smithy_types::Blob;
-use base64::Engine;
 use chrono::Utc;
-use md5::{Digest, Md5};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
@@ -375,21 +371,5 @@ fn mask_check(masker: &Masker, check: Check) -> Check {
         Check::Fail(f) => Check::Fail(f.iter().map(|m| masker.mask(m)).collect()),
         Check::Inconclusive(m) => Check::Inconclusive(masker.mask(&m)),
         Check::Error(m) => Check::Error(masker.mask(&m)),
-    }
-}
-
-/// MD5 hex of a body, as SQS computes MD5OfMessageBody (the SDK does not check it).
-fn md5_hex(text: &str) -> String {
-    hex::encode(Md5::digest(text.as_bytes()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_bodies_have_the_exact_size() {
-        assert_eq!(messages::body_text(&Body::Size(1024)).len(), 1024);
-        assert_eq!(md5_hex(""), "d41d8cd98f00b204e9800998ecf8427e");
     }
 }

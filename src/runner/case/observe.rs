@@ -1,6 +1,7 @@
 //! Receives and the bounded observation: tracking receipts per attempt, counting deliveries,
 //! verifying MD5s, and classifying what an `observe` window saw.
 
+use super::messages::md5_hex;
 use super::*;
 
 impl CaseRun {

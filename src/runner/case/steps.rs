@@ -11,9 +11,19 @@ impl CaseRun {
     pub(super) async fn sqs_step(&mut self, step: &Step, action: &Action) -> Result<Check, String> {
         match action {
             Action::Receive(receive) => self.receive_step(step, receive).await,
-            Action::Send(send) => self.send_step(step, send).await,
+            Action::Send(send) => {
+                messages::send(&mut self.sqs, &self.queues, &mut self.ledger, step, send).await
+            }
             Action::SendBatch { queue, entries } => {
-                self.send_batch_step(step, queue, entries).await
+                messages::send_batch(
+                    &mut self.sqs,
+                    &self.queues,
+                    &mut self.ledger,
+                    step,
+                    queue,
+                    entries,
+                )
+                .await
             }
             Action::Delete { queue, target } => self.delete_step(step, queue, target).await,
             Action::DeleteBatch { queue, entries } => {
