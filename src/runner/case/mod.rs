@@ -27,7 +27,7 @@ mod stop;
 
 use crate::evidence::business_key;
 use calls::Caller;
-use ledger::{AckAnswer, Ledger, Receipt};
+use ledger::{Ledger, Receipt};
 use queue_table::QueueTable;
 use record::CaseRecord;
 
@@ -35,23 +35,18 @@ use super::RunContext;
 use super::call::{CallMeta, Recorded, rfc3339};
 use super::target::TargetKind;
 use crate::classify::{
-    self, BatchOutcome, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg,
-    StepResult, Stop, WindowEnd, WindowFacts,
+    self, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg, StepResult, Stop,
+    WindowEnd, WindowFacts,
 };
 use crate::evidence::format::{
-    CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
-    Record, StepEnd, Window,
+    CaseEnd, CaseStart, MessageEvidence, MessageOutcome, Phase, QueueCleanup, Record, StepEnd,
+    Window,
 };
 use crate::evidence::{Masker, sha256_hex};
-use crate::suite::model::{
-    Action, BatchHandle, BatchVisibility, Case, HandleRef, Observe, Receive, Spanned, Step,
-};
-use aws_sdk_sqs::types::{
-    ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
-    MessageSystemAttributeName,
-};
+use crate::suite::model::{Action, Case, Observe, Receive, Step};
+use aws_sdk_sqs::types::MessageSystemAttributeName;
 use chrono::Utc;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -59,10 +54,6 @@ use tokio::time::Instant;
 /// How long past its deadline a case waits for a call that is never abandoned (a create, a
 /// teardown delete) before it is cut off regardless.
 const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
-
-/// A resolved handle reference: the handle, and (attempt name, receipt) when it came from a
-/// receive of the suite rather than a literal.
-type ResolvedHandle = (String, Option<(String, Receipt)>);
 
 /// Runs `case` and returns its closing record (already emitted).
 pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {

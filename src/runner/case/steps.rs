@@ -25,22 +25,54 @@ impl CaseRun {
                 )
                 .await
             }
-            Action::Delete { queue, target } => self.delete_step(step, queue, target).await,
+            Action::Delete { queue, target } => {
+                acks::delete(
+                    &mut self.sqs,
+                    &self.queues,
+                    &mut self.ledger,
+                    step,
+                    queue,
+                    target,
+                )
+                .await
+            }
             Action::DeleteBatch { queue, entries } => {
-                self.handle_batch_step(step, queue, HandleBatch::Delete(entries))
-                    .await
+                acks::handle_batch(
+                    &mut self.sqs,
+                    &self.queues,
+                    &mut self.ledger,
+                    step,
+                    queue,
+                    HandleBatch::Delete(entries),
+                )
+                .await
             }
             Action::ChangeVisibility {
                 queue,
                 target,
                 timeout,
             } => {
-                self.change_visibility_step(step, queue, target, timeout)
-                    .await
+                acks::change_visibility(
+                    &mut self.sqs,
+                    &self.queues,
+                    &self.ledger,
+                    step,
+                    queue,
+                    target,
+                    timeout,
+                )
+                .await
             }
             Action::ChangeVisibilityBatch { queue, entries } => {
-                self.handle_batch_step(step, queue, HandleBatch::ChangeVisibility(entries))
-                    .await
+                acks::handle_batch(
+                    &mut self.sqs,
+                    &self.queues,
+                    &mut self.ledger,
+                    step,
+                    queue,
+                    HandleBatch::ChangeVisibility(entries),
+                )
+                .await
             }
             Action::GetAttributes { queue, names } => {
                 self.get_attributes_step(step, queue, names).await
