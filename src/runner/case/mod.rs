@@ -25,28 +25,21 @@ mod record;
 mod steps;
 mod stop;
 
-use crate::evidence::business_key;
 use calls::Caller;
-use ledger::{Ledger, Receipt};
+use ledger::Ledger;
 use queue_table::QueueTable;
 use record::CaseRecord;
 
 use super::RunContext;
-use super::call::{CallMeta, Recorded, rfc3339};
+use super::call::rfc3339;
 use super::target::TargetKind;
-use crate::classify::{
-    self, CaseFacts, Check, CutReason, FailureKind, Observed, ReceivedMsg, StepResult, Stop,
-    WindowEnd, WindowFacts,
-};
+use crate::classify::{self, CaseFacts, Check, StepResult, Stop};
+use crate::evidence::Masker;
 use crate::evidence::format::{
-    CaseEnd, CaseStart, MessageEvidence, MessageOutcome, Phase, QueueCleanup, Record, StepEnd,
-    Window,
+    CaseEnd, CaseStart, MessageOutcome, QueueCleanup, Record, StepEnd, Window,
 };
-use crate::evidence::{Masker, sha256_hex};
-use crate::suite::model::{Action, Case, Observe, Receive, Step};
-use aws_sdk_sqs::types::MessageSystemAttributeName;
+use crate::suite::model::{Action, Case, Step};
 use chrono::Utc;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -236,7 +229,17 @@ impl CaseRun {
                     deny::lift(&mut self.sqs, &self.queues, false).await;
                 }
             }
-            Action::Observe(o) => self.observe(step, o).await,
+            Action::Observe(o) => {
+                observe::observe(
+                    &mut self.sqs,
+                    &self.queues,
+                    &mut self.ledger,
+                    &mut self.record.window,
+                    step,
+                    o,
+                )
+                .await
+            }
             other => match self.sqs.arm_wire(&self.queues, step) {
                 Ok(()) => self.sqs_step(step, other).await,
                 Err(e) => Err(e),

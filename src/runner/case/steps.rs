@@ -10,7 +10,9 @@ impl CaseRun {
     /// could not be resolved at run time).
     pub(super) async fn sqs_step(&mut self, step: &Step, action: &Action) -> Result<Check, String> {
         match action {
-            Action::Receive(receive) => self.receive_step(step, receive).await,
+            Action::Receive(receive) => {
+                observe::receive(&mut self.sqs, &self.queues, &mut self.ledger, step, receive).await
+            }
             Action::Send(send) => {
                 messages::send(&mut self.sqs, &self.queues, &mut self.ledger, step, send).await
             }
