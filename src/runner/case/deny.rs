@@ -17,7 +17,7 @@ use tokio::time::Instant;
 /// The `deny` step: sets the queue's `Policy` to the denies in force on it and this one, and
 /// counts this one in force once the target took it. A queue whose definition (`defs`) sets
 /// its own `Policy` is refused: the deny would replace it, and lifting the deny would lose it.
-pub(super) async fn deny(
+pub(super) async fn set(
     sqs: &mut Caller,
     queues: &QueueTable,
     defs: &[QueueDef],

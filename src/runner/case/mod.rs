@@ -6,6 +6,19 @@
 //! no definite answer. It decides nothing: at the end it hands those facts to
 //! [`classify::judge`]. Raw handles and bodies live only in this memory; everything that
 //! leaves it goes through the case's [`Masker`].
+//!
+//! The case is kept in parts, one per responsibility, and a step is a function handed the
+//! parts it works on (`steps.rs` dispatches; its signature says what a step can touch):
+//! - the [`Caller`] (`calls.rs`): the one way the case calls SQS, with what every call needs
+//!   (the run's context, the masker, the faults, the denies of `denies.rs`, the stops of
+//!   `stop.rs`) and what the current step armed and heard;
+//! - the [`Ledger`] (`ledger.rs`): what was sent, received, delivered and acknowledged;
+//! - the [`QueueTable`] (`queue_table.rs`): the queues by label, their leases, move tasks;
+//! - the [`CaseRecord`] (`record.rs`): what the judge reads besides the ledger.
+//!
+//! The queues' creation and teardown are `lifecycle.rs`; the steps are by kind in
+//! `messages.rs`, `acks.rs`, `observe.rs`, `admin.rs`, `move_tasks.rs`, `permissions.rs` and
+//! `deny.rs`.
 
 // First, so that its macros (`call!`, `one_call!`) are in scope in every step file after it.
 #[macro_use]
@@ -38,7 +51,7 @@ use crate::evidence::Masker;
 use crate::evidence::format::{
     CaseEnd, CaseStart, MessageOutcome, QueueCleanup, Record, StepEnd, Window,
 };
-use crate::suite::model::{Action, Case, Step};
+use crate::suite::model::Case;
 use chrono::Utc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,20 +80,22 @@ pub async fn run_trial(
     run.execute().await
 }
 
+/// One run of a case (or of one trial of it): its parts (see the module doc) and what the
+/// case keeps for its own records.
 struct CaseRun {
     /// How the case calls SQS: the run's context, the masker, the faults and denies, the
     /// current step's armed state (see `calls.rs`).
     sqs: Caller,
+    /// The suite file the case is from, for `case_end`.
     suite: String,
     case: Case,
-    /// What owned queue names carry for this run: the case id, `-t<k>` for a trial.
-    name_key: String,
     /// The case's queues, their visibility timeouts and move tasks (see `queue_table.rs`).
     queues: QueueTable,
     /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
     ledger: Ledger,
     /// The facts the judge reads besides the ledger's, filled in as the case runs.
     record: CaseRecord,
+    /// When the case started, on the run's clock and on the monotonic one.
     started_at: chrono::DateTime<Utc>,
     started: Instant,
 }
@@ -98,7 +113,6 @@ impl CaseRun {
             sqs: Caller::new(ctx, &case, trial),
             suite,
             case,
-            name_key,
             queues,
             ledger: Ledger::default(),
             record: CaseRecord::default(),
@@ -165,7 +179,15 @@ impl CaseRun {
             deny::lift(&mut self.sqs, &self.queues, false).await;
             self.sqs.begin_step(step);
             let step_started = self.sqs.ctx().clock.now();
-            let check = self.step(step).await;
+            let check = steps::run(
+                &mut self.sqs,
+                &self.case,
+                &mut self.queues,
+                &mut self.ledger,
+                &mut self.record.window,
+                step,
+            )
+            .await;
             self.sqs.emit(Record::Step(StepEnd {
                 run_id: self.sqs.ctx().run_id.clone(),
                 case: self.case.id.clone(),
@@ -199,53 +221,6 @@ impl CaseRun {
                 return;
             }
         }
-    }
-
-    /// Runs one step and checks it.
-    async fn step(&mut self, step: &Step) -> Check {
-        let outcome = match &step.action {
-            Action::Sleep(d) => {
-                let ends = Instant::now() + *d;
-                loop {
-                    // A deny due in the middle of the sleep is lifted on time.
-                    let wake = self
-                        .sqs
-                        .denies()
-                        .next_due()
-                        .map_or(ends, |due| due.min(ends));
-                    tokio::select! {
-                        _ = tokio::time::sleep_until(wake) => {}
-                        _ = self.sqs.stops().until_requested() => {
-                            let why = match self.sqs.stops().requested() {
-                                Some(Stop::Deadline(_)) => "the case reached its deadline",
-                                _ => "the run was interrupted",
-                            };
-                            return Check::Inconclusive(format!("sleep cut short: {why}"));
-                        }
-                    }
-                    if Instant::now() >= ends {
-                        return Check::Pass;
-                    }
-                    deny::lift(&mut self.sqs, &self.queues, false).await;
-                }
-            }
-            Action::Observe(o) => {
-                observe::observe(
-                    &mut self.sqs,
-                    &self.queues,
-                    &mut self.ledger,
-                    &mut self.record.window,
-                    step,
-                    o,
-                )
-                .await
-            }
-            other => match self.sqs.arm_wire(&self.queues, step) {
-                Ok(()) => self.sqs_step(step, other).await,
-                Err(e) => Err(e),
-            },
-        };
-        outcome.unwrap_or_else(Check::Error)
     }
 
     // ----- judgement -----------------------------------------------------------------------

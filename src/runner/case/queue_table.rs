@@ -6,7 +6,7 @@
 //! The table makes no calls: the lifecycle steps (`lifecycle.rs`) call SQS and tell the table
 //! what the answers were. Everything here is a lookup or a rule over what it holds.
 
-use crate::runner::queues::{OwnedQueue, Registry, queue_name};
+use crate::runner::queues::{OwnedQueue, Registry, queue_name, run_prefix};
 use crate::suite::model::{Action, Case, QueueDef};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -50,6 +50,8 @@ pub(super) struct QueueTable {
     attempts: HashMap<String, String>,
     /// The run's region, the one a queue without `region:` is in.
     run_region: String,
+    /// The run's prefix and the case's (the trial's) name key: what a listing is held to.
+    own_prefix: String,
 }
 
 impl QueueTable {
@@ -107,7 +109,14 @@ impl QueueTable {
             move_tasks: HashMap::new(),
             attempts,
             run_region: run_region.to_string(),
+            own_prefix: format!("{}{name_key}-", run_prefix(run_id)),
         }
+    }
+
+    /// The prefix a listing is held to: the run's, then the case's (the trial's) name key, so
+    /// a listing never reaches other people's queues.
+    pub(super) fn own_prefix(&self) -> &str {
+        &self.own_prefix
     }
 
     /// The queue labelled `label`, if the case defines one.
