@@ -186,15 +186,15 @@ impl Denies {
         })
     }
 
-    /// Marks the deny step `step` set on `label` lifted (or given up) and returns it, unless
-    /// it was already.
-    pub(super) fn mark_lifted(&mut self, step: usize, label: &str) -> Option<&ActiveDeny> {
+    /// Marks the deny step `step` set on `label` lifted (or given up) and returns it as it
+    /// ends, unless it was already.
+    pub(super) fn mark_lifted(&mut self, step: usize, label: &str) -> Option<ActiveDeny> {
         let d = self
             .0
             .iter_mut()
             .find(|d| !d.lifted && d.step.index == step && d.label == label)?;
         d.lifted = true;
-        Some(d)
+        Some(d.clone())
     }
 }
 

@@ -124,15 +124,17 @@ pub(super) async fn lift(sqs: &mut Caller, queues: &QueueTable, teardown: bool) 
                 Some("the queue was deleted before the deny was lifted".to_string()),
             ),
         };
-        let (run_id, case, trial) = (
-            sqs.ctx().run_id.clone(),
-            sqs.case().to_string(),
-            sqs.trial(),
-        );
         let Some(lifted) = sqs.denies_mut().mark_lifted(d.step.index, &d.label) else {
             return;
         };
-        let record = lifted.end(&run_id, &case, trial, lifted_at, lift_error, teardown);
+        let record = lifted.end(
+            &sqs.ctx().run_id,
+            sqs.case(),
+            sqs.trial(),
+            lifted_at,
+            lift_error,
+            teardown,
+        );
         sqs.emit(Record::Deny(record));
     }
 }
