@@ -26,12 +26,15 @@ pub enum FailureKind {
 /// A failed call, as the step checks see it.
 #[derive(Debug, Clone)]
 pub struct CallError {
+    /// How it failed: whether the target's answer was definite, and whose fault.
     pub kind: FailureKind,
     /// The SDK's code (the legacy query code when the server sent one).
     pub code: Option<String>,
     /// The `__type` shape name (JSON protocol), without namespace.
     pub error_type: Option<String>,
+    /// The HTTP status of the final attempt, when one came.
     pub status: Option<u16>,
+    /// Whether the target blamed the sender (`SenderFault`), when it said.
     pub sender_fault: Option<bool>,
     /// Masked message.
     pub message: Option<String>,
