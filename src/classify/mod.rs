@@ -1,5 +1,7 @@
 //! Judgement, pure: what a case run gathered in, its classes, decision and verdict out.
 //!
+//! - `answer`: a step's answer checked against its `expect:` ([`check_step`]), over the
+//!   plain facts of [`Observed`]; `failure`: how a call failed ([`CallError`]).
 //! - `judge`: [`judge`] turns a case's facts into its [`Judgement`]; the observe step's own
 //!   check ([`check_window`]) and the outcome comparison live beside it.
 //! - `outcome`: the class of one tracked message (the honesty rules), and how a window ended.
@@ -10,7 +12,9 @@
 //! - `rate`, `trials`: intervals over trials, and a case's trials pooled.
 //! - `fisher`, `history`: a case's trials pooled across runs, and a newest run that differs.
 
+pub mod answer;
 pub mod decision;
+pub mod failure;
 pub mod fisher;
 pub mod history;
 pub mod judge;
@@ -20,7 +24,9 @@ pub mod stop;
 pub mod trials;
 pub mod verdict;
 
+pub use answer::{BatchOutcome, Observed, ReceivedMsg, check_step};
 pub use decision::{AckFacts, decide};
+pub use failure::{CallError, FailureKind};
 pub use judge::{
     CaseFacts, Check, JudgedMessage, Judgement, StepResult, WindowFacts, WindowJudgement,
     check_window, compare_outcomes, judge, judge_window,

@@ -5,6 +5,9 @@
 //! invisible: the SDK reports only the last one. Per-call retry settings are applied here too,
 //! so an experiment chooses whether a throttle is retried or recorded.
 
+/// The failure facts a call's answer becomes here; defined below the runner, in `classify`,
+/// whose step checks read them.
+pub use crate::classify::{CallError, FailureKind};
 use crate::evidence::Masker;
 use crate::evidence::format::{Call, Completion, Phase};
 use aws_sdk_sqs::config::interceptors::{
@@ -172,78 +175,6 @@ impl Intercept for AttemptRecorder {
             });
         }
         Ok(())
-    }
-}
-
-/// How a failed call failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FailureKind {
-    /// A definite error response (4xx): the call did not take effect.
-    Response,
-    /// Throttled: the target asked us to slow down. Never a finding about semantics.
-    Throttled,
-    /// A 5xx: the target could not say whether the call took effect.
-    ServerError,
-    /// No response at all (refused, reset, timed out): outcome unknown.
-    NoResponse,
-    /// The target refused the run's credentials or permissions (`ExpiredToken`,
-    /// `AccessDenied`, ...): a harness problem, never a finding about SQS.
-    Refused,
-    /// The request was never sent (an injected reset): a definite non-effect without an answer.
-    NotSent,
-}
-
-/// A failed call, as the step checks see it.
-#[derive(Debug, Clone)]
-pub struct CallError {
-    pub kind: FailureKind,
-    /// The SDK's code (the legacy query code when the server sent one).
-    pub code: Option<String>,
-    /// The `__type` shape name (JSON protocol), without namespace.
-    pub error_type: Option<String>,
-    pub status: Option<u16>,
-    pub sender_fault: Option<bool>,
-    /// Masked message.
-    pub message: Option<String>,
-    /// The kind of the fault sqsprobe injected into the final attempt, when it did: the
-    /// answer (or its absence) is then the suite's own doing.
-    pub injected: Option<crate::evidence::format::FaultEvidence>,
-}
-
-impl CallError {
-    /// `Code (400): message`, for findings.
-    pub fn describe(&self) -> String {
-        crate::sqs::errors::describe_failure(
-            self.code.as_deref().or(self.error_type.as_deref()),
-            self.status,
-            self.message.as_deref(),
-            self.kind == FailureKind::NoResponse,
-        )
-    }
-
-    /// Whether `expected` (as a suite writes it) names this error: the legacy code, the
-    /// `__type`, or the last dotted part of the legacy code. Literal on purpose: a conformance
-    /// case that expects the JSON shape name (`InvalidParameterValueException`) must fail on a
-    /// target that sends the legacy code as `__type`.
-    pub fn matches(&self, expected: &str) -> bool {
-        let by_code = self
-            .code
-            .as_deref()
-            .is_some_and(|c| c == expected || c.rsplit('.').next() == Some(expected));
-        by_code || self.error_type.as_deref() == Some(expected)
-    }
-
-    /// Whether this is the SQS error `shape` under any of its names (the JSON shape name or the
-    /// legacy query code, through the one error table): for the harness's own checks ("is the
-    /// queue gone?"), which must hold over either protocol.
-    pub fn is(&self, shape: &str) -> bool {
-        let Some(want) = crate::sqs::errors::by_shape(shape) else {
-            return self.matches(shape);
-        };
-        [self.code.as_deref(), self.error_type.as_deref()]
-            .into_iter()
-            .flatten()
-            .any(|c| crate::sqs::errors::by_code(c).is_some_and(|got| got.shape == want.shape))
     }
 }
 
@@ -562,37 +493,6 @@ pub fn source_chain(err: &dyn std::error::Error) -> String {
 mod tests {
     use super::*;
 
-    fn error(code: Option<&str>, error_type: Option<&str>) -> CallError {
-        CallError {
-            kind: FailureKind::Response,
-            code: code.map(str::to_string),
-            error_type: error_type.map(str::to_string),
-            status: Some(400),
-            sender_fault: Some(true),
-            message: Some("m".into()),
-            injected: None,
-        }
-    }
-
-    #[test]
-    fn expected_codes_match_legacy_code_type_or_its_last_part() {
-        let e = error(
-            Some("AWS.SimpleQueueService.NonExistentQueue"),
-            Some("QueueDoesNotExist"),
-        );
-        assert!(e.matches("QueueDoesNotExist"));
-        assert!(e.matches("AWS.SimpleQueueService.NonExistentQueue"));
-        assert!(e.matches("NonExistentQueue"));
-        assert!(!e.matches("ReceiptHandleIsInvalid"));
-        assert!(error(Some("ReceiptHandleIsInvalid"), None).matches("ReceiptHandleIsInvalid"));
-        // The harness's own checks know both names through the table; expectations do not.
-        let query = error(Some("AWS.SimpleQueueService.NonExistentQueue"), None);
-        assert!(query.is("QueueDoesNotExist"));
-        assert!(!query.is("QueueDeletedRecently"));
-        let moto = error(Some("InvalidParameterValue"), Some("InvalidParameterValue"));
-        assert!(!moto.matches("InvalidParameterValueException"));
-    }
-
     #[test]
     fn the_signing_key_id_is_read_from_the_authorization_header() {
         let h = "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261201/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=abc";
@@ -621,13 +521,5 @@ mod tests {
             Some("QueueDoesNotExist".to_string())
         );
         assert_eq!(error_type_from_body(b"<xml/>"), None);
-    }
-
-    #[test]
-    fn describe_reads_like_a_finding() {
-        assert_eq!(
-            error(Some("ReceiptHandleIsInvalid"), None).describe(),
-            "ReceiptHandleIsInvalid (400): m"
-        );
     }
 }

@@ -7,10 +7,10 @@
 //! - `halt`: why the run is stopping (its own greatest reason, a signal), shared by every case.
 //! - `faults`: faults injected under the SDK (an HTTP client wrapping the run's), per case.
 //! - `queues`: owned queue names, ownership tags and the registry teardown relies on.
-//! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a method
-//!   in `messages`, `acks`, `admin`, `move_tasks`, `permissions` or `observe`; `lifecycle`:
-//!   queues, their regions and ownership).
-//! - `expect`: checking a step's response against its expectations (pure).
+//! - `case`: one case from setup to verdict (`case/steps.rs` dispatches each step to a function
+//!   in `messages`, `acks`, `admin`, `move_tasks`, `permissions`, `deny` or `observe`, handed
+//!   the parts of the case it touches; `lifecycle`: queues, their regions and ownership). A
+//!   step's answer is checked by `classify::check_step`: the runner gathers, never judges.
 //! - `run`: cases in parallel, events out; `schedule`: partitions and longest-first order.
 //! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
@@ -20,7 +20,6 @@
 pub mod call;
 pub mod case;
 pub mod clock;
-pub mod expect;
 pub mod faults;
 pub mod halt;
 pub mod in_process;

@@ -1,47 +1,242 @@
-//! Call plumbing shared by every step: the configuration of each call, the evidence metadata of a
-//! call, abandoning a call on Ctrl-C, and checking a step's response before its rows go out.
+//! How a case calls SQS: the [`Caller`] every step is handed, which makes each call with its
+//! configuration, records its attempts as evidence, abandons it when the case is stopped,
+//! accounts for its answer (the run's request budget, the target's health, the faults and
+//! denies it met) and checks a step's answer against the step's `expect:`.
+//!
+//! What a step armed for its calls (its `fault:`, its `wire:`) and what they answered is the
+//! [`StepState`] the caller holds for the step in progress; everything else a step works on
+//! (the ledger, the queue table) is handed to the step beside the caller.
 
-use super::*;
+use super::denies::Denies;
+use super::queue_table::QueueTable;
+use super::stop::Stops;
+use crate::classify::{CallError, Check, FailureKind, Observed, StopReason, check_step};
+use crate::evidence::Masker;
+use crate::evidence::format::{Phase, Record};
+use crate::runner::RunContext;
+use crate::runner::call::{AttemptRecorder, CallMeta, Recorded, record};
+use crate::runner::faults::{FaultClient, FaultPlan, StepFault};
+use crate::runner::query_protocol::{WireForm, WireInterceptor};
+use crate::suite::model::{Case, RetryPolicy, Step, StepExpect};
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
 
-impl CaseRun {
-    /// The configuration one call runs with (see [`crate::runner::policy`]): its retries
-    /// (steps follow the case's `retries:`; the harness's own calls retry briefly, and not at
-    /// all once the target is lost) and its attempt timeout (a receive's wait plus the call
-    /// timeout; the call timeout for anything else).
-    ///
-    /// A call about a queue of another region (its `region:`) is signed for that region, which
-    /// on AWS also picks that region's endpoint: the one client of the run serves every region.
-    pub(super) fn call_config(&self, meta: &CallMeta) -> aws_sdk_sqs::config::Builder {
-        // A lost target, or a run a signal is ending: each harness call gets one bounded
-        // attempt, so teardown ends within a call timeout per queue.
-        let lost = matches!(self.ctx.halt.reason(), Some(StopReason::TargetLost(_)));
-        let config = crate::runner::policy::call_config(
-            meta.phase,
-            self.case.retries,
-            meta.wait,
-            self.ctx.call_timeout,
-            lost || *self.ctx.cancel.borrow(),
-        );
-        match &meta.region {
-            Some(region) => config.region(aws_sdk_sqs::config::Region::new(region.clone())),
-            None => config,
+/// Sends one SDK operation as a recorded call of the case: `call!(sqs, meta, <fluent builder>)`.
+///
+/// This is the one way a case calls SQS. Every SDK attempt becomes an evidence row, and the
+/// per-call configuration (see [`Caller::call`]) is attached here and nowhere else. A call is
+/// abandoned (as an `info` row) when the case is stopped; `call!(finish: ...)` runs to
+/// completion instead, for creates, ownership checks and teardown, where dropping the answer
+/// could leave a queue behind that nobody knows about.
+macro_rules! call {
+    ($sqs:expr, $meta:expr, $op:expr) => {
+        $sqs.call($meta, false, |r, cfg| {
+            $op.customize().interceptor(r).config_override(cfg).send()
+        })
+    };
+    (finish: $sqs:expr, $meta:expr, $op:expr) => {
+        $sqs.call($meta, true, |r, cfg| {
+            $op.customize().interceptor(r).config_override(cfg).send()
+        })
+    };
+}
+
+/// A step that makes one SQS call: `one_call!(sqs, queues, step, "Action", queue_label,
+/// <fluent builder>)` builds the call's metadata, makes the call (through [`call!`]), and
+/// checks the step's expectations against the answer, returning the step's `Ok(check)`.
+///
+/// Two optional tails say what the step does with the answer: `view: |rec| <Observed>` for
+/// what its expectations read from it (attributes, tags, listed queues), `then: |rec| {..}` for
+/// what the case learns from it (a new visibility, a deleted queue, a task handle). The ten
+/// administration steps and the permission and move-task steps are each one line of it.
+macro_rules! one_call {
+    ($sqs:expr, $queues:expr, $step:expr, $action:literal, $queue:expr, $op:expr) => {
+        one_call!($sqs, $queues, $step, $action, $queue, $op, view: |_rec| $crate::classify::Observed::default())
+    };
+    ($sqs:expr, $queues:expr, $step:expr, $action:literal, $queue:expr, $op:expr, then: |$rec:ident| $then:block) => {{
+        let meta = $sqs.meta($queues, $crate::evidence::format::Phase::Step, Some($step), $action, None, $queue);
+        let mut $rec = call!($sqs, meta, $op).await;
+        $then
+        Ok($sqs.check(&$step.expect, &mut $rec, $crate::classify::Observed::default()))
+    }};
+    ($sqs:expr, $queues:expr, $step:expr, $action:literal, $queue:expr, $op:expr, view: |$rec:ident| $view:expr) => {{
+        let meta = $sqs.meta($queues, $crate::evidence::format::Phase::Step, Some($step), $action, None, $queue);
+        let mut rec = call!($sqs, meta, $op).await;
+        let view = {
+            let $rec = &rec;
+            $view
+        };
+        Ok($sqs.check(&$step.expect, &mut rec, view))
+    }};
+}
+
+/// The case's caller (see the module doc).
+pub(super) struct Caller {
+    ctx: Arc<RunContext>,
+    /// The case's id and trial (1-based, `None` for a single run), on every row.
+    case: String,
+    trial: Option<u32>,
+    /// How the SDK retries the steps' calls (the case's `retries:`).
+    retries: RetryPolicy,
+    /// The case's masker: every handle and body it has seen, so no answer quotes one.
+    masker: Masker,
+    /// The case's faults (its `faults:`, with their counters and dice).
+    faults: Arc<FaultPlan>,
+    /// Whether the case has `faults:` at all.
+    case_faults: bool,
+    /// Calls whose answer an injected fault changed (every kind but latency).
+    faults_fired: u32,
+    /// The `deny` steps' policies, which every call's answer is told to.
+    denies: Denies,
+    /// What stops the case from outside its steps.
+    stops: Stops,
+    /// What the current step armed and what its calls answered.
+    step: StepState,
+}
+
+impl Caller {
+    /// The caller of `case` (trial `trial`) in the run of `ctx`.
+    pub(super) fn new(ctx: Arc<RunContext>, case: &Case, trial: Option<u32>) -> Caller {
+        // Each trial draws its own fault dice: the same seed gives the same trials.
+        let case_key = format!("{}#{}", case.id, trial.unwrap_or(1));
+        Caller {
+            stops: Stops::new(&ctx, case),
+            masker: ctx.masker.clone(),
+            faults: Arc::new(FaultPlan::new(&case.faults, ctx.seed, &case_key)),
+            ctx,
+            case: case.id.clone(),
+            trial,
+            retries: case.retries,
+            case_faults: !case.faults.is_empty(),
+            faults_fired: 0,
+            denies: Denies::default(),
+            step: StepState::default(),
         }
     }
 
+    /// What every case of the run shares: the client, the registry, the run's ids and region.
+    pub(super) fn ctx(&self) -> &RunContext {
+        &self.ctx
+    }
+
+    /// The run's SDK client, for a step to build its request with.
+    pub(super) fn client(&self) -> aws_sdk_sqs::Client {
+        self.ctx.client.clone()
+    }
+
+    /// The case's id.
+    pub(super) fn case(&self) -> &str {
+        &self.case
+    }
+
+    /// The trial this case is (1-based) of a multi-trial case, `None` for a single run.
+    pub(super) fn trial(&self) -> Option<u32> {
+        self.trial
+    }
+
+    /// The case's masker.
+    pub(super) fn masker(&self) -> &Masker {
+        &self.masker
+    }
+
+    /// The case's masker, to teach it a handle, a body or a principal the case has seen.
+    pub(super) fn masker_mut(&mut self) -> &mut Masker {
+        &mut self.masker
+    }
+
+    /// What stops the case from outside its steps.
+    pub(super) fn stops(&self) -> &Stops {
+        &self.stops
+    }
+
+    /// The denies the case has set.
+    pub(super) fn denies(&self) -> &Denies {
+        &self.denies
+    }
+
+    /// The denies the case has set, to set or lift one.
+    pub(super) fn denies_mut(&mut self) -> &mut Denies {
+        &mut self.denies
+    }
+
+    /// Calls whose answer the case's own doing changed: an injected fault (every kind but
+    /// latency) or a `deny` in force.
+    pub(super) fn faults_fired(&self) -> u32 {
+        self.faults_fired + self.denies.denied_calls()
+    }
+
+    /// Sends a record to the run's consumers.
+    pub(super) fn emit(&self, record: Record) {
+        // The receiver lives as long as the run; if it is gone the run is ending anyway.
+        let _ = self.ctx.events.send(record);
+    }
+
+    /// Emits a call's rows (each attempt's), leaving the call's answer to its caller.
+    pub(super) fn emit_rows<O>(&self, rec: &mut Recorded<O>) {
+        for row in rec.rows.drain(..) {
+            self.emit(Record::Call(row));
+        }
+    }
+
+    /// Begins `step`: its `fault:` armed, no wire form (the step arms its own), no answer yet.
+    pub(super) fn begin_step(&mut self, step: &Step) {
+        self.step = StepState::new(step);
+    }
+
+    /// Drops the previous step's wire form, before anything of the next step is sent.
+    pub(super) fn clear_wire(&mut self) {
+        self.step.wire = None;
+    }
+
+    /// The answer (status, error code) of the step's last checked call, taken for its result.
+    pub(super) fn take_answer(&mut self) -> (Option<u16>, Option<String>) {
+        self.step.last_answer.take().unwrap_or_default()
+    }
+
+    /// Arms the step's `wire:` for its call: the queue it names is resolved to its URL now.
+    pub(super) fn arm_wire(&mut self, queues: &QueueTable, step: &Step) -> Result<(), String> {
+        let Some(wire) = &step.wire else {
+            return Ok(());
+        };
+        let to = match &wire.to {
+            Some(label) => {
+                let url = queues.url(&label.value)?;
+                Some((queues.name(&label.value), url))
+            }
+            None => None,
+        };
+        let operation = crate::suite::step_calls(&step.action)
+            .first()
+            .copied()
+            .ok_or_else(|| format!("step {} makes no SQS call for `wire`", step.index + 1))?;
+        self.step.wire = Some(StepWire {
+            operation,
+            to_name: to.as_ref().map(|(name, _)| name.clone()),
+            form: WireForm {
+                method: wire.method,
+                to_url: to.map(|(_, url)| url),
+                accept: wire.accept,
+                no_params: wire.no_params,
+            },
+        });
+        Ok(())
+    }
+
     /// The metadata of a call about the queue labelled `queue` (its name and region come from
-    /// the label), or about no queue.
+    /// `queues`), or about no queue.
     pub(super) fn meta(
         &self,
+        queues: &QueueTable,
         phase: Phase,
         step: Option<&Step>,
         action: &'static str,
         attempt: Option<String>,
         queue: Option<&str>,
     ) -> CallMeta {
-        let q = queue.and_then(|l| self.queues.get(l));
+        let q = queue.and_then(|l| queues.get(l));
         CallMeta {
             run_id: self.ctx.run_id.clone(),
-            case: self.case.id.clone(),
+            case: self.case.clone(),
             phase,
             step: step.map(|s| s.index),
             line: step.map(|s| s.pos.line),
@@ -62,46 +257,40 @@ impl CaseRun {
         }
     }
 
-    /// Arms the step's `wire:` for its call (the step loop cleared the previous step's): the
-    /// queue it names is resolved to its URL now.
-    pub(super) fn arm_wire(&mut self, step: &Step) -> Result<(), String> {
-        let Some(wire) = &step.wire else {
-            return Ok(());
-        };
-        let to = match &wire.to {
-            Some(label) => {
-                let url = self.queues.url(&label.value)?;
-                Some((self.queues.name(&label.value), url))
-            }
-            None => None,
-        };
-        let operation = crate::suite::step_calls(&step.action)
-            .first()
-            .copied()
-            .ok_or_else(|| format!("step {} makes no SQS call for `wire`", step.index + 1))?;
-        self.step.wire = Some(StepWire {
-            operation,
-            to_name: to.as_ref().map(|(name, _)| name.clone()),
-            form: crate::runner::query_protocol::WireForm {
-                method: wire.method,
-                to_url: to.map(|(_, url)| url),
-                accept: wire.accept,
-                no_params: wire.no_params,
-            },
-        });
-        Ok(())
+    /// The configuration one call runs with (see [`crate::runner::policy`]): its retries
+    /// (steps follow the case's `retries:`; the harness's own calls retry briefly, and not at
+    /// all once the target is lost) and its attempt timeout (a receive's wait plus the call
+    /// timeout; the call timeout for anything else).
+    ///
+    /// A call about a queue of another region (its `region:`) is signed for that region, which
+    /// on AWS also picks that region's endpoint: the one client of the run serves every region.
+    fn call_config(&self, meta: &CallMeta) -> aws_sdk_sqs::config::Builder {
+        // A lost target, or a run a signal is ending: each harness call gets one bounded
+        // attempt, so teardown ends within a call timeout per queue.
+        let lost = matches!(self.ctx.halt.reason(), Some(StopReason::TargetLost(_)));
+        let config = crate::runner::policy::call_config(
+            meta.phase,
+            self.retries,
+            meta.wait,
+            self.ctx.call_timeout,
+            lost || self.stops.interrupted(),
+        );
+        match &meta.region {
+            Some(region) => config.region(aws_sdk_sqs::config::Region::new(region.clone())),
+            None => config,
+        }
     }
 
     /// Runs one SDK call with its configuration (use [`call!`]); unless `finish`, the call is
     /// abandoned (as an `info` row) if the run is interrupted or the case reaches its deadline.
     pub(super) async fn call<O, E, F, Fut>(
-        &self,
+        &mut self,
         meta: CallMeta,
         finish: bool,
         send: F,
     ) -> Recorded<O>
     where
-        F: FnOnce(crate::runner::call::AttemptRecorder, aws_sdk_sqs::config::Builder) -> Fut,
+        F: FnOnce(AttemptRecorder, aws_sdk_sqs::config::Builder) -> Fut,
         Fut: std::future::Future<
                 Output = Result<
                     O,
@@ -115,17 +304,15 @@ impl CaseRun {
         if meta.wire.is_some()
             && let Some(w) = &self.step.wire
         {
-            config = config.interceptor(crate::runner::query_protocol::WireInterceptor(
-                w.form.clone(),
-            ));
+            config = config.interceptor(WireInterceptor(w.form.clone()));
         }
         let (operation, queue) = (meta.action, meta.label.clone());
         let faulty = matches!(meta.phase, Phase::Step | Phase::Observe) && self.has_faults();
-        let send = |r: crate::runner::call::AttemptRecorder| {
+        let send = |r: AttemptRecorder| {
             // Faults go under the SDK, for the steps' calls only: the harness's own calls
             // (setup, teardown) always reach the target as they are.
             let config = if faulty {
-                config.http_client(crate::runner::faults::FaultClient::new(
+                config.http_client(FaultClient::new(
                     self.ctx.http.clone(),
                     self.faults.clone(),
                     &self.step.fault,
@@ -137,15 +324,15 @@ impl CaseRun {
             send(r, config)
         };
         let mut abandoned = false;
-        let rec = if finish {
+        let mut rec = if finish {
             record(meta, &self.masker, send).await
         } else {
             let started_at = self.ctx.clock.now();
             let fallback = meta.clone();
             tokio::select! {
                 rec = record(meta, &self.masker, send) => rec,
-                _ = self.until_stopped() => {
-                    let why = match self.stop_requested() {
+                _ = self.stops.until_requested() => {
+                    let why = match self.stops.requested() {
                         Some(StopReason::Deadline(_)) => "the case reached its deadline".to_string(),
                         Some(StopReason::Interrupted) | None => "the run was interrupted".to_string(),
                         Some(other) => format!("the run stopped ({})", other.cut_short()),
@@ -155,8 +342,7 @@ impl CaseRun {
                 }
             }
         };
-        let mut rec = rec;
-        self.see_denies(operation, queue.as_deref(), &mut rec);
+        self.denies.see(operation, queue.as_deref(), &mut rec.error);
         self.account(&rec, abandoned);
         rec
     }
@@ -165,7 +351,7 @@ impl CaseRun {
     /// health; either may stop the run. A call the run abandoned (it was stopping) says
     /// nothing about the target, and once a signal is ending the run nothing declares the
     /// target lost: the signal is the run's cause of stopping.
-    fn account<O>(&self, rec: &Recorded<O>, abandoned: bool) {
+    fn account<O>(&mut self, rec: &Recorded<O>, abandoned: bool) {
         if self.ctx.usage.add(&rec.rows) {
             let max = self.ctx.usage.max().unwrap_or_default();
             self.ctx.halt.set(StopReason::Budget(format!(
@@ -177,11 +363,10 @@ impl CaseRun {
             .iter()
             .filter(|r| r.fault.as_ref().is_some_and(|f| f.kind != "latency"))
             .count() as u32;
-        self.faults_fired
-            .fetch_add(fired, std::sync::atomic::Ordering::Relaxed);
+        self.faults_fired += fired;
         // An injected fault says nothing about the target's health.
         if abandoned
-            || *self.ctx.cancel.borrow()
+            || self.stops.interrupted()
             || rec.error.as_ref().is_some_and(|e| e.injected.is_some())
         {
             return;
@@ -198,29 +383,13 @@ impl CaseRun {
 
     /// Whether this case injects faults at all (its `faults:` or the current step's `fault:`).
     fn has_faults(&self) -> bool {
-        !self.case.faults.is_empty() || self.step.fault.is_armed()
+        self.case_faults || self.step.fault.is_armed()
     }
 
-    pub(super) fn emit_rows<O>(&self, rec: &mut Recorded<O>) {
-        for row in rec.rows.drain(..) {
-            self.emit(Record::Call(row));
-        }
-    }
-
-    /// Checks the step's expectations, emits the call's rows, and returns the check.
-    pub(super) fn judge<O>(
+    /// Checks `expect` against a step's call (its answer, and what the step read from it in
+    /// `obs`), emits the call's rows, and returns the check.
+    pub(super) fn check<O>(
         &mut self,
-        step: &Step,
-        rec: &mut Recorded<O>,
-        obs: Observed<'_>,
-    ) -> Check {
-        let expect = step.expect.clone();
-        self.judge_with(step, &expect, rec, obs)
-    }
-
-    pub(super) fn judge_with<O>(
-        &mut self,
-        _step: &Step,
         expect: &StepExpect,
         rec: &mut Recorded<O>,
         obs: Observed<'_>,
@@ -256,7 +425,7 @@ impl CaseRun {
 }
 
 /// The record of a call given up while in flight: one `info` row saying why.
-fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &str) -> Recorded<O> {
+fn abandoned_call<O>(meta: CallMeta, started_at: DateTime<Utc>, why: &str) -> Recorded<O> {
     let row = crate::evidence::format::Call {
         error_message: Some(format!("abandoned: {why}")),
         ..meta.row(started_at, meta.clock.now())
@@ -282,22 +451,22 @@ fn abandoned_call<O>(meta: CallMeta, started_at: chrono::DateTime<Utc>, why: &st
 /// What the current step armed for its calls and what they answered; begun afresh for each
 /// step.
 #[derive(Debug, Default)]
-pub(super) struct StepState {
+struct StepState {
     /// The answer (status, error code) of the step's last checked call.
-    pub last_answer: Option<(Option<u16>, Option<String>)>,
+    last_answer: Option<(Option<u16>, Option<String>)>,
     /// The step's own `fault:`, armed for the step.
-    pub fault: crate::runner::faults::StepFault,
-    /// The step's `wire:`, resolved (see [`CaseRun::arm_wire`]).
-    pub wire: Option<StepWire>,
+    fault: StepFault,
+    /// The step's `wire:`, resolved (see [`Caller::arm_wire`]).
+    wire: Option<StepWire>,
 }
 
 impl StepState {
     /// The state `step` starts with: its `fault:` armed, no wire form (the step arms its own),
     /// no answer yet.
-    pub(super) fn new(step: &Step) -> Self {
+    fn new(step: &Step) -> Self {
         StepState {
             last_answer: None,
-            fault: crate::runner::faults::StepFault::new(step.fault.as_ref()),
+            fault: StepFault::new(step.fault.as_ref()),
             wire: None,
         }
     }
@@ -305,12 +474,12 @@ impl StepState {
 
 /// A step's `wire:`, resolved for its call.
 #[derive(Debug, Clone)]
-pub(super) struct StepWire {
+struct StepWire {
     /// The SQS operation the form applies to (the step's own call, not the harness's).
-    pub operation: &'static str,
+    operation: &'static str,
     /// The name of the queue whose URL the request goes to.
-    pub to_name: Option<String>,
-    pub form: crate::runner::query_protocol::WireForm,
+    to_name: Option<String>,
+    form: WireForm,
 }
 
 impl StepWire {

@@ -6,9 +6,8 @@
 //! decides nothing and makes no calls, so every rule of its bookkeeping (a stale ack, a
 //! duplicate placed by its business key) is testable without a target.
 
-use crate::classify::{AckFacts, SendState, TrackedMessage};
+use crate::classify::{AckFacts, CallError, FailureKind, SendState, TrackedMessage};
 use crate::evidence::{business_key, sha256_hex};
-use crate::runner::call::{CallError, FailureKind};
 use std::collections::{BTreeMap, HashMap};
 
 /// One receive of one message by a named attempt.

@@ -1,202 +1,222 @@
 //! Steps that put messages on a queue (`send`, `send-batch`), and what the case remembers
-//! about each message it sent (its MessageId, its business key).
+//! about each message it sent (its MessageId, its business key) in its ledger.
 
-use super::*;
+use super::acks::failed_entry;
+use super::calls::Caller;
+use super::ledger::Ledger;
+use super::queue_table::QueueTable;
+use crate::classify::{BatchOutcome, CallError, Check, FailureKind, Observed};
+use crate::evidence::format::{Completion, EntryEvidence, MessageEvidence, Phase};
+use crate::evidence::{business_key, sha256_hex};
+use crate::suite::model::{BatchSend, Body, Send as SendStep, Spanned, Step};
+use aws_sdk_sqs::types::{MessageAttributeValue, SendMessageBatchRequestEntry};
+use aws_smithy_types::Blob;
+use base64::Engine;
+use md5::{Digest, Md5};
+use std::collections::HashMap;
 
-impl CaseRun {
-    pub(super) async fn send_step(
-        &mut self,
-        step: &Step,
-        send: &SendStep,
-    ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
-        let url = self.queues.url(&send.queue.value)?;
-        let body = body_text(&send.body);
-        self.masker.add_body(&body);
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "SendMessage",
-            None,
-            Some(&send.queue.value),
-        );
-        let attrs = message_attributes(send)?;
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .send_message()
-                .queue_url(&url)
-                .message_body(&body)
-                .set_delay_seconds(send.delay.map(|d| d.as_secs() as i32))
-                .set_message_group_id(send.group.clone())
-                .set_message_deduplication_id(send.dedup_id.clone())
-                .set_message_attributes(attrs)
-        )
-        .await;
-        let mut integrity = Vec::new();
-        if let Some(err) = &rec.error {
-            self.ledger
-                .track_unsent(&send.message, err, step.expect.expects_error());
-        }
-        // A retried send whose earlier attempt got no answer may have been taken twice.
-        let copies_unknown = rec
-            .rows
-            .iter()
-            .rev()
-            .skip(1)
-            .any(|r| r.completion == crate::evidence::format::Completion::Info);
-        if let Some(out) = rec.output.take() {
-            let id = out.message_id().unwrap_or_default().to_string();
-            let bk = business_key(&body);
-            self.ledger
-                .track_sent(&send.message, &id, bk.clone(), &body, copies_unknown);
-            if let Some(md5) = out.md5_of_message_body()
-                && md5 != md5_hex(&body)
-            {
-                integrity.push(
-                    "MD5OfMessageBody in the SendMessage response does not match the body sent"
-                        .to_string(),
-                );
-            }
-            let row = rec.last_row();
-            row.message_id = Some(id.clone());
-            row.message = Some(send.message.clone());
-            row.business_key = bk.clone();
-            row.messages.push(MessageEvidence {
-                message_id: id,
-                message: Some(send.message.clone()),
-                business_key: bk,
-                handle_digest: None,
-                body_digest: Some(sha256_hex(&body)),
-                receive_count: None,
-                sequence_number: out.sequence_number().map(str::to_string),
-                md5_ok: out.md5_of_message_body().map(|m| m == md5_hex(&body)),
-            });
-        }
-        Ok(self.judge(
-            step,
-            &mut rec,
-            Observed {
-                integrity,
-                ..Observed::default()
-            },
-        ))
+/// The `send` step: one SendMessage, the message noted in the ledger as sent (or not), and
+/// the MD5 the target answered checked against the body.
+pub(super) async fn send(
+    sqs: &mut Caller,
+    queues: &QueueTable,
+    ledger: &mut Ledger,
+    step: &Step,
+    send: &SendStep,
+) -> Result<Check, String> {
+    let client = sqs.client();
+    let url = queues.url(&send.queue.value)?;
+    let body = body_text(&send.body);
+    sqs.masker_mut().add_body(&body);
+    let meta = sqs.meta(
+        queues,
+        Phase::Step,
+        Some(step),
+        "SendMessage",
+        None,
+        Some(&send.queue.value),
+    );
+    let attrs = message_attributes(send)?;
+    let mut rec = call!(
+        sqs,
+        meta,
+        client
+            .send_message()
+            .queue_url(&url)
+            .message_body(&body)
+            .set_delay_seconds(send.delay.map(|d| d.as_secs() as i32))
+            .set_message_group_id(send.group.clone())
+            .set_message_deduplication_id(send.dedup_id.clone())
+            .set_message_attributes(attrs)
+    )
+    .await;
+    let mut integrity = Vec::new();
+    if let Some(err) = &rec.error {
+        ledger.track_unsent(&send.message, err, step.expect.expects_error());
     }
-
-    pub(super) async fn send_batch_step(
-        &mut self,
-        step: &Step,
-        queue: &Spanned<String>,
-        entries: &[BatchSend],
-    ) -> Result<Check, String> {
-        let client = self.ctx.client.clone();
-        let url = self.queues.url(&queue.value)?;
-        let mut request_entries = Vec::new();
-        let mut bodies = HashMap::new();
-        for e in entries {
-            let body = body_text(&e.send.body);
-            self.masker.add_body(&body);
-            let entry = SendMessageBatchRequestEntry::builder()
-                .id(&e.id)
-                .message_body(&body)
-                .set_delay_seconds(e.send.delay.map(|d| d.as_secs() as i32))
-                .set_message_group_id(e.send.group.clone())
-                .set_message_deduplication_id(e.send.dedup_id.clone())
-                .set_message_attributes(message_attributes(&e.send)?)
-                .build()
-                .map_err(|err| format!("could not build batch entry {}: {err}", e.id))?;
-            bodies.insert(e.id.clone(), (e.send.message.clone(), body));
-            request_entries.push(entry);
+    // A retried send whose earlier attempt got no answer may have been taken twice.
+    let copies_unknown = rec
+        .rows
+        .iter()
+        .rev()
+        .skip(1)
+        .any(|r| r.completion == Completion::Info);
+    if let Some(out) = rec.output.take() {
+        let id = out.message_id().unwrap_or_default().to_string();
+        let bk = business_key(&body);
+        ledger.track_sent(&send.message, &id, bk.clone(), &body, copies_unknown);
+        if let Some(md5) = out.md5_of_message_body()
+            && md5 != md5_hex(&body)
+        {
+            integrity.push(
+                "MD5OfMessageBody in the SendMessage response does not match the body sent"
+                    .to_string(),
+            );
         }
-        let meta = self.meta(
-            Phase::Step,
-            Some(step),
-            "SendMessageBatch",
-            None,
-            Some(&queue.value),
-        );
-        let mut rec = call!(
-            self,
-            meta,
-            client
-                .send_message_batch()
-                .queue_url(&url)
-                .set_entries(Some(request_entries))
-        )
-        .await;
-        let mut batch = None;
-        let mut integrity = Vec::new();
-        if let Some(err) = rec.error.clone() {
-            // The whole batch was refused or unanswered: so was every entry of it.
-            for (label, _) in bodies.values() {
-                self.ledger
-                    .track_unsent(label, &err, step.expect.expects_error());
-            }
-        }
-        if let Some(out) = rec.output.take() {
-            let mut outcome = BatchOutcome::default();
-            let mut entries_ev = Vec::new();
-            for ok in out.successful() {
-                let (label, body) = bodies.get(ok.id()).cloned().unwrap_or_default();
-                let bk = business_key(&body);
-                if !label.is_empty() {
-                    self.ledger
-                        .track_sent(&label, ok.message_id(), bk.clone(), &body, false);
-                }
-                if ok.md5_of_message_body() != md5_hex(&body) {
-                    integrity.push(format!(
-                        "entry {}: MD5OfMessageBody does not match the body sent",
-                        ok.id()
-                    ));
-                }
-                outcome.successful.push(ok.id().to_string());
-                entries_ev.push(EntryEvidence {
-                    id: ok.id().to_string(),
-                    message: Some(label).filter(|l| !l.is_empty()),
-                    message_id: Some(ok.message_id().to_string()),
-                    handle_digest: None,
-                    result: "successful".into(),
-                    code: None,
-                    sender_fault: None,
-                    error_message: None,
-                    lease_ms: None,
-                });
-            }
-            for f in out.failed() {
-                if let Some((label, _)) = bodies.get(f.id()) {
-                    let refusal = CallError {
-                        kind: FailureKind::Response,
-                        code: Some(f.code().to_string()),
-                        error_type: None,
-                        status: None,
-                        sender_fault: Some(f.sender_fault()),
-                        message: f.message().map(|m| self.masker.mask(m)),
-                        injected: None,
-                    };
-                    self.ledger
-                        .track_unsent(label, &refusal, step.expect.failed.is_some());
-                }
-                outcome
-                    .failed
-                    .push((f.id().to_string(), f.code().to_string(), f.sender_fault()));
-                entries_ev.push(self.failed_entry(f, bodies.get(f.id()).map(|b| b.0.clone())));
-            }
-            rec.last_row().entries = entries_ev;
-            batch = Some(outcome);
-        }
-        Ok(self.judge(
-            step,
-            &mut rec,
-            Observed {
-                batch,
-                integrity,
-                ..Observed::default()
-            },
-        ))
+        let row = rec.last_row();
+        row.message_id = Some(id.clone());
+        row.message = Some(send.message.clone());
+        row.business_key = bk.clone();
+        row.messages.push(MessageEvidence {
+            message_id: id,
+            message: Some(send.message.clone()),
+            business_key: bk,
+            handle_digest: None,
+            body_digest: Some(sha256_hex(&body)),
+            receive_count: None,
+            sequence_number: out.sequence_number().map(str::to_string),
+            md5_ok: out.md5_of_message_body().map(|m| m == md5_hex(&body)),
+        });
     }
+    Ok(sqs.check(
+        &step.expect,
+        &mut rec,
+        Observed {
+            integrity,
+            ..Observed::default()
+        },
+    ))
 }
 
+/// The `send-batch` step: one SendMessageBatch, each entry noted in the ledger as sent (or
+/// not) and its MD5 checked.
+pub(super) async fn send_batch(
+    sqs: &mut Caller,
+    queues: &QueueTable,
+    ledger: &mut Ledger,
+    step: &Step,
+    queue: &Spanned<String>,
+    entries: &[BatchSend],
+) -> Result<Check, String> {
+    let client = sqs.client();
+    let url = queues.url(&queue.value)?;
+    let mut request_entries = Vec::new();
+    let mut bodies = HashMap::new();
+    for e in entries {
+        let body = body_text(&e.send.body);
+        sqs.masker_mut().add_body(&body);
+        let entry = SendMessageBatchRequestEntry::builder()
+            .id(&e.id)
+            .message_body(&body)
+            .set_delay_seconds(e.send.delay.map(|d| d.as_secs() as i32))
+            .set_message_group_id(e.send.group.clone())
+            .set_message_deduplication_id(e.send.dedup_id.clone())
+            .set_message_attributes(message_attributes(&e.send)?)
+            .build()
+            .map_err(|err| format!("could not build batch entry {}: {err}", e.id))?;
+        bodies.insert(e.id.clone(), (e.send.message.clone(), body));
+        request_entries.push(entry);
+    }
+    let meta = sqs.meta(
+        queues,
+        Phase::Step,
+        Some(step),
+        "SendMessageBatch",
+        None,
+        Some(&queue.value),
+    );
+    let mut rec = call!(
+        sqs,
+        meta,
+        client
+            .send_message_batch()
+            .queue_url(&url)
+            .set_entries(Some(request_entries))
+    )
+    .await;
+    let mut batch = None;
+    let mut integrity = Vec::new();
+    if let Some(err) = rec.error.clone() {
+        // The whole batch was refused or unanswered: so was every entry of it.
+        for (label, _) in bodies.values() {
+            ledger.track_unsent(label, &err, step.expect.expects_error());
+        }
+    }
+    if let Some(out) = rec.output.take() {
+        let mut outcome = BatchOutcome::default();
+        let mut entries_ev = Vec::new();
+        for ok in out.successful() {
+            let (label, body) = bodies.get(ok.id()).cloned().unwrap_or_default();
+            let bk = business_key(&body);
+            if !label.is_empty() {
+                ledger.track_sent(&label, ok.message_id(), bk.clone(), &body, false);
+            }
+            if ok.md5_of_message_body() != md5_hex(&body) {
+                integrity.push(format!(
+                    "entry {}: MD5OfMessageBody does not match the body sent",
+                    ok.id()
+                ));
+            }
+            outcome.successful.push(ok.id().to_string());
+            entries_ev.push(EntryEvidence {
+                id: ok.id().to_string(),
+                message: Some(label).filter(|l| !l.is_empty()),
+                message_id: Some(ok.message_id().to_string()),
+                handle_digest: None,
+                result: "successful".into(),
+                code: None,
+                sender_fault: None,
+                error_message: None,
+                lease_ms: None,
+            });
+        }
+        for f in out.failed() {
+            if let Some((label, _)) = bodies.get(f.id()) {
+                let refusal = CallError {
+                    kind: FailureKind::Response,
+                    code: Some(f.code().to_string()),
+                    error_type: None,
+                    status: None,
+                    sender_fault: Some(f.sender_fault()),
+                    message: f.message().map(|m| sqs.masker().mask(m)),
+                    injected: None,
+                };
+                ledger.track_unsent(label, &refusal, step.expect.failed.is_some());
+            }
+            outcome
+                .failed
+                .push((f.id().to_string(), f.code().to_string(), f.sender_fault()));
+            entries_ev.push(failed_entry(
+                sqs.masker(),
+                f,
+                bodies.get(f.id()).map(|b| b.0.clone()),
+            ));
+        }
+        rec.last_row().entries = entries_ev;
+        batch = Some(outcome);
+    }
+    Ok(sqs.check(
+        &step.expect,
+        &mut rec,
+        Observed {
+            batch,
+            integrity,
+            ..Observed::default()
+        },
+    ))
+}
+
+/// The body a `body:` sends: its text, or that many `x`s.
 pub(super) fn body_text(body: &Body) -> String {
     match body {
         Body::Text(t) => t.clone(),
@@ -204,7 +224,9 @@ pub(super) fn body_text(body: &Body) -> String {
     }
 }
 
-pub(super) fn message_attributes(
+/// The message attributes a send writes, as the SDK takes them (a `Binary` value decoded
+/// from its base64).
+fn message_attributes(
     send: &SendStep,
 ) -> Result<Option<HashMap<String, MessageAttributeValue>>, String> {
     if send.attributes.is_empty() {
@@ -227,4 +249,20 @@ pub(super) fn message_attributes(
         map.insert(a.name.clone(), v);
     }
     Ok(Some(map))
+}
+
+/// MD5 hex of a body, as SQS computes MD5OfMessageBody (the SDK does not check it).
+pub(super) fn md5_hex(text: &str) -> String {
+    hex::encode(Md5::digest(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_bodies_have_the_exact_size() {
+        assert_eq!(body_text(&Body::Size(1024)).len(), 1024);
+        assert_eq!(md5_hex(""), "d41d8cd98f00b204e9800998ecf8427e");
+    }
 }

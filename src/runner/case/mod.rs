@@ -6,59 +6,26 @@
 //! no definite answer. It decides nothing: at the end it hands those facts to
 //! [`classify::judge`]. Raw handles and bodies live only in this memory; everything that
 //! leaves it goes through the case's [`Masker`].
+//!
+//! The case is kept in parts, one per responsibility, and a step is a function handed the
+//! parts it works on (`steps.rs` dispatches; its signature says what a step can touch):
+//! - the [`Caller`] (`calls.rs`): the one way the case calls SQS, with what every call needs
+//!   (the run's context, the masker, the faults, the denies of `denies.rs`, the stops of
+//!   `stop.rs`) and what the current step armed and heard;
+//! - the [`Ledger`] (`ledger.rs`): what was sent, received, delivered and acknowledged;
+//! - the [`QueueTable`] (`queue_table.rs`): the queues by label, their leases, move tasks;
+//! - the [`CaseRecord`] (`record.rs`): what the judge reads besides the ledger.
+//!
+//! The queues' creation and teardown are `lifecycle.rs`; the steps are by kind in
+//! `messages.rs`, `acks.rs`, `observe.rs`, `admin.rs`, `move_tasks.rs`, `permissions.rs` and
+//! `deny.rs`.
 
-/// Sends one SDK operation as a recorded call of the case: `call!(self, meta, <fluent builder>)`.
-///
-/// This is the one way a case calls SQS. Every SDK attempt becomes an evidence row, and the
-/// per-call configuration (see [`CaseRun::call_config`]) is attached here and nowhere else. A
-/// call is abandoned (as an `info` row) when the run is interrupted; `call!(finish: ...)` runs
-/// to completion instead, for creates, ownership checks and teardown, where dropping the answer
-/// could leave a queue behind that nobody knows about.
-macro_rules! call {
-    ($run:expr, $meta:expr, $op:expr) => {
-        $run.call($meta, false, |r, cfg| {
-            $op.customize().interceptor(r).config_override(cfg).send()
-        })
-    };
-    (finish: $run:expr, $meta:expr, $op:expr) => {
-        $run.call($meta, true, |r, cfg| {
-            $op.customize().interceptor(r).config_override(cfg).send()
-        })
-    };
-}
-
-/// A step that makes one SQS call: `one_call!(self, step, "Action", queue_label, <fluent
-/// builder>)` builds the call's metadata, makes the call (through [`call!`]), and checks the
-/// step's expectations against the answer, returning the step's `Ok(check)`.
-///
-/// Two optional tails say what the step does with the answer: `view: |rec| <Observed>` for
-/// what its expectations read from it (attributes, tags, listed queues), `then: |rec| {..}` for
-/// what the case learns from it (a new visibility, a deleted queue, a task handle). The ten
-/// administration steps and the permission and move-task steps are each one line of it.
-macro_rules! one_call {
-    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr) => {
-        one_call!($run, $step, $action, $queue, $op, view: |_rec| Observed::default())
-    };
-    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, then: |$rec:ident| $then:block) => {{
-        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
-        let mut $rec = call!($run, meta, $op).await;
-        $then
-        Ok($run.judge($step, &mut $rec, Observed::default()))
-    }};
-    ($run:expr, $step:expr, $action:literal, $queue:expr, $op:expr, view: |$rec:ident| $view:expr) => {{
-        let meta = $run.meta(Phase::Step, Some($step), $action, None, $queue);
-        let mut rec = call!($run, meta, $op).await;
-        let view = {
-            let $rec = &rec;
-            $view
-        };
-        Ok($run.judge($step, &mut rec, view))
-    }};
-}
-
+// First, so that its macros (`call!`, `one_call!`) are in scope in every step file after it.
+#[macro_use]
+mod calls;
 mod acks;
 mod admin;
-mod calls;
+mod denies;
 mod deny;
 mod ledger;
 mod lifecycle;
@@ -69,54 +36,30 @@ mod permissions;
 mod queue_table;
 mod record;
 mod steps;
+mod stop;
 
-use crate::evidence::business_key;
-use calls::StepState;
-use ledger::{AckAnswer, Ledger, Receipt};
+use calls::Caller;
+use ledger::Ledger;
 use queue_table::QueueTable;
 use record::CaseRecord;
 
 use super::RunContext;
-use super::call::{CallError, CallMeta, FailureKind, Recorded, record, rfc3339};
-use super::expect::{BatchOutcome, Observed, ReceivedMsg, check_step};
-use super::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
+use super::call::rfc3339;
 use super::target::TargetKind;
-use crate::classify::{
-    self, CaseFacts, Check, CutReason, StepResult, StopReason, WindowEnd, WindowFacts,
-};
+use crate::classify::{self, CaseFacts, Check, StepResult, StopReason};
+use crate::evidence::Masker;
 use crate::evidence::format::{
-    CaseEnd, CaseStart, EntryEvidence, MessageEvidence, MessageOutcome, Phase, QueueCleanup,
-    Record, StepEnd, Window,
+    CaseEnd, CaseStart, MessageOutcome, QueueCleanup, Record, StepEnd, Window,
 };
-use crate::evidence::{Masker, sha256_hex};
-use crate::suite::model::{
-    Action, BatchHandle, BatchSend, BatchVisibility, Body, Case, HandleRef, Observe, QueueDef,
-    Receive, Send as SendStep, Spanned, Step, StepExpect, arn_refs, substitute_arns,
-};
-use aws_sdk_sqs::types::{
-    ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
-    MessageAttributeValue, MessageSystemAttributeName, QueueAttributeName,
-    SendMessageBatchRequestEntry,
-};
-use aws_smithy_types::Blob;
-use base64::Engine;
+use crate::suite::model::Case;
 use chrono::Utc;
-use md5::{Digest, Md5};
-use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Time a case may run past its computed budget before it is stopped as inconclusive.
-const DEADLINE_SLACK: Duration = Duration::from_secs(10);
-
 /// How long past its deadline a case waits for a call that is never abandoned (a create, a
 /// teardown delete) before it is cut off regardless.
 const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
-
-/// A resolved handle reference: the handle, and (attempt name, receipt) when it came from a
-/// receive of the suite rather than a literal.
-type ResolvedHandle = (String, Option<(String, Receipt)>);
 
 /// Runs `case` and returns its closing record (already emitted).
 pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
@@ -137,35 +80,24 @@ pub async fn run_trial(
     run.execute().await
 }
 
+/// One run of a case (or of one trial of it): its parts (see the module doc) and what the
+/// case keeps for its own records.
 struct CaseRun {
-    ctx: Arc<RunContext>,
+    /// How the case calls SQS: the run's context, the masker, the faults and denies, the
+    /// current step's armed state (see `calls.rs`).
+    sqs: Caller,
+    /// The suite file the case is from, for `case_end`.
     suite: String,
     case: Case,
-    /// The trial this run is (1-based) of a multi-trial case, `None` for a single run.
-    trial: Option<u32>,
-    /// What owned queue names carry for this run: the case id, `-t<k>` for a trial.
-    name_key: String,
-    masker: Masker,
     /// The case's queues, their visibility timeouts and move tasks (see `queue_table.rs`).
     queues: QueueTable,
     /// What was sent, received, delivered and acknowledged (see `ledger.rs`).
     ledger: Ledger,
     /// The facts the judge reads besides the ledger's, filled in as the case runs.
     record: CaseRecord,
-    /// What the current step armed and what its calls answered.
-    step: StepState,
-    /// Calls whose answer an injected fault changed (every kind but latency), counted as calls
-    /// are made through `&self`.
-    faults_fired: std::sync::atomic::AtomicU32,
-    /// The case's faults (its `faults:`, with their counters and dice).
-    faults: Arc<crate::runner::faults::FaultPlan>,
-    /// The `deny` steps' policies, set and lifted (see `deny.rs`); behind a lock because every
-    /// call, made through `&self`, reads them.
-    denies: std::sync::Mutex<Vec<deny::ActiveDeny>>,
+    /// When the case started, on the run's clock and on the monotonic one.
     started_at: chrono::DateTime<Utc>,
     started: Instant,
-    /// Past this instant calls are abandoned and the case is cut as `deadline`.
-    deadline: Instant,
 }
 
 impl CaseRun {
@@ -176,134 +108,94 @@ impl CaseRun {
             None => case.id.clone(),
         };
         let queues = QueueTable::new(&case, &ctx.run_id, &name_key, &ctx.region);
-        let deadline = Instant::now() + crate::suite::case_budget(&case) + DEADLINE_SLACK;
-        let ctx_clock = ctx.clock;
-        let masker = ctx.masker.clone();
-        let (case_faults, fault_seed) = (case.faults.clone(), ctx.seed);
-        // Each trial draws its own fault dice: the same seed gives the same trials.
-        let case_key = format!("{}#{}", case.id, trial.unwrap_or(1));
+        let started_at = ctx.clock.now();
         Self {
-            ctx,
+            sqs: Caller::new(ctx, &case, trial),
             suite,
             case,
-            trial,
-            name_key,
-            masker,
             queues,
             ledger: Ledger::default(),
             record: CaseRecord::default(),
-            step: StepState::default(),
-            faults: Arc::new(crate::runner::faults::FaultPlan::new(
-                &case_faults,
-                fault_seed,
-                &case_key,
-            )),
-            faults_fired: std::sync::atomic::AtomicU32::new(0),
-            denies: std::sync::Mutex::new(Vec::new()),
-            started_at: ctx_clock.now(),
+            started_at,
             started: Instant::now(),
-            // The budget validate computed, plus slack for a slow target.
-            deadline,
         }
-    }
-
-    fn emit(&self, record: Record) {
-        // The receiver lives as long as the run; if it is gone the run is ending anyway.
-        let _ = self.ctx.events.send(record);
-    }
-
-    /// What stops the case from outside its steps, if anything has yet: an interruption of
-    /// the run, the run stopping itself (credentials refused, target lost, a budget spent),
-    /// or the case's deadline.
-    fn stop_requested(&self) -> Option<StopReason> {
-        let past_deadline = Instant::now() >= self.deadline;
-        StopReason::greatest([
-            self.ctx.halt.stop_reason(),
-            past_deadline.then(|| StopReason::Deadline(self.deadline_text())),
-        ])
-    }
-
-    /// Resolves once [`stop_requested`](Self::stop_requested) would answer.
-    async fn until_stopped(&self) {
-        let mut cancel = self.ctx.cancel.clone();
-        tokio::select! {
-            _ = cancel.wait_for(|c| *c) => {}
-            _ = self.ctx.halt.stopped() => {}
-            _ = tokio::time::sleep_until(self.deadline) => {}
-        }
-    }
-
-    fn deadline_text(&self) -> String {
-        let budget = crate::suite::case_budget(&self.case) + DEADLINE_SLACK;
-        format!(
-            "{}: its budget plus {}s",
-            crate::duration::format(budget),
-            DEADLINE_SLACK.as_secs()
-        )
     }
 
     /// The case's `case_start` (`trials` set for a multi-trial case).
     fn case_start(&self, trials: Option<u32>) -> CaseStart {
         case_start(
-            &self.ctx.run_id,
+            &self.sqs.ctx().run_id,
             &self.suite,
             &self.case,
             self.started_at,
             trials,
-            self.ctx.target,
+            self.sqs.ctx().target,
         )
     }
 
     async fn execute(&mut self) -> (CaseEnd, classify::Judgement) {
-        if self.trial.is_none() {
-            self.emit(Record::CaseStart(self.case_start(None)));
+        if self.sqs.trial().is_none() {
+            self.sqs.emit(Record::CaseStart(self.case_start(None)));
         }
 
-        let backstop = self.deadline + DEADLINE_BACKSTOP;
+        let backstop = self.sqs.stops().deadline() + DEADLINE_BACKSTOP;
         let ran = tokio::time::timeout_at(backstop, self.setup_and_steps()).await;
         if ran.is_err() {
             // A call that is never abandoned hung past the deadline: cut it off here.
             self.record
                 .stopped
-                .get_or_insert(StopReason::Deadline(self.deadline_text()));
+                .get_or_insert(StopReason::Deadline(self.sqs.stops().deadline_text()));
         }
         if matches!(self.record.stopped, Some(StopReason::Deadline(_))) {
-            self.sweep_unregistered().await;
+            lifecycle::sweep_unregistered(&mut self.sqs, &mut self.queues).await;
         }
-        let cleanup = self.teardown().await;
+        let cleanup = lifecycle::teardown(
+            &mut self.sqs,
+            &mut self.queues,
+            &mut self.record.teardown_errors,
+        )
+        .await;
         self.finish(cleanup)
     }
 
     async fn setup_and_steps(&mut self) {
-        if let Err(message) = self.setup().await {
+        if let Err(message) = lifecycle::setup(&mut self.sqs, &mut self.queues, &self.case).await {
             // A setup cut short by a stop is that stop, not a broken target.
-            match self.stop_requested() {
+            match self.sqs.stops().requested() {
                 Some(stop) => self.record.stopped = Some(stop),
-                None => self.record.setup_error = Some(self.masker.mask(&message)),
+                None => self.record.setup_error = Some(self.sqs.masker().mask(&message)),
             }
             return;
         }
         let steps = self.case.steps.clone();
         for step in &steps {
-            if let Some(stop) = self.stop_requested() {
+            if let Some(stop) = self.sqs.stops().requested() {
                 self.record.stopped = Some(stop);
                 return;
             }
             // Before anything of this step is sent, the lift of a deny included: the previous
             // step's wire form is its own. Armed again by the step itself (`arm_wire`).
-            self.step.wire = None;
-            self.lift_denies(false).await;
-            self.step = StepState::new(step);
-            let step_started = self.ctx.clock.now();
-            let check = self.step(step).await;
-            self.emit(Record::Step(StepEnd {
-                run_id: self.ctx.run_id.clone(),
+            self.sqs.clear_wire();
+            deny::lift(&mut self.sqs, &self.queues, false).await;
+            self.sqs.begin_step(step);
+            let step_started = self.sqs.ctx().clock.now();
+            let check = steps::run(
+                &mut self.sqs,
+                &self.case,
+                &mut self.queues,
+                &mut self.ledger,
+                &mut self.record.window,
+                step,
+            )
+            .await;
+            self.sqs.emit(Record::Step(StepEnd {
+                run_id: self.sqs.ctx().run_id.clone(),
                 case: self.case.id.clone(),
                 step: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
                 started_at: rfc3339(step_started),
-                ended_at: rfc3339(self.ctx.clock.now()),
+                ended_at: rfc3339(self.sqs.ctx().clock.now()),
                 check: match &check {
                     Check::Pass => "pass",
                     Check::Fail(_) => "fail",
@@ -311,57 +203,24 @@ impl CaseRun {
                     Check::Error(_) => "error",
                 }
                 .to_string(),
-                trial: self.trial,
+                trial: self.sqs.trial(),
             }));
             let passed = check == Check::Pass;
-            let (status, code) = self.step.last_answer.take().unwrap_or_default();
+            let (status, code) = self.sqs.take_answer();
             self.record.results.push(StepResult {
                 index: step.index,
                 line: step.pos.line,
                 keyword: step.action.keyword().to_string(),
-                check: mask_check(&self.masker, check),
+                check: mask_check(self.sqs.masker(), check),
                 status,
                 code,
             });
             if !passed {
                 // A step that could not finish because the case was stopped says so too.
-                self.record.stopped = self.stop_requested();
+                self.record.stopped = self.sqs.stops().requested();
                 return;
             }
         }
-    }
-
-    /// Runs one step and checks it.
-    async fn step(&mut self, step: &Step) -> Check {
-        let outcome = match &step.action {
-            Action::Sleep(d) => {
-                let ends = Instant::now() + *d;
-                loop {
-                    // A deny due in the middle of the sleep is lifted on time.
-                    let wake = self.next_deny_due().map_or(ends, |due| due.min(ends));
-                    tokio::select! {
-                        _ = tokio::time::sleep_until(wake) => {}
-                        _ = self.until_stopped() => {
-                            let why = match self.stop_requested() {
-                                Some(StopReason::Deadline(_)) => "the case reached its deadline",
-                                _ => "the run was interrupted",
-                            };
-                            return Check::Inconclusive(format!("sleep cut short: {why}"));
-                        }
-                    }
-                    if Instant::now() >= ends {
-                        return Check::Pass;
-                    }
-                    self.lift_denies(false).await;
-                }
-            }
-            Action::Observe(o) => self.observe(step, o).await,
-            other => match self.arm_wire(step) {
-                Ok(()) => self.sqs_step(step, other).await,
-                Err(e) => Err(e),
-            },
-        };
-        outcome.unwrap_or_else(Check::Error)
     }
 
     // ----- judgement -----------------------------------------------------------------------
@@ -375,15 +234,14 @@ impl CaseRun {
             stopped: self.record.stopped.clone(),
             window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
-            expect_outcome: match self.trial {
+            expect_outcome: match self.sqs.trial() {
                 Some(_) => None,
                 None => self.case.expect.outcome.clone(),
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.ledger.acks(),
             teardown_errors: self.record.teardown_errors.clone(),
-            faults_fired: self.faults_fired.load(std::sync::atomic::Ordering::Relaxed)
-                + self.denied_calls(),
+            faults_fired: self.sqs.faults_fired(),
         };
         let judged = classify::judge(&facts);
         let judged_for_pool = judged.clone();
@@ -394,7 +252,7 @@ impl CaseRun {
                 message: m.label.clone(),
                 message_id: m.message_id.clone(),
                 class: m.class.as_str().to_string(),
-                reason: m.reason.as_deref().map(|r| self.masker.mask(r)),
+                reason: m.reason.as_deref().map(|r| self.sqs.masker().mask(r)),
                 sightings: m.sightings,
                 deliveries: self.ledger.deliveries_of(&m.label),
             })
@@ -417,16 +275,16 @@ impl CaseRun {
             .findings
             .into_iter()
             .map(|f| crate::evidence::format::Finding {
-                message: self.masker.mask(&f.message),
+                message: self.sqs.masker().mask(&f.message),
                 ..f
             })
             .collect();
         let end = CaseEnd {
-            run_id: self.ctx.run_id.clone(),
+            run_id: self.sqs.ctx().run_id.clone(),
             case: self.case.id.clone(),
             suite: self.suite.clone(),
             verdict: judged.verdict,
-            reason: self.masker.mask(&judged.reason),
+            reason: self.sqs.masker().mask(&judged.reason),
             findings,
             classification: judged.class.map(|c| c.as_str().to_string()),
             outcomes,
@@ -437,13 +295,13 @@ impl CaseRun {
             queues: cleanup,
             profile_note: None,
             started_at: rfc3339(self.started_at),
-            ended_at: rfc3339(self.ctx.clock.now()),
+            ended_at: rfc3339(self.sqs.ctx().clock.now()),
             duration_ms: self.started.elapsed().as_millis() as u64,
-            trial: self.trial,
+            trial: self.sqs.trial(),
             trials: None,
         };
-        if self.trial.is_some() {
-            self.emit(Record::TrialEnd(end.clone()));
+        if self.sqs.trial().is_some() {
+            self.sqs.emit(Record::TrialEnd(end.clone()));
         }
         (end, judged_for_pool)
     }
@@ -469,18 +327,10 @@ pub fn case_start(
         sources: case.sources.clone(),
         started_at: rfc3339(at),
         trials,
-        emulator_chaos: emulator_chaos(case, target).map(str::to_string),
+        emulator_chaos: lifecycle::emulator_chaos(case, target).map(str::to_string),
         area: case.area.clone(),
         aspect: Some(case.aspect.key().to_string()),
     }
-}
-
-/// The emulator chaos a case's queues get: its `emulator_chaos:`, on the embedded emulator
-/// only (no other target can be told to misbehave).
-pub(super) fn emulator_chaos(case: &Case, target: TargetKind) -> Option<&str> {
-    case.emulator_chaos
-        .as_deref()
-        .filter(|_| target == TargetKind::Embedded)
 }
 
 /// A check with its text masked: findings quote server messages, which may quote handles.
@@ -490,21 +340,5 @@ fn mask_check(masker: &Masker, check: Check) -> Check {
         Check::Fail(f) => Check::Fail(f.iter().map(|m| masker.mask(m)).collect()),
         Check::Inconclusive(m) => Check::Inconclusive(masker.mask(&m)),
         Check::Error(m) => Check::Error(masker.mask(&m)),
-    }
-}
-
-/// MD5 hex of a body, as SQS computes MD5OfMessageBody (the SDK does not check it).
-fn md5_hex(text: &str) -> String {
-    hex::encode(Md5::digest(text.as_bytes()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_bodies_have_the_exact_size() {
-        assert_eq!(messages::body_text(&Body::Size(1024)).len(), 1024);
-        assert_eq!(md5_hex(""), "d41d8cd98f00b204e9800998ecf8427e");
     }
 }

@@ -1,11 +1,12 @@
 //! The case's queue table: each queue of the case by label (its name, region, URL once
 //! created, ARN once fetched, whether this case holds it), the order they were created in (for
-//! teardown in reverse), each queue's default visibility timeout, and the move tasks started.
+//! teardown in reverse), each queue's default visibility timeout, the queue each named attempt
+//! receives from, and the move tasks started.
 //!
 //! The table makes no calls: the lifecycle steps (`lifecycle.rs`) call SQS and tell the table
 //! what the answers were. Everything here is a lookup or a rule over what it holds.
 
-use crate::runner::queues::{OwnedQueue, Registry, queue_name};
+use crate::runner::queues::{OwnedQueue, Registry, queue_name, run_prefix};
 use crate::suite::model::{Action, Case, QueueDef};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -44,8 +45,13 @@ pub(super) struct QueueTable {
     visibility: HashMap<String, Duration>,
     /// The handles of the move tasks started, by the name the suite gave them.
     move_tasks: HashMap<String, String>,
+    /// By attempt name (unique in a case): the label of the queue its receive step receives
+    /// from.
+    attempts: HashMap<String, String>,
     /// The run's region, the one a queue without `region:` is in.
     run_region: String,
+    /// The run's prefix and the case's (the trial's) name key: what a listing is held to.
+    own_prefix: String,
 }
 
 impl QueueTable {
@@ -88,13 +94,29 @@ impl QueueTable {
                 q.name = name;
             }
         }
+        let mut attempts = HashMap::new();
+        for step in &case.steps {
+            if let Action::Receive(r) = &step.action
+                && let Some(attempt) = &r.attempt
+            {
+                attempts.insert(attempt.value.clone(), r.queue.value.clone());
+            }
+        }
         QueueTable {
             queues,
             created_order: Vec::new(),
             visibility,
             move_tasks: HashMap::new(),
+            attempts,
             run_region: run_region.to_string(),
+            own_prefix: format!("{}{name_key}-", run_prefix(run_id)),
         }
+    }
+
+    /// The prefix a listing is held to: the run's, then the case's (the trial's) name key, so
+    /// a listing never reaches other people's queues.
+    pub(super) fn own_prefix(&self) -> &str {
+        &self.own_prefix
     }
 
     /// The queue labelled `label`, if the case defines one.
@@ -282,6 +304,12 @@ impl QueueTable {
         self.visibility.insert(label.to_string(), timeout);
     }
 
+    /// The label of the queue attempt `attempt` receives from (so `delete: {attempt: A}` needs
+    /// no `queue:`).
+    pub(super) fn attempt_queue(&self, attempt: &str) -> Option<String> {
+        self.attempts.get(attempt).cloned()
+    }
+
     /// Remembers the handle of the move task the suite named `name`.
     pub(super) fn remember_task(&mut self, name: &str, handle: &str) {
         self.move_tasks.insert(name.to_string(), handle.to_string());
@@ -322,4 +350,28 @@ fn default_visibility(def: &QueueDef) -> Duration {
                 .map(Duration::from_secs)
         })
         .unwrap_or(SQS_DEFAULT_VISIBILITY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(yaml: &str) -> Case {
+        let suite = crate::suite::parse_suite("t.yaml", yaml, &crate::suite::Limits::default())
+            .expect("a valid suite");
+        suite.cases.into_iter().next().expect("one case")
+    }
+
+    #[test]
+    fn an_attempt_receives_from_the_queue_of_its_receive_step() {
+        let c = case(
+            "cases:\n  - id: c\n    behaviour: b\n    source: s\n    queues: {a: {}, b: {}}\n    \
+             steps:\n      - receive: {queue: a, as: A}\n      - receive: {queue: b, as: B}\n      \
+             - receive: {queue: b}\n",
+        );
+        let table = QueueTable::new(&c, "r1", "c", "us-east-1");
+        assert_eq!(table.attempt_queue("A").as_deref(), Some("a"));
+        assert_eq!(table.attempt_queue("B").as_deref(), Some("b"));
+        assert_eq!(table.attempt_queue("C"), None);
+    }
 }

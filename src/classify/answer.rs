@@ -1,4 +1,5 @@
-//! Checking a step's response against its `expect:` (pure: no SDK calls).
+//! Checking a step's answer against its `expect:`, pure: the runner turns the SDK's answer
+//! into the plain facts of [`Observed`] at its edge, and this decides.
 //!
 //! A response the target chose (a 4xx, a batch `Failed` entry, a message count) can fail an
 //! expectation. A response the target did not really give (throttled, 5xx, nothing at all)
@@ -6,8 +7,8 @@
 //! A refusal of the run's credentials or permissions is neither: it is a harness error, so a
 //! misconfigured nightly job reads as one clear line, not as dozens of SQS findings.
 
-use super::call::{CallError, FailureKind};
-use crate::classify::Check;
+use super::failure::{CallError, FailureKind};
+use super::judge::Check;
 use crate::suite::model::{AttrShape, StepExpect};
 use std::collections::BTreeMap;
 
@@ -23,18 +24,24 @@ pub struct ReceivedMsg {
 /// A batch response.
 #[derive(Debug, Clone, Default)]
 pub struct BatchOutcome {
+    /// The Ids of the `Successful` entries.
     pub successful: Vec<String>,
     /// (Id, Code, SenderFault)
     pub failed: Vec<(String, String, bool)>,
 }
 
-/// What a step got back.
+/// What a step got back, as plain facts.
 #[derive(Debug, Default)]
 pub struct Observed<'a> {
+    /// How the call failed, if it did.
     pub error: Option<&'a CallError>,
+    /// The HTTP status of the final attempt.
     pub status: Option<u16>,
+    /// The messages a receive returned (or what a listing step counts as received).
     pub received: Option<Vec<ReceivedMsg>>,
+    /// A batch call's entries.
     pub batch: Option<BatchOutcome>,
+    /// The queue attributes (or tags, or a move task's fields) the answer carried.
     pub queue_attributes: Option<BTreeMap<String, String>>,
     /// Integrity problems the harness found itself (an MD5 that does not match).
     pub integrity: Vec<String>,

@@ -1,0 +1,84 @@
+//! What stops a case from outside its steps: an interruption of the run (a signal), the run
+//! stopping itself (credentials refused, target lost, a budget spent), or the case's own
+//! deadline, its budget plus some slack for a slow target.
+//!
+//! The step loop asks between steps; a call in flight, a sleep and an observation poll wait on
+//! [`Stops::until_requested`] beside their own work, so a stop cuts them short.
+
+use crate::classify::StopReason;
+use crate::runner::{Halt, RunContext};
+use crate::suite::model::Case;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// Time a case may run past its computed budget before it is stopped as inconclusive.
+const DEADLINE_SLACK: Duration = Duration::from_secs(10);
+
+/// The stops that apply to one case (see the module doc).
+#[derive(Debug, Clone)]
+pub(super) struct Stops {
+    /// Turns true on a stop signal.
+    cancel: watch::Receiver<bool>,
+    /// The run's own stop.
+    halt: Halt,
+    /// The budget validate computed for the case.
+    budget: Duration,
+    /// Past this instant calls are abandoned and the case is cut as `deadline`.
+    deadline: Instant,
+}
+
+impl Stops {
+    /// The stops of `case` in the run of `ctx`, its deadline counted from now.
+    pub(super) fn new(ctx: &RunContext, case: &Case) -> Stops {
+        let budget = crate::suite::case_budget(case);
+        Stops {
+            cancel: ctx.cancel.clone(),
+            halt: ctx.halt.clone(),
+            budget,
+            // The budget validate computed, plus slack for a slow target.
+            deadline: Instant::now() + budget + DEADLINE_SLACK,
+        }
+    }
+
+    /// What stops the case from outside its steps, if anything has yet: an interruption of
+    /// the run, the run stopping itself (credentials refused, target lost, a budget spent),
+    /// or the case's deadline.
+    pub(super) fn requested(&self) -> Option<StopReason> {
+        let past_deadline = Instant::now() >= self.deadline;
+        StopReason::greatest([
+            self.halt.stop_reason(),
+            past_deadline.then(|| StopReason::Deadline(self.deadline_text())),
+        ])
+    }
+
+    /// Resolves once [`requested`](Self::requested) would answer.
+    pub(super) async fn until_requested(&self) {
+        let mut cancel = self.cancel.clone();
+        tokio::select! {
+            _ = cancel.wait_for(|c| *c) => {}
+            _ = self.halt.stopped() => {}
+            _ = tokio::time::sleep_until(self.deadline) => {}
+        }
+    }
+
+    /// Whether a signal is ending the run.
+    pub(super) fn interrupted(&self) -> bool {
+        *self.cancel.borrow()
+    }
+
+    /// The instant the case is cut as `deadline`.
+    pub(super) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The deadline, as a stopped case's reason says it.
+    pub(super) fn deadline_text(&self) -> String {
+        let budget = self.budget + DEADLINE_SLACK;
+        format!(
+            "{}: its budget plus {}s",
+            crate::duration::format(budget),
+            DEADLINE_SLACK.as_secs()
+        )
+    }
+}
