@@ -353,7 +353,8 @@ impl<'a> Dispatcher<'a> {
     }
 
     /// The run stopped itself: every waiting case is closed as not run for `why`; a waiting
-    /// trial counts as one its case did not run.
+    /// trial counts as one its case did not run, and a case none of whose trials started is
+    /// not run.
     fn on_halted(&mut self, why: &StopReason) {
         for unit in std::mem::take(&mut self.waiting) {
             match unit.trial {
@@ -365,7 +366,20 @@ impl<'a> Dispatcher<'a> {
                     if let Some(set) = self.trials.get_mut(&unit.order) {
                         set.skip_one();
                     }
-                    self.close_trials(unit.order);
+                    // A case none of whose trials started is closed as a case not run, as
+                    // one run once would be; else its started trials are pooled.
+                    if self
+                        .trials
+                        .get(&unit.order)
+                        .is_some_and(TrialSet::never_ran)
+                    {
+                        if let Some(set) = self.trials.remove(&unit.order) {
+                            let end = unrun_end(self.settings, &set.planned, Unrun::Halted(why));
+                            self.close_case(unit.order, end);
+                        }
+                    } else {
+                        self.close_trials(unit.order);
+                    }
                 }
             }
         }

@@ -68,6 +68,11 @@ impl TrialSet {
         }
     }
 
+    /// Whether every trial will not run and none started: the case was not run at all.
+    pub fn never_ran(&self) -> bool {
+        self.started_at.is_none() && self.finished() == 0 && self.not_run >= self.n
+    }
+
     pub fn finished(&self) -> u32 {
         self.results.iter().filter(|r| r.is_some()).count() as u32
     }
@@ -110,11 +115,13 @@ mod tests {
             case: case(3),
         };
         let mut set = TrialSet::new(3, planned.clone());
-        // Stopped before any trial started: nothing to close.
+        // Stopped before any trial started: nothing to pool, a case never run.
         set.skip_one();
         set.skip_one();
+        assert!(!set.never_ran());
         set.skip_one();
         assert!(!set.is_complete());
+        assert!(set.never_ran());
 
         let mut set = TrialSet::new(3, planned);
         assert!(set.start(Utc::now()));
@@ -128,5 +135,6 @@ mod tests {
         set.none_left();
         assert_eq!(set.not_run, 2);
         assert!(set.is_complete());
+        assert!(!set.never_ran());
     }
 }
