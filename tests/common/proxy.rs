@@ -68,6 +68,9 @@ pub struct LoseResponse {
 pub struct Mischief {
     /// Lose one response (the request still takes effect upstream).
     pub lose: Option<LoseResponse>,
+    /// Lose every response to this `X-Amz-Target` (each request still takes effect upstream),
+    /// as a server that acts on a request and never answers it.
+    pub lose_every: Option<String>,
     /// From the `nth` (1-based) request to this `X-Amz-Target` on, answer every request
     /// itself with 400 `UnrecognizedClientException`, as AWS does to credentials it no longer
     /// accepts.
@@ -182,7 +185,8 @@ async fn forward(
         if hit {
             l.matched += 1;
         }
-        let lose = hit && l.rule.lose.as_ref().is_some_and(|r| r.nth == l.matched);
+        let lose = hit && l.rule.lose.as_ref().is_some_and(|r| r.nth == l.matched)
+            || matches!((&l.rule.lose_every, &wire), (Some(target), WireRequest::Json(t)) if t == target);
         (lose, refuse)
     };
     let fail = {

@@ -285,6 +285,80 @@ fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
     assert_eq!(alive.len(), 1, "{alive:?}");
 }
 
+/// A DeleteQueue that takes effect but is never answered (sqslite does this to a queue already
+/// gone) is a teardown finding, and teardown then asks GetQueueUrl: the queue is gone, so it
+/// is not named as left behind.
+#[test]
+fn an_unanswered_delete_of_a_queue_that_is_gone_leaves_nothing_behind() {
+    let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
+        lose_every: Some("AmazonSQS.DeleteQueue".into()),
+        ..Default::default()
+    });
+    let (rt, proxy) = (&rigged.rt, &rigged.proxy);
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/three-sends.yaml",
+            "--case",
+            "send-one",
+            "--endpoint-url",
+            &proxy.url,
+            "--run-id",
+            "gone-1",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    // The case errs on its teardown; nothing is left, so no sweep line.
+    assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        !run.stdout.contains("may still be on the target"),
+        "{}",
+        run.stdout
+    );
+    let recs = records(out.path());
+    let end = recs
+        .iter()
+        .find_map(|r| match r {
+            Record::CaseEnd(e) => Some(e.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let teardown: Vec<_> = end.findings.iter().filter(|f| f.teardown).collect();
+    assert_eq!(teardown.len(), 1, "{:?}", end.findings);
+    assert!(
+        teardown[0]
+            .message
+            .contains("DeleteQueue got no definite answer (no response"),
+        "{}",
+        teardown[0].message
+    );
+    assert!(
+        teardown[0]
+            .message
+            .ends_with("GetQueueUrl then answered QueueDoesNotExist, so it is gone"),
+        "{}",
+        teardown[0].message
+    );
+    assert!(end.queues.iter().all(|q| q.deleted), "{:?}", end.queues);
+    let left = recs
+        .iter()
+        .find_map(|r| match r {
+            Record::RunEnd(e) => Some(e.left_queues.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(left.is_empty(), "{left:?}");
+    let alive = rt.block_on(common::queues_with_prefix(
+        &rigged.direct_url(),
+        "sqsprobe-gone-1-",
+    ));
+    assert!(alive.is_empty(), "{alive:?}");
+}
+
 /// Issue 20: `run_start.regions` names every region the cases touch, before anything is
 /// created, and `sweep --regions-of RUN_DIR` sweeps each of them: a run whose teardown failed
 /// leaves queues in two regions, and one sweep removes both.

@@ -7,7 +7,7 @@
 use super::calls::Caller;
 use super::deny;
 use super::queue_table::QueueTable;
-use crate::classify::CallError;
+use crate::classify::{CallError, FailureKind};
 use crate::evidence::format::{Phase, QueueCleanup};
 use crate::runner::call::Recorded;
 use crate::runner::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
@@ -351,19 +351,42 @@ pub(super) async fn teardown(
             .error
             .as_ref()
             .is_some_and(|e| e.is("QueueDoesNotExist"));
-        let deleted = rec.error.is_none() || gone;
-        if deleted {
-            sqs.ctx().registry.remove(&region, &url);
-            queues.mark_deleted(&label);
-        } else if let Some(err) = rec.error.clone() {
-            let message = format!(
+        let mut deleted = rec.error.is_none() || gone;
+        sqs.emit_rows(&mut rec);
+        if let Some(err) = rec.error.clone().filter(|_| !deleted) {
+            let mut message = format!(
                 "failed to delete queue {} (in {region}): {}",
                 q.name,
                 err.describe()
             );
+            // No definite answer (none at all, a 5xx, a throttle): the delete may have taken.
+            // Ask whether the queue is still there, unless the run is stopping (every call
+            // then gets one attempt, and a lost target would not answer this one either).
+            let unsure = matches!(
+                err.kind,
+                FailureKind::NoResponse | FailureKind::ServerError | FailureKind::Throttled
+            );
+            if unsure && sqs.stops().requested().is_none() {
+                match lookup_url(sqs, queues, &label, Phase::Teardown).await {
+                    Ok(None) => {
+                        deleted = true;
+                        message = format!(
+                            "queue {} (in {region}): DeleteQueue got no definite answer ({}); \
+                             GetQueueUrl then answered QueueDoesNotExist, so it is gone",
+                            q.name,
+                            err.describe()
+                        );
+                    }
+                    Ok(Some(_)) => message.push_str("; GetQueueUrl still finds it"),
+                    Err(e) => message.push_str(&format!("; GetQueueUrl answered {}", e.describe())),
+                }
+            }
             errors.push(sqs.masker().mask(&message));
         }
-        sqs.emit_rows(&mut rec);
+        if deleted {
+            sqs.ctx().registry.remove(&region, &url);
+            queues.mark_deleted(&label);
+        }
         cleanup.push(entry(deleted));
     }
     cleanup
