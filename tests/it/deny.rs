@@ -109,3 +109,27 @@ fn a_deny_refuses_its_actions_until_it_is_lifted() {
         .collect();
     assert_eq!(teardown, ["SetQueueAttributes", "DeleteQueue"]);
 }
+
+/// A deny lifted between steps goes out with no step's fault: the step before it had a fault
+/// on SetQueueAttributes, which used to touch the lift too.
+#[test]
+fn a_lift_between_steps_is_not_the_previous_steps_fault() {
+    let records = run();
+    let case_calls = calls(&records, "lift-after-a-faulty-step");
+    let sets: Vec<(Option<usize>, bool)> = case_calls
+        .iter()
+        .filter(|c| c.action == "SetQueueAttributes" && c.phase == Phase::Step)
+        .map(|c| (c.step, c.fault.is_some()))
+        .collect();
+    // The deny (step 1), the faulty step (2), then the lift, which belongs to the deny.
+    assert_eq!(
+        sets,
+        [(Some(0), false), (Some(1), true), (Some(0), false)],
+        "{case_calls:?}"
+    );
+    assert!(
+        deny(&records, "lift-after-a-faulty-step")
+            .lifted_at
+            .is_some()
+    );
+}

@@ -183,9 +183,10 @@ impl Caller {
         self.step = StepState::new(step);
     }
 
-    /// Drops the previous step's wire form, before anything of the next step is sent.
-    pub(super) fn clear_wire(&mut self) {
-        self.step.wire = None;
+    /// Ends the previous step: its fault and wire form are its own, so what is sent before
+    /// the next step begins (a deny falling due, lifted) goes out with neither.
+    pub(super) fn end_step(&mut self) {
+        self.step = StepState::default();
     }
 
     /// The answer (status, error code) of the step's last checked call, taken for its result.

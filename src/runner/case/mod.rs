@@ -174,8 +174,9 @@ impl CaseRun {
                 return;
             }
             // Before anything of this step is sent, the lift of a deny included: the previous
-            // step's wire form is its own. Armed again by the step itself (`arm_wire`).
-            self.sqs.clear_wire();
+            // step's fault and wire form are its own. The step arms its own (`begin_step`,
+            // `arm_wire`).
+            self.sqs.end_step();
             deny::lift(&mut self.sqs, &self.queues, false).await;
             self.sqs.begin_step(step);
             let step_started = self.sqs.ctx().clock.now();
