@@ -7,7 +7,7 @@
 use super::calls::Caller;
 use super::deny;
 use super::queue_table::QueueTable;
-use crate::classify::{CallError, FailureKind};
+use crate::classify::FailureKind;
 use crate::evidence::format::{Phase, QueueCleanup};
 use crate::runner::call::Recorded;
 use crate::runner::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
@@ -150,43 +150,50 @@ async fn check_name_is_free(
     }
     let name = q.name.clone();
     match lookup_url(sqs, queues, label, Phase::Setup).await {
-        Ok(None) => Ok(()),
+        Lookup::DoesNotExist => Ok(()),
         // The queue of another label of this case with the same name (`same_name_as`),
         // which this run created: on a target without regions the name is taken in every
         // region. Ours, so the create goes ahead; its answer is that queue, and the case's
         // checks say what that means.
-        Ok(Some(url)) if queues.shares_name_with_own(label, &url, &sqs.ctx().registry) => Ok(()),
-        Ok(Some(_)) => Err(format!(
+        Lookup::Exists(url) if queues.shares_name_with_own(label, &url, &sqs.ctx().registry) => {
+            Ok(())
+        }
+        Lookup::Exists(_) => Err(format!(
             "queue {name} already exists and this run did not create it; refusing to use it"
         )),
         // Fail closed: only QueueDoesNotExist proves the name free.
-        Err(e) => Err(format!(
-            "could not prove the name {name} free (GetQueueUrl answered {}); refusing to \
-             create it",
-            e.describe()
+        Lookup::Unknown(why) => Err(format!(
+            "could not prove the name {name} free (GetQueueUrl answered {why}); refusing to \
+             create it"
         )),
     }
 }
 
-/// GetQueueUrl of `label`'s name in its region, recorded but never abandoned: `Some(url)`
-/// if the queue exists, `None` only when the target said `QueueDoesNotExist`; any other
-/// answer is an error.
-async fn lookup_url(
-    sqs: &mut Caller,
-    queues: &QueueTable,
-    label: &str,
-    phase: Phase,
-) -> Result<Option<String>, CallError> {
+/// What a GetQueueUrl of a queue's name proved.
+enum Lookup {
+    /// It answered the queue's URL.
+    Exists(String),
+    /// It answered `QueueDoesNotExist`: the only proof that a queue is not there.
+    DoesNotExist,
+    /// Anything else (an error, no answer, a success without a URL), described.
+    Unknown(String),
+}
+
+/// GetQueueUrl of `label`'s name in its region, recorded but never abandoned.
+async fn lookup_url(sqs: &mut Caller, queues: &QueueTable, label: &str, phase: Phase) -> Lookup {
     let client = sqs.client();
     let name = queues.name(label);
     let meta = sqs.meta(queues, phase, None, "GetQueueUrl", None, Some(label));
     let mut rec = call!(finish: sqs, meta, client.get_queue_url().queue_name(&name)).await;
     sqs.emit_rows(&mut rec);
     match (rec.output, rec.error) {
-        (Some(out), _) => Ok(out.queue_url().map(str::to_string)),
-        (None, Some(e)) if e.is("QueueDoesNotExist") => Ok(None),
-        (None, Some(e)) => Err(e),
-        (None, None) => Ok(None),
+        (Some(out), _) => match out.queue_url() {
+            Some(url) => Lookup::Exists(url.to_string()),
+            None => Lookup::Unknown("a success without a QueueUrl".to_string()),
+        },
+        (None, Some(e)) if e.is("QueueDoesNotExist") => Lookup::DoesNotExist,
+        (None, Some(e)) => Lookup::Unknown(e.describe()),
+        (None, None) => Lookup::Unknown("nothing".to_string()),
     }
 }
 
@@ -203,7 +210,7 @@ fn adopt(sqs: &Caller, queues: &mut QueueTable, label: &str, url: &str) {
 pub(super) async fn sweep_unregistered(sqs: &mut Caller, queues: &mut QueueTable) {
     let labels = queues.without_url();
     for label in labels {
-        if let Ok(Some(url)) = lookup_url(sqs, queues, &label, Phase::Teardown).await {
+        if let Lookup::Exists(url) = lookup_url(sqs, queues, &label, Phase::Teardown).await {
             // Only proven ours: anything else is left alone, as everywhere else.
             if ownership_of(sqs, queues, &label, &url, Phase::Teardown).await == Ownership::Ours {
                 adopt(sqs, queues, &label, &url);
@@ -361,14 +368,15 @@ pub(super) async fn teardown(
             );
             // No definite answer (none at all, a 5xx, a throttle): the delete may have taken.
             // Ask whether the queue is still there, unless the run is stopping (every call
-            // then gets one attempt, and a lost target would not answer this one either).
+            // then gets one attempt, and a lost target would not answer this one either); a
+            // case past its own deadline still asks.
             let unsure = matches!(
                 err.kind,
                 FailureKind::NoResponse | FailureKind::ServerError | FailureKind::Throttled
             );
-            if unsure && sqs.stops().requested().is_none() {
+            if unsure && sqs.ctx().halt.stop_reason().is_none() {
                 match lookup_url(sqs, queues, &label, Phase::Teardown).await {
-                    Ok(None) => {
+                    Lookup::DoesNotExist => {
                         deleted = true;
                         message = format!(
                             "queue {} (in {region}): DeleteQueue got no definite answer ({}); \
@@ -377,8 +385,10 @@ pub(super) async fn teardown(
                             err.describe()
                         );
                     }
-                    Ok(Some(_)) => message.push_str("; GetQueueUrl still finds it"),
-                    Err(e) => message.push_str(&format!("; GetQueueUrl answered {}", e.describe())),
+                    Lookup::Exists(_) => message.push_str("; GetQueueUrl still finds it"),
+                    Lookup::Unknown(why) => {
+                        message.push_str(&format!("; GetQueueUrl answered {why}"))
+                    }
                 }
             }
             errors.push(sqs.masker().mask(&message));
