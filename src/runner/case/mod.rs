@@ -61,7 +61,8 @@ use tokio::time::Instant;
 /// teardown delete) before it is cut off regardless.
 const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
 
-/// Runs `case` and returns its closing record (already emitted).
+/// Runs `case` and returns its closing record, for the run to map through the target profile
+/// and send (a case sends its own `case_start`, calls and steps, not its `case_end`).
 pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
     let mut run = CaseRun::new(ctx, suite_path, case, None);
     run.execute().await.0
@@ -159,6 +160,12 @@ impl CaseRun {
     }
 
     async fn setup_and_steps(&mut self) {
+        // A stop before anything is created: the case creates nothing (setup's calls are
+        // never abandoned, so a case must not begin one once the run is stopping).
+        if let Some(stop) = self.sqs.stops().requested() {
+            self.record.stopped = Some(stop);
+            return;
+        }
         if let Err(message) = lifecycle::setup(&mut self.sqs, &mut self.queues, &self.case).await {
             // A setup cut short by a stop is that stop, not a broken target.
             match self.sqs.stops().requested() {

@@ -29,7 +29,8 @@ use tokio::time::Instant;
 /// What a finished (or interrupted) run produced.
 #[derive(Debug)]
 pub struct RunOutcome {
-    /// Every `case_end` sent, in plan order (a case that never started has none).
+    /// Every `case_end` sent, in plan order: a case the run stopped itself before is closed
+    /// as not run; a case a signal kept from starting has none.
     pub cases: Vec<CaseEnd>,
     /// A signal interrupted the run.
     pub interrupted: bool,
@@ -137,7 +138,7 @@ struct Unit {
 
 /// What a unit's task hands back.
 enum Ran {
-    /// A case's `case_end` (already sent by the case; the profile maps it before it is ours).
+    /// A case's `case_end`, not sent yet: the run maps it through the profile and sends it.
     Case(CaseEnd),
     /// Trial k's `trial_end` (already sent) and judgement, which its case's trials are pooled
     /// from.
@@ -309,6 +310,12 @@ impl<'a> Dispatcher<'a> {
     /// A slot is free: the next unit starts in it (a multi-trial case's `case_start` goes out
     /// once, before its first trial).
     fn on_slot(&mut self, permit: OwnedSemaphorePermit) {
+        // A stop that came with the slot (the permit of a case that just ended, ready before
+        // its result) wins: nothing starts after a stop. The next turn hands it over.
+        if self.ctx.halt.stop_reason().is_some() {
+            drop(permit);
+            return;
+        }
         let Some(unit) = self.waiting.pop_front() else {
             return;
         };
