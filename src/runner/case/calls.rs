@@ -333,13 +333,8 @@ impl Caller {
             tokio::select! {
                 rec = record(meta, &self.masker, send) => rec,
                 _ = self.stops.until_requested() => {
-                    let why = match self.stops.requested() {
-                        Some(StopReason::Deadline(_)) => "the case reached its deadline".to_string(),
-                        Some(StopReason::Interrupted) | None => "the run was interrupted".to_string(),
-                        Some(other) => format!("the run stopped ({})", other.cut_short()),
-                    };
                     abandoned = true;
-                    abandoned_call(fallback, started_at, &why)
+                    abandoned_call(fallback, started_at, self.stops.why_cut())
                 }
             }
         };

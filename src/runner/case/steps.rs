@@ -54,11 +54,7 @@ async fn sleep(sqs: &mut Caller, queues: &QueueTable, d: Duration) -> Check {
         tokio::select! {
             _ = tokio::time::sleep_until(wake) => {}
             _ = sqs.stops().until_requested() => {
-                // Whatever stopped it says so: a deadline, a halt of the run, a signal.
-                let why = sqs
-                    .stops()
-                    .requested()
-                    .map_or("the run was interrupted", |stop| stop.cut_short());
+                let why = sqs.stops().why_cut();
                 return Check::Inconclusive(format!("sleep cut short: {why}"));
             }
         }

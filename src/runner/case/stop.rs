@@ -52,6 +52,15 @@ impl Stops {
         ])
     }
 
+    /// What cut a call or a wait short, once [`until_requested`](Self::until_requested) has
+    /// resolved: a deadline, a halt of the run, a signal, each in its own words (the one
+    /// wording a cut call and a cut sleep share).
+    pub(super) fn why_cut(&self) -> &'static str {
+        self.requested()
+            .unwrap_or(StopReason::Interrupted)
+            .cut_short()
+    }
+
     /// Resolves once [`requested`](Self::requested) would answer.
     pub(super) async fn until_requested(&self) {
         let mut cancel = self.cancel.clone();
