@@ -111,7 +111,7 @@ pub fn row(run_id: &str, called: &Called<'_>, known: &Known) -> Call {
                 ));
             }
         }
-        op if op.ends_with("Batch") => {
+        op if crate::sqs::operations::is_batch(op) => {
             rows = batch_entries(op, params, answer, known);
             if op == "SendMessageBatch" {
                 messages = sent_in_batch(params, answer, queue.as_deref(), known);

@@ -154,6 +154,17 @@ pub fn acknowledges(name: &str) -> bool {
     by_name(name).is_some_and(|o| o.acknowledges)
 }
 
+/// The single operation `name` is a batch of, or `name` itself: what one entry of it does
+/// (`DeleteMessageBatch` → `DeleteMessage`).
+pub fn single(name: &str) -> &str {
+    by_name(name).and_then(|o| o.batch_of).unwrap_or(name)
+}
+
+/// Whether `name` is an SQS batch operation.
+pub fn is_batch(name: &str) -> bool {
+    by_name(name).is_some_and(|o| o.batch_of.is_some())
+}
+
 /// Whether `name` is an SQS operation with an empty answer (see [`Operation::has_output`]).
 pub fn has_no_output(name: &str) -> bool {
     by_name(name).is_some_and(|o| !o.has_output)
@@ -173,6 +184,10 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), NAMES.len(), "a name twice");
+        assert_eq!(single("DeleteMessageBatch"), "DeleteMessage");
+        assert_eq!(single("DeleteMessage"), "DeleteMessage");
+        assert_eq!(single("Nope"), "Nope");
+        assert!(is_batch("SendMessageBatch") && !is_batch("SendMessage") && !is_batch("Batch"));
         // A batch is authorized by an operation of the table, itself no batch.
         for op in OPERATIONS {
             if let Some(single) = op.batch_of {

@@ -5,11 +5,12 @@
 //! `Attribute.N.Name` / `Attribute.N.Value` and `SendMessageBatchRequestEntry.N.*` in a
 //! request, and flattened `<Attribute><Name/><Value/></Attribute>` and
 //! `<SendMessageBatchResultEntry>` elements in a reply (the `locationName`s of SQS's query
-//! model, as botocore's `sqs` model before 2023 spells them). Four readers translate between
+//! model, as the API reference's query examples spell them). Four readers translate between
 //! them: the runner's query client encodes requests (`runner/query_protocol/encode.rs`) and
 //! decodes replies (`decode.rs`), the emulator decodes requests and encodes replies
 //! (`emulator/protocol/query.rs`). They all read [`REQUEST`] and [`REPLY`]; the tests below
-//! check that every row reads the same both ways.
+//! check that every row reads the same both ways. A few request rows are only read, never
+//! written ([`Member::read_only`]): names a server takes that a client does not send.
 //!
 //! A member not in the tables has the same name in both protocols (`QueueUrl`,
 //! `MessageBody`, `ReceiptHandle`, …).
@@ -41,6 +42,9 @@ pub struct Member {
     /// The one operation whose input or output has this member under these names; `None`
     /// for every operation that has it.
     pub operation: Option<&'static str>,
+    /// Read by a server, never written by a client: the runner's query client does not send
+    /// it (see the row's comment).
+    pub read_only: bool,
 }
 
 const fn map(json: &'static str, query: &'static str, key: &'static str) -> Member {
@@ -52,6 +56,7 @@ const fn map(json: &'static str, query: &'static str, key: &'static str) -> Memb
             structured: false,
         },
         operation: None,
+        read_only: false,
     }
 }
 
@@ -64,6 +69,7 @@ const fn structured_map(json: &'static str, query: &'static str) -> Member {
             structured: true,
         },
         operation: None,
+        read_only: false,
     }
 }
 
@@ -73,6 +79,7 @@ const fn list(json: &'static str, query: &'static str) -> Member {
         query,
         layout: Layout::List,
         operation: None,
+        read_only: false,
     }
 }
 
@@ -81,6 +88,14 @@ impl Member {
     const fn of(self, operation: &'static str) -> Member {
         Member {
             operation: Some(operation),
+            ..self
+        }
+    }
+
+    /// The same member, read by a server but never written by a client.
+    const fn read_only(self) -> Member {
+        Member {
+            read_only: true,
             ..self
         }
     }
@@ -99,11 +114,14 @@ pub const REQUEST: &[Member] = &[
     map("Tags", "Tag", "Key"),
     // CreateQueue's JSON member is `tags`, lower case; TagQueue's is `Tags`. Both are `Tag.N`.
     map("tags", "Tag", "Key").of("CreateQueue"),
-    // Read, never written: `Tags.N.Key` is taken for `Tag.N.Key`, as lenient servers do.
-    map("Tags", "Tags", "Key"),
+    // `Tags.N.Key` is taken for `Tag.N.Key`, as lenient servers do.
+    map("Tags", "Tags", "Key").read_only(),
     list("AttributeNames", "AttributeName"),
     list("MessageAttributeNames", "MessageAttributeName"),
-    list("MessageSystemAttributeNames", "MessageSystemAttributeName"),
+    // Newer than the query protocol, so it has no modelled query name: the runner's client
+    // sends it as `AttributeName.N` (see `runner/query_protocol/encode.rs`); a server that
+    // receives this form reads it.
+    list("MessageSystemAttributeNames", "MessageSystemAttributeName").read_only(),
     list("TagKeys", "TagKey"),
     list("AWSAccountIds", "AWSAccountId"),
     list("Actions", "ActionName"),
@@ -140,7 +158,7 @@ pub const REPLY: &[Member] = &[
 pub fn request_by_json(operation: &str, json: &str) -> Option<&'static Member> {
     REQUEST
         .iter()
-        .find(|m| m.json == json && m.applies_to(operation))
+        .find(|m| m.json == json && m.applies_to(operation) && !m.read_only)
 }
 
 /// The row of a request parameter named `query` in the query protocol, whatever the
@@ -189,6 +207,12 @@ mod tests {
     fn every_row_reads_the_same_both_ways() {
         for m in REQUEST {
             let op = m.operation.unwrap_or("SendMessage");
+            if m.read_only {
+                // Never written, always read as itself.
+                assert_ne!(request_by_json(op, m.json), Some(m), "{}", m.query);
+                assert_eq!(request_by_query(m.query), Some(m), "{}", m.query);
+                continue;
+            }
             let written = request_by_json(op, m.json).expect(m.json);
             let read = request_by_query(written.query).expect(written.query);
             // CreateQueue's `tags` is read back as TagQueue's `Tags`: the server takes both.

@@ -61,8 +61,10 @@ fn uses<'a>(case: &CaseView<'a>, handle: &str, rel: &impl Fn(&str) -> Option<f64
         let (Some(sent), Some(answered)) = (rel(&call.started_at), rel(&call.ended_at)) else {
             continue;
         };
-        let delete = call.action.starts_with("DeleteMessage");
-        let change = call.action.starts_with("ChangeMessageVisibility");
+        // A batch entry does what its single operation does (the table in sqs/operations.rs).
+        let single = crate::sqs::operations::single(&call.action);
+        let delete = single == "DeleteMessage";
+        let change = single == "ChangeMessageVisibility";
         if !delete && !change {
             continue;
         }

@@ -219,7 +219,7 @@ fn object(operation: &str, el: &Element) -> Map<String, Value> {
 }
 
 fn is_batch(operation: &str) -> bool {
-    crate::sqs::operations::by_name(operation).is_some_and(|o| o.batch_of.is_some())
+    crate::sqs::operations::is_batch(operation)
 }
 
 /// A decoded reply: the JSON body, and the headers the JSON protocol carries.
