@@ -42,10 +42,14 @@ pub fn apply(profile: &Profile, mut end: CaseEnd) -> CaseEnd {
 /// saying what its `teardown:` says. `Err` says what differs.
 fn explains(entry: &ProfileEntry, end: &CaseEnd) -> Result<(), String> {
     use crate::evidence::format::Finding;
+    // A case that errs was cut by something outside it (a lost target, refused credentials)
+    // or by its teardown: the case-level findings then say what stopped it, which no
+    // `step: case` pin (a rate, a trial) explains.
+    let errored = end.verdict == Verdict::Error;
     let at = |f: &&Finding| {
         !f.teardown
             && match entry.step {
-                Some(StepPin::Case) => f.step.is_none(),
+                Some(StepPin::Case) => f.step.is_none() && !errored,
                 Some(StepPin::At(n)) => f.step.map(|s| s as u32 + 1) == Some(n),
                 // A teardown-only entry explains no step's finding.
                 None => false,
@@ -399,6 +403,41 @@ mod tests {
         );
         let other = apply(&p, end("something-else", Verdict::Fail));
         assert_eq!((other.verdict, other.profile_note), (Verdict::Fail, None));
+    }
+
+    /// A case-level pin (a rate) with a teardown pin does not explain a case the run's stop
+    /// errored: the stop's finding names no step, as a rate's does.
+    #[test]
+    fn a_case_level_pin_does_not_explain_a_stop() {
+        let text = GOOD.replace("    step: 3\n", "    step: case\n").replace(
+            "    answer: {status: 400, code: ReceiptHandleIsInvalid}",
+            "    finding: \"rate of\"\n    teardown: \"no response\"",
+        );
+        let p = parse_profile("p.yaml", &text).unwrap();
+        let stepless = |message: &str, teardown: bool| Finding {
+            step: None,
+            line: 5,
+            message: message.into(),
+            status: None,
+            code: None,
+            teardown,
+        };
+        let mut errored = end("stale-handle-delete-after-lapse", Verdict::Error);
+        errored.findings = vec![
+            stepless("rate of observed_redelivery in 3 of 3 trials", false),
+            stepless(
+                "the target was lost before the case finished: no response",
+                false,
+            ),
+            stepless("failed to delete queue q (in us-east-1): no response", true),
+        ];
+        let kept = apply(&p, errored.clone());
+        assert_eq!(kept.verdict, Verdict::Error);
+        assert!(kept.profile_note.unwrap().contains("failed elsewhere"));
+        // The same findings on a failed case (no stop) are the divergence.
+        errored.verdict = Verdict::Fail;
+        errored.findings.remove(1);
+        assert_eq!(apply(&p, errored).verdict, Verdict::KnownDivergence);
     }
 
     #[test]
