@@ -196,7 +196,7 @@ pub(crate) struct Message {
     pub sequence_number: Option<SequenceNumber>,
     pub extra: Option<Box<Extra>>,
     pub receive_count: u32,
-    /// Index into the store's sender table (`State::sender_id`).
+    /// Index into the sender table of the queue that holds the message (`Queue::sender_id`).
     pub sender: u32,
     /// Index into the group table of the queue that holds the message ([`NO_GROUP`]: none).
     /// Meaningless outside that queue: `Queue::remove` hands the group's name out with it.

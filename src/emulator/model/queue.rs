@@ -24,7 +24,7 @@ use crate::emulator::model::groups::Groups;
 pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
 use crate::emulator::model::slab::Slab;
-use crate::emulator::model::usage::Usage;
+use crate::emulator::model::usage::{Admitted, Usage};
 
 /// How long a ReceiveRequestAttemptId can be retried: 5 minutes (API_ReceiveMessage).
 pub(crate) const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
@@ -37,12 +37,13 @@ pub(crate) struct ReceiveAttempt {
     pub expires_ms: u64,
 }
 
-/// A message taken out of its queue, with the name of its group: the message's group index
-/// named a group of the queue it left.
+/// A message taken out of its queue, with the names of its group and sender: the message's
+/// indexes into those tables named entries of the queue it left.
 #[derive(Debug)]
 pub(crate) struct Taken {
     pub message: Message,
     pub group: Option<Arc<str>>,
+    pub sender: Arc<str>,
 }
 
 /// A queue.
@@ -66,6 +67,10 @@ pub(crate) struct Queue {
     ready: BTreeMap<u64, u32>,
     /// Group names, and on FIFO queues the groups' messages and delivery order.
     groups: Groups,
+    /// SenderIds, each stored once per queue; messages hold an index. Per queue, not per
+    /// store, so that a send needs no lock but its queue's.
+    senders: Vec<Arc<str>>,
+    sender_index: HashMap<Arc<str>, u32>,
     next_stamp: u64,
     /// Visible messages (both kinds of queue).
     visible: usize,
@@ -109,6 +114,8 @@ impl Queue {
             slots: Slab::default(),
             ready: BTreeMap::new(),
             groups: Groups::default(),
+            senders: Vec::new(),
+            sender_index: HashMap::new(),
             next_stamp: 0,
             visible: 0,
             timers: BTreeSet::new(),
@@ -142,11 +149,28 @@ impl Queue {
     }
 
     /// The MessageGroupId a message was sent with, if any, shared: an answer is rendered after
-    /// the store's lock is released.
+    /// the queue's lock is released.
     pub fn group_name(&self, message: &Message) -> Option<Arc<str>> {
         (message.group != NO_GROUP)
             .then(|| self.groups.name(message.group).cloned())
             .flatten()
+    }
+
+    /// The index of a SenderId in this queue's sender table, adding it on first use.
+    fn intern_sender(&mut self, sender_id: &str) -> u32 {
+        if let Some(&i) = self.sender_index.get(sender_id) {
+            return i;
+        }
+        let i = self.senders.len() as u32;
+        let name: Arc<str> = Arc::from(sender_id);
+        self.senders.push(Arc::clone(&name));
+        self.sender_index.insert(name, i);
+        i
+    }
+
+    /// The SenderId of a message of this queue.
+    pub fn sender_id(&self, message: &Message) -> &str {
+        self.senders.get(message.sender as usize).map_or("", |s| s)
     }
 
     /// The group a message is filed under while visible or in flight: FIFO queues only.
@@ -180,7 +204,7 @@ impl Queue {
                 Some(m) if m.enqueued_ms + retention_ms > now => break,
                 _ => {
                     // A group entry whose message is gone would be named again and again:
-                    // stop rather than spin under the store's lock (it cannot happen while
+                    // stop rather than spin under the queue's lock (it cannot happen while
                     // `remove` unfiles what it removes; the assertion says so in tests).
                     if self.remove(id).is_none() {
                         debug_assert!(false, "a FIFO group names a message that is gone");
@@ -266,14 +290,36 @@ impl Queue {
         self.file_visible(id);
     }
 
-    /// Adds a message of `group`, visible after `delay_ms`.
-    pub fn enqueue(
+    /// Adds a message sent by `sender` to `group`, visible after `delay_ms`, counted by
+    /// [`Usage::admit`] already (a send).
+    pub fn enqueue_admitted(
+        &mut self,
+        message: Message,
+        (group, sender): (Option<&str>, &str),
+        delay_ms: u64,
+        now: u64,
+        _admitted: Admitted,
+    ) -> Id {
+        self.insert(message, group, sender, delay_ms, now)
+    }
+
+    /// Adds a message that another queue gave up (a dead-letter move, a move task), visible
+    /// now, counting it again in the store-wide usage.
+    pub fn enqueue_moved(&mut self, taken: Taken, now: u64) -> Id {
+        let size = taken.message.size() as u64;
+        self.usage.add(1, size);
+        self.insert(taken.message, taken.group.as_deref(), &taken.sender, 0, now)
+    }
+
+    fn insert(
         &mut self,
         mut message: Message,
         group: Option<&str>,
+        sender: &str,
         delay_ms: u64,
         now: u64,
     ) -> Id {
+        message.sender = self.intern_sender(sender);
         let size = message.size() as u64;
         let enqueued = message.enqueued_ms;
         message.group = match group {
@@ -305,7 +351,6 @@ impl Queue {
             self.file_visible(id);
         }
         self.stored_bytes += size;
-        self.usage.add(1, size);
         self.notify.notify_waiters();
         id
     }
@@ -347,12 +392,18 @@ impl Queue {
             }
         };
         message.group = NO_GROUP;
+        let sender = self
+            .senders
+            .get(message.sender as usize)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(""));
         let size = message.size() as u64;
         self.stored_bytes -= size;
         self.usage.sub(1, size);
         Some(Taken {
             message,
             group: name,
+            sender,
         })
     }
 
@@ -576,9 +627,15 @@ mod tests {
         )
     }
 
+    /// Stores a message as a send does, counted in the usage.
+    fn store(queue: &mut Queue, message: Message, group: &str, delay_ms: u64, now: u64) -> Id {
+        queue.usage.add(1, message.size() as u64);
+        queue.insert(message, Some(group), "sender", delay_ms, now)
+    }
+
     fn put(queue: &mut Queue, seq: u64, group: &str) -> Id {
         let message = Message::new(seq, "b", DedupId::None, 0, 0);
-        queue.enqueue(message, Some(group), 0, 0)
+        store(queue, message, group, 0, 0)
     }
 
     #[test]
@@ -638,10 +695,10 @@ mod tests {
         queue.settings.message_retention_period = 60;
         let a1 = put(&mut queue, 1, "a");
         let late = Message::new(2, "b", DedupId::None, 10_000, 0);
-        let b1 = queue.enqueue(late, Some("b"), 0, 10_000);
+        let b1 = store(&mut queue, late, "b", 0, 10_000);
         // A delayed message waits outside its group, under the queue's retention set.
         let delayed = Message::new(3, "c", DedupId::None, 20_000, 0);
-        let a2 = queue.enqueue(delayed, Some("a"), 5_000, 20_000);
+        let a2 = store(&mut queue, delayed, "a", 5_000, 20_000);
         assert_eq!(queue.counts(), (2, 0, 1));
         queue.tick(25_000);
         assert_eq!(queue.counts(), (3, 0, 0));
@@ -666,17 +723,17 @@ mod tests {
         );
         let taken = queue.remove(id).unwrap();
         assert_eq!(taken.group.as_deref(), Some("g-1"));
+        assert_eq!(&*taken.sender, "sender");
         assert!(
             queue.groups.is_empty(),
             "a group goes with its last message"
         );
         let mut other = fifo();
         put(&mut other, 2, "x");
-        let moved = other.enqueue(taken.message, taken.group.as_deref(), 0, 0);
-        assert_eq!(
-            other.group_name(other.get(moved).unwrap()).as_deref(),
-            Some("g-1")
-        );
+        let moved = other.enqueue_moved(taken, 0);
+        let message = other.get(moved).unwrap();
+        assert_eq!(other.group_name(message).as_deref(), Some("g-1"));
+        assert_eq!(other.sender_id(message), "sender");
         assert_eq!(other.candidates(10).len(), 2);
     }
 

@@ -181,8 +181,8 @@ impl RunningEmulator {
     /// MessageIds stored, and the (visible, in flight, delayed) counts. `None`: no such queue.
     pub fn holding(&self, name: &str) -> Option<(Vec<String>, (usize, usize, usize))> {
         let key = self.emu.arn(&self.emu.config.region, name);
-        let state = self.emu.lock();
-        let queue = state.queues.get(&key)?;
+        let state = self.emu.read();
+        let queue = state.lock_queue(&key).ok()?;
         Some((queue.stored_message_ids(), queue.counts()))
     }
 
