@@ -11,6 +11,7 @@ pub(crate) mod message;
 pub(crate) mod queue;
 pub(crate) mod receipt;
 pub(crate) mod redrive;
+pub(crate) mod retention;
 pub(crate) mod slab;
 pub(crate) mod store;
 pub(crate) mod task;

@@ -23,8 +23,10 @@ use crate::emulator::model::dedup::{DEDUP_WINDOW_MS, DedupCache, DedupKey, Origi
 use crate::emulator::model::groups::Groups;
 pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
+use crate::emulator::model::retention::Retention;
 use crate::emulator::model::slab::Slab;
 use crate::emulator::model::usage::{Admitted, Usage};
+use crate::emulator::support::ids::MessageIds;
 
 /// How long a ReceiveRequestAttemptId can be retried: 5 minutes (API_ReceiveMessage).
 pub(crate) const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
@@ -76,10 +78,11 @@ pub(crate) struct Queue {
     visible: usize,
     /// (deadline, id) for delayed and in-flight messages.
     timers: BTreeSet<(u64, Id)>,
-    /// (enqueued_ms, id) of every message not filed in a FIFO group (those expire in their
-    /// group's seq order): retention is evaluated against the *current* retention period, as
-    /// AWS applies a changed MessageRetentionPeriod to messages already in the queue.
-    retention: BTreeSet<(u64, Id)>,
+    /// Every message not filed in a FIFO group (those expire in their group's seq order), in
+    /// the order they expire (`model/retention.rs`): retention is evaluated against the
+    /// *current* retention period, as AWS applies a changed MessageRetentionPeriod to messages
+    /// already in the queue.
+    retention: Retention,
     inflight: usize,
     delayed: usize,
     /// The last SequenceNumber handed out, as its offset above 2^64 (0: none yet).
@@ -119,7 +122,7 @@ impl Queue {
             next_stamp: 0,
             visible: 0,
             timers: BTreeSet::new(),
-            retention: BTreeSet::new(),
+            retention: Retention::default(),
             inflight: 0,
             delayed: 0,
             last_sequence_number: 0,
@@ -191,17 +194,21 @@ impl Queue {
             woke = true;
         }
         let retention_ms = u64::from(self.settings.message_retention_period) * 1000;
-        while let Some(&(enqueued, id)) = self.retention.first() {
+        while let Some((enqueued, id)) = self.retention.first(&self.slots) {
             if enqueued + retention_ms > now {
                 break;
             }
-            self.remove(id);
+            if self.remove(id).is_none() {
+                // Cannot happen while `remove` takes out what it removes; never spin on it.
+                debug_assert!(false, "retention names a message that is gone");
+                self.retention.remove(enqueued, id);
+            }
         }
         // FIFO groups expire by seq, which follows enqueue time on a monotonic clock (a wall
         // clock set back can only make a message outlive its retention by the jump).
         while let Some(id) = self.groups.oldest() {
             match self.slot(id) {
-                Some(m) if m.enqueued_ms + retention_ms > now => break,
+                Some(m) if m.enqueued_ms() + retention_ms > now => break,
                 _ => {
                     // A group entry whose message is gone would be named again and again:
                     // stop rather than spin under the queue's lock (it cannot happen while
@@ -274,14 +281,14 @@ impl Queue {
             return;
         };
         let group = self.fifo_group(message);
-        let enqueued = message.enqueued_ms;
+        let enqueued = message.enqueued_ms();
         match message.state {
             MessageState::Ready { .. } => return,
             MessageState::Delayed { .. } => {
                 self.delayed -= 1;
                 // A delayed FIFO message joins its group's messages now.
                 if let Some(group) = group {
-                    self.retention.remove(&(enqueued, id));
+                    self.retention.remove(enqueued, id);
                     self.groups.file(group, id);
                 }
             }
@@ -321,7 +328,7 @@ impl Queue {
     ) -> Id {
         message.sender = self.intern_sender(sender);
         let size = message.size() as u64;
-        let enqueued = message.enqueued_ms;
+        let enqueued = message.enqueued_ms();
         message.group = match group {
             Some(name) => {
                 let index = self.groups.intern(name);
@@ -336,9 +343,7 @@ impl Queue {
         let id = Id { slot, seq };
         match fifo_group {
             Some(group) if delay_ms == 0 => self.groups.file(group, id),
-            _ => {
-                self.retention.insert((enqueued, id));
-            }
+            _ => self.retention.insert(enqueued, id),
         }
         if delay_ms > 0 {
             let until = now + delay_ms;
@@ -360,7 +365,7 @@ impl Queue {
         let message = self.slot(id)?;
         let group = self.fifo_group(message);
         let state = message.state;
-        let enqueued = message.enqueued_ms;
+        let enqueued = message.enqueued_ms();
         match state {
             MessageState::Ready { .. } => self.unfile_visible(id, group),
             MessageState::Delayed { until } => {
@@ -376,9 +381,7 @@ impl Queue {
             Some(group) if !matches!(state, MessageState::Delayed { .. }) => {
                 self.groups.unfile(group, id);
             }
-            _ => {
-                self.retention.remove(&(enqueued, id));
-            }
+            _ => self.retention.remove(enqueued, id),
         }
         let mut message = self.slots.take(id.slot)?;
         let name = match message.group {
@@ -442,11 +445,7 @@ impl Queue {
         self.unfile_visible(id, group);
         let until = now + visibility_ms;
         let message = self.slot_mut(id)?;
-        message.state = MessageState::InFlight {
-            until,
-            nonce,
-            received_at: now,
-        };
+        message.state = MessageState::in_flight(until, nonce, now);
         message.receive_count += 1;
         if message.first_receive_ms == 0 {
             message.first_receive_ms = now;
@@ -492,8 +491,8 @@ impl Queue {
 
     /// Sets a new visibility deadline for a message, leasing it again if it was visible.
     ///
-    /// `received_at` is kept for in-flight messages so the 12-hour total cap counts from the
-    /// receive. Returns false when the message does not exist or is delayed.
+    /// The receive time is kept for in-flight messages so the 12-hour total cap counts from
+    /// the receive. Returns false when the message does not exist or is delayed.
     pub fn set_visibility(&mut self, id: Id, nonce: u64, until: u64, now: u64) -> bool {
         let Some(message) = self.slot(id) else {
             return false;
@@ -506,21 +505,13 @@ impl Queue {
                 self.inflight += 1;
                 (now, true)
             }
-            MessageState::InFlight {
-                until: old,
-                received_at,
-                ..
-            } => {
+            state @ MessageState::InFlight { until: old, .. } => {
                 self.timers.remove(&(old, id));
-                (received_at, false)
+                (state.received_at().unwrap_or(now), false)
             }
         };
         if let Some(message) = self.slot_mut(id) {
-            message.state = MessageState::InFlight {
-                until,
-                nonce,
-                received_at,
-            };
+            message.state = MessageState::in_flight(until, nonce, received_at);
         }
         if let Some(group) = group.filter(|_| newly_leased) {
             self.groups.refile(group, &self.slots);
@@ -557,8 +548,8 @@ impl Queue {
     }
 
     /// The MessageId of every message the queue still stores, in slot order.
-    pub fn stored_message_ids(&self) -> Vec<String> {
-        self.slots.iter().map(Message::id_string).collect()
+    pub fn stored_message_ids(&self, ids: &MessageIds) -> Vec<String> {
+        self.slots.iter().map(|m| m.id_string(ids)).collect()
     }
 
     /// (visible, in flight, delayed) counts.
@@ -759,7 +750,7 @@ mod tests {
     fn deduplication_follows_the_scope_the_queue_was_created_with() {
         let mut queue = fifo();
         let original = Original {
-            message_id: 7,
+            origin: 7,
             sequence_number: queue.next_sequence_number(0),
         };
         let key = queue.dedup_key("g1", "d");

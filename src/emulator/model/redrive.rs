@@ -68,7 +68,7 @@ pub(crate) fn deliver_to_dlq(
         message.seq = state.next_seq();
         message.extra_mut().dead_letter_source_arn = Some(source_arn.into());
         if target.is_fifo() {
-            message.enqueued_ms = now;
+            message.set_enqueued_ms(now);
         }
         target.enqueue_moved(taken, now);
     }

@@ -59,6 +59,7 @@ use crate::emulator::support::chaos::ChaosDice;
 use crate::emulator::support::clock::{Clock, TokioClock};
 use crate::emulator::support::config::{EmulatorConfig, QueueUrls};
 use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::ids::MessageIds;
 
 /// Global counters and queues.
 ///
@@ -174,6 +175,8 @@ pub(crate) struct Emulator {
     pub clock: Arc<dyn Clock>,
     /// Chaos dice, one set per queue, each rolled under its queue's mutex.
     pub chaos: ChaosDice,
+    /// The keys MessageIds are derived with.
+    pub ids: MessageIds,
     state: RwLock<State>,
     /// Set once the server shuts down; long polls then answer with what they have.
     stopping: AtomicBool,
@@ -193,6 +196,7 @@ impl Emulator {
             .unwrap_or_else(|| Arc::new(TokioClock::new()));
         Self {
             chaos: ChaosDice::new(config.chaos),
+            ids: MessageIds::default(),
             config,
             clock,
             state: RwLock::new(State::new()),

@@ -131,9 +131,8 @@ fn change_one(
     let timeout_ms = timeout as u64 * 1000;
     let nonce = match message.state {
         MessageState::Delayed { .. } => return Err(gone()),
-        MessageState::InFlight {
-            nonce, received_at, ..
-        } => {
+        MessageState::InFlight { nonce, .. } => {
+            let received_at = message.state.received_at().unwrap_or(now);
             if queue.is_fifo() && nonce != handle.nonce {
                 return Err(SqsError::receipt_handle_expired(raw));
             }

@@ -164,7 +164,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
         if let Some(extra) = message.extra.as_mut() {
             extra.dead_letter_source_arn = None;
         }
-        message.enqueued_ms = now;
+        message.set_enqueued_ms(now);
         if let Ok(queue) = state.queue_mut(&target, now) {
             queue.enqueue_moved(taken, now);
             moved += 1;

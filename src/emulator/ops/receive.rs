@@ -149,7 +149,7 @@ impl ReceiveParams {
 }
 
 /// The JSON shape of one received message of queue `key`, with only the requested attributes.
-fn render(key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
+fn render(emu: &Emulator, key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
     let message = &delivered.message;
     let handle = ReceiptHandle {
         queue: key.to_owned(),
@@ -158,7 +158,7 @@ fn render(key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
     }
     .encode();
     let mut out = Map::new();
-    out.insert("MessageId".into(), json!(message.id_string()));
+    out.insert("MessageId".into(), json!(message.id_string(&emu.ids)));
     out.insert("ReceiptHandle".into(), json!(handle));
     out.insert("MD5OfBody".into(), json!(message.md5_hex()));
     out.insert("Body".into(), json!(message.body()));
@@ -392,11 +392,9 @@ fn chaos_copies(
         .leased_ids()
         .into_iter()
         .filter(|&id| {
-            queue.get(id).is_some_and(|m| {
-                !messages
-                    .iter()
-                    .any(|d| d.message.message_id == m.message_id)
-            })
+            queue
+                .get(id)
+                .is_some_and(|m| !messages.iter().any(|d| d.message.origin == m.origin))
         })
         .collect();
     let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
@@ -437,7 +435,7 @@ fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[Delivered], now
         };
         audit.delivered(Delivery {
             queue: key.to_owned(),
-            message_id: d.message.id_string(),
+            message_id: d.message.id_string(&emu.ids),
             seq: d.id.seq,
             nonce: d.nonce,
             body: d.message.body().to_owned(),
@@ -448,12 +446,15 @@ fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[Delivered], now
 }
 
 /// The answer: `messages` rendered, outside the store's locks.
-fn reply(key: &str, messages: &[Delivered], params: &ReceiveParams) -> Value {
+fn reply(emu: &Emulator, key: &str, messages: &[Delivered], params: &ReceiveParams) -> Value {
     if messages.is_empty() {
         // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
         json!({})
     } else {
-        let messages: Vec<Value> = messages.iter().map(|d| render(key, d, params)).collect();
+        let messages: Vec<Value> = messages
+            .iter()
+            .map(|d| render(emu, key, d, params))
+            .collect();
         json!({ "Messages": messages })
     }
 }
@@ -500,7 +501,7 @@ pub(crate) async fn receive_message(
         };
         let next_deadline = match outcome {
             Outcome::Gone => return Ok(json!({})),
-            Outcome::Answer(messages) => return Ok(reply(&key, &messages, &params)),
+            Outcome::Answer(messages) => return Ok(reply(emu, &key, &messages, &params)),
             Outcome::Wait(next_deadline) => next_deadline,
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);

@@ -194,7 +194,7 @@ fn send_one(
             let mut out = Map::new();
             out.insert(
                 "MessageId".into(),
-                Value::String(uuid::Uuid::from_u128(original.message_id).to_string()),
+                Value::String(emu.ids.of(original.origin).to_string()),
             );
             out.insert(
                 "MD5OfMessageBody".into(),
@@ -224,12 +224,13 @@ fn send_one(
         attributes,
         trace_header: trace_header.map(Into::into),
         dead_letter_source_arn: None,
+        enqueued_ms: None,
     });
-    let message_id = message.id_string();
+    let message_id = message.id_string(&emu.ids);
     let message_md5 = message.md5_hex();
     if let (Some(key), Some(sequence_number)) = (dedup_key, sequence_number) {
         let original = Original {
-            message_id: message.message_id,
+            origin: message.origin,
             sequence_number,
         };
         queue.dedup_remember(key, original, now);

@@ -183,7 +183,7 @@ impl RunningEmulator {
         let key = self.emu.arn(&self.emu.config.region, name);
         let state = self.emu.read();
         let queue = state.lock_queue(&key).ok()?;
-        Some((queue.stored_message_ids(), queue.counts()))
+        Some((queue.stored_message_ids(&self.emu.ids), queue.counts()))
     }
 
     /// Stops the emulator (as [`serve`] does on shutdown) and waits for it to finish.
