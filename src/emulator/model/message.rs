@@ -323,7 +323,7 @@ impl Message {
 
     /// The MessageId as AWS writes it (hyphenated UUID), by the emulator's `ids`.
     pub fn id_string(&self, ids: &MessageIds) -> String {
-        ids.of(self.origin).hyphenated().to_string()
+        crate::emulator::support::ids::hyphenated(ids.of(self.origin))
     }
 
     /// `MD5OfBody` in hex.

@@ -283,7 +283,13 @@ impl Emulator {
 
     /// `arn:aws:sqs:<region>:<account>:<name>`: a queue's ARN, and its key in the store.
     pub fn arn(&self, region: &str, name: &str) -> String {
-        format!("arn:aws:sqs:{region}:{}:{name}", self.config.account_id)
+        // Every request that names a queue builds its key: pushed, not `format!`ted.
+        let account = &self.config.account_id;
+        let mut arn = String::with_capacity(14 + region.len() + account.len() + name.len());
+        for part in ["arn:aws:sqs:", region, ":", account, ":", name] {
+            arn.push_str(part);
+        }
+        arn
     }
 
     /// The queue URL clients should use, built from the request's Host: `/<account>/<name>`

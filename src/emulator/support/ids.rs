@@ -13,6 +13,13 @@ pub(crate) fn uuid_v4() -> uuid::Uuid {
     uuid::Builder::from_random_bytes(rand::rng().random()).into_uuid()
 }
 
+/// `id` as AWS writes ids (hyphenated, lower case), without the formatting machinery of
+/// `to_string`: a request id and a MessageId are written on every send.
+pub(crate) fn hyphenated(id: uuid::Uuid) -> String {
+    let mut buffer = uuid::Uuid::encode_buffer();
+    id.hyphenated().encode_lower(&mut buffer).to_owned()
+}
+
 /// One emulator's MessageIds: each a keyed hash of the seq its message was sent with (unique
 /// in the emulator), shaped as a version-4 UUID. A message stores the 8-byte seq instead of the
 /// 16-byte id (docs/emulator.md, "Memory"), and the id is rendered from it on the way out; the
@@ -62,6 +69,7 @@ mod tests {
             assert_eq!(id.get_version_num(), 4);
             assert_eq!(id.get_variant(), uuid::Variant::RFC4122);
             assert_eq!(ids.of(origin), id, "rendered again, the same id");
+            assert_eq!(hyphenated(id), id.to_string());
             assert!(seen.insert(id));
         }
         assert_ne!(MessageIds::default().of(1), ids.of(1));
