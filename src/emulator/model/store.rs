@@ -27,6 +27,10 @@
 //!   threads can each hold a queue the other wants, and the write lock, which waits until no
 //!   reader is left, finds every queue's mutex free: under it, locking two queues (the source
 //!   and its dead-letter queue) cannot block.
+//! - A thread never takes the store's lock while it holds it (the read lock included: std's
+//!   `RwLock` lets a waiting writer go first, so a second read on the same thread would wait
+//!   for a writer that waits for the first): an operation that needs the write lock after a
+//!   look under the read lock lets the read lock go first.
 //! - A message is never lost or duplicated by concurrency: it lives in exactly one queue's
 //!   slab and moves between queues only under the write lock, where its removal from one and
 //!   its insertion in the other happen with no other operation in between; within a queue,
@@ -34,7 +38,10 @@
 //!   atomic for the same reason.
 //! - No lock is held across an `.await`: the guards are `std::sync` guards, which are not
 //!   `Send`, so a future that held one over an await point could not be spawned on the
-//!   multi-threaded runtime. Every operation under a lock is O(log n) per message touched.
+//!   multi-threaded runtime. Every operation under a lock is O(log n) per message touched
+//!   (amortised: the retention log's compaction, `model/retention.rs`), except the rare
+//!   store-wide reads under the write lock (ListDeadLetterSourceQueues, StartMessageMoveTask's
+//!   check that its source is a dead-letter queue), O(queues) as they were before.
 //! - What else a request touches: the clock is read after the queue is locked, so a queue's
 //!   operations see its time move forward only; a long poll's wake-up is the queue's own
 //!   `Notify`; chaos dice are per queue and rolled under the queue's mutex
@@ -43,7 +50,8 @@
 //!   observer in the order they happened.
 //!
 //! The read lock is one shared word that every request writes (readers count themselves in
-//! it): a cache line both cores touch, but no request waits on another's work there.
+//! it): a cache line every core touches, but no request waits there on another's work, only
+//! on an operation that holds the write lock.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
