@@ -35,7 +35,7 @@ pub(crate) async fn dispatch(
         let key = RequestContext::queue_key(ctx, emu, &Input::new(params)).ok();
         let tags = key
             .as_deref()
-            .and_then(|k| emu.lock().queues.get(k).map(|q| q.tags.clone()));
+            .and_then(|k| Some(emu.read().lock_queue(k).ok()?.tags.clone()));
         let queue = key.as_deref().zip(tags.as_ref());
         if emu.chaos.throttle(queue) {
             return Err(SqsError::request_throttled());

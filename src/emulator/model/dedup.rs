@@ -4,10 +4,11 @@
 //! A send is remembered by a 128-bit digest of its scope and id (the first 16 bytes of
 //! SHA-256 over a per-cache random salt, the group when deduplication is per message group,
 //! and the id), never by the strings: a digest is all a later send needs to be recognised,
-//! and the original's MessageId and SequenceNumber are all a duplicate is answered with.
+//! and the original's MessageId (as the seq it derives from) and SequenceNumber are all a
+//! duplicate is answered with.
 //! Records sit in a log in send order, which is also expiry order (every window is the same
 //! five minutes), so expiry pops the front; a hash table of `u32` log positions, hashed by the
-//! digest itself, finds a record by key. One record is 48 bytes, one index slot 5, and there
+//! digest itself, finds a record by key. One record is 40 bytes, one index slot 5, and there
 //! is no per-record allocation (docs/emulator.md, "Memory").
 
 use std::collections::VecDeque;
@@ -20,29 +21,31 @@ use crate::emulator::model::message::SequenceNumber;
 /// FIFO deduplication interval: 5 minutes (API_SendMessage, MessageDeduplicationId).
 pub(crate) const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
 
-/// A send's deduplication scope and id, digested.
+/// A send's deduplication scope and id, digested: 128 bits as two words, so that a record is
+/// 8-byte aligned (a `u128` would pad it to 48 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct DedupKey(u128);
+pub(crate) struct DedupKey([u64; 2]);
 
 impl DedupKey {
-    /// The table hash: the digest's low 64 bits, already uniform and salted.
+    /// The table hash: the digest's first 64 bits, already uniform and salted.
     fn hash(self) -> u64 {
-        self.0 as u64
+        self.0[0]
     }
 }
 
 /// What the first send with a deduplication key produced; duplicates answer the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Original {
-    pub message_id: u128,
+    /// The seq the original was sent with: its MessageId derives from it (`support::ids`).
+    pub origin: u64,
     pub sequence_number: SequenceNumber,
 }
 
-/// Flat, so that it is 48 bytes: an `Original` field would pad to 32 (u128 alignment).
+/// 40 bytes.
 #[derive(Debug)]
 struct Record {
     key: DedupKey,
-    message_id: u128,
+    origin: u64,
     sequence_number: SequenceNumber,
     expires_ms: u64,
 }
@@ -89,9 +92,12 @@ impl DedupCache {
         }
         hasher.update(dedup_id.as_bytes());
         let digest = hasher.finalize();
-        let mut first = [0u8; 16];
-        first.copy_from_slice(&digest[..16]);
-        DedupKey(u128::from_le_bytes(first))
+        let word = |i: usize| {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(&digest[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(bytes)
+        };
+        DedupKey([word(0), word(1)])
     }
 
     fn record(&self, position: u32) -> &Record {
@@ -105,7 +111,7 @@ impl DedupCache {
             .find(key.hash(), |&p| self.record(p).key == key)?;
         let record = self.record(position);
         (record.expires_ms > now).then_some(Original {
-            message_id: record.message_id,
+            origin: record.origin,
             sequence_number: record.sequence_number,
         })
     }
@@ -121,7 +127,7 @@ impl DedupCache {
         let position = (self.head + self.log.len() as u64) as u32;
         self.log.push_back(Record {
             key,
-            message_id: original.message_id,
+            origin: original.origin,
             sequence_number: original.sequence_number,
             expires_ms,
         });
@@ -188,15 +194,15 @@ mod tests {
 
     fn original(n: u64) -> Original {
         Original {
-            message_id: u128::from(n),
+            origin: n,
             sequence_number: SequenceNumber::from_offset(n).unwrap(),
         }
     }
 
     #[test]
-    fn a_record_is_48_bytes() {
+    fn a_record_is_40_bytes() {
         // docs/emulator.md ("Memory") does its arithmetic with this figure.
-        assert_eq!(std::mem::size_of::<Record>(), 48);
+        assert_eq!(std::mem::size_of::<Record>(), 40);
     }
 
     #[test]

@@ -282,11 +282,7 @@ mod tests {
     #[test]
     fn a_group_delivers_its_leading_visible_messages_and_tracks_its_oldest() {
         let ready = |stamp| MessageState::Ready { stamp };
-        let leased = MessageState::InFlight {
-            until: 9,
-            nonce: 1,
-            received_at: 0,
-        };
+        let leased = MessageState::in_flight(9, 1, 0);
         // Group a: slots 0 (visible), 1 (leased), 2 (visible); group b: slot 3 (visible).
         let slots = slots(&[ready(0), leased, ready(2), ready(1)]);
         let mut groups = Groups::default();

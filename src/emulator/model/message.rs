@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::ids::MessageIds;
 use crate::emulator::support::md5::{self, Transport};
 
 /// Most message attributes one message may carry (API_SendMessage).
@@ -99,11 +100,13 @@ pub(crate) enum MessageState {
     Ready { stamp: u64 },
     /// Not yet visible because of a queue or per-message delay.
     Delayed { until: u64 },
-    /// Received and leased; `nonce` names the current receipt.
+    /// Received and leased until `until`; `nonce` names the current receipt. The receive was
+    /// `held_ms` before `until` ([`MessageState::received_at`]): a lease and its extensions
+    /// last at most 12 hours in all, so 32 bits hold it, and the state fits in 24 bytes.
     InFlight {
         until: u64,
         nonce: u64,
-        received_at: u64,
+        held_ms: u32,
     },
 }
 
@@ -111,6 +114,27 @@ impl MessageState {
     /// Whether the message is visible.
     pub fn is_ready(self) -> bool {
         matches!(self, MessageState::Ready { .. })
+    }
+
+    /// A lease until `until` under `nonce`, of a receive at `received_at`.
+    pub fn in_flight(until: u64, nonce: u64, received_at: u64) -> Self {
+        let held = until.saturating_sub(received_at);
+        MessageState::InFlight {
+            until,
+            nonce,
+            held_ms: u32::try_from(held).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// When the receive that holds an in-flight message happened (the 12-hour cap on its
+    /// visibility counts from there); `None` when the message is not in flight.
+    pub fn received_at(self) -> Option<u64> {
+        match self {
+            MessageState::InFlight { until, held_ms, .. } => {
+                Some(until.saturating_sub(u64::from(held_ms)))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -122,6 +146,9 @@ pub(crate) struct Extra {
     /// `AWSTraceHeader` system attribute.
     pub trace_header: Option<Box<str>>,
     pub dead_letter_source_arn: Option<Arc<str>>,
+    /// When retention counts from, if not from the send: a move task's or a FIFO dead-letter
+    /// queue's arrival ([`Message::enqueued_ms`]).
+    pub enqueued_ms: Option<u64>,
 }
 
 impl Extra {
@@ -129,6 +156,7 @@ impl Extra {
         self.attributes.is_empty()
             && self.trace_header.is_none()
             && self.dead_letter_source_arn.is_none()
+            && self.enqueued_ms.is_none()
     }
 }
 
@@ -175,20 +203,21 @@ pub(crate) const NO_GROUP: u32 = u32::MAX;
 
 /// A stored message, laid out to cost little beyond its body (docs/emulator.md, "Memory"):
 /// ids and digests as fixed-size numbers rendered on the way out, the sender as an index into
-/// the store's table of senders, the group as an index into its queue's table of groups, an
+/// its queue's table of senders, the group as an index into its queue's table of groups, an
 /// explicit deduplication id in the body's allocation, and everything rarer behind one box.
+/// 120 bytes: the MessageId is derived from `origin` (`support::ids::MessageIds`), not stored.
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
-    /// Store-wide ordering key (also the identity inside receipt handles).
+    /// Store-wide ordering key (also the identity inside receipt handles); a new one in each
+    /// queue the message moves to.
     pub seq: u64,
-    /// The MessageId, a UUID.
-    pub message_id: u128,
+    /// The seq the message was sent with, which it keeps wherever it moves: its MessageId is
+    /// derived from it.
+    pub origin: u64,
     /// The body, followed by an explicit deduplication id (`dedup` bytes of it).
     text: Box<str>,
     pub md5_of_body: [u8; 16],
     pub sent_ms: u64,
-    /// Retention counts from here (kept on standard DLQ moves, reset on FIFO ones).
-    pub enqueued_ms: u64,
     /// 0 until the first receive.
     pub first_receive_ms: u64,
     pub state: MessageState,
@@ -196,7 +225,7 @@ pub(crate) struct Message {
     pub sequence_number: Option<SequenceNumber>,
     pub extra: Option<Box<Extra>>,
     pub receive_count: u32,
-    /// Index into the store's sender table (`State::sender_id`).
+    /// Index into the sender table of the queue that holds the message (`Queue::sender_id`).
     pub sender: u32,
     /// Index into the group table of the queue that holds the message ([`NO_GROUP`]: none).
     /// Meaningless outside that queue: `Queue::remove` hands the group's name out with it.
@@ -226,11 +255,10 @@ impl Message {
         };
         Self {
             seq,
-            message_id: crate::emulator::support::ids::uuid_v4().as_u128(),
+            origin: seq,
             md5_of_body: md5::digest(body.as_bytes()),
             text,
             sent_ms: now,
-            enqueued_ms: now,
             first_receive_ms: 0,
             state: MessageState::Ready { stamp: 0 },
             sequence_number: None,
@@ -250,6 +278,27 @@ impl Message {
     /// The optional parts for editing (allocated on first use).
     pub fn extra_mut(&mut self) -> &mut Extra {
         self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// When retention counts from: the send, unless the message arrived later by a move task
+    /// or in a FIFO dead-letter queue (a standard one keeps the send's: sqs-dead-letter-queues,
+    /// "retention period"). Set only while the message is out of its queue.
+    pub fn enqueued_ms(&self) -> u64 {
+        self.extra
+            .as_ref()
+            .and_then(|e| e.enqueued_ms)
+            .unwrap_or(self.sent_ms)
+    }
+
+    /// Restarts retention at `now` (see [`Message::enqueued_ms`]); rare, so it lives in the box.
+    pub fn set_enqueued_ms(&mut self, now: u64) {
+        if now == self.sent_ms {
+            if let Some(extra) = self.extra.as_mut() {
+                extra.enqueued_ms = None;
+            }
+        } else {
+            self.extra_mut().enqueued_ms = Some(now);
+        }
     }
 
     /// The body.
@@ -272,11 +321,9 @@ impl Message {
         }
     }
 
-    /// The MessageId as AWS writes it (hyphenated UUID).
-    pub fn id_string(&self) -> String {
-        uuid::Uuid::from_u128(self.message_id)
-            .hyphenated()
-            .to_string()
+    /// The MessageId as AWS writes it (hyphenated UUID), by the emulator's `ids`.
+    pub fn id_string(&self, ids: &MessageIds) -> String {
+        crate::emulator::support::ids::hyphenated(ids.of(self.origin))
     }
 
     /// `MD5OfBody` in hex.
@@ -519,7 +566,24 @@ mod tests {
     #[test]
     fn a_message_stays_within_its_documented_size() {
         // docs/emulator.md ("Memory") does its arithmetic with this figure.
-        assert_eq!(std::mem::size_of::<Message>(), 144);
+        assert_eq!(std::mem::size_of::<Message>(), 120);
+        assert_eq!(std::mem::size_of::<Option<Message>>(), 120);
+        assert_eq!(std::mem::size_of::<MessageState>(), 24);
+    }
+
+    #[test]
+    fn a_lease_keeps_its_receive_time_and_a_move_its_enqueue_time() {
+        let state = MessageState::in_flight(50_000, 7, 8_000);
+        assert_eq!(state.received_at(), Some(8_000));
+        assert_eq!(MessageState::Ready { stamp: 1 }.received_at(), None);
+        let mut message = Message::new(1, "b", DedupId::None, 1_000, 0);
+        assert_eq!(message.enqueued_ms(), 1_000);
+        assert!(message.extra.is_none(), "a plain message pays no box");
+        message.set_enqueued_ms(9_000);
+        assert_eq!(message.enqueued_ms(), 9_000);
+        assert_eq!(message.sent_ms, 1_000);
+        message.set_enqueued_ms(1_000);
+        assert_eq!(message.enqueued_ms(), 1_000);
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The emulator's state: the store (one lock over every queue) and what it holds.
+//! The emulator's state: the store (a read-write lock over the map of queues, a mutex per
+//! queue) and what it holds.
 //!
 //! Nothing here knows about HTTP, protocols or operation names; the operations in `ops` read
-//! and change the model under the store's lock.
+//! and change the model under the store's locks (`store.rs` states the rule).
 
 pub(crate) mod attributes;
 pub(crate) mod dedup;
@@ -10,6 +11,7 @@ pub(crate) mod message;
 pub(crate) mod queue;
 pub(crate) mod receipt;
 pub(crate) mod redrive;
+pub(crate) mod retention;
 pub(crate) mod slab;
 pub(crate) mod store;
 pub(crate) mod task;

@@ -23,8 +23,10 @@ use crate::emulator::model::dedup::{DEDUP_WINDOW_MS, DedupCache, DedupKey, Origi
 use crate::emulator::model::groups::Groups;
 pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
+use crate::emulator::model::retention::Retention;
 use crate::emulator::model::slab::Slab;
-use crate::emulator::model::usage::Usage;
+use crate::emulator::model::usage::{Admitted, Usage};
+use crate::emulator::support::ids::MessageIds;
 
 /// How long a ReceiveRequestAttemptId can be retried: 5 minutes (API_ReceiveMessage).
 pub(crate) const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
@@ -37,12 +39,13 @@ pub(crate) struct ReceiveAttempt {
     pub expires_ms: u64,
 }
 
-/// A message taken out of its queue, with the name of its group: the message's group index
-/// named a group of the queue it left.
+/// A message taken out of its queue, with the names of its group and sender: the message's
+/// indexes into those tables named entries of the queue it left.
 #[derive(Debug)]
 pub(crate) struct Taken {
     pub message: Message,
     pub group: Option<Arc<str>>,
+    pub sender: Arc<str>,
 }
 
 /// A queue.
@@ -66,15 +69,20 @@ pub(crate) struct Queue {
     ready: BTreeMap<u64, u32>,
     /// Group names, and on FIFO queues the groups' messages and delivery order.
     groups: Groups,
+    /// SenderIds, each stored once per queue; messages hold an index. Per queue, not per
+    /// store, so that a send needs no lock but its queue's.
+    senders: Vec<Arc<str>>,
+    sender_index: HashMap<Arc<str>, u32>,
     next_stamp: u64,
     /// Visible messages (both kinds of queue).
     visible: usize,
     /// (deadline, id) for delayed and in-flight messages.
     timers: BTreeSet<(u64, Id)>,
-    /// (enqueued_ms, id) of every message not filed in a FIFO group (those expire in their
-    /// group's seq order): retention is evaluated against the *current* retention period, as
-    /// AWS applies a changed MessageRetentionPeriod to messages already in the queue.
-    retention: BTreeSet<(u64, Id)>,
+    /// Every message not filed in a FIFO group (those expire in their group's seq order), in
+    /// the order they expire (`model/retention.rs`): retention is evaluated against the
+    /// *current* retention period, as AWS applies a changed MessageRetentionPeriod to messages
+    /// already in the queue.
+    retention: Retention,
     inflight: usize,
     delayed: usize,
     /// The last SequenceNumber handed out, as its offset above 2^64 (0: none yet).
@@ -109,10 +117,12 @@ impl Queue {
             slots: Slab::default(),
             ready: BTreeMap::new(),
             groups: Groups::default(),
+            senders: Vec::new(),
+            sender_index: HashMap::new(),
             next_stamp: 0,
             visible: 0,
             timers: BTreeSet::new(),
-            retention: BTreeSet::new(),
+            retention: Retention::default(),
             inflight: 0,
             delayed: 0,
             last_sequence_number: 0,
@@ -142,11 +152,28 @@ impl Queue {
     }
 
     /// The MessageGroupId a message was sent with, if any, shared: an answer is rendered after
-    /// the store's lock is released.
+    /// the queue's lock is released.
     pub fn group_name(&self, message: &Message) -> Option<Arc<str>> {
         (message.group != NO_GROUP)
             .then(|| self.groups.name(message.group).cloned())
             .flatten()
+    }
+
+    /// The index of a SenderId in this queue's sender table, adding it on first use.
+    fn intern_sender(&mut self, sender_id: &str) -> u32 {
+        if let Some(&i) = self.sender_index.get(sender_id) {
+            return i;
+        }
+        let i = self.senders.len() as u32;
+        let name: Arc<str> = Arc::from(sender_id);
+        self.senders.push(Arc::clone(&name));
+        self.sender_index.insert(name, i);
+        i
+    }
+
+    /// The SenderId of a message of this queue.
+    pub fn sender_id(&self, message: &Message) -> &str {
+        self.senders.get(message.sender as usize).map_or("", |s| s)
     }
 
     /// The group a message is filed under while visible or in flight: FIFO queues only.
@@ -167,20 +194,24 @@ impl Queue {
             woke = true;
         }
         let retention_ms = u64::from(self.settings.message_retention_period) * 1000;
-        while let Some(&(enqueued, id)) = self.retention.first() {
+        while let Some((enqueued, id)) = self.retention.first(&self.slots) {
             if enqueued + retention_ms > now {
                 break;
             }
-            self.remove(id);
+            if self.remove(id).is_none() {
+                // Cannot happen while `remove` takes out what it removes; never spin on it.
+                debug_assert!(false, "retention names a message that is gone");
+                self.retention.remove(enqueued, id);
+            }
         }
         // FIFO groups expire by seq, which follows enqueue time on a monotonic clock (a wall
         // clock set back can only make a message outlive its retention by the jump).
         while let Some(id) = self.groups.oldest() {
             match self.slot(id) {
-                Some(m) if m.enqueued_ms + retention_ms > now => break,
+                Some(m) if m.enqueued_ms() + retention_ms > now => break,
                 _ => {
                     // A group entry whose message is gone would be named again and again:
-                    // stop rather than spin under the store's lock (it cannot happen while
+                    // stop rather than spin under the queue's lock (it cannot happen while
                     // `remove` unfiles what it removes; the assertion says so in tests).
                     if self.remove(id).is_none() {
                         debug_assert!(false, "a FIFO group names a message that is gone");
@@ -250,14 +281,14 @@ impl Queue {
             return;
         };
         let group = self.fifo_group(message);
-        let enqueued = message.enqueued_ms;
+        let enqueued = message.enqueued_ms();
         match message.state {
             MessageState::Ready { .. } => return,
             MessageState::Delayed { .. } => {
                 self.delayed -= 1;
                 // A delayed FIFO message joins its group's messages now.
                 if let Some(group) = group {
-                    self.retention.remove(&(enqueued, id));
+                    self.retention.remove(enqueued, id);
                     self.groups.file(group, id);
                 }
             }
@@ -266,16 +297,38 @@ impl Queue {
         self.file_visible(id);
     }
 
-    /// Adds a message of `group`, visible after `delay_ms`.
-    pub fn enqueue(
+    /// Adds a message sent by `sender` to `group`, visible after `delay_ms`, counted by
+    /// [`Usage::admit`] already (a send).
+    pub fn enqueue_admitted(
+        &mut self,
+        message: Message,
+        (group, sender): (Option<&str>, &str),
+        delay_ms: u64,
+        now: u64,
+        _admitted: Admitted,
+    ) -> Id {
+        self.insert(message, group, sender, delay_ms, now)
+    }
+
+    /// Adds a message that another queue gave up (a dead-letter move, a move task), visible
+    /// now, counting it again in the store-wide usage.
+    pub fn enqueue_moved(&mut self, taken: Taken, now: u64) -> Id {
+        let size = taken.message.size() as u64;
+        self.usage.add(1, size);
+        self.insert(taken.message, taken.group.as_deref(), &taken.sender, 0, now)
+    }
+
+    fn insert(
         &mut self,
         mut message: Message,
         group: Option<&str>,
+        sender: &str,
         delay_ms: u64,
         now: u64,
     ) -> Id {
+        message.sender = self.intern_sender(sender);
         let size = message.size() as u64;
-        let enqueued = message.enqueued_ms;
+        let enqueued = message.enqueued_ms();
         message.group = match group {
             Some(name) => {
                 let index = self.groups.intern(name);
@@ -290,9 +343,7 @@ impl Queue {
         let id = Id { slot, seq };
         match fifo_group {
             Some(group) if delay_ms == 0 => self.groups.file(group, id),
-            _ => {
-                self.retention.insert((enqueued, id));
-            }
+            _ => self.retention.insert(enqueued, id),
         }
         if delay_ms > 0 {
             let until = now + delay_ms;
@@ -305,7 +356,6 @@ impl Queue {
             self.file_visible(id);
         }
         self.stored_bytes += size;
-        self.usage.add(1, size);
         self.notify.notify_waiters();
         id
     }
@@ -315,7 +365,7 @@ impl Queue {
         let message = self.slot(id)?;
         let group = self.fifo_group(message);
         let state = message.state;
-        let enqueued = message.enqueued_ms;
+        let enqueued = message.enqueued_ms();
         match state {
             MessageState::Ready { .. } => self.unfile_visible(id, group),
             MessageState::Delayed { until } => {
@@ -331,9 +381,7 @@ impl Queue {
             Some(group) if !matches!(state, MessageState::Delayed { .. }) => {
                 self.groups.unfile(group, id);
             }
-            _ => {
-                self.retention.remove(&(enqueued, id));
-            }
+            _ => self.retention.remove(enqueued, id),
         }
         let mut message = self.slots.take(id.slot)?;
         let name = match message.group {
@@ -347,12 +395,18 @@ impl Queue {
             }
         };
         message.group = NO_GROUP;
+        let sender = self
+            .senders
+            .get(message.sender as usize)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(""));
         let size = message.size() as u64;
         self.stored_bytes -= size;
         self.usage.sub(1, size);
         Some(Taken {
             message,
             group: name,
+            sender,
         })
     }
 
@@ -391,11 +445,7 @@ impl Queue {
         self.unfile_visible(id, group);
         let until = now + visibility_ms;
         let message = self.slot_mut(id)?;
-        message.state = MessageState::InFlight {
-            until,
-            nonce,
-            received_at: now,
-        };
+        message.state = MessageState::in_flight(until, nonce, now);
         message.receive_count += 1;
         if message.first_receive_ms == 0 {
             message.first_receive_ms = now;
@@ -441,8 +491,8 @@ impl Queue {
 
     /// Sets a new visibility deadline for a message, leasing it again if it was visible.
     ///
-    /// `received_at` is kept for in-flight messages so the 12-hour total cap counts from the
-    /// receive. Returns false when the message does not exist or is delayed.
+    /// The receive time is kept for in-flight messages so the 12-hour total cap counts from
+    /// the receive. Returns false when the message does not exist or is delayed.
     pub fn set_visibility(&mut self, id: Id, nonce: u64, until: u64, now: u64) -> bool {
         let Some(message) = self.slot(id) else {
             return false;
@@ -455,21 +505,13 @@ impl Queue {
                 self.inflight += 1;
                 (now, true)
             }
-            MessageState::InFlight {
-                until: old,
-                received_at,
-                ..
-            } => {
+            state @ MessageState::InFlight { until: old, .. } => {
                 self.timers.remove(&(old, id));
-                (received_at, false)
+                (state.received_at().unwrap_or(now), false)
             }
         };
         if let Some(message) = self.slot_mut(id) {
-            message.state = MessageState::InFlight {
-                until,
-                nonce,
-                received_at,
-            };
+            message.state = MessageState::in_flight(until, nonce, received_at);
         }
         if let Some(group) = group.filter(|_| newly_leased) {
             self.groups.refile(group, &self.slots);
@@ -506,8 +548,8 @@ impl Queue {
     }
 
     /// The MessageId of every message the queue still stores, in slot order.
-    pub fn stored_message_ids(&self) -> Vec<String> {
-        self.slots.iter().map(Message::id_string).collect()
+    pub fn stored_message_ids(&self, ids: &MessageIds) -> Vec<String> {
+        self.slots.iter().map(|m| m.id_string(ids)).collect()
     }
 
     /// (visible, in flight, delayed) counts.
@@ -576,9 +618,15 @@ mod tests {
         )
     }
 
+    /// Stores a message as a send does, counted in the usage.
+    fn store(queue: &mut Queue, message: Message, group: &str, delay_ms: u64, now: u64) -> Id {
+        queue.usage.add(1, message.size() as u64);
+        queue.insert(message, Some(group), "sender", delay_ms, now)
+    }
+
     fn put(queue: &mut Queue, seq: u64, group: &str) -> Id {
         let message = Message::new(seq, "b", DedupId::None, 0, 0);
-        queue.enqueue(message, Some(group), 0, 0)
+        store(queue, message, group, 0, 0)
     }
 
     #[test]
@@ -638,10 +686,10 @@ mod tests {
         queue.settings.message_retention_period = 60;
         let a1 = put(&mut queue, 1, "a");
         let late = Message::new(2, "b", DedupId::None, 10_000, 0);
-        let b1 = queue.enqueue(late, Some("b"), 0, 10_000);
+        let b1 = store(&mut queue, late, "b", 0, 10_000);
         // A delayed message waits outside its group, under the queue's retention set.
         let delayed = Message::new(3, "c", DedupId::None, 20_000, 0);
-        let a2 = queue.enqueue(delayed, Some("a"), 5_000, 20_000);
+        let a2 = store(&mut queue, delayed, "a", 5_000, 20_000);
         assert_eq!(queue.counts(), (2, 0, 1));
         queue.tick(25_000);
         assert_eq!(queue.counts(), (3, 0, 0));
@@ -666,17 +714,17 @@ mod tests {
         );
         let taken = queue.remove(id).unwrap();
         assert_eq!(taken.group.as_deref(), Some("g-1"));
+        assert_eq!(&*taken.sender, "sender");
         assert!(
             queue.groups.is_empty(),
             "a group goes with its last message"
         );
         let mut other = fifo();
         put(&mut other, 2, "x");
-        let moved = other.enqueue(taken.message, taken.group.as_deref(), 0, 0);
-        assert_eq!(
-            other.group_name(other.get(moved).unwrap()).as_deref(),
-            Some("g-1")
-        );
+        let moved = other.enqueue_moved(taken, 0);
+        let message = other.get(moved).unwrap();
+        assert_eq!(other.group_name(message).as_deref(), Some("g-1"));
+        assert_eq!(other.sender_id(message), "sender");
         assert_eq!(other.candidates(10).len(), 2);
     }
 
@@ -702,7 +750,7 @@ mod tests {
     fn deduplication_follows_the_scope_the_queue_was_created_with() {
         let mut queue = fifo();
         let original = Original {
-            message_id: 7,
+            origin: 7,
             sequence_number: queue.next_sequence_number(0),
         };
         let key = queue.dedup_key("g1", "d");

@@ -2,11 +2,12 @@
 //! messages into a dead-letter queue (the receive that triggers it lives in `ops::receive`).
 
 use crate::emulator::model::attributes::{QueueSettings, RedrivePermission};
-use crate::emulator::model::queue::Taken;
+use crate::emulator::model::queue::{Queue, Taken};
 use crate::emulator::model::store::State;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 
-/// Checks a RedrivePolicy against the queues that exist: the target exists, has the same type
+/// Checks a RedrivePolicy against the queues that exist, under the store's write lock (it reads
+/// another queue than the one it is for): the target exists, has the same type
 /// (API_CreateQueue: "The dead-letter queue of a FIFO queue must also be a FIFO queue") and its
 /// RedriveAllowPolicy admits the source.
 pub(crate) fn validate_redrive(
@@ -20,7 +21,8 @@ pub(crate) fn validate_redrive(
     };
     let raw = raw.cloned().unwrap_or_default();
     let invalid = |reason: &str| SqsError::invalid_value(&raw, "RedrivePolicy", reason);
-    let Some(target) = state.queues.get(&policy.dead_letter_target_arn) else {
+    // Called under the write lock, holding no queue: locking the target cannot wait.
+    let Ok(target) = state.lock_queue(&policy.dead_letter_target_arn) else {
         return Err(invalid("Dead letter target does not exist."));
     };
     if target.is_fifo() != settings.fifo {
@@ -48,27 +50,26 @@ pub(crate) fn validate_redrive(
     }
 }
 
-/// Puts messages moved off `source_arn` into the dead-letter queue `target`.
+/// Puts messages moved off `source_arn` into the dead-letter queue `target`, under the store's
+/// write lock (the caller took them out of their queue in the same hold of it, so no other
+/// operation sees them in neither queue or in both).
 ///
 /// Standard DLQs keep the original enqueue time for retention; FIFO DLQs reset it
 /// (sqs-dead-letter-queues, "retention period").
 pub(crate) fn deliver_to_dlq(
-    state: &mut State,
-    target: &str,
+    state: &State,
+    target: &mut Queue,
     source_arn: &str,
     moved: Vec<Taken>,
     now: u64,
 ) {
-    for Taken { mut message, group } in moved {
-        let seq = state.next_seq();
-        let Some(queue) = state.queues.get_mut(target) else {
-            return;
-        };
-        message.seq = seq;
+    for mut taken in moved {
+        let message = &mut taken.message;
+        message.seq = state.next_seq();
         message.extra_mut().dead_letter_source_arn = Some(source_arn.into());
-        if queue.is_fifo() {
-            message.enqueued_ms = now;
+        if target.is_fifo() {
+            message.set_enqueued_ms(now);
         }
-        queue.enqueue(message, group.as_deref(), 0, now);
+        target.enqueue_moved(taken, now);
     }
 }

@@ -41,8 +41,8 @@ pub(crate) fn check(
         }
         _ => return Ok(()),
     };
-    let state = emu.lock();
-    let Some(queue) = state.queues.get(&key) else {
+    let state = emu.read();
+    let Ok(queue) = state.lock_queue(&key) else {
         // The operation itself answers for a queue that does not exist.
         return Ok(());
     };

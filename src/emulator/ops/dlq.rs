@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::ops::paging::paginate;
-use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::emulator::support::errors::SqsResult;
 use crate::emulator::support::input::Input;
 
 pub(crate) fn list_dead_letter_source_queues(
@@ -20,19 +20,17 @@ pub(crate) fn list_dead_letter_source_queues(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let sources: Vec<String> = {
-        let state = emu.lock();
-        let dlq = state
-            .queues
-            .get(&key)
-            .ok_or_else(SqsError::non_existent_queue)?;
+        // Every queue's settings at one instant: under the write lock.
+        let mut state = emu.write();
+        let now = emu.now();
+        let dlq = state.queue_mut(&key, now)?.arn.clone();
         state
-            .queues
-            .values()
+            .queues_mut()
             .filter(|q| {
                 q.settings
                     .redrive_policy
                     .as_ref()
-                    .is_some_and(|p| p.dead_letter_target_arn == dlq.arn)
+                    .is_some_and(|p| p.dead_letter_target_arn == dlq)
             })
             .map(|q| q.arn.clone())
             .collect()

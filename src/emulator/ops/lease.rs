@@ -19,8 +19,9 @@ use serde_json::{Value, json};
 
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
 use crate::emulator::model::message::MessageState;
+use crate::emulator::model::queue::Queue;
 use crate::emulator::model::receipt::ReceiptHandle;
-use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::audit::{Ack, AckOp};
@@ -48,11 +49,17 @@ fn observe(emu: &Emulator, name: &str, raw: &str, op: AckOp) {
     }
 }
 
-fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsResult<()> {
-    let now = emu.now();
+/// Deletes by handle `raw` from the locked `queue` (key `name`), ticked to `now` first: each
+/// entry of a batch sees the queue as the entry before it left it.
+fn delete_one(
+    emu: &Emulator,
+    (queue, now): (&mut Queue, u64),
+    name: &str,
+    raw: &str,
+) -> SqsResult<()> {
+    queue.tick(now);
     observe(emu, name, raw, AckOp::Delete);
     let handle = decode(name, raw)?;
-    let queue = state.queue_mut(name, now)?;
     let Some(message) = queue.get(handle.id) else {
         return Ok(());
     };
@@ -88,12 +95,12 @@ fn delete_one(emu: &Emulator, state: &mut State, name: &str, raw: &str) -> SqsRe
 
 fn change_one(
     emu: &Emulator,
-    state: &mut State,
+    (queue, now): (&mut Queue, u64),
     name: &str,
     raw: &str,
     timeout: Option<i64>,
 ) -> SqsResult<()> {
-    let now = emu.now();
+    queue.tick(now);
     let Some(timeout) = timeout else {
         return Err(SqsError::missing_parameter("VisibilityTimeout"));
     };
@@ -111,7 +118,6 @@ fn change_one(
         AckOp::ChangeVisibility { timeout_s: timeout },
     );
     let handle = decode(name, raw)?;
-    let queue = state.queue_mut(name, now)?;
     let gone = || {
         SqsError::invalid_value(
             raw,
@@ -125,9 +131,8 @@ fn change_one(
     let timeout_ms = timeout as u64 * 1000;
     let nonce = match message.state {
         MessageState::Delayed { .. } => return Err(gone()),
-        MessageState::InFlight {
-            nonce, received_at, ..
-        } => {
+        MessageState::InFlight { nonce, .. } => {
+            let received_at = message.state.received_at().unwrap_or(now);
             if queue.is_fifo() && nonce != handle.nonce {
                 return Err(SqsError::receipt_handle_expired(raw));
             }
@@ -162,11 +167,11 @@ pub(crate) fn delete_message(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let handle = input.required_string("ReceiptHandle")?;
-    let mut state = emu.lock();
     // The queue is looked up before the handle is read: a missing queue is NonExistentQueue
     // whatever the handle (moto `test_delete_message_from_unknown_url`).
-    state.queue_mut(&key, emu.now())?;
-    delete_one(emu, &mut state, &key, handle)?;
+    emu.with_queue(&key, |_, queue, now| {
+        delete_one(emu, (queue, now), &key, handle)
+    })?;
     Ok(json!({}))
 }
 
@@ -178,9 +183,9 @@ pub(crate) fn change_message_visibility(
     let key = ctx.queue_key(emu, &input)?;
     let handle = input.required_string("ReceiptHandle")?;
     let timeout = input.integer("VisibilityTimeout")?;
-    let mut state = emu.lock();
-    state.queue_mut(&key, emu.now())?;
-    change_one(emu, &mut state, &key, handle, timeout)?;
+    emu.with_queue(&key, |_, queue, now| {
+        change_one(emu, (queue, now), &key, handle, timeout)
+    })?;
     Ok(json!({}))
 }
 
@@ -191,14 +196,14 @@ pub(crate) fn delete_message_batch(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "DeleteMessageBatchRequestEntry")?;
-    let mut state = emu.lock();
-    state.queue_mut(&key, emu.now())?;
+    let state = emu.read();
+    let (mut queue, _) = emu.lock_queue(&state, &key)?;
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, entry) in &entries {
         let outcome = entry
             .required_string("ReceiptHandle")
-            .and_then(|handle| delete_one(emu, &mut state, &key, handle));
+            .and_then(|handle| delete_one(emu, (&mut queue, emu.now()), &key, handle));
         match outcome {
             Ok(()) => successful.push(json!({ "Id": id })),
             Err(error) => failed.push(batch::failure(id, &error)),
@@ -214,14 +219,14 @@ pub(crate) fn change_message_visibility_batch(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "ChangeMessageVisibilityBatchRequestEntry")?;
-    let mut state = emu.lock();
-    state.queue_mut(&key, emu.now())?;
+    let state = emu.read();
+    let (mut queue, _) = emu.lock_queue(&state, &key)?;
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, entry) in &entries {
         let outcome = entry.required_string("ReceiptHandle").and_then(|handle| {
             let timeout = entry.integer("VisibilityTimeout")?;
-            change_one(emu, &mut state, &key, handle, timeout)
+            change_one(emu, (&mut queue, emu.now()), &key, handle, timeout)
         });
         match outcome {
             Ok(()) => successful.push(json!({ "Id": id })),

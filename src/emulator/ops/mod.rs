@@ -1,5 +1,6 @@
 //! SQS operations, one module per family. Handlers take and return the JSON protocol's shapes
-//! (the protocol modules translate at the edges) and change the model under the store's lock.
+//! (the protocol modules translate at the edges) and change the model under the store's locks
+//! (`model/store.rs`: the read lock and their queue's mutex, or the write lock).
 
 pub mod access;
 pub(crate) mod batch;
@@ -15,3 +16,5 @@ pub(crate) mod send;
 
 #[cfg(test)]
 mod chaos_tests;
+#[cfg(test)]
+mod concurrency_tests;

@@ -12,7 +12,6 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
 
-use crate::emulator::model::queue::Taken;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::model::task::{MoveTask, TaskStatus};
 use crate::emulator::support::errors::{SqsError, SqsResult};
@@ -21,8 +20,8 @@ use crate::emulator::support::input::Input;
 /// Most messages per second a task moves (API_StartMessageMoveTask).
 const MAX_RATE: u32 = 500;
 
-fn is_dead_letter_queue(state: &State, arn: &str) -> bool {
-    state.queues.values().any(|q| {
+fn is_dead_letter_queue(state: &mut State, arn: &str) -> bool {
+    state.queues_mut().any(|q| {
         q.settings
             .redrive_policy
             .as_ref()
@@ -44,14 +43,15 @@ pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
             ));
         }
     };
-    let mut state = emu.lock();
+    // Reads every queue's RedrivePolicy and adds a task: under the write lock.
+    let mut state = emu.write();
     let now = emu.now();
     let Some(source) = state.queue_key_by_arn(&source_arn) else {
         return Err(SqsError::resource_not_found(
             "The resource that you specified for the SourceArn parameter doesn't exist.",
         ));
     };
-    if !is_dead_letter_queue(&state, &source_arn) {
+    if !is_dead_letter_queue(&mut state, &source_arn) {
         return Err(SqsError::invalid_parameter_value(
             "Source queue must be configured as a Dead Letter Queue.",
         ));
@@ -94,9 +94,10 @@ pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
     Ok(json!({ "TaskHandle": handle }))
 }
 
-/// Moves up to one second's worth of messages; returns false when the task has ended.
+/// Moves up to one second's worth of messages; returns false when the task has ended. Under the
+/// write lock: each message leaves one queue and enters another with no operation in between.
 fn step(emu: &Emulator, handle: &str) -> bool {
-    let mut state = emu.lock();
+    let mut state = emu.write();
     let now = emu.now();
     let Some(index) = state.move_tasks.iter().position(|t| t.handle == handle) else {
         return false;
@@ -129,11 +130,12 @@ fn step(emu: &Emulator, handle: &str) -> bool {
         let Ok(queue) = state.queue_mut(&source, now) else {
             break;
         };
-        let Some(Taken { mut message, group }) = queue.remove(id) else {
+        let Some(mut taken) = queue.remove(id) else {
             continue;
         };
         let target_arn = task.destination_arn.clone().or_else(|| {
-            message
+            taken
+                .message
                 .extra
                 .as_ref()
                 .and_then(|e| e.dead_letter_source_arn.as_deref())
@@ -147,7 +149,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
             let Ok(queue) = state.queue_mut(&source, now) else {
                 break;
             };
-            queue.enqueue(message, group.as_deref(), 0, now);
+            queue.enqueue_moved(taken, now);
             state.move_tasks[index].moved += moved;
             return finish(
                 &mut state,
@@ -155,15 +157,16 @@ fn step(emu: &Emulator, handle: &str) -> bool {
                 Some("AWS.SimpleQueueService.NonExistentQueue".into()),
             );
         };
+        let message = &mut taken.message;
         message.seq = state.next_seq();
         message.receive_count = 0;
         message.first_receive_ms = 0;
         if let Some(extra) = message.extra.as_mut() {
             extra.dead_letter_source_arn = None;
         }
-        message.enqueued_ms = now;
+        message.set_enqueued_ms(now);
         if let Ok(queue) = state.queue_mut(&target, now) {
-            queue.enqueue(message, group.as_deref(), 0, now);
+            queue.enqueue_moved(taken, now);
             moved += 1;
         }
     }
@@ -194,7 +197,7 @@ pub(crate) fn list(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
             ));
         }
     };
-    let state = emu.lock();
+    let state = emu.read();
     if state.queue_key_by_arn(source_arn).is_none() {
         return Err(SqsError::resource_not_found(
             "The resource that you specified for the SourceArn parameter doesn't exist.",
@@ -235,7 +238,7 @@ fn handle_source_arn(handle: &str) -> SqsResult<String> {
 pub(crate) fn cancel(emu: &Emulator, input: Input<'_>) -> SqsResult<Value> {
     let handle = input.required_string("TaskHandle")?;
     let source_arn = handle_source_arn(handle)?;
-    let mut state = emu.lock();
+    let mut state = emu.write();
     // The source is checked before the task (moto `test_cancel_message_move_task_with_unknown_source_arn`).
     if state.queue_key_by_arn(&source_arn).is_none() {
         return Err(SqsError::resource_not_found(

@@ -106,9 +106,8 @@ pub(crate) fn add_permission(
             "An AWS account ID must be 12 digits.",
         ));
     }
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
+    let state = emu.read();
+    let (mut queue, now) = emu.lock_queue(&state, &key)?;
     let mut statements = statements(queue.settings.policy.as_deref());
     if has_label(&statements, &label) {
         return Err(SqsError::invalid_value(&label, "Label", "Already exists."));
@@ -140,9 +139,8 @@ pub(crate) fn remove_permission(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let label = input.required_string("Label")?;
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
+    let state = emu.read();
+    let (mut queue, now) = emu.lock_queue(&state, &key)?;
     let mut statements = statements(queue.settings.policy.as_deref());
     if !has_label(&statements, label) {
         return Err(SqsError::invalid_value(

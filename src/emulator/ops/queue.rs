@@ -1,7 +1,7 @@
 //! Queue lifecycle operations: create, look up, list, delete, purge, attributes and tags.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
@@ -85,9 +85,9 @@ pub(crate) fn create_queue(
     validate_tags(&tags)?;
     let key = ctx.key_of(emu, name);
     let url = emu.queue_url(&ctx.host, &key);
-    let mut state = emu.lock();
+    let mut state = emu.write();
     let now = emu.now();
-    if let Some(existing) = state.queues.get(&key) {
+    if let Ok(existing) = state.queue_mut(&key, now) {
         // Only supplied attributes are compared, against current values (SNAP-2025 Q5–Q8).
         let mut candidate = existing.settings.clone();
         candidate.apply(&attributes)?;
@@ -121,7 +121,7 @@ pub(crate) fn create_queue(
         )));
     }
     state.deleted.remove(&key);
-    state.queues.insert(key, queue);
+    state.queues.insert(key, Mutex::new(queue));
     Ok(json!({ "QueueUrl": url }))
 }
 
@@ -137,7 +137,7 @@ pub(crate) fn get_queue_url(
         return Err(SqsError::non_existent_queue());
     }
     let key = ctx.key_of(emu, name);
-    if !emu.lock().queues.contains_key(&key) {
+    if !emu.read().queues.contains_key(&key) {
         return Err(SqsError::non_existent_queue());
     }
     Ok(json!({ "QueueUrl": emu.queue_url(&ctx.host, &key) }))
@@ -150,7 +150,7 @@ pub(crate) fn list_queues(
 ) -> SqsResult<Value> {
     let prefix = input.string("QueueNamePrefix")?.unwrap_or_default();
     // Only the request's region, and only names with the prefix: one range of the ordered keys.
-    let keys = emu.lock().keys_with_prefix(&ctx.key_of(emu, prefix));
+    let keys = emu.read().keys_with_prefix(&ctx.key_of(emu, prefix));
     let (names, token) = paginate(keys, &input)?;
     let mut out = Map::new();
     if !names.is_empty() {
@@ -172,13 +172,17 @@ pub(crate) fn delete_queue(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let mut state = emu.lock();
-    let queue = state
+    let mut state = emu.write();
+    let mut queue = state
         .queues
         .remove(&key)
         .ok_or_else(SqsError::non_existent_queue)?;
     // Wake long polls so they notice the queue is gone.
-    queue.notify.notify_waiters();
+    queue
+        .get_mut()
+        .unwrap_or_else(|e| e.into_inner())
+        .notify
+        .notify_waiters();
     state.deleted.insert(key, emu.now());
     Ok(json!({}))
 }
@@ -189,19 +193,18 @@ pub(crate) fn purge_queue(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
-    if emu.config.strict_cooldowns
-        && queue
-            .last_purge_ms
-            .is_some_and(|at| now.saturating_sub(at) < COOLDOWN_MS)
-    {
-        return Err(SqsError::purge_queue_in_progress(&queue.name));
-    }
-    queue.purge();
-    queue.last_purge_ms = Some(now);
-    Ok(json!({}))
+    emu.with_queue(&key, |_, queue, now| {
+        if emu.config.strict_cooldowns
+            && queue
+                .last_purge_ms
+                .is_some_and(|at| now.saturating_sub(at) < COOLDOWN_MS)
+        {
+            return Err(SqsError::purge_queue_in_progress(&queue.name));
+        }
+        queue.purge();
+        queue.last_purge_ms = Some(now);
+        Ok(json!({}))
+    })
 }
 
 /// One readable attribute of a queue, `None` when AWS leaves it out.
@@ -231,18 +234,17 @@ pub(crate) fn get_queue_attributes(
             return Err(SqsError::unknown_attribute(attribute));
         }
     }
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
     let names: Vec<&str> = if requested.iter().any(|a| a == "All") {
         READABLE_ATTRIBUTES.to_vec()
     } else {
         requested.iter().map(String::as_str).collect()
     };
-    let attributes: Map<String, Value> = names
-        .into_iter()
-        .filter_map(|n| attribute_value(queue, n).map(|v| (n.to_owned(), Value::String(v))))
-        .collect();
+    let attributes: Map<String, Value> = emu.with_queue(&key, |_, queue, _| {
+        Ok(names
+            .into_iter()
+            .filter_map(|n| attribute_value(queue, n).map(|v| (n.to_owned(), Value::String(v))))
+            .collect())
+    })?;
     if attributes.is_empty() {
         return Ok(json!({}));
     }
@@ -265,21 +267,39 @@ pub(crate) fn set_queue_attributes(
     {
         return Err(SqsError::unknown_attribute(computed));
     }
-    let mut state = emu.lock();
+    let apply = |queue: &mut Queue, settings: QueueSettings, now: u64| {
+        queue.settings = settings;
+        queue.modified_ms = now;
+        // A shorter retention or visibility may already have expired something.
+        queue.tick(now);
+        queue.notify.notify_waiters();
+        Ok(json!({}))
+    };
+    let settings_of = |queue: &Queue| -> SqsResult<QueueSettings> {
+        let mut settings = queue.settings.clone();
+        settings.apply(&attributes)?;
+        emu.note_policy(&settings);
+        Ok(settings)
+    };
+    // A RedrivePolicy, given now or already set, is checked against its target, another
+    // queue: under the write lock. Without one the queue's own lock is enough.
+    let applied = emu.with_queue(&key, |_, queue, now| {
+        let settings = settings_of(queue)?;
+        if settings.redrive_policy.is_some() {
+            return Ok(None);
+        }
+        apply(queue, settings, now).map(Some)
+    })?;
+    if let Some(answer) = applied {
+        return Ok(answer);
+    }
+    let mut state = emu.write();
     let now = emu.now();
     let queue = state.queue_mut(&key, now)?;
-    let mut settings = queue.settings.clone();
+    let settings = settings_of(queue)?;
     let arn = queue.arn.clone();
-    settings.apply(&attributes)?;
-    emu.note_policy(&settings);
     redrive::validate_redrive(&state, &arn, &settings, attributes.get("RedrivePolicy"))?;
-    let queue = state.queue_mut(&key, now)?;
-    queue.settings = settings;
-    queue.modified_ms = now;
-    // A shorter retention or visibility may already have expired something.
-    queue.tick(now);
-    queue.notify.notify_waiters();
-    Ok(json!({}))
+    apply(state.queue_mut(&key, now)?, settings, now)
 }
 
 pub(crate) fn tag_queue(
@@ -293,18 +313,17 @@ pub(crate) fn tag_queue(
     }
     let tags = input.string_map("Tags")?;
     validate_tags(&tags)?;
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
-    let mut merged = queue.tags.clone();
-    merged.extend(tags);
-    if merged.len() > MAX_TAGS {
-        return Err(SqsError::invalid_parameter_value(format!(
-            "Too many tags added for queue {key}."
-        )));
-    }
-    queue.tags = merged;
-    Ok(json!({}))
+    emu.with_queue(&key, |_, queue, _| {
+        let mut merged = queue.tags.clone();
+        merged.extend(tags);
+        if merged.len() > MAX_TAGS {
+            return Err(SqsError::invalid_parameter_value(format!(
+                "Too many tags added for queue {key}."
+            )));
+        }
+        queue.tags = merged;
+        Ok(json!({}))
+    })
 }
 
 pub(crate) fn untag_queue(
@@ -314,13 +333,12 @@ pub(crate) fn untag_queue(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let keys = input.string_list("TagKeys")?;
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
-    for key in keys {
-        queue.tags.remove(&key);
-    }
-    Ok(json!({}))
+    emu.with_queue(&key, |_, queue, _| {
+        for key in keys {
+            queue.tags.remove(&key);
+        }
+        Ok(json!({}))
+    })
 }
 
 pub(crate) fn list_queue_tags(
@@ -329,13 +347,12 @@ pub(crate) fn list_queue_tags(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
-    if queue.tags.is_empty() {
-        return Ok(json!({}));
-    }
-    Ok(json!({ "Tags": queue.tags }))
+    emu.with_queue(&key, |_, queue, _| {
+        if queue.tags.is_empty() {
+            return Ok(json!({}));
+        }
+        Ok(json!({ "Tags": queue.tags }))
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Notify;
+
 use serde_json::{Map, Value, json};
 
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
@@ -102,9 +104,9 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
     })
 }
 
-/// What one message of a receive's answer needs, copied under the store's lock so that the
+/// What one message of a receive's answer needs, copied under the queue's lock so that the
 /// answer is rendered after the lock is released: rendering (handles, digests, attributes as
-/// JSON values) is most of a receive's work, and every other request on the store waits for
+/// JSON values) is most of a receive's work, and every other request on the queue waits for
 /// as long as the lock is held.
 struct Delivered {
     id: Id,
@@ -119,16 +121,15 @@ struct Delivered {
 }
 
 impl Delivered {
-    /// The copy of message `id` of queue `key` under the lease `nonce`; `None` if it is gone.
-    fn take(state: &State, key: &str, id: Id, nonce: u64, params: &ReceiveParams) -> Option<Self> {
-        let queue = state.queues.get(key)?;
+    /// The copy of message `id` of `queue` under the lease `nonce`; `None` if it is gone.
+    fn take(queue: &Queue, id: Id, nonce: u64, params: &ReceiveParams) -> Option<Self> {
         let message = queue.get(id)?;
         Some(Self {
             id,
             nonce,
             sender: params
                 .wants("SenderId")
-                .then(|| state.sender_id(message.sender).to_owned()),
+                .then(|| queue.sender_id(message).to_owned()),
             group: if params.wants("MessageGroupId") {
                 queue.group_name(message)
             } else {
@@ -148,7 +149,7 @@ impl ReceiveParams {
 }
 
 /// The JSON shape of one received message of queue `key`, with only the requested attributes.
-fn render(key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
+fn render(emu: &Emulator, key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
     let message = &delivered.message;
     let handle = ReceiptHandle {
         queue: key.to_owned(),
@@ -157,7 +158,7 @@ fn render(key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
     }
     .encode();
     let mut out = Map::new();
-    out.insert("MessageId".into(), json!(message.id_string()));
+    out.insert("MessageId".into(), json!(message.id_string(&emu.ids)));
     out.insert("ReceiptHandle".into(), json!(handle));
     out.insert("MD5OfBody".into(), json!(message.md5_hex()));
     out.insert("Body".into(), json!(message.body()));
@@ -218,15 +219,41 @@ fn render(key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
     Value::Object(out)
 }
 
-/// One non-blocking receive attempt under the lock.
+/// The dead-letter queue of the queue a receive is on, as the receive can use it.
+enum DeadLetters<'a> {
+    /// No RedrivePolicy, or its target does not exist (or is the queue itself): nothing moves.
+    Absent,
+    /// It exists, but the receive holds only its own queue (the read lock): a receive that
+    /// finds a message due to move stops before it changes anything and starts again under the
+    /// write lock.
+    Elsewhere,
+    /// Locked beside the receive's queue, under the write lock.
+    Held(&'a mut Queue),
+}
+
+/// The key of the dead-letter queue `queue` (key `key`) moves messages to, if that queue exists.
+fn dead_letter_key(state: &State, queue: &Queue, key: &str) -> Option<String> {
+    let policy = queue.settings.redrive_policy.as_ref()?;
+    state
+        .queue_key_by_arn(&policy.dead_letter_target_arn)
+        .filter(|n| n != key)
+}
+
+/// One non-blocking receive attempt on the locked, ticked `queue` (key `name`): the messages
+/// leased, or `None` when a message is due to move to a dead-letter queue the attempt does not
+/// hold ([`DeadLetters::Elsewhere`]), in which case nothing but the queue's clock has changed.
+///
+/// The queue is ticked again wherever the single-lock emulator looked it up again (every
+/// round, every lease, the end), so that a lease of 0 s ends at the same points and FIFO groups
+/// become available again in the same order.
 fn try_receive(
     emu: &Emulator,
-    state: &mut State,
-    name: &str,
+    state: &State,
+    (queue, name): (&mut Queue, &str),
     params: &ReceiveParams,
     now: u64,
-) -> SqsResult<Vec<Delivered>> {
-    let queue = state.queue_mut(name, now)?;
+    mut dead_letters: DeadLetters<'_>,
+) -> SqsResult<Option<Vec<Delivered>>> {
     let visibility_ms = params
         .visibility_seconds
         .unwrap_or(u64::from(queue.settings.visibility_timeout))
@@ -244,7 +271,7 @@ fn try_receive(
             for &(id, nonce) in &attempt.leases {
                 queue.set_visibility(id, nonce, now + visibility_ms, now);
             }
-            return Ok(taken(state, name, &attempt.leases, params));
+            return Ok(Some(taken(queue, &attempt.leases, params)));
         }
     }
     let (_, inflight, _) = queue.counts();
@@ -256,32 +283,36 @@ fn try_receive(
     }
     let redrive = queue.settings.redrive_policy.clone();
     let source_arn = queue.arn.clone();
-    let dlq_name = redrive.as_ref().and_then(|p| {
-        state
-            .queue_key_by_arn(&p.dead_letter_target_arn)
-            .filter(|n| n != name)
-    });
+    let moves = !matches!(dead_letters, DeadLetters::Absent);
     let mut leased: Vec<(Id, u64)> = Vec::new();
     let mut moved: Vec<Taken> = Vec::new();
     loop {
-        let queue = state.queue_mut(name, now)?;
+        queue.tick(now);
         let wanted = params.max - leased.len();
-        let candidates = queue.candidates(wanted);
+        // A lease of 0 s ends at once and a later round could see the message again.
+        let candidates: Vec<Id> = queue
+            .candidates(wanted)
+            .into_iter()
+            .filter(|id| !leased.iter().any(|(l, _)| l == id))
+            .collect();
         if candidates.is_empty() {
             break;
         }
+        let due = |queue: &Queue, id: Id| match (&redrive, queue.get(id)) {
+            (Some(policy), Some(m)) if moves => m.receive_count >= policy.max_receive_count,
+            _ => false,
+        };
+        if matches!(dead_letters, DeadLetters::Elsewhere)
+            && candidates.iter().any(|&id| due(queue, id))
+        {
+            // Only the first round can get here: a round that moves nothing is the last.
+            debug_assert!(leased.is_empty() && moved.is_empty());
+            return Ok(None);
+        }
         let mut moved_any = false;
         let mut nonces = Vec::new();
-        // A lease of 0 s ends at once and a later round could see the message again.
-        let candidates = candidates
-            .into_iter()
-            .filter(|id| !leased.iter().any(|(l, _)| l == id));
         for seq in candidates {
-            let over_limit = match (&redrive, &dlq_name, queue.get(seq)) {
-                (Some(policy), Some(_), Some(m)) => m.receive_count >= policy.max_receive_count,
-                _ => false,
-            };
-            if over_limit {
+            if due(queue, seq) {
                 if let Some(taken) = queue.remove(seq) {
                     moved.push(taken);
                     moved_any = true;
@@ -292,7 +323,7 @@ fn try_receive(
         }
         for seq in nonces {
             let nonce = state.next_nonce();
-            let queue = state.queue_mut(name, now)?;
+            queue.tick(now);
             if queue.lease(seq, visibility_ms, nonce, now).is_some() {
                 leased.push((seq, nonce));
             }
@@ -301,12 +332,12 @@ fn try_receive(
             break;
         }
     }
-    if let Some(target) = &dlq_name
+    if let DeadLetters::Held(target) = &mut dead_letters
         && !moved.is_empty()
     {
         redrive::deliver_to_dlq(state, target, &source_arn, moved, now);
     }
-    let queue = state.queue_mut(name, now)?;
+    queue.tick(now);
     if queue.is_fifo()
         && let Some(id) = &params.attempt_id
         && !leased.is_empty()
@@ -319,14 +350,14 @@ fn try_receive(
             },
         );
     }
-    Ok(taken(state, name, &leased, params))
+    Ok(Some(taken(queue, &leased, params)))
 }
 
 /// The messages of `leases` as the answer needs them, to render once the lock is released.
-fn taken(state: &State, key: &str, leases: &[(Id, u64)], params: &ReceiveParams) -> Vec<Delivered> {
+fn taken(queue: &Queue, leases: &[(Id, u64)], params: &ReceiveParams) -> Vec<Delivered> {
     leases
         .iter()
-        .filter_map(|&(id, nonce)| Delivered::take(state, key, id, nonce, params))
+        .filter_map(|&(id, nonce)| Delivered::take(queue, id, nonce, params))
         .collect()
 }
 
@@ -343,29 +374,27 @@ fn chaos_on(queue: &Queue) -> On<'_> {
 /// duplicates, each under a new handle) in the room left, then the order shuffled (best-effort
 /// ordering). Without chaos, `messages` as they are.
 fn chaos_copies(
+    state: &State,
     emu: &Emulator,
-    state: &mut State,
-    key: &str,
+    queue: &mut Queue,
     params: &ReceiveParams,
     now: u64,
     mut messages: Vec<Delivered>,
-) -> SqsResult<Vec<Delivered>> {
-    let queue = state.queue_mut(key, now)?;
+) -> Vec<Delivered> {
+    queue.tick(now);
     let room = params.max.saturating_sub(messages.len());
     // Listing the held messages costs O(in flight): only when a copy may be made.
     if room == 0 || !emu.chaos.may_duplicate(chaos_on(queue)) {
         emu.chaos.reorder(chaos_on(queue), &mut messages);
-        return Ok(messages);
+        return messages;
     }
     let held: Vec<Id> = queue
         .leased_ids()
         .into_iter()
         .filter(|&id| {
-            queue.get(id).is_some_and(|m| {
-                !messages
-                    .iter()
-                    .any(|d| d.message.message_id == m.message_id)
-            })
+            queue
+                .get(id)
+                .is_some_and(|m| !messages.iter().any(|d| d.message.origin == m.origin))
         })
         .collect();
     let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
@@ -381,23 +410,24 @@ fn chaos_copies(
         * 1000;
     for id in copies {
         let nonce = state.next_nonce();
-        let queue = state.queue_mut(key, now)?;
+        queue.tick(now);
         if !queue.lease_copy(id, visibility_ms, nonce, now) {
             continue;
         }
-        messages.extend(Delivered::take(state, key, id, nonce, params));
+        messages.extend(Delivered::take(queue, id, nonce, params));
     }
-    let queue = state.queue_mut(key, now)?;
+    queue.tick(now);
     emu.chaos.reorder(chaos_on(queue), &mut messages);
-    Ok(messages)
+    messages
 }
 
 /// Tells an audit, if one watches, of each message a receive is about to answer with: its
 /// attempt (the handle's nonce) and when that lease ends.
-fn observe_deliveries(emu: &Emulator, state: &State, key: &str, messages: &[Delivered], now: u64) {
-    let (Some(audit), Some(queue)) = (&emu.config.audit, state.queues.get(key)) else {
+fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[Delivered], now: u64) {
+    let Some(audit) = &emu.config.audit else {
         return;
     };
+    let key = &queue.arn;
     for d in messages {
         let lease_until_ms = match queue.get(d.id).map(|m| m.state) {
             Some(MessageState::InFlight { until, .. }) => until,
@@ -405,7 +435,7 @@ fn observe_deliveries(emu: &Emulator, state: &State, key: &str, messages: &[Deli
         };
         audit.delivered(Delivery {
             queue: key.to_owned(),
-            message_id: d.message.id_string(),
+            message_id: d.message.id_string(&emu.ids),
             seq: d.id.seq,
             nonce: d.nonce,
             body: d.message.body().to_owned(),
@@ -415,13 +445,16 @@ fn observe_deliveries(emu: &Emulator, state: &State, key: &str, messages: &[Deli
     }
 }
 
-/// The answer: `messages` rendered, outside the store's lock.
-fn reply(key: &str, messages: &[Delivered], params: &ReceiveParams) -> Value {
+/// The answer: `messages` rendered, outside the store's locks.
+fn reply(emu: &Emulator, key: &str, messages: &[Delivered], params: &ReceiveParams) -> Value {
     if messages.is_empty() {
         // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
         json!({})
     } else {
-        let messages: Vec<Value> = messages.iter().map(|d| render(key, d, params)).collect();
+        let messages: Vec<Value> = messages
+            .iter()
+            .map(|d| render(emu, key, d, params))
+            .collect();
         json!({ "Messages": messages })
     }
 }
@@ -433,10 +466,7 @@ pub(crate) async fn receive_message(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     let mut params = params(&input, ctx)?;
-    let (notify, wait_seconds) = {
-        let mut state = emu.lock();
-        let now = emu.now();
-        let queue = state.queue_mut(&key, now)?;
+    let (notify, wait_seconds) = emu.with_queue(&key, |_, queue, _| {
         let wait = params
             .wait_seconds
             .unwrap_or(u64::from(queue.settings.receive_message_wait_time_seconds));
@@ -448,30 +478,31 @@ pub(crate) async fn receive_message(
                 params.max = take;
             }
         }
-        (queue.notify.clone(), wait)
-    };
+        Ok((queue.notify.clone(), wait))
+    })?;
     let deadline = emu.now() + wait_seconds * 1000;
     loop {
         let notified = notify.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let next_deadline = {
-            let mut state = emu.lock();
-            let now = emu.now();
-            match state.queues.get(&key) {
-                Some(q) if Arc::ptr_eq(&q.notify, &notify) => {}
-                // Deleted (or deleted and re-created) while we waited: the poll ends empty.
-                _ => return Ok(json!({})),
-            }
-            let messages = try_receive(emu, &mut state, &key, &params, now)?;
-            let messages = chaos_copies(emu, &mut state, &key, &params, now, messages)?;
-            observe_deliveries(emu, &state, &key, &messages, now);
-            if !messages.is_empty() || now >= deadline || emu.is_stopping() {
-                drop(state);
-                return Ok(reply(&key, &messages, &params));
-            }
-            let queue = state.queue_mut(&key, now)?;
-            queue.next_deadline().map_or(deadline, |d| d.min(deadline))
+        let poll = Poll {
+            emu,
+            key: &key,
+            notify: &notify,
+            params: &params,
+            deadline,
+        };
+        // Under the read lock first; under the write lock when a message is due to move to a
+        // dead-letter queue (`model/store.rs`, the locking rule).
+        let outcome = match poll.once(false)? {
+            Some(outcome) => outcome,
+            // Holding its dead-letter queue, a receive never asks to start again.
+            None => poll.once(true)?.unwrap_or(Outcome::Answer(Vec::new())),
+        };
+        let next_deadline = match outcome {
+            Outcome::Gone => return Ok(json!({})),
+            Outcome::Answer(messages) => return Ok(reply(emu, &key, &messages, &params)),
+            Outcome::Wait(next_deadline) => next_deadline,
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
         tokio::select! {
@@ -479,6 +510,76 @@ pub(crate) async fn receive_message(
             () = tokio::time::sleep(Duration::from_millis(sleep_ms)) => {}
             () = emu.stopped() => {}
         }
+    }
+}
+
+/// What one look at the queue of a (possibly long) poll needs.
+struct Poll<'a> {
+    emu: &'a Emulator,
+    key: &'a str,
+    /// The queue's `Notify` when the poll began: another one means the queue was deleted (and
+    /// perhaps created again) meanwhile.
+    notify: &'a Arc<Notify>,
+    params: &'a ReceiveParams,
+    deadline: u64,
+}
+
+/// How one look at the queue ends.
+enum Outcome {
+    /// The queue was deleted while the poll waited: it ends empty.
+    Gone,
+    /// Answer with these (to render once the locks are released).
+    Answer(Vec<Delivered>),
+    /// Nothing to answer with yet: wait until this time or a wake-up.
+    Wait(u64),
+}
+
+impl Poll<'_> {
+    /// Looks once under the read lock (`exclusive` false: `None` when a dead-letter move needs
+    /// the write lock) or under the write lock, with the dead-letter queue locked too.
+    fn once(&self, exclusive: bool) -> SqsResult<Option<Outcome>> {
+        let Poll {
+            emu, key, params, ..
+        } = *self;
+        let write;
+        let read;
+        let state: &State = if exclusive {
+            write = emu.write();
+            &write
+        } else {
+            read = emu.read();
+            &read
+        };
+        let Ok((mut queue, now)) = emu.lock_queue(state, key) else {
+            return Ok(Some(Outcome::Gone));
+        };
+        if !Arc::ptr_eq(&queue.notify, self.notify) {
+            return Ok(Some(Outcome::Gone));
+        }
+        let dead_letter_key = dead_letter_key(state, &queue, key);
+        // Under the write lock no other thread holds a queue, so this cannot wait.
+        let mut dead_letter_queue = match &dead_letter_key {
+            Some(dlq) if exclusive => state.lock_queue(dlq).ok(),
+            _ => None,
+        };
+        let dead_letters = match (&mut dead_letter_queue, &dead_letter_key) {
+            (Some(dlq), _) => DeadLetters::Held(dlq),
+            (None, Some(_)) if !exclusive => DeadLetters::Elsewhere,
+            _ => DeadLetters::Absent,
+        };
+        let Some(messages) = try_receive(emu, state, (&mut queue, key), params, now, dead_letters)?
+        else {
+            return Ok(None);
+        };
+        let messages = chaos_copies(state, emu, &mut queue, params, now, messages);
+        observe_deliveries(emu, &queue, &messages, now);
+        if !messages.is_empty() || now >= self.deadline || emu.is_stopping() {
+            return Ok(Some(Outcome::Answer(messages)));
+        }
+        let next = queue
+            .next_deadline()
+            .map_or(self.deadline, |d| d.min(self.deadline));
+        Ok(Some(Outcome::Wait(next)))
     }
 }
 

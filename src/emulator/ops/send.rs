@@ -9,6 +9,7 @@ use crate::emulator::model::message::{
     DedupId, Extra, Message, content_dedup_id, md5_of_attributes, parse_attribute_value,
     parse_message_attributes, valid_body_chars,
 };
+use crate::emulator::model::queue::Queue;
 use crate::emulator::model::store::{Emulator, State};
 use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
@@ -60,17 +61,26 @@ fn entry_size(entry: &Input<'_>) -> usize {
     body + attributes
 }
 
-/// Sends one message (a SendMessage or one batch entry) into a locked state.
-fn send_one(
-    emu: &Emulator,
-    state: &mut State,
-    name: &str,
-    entry: &Input<'_>,
-    ctx: &RequestContext,
+/// What every entry of one send request shares: the store (read-locked) and the request.
+struct Sending<'a> {
+    emu: &'a Emulator,
+    state: &'a State,
+    ctx: &'a RequestContext,
     in_batch: bool,
+}
+
+/// Sends one message (a SendMessage or one batch entry) into a locked queue ticked to `now`.
+fn send_one(
+    sending: &Sending<'_>,
+    (queue, now): (&mut Queue, u64),
+    entry: &Input<'_>,
 ) -> SqsResult<Map<String, Value>> {
-    let now = emu.now();
-    let queue = state.queue_mut(name, now)?;
+    let Sending {
+        emu,
+        state,
+        ctx,
+        in_batch,
+    } = *sending;
     let fifo = queue.is_fifo();
     let body = entry.required_string("MessageBody")?;
     let delay = entry.integer("DelaySeconds")?;
@@ -184,7 +194,7 @@ fn send_one(
             let mut out = Map::new();
             out.insert(
                 "MessageId".into(),
-                Value::String(uuid::Uuid::from_u128(original.message_id).to_string()),
+                Value::String(emu.ids.of(original.origin).to_string()),
             );
             out.insert(
                 "MD5OfMessageBody".into(),
@@ -204,28 +214,35 @@ fn send_one(
         }
         dedup_key = Some(key);
     }
-    state.admit_message(size, &emu.config)?;
+    let admitted = state.usage.admit(size, &emu.config)?;
+    // Taken under the queue's mutex: the queue's seqs grow in the order its messages arrive.
     let seq = state.next_seq();
-    let sender = state.sender_index(&ctx.sender_id(&emu.config.account_id));
-    let mut message = Message::new(seq, body, stored_dedup_id, now, sender);
-    let queue = state.queue_mut(name, now)?;
+    let mut message = Message::new(seq, body, stored_dedup_id, now, 0);
     let sequence_number = fifo.then(|| queue.next_sequence_number(now));
     message.sequence_number = sequence_number;
     message.set_extra(Extra {
         attributes,
         trace_header: trace_header.map(Into::into),
         dead_letter_source_arn: None,
+        enqueued_ms: None,
     });
-    let message_id = message.id_string();
+    let message_id = message.id_string(&emu.ids);
     let message_md5 = message.md5_hex();
     if let (Some(key), Some(sequence_number)) = (dedup_key, sequence_number) {
         let original = Original {
-            message_id: message.message_id,
+            origin: message.origin,
             sequence_number,
         };
         queue.dedup_remember(key, original, now);
     }
-    queue.enqueue(message, group_id, delay_seconds * 1000, now);
+    let sender = ctx.sender_id(&emu.config.account_id);
+    queue.enqueue_admitted(
+        message,
+        (group_id, &sender),
+        delay_seconds * 1000,
+        now,
+        admitted,
+    );
     let mut out = Map::new();
     out.insert("MessageId".into(), Value::String(message_id));
     // The digest the message stores (`Message::new` computed it): the body is hashed once.
@@ -248,8 +265,15 @@ pub(crate) fn send_message(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let mut state = emu.lock();
-    send_one(emu, &mut state, &key, &input, ctx, false).map(Value::Object)
+    emu.with_queue(&key, |state, queue, now| {
+        let sending = Sending {
+            emu,
+            state,
+            ctx,
+            in_batch: false,
+        };
+        send_one(&sending, (queue, now), &input).map(Value::Object)
+    })
 }
 
 pub(crate) fn send_message_batch(
@@ -263,9 +287,8 @@ pub(crate) fn send_message_batch(
     if total > MAX_BATCH_BYTES {
         return Err(SqsError::batch_request_too_long(MAX_BATCH_BYTES, total));
     }
-    let mut state = emu.lock();
-    let now = emu.now();
-    let queue = state.queue_mut(&key, now)?;
+    let state = emu.read();
+    let (mut queue, _) = emu.lock_queue(&state, &key)?;
     if queue.is_fifo() {
         // On FIFO batches a missing group or dedup id fails the whole request (facts B2f, B2g).
         let content_based = queue.settings.content_based_deduplication;
@@ -282,10 +305,19 @@ pub(crate) fn send_message_batch(
             }
         }
     }
+    let sending = Sending {
+        emu,
+        state: &state,
+        ctx,
+        in_batch: true,
+    };
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, entry) in &entries {
-        match send_one(emu, &mut state, &key, entry, ctx, true) {
+        // Each entry at its own time, as if sent alone.
+        let now = emu.now();
+        queue.tick(now);
+        match send_one(&sending, (&mut queue, now), entry) {
             Ok(mut fields) => {
                 fields.insert("Id".into(), Value::String(id.clone()));
                 successful.push(Value::Object(fields));
@@ -306,7 +338,7 @@ mod tests {
     };
 
     fn usage(emu: &crate::emulator::model::store::Emulator) -> (u64, u64) {
-        let state = emu.lock();
+        let state = emu.read();
         (state.usage.messages(), state.usage.bytes())
     }
 

@@ -181,9 +181,9 @@ impl RunningEmulator {
     /// MessageIds stored, and the (visible, in flight, delayed) counts. `None`: no such queue.
     pub fn holding(&self, name: &str) -> Option<(Vec<String>, (usize, usize, usize))> {
         let key = self.emu.arn(&self.emu.config.region, name);
-        let state = self.emu.lock();
-        let queue = state.queues.get(&key)?;
-        Some((queue.stored_message_ids(), queue.counts()))
+        let state = self.emu.read();
+        let queue = state.lock_queue(&key).ok()?;
+        Some((queue.stored_message_ids(&self.emu.ids), queue.counts()))
     }
 
     /// Stops the emulator (as [`serve`] does on shutdown) and waits for it to finish.

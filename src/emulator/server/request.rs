@@ -21,7 +21,7 @@ use crate::emulator::protocol::{json, query, sts};
 use crate::emulator::support::audit::{Called, Refusal};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::queue_name_from_url;
-use crate::emulator::support::sigv4;
+use crate::emulator::support::{ids, sigv4};
 
 /// What the answer depends on besides the body.
 #[derive(Debug, Clone)]
@@ -89,7 +89,7 @@ pub(super) async fn handle(
     local: std::net::SocketAddr,
     read_timeout: Duration,
 ) -> Response<Full<Bytes>> {
-    let request_id = crate::emulator::support::ids::uuid_v4().to_string();
+    let request_id = ids::hyphenated(ids::uuid_v4());
     let head = Head::of(&req, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
     let read = tokio::time::timeout(read_timeout, Limited::new(req.into_body(), limit).collect());
@@ -111,7 +111,7 @@ pub(super) async fn answer_whole(
     req: Request<Bytes>,
     local: std::net::SocketAddr,
 ) -> Response<Bytes> {
-    let request_id = crate::emulator::support::ids::uuid_v4().to_string();
+    let request_id = ids::hyphenated(ids::uuid_v4());
     let head = Head::of(&req, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
     let response = if req.body().len() > limit {

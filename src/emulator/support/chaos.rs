@@ -38,7 +38,7 @@
 //! for the server, one per tagged queue — so a run is reproducible.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 pub use crate::chaos::{Chaos, ChaosSpecError, QUEUE_TAG};
@@ -82,6 +82,16 @@ struct QueueDice {
     throttle: StdRng,
 }
 
+/// One queue's chaos: its dice (new ones when its tag changes) and the messages already
+/// redelivered after a delete or duplicated (by seq, store-wide unique; a message that moves to
+/// another queue gets a new seq there, so a queue's own record is all it needs).
+#[derive(Debug)]
+struct QueueChaos {
+    dice: QueueDice,
+    redelivered: HashSet<u64>,
+    duplicated: HashSet<u64>,
+}
+
 impl QueueDice {
     fn new(spec: Option<String>, settings: Chaos, key: &str) -> QueueDice {
         // A queue on the server's settings draws from the server's seed mixed with its key: its
@@ -116,15 +126,18 @@ pub fn mix(seed: u64, key: &str) -> u64 {
 ///
 /// Every queue draws from its own dice, in its own request order: the same seed and the same
 /// calls to a queue give the same outcomes on the real clock too, however requests to other
-/// queues interleave with them.
+/// queues interleave with them. The operations roll a queue's dice under that queue's mutex
+/// (`model/store.rs`), and each queue's dice have a mutex of their own, so two queues never
+/// wait on each other here; a decision whose setting is off for its queue (no tag, the
+/// server's probability 0) takes no lock at all, so without chaos none of this is on a
+/// request's path.
 #[derive(Debug)]
 pub(crate) struct ChaosDice {
     settings: Chaos,
     /// The throttle's dice for requests that name no queue (ListQueues, say).
     server_rng: Mutex<StdRng>,
-    queues: Mutex<HashMap<String, QueueDice>>,
-    redelivered: Mutex<HashSet<u64>>,
-    duplicated: Mutex<HashSet<u64>>,
+    /// Per queue key; written only when a queue is first seen.
+    queues: RwLock<HashMap<String, Arc<Mutex<QueueChaos>>>>,
 }
 
 impl ChaosDice {
@@ -132,68 +145,98 @@ impl ChaosDice {
         Self {
             settings,
             server_rng: Mutex::new(StdRng::seed_from_u64(settings.seed.rotate_left(32))),
-            queues: Mutex::new(HashMap::new()),
-            redelivered: Mutex::new(HashSet::new()),
-            duplicated: Mutex::new(HashSet::new()),
+            queues: RwLock::new(HashMap::new()),
         }
+    }
+
+    /// Whether the setting `knob` is off for queue `on`: no chaos tag, and the server's
+    /// probability 0. Rolling it would then touch no dice (`roll` draws nothing at 0), so the
+    /// decision is its default without looking the queue's dice up.
+    fn off(&self, on: On<'_>, knob: fn(&Chaos) -> f64) -> bool {
+        knob(&self.settings) <= 0.0 && !on.tags.contains_key(QUEUE_TAG)
     }
 
     /// Runs `f` with the settings and dice of queue `on`: its tag's settings, else the
     /// server's, each queue with dice of its own.
     fn with<T>(&self, on: On<'_>, f: impl FnOnce(&Chaos, &mut StdRng) -> T) -> T {
-        self.dice(on.key, on.tags, |d| f(&d.settings, &mut d.rng))
+        self.dice(on.key, on.tags, |d| f(&d.dice.settings, &mut d.dice.rng))
     }
 
     fn dice<T>(
         &self,
         key: &str,
         tags: &BTreeMap<String, String>,
-        f: impl FnOnce(&mut QueueDice) -> T,
+        f: impl FnOnce(&mut QueueChaos) -> T,
     ) -> T {
         let tagged = tags
             .get(QUEUE_TAG)
             .and_then(|spec| Chaos::parse_queue(spec).ok().map(|c| (spec.clone(), c)));
-        let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = queues
-            .entry(key.to_owned())
-            .or_insert_with(|| match &tagged {
-                Some((spec, c)) => QueueDice::new(Some(spec.clone()), *c, key),
-                None => QueueDice::new(None, self.settings, key),
-            });
+        let fresh = || match &tagged {
+            Some((spec, c)) => QueueDice::new(Some(spec.clone()), *c, key),
+            None => QueueDice::new(None, self.settings, key),
+        };
+        let known = self
+            .queues
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned();
+        let cell = match known {
+            Some(cell) => cell,
+            None => Arc::clone(
+                self.queues
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(key.to_owned())
+                    .or_insert_with(|| {
+                        Arc::new(Mutex::new(QueueChaos {
+                            dice: fresh(),
+                            redelivered: HashSet::new(),
+                            duplicated: HashSet::new(),
+                        }))
+                    }),
+            ),
+        };
+        let mut entry = cell.lock().unwrap_or_else(|e| e.into_inner());
         // A tag set or changed after the queue was first seen gives it new settings and dice.
         let spec = tagged.as_ref().map(|(s, _)| s);
-        if entry.spec.as_ref() != spec {
-            *entry = match &tagged {
-                Some((spec, c)) => QueueDice::new(Some(spec.clone()), *c, key),
-                None => QueueDice::new(None, self.settings, key),
-            };
+        if entry.dice.spec.as_ref() != spec {
+            entry.dice = fresh();
         }
-        f(entry)
+        f(&mut entry)
     }
 
     /// Whether a stale-handle delete on a standard queue keeps the message.
     pub fn stale_delete_keeps(&self, on: On<'_>) -> bool {
-        !on.fifo && self.with(on, |c, rng| roll(rng, c.stale_delete_keeps))
+        !on.fifo
+            && !self.off(on, |c| c.stale_delete_keeps)
+            && self.with(on, |c, rng| roll(rng, c.stale_delete_keeps))
     }
 
     /// Whether a correct delete of message `seq` on a standard queue is turned into a
     /// redelivery. True at most once per message.
     pub fn redeliver_after_delete(&self, on: On<'_>, seq: u64) -> bool {
-        if on.fifo {
+        if on.fifo || self.off(on, |c| c.redeliver_after_delete) {
             return false;
         }
-        let mut done = self.redelivered.lock().unwrap_or_else(|e| e.into_inner());
-        if done.contains(&seq) || !self.with(on, |c, rng| roll(rng, c.redeliver_after_delete)) {
-            return false;
-        }
-        done.insert(seq);
-        true
+        self.dice(on.key, on.tags, |q| {
+            if q.redelivered.contains(&seq)
+                || !roll(&mut q.dice.rng, q.dice.settings.redeliver_after_delete)
+            {
+                return false;
+            }
+            q.redelivered.insert(seq);
+            true
+        })
     }
 
     /// How many messages a short poll that could take `max` (the visible messages it asked
     /// for) takes: `max`, or with probability `short-poll-miss` fewer (from 0 to `max - 1`,
     /// evenly).
     pub fn short_poll_take(&self, on: On<'_>, max: usize) -> usize {
+        if self.off(on, |c| c.short_poll_miss) {
+            return max;
+        }
         self.with(on, |c, rng| {
             if max > 0 && roll(rng, c.short_poll_miss) {
                 rng.random_range(0..max)
@@ -206,7 +249,7 @@ impl ChaosDice {
     /// Puts a response's messages out of order with probability `reorder` (standard queues,
     /// two messages or more): always into an order other than the one they came in.
     pub fn reorder<T>(&self, on: On<'_>, items: &mut Vec<T>) {
-        if on.fifo || items.len() < 2 {
+        if on.fifo || items.len() < 2 || self.off(on, |c| c.reorder) {
             return;
         }
         let order: Option<Vec<usize>> = self.with(on, |c, rng| {
@@ -229,30 +272,34 @@ impl ChaosDice {
     /// Whether a receive on this queue may get duplicates at all ([`ChaosDice::duplicates`]),
     /// so that a receive without chaos never lists the messages other receives hold.
     pub fn may_duplicate(&self, on: On<'_>) -> bool {
-        !on.fifo && self.with(on, |c, _| c.duplicate > 0.0)
+        !on.fifo && !self.off(on, |c| c.duplicate) && self.with(on, |c, _| c.duplicate > 0.0)
     }
 
     /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
     /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
     /// message at most once.
     pub fn duplicates(&self, on: On<'_>, held: &[u64], room: usize) -> Vec<u64> {
-        if on.fifo || room == 0 || held.is_empty() {
+        if on.fifo || room == 0 || held.is_empty() || self.off(on, |c| c.duplicate) {
             return Vec::new();
         }
-        let mut done = self.duplicated.lock().unwrap_or_else(|e| e.into_inner());
-        let picked: Vec<u64> = self.with(on, |c, rng| {
-            if c.duplicate <= 0.0 {
+        self.dice(on.key, on.tags, |q| {
+            let QueueChaos {
+                dice, duplicated, ..
+            } = q;
+            let p = dice.settings.duplicate;
+            if p <= 0.0 {
                 return Vec::new();
             }
-            held.iter()
+            let picked: Vec<u64> = held
+                .iter()
                 .copied()
-                .filter(|seq| !done.contains(seq))
-                .filter(|_| roll(rng, c.duplicate))
+                .filter(|seq| !duplicated.contains(seq))
+                .filter(|_| roll(&mut dice.rng, p))
                 .take(room)
-                .collect()
-        });
-        done.extend(picked.iter().copied());
-        picked
+                .collect();
+            duplicated.extend(picked.iter().copied());
+            picked
+        })
     }
 
     /// The server-wide delay before a request is handled, if any.
@@ -273,9 +320,9 @@ impl ChaosDice {
             return false;
         }
         match queue {
-            Some((key, tags)) => {
-                self.dice(key, tags, |d| roll(&mut d.throttle, self.settings.throttle))
-            }
+            Some((key, tags)) => self.dice(key, tags, |q| {
+                roll(&mut q.dice.throttle, self.settings.throttle)
+            }),
             None => {
                 let mut rng = self.server_rng.lock().unwrap_or_else(|e| e.into_inner());
                 roll(&mut rng, self.settings.throttle)

@@ -4,11 +4,42 @@
 //! `getrandom` calls, a few percent of the request's cost in a profile of `serve`
 //! (docs/performance.md).
 
+use std::hash::BuildHasher;
+
 use rand::RngExt;
 
 /// A random version-4 UUID.
 pub(crate) fn uuid_v4() -> uuid::Uuid {
     uuid::Builder::from_random_bytes(rand::rng().random()).into_uuid()
+}
+
+/// `id` as AWS writes ids (hyphenated, lower case), without the formatting machinery of
+/// `to_string`: a request id and a MessageId are written on every send.
+pub(crate) fn hyphenated(id: uuid::Uuid) -> String {
+    let mut buffer = uuid::Uuid::encode_buffer();
+    id.hyphenated().encode_lower(&mut buffer).to_owned()
+}
+
+/// One emulator's MessageIds: each a keyed hash of the seq its message was sent with (unique
+/// in the emulator), shaped as a version-4 UUID. A message stores the 8-byte seq instead of the
+/// 16-byte id (docs/emulator.md, "Memory"), and the id is rendered from it on the way out; the
+/// keys are random per emulator, so ids look random, differ between emulators and runs, and
+/// repeat no more often than random UUIDs do (122 bits of two independently keyed SipHash-1-3
+/// outputs).
+#[derive(Debug, Default)]
+pub(crate) struct MessageIds {
+    high: std::collections::hash_map::RandomState,
+    low: std::collections::hash_map::RandomState,
+}
+
+impl MessageIds {
+    /// The MessageId of the message sent with seq `origin`.
+    pub fn of(&self, origin: u64) -> uuid::Uuid {
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&self.high.hash_one(origin).to_le_bytes());
+        bytes[8..].copy_from_slice(&self.low.hash_one(origin).to_le_bytes());
+        uuid::Builder::from_random_bytes(bytes).into_uuid()
+    }
 }
 
 #[cfg(test)]
@@ -27,5 +58,20 @@ mod tests {
         // Another thread draws from its own generator, seeded apart.
         let other = std::thread::spawn(uuid_v4).join().unwrap();
         assert!(!seen.contains(&other));
+    }
+
+    #[test]
+    fn message_ids_are_version_4_fixed_per_seq_and_differ_between_emulators() {
+        let ids = MessageIds::default();
+        let mut seen = std::collections::HashSet::new();
+        for origin in 0..10_000 {
+            let id = ids.of(origin);
+            assert_eq!(id.get_version_num(), 4);
+            assert_eq!(id.get_variant(), uuid::Variant::RFC4122);
+            assert_eq!(ids.of(origin), id, "rendered again, the same id");
+            assert_eq!(hyphenated(id), id.to_string());
+            assert!(seen.insert(id));
+        }
+        assert_ne!(MessageIds::default().of(1), ids.of(1));
     }
 }

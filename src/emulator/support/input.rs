@@ -120,13 +120,14 @@ impl<'a> Input<'a> {
 /// The queue name in a QueueUrl: its last path segment. A bare name is accepted, as AWS does
 /// (TEST-PY `test_posting_to_queue_via_queue_name`).
 pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
-    queue_ref_from_url(url).map(|(_, name)| name)
+    queue_ref_from_url(url).map(|(_, name)| name.to_owned())
 }
 
 /// The (region, name) a queue URL names. A URL of the emulator's configured region is
 /// `…/<account>/<name>`; one of another region is `…/queue/<region>/<account>/<name>`, whose
-/// region is returned. A bare name is accepted, as AWS accepts it.
-pub(crate) fn queue_ref_from_url(url: &str) -> SqsResult<(Option<String>, String)> {
+/// region is returned. A bare name is accepted, as AWS accepts it. Every request that names a
+/// queue reads this, so it borrows and reads the path from its end without collecting it.
+pub(crate) fn queue_ref_from_url(url: &str) -> SqsResult<(Option<&str>, &str)> {
     let url = url.trim();
     let path = match url.find("://") {
         Some(i) => {
@@ -136,15 +137,16 @@ pub(crate) fn queue_ref_from_url(url: &str) -> SqsResult<(Option<String>, String
         None => url,
     };
     let path = path.split(['?', '#']).next().unwrap_or_default();
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let Some((&name, parents)) = segments.split_last() else {
+    let mut segments = path.rsplit('/').filter(|s| !s.is_empty());
+    let Some(name) = segments.next() else {
         return Err(SqsError::non_existent_queue());
     };
-    let region = match parents {
-        [.., "queue", region, _account] => Some((*region).to_owned()),
+    let (account, region, queue) = (segments.next(), segments.next(), segments.next());
+    let region = match (queue, region, account) {
+        (Some("queue"), Some(region), Some(_)) => Some(region),
         _ => None,
     };
-    Ok((region, name.to_owned()))
+    Ok((region, name))
 }
 
 #[cfg(test)]
@@ -165,11 +167,11 @@ mod tests {
         assert!(queue_name_from_url("http://host").is_err());
         assert_eq!(
             queue_ref_from_url("http://h:1/queue/eu-central-1/000000000000/q").unwrap(),
-            (Some("eu-central-1".into()), "q".into())
+            (Some("eu-central-1"), "q")
         );
         assert_eq!(
             queue_ref_from_url("http://h:1/000000000000/q").unwrap(),
-            (None, "q".into())
+            (None, "q")
         );
     }
 }
