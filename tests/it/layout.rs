@@ -304,7 +304,10 @@ fn the_cycle_check_reads_super_and_self_inside_inline_modules() {
     assert_eq!(cycles(&graph), [["emu", "emu::store"]]);
 }
 
-/// `$crate::` in a macro names the library, from the file the macro is written in.
+/// `$crate::` in a macro names the crate the macro is written in, from the file it is written
+/// in. (The reader before issue 24 read this one already, by accident: it skipped `crate::`
+/// only after a letter, a digit, `_` or `:`, and `$` is none; the reader now tokenizes
+/// `$crate` as one word, so this guards that it still does.)
 #[test]
 fn the_cycle_check_reads_crate_paths_in_macros() {
     let dir = made_tree(&[

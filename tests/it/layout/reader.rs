@@ -670,8 +670,8 @@ impl Tree {
         let (first, mut rest) = segs.split_first()?;
         let mut base = match first.as_str() {
             "::" | "Self" => return None,
-            "crate" if m.first().is_some_and(|s| s == BIN) => vec![BIN.to_string()],
-            // `$crate` is the crate the macro is written in: only the library has macros.
+            // `$crate` is the crate the macro is written in, as `crate` is the path's own.
+            "crate" | "$crate" if m.first().is_some_and(|s| s == BIN) => vec![BIN.to_string()],
             "crate" | "$crate" => Vec::new(),
             "self" => m.clone(),
             "super" => m[..m.len().saturating_sub(1)].to_vec(),
