@@ -2,6 +2,7 @@
 //! each turns one flag's text into its value or says what is wrong with it. Named by the
 //! `value_parser =` of the flags in `args.rs` and `args/bench.rs`, below both.
 
+/// A run id: 1 to 24 letters, digits or `-`, since it goes into queue names.
 pub(super) fn parse_run_id(s: &str) -> Result<String, String> {
     if !s.is_empty() && s.len() <= 24 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
         Ok(s.to_string())
@@ -43,14 +44,17 @@ pub(super) fn parse_partition(s: &str) -> Result<(usize, usize), String> {
     Ok((k, n))
 }
 
+/// The emulator's chaos spec (docs/chaos.md), as `--chaos` takes it.
 pub(super) fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
     crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
 }
 
+/// A duration as suites write one (`1500ms`, `90s`, `5m`).
 pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     crate::duration::parse(s).map_err(|e| e.to_string())
 }
 
+/// An AWS account id: 12 digits.
 pub(super) fn parse_account_id(s: &str) -> Result<String, String> {
     if s.len() == 12 && s.chars().all(|c| c.is_ascii_digit()) {
         Ok(s.to_string())
@@ -69,6 +73,7 @@ pub(super) fn parse_request_budget(s: &str) -> Result<u64, String> {
     }
 }
 
+/// A duration longer than 0: a bound of 0 would end what it bounds before it starts.
 pub(super) fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
     match parse_duration(s)? {
         d if d.is_zero() => Err("must be longer than 0".to_string()),
@@ -102,6 +107,8 @@ pub(super) fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
+/// `NAME=URL`: a target named for the table (letters, digits, `-`, `_`, `.`) and its http(s)
+/// URL.
 pub(super) fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {
     let (name, url) = s
         .split_once('=')
