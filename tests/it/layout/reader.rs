@@ -228,10 +228,13 @@ const SEMI_ITEMS: &[&str] = &["static", "type", "use", "let", "extern"];
 const DEF_WORDS: &[&str] = &[
     "fn", "struct", "enum", "union", "trait", "type", "const", "static",
 ];
+/// Words that may follow a defining word without being the name it defines (`const fn`,
+/// `static mut`, `const _`).
 const KEYWORDS: &[&str] = &[
     "fn", "unsafe", "async", "extern", "const", "static", "mut", "_", "impl", "for", "dyn", "where",
 ];
 
+/// The text of token `i`, or `""` past the end (so a look-ahead never panics).
 fn text(toks: &[Token], i: usize) -> &str {
     toks.get(i).map_or("", |t| t.text.as_str())
 }
