@@ -31,7 +31,7 @@ pub struct Workload {
     pub messages_per_client: Option<u64>,
     pub region: Option<String>,
     /// Set by a signal: no cycle starts after it.
-    pub stop: super::Stop,
+    pub stop: super::stop::Stop,
 }
 
 /// What one client recorded in the measured phase.
@@ -147,7 +147,7 @@ async fn run_phase(
     queue_url: &str,
     deadline: Instant,
     cap: Option<u64>,
-    stop: &super::Stop,
+    stop: &super::stop::Stop,
 ) -> ClientLog {
     let mut log = ClientLog::default();
     let mut n = 0u64;

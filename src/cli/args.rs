@@ -1,9 +1,19 @@
-//! Command-line arguments (clap derive; the doc comments are the help text).
+//! Command-line arguments (clap derive; the doc comments are the help text). The flags of
+//! `bench` are in [`bench`], and the value parsers every flag names in [`values`].
+
+mod bench;
+mod values;
+
+pub use bench::{BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, bench_defaults};
 
 use crate::sqs::protocol::Protocol;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use values::{
+    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_partition,
+    parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
+};
 
 /// Chaos and conformance experiments for Amazon SQS, with an embedded SQS emulator.
 ///
@@ -63,55 +73,6 @@ pub struct SuiteArgs {
     /// The same bound for cases tagged `slow` (they wait out SQS's own long intervals).
     #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_duration)]
     pub max_slow_case_duration: std::time::Duration,
-}
-
-fn parse_run_id(s: &str) -> Result<String, String> {
-    if !s.is_empty() && s.len() <= 24 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-        Ok(s.to_string())
-    } else {
-        Err("a run id is 1 to 24 letters, digits or `-` (it goes into queue names)".to_string())
-    }
-}
-
-/// An endpoint URL: `http://` or `https://` and a host. Without a scheme the SDK would fail
-/// much later, once per call, with an error that does not say what was wrong.
-fn parse_endpoint_url(s: &str) -> Result<String, String> {
-    let uri: hyper::Uri = s
-        .parse()
-        .map_err(|e| format!("not a URL ({e}); write it as http://HOST:PORT"))?;
-    match (uri.scheme_str(), uri.authority()) {
-        (Some("http" | "https"), Some(a)) if !a.host().is_empty() => Ok(s.to_string()),
-        (None, _) => Err(format!(
-            "`{s}` has no scheme; write it as http://{s} (or https://)"
-        )),
-        (Some(other), _) if other != "http" && other != "https" => Err(format!(
-            "unsupported scheme `{other}`: SQS endpoints are http:// or https:// \
-             (for a host and port, write http://{s})"
-        )),
-        _ => Err(format!("`{s}` names no host; write it as http://HOST:PORT")),
-    }
-}
-
-/// `K/N` with 1 <= K <= N.
-fn parse_partition(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("`{s}` is not a partition: write K/N with 1 <= K <= N, e.g. 2/3");
-    let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let (k, n): (usize, usize) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || n == 0 || k > n {
-        return Err(bad());
-    }
-    Ok((k, n))
-}
-
-fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
-    crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
-}
-
-fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    crate::duration::parse(s).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -476,57 +437,6 @@ pub struct ServeArgs {
     pub shutdown_grace: std::time::Duration,
 }
 
-fn parse_account_id(s: &str) -> Result<String, String> {
-    if s.len() == 12 && s.chars().all(|c| c.is_ascii_digit()) {
-        Ok(s.to_string())
-    } else {
-        Err("an AWS account id is 12 digits".to_string())
-    }
-}
-
-/// A request budget: 1 or more. 0 would stop a run before its first request, never what is
-/// meant; no budget is no flag.
-fn parse_request_budget(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("must be at least 1 (for no budget, leave the flag out)".to_string()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("`{s}` is not a whole number of requests")),
-    }
-}
-
-fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
-    match parse_duration(s)? {
-        d if d.is_zero() => Err("must be longer than 0".to_string()),
-        d => Ok(d),
-    }
-}
-
-/// `1024`, `64KiB`, `512MiB`, `1GiB` (also `KB`/`MB`/`GB`, decimal).
-fn parse_size(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, unit) = s.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size; write e.g. `1048576`, `512MiB` or `1GiB`"))?;
-    let factor: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        "KB" => 1_000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        other => {
-            return Err(format!(
-                "unknown size unit `{other}`; use B, KiB, MiB or GiB"
-            ));
-        }
-    };
-    n.checked_mul(factor)
-        .ok_or_else(|| format!("`{s}` is too large"))
-}
-
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Run folders holding evidence.jsonl. Each gets its reports rendered again; the folders
@@ -622,203 +532,6 @@ pub struct BaselineCompareArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Targets `bench` can start itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BenchTargetArg {
-    /// The emulator on an ephemeral loopback port (its own runtime and threads for --driver raw).
-    Embedded,
-}
-
-/// How `bench` loads its targets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BenchDriverArg {
-    /// Pre-built unsigned requests over keep-alive connections: the server's figure, against
-    /// its own no-op ceiling. Emulators only; AWS hosts are refused.
-    Raw,
-    /// aws-sdk-sqs clients looping send → receive → delete: what an SDK client sees.
-    Sdk,
-}
-
-/// The raw driver's workloads (the no-op ceiling always runs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BenchWorkloadArg {
-    /// SendMessage to one shared queue.
-    Send,
-    /// ReceiveMessage (10, visibility 0) from a pre-filled queue.
-    Receive,
-    /// SendMessage → ReceiveMessage → DeleteMessage, a queue per connection.
-    Cycle,
-    /// SendMessageBatch(10) → ReceiveMessage → DeleteMessageBatch(10), a queue per connection.
-    Batch,
-    /// Scale: RSS per stored message beyond its body at each --memory-at count (standard and
-    /// FIFO), on `sqsprobe serve` run as its own process.
-    Memory,
-    /// Scale: ReceiveMessage and DeleteMessage p50 at each --depth (standard, FIFO over
-    /// --groups groups, FIFO with all but ten groups held in flight).
-    Depth,
-    /// Scale: ListQueues (prefix) and GetQueueUrl p50 at each --queues count.
-    Queues,
-    /// Scale: `serve` exec → first answer, and what `run` of a one-case suite adds to it.
-    Startup,
-}
-
-/// `bench`'s documented defaults, per driver (the flags are optional so a flag of the other
-/// driver can be refused).
-pub mod bench_defaults {
-    use std::time::Duration;
-
-    pub const SDK_DURATION: Duration = Duration::from_secs(10);
-    pub const RAW_DURATION: Duration = Duration::from_secs(3);
-    pub const SDK_CLIENTS: &[usize] = &[1];
-    pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
-    /// The scale workloads' full measurement (issue 12's sizes).
-    pub const DEPTHS: &[u64] = &[1_000, 1_000_000];
-    pub const MEMORY_AT: &[u64] = &[200_000, 1_000_000];
-    pub const GROUPS: u64 = 10_000;
-    pub const CYCLES: u64 = 5_000;
-    pub const QUEUES: &[u64] = &[10, 10_000];
-    pub const STARTUP_SAMPLES: u64 = 15;
-}
-
-#[derive(Debug, Args)]
-pub struct BenchArgs {
-    /// Start and measure a target in-process (default when no --endpoint is given).
-    #[arg(long, value_enum, help_heading = "Targets")]
-    pub target: Vec<BenchTargetArg>,
-
-    /// Measure an SQS-compatible endpoint, named for the table (repeatable), e.g.
-    /// `moto=http://127.0.0.1:5000`.
-    #[arg(long = "endpoint", value_name = "NAME=URL", value_parser = parse_named_endpoint, help_heading = "Targets")]
-    pub endpoints: Vec<(String, String)>,
-
-    /// raw (default): the server's figure, unsigned requests, emulators only; sdk: through
-    /// aws-sdk-sqs.
-    #[arg(long, value_enum, default_value = "raw", help_heading = "Targets")]
-    pub driver: BenchDriverArg,
-
-    /// Wire protocol of the raw driver: `json` or `query` for every target, or NAME=PROTO for
-    /// one (repeatable), e.g. `--protocol sqslite=query`. Default json.
-    #[arg(long, value_name = "PROTO|NAME=PROTO", help_heading = "Targets")]
-    pub protocol: Vec<String>,
-
-    /// sdk driver: the target its ratios are computed against (default: the first; embedded
-    /// runs before the --endpoint targets, which run in the order given).
-    #[arg(long, value_name = "NAME", help_heading = "Targets")]
-    pub reference: Option<String>,
-
-    /// AWS region for the SDK clients (emulators accept any; default us-east-1).
-    #[arg(long, value_name = "REGION", help_heading = "Targets")]
-    pub region: Option<String>,
-
-    /// raw driver: leave out the reference server (a bare hyper server answering a fixed 200,
-    /// measured first with the no-op at each connection count, against which every row is a
-    /// fraction: docs/performance.md#the-reference-server).
-    #[arg(long, help_heading = "Targets")]
-    pub no_reference: bool,
-
-    /// sdk driver: concurrent clients, each on its own queue; a list runs each count (e.g.
-    /// 1,8). Default 1.
-    #[arg(
-        long,
-        value_name = "N",
-        value_delimiter = ',',
-        help_heading = "Workload"
-    )]
-    pub clients: Option<Vec<usize>>,
-
-    /// raw driver: keep-alive connections; a list runs each count. Default 1,4,16.
-    #[arg(
-        long,
-        value_name = "N",
-        value_delimiter = ',',
-        help_heading = "Workload"
-    )]
-    pub connections: Option<Vec<usize>>,
-
-    /// raw driver: workloads to run, in order (default send,receive,cycle,batch); the no-op
-    /// ceiling runs first. memory, depth, queues and startup are the scale workloads: they
-    /// start `sqsprobe serve` from this binary as their own process (never an --endpoint) and
-    /// take minutes at their default sizes (see Scale).
-    #[arg(long, value_enum, value_delimiter = ',', help_heading = "Workload")]
-    pub workload: Vec<BenchWorkloadArg>,
-
-    /// raw driver: messages put in the receive workload's queue first.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "1000",
-        help_heading = "Workload"
-    )]
-    pub prefill: u64,
-
-    /// raw driver: queues the send and receive workloads spread their connections over
-    /// (connection i uses queue i mod N; each receive queue gets --prefill): 2 against 1 shows
-    /// whether different queues scale across cores.
-    #[arg(long, value_name = "N", default_value = "1", help_heading = "Workload")]
-    pub shared_queues: usize,
-
-    /// Length of each measured phase (at most 1h). Default 3s for raw (per workload and
-    /// connection count), 10s for sdk.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Workload")]
-    pub duration: Option<std::time::Duration>,
-
-    /// Unmeasured warm-up before each measured phase.
-    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, help_heading = "Workload")]
-    pub warmup: std::time::Duration,
-
-    /// sdk driver: stop each client after this many measured cycles (the duration still
-    /// bounds the run).
-    #[arg(long, value_name = "N", help_heading = "Workload")]
-    pub messages: Option<u64>,
-
-    /// Scale (depth): stored messages at which receive and delete are timed, all in one fill;
-    /// the growth ratio is the largest's p50 ÷ the smallest's. Default 1000,1000000.
-    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
-    pub depth: Option<Vec<u64>>,
-
-    /// Scale (memory): stored messages at which RSS is read, all in one fill. Default
-    /// 200000,1000000.
-    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
-    pub memory_at: Option<Vec<u64>>,
-
-    /// Scale: message groups of the FIFO queues (at most one per message). Default 10000.
-    #[arg(long, value_name = "N", help_heading = "Scale")]
-    pub groups: Option<u64>,
-
-    /// Scale: receive → delete → send cycles per depth, and ListQueues + GetQueueUrl pairs
-    /// per queue count. Default 5000.
-    #[arg(long, value_name = "N", help_heading = "Scale")]
-    pub cycles: Option<u64>,
-
-    /// Scale (queues): queue counts at which lookups are timed, on one server. Default
-    /// 10,10000.
-    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
-    pub queues: Option<Vec<u64>>,
-
-    /// Scale (startup): starts of `serve`, and runs of the one-case suite. Default 15.
-    #[arg(long, value_name = "N", help_heading = "Scale")]
-    pub startup_samples: Option<u64>,
-
-    /// Scale: the sqsprobe binary whose `serve` (and `run`) is measured, e.g. an older build
-    /// for before/after figures. Default: this executable.
-    #[arg(long, value_name = "PATH", help_heading = "Scale")]
-    pub serve_binary: Option<PathBuf>,
-
-    /// Also write the results as JSON to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub json: Option<PathBuf>,
-
-    /// raw driver: compare with a saved `--json` FILE: raw rows by ceiling ratio, scale
-    /// figures by growth ratio, bytes per message and start-up ms.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub baseline: Option<PathBuf>,
-
-    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's, or a
-    /// scale figure's cost grew past baseline ÷ R (e.g. 0.8: a quarter more).
-    #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
-    pub fail_below: Option<f64>,
-}
-
 /// Where `sweep` looks: an endpoint, or AWS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SweepTargetArg {
@@ -862,62 +575,6 @@ pub struct SweepArgs {
     /// Print what would be deleted; delete nothing.
     #[arg(long, help_heading = "Selection")]
     pub dry_run: bool,
-}
-
-fn parse_named_endpoint(s: &str) -> Result<(String, String), String> {
-    let (name, url) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not NAME=URL, e.g. moto=http://127.0.0.1:5000"))?;
-    let name = name.trim();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    {
-        return Err(format!(
-            "`{name}` is not a target name: use letters, digits, `-`, `_`, `.`"
-        ));
-    }
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(format!("`{url}` is not an http(s) URL"));
-    }
-    Ok((name.to_string(), url.to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn endpoint_urls_need_a_scheme_and_a_host() {
-        assert!(parse_endpoint_url("http://127.0.0.1:4566").is_ok());
-        assert!(parse_endpoint_url("https://sqs.eu-west-1.amazonaws.com").is_ok());
-        let no_scheme = parse_endpoint_url("127.0.0.1:4566").unwrap_err();
-        assert!(no_scheme.contains("http://127.0.0.1:4566"), "{no_scheme}");
-        assert!(parse_endpoint_url("localhost:4566").is_err());
-        assert!(
-            parse_endpoint_url("ftp://host")
-                .unwrap_err()
-                .contains("scheme")
-        );
-        assert!(parse_endpoint_url("").is_err());
-    }
-
-    #[test]
-    fn partitions_are_k_of_n() {
-        assert_eq!(parse_partition("2/3"), Ok((2, 3)));
-        assert_eq!(parse_partition("1/1"), Ok((1, 1)));
-        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
-            assert!(parse_partition(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn jobs_zero_is_refused() {
-        let err = Cli::try_parse_from(["sqsprobe", "run", "--jobs", "0"]).unwrap_err();
-        assert!(err.to_string().contains("0"), "{err}");
-        assert!(Cli::try_parse_from(["sqsprobe", "run", "--jobs", "1"]).is_ok());
-    }
 }
 
 /// `sqsprobe audit ... -- COMMAND [ARGS...]`.
@@ -988,4 +645,16 @@ pub struct AuditArgs {
     /// The consumer to audit, after `--`: a command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_zero_is_refused() {
+        let err = Cli::try_parse_from(["sqsprobe", "run", "--jobs", "0"]).unwrap_err();
+        assert!(err.to_string().contains("0"), "{err}");
+        assert!(Cli::try_parse_from(["sqsprobe", "run", "--jobs", "1"]).is_ok());
+    }
 }

@@ -3,7 +3,11 @@
 //! Two drivers (docs/performance.md): `raw`, the default, measures the server against its own
 //! no-op ceiling; `sdk` measures what an aws-sdk-sqs client sees. This file holds the SDK
 //! driver's command; [`raw`] the raw one, and [`scale`] the raw driver's scale workloads.
+//! What both drivers share sits below them: the bounds of a run ([`bounds`]) and how a signal
+//! stops it ([`interrupt`]).
 
+mod bounds;
+mod interrupt;
 mod raw;
 mod scale;
 
@@ -15,11 +19,8 @@ use crate::bench::{
 };
 use crate::emulator::{EmulatorConfig, RunningEmulator, spawn};
 use crate::exit_code;
-
-/// The longest measured phase accepted: a bench is a bounded experiment like any other.
-const MAX_DURATION: Duration = Duration::from_secs(3600);
-/// The most clients (sdk) or connections (raw) per run.
-const MAX_CLIENTS: usize = 256;
+use bounds::{MAX_CLIENTS, check_phases};
+use interrupt::watch_signals;
 
 /// A target to measure: its table name, and how to reach it.
 enum Planned {
@@ -87,17 +88,6 @@ fn plan(args: &BenchArgs) -> Result<Vec<Planned>, String> {
         return Err(format!("--clients must be between 1 and {MAX_CLIENTS}"));
     }
     Ok(targets)
-}
-
-/// The measured phase and the warm-up are bounded like every experiment.
-fn check_phases(duration: Duration, warmup: Duration) -> Result<(), String> {
-    if duration.is_zero() || duration > MAX_DURATION {
-        return Err("--duration must be more than 0 and at most 1h".into());
-    }
-    if warmup > MAX_DURATION {
-        return Err("--warmup must be at most 1h".into());
-    }
-    Ok(())
 }
 
 fn duration(args: &BenchArgs) -> Duration {
@@ -243,26 +233,4 @@ async fn run_sdk(args: BenchArgs) -> i32 {
     } else {
         exit_code::OK
     }
-}
-
-/// The first Ctrl-C, SIGTERM or SIGHUP stops the bench cleanly: the phase in flight ends
-/// within a call, its queues are deleted, its row is dropped, no further phase or target
-/// starts, and what was measured is printed (and saved with `--json`), exit 130. A second
-/// signal leaves at once; the queues of the phase in flight are named by their prefix.
-async fn watch_signals(stop: crate::bench::Stop) {
-    let mut signals = super::signals::Signals::new();
-    let first = signals.next().await;
-    eprintln!(
-        "sqsprobe: {first}: stopping the bench — the phase in flight is cut and dropped, its queues \
-         deleted; nothing more is measured (again to leave at once)"
-    );
-    stop.request();
-    let second = signals.next().await;
-    // Leaving without unwinding: the servers the scale workloads started are killed here.
-    stop.kill_children();
-    eprintln!(
-        "sqsprobe: {second} again: leaving now; queues named sqsprobe-bench-* of the phase in \
-         flight may remain on the target"
-    );
-    std::process::exit(exit_code::INTERRUPTED);
 }

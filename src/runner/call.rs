@@ -50,7 +50,7 @@ struct AttemptNote {
 #[derive(Debug, Clone, Default)]
 pub struct AttemptRecorder {
     /// The run's clock: attempts are timed on it.
-    clock: crate::runner::RunClock,
+    clock: crate::runner::clock::RunClock,
     notes: Arc<Mutex<Vec<AttemptNote>>>,
     /// The credentials the signed request carried (access key id, session token), so that the
     /// run can mask any echo of them; never written anywhere.
@@ -59,7 +59,7 @@ pub struct AttemptRecorder {
 
 impl AttemptRecorder {
     /// A recorder timing attempts on `clock`.
-    pub fn new(clock: crate::runner::RunClock) -> AttemptRecorder {
+    pub fn new(clock: crate::runner::clock::RunClock) -> AttemptRecorder {
         AttemptRecorder {
             clock,
             ..AttemptRecorder::default()
@@ -229,7 +229,7 @@ pub struct CallMeta {
     /// The region the call is signed for when it is not the run's (a queue's `region:`).
     pub region: Option<String>,
     /// The run's clock, which times the call's attempts.
-    pub clock: crate::runner::RunClock,
+    pub clock: crate::runner::clock::RunClock,
     /// The query-protocol form a step's `wire:` gives the call (its `reply` is filled per
     /// attempt).
     pub wire: Option<crate::evidence::format::WireEvidence>,

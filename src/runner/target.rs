@@ -407,7 +407,7 @@ pub struct TargetRequest {
     pub allow_accounts: Vec<String>,
     /// The run's clock. A virtual one is shared with the embedded emulator, which is then
     /// reached in-process; no other target can follow a virtual clock.
-    pub clock: super::RunClock,
+    pub clock: super::clock::RunClock,
 }
 
 /// The facts about a resolved target that get printed and recorded.
@@ -559,7 +559,7 @@ pub async fn resolve(
         ));
     }
     // Another target's leases and windows run on its own clock: waiting less would be wrong.
-    if req.clock.kind() == super::ClockKind::Virtual && kind != TargetKind::Embedded {
+    if req.clock.kind() == super::clock::ClockKind::Virtual && kind != TargetKind::Embedded {
         return Err(TargetError::Usage(
             "--clock virtual applies only to the embedded emulator, which shares the run's \
              clock; another target's leases and windows take real time (drop --endpoint-url / \
@@ -586,7 +586,7 @@ pub async fn resolve(
     };
 
     let mut emulator = None;
-    let virtual_clock = req.clock.kind() == super::ClockKind::Virtual;
+    let virtual_clock = req.clock.kind() == super::clock::ClockKind::Virtual;
     let endpoint_url = match kind {
         TargetKind::Embedded => {
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));

@@ -23,8 +23,8 @@ mod tests;
 
 pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};
 pub use intake::{too_large, utf8_text};
-pub use limits::{CALL_ALLOWANCE, Limits, case_budget, case_waits, check_run};
+pub use limits::{Limits, check_run};
 pub use model::*;
 pub(crate) use parse::step_calls;
-pub use parse::{PROTOCOLS, parse_suite};
+pub use parse::{CALL_ALLOWANCE, PROTOCOLS, case_budget, case_waits, parse_suite};
 pub use source::LineIndex;

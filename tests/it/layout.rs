@@ -1,198 +1,65 @@
 //! The layout the architecture promises (docs/architecture.md), checked on the source tree:
 //! every import goes down the floors that page draws, no source file imports a file that
-//! imports it back, and no file's code outside its tests
-//! grows past what one reader can hold (900 lines). And the tests' own layout: every file of
-//! `tests/` is a module of one of the few test binaries (`tests/it/`, `tests/long/`), never a
-//! binary of its own nor a file cargo silently leaves out.
+//! imports it back, and no file's code outside its tests grows past what one reader can hold
+//! (900 lines). And the tests' own layout: every file of `tests/` is a module of one of the few
+//! test binaries (`tests/it/`, `tests/long/`), never a binary of its own nor a file cargo
+//! silently leaves out.
 //!
-//! Imports are read the way a reader follows them: every `crate::a::b` and `super::x` path
-//! outside comments and the file's `#[cfg(test)]` part, resolved to the deepest module file
-//! that exists. That over-approximates (a path to an item counts as a path to its file), which
-//! is the safe side for a check that forbids cycles.
+//! # What counts as an import
+//!
+//! The files are the ones the compiler reads: reached from `lib.rs` (the library) and
+//! `main.rs` (the binary, a crate of its own whose `sqsprobe::` paths name the library) by
+//! their `mod` lines. Code under `#[cfg(test)]` is no import, wherever the item sits (a
+//! `mod tests` block, a test-only file, a test helper in the middle of a file); comments and
+//! string literals are not code.
+//!
+//! Every path in the code is read where it is written ([`reader`]): a `use` tree's leaves
+//! (groups, renames, globs), and paths written inline, whatever they start with: `crate::`,
+//! `$crate::` (in a macro), `super::` and `self::` (inside an inline `mod x { }` too, relative
+//! to it), a child module (`raw::run`, `pub use child::X`), or a name a `use` bound
+//! (`use crate::report;` then `report::live::Progress`). Each is resolved to the file that
+//! defines the item it names, following the `use` and `pub use` lines that bring the name
+//! into each module on the way, as the compiler does; where reading cannot tell (an item made
+//! by a macro), to the deepest module file the path names. That file is imported by the file
+//! the path is written in.
+//!
+//! A re-export (`pub use child::X`) is an import like any `use`, of the file that defines
+//! `X`; and a file that names `X` through the re-export imports that file too, never the
+//! re-exporting one. So a `mod.rs` that only declares and re-exports, the house style, is in
+//! no cycle: nothing is defined there for anyone to import (a path that names the module
+//! itself, `use crate::runner;`, does import its `mod.rs`; name the items instead). A `mod.rs`
+//! that also defines what its children import, while re-exporting from them, is a cycle: the
+//! shared item goes into a file of its own below both (`runner/context.rs`).
 
+mod reader;
+
+use reader::{BIN, Edges, ModPath, read_tree};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Longest a source file may be before its `#[cfg(test)]` part.
+/// Longest a source file may be outside its `#[cfg(test)]` items.
 const MAX_LINES: usize = 900;
 
-/// Module path (`["runner", "case", "acks"]`) → file, for every `.rs` under `src/`.
-fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(src).unwrap().with_extension("");
-            let mut parts: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if matches!(
-                parts.last().map(String::as_str),
-                Some("mod" | "lib" | "main")
-            ) {
-                parts.pop();
-            }
-            out.insert(parts, path);
-        }
-    }
-    out
+/// Every import between the module files under `src`, each with the paths that make it.
+fn import_edges(src: &Path) -> Edges {
+    read_tree(src).edges()
 }
 
-/// The code of a file a reader sees outside its tests, comments dropped.
-fn code(text: &str) -> String {
-    let before_tests = text.split("#[cfg(test)]").next().unwrap_or("");
-    before_tests
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Every module path `code` names, as segments after its root: `crate::a::b::C` and
-/// `super::x::y` anywhere, `self::x`, chains of `super::super::`, and each leaf of a `use`
-/// group (`use super::{page, trials::render}`, nested groups too), with the root kept
-/// (`crate`, `super`, `self`).
-fn paths(code: &str) -> Vec<(&'static str, Vec<String>)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < code.len() {
-        let rest = &code[i..];
-        let Some(root) = ["crate::", "super::", "self::"]
-            .into_iter()
-            .find(|r| rest.starts_with(r))
-        else {
-            i += rest.chars().next().map_or(1, char::len_utf8);
-            continue;
-        };
-        let before = code[..i].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-            i += root.len();
-            continue;
-        }
-        let (tree, used) = use_tree(&rest[root.len()..]);
-        let name = match root {
-            "crate::" => "crate",
-            "super::" => "super",
-            _ => "self",
-        };
-        for leaf in expand(&tree) {
-            out.push((name, leaf));
-        }
-        i += root.len() + used.max(1);
-    }
-    out
-}
-
-/// The use tree that starts `text` (after its root): the text up to where the path or its
-/// braced group ends, and how many bytes that was.
-fn use_tree(text: &str) -> (String, usize) {
-    let mut depth = 0usize;
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    return (text[..=i].to_string(), i + 1);
-                }
-            }
-            c if depth == 0 && !(c.is_alphanumeric() || c == '_' || c == ':' || c == '*') => {
-                return (text[..i].to_string(), i);
-            }
-            _ => {}
-        }
-    }
-    (text.to_string(), text.len())
-}
-
-/// The leaves of a use tree: `a::{b, c::{d, e}}` is `a::b`, `a::c::d`, `a::c::e`; a leaf is
-/// its module segments (`*`, `self` and `as` names dropped).
-fn expand(tree: &str) -> Vec<Vec<String>> {
-    let tree = tree.trim();
-    let Some(open) = tree.find('{') else {
-        return vec![segments(tree)];
-    };
-    let prefix = segments(&tree[..open]);
-    let inner = &tree[open + 1..tree.len().saturating_sub(1)];
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&inner[start..]);
-    let mut leaves = Vec::new();
-    for part in parts.into_iter().map(str::trim).filter(|p| !p.is_empty()) {
-        for leaf in expand(part) {
-            let mut full = prefix.clone();
-            full.extend(leaf);
-            leaves.push(full);
-        }
-    }
-    if leaves.is_empty() {
-        leaves.push(prefix);
-    }
-    leaves
-}
-
-fn segments(path: &str) -> Vec<String> {
-    // `a::b as c`: the path is what comes before the rename.
-    let path = path.split_whitespace().next().unwrap_or_default();
-    path.split("::")
-        .filter(|s| !s.is_empty() && *s != "*" && *s != "self")
-        .map(str::to_string)
+/// Module file → the module files it imports.
+fn import_graph(src: &Path) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+    import_edges(src)
+        .into_iter()
+        .map(|(module, to)| (module, to.into_keys().collect()))
         .collect()
 }
 
-fn import_graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
-    let mods = modules(src);
-    let mut graph = BTreeMap::new();
-    for (module, file) in &mods {
-        let text = std::fs::read_to_string(file).unwrap();
-        let mut deps = BTreeSet::new();
-        for (root, segs) in paths(&code(&text)) {
-            // Where the path starts: the crate, this module (`self`), or its parent, one more
-            // level up for each further leading `super`.
-            let this: Vec<String> = module.clone();
-            let mut target: Vec<String> = match root {
-                "crate" => Vec::new(),
-                "self" => this.clone(),
-                _ => this[..this.len().saturating_sub(1)].to_vec(),
-            };
-            let mut segs = segs.as_slice();
-            while let Some((first, rest)) = segs.split_first()
-                && first == "super"
-            {
-                target.pop();
-                segs = rest;
-            }
-            target.extend(segs.iter().cloned());
-            while !target.is_empty() && !mods.contains_key(&target) {
-                target.pop();
-            }
-            if mods.contains_key(&target) && &target != module {
-                deps.insert(target);
-            }
-        }
-        graph.insert(module.clone(), deps);
+/// How a module file is named in a message: its module path, `crate` for `lib.rs`.
+fn shown(module: &[String]) -> String {
+    if module.is_empty() {
+        "crate".to_string()
+    } else {
+        module.join("::")
     }
-    graph
 }
 
 /// Strongly connected components of more than one module (Tarjan).
@@ -227,7 +94,7 @@ fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Strin
             let mut component = Vec::new();
             while let Some(w) = s.stack.pop() {
                 s.on_stack.remove(w);
-                component.push(w.join("::"));
+                component.push(shown(w));
                 if w == v {
                     break;
                 }
@@ -258,12 +125,53 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// Writes a source tree of `files` (path under `src/`, text) into a fresh folder.
+fn made_tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// A module path from its text: `"runner::case"`, `""` for the crate root.
+fn module(path: &str) -> ModPath {
+    path.split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn no_source_file_imports_a_file_that_imports_it() {
-    let found = cycles(&import_graph(&src()));
+    let edges = import_edges(&src());
+    let graph = edges
+        .iter()
+        .map(|(m, to)| (m.clone(), to.keys().cloned().collect()))
+        .collect();
+    let found = cycles(&graph);
+    // Each cycle with the imports that close it, where they are written.
+    let mut why = Vec::new();
+    for component in &found {
+        for (from, to) in &edges {
+            for (target, at) in to {
+                if component.contains(&shown(from)) && component.contains(&shown(target)) {
+                    why.push(format!(
+                        "{} -> {}: {}",
+                        shown(from),
+                        shown(target),
+                        at.join("; ")
+                    ));
+                }
+            }
+        }
+    }
     assert!(
         found.is_empty(),
-        "import cycles between source files (move the shared item to a file both import): {found:#?}"
+        "import cycles between source files (move the shared item to a file both import): \
+         {found:#?}\n{why:#?}"
     );
 }
 
@@ -321,6 +229,211 @@ fn the_cycle_check_reads_groups_and_super_chains() {
     );
 }
 
+/// A child module named by its own name, with no root: `raw::run()` in the parent, and the
+/// parent's `pub use child::X` (the cycles of `cli/bench.rs` and `runner/mod.rs` the check
+/// once missed: issue 24).
+#[test]
+fn the_cycle_check_reads_paths_that_start_at_a_child_module() {
+    let dir = made_tree(&[
+        ("lib.rs", "mod bench;\nmod runner;\n"),
+        (
+            "bench.rs",
+            "mod raw;\npub const MAX: usize = 1;\npub async fn run() { raw::run().await }\n",
+        ),
+        ("bench/raw.rs", "use super::MAX;\npub async fn run() {}\n"),
+        (
+            "runner/mod.rs",
+            "mod run;\npub use run::run_plan;\npub struct Context;\n",
+        ),
+        (
+            "runner/run.rs",
+            "use crate::runner::Context;\npub fn run_plan() {}\n",
+        ),
+    ]);
+    assert_eq!(
+        cycles(&import_graph(dir.path())),
+        [["bench", "bench::raw"], ["runner", "runner::run"]]
+    );
+}
+
+/// A path through a name a `use` bound: `use crate::report;` then `report::live::Progress`
+/// imports `report/live.rs`, not only `report/mod.rs` (issue 24).
+#[test]
+fn the_cycle_check_reads_paths_through_a_use_bound_name() {
+    let dir = made_tree(&[
+        ("lib.rs", "mod report;\nmod run;\n"),
+        ("report/mod.rs", "pub mod live;\n"),
+        (
+            "report/live.rs",
+            "use crate::run::Outcome;\npub struct Progress;\n",
+        ),
+        (
+            "run.rs",
+            "use crate::report;\npub struct Outcome;\nfn f(_: report::live::Progress) {}\n",
+        ),
+    ]);
+    let graph = import_graph(dir.path());
+    assert!(
+        graph[&module("run")].contains(&module("report::live")),
+        "{graph:?}"
+    );
+    assert_eq!(cycles(&graph), [["report::live", "run"]]);
+}
+
+/// `super` and `self` inside an inline `mod x { }` are relative to it, not to the file
+/// (`emulator/mod.rs`'s `pub mod audit { pub use super::support::audit::… }`: issue 24).
+#[test]
+fn the_cycle_check_reads_super_and_self_inside_inline_modules() {
+    let dir = made_tree(&[
+        ("lib.rs", "mod emu;\n"),
+        (
+            "emu/mod.rs",
+            "mod store;\nmod support;\npub struct Config;\n\
+             pub mod audit {\n    pub use super::support::audit::Ledger;\n\
+                 pub mod deep {\n        pub use self::super::super::store::Store;\n    }\n}\n",
+        ),
+        ("emu/support/mod.rs", "pub mod audit;\n"),
+        ("emu/support/audit.rs", "pub struct Ledger;\n"),
+        ("emu/store.rs", "use super::Config;\npub struct Store;\n"),
+    ]);
+    let graph = import_graph(dir.path());
+    assert!(
+        graph[&module("emu")].contains(&module("emu::support::audit")),
+        "{graph:?}"
+    );
+    assert_eq!(cycles(&graph), [["emu", "emu::store"]]);
+}
+
+/// `$crate::` in a macro names the crate the macro is written in, from the file it is written
+/// in. (The reader before issue 24 read this one already, by accident: it skipped `crate::`
+/// only after a letter, a digit, `_` or `:`, and `$` is none; the reader now tokenizes
+/// `$crate` as one word, so this guards that it still does.)
+#[test]
+fn the_cycle_check_reads_crate_paths_in_macros() {
+    let dir = made_tree(&[
+        ("lib.rs", "mod calls;\nmod classify;\n"),
+        (
+            "calls.rs",
+            "pub struct Caller;\nmacro_rules! observed {\n    () => {\n        \
+             $crate::classify::Observed::default()\n    };\n}\n",
+        ),
+        (
+            "classify.rs",
+            "use crate::calls::Caller;\npub struct Observed;\n",
+        ),
+    ]);
+    assert_eq!(cycles(&import_graph(dir.path())), [["calls", "classify"]]);
+}
+
+/// Test items are dropped wherever they sit, and only they: the code after a file's first
+/// `#[cfg(test)]` is read (the check once stopped there: issue 24), `#[cfg(test)]` in a
+/// comment or a string cuts nothing, and a test-only file imports nothing.
+#[test]
+fn the_cycle_check_drops_every_test_item_and_only_those() {
+    let dir = made_tree(&[
+        (
+            "lib.rs",
+            "mod a;\nmod b;\nmod c;\n#[cfg(test)]\nmod testing;\n",
+        ),
+        (
+            "a.rs",
+            "//! Its tests sit mid-file (`#[cfg(test)]` in a doc comment cuts nothing).\n\
+             const NOTE: &str = \"#[cfg(test)]\";\n\
+             #[cfg(test)]\nmod tests {\n    use crate::c::Helper;\n}\n\
+             #[cfg(all(test, unix))]\nfn probe() { crate::c::helper() }\n\
+             use crate::b::Thing;\npub struct Other;\n",
+        ),
+        (
+            "b.rs",
+            "use crate::a::Other;\npub struct Thing;\n#[cfg(not(test))]\nuse crate::c::Live;\n",
+        ),
+        ("c.rs", "pub struct Live;\n"),
+        ("testing.rs", "use crate::a::Other;\nuse crate::b::Thing;\n"),
+    ]);
+    let graph = import_graph(dir.path());
+    assert_eq!(
+        graph[&module("a")],
+        BTreeSet::from([module("b")]),
+        "{graph:?}"
+    );
+    assert!(graph[&module("b")].contains(&module("c")), "{graph:?}");
+    assert!(graph[&module("testing")].is_empty(), "{graph:?}");
+    assert!(read_tree(dir.path()).files[&module("testing")].test);
+    assert_eq!(cycles(&graph), [["a", "b"]]);
+}
+
+/// An item named through a re-export is imported from the file that defines it: a child
+/// naming what its `mod.rs` re-exports from a sibling imports the sibling, so a `mod.rs` that
+/// only declares and re-exports is in no cycle; one that defines what a child imports while
+/// re-exporting from that child is.
+#[test]
+fn a_path_through_a_re_export_imports_the_defining_file() {
+    let dir = made_tree(&[
+        ("lib.rs", "pub mod runner;\npub mod bench;\n"),
+        (
+            "runner/mod.rs",
+            "mod context;\nmod run;\npub use context::Context;\npub use run::*;\n",
+        ),
+        ("runner/context.rs", "pub struct Context;\n"),
+        (
+            "runner/run.rs",
+            "use crate::runner::Context;\npub fn run_plan(_: &Context) {}\n",
+        ),
+        (
+            "bench/mod.rs",
+            "mod stop;\nmod work;\npub use stop::Stop;\npub use work::Work;\n",
+        ),
+        ("bench/stop.rs", "pub struct Stop;\n"),
+        (
+            "bench/work.rs",
+            "pub struct Work { pub stop: super::Stop }\n",
+        ),
+    ]);
+    let graph = import_graph(dir.path());
+    assert_eq!(
+        graph[&module("runner::run")],
+        BTreeSet::from([module("runner::context")])
+    );
+    assert_eq!(
+        graph[&module("bench::work")],
+        BTreeSet::from([module("bench::stop")])
+    );
+    assert!(
+        graph[&module("runner")].contains(&module("runner::run")),
+        "{graph:?}"
+    );
+    assert!(cycles(&graph).is_empty(), "{graph:?}");
+}
+
+/// `lib.rs` and `main.rs` are two crate roots: the binary's `crate::` is its own, its
+/// `sqsprobe::` the library's; and a file no `mod` line reaches is found.
+#[test]
+fn lib_and_main_are_two_crate_roots() {
+    let dir = made_tree(&[
+        ("lib.rs", "pub mod cli;\npub struct Root;\n"),
+        ("cli.rs", "pub fn main() -> i32 { 0 }\n"),
+        (
+            "main.rs",
+            "mod alloc;\nfn main() { sqsprobe::cli::main(); crate::alloc::set(); }\n",
+        ),
+        ("alloc.rs", "pub fn set() {}\n"),
+        ("stray.rs", "use crate::cli::main;\n"),
+    ]);
+    let tree = read_tree(dir.path());
+    assert_eq!(tree.undeclared, [PathBuf::from("stray.rs")]);
+    let graph = import_graph(dir.path());
+    let bin = vec![BIN.to_string()];
+    let mut bin_alloc = bin.clone();
+    bin_alloc.push("alloc".into());
+    assert_eq!(
+        graph[&bin],
+        BTreeSet::from([module("cli"), bin_alloc]),
+        "{graph:?}"
+    );
+    assert!(graph[&module("")].is_empty(), "{graph:?}");
+    assert_eq!(tree.files[&module("")].path, PathBuf::from("lib.rs"));
+}
+
 /// The import floors docs/architecture.md draws: folder (or top-level file) → floor, read from
 /// the fenced block after its `<!-- floors` marker, one floor per line (`4  runner  report`).
 fn documented_floors(doc: &str) -> Result<BTreeMap<String, u32>, String> {
@@ -362,7 +475,10 @@ fn floor_breaches(
         }
     }
     for (module, deps) in graph {
-        let Some(top) = module.first() else { continue };
+        // The library's root and the binary sit above every floor.
+        let Some(top) = module.first().filter(|t| *t != BIN) else {
+            continue;
+        };
         let Some(&own) = floors.get(top) else {
             out.insert(format!("{top} is on no floor"));
             continue;
@@ -442,17 +558,55 @@ fn the_floor_check_finds_an_import_up_or_across() {
 
 #[test]
 fn no_source_file_is_longer_than_one_reader_holds() {
-    let long: Vec<String> = modules(&src())
+    let long: Vec<String> = read_tree(&src())
+        .files
         .values()
-        .filter_map(|file| {
-            let text = std::fs::read_to_string(file).unwrap();
-            let lines = text.split("#[cfg(test)]").next().unwrap().lines().count();
-            (lines > MAX_LINES).then(|| format!("{}: {lines} lines", file.display()))
-        })
+        .filter(|f| f.code_lines > MAX_LINES)
+        .map(|f| format!("src/{}: {} lines", f.path.display(), f.code_lines))
         .collect();
     assert!(
         long.is_empty(),
         "split these by responsibility (docs/architecture.md): {long:?}"
+    );
+}
+
+/// Lines a test item holds are not counted, wherever the item sits; every other line is, also
+/// after the first `#[cfg(test)]` (the check once stopped counting there: issue 24).
+#[test]
+fn the_size_check_counts_every_line_outside_test_items() {
+    let text = "\
+//! A module; `#[cfg(test)]` in a comment cuts nothing.
+pub fn a() {}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn t() {}
+}
+
+/// Code after the tests still counts.
+pub struct After {
+    pub x: u8,
+    #[cfg(test)]
+    pub probe: u8,
+}
+#[cfg(test)]
+pub const ALL: [u8; 2] = [1, 2];
+pub fn last() {}
+";
+    // 18 lines: the 5 of `mod tests`, the field's 2 and the const's 2 are test lines.
+    assert_eq!(text.lines().count(), 18);
+    assert_eq!(reader::code_lines(text), 9);
+}
+
+/// Every `.rs` file under `src/` is a module the compiler reads: one no `mod` line reaches is
+/// code that is never built, nor checked here.
+#[test]
+fn every_source_file_is_declared() {
+    let undeclared = read_tree(&src()).undeclared;
+    assert!(
+        undeclared.is_empty(),
+        "declare these in their parent module, or remove them: {undeclared:?}"
     );
 }
 

@@ -7,8 +7,9 @@
 use std::path::Path;
 
 use super::super::args::{BenchArgs, BenchTargetArg, BenchWorkloadArg, bench_defaults};
+use super::bounds::{MAX_CLIENTS, check_phases};
+use super::interrupt::watch_signals;
 use super::scale::{self, ScalePlan};
-use super::{MAX_CLIENTS, check_phases};
 use crate::bench::raw::{
     EmbeddedServer, Machine, Protocol, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
     RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, apply_ceilings, build_profile,
@@ -311,7 +312,7 @@ pub async fn run(args: BenchArgs) -> i32 {
     let mut rows = Vec::new();
     let mut infos = Vec::new();
     let mut failed = false;
-    let watcher = tokio::spawn(super::watch_signals(options.stop.clone()));
+    let watcher = tokio::spawn(watch_signals(options.stop.clone()));
     for planned in &targets {
         if options.stop.requested() {
             break;

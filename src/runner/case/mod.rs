@@ -43,8 +43,8 @@ use ledger::Ledger;
 use queue_table::QueueTable;
 use record::CaseRecord;
 
-use super::RunContext;
 use super::call::rfc3339;
+use super::context::RunContext;
 use super::target::TargetKind;
 use crate::classify::{self, CaseFacts, Check, StepResult, StopReason};
 use crate::evidence::Masker;

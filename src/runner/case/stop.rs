@@ -6,7 +6,8 @@
 //! [`Stops::until_requested`] beside their own work, so a stop cuts them short.
 
 use crate::classify::StopReason;
-use crate::runner::{Halt, RunContext};
+use crate::runner::context::RunContext;
+use crate::runner::halt::Halt;
 use crate::suite::model::Case;
 use std::time::Duration;
 use tokio::sync::watch;

@@ -3,8 +3,8 @@
 
 use crate::evidence::Masker;
 use crate::evidence::format::{Phase, Record};
-use crate::runner::RunClock;
 use crate::runner::call::{CallMeta, FailureKind, record};
+use crate::runner::clock::RunClock;
 use crate::runner::policy::Usage;
 use crate::runner::queues::run_prefix;
 use crate::runner::target::is_fixed_key;

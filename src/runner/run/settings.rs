@@ -41,7 +41,7 @@ pub struct RunSettings {
     /// `--trials N`: run every case at least N times (a case keeps a larger `trials:`).
     pub trials: Option<u32>,
     /// The run's clock (`--clock`): every timestamp comes from it, and `run_start` names it.
-    pub clock: crate::runner::RunClock,
+    pub clock: crate::runner::clock::RunClock,
     /// `--regions`: the only regions the run may touch (an SCP may allow no others); a case
     /// whose queues are elsewhere is not run (`unsupported`, saying which region).
     pub allowed_regions: Option<Vec<String>>,

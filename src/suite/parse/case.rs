@@ -1,6 +1,7 @@
 //! One case: its metadata, its `queues:`, its steps in order, and its case-level `expect:`.
 
 use super::aspect::derive_aspect;
+use super::budget::case_budget;
 use super::expect::{decode_outcome, decode_rate};
 use super::fault::{FaultSite, decode_fault};
 use super::queue::{check_queue_label, check_queue_refs, decode_queue_entry};
@@ -9,7 +10,7 @@ use super::step::decode_step;
 use super::steps::step_calls;
 use crate::duration;
 use crate::suite::area::{self, Aspect};
-use crate::suite::limits::{Limits, case_budget};
+use crate::suite::limits::Limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Node, Reader, pos};
 use crate::text::suggest::suggest;

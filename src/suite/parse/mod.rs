@@ -10,10 +10,12 @@
 //! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`], [`permission`]),
 //! [`expect`], and
 //! [`fault`] (case and step faults, the `deny` step), [`wire`] (a step's query-wire form);
-//! [`scope`] holds what a case has defined so far.
+//! [`scope`] holds what a case has defined so far, and [`budget`] what a case costs in time,
+//! counted from the step table.
 
 mod admin;
 mod aspect;
+mod budget;
 mod case;
 mod expect;
 mod fault;
@@ -30,6 +32,7 @@ mod steps;
 mod suite;
 mod wire;
 
+pub use budget::{CALL_ALLOWANCE, case_budget, case_waits};
 pub use case::PROTOCOLS;
 pub(crate) use steps::step_calls;
 pub use suite::parse_suite;

@@ -1,0 +1,203 @@
+//! The flags of `sqsprobe bench`: its targets, its two drivers, the raw driver's workloads
+//! and each driver's defaults.
+
+use super::values::{parse_duration, parse_named_endpoint};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Targets `bench` can start itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchTargetArg {
+    /// The emulator on an ephemeral loopback port (its own runtime and threads for --driver raw).
+    Embedded,
+}
+
+/// How `bench` loads its targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchDriverArg {
+    /// Pre-built unsigned requests over keep-alive connections: the server's figure, against
+    /// its own no-op ceiling. Emulators only; AWS hosts are refused.
+    Raw,
+    /// aws-sdk-sqs clients looping send → receive → delete: what an SDK client sees.
+    Sdk,
+}
+
+/// The raw driver's workloads (the no-op ceiling always runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchWorkloadArg {
+    /// SendMessage to one shared queue.
+    Send,
+    /// ReceiveMessage (10, visibility 0) from a pre-filled queue.
+    Receive,
+    /// SendMessage → ReceiveMessage → DeleteMessage, a queue per connection.
+    Cycle,
+    /// SendMessageBatch(10) → ReceiveMessage → DeleteMessageBatch(10), a queue per connection.
+    Batch,
+    /// Scale: RSS per stored message beyond its body at each --memory-at count (standard and
+    /// FIFO), on `sqsprobe serve` run as its own process.
+    Memory,
+    /// Scale: ReceiveMessage and DeleteMessage p50 at each --depth (standard, FIFO over
+    /// --groups groups, FIFO with all but ten groups held in flight).
+    Depth,
+    /// Scale: ListQueues (prefix) and GetQueueUrl p50 at each --queues count.
+    Queues,
+    /// Scale: `serve` exec → first answer, and what `run` of a one-case suite adds to it.
+    Startup,
+}
+
+/// `bench`'s documented defaults, per driver (the flags are optional so a flag of the other
+/// driver can be refused).
+pub mod bench_defaults {
+    use std::time::Duration;
+
+    pub const SDK_DURATION: Duration = Duration::from_secs(10);
+    pub const RAW_DURATION: Duration = Duration::from_secs(3);
+    pub const SDK_CLIENTS: &[usize] = &[1];
+    pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
+    /// The scale workloads' full measurement (issue 12's sizes).
+    pub const DEPTHS: &[u64] = &[1_000, 1_000_000];
+    pub const MEMORY_AT: &[u64] = &[200_000, 1_000_000];
+    pub const GROUPS: u64 = 10_000;
+    pub const CYCLES: u64 = 5_000;
+    pub const QUEUES: &[u64] = &[10, 10_000];
+    pub const STARTUP_SAMPLES: u64 = 15;
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Start and measure a target in-process (default when no --endpoint is given).
+    #[arg(long, value_enum, help_heading = "Targets")]
+    pub target: Vec<BenchTargetArg>,
+
+    /// Measure an SQS-compatible endpoint, named for the table (repeatable), e.g.
+    /// `moto=http://127.0.0.1:5000`.
+    #[arg(long = "endpoint", value_name = "NAME=URL", value_parser = parse_named_endpoint, help_heading = "Targets")]
+    pub endpoints: Vec<(String, String)>,
+
+    /// raw (default): the server's figure, unsigned requests, emulators only; sdk: through
+    /// aws-sdk-sqs.
+    #[arg(long, value_enum, default_value = "raw", help_heading = "Targets")]
+    pub driver: BenchDriverArg,
+
+    /// Wire protocol of the raw driver: `json` or `query` for every target, or NAME=PROTO for
+    /// one (repeatable), e.g. `--protocol sqslite=query`. Default json.
+    #[arg(long, value_name = "PROTO|NAME=PROTO", help_heading = "Targets")]
+    pub protocol: Vec<String>,
+
+    /// sdk driver: the target its ratios are computed against (default: the first; embedded
+    /// runs before the --endpoint targets, which run in the order given).
+    #[arg(long, value_name = "NAME", help_heading = "Targets")]
+    pub reference: Option<String>,
+
+    /// AWS region for the SDK clients (emulators accept any; default us-east-1).
+    #[arg(long, value_name = "REGION", help_heading = "Targets")]
+    pub region: Option<String>,
+
+    /// raw driver: leave out the reference server (a bare hyper server answering a fixed 200,
+    /// measured first with the no-op at each connection count, against which every row is a
+    /// fraction: docs/performance.md#the-reference-server).
+    #[arg(long, help_heading = "Targets")]
+    pub no_reference: bool,
+
+    /// sdk driver: concurrent clients, each on its own queue; a list runs each count (e.g.
+    /// 1,8). Default 1.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        help_heading = "Workload"
+    )]
+    pub clients: Option<Vec<usize>>,
+
+    /// raw driver: keep-alive connections; a list runs each count. Default 1,4,16.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        help_heading = "Workload"
+    )]
+    pub connections: Option<Vec<usize>>,
+
+    /// raw driver: workloads to run, in order (default send,receive,cycle,batch); the no-op
+    /// ceiling runs first. memory, depth, queues and startup are the scale workloads: they
+    /// start `sqsprobe serve` from this binary as their own process (never an --endpoint) and
+    /// take minutes at their default sizes (see Scale).
+    #[arg(long, value_enum, value_delimiter = ',', help_heading = "Workload")]
+    pub workload: Vec<BenchWorkloadArg>,
+
+    /// raw driver: messages put in the receive workload's queue first.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1000",
+        help_heading = "Workload"
+    )]
+    pub prefill: u64,
+
+    /// raw driver: queues the send and receive workloads spread their connections over
+    /// (connection i uses queue i mod N; each receive queue gets --prefill): 2 against 1 shows
+    /// whether different queues scale across cores.
+    #[arg(long, value_name = "N", default_value = "1", help_heading = "Workload")]
+    pub shared_queues: usize,
+
+    /// Length of each measured phase (at most 1h). Default 3s for raw (per workload and
+    /// connection count), 10s for sdk.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Workload")]
+    pub duration: Option<std::time::Duration>,
+
+    /// Unmeasured warm-up before each measured phase.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, help_heading = "Workload")]
+    pub warmup: std::time::Duration,
+
+    /// sdk driver: stop each client after this many measured cycles (the duration still
+    /// bounds the run).
+    #[arg(long, value_name = "N", help_heading = "Workload")]
+    pub messages: Option<u64>,
+
+    /// Scale (depth): stored messages at which receive and delete are timed, all in one fill;
+    /// the growth ratio is the largest's p50 ÷ the smallest's. Default 1000,1000000.
+    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
+    pub depth: Option<Vec<u64>>,
+
+    /// Scale (memory): stored messages at which RSS is read, all in one fill. Default
+    /// 200000,1000000.
+    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
+    pub memory_at: Option<Vec<u64>>,
+
+    /// Scale: message groups of the FIFO queues (at most one per message). Default 10000.
+    #[arg(long, value_name = "N", help_heading = "Scale")]
+    pub groups: Option<u64>,
+
+    /// Scale: receive → delete → send cycles per depth, and ListQueues + GetQueueUrl pairs
+    /// per queue count. Default 5000.
+    #[arg(long, value_name = "N", help_heading = "Scale")]
+    pub cycles: Option<u64>,
+
+    /// Scale (queues): queue counts at which lookups are timed, on one server. Default
+    /// 10,10000.
+    #[arg(long, value_name = "N", value_delimiter = ',', help_heading = "Scale")]
+    pub queues: Option<Vec<u64>>,
+
+    /// Scale (startup): starts of `serve`, and runs of the one-case suite. Default 15.
+    #[arg(long, value_name = "N", help_heading = "Scale")]
+    pub startup_samples: Option<u64>,
+
+    /// Scale: the sqsprobe binary whose `serve` (and `run`) is measured, e.g. an older build
+    /// for before/after figures. Default: this executable.
+    #[arg(long, value_name = "PATH", help_heading = "Scale")]
+    pub serve_binary: Option<PathBuf>,
+
+    /// Also write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+
+    /// raw driver: compare with a saved `--json` FILE: raw rows by ceiling ratio, scale
+    /// figures by growth ratio, bytes per message and start-up ms.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub baseline: Option<PathBuf>,
+
+    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's, or a
+    /// scale figure's cost grew past baseline ÷ R (e.g. 0.8: a quarter more).
+    #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
+    pub fail_below: Option<f64>,
+}
