@@ -10,12 +10,16 @@ use crate::emulator::support::input::Input;
 /// Most entries in one batch.
 pub(crate) const MAX_BATCH_ENTRIES: usize = 10;
 
-/// Validates entry count and Ids; returns the entries. Order of checks follows AWS: empty,
-/// too many, then each Id's syntax, then distinctness.
+/// Validates entry count and Ids of `operation`'s batch; returns the entries. Order of checks
+/// follows AWS: empty, too many, then each Id's syntax, then distinctness. An empty batch is
+/// named by its entries' query name (`There should be at least one
+/// SendMessageBatchRequestEntry in the request.`, [`crate::sqs::query_members`]).
 pub(crate) fn entries<'a>(
     input: &Input<'a>,
-    entry_kind: &str,
+    operation: &str,
 ) -> SqsResult<Vec<(String, Input<'a>)>> {
+    let entry_kind = crate::sqs::query_members::request_by_json(operation, "Entries")
+        .map_or("Entries", |m| m.query);
     let entries = input.object_list("Entries")?;
     if entries.is_empty() {
         return Err(SqsError::empty_batch_request_for(entry_kind));

@@ -195,7 +195,7 @@ pub(crate) fn delete_message_batch(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let entries = batch::entries(&input, "DeleteMessageBatchRequestEntry")?;
+    let entries = batch::entries(&input, "DeleteMessageBatch")?;
     let state = emu.read();
     let (mut queue, _) = emu.lock_queue(&state, &key)?;
     let mut successful = Vec::new();
@@ -218,7 +218,7 @@ pub(crate) fn change_message_visibility_batch(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let entries = batch::entries(&input, "ChangeMessageVisibilityBatchRequestEntry")?;
+    let entries = batch::entries(&input, "ChangeMessageVisibilityBatch")?;
     let state = emu.read();
     let (mut queue, _) = emu.lock_queue(&state, &key)?;
     let mut successful = Vec::new();

@@ -282,7 +282,7 @@ pub(crate) fn send_message_batch(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    let entries = batch::entries(&input, "SendMessageBatchRequestEntry")?;
+    let entries = batch::entries(&input, "SendMessageBatch")?;
     let total: usize = entries.iter().map(|(_, e)| entry_size(e)).sum();
     if total > MAX_BATCH_BYTES {
         return Err(SqsError::batch_request_too_long(MAX_BATCH_BYTES, total));
