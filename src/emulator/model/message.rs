@@ -232,6 +232,10 @@ pub(crate) struct Message {
     pub group: u32,
     /// See [`DEDUP_CONTENT_BASED`].
     dedup: u8,
+    /// The 24-bit tag of the deduplication key this message is the record of in its queue's
+    /// deduplication index (`model/dedup.rs`), little-endian; 0: none (standard queues, and
+    /// messages that arrived by a move). Fills the struct's padding.
+    dedup_tag: [u8; 3],
 }
 
 impl Message {
@@ -267,7 +271,20 @@ impl Message {
             sender,
             group: NO_GROUP,
             dedup,
+            dedup_tag: [0; 3],
         }
+    }
+
+    /// The tag of the deduplication key this message stands for in its queue's index (0: none).
+    pub fn dedup_tag(&self) -> u32 {
+        let [a, b, c] = self.dedup_tag;
+        u32::from_le_bytes([a, b, c, 0])
+    }
+
+    /// Sets [`Message::dedup_tag`]; a tag is 24 bits (`DedupKey::tag`).
+    pub fn set_dedup_tag(&mut self, tag: u32) {
+        let [a, b, c, _] = tag.to_le_bytes();
+        self.dedup_tag = [a, b, c];
     }
 
     /// Stores the optional parts, boxing them only when there are any.

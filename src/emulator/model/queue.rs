@@ -5,10 +5,11 @@
 //! slot plus their store-wide seq, so a stale id never reaches a reused slot. Around the slab:
 //! - `ready`: visible messages of a standard queue, by seq (delivery in send order);
 //! - FIFO: the message groups (`model/groups.rs`): per group its visible and in-flight
-//!   messages by seq, and the groups that can deliver now, ordered by when their first
+//!   messages as a log of slots in seq order, and the groups that can deliver now, ordered by when their first
 //!   deliverable message became available (AWS-recorded group order, `docs/emulator.md`);
 //! - `timers` for delays and leases, `retention` for expiry (FIFO groups keep their own
-//!   retention order), and the FIFO deduplication cache (`model/dedup.rs`), as in mini-redis's
+//!   retention order), and the FIFO deduplication cache (`model/dedup.rs`, whose index names
+//!   a sent message's slot while the message is stored), as in mini-redis's
 //!   `db.rs`: deadlines in ordered sets drained lazily by [`Queue::tick`] at the start of every
 //!   operation, so there is no background timer. Long polls sleep until the earliest deadline
 //!   ([`Queue::next_deadline`]) or a `Notify` wake, whichever comes first.
@@ -19,7 +20,9 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::emulator::model::attributes::QueueSettings;
-use crate::emulator::model::dedup::{DEDUP_WINDOW_MS, DedupCache, DedupKey, Original};
+use crate::emulator::model::dedup::{
+    DEDUP_WINDOW_MS, DedupCache, DedupKey, MAX_INDEXED_SLOT, Original, StoredSends,
+};
 use crate::emulator::model::groups::Groups;
 pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
@@ -88,6 +91,9 @@ pub(crate) struct Queue {
     /// The last SequenceNumber handed out, as its offset above 2^64 (0: none yet).
     last_sequence_number: u64,
     dedup: DedupCache,
+    /// The time of the last [`Queue::tick`]: every operation ticks first, so this is the time
+    /// a removal happens at (whether a leaving message's dedup window is still open).
+    now_ms: u64,
     attempts: HashMap<String, ReceiveAttempt>,
     attempts_order: VecDeque<(u64, String)>,
     /// Bytes of the messages held here; `usage` holds the store-wide sums.
@@ -127,6 +133,7 @@ impl Queue {
             delayed: 0,
             last_sequence_number: 0,
             dedup: DedupCache::new(),
+            now_ms: now,
             attempts: HashMap::new(),
             attempts_order: VecDeque::new(),
             stored_bytes: 0,
@@ -184,6 +191,7 @@ impl Queue {
     /// Applies every deadline that has passed: leases and delays end, retention expires,
     /// dedup and receive-attempt windows close.
     pub fn tick(&mut self, now: u64) {
+        self.now_ms = self.now_ms.max(now);
         let mut woke = false;
         while let Some(&(at, id)) = self.timers.first() {
             if at > now {
@@ -206,7 +214,7 @@ impl Queue {
         }
         // FIFO groups expire by seq, which follows enqueue time on a monotonic clock (a wall
         // clock set back can only make a message outlive its retention by the jump).
-        while let Some(id) = self.groups.oldest() {
+        while let Some(id) = self.groups.oldest(&self.slots) {
             match self.slot(id) {
                 Some(m) if m.enqueued_ms() + retention_ms > now => break,
                 _ => {
@@ -220,7 +228,9 @@ impl Queue {
                 }
             }
         }
-        self.dedup.expire(now);
+        let slots = &self.slots;
+        self.dedup
+            .expire(now, |slot| slots.at(slot).map_or(0, Message::dedup_tag));
         while let Some((expires, key)) = self.attempts_order.front() {
             if *expires > now {
                 break;
@@ -289,7 +299,7 @@ impl Queue {
                 // A delayed FIFO message joins its group's messages now.
                 if let Some(group) = group {
                     self.retention.remove(enqueued, id);
-                    self.groups.file(group, id);
+                    self.groups.file(group, id, &self.slots);
                 }
             }
             MessageState::InFlight { .. } => self.inflight -= 1,
@@ -298,16 +308,46 @@ impl Queue {
     }
 
     /// Adds a message sent by `sender` to `group`, visible after `delay_ms`, counted by
-    /// [`Usage::admit`] already (a send).
+    /// [`Usage::admit`] already (a send); on a FIFO queue `dedup` is its deduplication key
+    /// ([`Queue::dedup_key`]), remembered for 5 minutes from the send.
     pub fn enqueue_admitted(
         &mut self,
         message: Message,
         (group, sender): (Option<&str>, &str),
-        delay_ms: u64,
-        now: u64,
+        (delay_ms, now): (u64, u64),
+        dedup: Option<DedupKey>,
         _admitted: Admitted,
     ) -> Id {
-        self.insert(message, group, sender, delay_ms, now)
+        let id = self.insert(message, group, sender, delay_ms, now);
+        if let Some(key) = dedup {
+            self.remember_send(key, id);
+        }
+        id
+    }
+
+    /// Indexes the send of the message `id` under `key`: the message is the record while it
+    /// is stored (`model/dedup.rs`).
+    fn remember_send(&mut self, key: DedupKey, id: Id) {
+        let Some(message) = self.slots.get_mut(id.slot, id.seq) else {
+            return;
+        };
+        if id.slot <= MAX_INDEXED_SLOT {
+            message.set_dedup_tag(key.tag());
+            let slots = &self.slots;
+            self.dedup.remember_stored(key, id.slot, |slot| {
+                slots.at(slot).map_or(0, Message::dedup_tag)
+            });
+        } else if let Some(sequence_number) = message.sequence_number {
+            let original = Original {
+                origin: message.origin,
+                sequence_number,
+            };
+            let expires_ms = message.sent_ms + DEDUP_WINDOW_MS;
+            let slots = &self.slots;
+            self.dedup.remember(key, original, expires_ms, |slot| {
+                slots.at(slot).map_or(0, Message::dedup_tag)
+            });
+        }
     }
 
     /// Adds a message that another queue gave up (a dead-letter move, a move task), visible
@@ -342,7 +382,7 @@ impl Queue {
         let slot = self.slots.insert(message);
         let id = Id { slot, seq };
         match fifo_group {
-            Some(group) if delay_ms == 0 => self.groups.file(group, id),
+            Some(group) if delay_ms == 0 => self.groups.file(group, id, &self.slots),
             _ => self.retention.insert(enqueued, id),
         }
         if delay_ms > 0 {
@@ -379,10 +419,11 @@ impl Queue {
         }
         match group {
             Some(group) if !matches!(state, MessageState::Delayed { .. }) => {
-                self.groups.unfile(group, id);
+                self.groups.unfile(group, id, &self.slots);
             }
             _ => self.retention.remove(enqueued, id),
         }
+        self.release_send(id);
         let mut message = self.slots.take(id.slot)?;
         let name = match message.group {
             NO_GROUP => None,
@@ -395,6 +436,7 @@ impl Queue {
             }
         };
         message.group = NO_GROUP;
+        message.set_dedup_tag(0);
         let sender = self
             .senders
             .get(message.sender as usize)
@@ -408,6 +450,30 @@ impl Queue {
             group: name,
             sender,
         })
+    }
+
+    /// The message `id` is leaving: its send, if the index names it, becomes a record of its
+    /// own while its window lasts (`model/dedup.rs`).
+    fn release_send(&mut self, id: Id) {
+        let Some(message) = self.slot(id) else {
+            return;
+        };
+        let tag = message.dedup_tag();
+        if tag == 0 {
+            return;
+        }
+        let expires_ms = message.sent_ms + DEDUP_WINDOW_MS;
+        let sends = FifoSends {
+            slots: &self.slots,
+            groups: &self.groups,
+            per_group: self.dedup_per_group,
+        };
+        self.dedup
+            .release((id.slot, tag), expires_ms, self.now_ms, |cache| {
+                sends
+                    .send(id.slot, cache)
+                    .map(|(key, original, _)| (key, original))
+            });
     }
 
     /// The message with this id.
@@ -574,12 +640,12 @@ impl Queue {
 
     /// The send a duplicate of `key` is answered with, while its window lasts.
     pub fn dedup_lookup(&self, key: DedupKey, now: u64) -> Option<Original> {
-        self.dedup.lookup(key, now)
-    }
-
-    /// Remembers a send for the 5-minute deduplication window.
-    pub fn dedup_remember(&mut self, key: DedupKey, original: Original, now: u64) {
-        self.dedup.remember(key, original, now + DEDUP_WINDOW_MS);
+        let sends = FifoSends {
+            slots: &self.slots,
+            groups: &self.groups,
+            per_group: self.dedup_per_group,
+        };
+        self.dedup.lookup(key, now, &sends)
     }
 
     /// A live receive attempt.
@@ -592,6 +658,34 @@ impl Queue {
         self.attempts_order
             .push_back((attempt.expires_ms, id.clone()));
         self.attempts.insert(id, attempt);
+    }
+}
+
+/// A FIFO queue's stored messages as the records of their sends (`model/dedup.rs`).
+struct FifoSends<'a> {
+    slots: &'a Slab,
+    groups: &'a Groups,
+    per_group: bool,
+}
+
+impl StoredSends for FifoSends<'_> {
+    fn tag(&self, slot: u32) -> u32 {
+        self.slots.at(slot).map_or(0, Message::dedup_tag)
+    }
+
+    fn send(&self, slot: u32, cache: &DedupCache) -> Option<(DedupKey, Original, u64)> {
+        let message = self.slots.at(slot)?;
+        let dedup_id = message.dedup_id()?;
+        let group = match self.per_group {
+            true => Some(self.groups.name(message.group)?),
+            false => None,
+        };
+        let original = Original {
+            origin: message.origin,
+            sequence_number: message.sequence_number?,
+        };
+        let key = cache.key(group.map(|g| &**g), &dedup_id);
+        Some((key, original, message.sent_ms + DEDUP_WINDOW_MS))
     }
 }
 
@@ -746,31 +840,81 @@ mod tests {
         assert_eq!(queue.ready_ids(10), [a2, b1]);
     }
 
+    /// Sends `dedup_id` to `group` as the send path does: looked up, and remembered with the
+    /// message it stores unless it is a duplicate.
+    fn send_dedup(queue: &mut Queue, seq: u64, group: &str, dedup_id: &str, now: u64) -> Id {
+        let key = queue.dedup_key(group, dedup_id);
+        let mut message = Message::new(seq, "b", DedupId::Explicit(dedup_id), now, 0);
+        message.sequence_number = Some(queue.next_sequence_number(now));
+        let id = store(queue, message, group, 0, now);
+        queue.remember_send(key, id);
+        id
+    }
+
+    fn original_of(queue: &Queue, id: Id) -> Option<Original> {
+        let message = queue.get(id)?;
+        Some(Original {
+            origin: message.origin,
+            sequence_number: message.sequence_number?,
+        })
+    }
+
     #[test]
     fn deduplication_follows_the_scope_the_queue_was_created_with() {
         let mut queue = fifo();
-        let original = Original {
-            origin: 7,
-            sequence_number: queue.next_sequence_number(0),
-        };
-        let key = queue.dedup_key("g1", "d");
-        queue.dedup_remember(key, original, 0);
-        assert_eq!(
-            queue.dedup_lookup(queue.dedup_key("g2", "d"), 1),
-            Some(original)
-        );
+        let id = send_dedup(&mut queue, 1, "g1", "d", 0);
+        let original = original_of(&queue, id);
+        assert!(original.is_some());
+        assert_eq!(queue.dedup_lookup(queue.dedup_key("g2", "d"), 1), original);
         // SetQueueAttributes changing the scope later does not move it (AWS-recorded
         // `test_fifo_change_to_high_throughput_after_creation`): still queue-wide.
         queue.settings.deduplication_scope = "messageGroup".into();
-        assert_eq!(
-            queue.dedup_lookup(queue.dedup_key("g2", "d"), 1),
-            Some(original)
-        );
+        assert_eq!(queue.dedup_lookup(queue.dedup_key("g2", "d"), 1), original);
         // A queue created per group keys by group.
         queue.dedup_per_group = true;
         assert_eq!(queue.dedup_lookup(queue.dedup_key("g2", "d"), 1), None);
         queue.tick(DEDUP_WINDOW_MS);
         queue.dedup_per_group = false;
+        assert_eq!(
+            queue.dedup_lookup(queue.dedup_key("g1", "d"), DEDUP_WINDOW_MS),
+            None
+        );
+    }
+
+    #[test]
+    fn a_stored_message_answers_for_its_send_and_a_record_takes_over_when_it_leaves() {
+        let mut queue = fifo();
+        queue.dedup_per_group = true;
+        let id = send_dedup(&mut queue, 1, "g1", "d", 0);
+        let original = original_of(&queue, id);
+        let key = queue.dedup_key("g1", "d");
+        assert_eq!(queue.dedup_lookup(key, 10), original);
+        assert_eq!(
+            (queue.dedup.len(), queue.get(id).unwrap().dedup_tag()),
+            (0, key.tag())
+        );
+        // Deleted inside its window: the group is gone with it, the record answers.
+        queue.tick(10);
+        let taken = queue.remove(id).unwrap();
+        assert_eq!(
+            taken.message.dedup_tag(),
+            0,
+            "a moved message is not indexed elsewhere"
+        );
+        assert!(queue.groups.is_empty());
+        assert_eq!(queue.dedup.len(), 1);
+        assert_eq!(queue.dedup_lookup(key, 10), original);
+        queue.tick(DEDUP_WINDOW_MS);
         assert_eq!(queue.dedup_lookup(key, DEDUP_WINDOW_MS), None);
+        assert_eq!(queue.dedup.len(), 0);
+        // One that leaves after its window leaves nothing behind; a purge forgets everything.
+        let late = send_dedup(&mut queue, 2, "g1", "e", DEDUP_WINDOW_MS);
+        queue.tick(3 * DEDUP_WINDOW_MS);
+        queue.remove(late);
+        assert_eq!(queue.dedup.len(), 0);
+        send_dedup(&mut queue, 3, "g1", "f", 3 * DEDUP_WINDOW_MS);
+        queue.purge();
+        let key = queue.dedup_key("g1", "f");
+        assert_eq!(queue.dedup_lookup(key, 3 * DEDUP_WINDOW_MS), None);
     }
 }

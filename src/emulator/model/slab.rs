@@ -57,6 +57,13 @@ impl Slab {
             .filter(|m| m.seq == seq)
     }
 
+    /// The message in `slot`, whichever it is (for indexes that are kept exact, so that the
+    /// slot alone names the message).
+    pub fn at(&self, slot: u32) -> Option<&Message> {
+        let (chunk, place) = split(slot);
+        self.chunks.get(chunk)?.get(place)?.as_ref()
+    }
+
     /// [`Slab::get`], for changing the message.
     pub fn get_mut(&mut self, slot: u32, seq: u64) -> Option<&mut Message> {
         let (chunk, place) = split(slot);

@@ -4,7 +4,6 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::emulator::model::dedup::Original;
 use crate::emulator::model::message::{
     DedupId, Extra, Message, content_dedup_id, md5_of_attributes, parse_attribute_value,
     parse_message_attributes, valid_body_chars,
@@ -228,19 +227,12 @@ fn send_one(
     });
     let message_id = message.id_string(&emu.ids);
     let message_md5 = message.md5_hex();
-    if let (Some(key), Some(sequence_number)) = (dedup_key, sequence_number) {
-        let original = Original {
-            origin: message.origin,
-            sequence_number,
-        };
-        queue.dedup_remember(key, original, now);
-    }
     let sender = ctx.sender_id(&emu.config.account_id);
     queue.enqueue_admitted(
         message,
         (group_id, &sender),
-        delay_seconds * 1000,
-        now,
+        (delay_seconds * 1000, now),
+        dedup_key,
         admitted,
     );
     let mut out = Map::new();
