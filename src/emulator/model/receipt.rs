@@ -66,7 +66,7 @@ impl ReceiptHandle {
 }
 
 /// Decoded bytes [`ReceiptHandle::decode_for`] keeps on the stack: a handle of a queue whose
-/// name is 80 characters, in a 20-character region, is about 170.
+/// name is 80 characters, in a 20-character region, with 20-digit seq and nonce, is about 190.
 const STACK_HANDLE: usize = 256;
 
 /// The queue, message and nonce of a decoded handle's text.
