@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::{Moto, root, run_bin};
 use serde_json::Value;
 
-const WORKLOADS: [&str; 5] = ["noop", "send", "receive", "cycle", "batch"];
+const WORKLOADS: [&str; 6] = ["noop", "send", "receive", "cycle", "batch", "delete"];
 
 fn bench(args: &[&str], json: &Path) -> common::Finished {
     let mut all = vec!["bench", "--driver", "raw"];
@@ -59,13 +59,16 @@ fn assert_rows_complete(report: &Value, target: &str, connections: &[u64]) {
             );
         }
     }
-    for (workload, expected) in [
-        ("cycle", ["SendMessage", "ReceiveMessage", "DeleteMessage"]),
+    let expected_ops: [(&str, &[&str]); 3] = [
+        ("cycle", &["SendMessage", "ReceiveMessage", "DeleteMessage"]),
         (
             "batch",
-            ["SendMessageBatch", "ReceiveMessage", "DeleteMessageBatch"],
+            &["SendMessageBatch", "ReceiveMessage", "DeleteMessageBatch"],
         ),
-    ] {
+        // The fills that give it handles are untimed and not in the row.
+        ("delete", &["DeleteMessage"]),
+    ];
+    for (workload, expected) in expected_ops {
         let row = rows
             .iter()
             .find(|r| r["workload"] == workload)
@@ -103,7 +106,7 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
         .lines()
         .filter(|l| l.starts_with("| embedded |"))
         .collect();
-    assert_eq!(table.len(), 10, "{}", done.stdout);
+    assert_eq!(table.len(), 12, "{}", done.stdout);
     assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
     assert!(done.stderr.contains("load average"), "{}", done.stderr);
 
@@ -195,7 +198,7 @@ fn raw_bench_query_protocol_and_baseline_comparison() {
         "{}",
         done.stdout
     );
-    for w in ["send", "receive", "cycle", "batch"] {
+    for w in ["send", "receive", "cycle", "batch", "delete"] {
         assert!(
             done.stdout
                 .contains(&format!("| embedded (query) | {w} | 1 |")),
@@ -244,7 +247,7 @@ fn raw_bench_moto_reconnects_after_every_answer() {
             "--endpoint",
             &endpoint,
             "--workload",
-            "send,cycle",
+            "send,cycle,delete",
             "--connections",
             "1",
             "--duration",
@@ -257,7 +260,7 @@ fn raw_bench_moto_reconnects_after_every_answer() {
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
     let report = common::read_json(&json);
     let rows = rows(&report, "moto");
-    assert_eq!(rows.len(), 3, "{report}");
+    assert_eq!(rows.len(), 4, "{report}");
     for r in &rows {
         assert!(r["requests"].as_u64().unwrap_or(0) > 0, "{r}");
         assert!(r["ceiling_ratio"].as_f64().is_some(), "{r}");
@@ -362,4 +365,58 @@ fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured()
             .is_some_and(|e| e.contains("connect")),
         "{nobody}"
     );
+}
+
+/// Issue 23: DeleteMessage measured alone. Only deletes are in the row (the sends and receives
+/// that fill each round are untimed), each one a message deleted, every answer a 200, and the
+/// row's time is the deleting time, about `--duration`, however long the fills took.
+#[test]
+fn raw_bench_delete_workload_times_only_the_deletes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("delete.json");
+    let done = bench(
+        &[
+            "--workload",
+            "delete",
+            "--connections",
+            "2",
+            "--duration",
+            "300ms",
+            "--warmup",
+            "100ms",
+            "--no-reference",
+        ],
+        &json,
+    );
+    assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    assert!(
+        done.stdout.contains("| embedded | delete | 2 |"),
+        "{}",
+        done.stdout
+    );
+    let report = common::read_json(&json);
+    assert_eq!(report["workloads"], serde_json::json!(["delete"]));
+    let rows = rows(&report, "embedded");
+    assert_eq!(rows.len(), 2, "the no-op and delete: {report}");
+    let row = rows[1];
+    assert_eq!(row["workload"], "delete", "{row}");
+    let requests = row["requests"].as_u64().unwrap_or(0);
+    assert!(requests > 0, "{row}");
+    assert_eq!(row["errors"], 0, "{row}");
+    assert_eq!(row["messages"], requests, "one message per delete: {row}");
+    assert_eq!(row["status_counts"], serde_json::json!({ "200": requests }));
+    let ops = row["operations"].as_array().expect("operations");
+    assert_eq!(ops.len(), 1, "{row}");
+    assert_eq!(ops[0]["operation"], "DeleteMessage", "{row}");
+    assert_eq!(ops[0]["requests"], requests, "{row}");
+    let elapsed = row["elapsed_s"].as_f64().unwrap_or(0.0);
+    // The last delete of the last round may end a little after the duration; the fills are
+    // never in it.
+    assert!((0.3..1.0).contains(&elapsed), "{row}");
+    let rate = row["requests_per_second"].as_f64().unwrap_or(0.0);
+    assert!(
+        (rate - requests as f64 / elapsed).abs() < 1e-6 * rate.max(1.0),
+        "{row}"
+    );
+    assert!(row["ceiling_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
 }

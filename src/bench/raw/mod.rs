@@ -8,10 +8,12 @@
 //! server answering a fixed 200 in the same run: the first says what a target's SQS work
 //! costs beyond its own request path, the second how near the machine's HTTP limit it is.
 //! [`protocol`], [`report`], [`table`] and [`compare`] are pure; [`connection`],
-//! [`workload`], [`target`], [`embedded`], [`reference`] and [`server_thread`] do the I/O.
+//! [`workload`], [`delete`], [`target`], [`embedded`], [`reference`] and [`server_thread`] do
+//! the I/O.
 
 pub mod compare;
 pub mod connection;
+pub mod delete;
 pub mod embedded;
 pub mod endpoint;
 pub mod protocol;

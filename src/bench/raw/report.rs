@@ -32,15 +32,19 @@ pub enum RawWorkload {
     Cycle,
     /// SendMessageBatch(10) → ReceiveMessage until 10 → DeleteMessageBatch(10), per connection.
     Batch,
+    /// DeleteMessage alone, each connection deleting handles it received untimed before
+    /// (`super::delete`): only the deletes are timed and counted.
+    Delete,
 }
 
 impl RawWorkload {
     /// The workloads a user can choose (the no-op always runs: it is the ceiling).
-    pub const CHOOSABLE: [RawWorkload; 4] = [
+    pub const CHOOSABLE: [RawWorkload; 5] = [
         RawWorkload::Send,
         RawWorkload::Receive,
         RawWorkload::Cycle,
         RawWorkload::Batch,
+        RawWorkload::Delete,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -50,6 +54,7 @@ impl RawWorkload {
             RawWorkload::Receive => "receive",
             RawWorkload::Cycle => "cycle",
             RawWorkload::Batch => "batch",
+            RawWorkload::Delete => "delete",
         }
     }
 }
@@ -73,14 +78,15 @@ pub struct RawRow {
     pub protocol: String,
     pub workload: RawWorkload,
     pub connections: usize,
-    /// Wall time of the measured phase (warm-up excluded), seconds.
+    /// Wall time of the measured phase (warm-up excluded), seconds; for the delete workload,
+    /// the time its rounds spent deleting (their untimed fills excluded).
     pub elapsed_s: f64,
     /// Requests answered as the workload expects (any answer, for the no-op).
     pub requests: u64,
     /// Requests without the expected answer: an error status, a timeout, a lost connection.
     pub errors: u64,
-    /// Messages moved: sent (send), received (receive), or sent, received and deleted (cycle,
-    /// batch).
+    /// Messages moved: sent (send), received (receive), sent, received and deleted (cycle,
+    /// batch), or deleted (delete).
     pub messages: u64,
     /// Receives that came back empty.
     pub empty_receives: u64,

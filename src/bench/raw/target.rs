@@ -8,6 +8,7 @@ use hyper::header::HeaderValue;
 use tokio::task::JoinSet;
 
 use super::connection::{Answer, Connection};
+use super::delete::{self, Deleter};
 use super::endpoint::RawEndpoint;
 use super::protocol::{BATCH_SIZE, Prepared, Protocol, Requests};
 use super::report::{RawRow, RawTargetInfo, RawWorkload};
@@ -136,7 +137,7 @@ impl Setup<'_> {
         let count = match workload {
             RawWorkload::Noop => 0,
             RawWorkload::Send | RawWorkload::Receive => options.shared_queues.max(1),
-            RawWorkload::Cycle | RawWorkload::Batch => connections,
+            RawWorkload::Cycle | RawWorkload::Batch | RawWorkload::Delete => connections,
         };
         let mut queues: Vec<String> = Vec::with_capacity(count);
         for i in 0..count {
@@ -156,6 +157,11 @@ impl Setup<'_> {
                     break;
                 }
             }
+        }
+        if workload == RawWorkload::Delete {
+            let measured = self.measure_delete(&queues, options).await;
+            self.delete_queues(&mut admin, &queues).await;
+            return Ok(measured);
         }
         let warmup_end = Instant::now() + options.warmup;
         let measure_end = warmup_end + options.duration;
@@ -198,6 +204,28 @@ impl Setup<'_> {
             reconnects,
             error: prefill_error,
         })
+    }
+
+    /// The delete workload on `queues` (one per connection): rounds of untimed fills and timed
+    /// deletes for the warm-up's deleting time, then for the measured one ([`super::delete`]).
+    async fn measure_delete(&self, queues: &[String], options: &RawOptions) -> Measured {
+        let deleters = queues
+            .iter()
+            .map(|q| {
+                let plan = ConnectionPlan::new(RawWorkload::Delete, self.requests, q.clone());
+                Deleter::new(self.connection(), plan)
+            })
+            .collect();
+        let mut size = delete::FIRST_ROUND;
+        let stop = &options.stop;
+        let (deleters, warmup) = delete::run_phase(deleters, &mut size, options.warmup, stop).await;
+        let (_, phase) = delete::run_phase(deleters, &mut size, options.duration, stop).await;
+        Measured {
+            logs: phase.logs,
+            elapsed_s: phase.elapsed_s,
+            reconnects: phase.reconnects,
+            error: warmup.error.or(phase.error),
+        }
     }
 
     /// A row from one or more phases of the same workload and connection count.

@@ -16,6 +16,10 @@ use super::report::{Latency, OpLatency, RawWorkload};
 /// there, and a server that takes a moment to make a message visible is not miscounted.
 const CYCLE_WAIT_SECONDS: u32 = 1;
 
+/// Visibility timeout of the delete workload's receives (the SQS maximum): a handle stays
+/// current for the whole run, so each DeleteMessage deletes a message its connection holds.
+pub const HOLD_SECONDS: u32 = 43_200;
+
 /// Pause after a refused connection before the next attempt.
 const CONNECT_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(5);
 
@@ -28,7 +32,7 @@ pub struct ConnectionPlan {
     noop: Prepared,
     send: Prepared,
     receive: Prepared,
-    send_batch: Prepared,
+    pub(super) send_batch: Prepared,
 }
 
 impl ConnectionPlan {
@@ -37,6 +41,9 @@ impl ConnectionPlan {
         let receive = match workload {
             RawWorkload::Receive => requests.receive(q, BATCH_SIZE, 0, Some(0)),
             RawWorkload::Batch => requests.receive(q, BATCH_SIZE, CYCLE_WAIT_SECONDS, None),
+            RawWorkload::Delete => {
+                requests.receive(q, BATCH_SIZE, CYCLE_WAIT_SECONDS, Some(HOLD_SECONDS))
+            }
             _ => requests.receive(q, 1, CYCLE_WAIT_SECONDS, None),
         };
         Self {
@@ -132,7 +139,7 @@ pub fn merge(logs: Vec<ConnectionLog>) -> (ConnectionLog, Latency, Vec<OpLatency
 }
 
 /// Sends one request; records its latency when `accept` takes the answer, an error otherwise.
-async fn exchange(
+pub(super) async fn exchange(
     conn: &mut Connection,
     request: &Prepared,
     log: &mut ConnectionLog,
@@ -176,12 +183,12 @@ fn snippet(body: &[u8]) -> String {
     line.chars().take(200).collect()
 }
 
-fn ok(answer: &Answer) -> bool {
+pub(super) fn ok(answer: &Answer) -> bool {
     answer.status == 200
 }
 
 /// Receives until `want` handles are collected or `deadline` passes.
-async fn receive_handles(
+pub(super) async fn receive_handles(
     conn: &mut Connection,
     plan: &ConnectionPlan,
     want: usize,
@@ -243,6 +250,11 @@ async fn unit(
                     log.messages += 1;
                 }
             }
+        }
+        // Rounds of untimed fills and timed deletes across all connections (`delete.rs`): never
+        // a unit of this loop, which `target.rs` does not run for it.
+        RawWorkload::Delete => {
+            log.error(|| "the delete workload runs in rounds, not units".to_string());
         }
         RawWorkload::Batch => {
             let Some(sent) = exchange(conn, &plan.send_batch, log, ok).await else {

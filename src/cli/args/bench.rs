@@ -33,6 +33,8 @@ pub enum BenchWorkloadArg {
     Cycle,
     /// SendMessageBatch(10) → ReceiveMessage → DeleteMessageBatch(10), a queue per connection.
     Batch,
+    /// DeleteMessage alone: handles received untimed in rounds, only the deletes timed.
+    Delete,
     /// Scale: RSS per stored message beyond its body at each --memory-at count (standard and
     /// FIFO), on `sqsprobe serve` run as its own process.
     Memory,

@@ -89,7 +89,7 @@ fn refuse_sdk_flags(args: &BenchArgs) -> Result<(), String> {
 }
 
 /// The raw and the scale workloads `--workload` names, each in the order given; without
-/// `--workload`, the four raw ones.
+/// `--workload`, the five raw ones.
 fn workloads(args: &BenchArgs) -> (Vec<RawWorkload>, Vec<ScaleWorkload>) {
     let mut raw: Vec<RawWorkload> = Vec::new();
     let mut scale: Vec<ScaleWorkload> = Vec::new();
@@ -99,6 +99,7 @@ fn workloads(args: &BenchArgs) -> (Vec<RawWorkload>, Vec<ScaleWorkload>) {
             BenchWorkloadArg::Receive => raw.push(RawWorkload::Receive),
             BenchWorkloadArg::Cycle => raw.push(RawWorkload::Cycle),
             BenchWorkloadArg::Batch => raw.push(RawWorkload::Batch),
+            BenchWorkloadArg::Delete => raw.push(RawWorkload::Delete),
             BenchWorkloadArg::Memory => scale.push(ScaleWorkload::Memory),
             BenchWorkloadArg::Depth => scale.push(ScaleWorkload::Depth),
             BenchWorkloadArg::Queues => scale.push(ScaleWorkload::Queues),

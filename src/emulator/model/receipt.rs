@@ -28,27 +28,61 @@ impl ReceiptHandle {
         ))
     }
 
-    /// Parses a wire handle; `None` for anything this emulator never issued.
+    /// Parses a wire handle; `None` for anything this emulator never issued. The oracle of
+    /// [`ReceiptHandle::decode_for`], which the emulator reads handles with.
+    #[cfg(test)]
     pub fn decode(handle: &str) -> Option<Self> {
         let bytes = BASE64.decode(handle.trim().as_bytes()).ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        let mut parts = text.split('\n');
-        if parts.next()? != PREFIX {
-            return None;
-        }
-        let queue = parts.next()?.to_owned();
-        let slot = parts.next()?.parse().ok()?;
-        let seq = parts.next()?.parse().ok()?;
-        let nonce = parts.next()?.parse().ok()?;
-        if parts.next().is_some() {
-            return None;
-        }
+        let (queue, id, nonce) = parts(std::str::from_utf8(&bytes).ok()?)?;
         Some(Self {
-            queue,
-            id: Id { slot, seq },
+            queue: queue.to_owned(),
+            id,
             nonce,
         })
     }
+
+    /// The message and receive a wire handle names, if this emulator issued it for `queue`;
+    /// `None` otherwise, as [`ReceiptHandle::decode`] filtered on the queue would say.
+    ///
+    /// Every DeleteMessage and ChangeMessageVisibility reads one: decoded on the stack and
+    /// compared with the queue where it lies, with no allocation for the bytes or the queue.
+    pub fn decode_for(handle: &str, queue: &str) -> Option<(Id, u64)> {
+        let mut buf = [0u8; STACK_HANDLE];
+        let input = handle.trim().as_bytes();
+        let heap;
+        let bytes = match BASE64.decode_slice(input, &mut buf) {
+            Ok(len) => &buf[..len],
+            // A key longer than any this emulator makes for itself (a long signing region):
+            // decoded the ordinary way.
+            Err(base64::DecodeSliceError::OutputSliceTooSmall) => {
+                heap = BASE64.decode(input).ok()?;
+                &heap[..]
+            }
+            Err(base64::DecodeSliceError::DecodeError(_)) => return None,
+        };
+        let (named, id, nonce) = parts(std::str::from_utf8(bytes).ok()?)?;
+        (named == queue).then_some((id, nonce))
+    }
+}
+
+/// Decoded bytes [`ReceiptHandle::decode_for`] keeps on the stack: a handle of a queue whose
+/// name is 80 characters, in a 20-character region, with 20-digit seq and nonce, is about 190.
+const STACK_HANDLE: usize = 256;
+
+/// The queue, message and nonce of a decoded handle's text.
+fn parts(text: &str) -> Option<(&str, Id, u64)> {
+    let mut parts = text.split('\n');
+    if parts.next()? != PREFIX {
+        return None;
+    }
+    let queue = parts.next()?;
+    let slot = parts.next()?.parse().ok()?;
+    let seq = parts.next()?.parse().ok()?;
+    let nonce = parts.next()?.parse().ok()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((queue, Id { slot, seq }, nonce))
 }
 
 #[cfg(test)]
@@ -65,5 +99,45 @@ mod tests {
         assert_eq!(ReceiptHandle::decode(&h.encode()), Some(h));
         assert_eq!(ReceiptHandle::decode("garbage"), None);
         assert_eq!(ReceiptHandle::decode(""), None);
+    }
+
+    #[test]
+    fn decoding_for_a_queue_agrees_with_decoding_and_filtering() {
+        let long = format!("arn:aws:sqs:{}:000000000000:q", "r".repeat(400));
+        let mut wire: Vec<String> = ["q", "other", long.as_str()]
+            .iter()
+            .map(|queue| {
+                ReceiptHandle {
+                    queue: (*queue).into(),
+                    id: Id { slot: 3, seq: 7 },
+                    nonce: 9,
+                }
+                .encode()
+            })
+            .collect();
+        let tail = BASE64.encode(format!("{PREFIX}\nq\n1\n2\n3\nextra"));
+        let short = BASE64.encode(format!("{PREFIX}\nq\n1\n2"));
+        let other = BASE64.encode("not-sqsprobe\nq\n1\n2\n3");
+        let not_utf8 = BASE64.encode([0xff, 0xfe, 0x0a]);
+        let spaced = format!("  {}\n", wire[0]);
+        wire.extend([tail, short, other, not_utf8, spaced]);
+        wire.extend(["garbage", "", "%%%", "cQ=", "cQ"].map(str::to_owned));
+        for raw in &wire {
+            for queue in ["q", "other", long.as_str(), ""] {
+                let filtered = ReceiptHandle::decode(raw)
+                    .filter(|h| h.queue == queue)
+                    .map(|h| (h.id, h.nonce));
+                assert_eq!(
+                    ReceiptHandle::decode_for(raw, queue),
+                    filtered,
+                    "{raw} {queue}"
+                );
+            }
+        }
+        assert_eq!(
+            ReceiptHandle::decode_for(&wire[2], &long),
+            Some((Id { slot: 3, seq: 7 }, 9)),
+            "decoded off the stack"
+        );
     }
 }

@@ -18,7 +18,7 @@
 use serde_json::{Value, json};
 
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
-use crate::emulator::model::message::MessageState;
+use crate::emulator::model::message::{Id, MessageState};
 use crate::emulator::model::queue::Queue;
 use crate::emulator::model::receipt::ReceiptHandle;
 use crate::emulator::model::store::Emulator;
@@ -29,10 +29,17 @@ use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
-fn decode(name: &str, raw: &str) -> SqsResult<ReceiptHandle> {
-    ReceiptHandle::decode(raw)
-        .filter(|h| h.queue == name)
+/// The message and receive `raw` names, if it is a handle of queue `name`.
+fn decode(name: &str, raw: &str) -> SqsResult<Handle> {
+    ReceiptHandle::decode_for(raw, name)
+        .map(|(id, nonce)| Handle { id, nonce })
         .ok_or_else(|| SqsError::receipt_handle_is_invalid(raw))
+}
+
+/// A decoded handle of the queue an operation works on.
+struct Handle {
+    id: Id,
+    nonce: u64,
 }
 
 /// Tells an audit, if one watches, of an acknowledgement before it is answered.
@@ -88,8 +95,11 @@ fn delete_one(
         return Ok(());
     }
     queue.remove(handle.id);
-    // Deleting a FIFO message may unblock the rest of its group.
-    queue.notify.notify_waiters();
+    // Deleting a FIFO message may unblock the rest of its group; deleting a standard one
+    // makes nothing visible, so no long poll has anything to wake for.
+    if queue.is_fifo() {
+        queue.notify.notify_waiters();
+    }
     Ok(())
 }
 
