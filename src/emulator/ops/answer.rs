@@ -6,7 +6,7 @@
 //! `Map`, its keys and a `String` per member, for each of ten messages) was 17 % of a
 //! receive's CPU (docs/performance.md). [`Received`] holds the members as plain data instead;
 //! [`Answer::to_value`] still builds the `Value` for the readers that want one (an audit's
-//! observer, the unit tests), and the property test in `protocol/received_tests.rs` checks
+//! observer, the unit tests), and the property test in `ops/receive/render_tests.rs` checks
 //! that every protocol writes the same answer from either form.
 
 use std::borrow::Cow;
