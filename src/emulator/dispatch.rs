@@ -1,11 +1,13 @@
 //! Routes an operation name to its handler. Handlers take and return the JSON protocol's
-//! shapes; the protocol modules translate at the edges.
+//! shapes (ReceiveMessage its messages as plain data: `ops/answer.rs`); the protocol modules
+//! translate at the edges.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::answer::Answer;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::ops::{access, dlq, lease, move_task, permission, queue, receive, send};
 use crate::emulator::support::errors::{SqsError, SqsResult};
@@ -21,7 +23,7 @@ pub(crate) async fn dispatch(
     operation: &str,
     params: &Map<String, Value>,
     ctx: &RequestContext,
-) -> SqsResult<Value> {
+) -> SqsResult<Answer> {
     // Chaos (opt-in, server-wide): a slow server, and one that throttles.
     if let Some(delay) = emu.chaos.latency() {
         tokio::select! {
@@ -43,7 +45,7 @@ pub(crate) async fn dispatch(
     }
     access::check(emu, operation, params, ctx)?;
     let input = Input::new(params);
-    match operation {
+    let value = match operation {
         "CreateQueue" => queue::create_queue(emu, input, ctx),
         "GetQueueUrl" => queue::get_queue_url(emu, input, ctx),
         "ListQueues" => queue::list_queues(emu, input, ctx),
@@ -56,7 +58,11 @@ pub(crate) async fn dispatch(
         "PurgeQueue" => queue::purge_queue(emu, input, ctx),
         "SendMessage" => send::send_message(emu, input, ctx),
         "SendMessageBatch" => send::send_message_batch(emu, input, ctx),
-        "ReceiveMessage" => receive::receive_message(emu, input, ctx).await,
+        "ReceiveMessage" => {
+            return receive::receive_message(emu, input, ctx)
+                .await
+                .map(Answer::Received);
+        }
         "DeleteMessage" => lease::delete_message(emu, input, ctx),
         "DeleteMessageBatch" => lease::delete_message_batch(emu, input, ctx),
         "ChangeMessageVisibility" => lease::change_message_visibility(emu, input, ctx),
@@ -69,7 +75,8 @@ pub(crate) async fn dispatch(
         "RemovePermission" => permission::remove_permission(emu, input, ctx),
         _ if ctx.query => Err(SqsError::invalid_action(operation)),
         _ => Err(SqsError::unknown_operation()),
-    }
+    };
+    value.map(Answer::Value)
 }
 
 #[cfg(test)]

@@ -43,7 +43,9 @@ pub(crate) async fn call(emu: &Arc<Emulator>, operation: &str, params: Value) ->
         access_key: None,
     };
     let params = params.as_object().cloned().unwrap_or_default();
-    dispatch(emu, operation, &params, &ctx).await
+    dispatch(emu, operation, &params, &ctx)
+        .await
+        .map(crate::emulator::ops::answer::Answer::into_value)
 }
 
 /// Creates a queue and returns its URL.

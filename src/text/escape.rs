@@ -61,6 +61,21 @@ fn replace_chars(raw: &str, entity: impl Fn(char) -> Option<&'static str>) -> St
 /// `\r` is written as a character reference so parsers do not normalise it away.
 pub fn xml_text(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
+    push_xml_text(&mut out, raw);
+    out
+}
+
+/// Appends `raw` to `out` escaped as [`xml_text`] escapes it, for writers that build a whole
+/// document in one buffer.
+pub fn push_xml_text(out: &mut String, raw: &str) {
+    // Most text (ids, digests, handles, plain bodies) has nothing to escape: copied whole.
+    if !raw
+        .bytes()
+        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | 0..0x20 | 0xEF))
+    {
+        out.push_str(raw);
+        return;
+    }
     for c in raw.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -73,7 +88,6 @@ pub fn xml_text(raw: &str) -> String {
             _ => {}
         }
     }
-    out
 }
 
 /// Whether XML 1.0 can carry `c` (its `Char` production).

@@ -59,19 +59,26 @@ pub(crate) fn md5_of_attributes(
     attributes: &BTreeMap<String, MessageAttributeValue>,
 ) -> Option<String> {
     // BTreeMap iterates in byte order of the names, which is the order AWS sorts by.
-    md5::md5_of_attributes(attributes.iter().map(|(name, value)| {
+    md5_of_sorted_attributes(
+        attributes
+            .iter()
+            .map(|(name, value)| (name.as_str(), value)),
+    )
+}
+
+/// Hex `MD5OfMessageAttributes` of attributes given in byte order of their names; `None` for
+/// none.
+pub(crate) fn md5_of_sorted_attributes<'a>(
+    attributes: impl IntoIterator<Item = (&'a str, &'a MessageAttributeValue)>,
+) -> Option<String> {
+    md5::md5_of_attributes(attributes.into_iter().map(|(name, value)| {
         if value.is_binary() {
             let bytes = value.binary_value.as_deref().unwrap_or_default();
-            (
-                name.as_str(),
-                value.data_type.as_str(),
-                Transport::Binary,
-                bytes,
-            )
+            (name, value.data_type.as_str(), Transport::Binary, bytes)
         } else {
             let text = value.string_value.as_deref().unwrap_or_default();
             (
-                name.as_str(),
+                name,
                 value.data_type.as_str(),
                 Transport::String,
                 text.as_bytes(),

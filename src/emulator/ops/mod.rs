@@ -1,8 +1,10 @@
 //! SQS operations, one module per family. Handlers take and return the JSON protocol's shapes
-//! (the protocol modules translate at the edges) and change the model under the store's locks
+//! (the protocol modules translate at the edges; ReceiveMessage answers plain data they write
+//! straight to bytes, `answer.rs`) and change the model under the store's locks
 //! (`model/store.rs`: the read lock and their queue's mutex, or the write lock).
 
 pub mod access;
+pub(crate) mod answer;
 pub(crate) mod batch;
 pub(crate) mod context;
 pub(crate) mod dlq;

@@ -5,22 +5,20 @@
 //! expiries all wake waiters, so a waiting receive answers as soon as a message is receivable
 //! and nothing busy-polls.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use serde_json::{Map, Value, json};
-
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
 use crate::emulator::model::message::{
-    Message, MessageAttributeValue, MessageState, attribute_selected, md5_of_attributes,
+    Message, MessageState, attribute_selected, md5_of_sorted_attributes,
 };
 use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
-use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::receipt;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::answer::{ReceivedMessage, SystemValue};
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::audit::Delivery;
 use crate::emulator::support::chaos::On;
@@ -28,6 +26,7 @@ use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
 /// Validated ReceiveMessage parameters.
+#[derive(Debug)]
 struct ReceiveParams {
     max: usize,
     wait_seconds: Option<u64>,
@@ -148,75 +147,85 @@ impl ReceiveParams {
     }
 }
 
-/// The JSON shape of one received message of queue `key`, with only the requested attributes.
-fn render(emu: &Emulator, key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
-    let message = &delivered.message;
-    let handle = ReceiptHandle {
-        queue: key.to_owned(),
-        id: delivered.id,
-        nonce: delivered.nonce,
-    }
-    .encode();
-    let mut out = Map::new();
-    out.insert("MessageId".into(), json!(message.id_string(&emu.ids)));
-    out.insert("ReceiptHandle".into(), json!(handle));
-    out.insert("MD5OfBody".into(), json!(message.md5_hex()));
-    out.insert("Body".into(), json!(message.body()));
-    let mut system = Map::new();
+/// One received message of queue `key` as answered, with only the requested attributes.
+fn render(
+    emu: &Emulator,
+    key: &str,
+    delivered: Delivered,
+    params: &ReceiveParams,
+) -> ReceivedMessage {
+    let Delivered {
+        id,
+        nonce,
+        message,
+        sender,
+        group,
+        fifo,
+    } = delivered;
+    let mut system = Vec::new();
     // Each value is computed only when asked for: a content-based deduplication id is a
     // SHA-256 of the body, and most receives ask for a few attributes or none.
-    let mut put = |name: &str, value: &dyn Fn() -> Option<String>| {
-        if params.wants(name)
-            && let Some(value) = value()
-        {
-            system.insert(name.to_owned(), Value::String(value));
+    if !params.system_names.is_empty() {
+        let mut put = |name: &'static str, value: &dyn Fn() -> Option<SystemValue>| {
+            if params.wants(name)
+                && let Some(value) = value()
+            {
+                system.push((name, value));
+            }
+        };
+        let extra = message.extra.as_deref();
+        let text = |s: &str| SystemValue::Text(s.to_owned());
+        put("SenderId", &|| sender.as_deref().map(text));
+        put("SentTimestamp", &|| {
+            Some(SystemValue::Number(message.sent_ms.into()))
+        });
+        put("ApproximateReceiveCount", &|| {
+            Some(SystemValue::Number(message.receive_count.into()))
+        });
+        put("ApproximateFirstReceiveTimestamp", &|| {
+            (message.first_receive_ms > 0)
+                .then(|| SystemValue::Number(message.first_receive_ms.into()))
+        });
+        put("AWSTraceHeader", &|| {
+            extra.and_then(|e| e.trace_header.as_deref().map(text))
+        });
+        put("DeadLetterQueueSourceArn", &|| {
+            extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(text))
+        });
+        put("MessageGroupId", &|| group.as_deref().map(text));
+        if fifo {
+            put("MessageDeduplicationId", &|| {
+                message
+                    .dedup_id()
+                    .map(|d| SystemValue::Text(d.into_owned()))
+            });
+            put("SequenceNumber", &|| {
+                message
+                    .sequence_number
+                    .map(|n| SystemValue::Number(n.value()))
+            });
         }
-    };
-    let extra = message.extra.as_deref();
-    put("SenderId", &|| delivered.sender.clone());
-    put("SentTimestamp", &|| Some(message.sent_ms.to_string()));
-    put("ApproximateReceiveCount", &|| {
-        Some(message.receive_count.to_string())
-    });
-    put("ApproximateFirstReceiveTimestamp", &|| {
-        (message.first_receive_ms > 0).then(|| message.first_receive_ms.to_string())
-    });
-    put("AWSTraceHeader", &|| {
-        extra.and_then(|e| e.trace_header.as_deref().map(str::to_owned))
-    });
-    put("DeadLetterQueueSourceArn", &|| {
-        extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned))
-    });
-    put("MessageGroupId", &|| {
-        delivered.group.as_deref().map(str::to_owned)
-    });
-    if delivered.fifo {
-        put("MessageDeduplicationId", &|| {
-            message.dedup_id().map(|d| d.into_owned())
-        });
-        put("SequenceNumber", &|| {
-            message.sequence_number.map(|n| n.to_string())
-        });
-    }
-    if !system.is_empty() {
-        out.insert("Attributes".into(), Value::Object(system));
     }
     // The digest covers only the attributes returned (SNAP-2025, facts A3b).
-    let selected: BTreeMap<String, MessageAttributeValue> = message
-        .attributes()
-        .iter()
-        .filter(|(name, _)| attribute_selected(&params.attribute_filters, name))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Some(md5) = md5_of_attributes(&selected) {
-        out.insert("MD5OfMessageAttributes".into(), json!(md5));
-        let attributes: Map<String, Value> = selected
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_json()))
-            .collect();
-        out.insert("MessageAttributes".into(), Value::Object(attributes));
+    let mut selected = 0u64;
+    if !params.attribute_filters.is_empty() {
+        for (i, (name, _)) in message.attributes().iter().enumerate() {
+            if attribute_selected(&params.attribute_filters, name) {
+                selected |= 1 << i;
+            }
+        }
     }
-    Value::Object(out)
+    let md5 = md5_of_sorted_attributes(
+        message
+            .attributes()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| selected & (1 << i) != 0)
+            .map(|(_, (name, value))| (name.as_str(), value)),
+    );
+    let message_id = emu.ids.of(message.origin);
+    let handle = receipt::encode(key, id, nonce);
+    ReceivedMessage::new(message, message_id, handle, system, selected, md5)
 }
 
 /// The dead-letter queue of the queue a receive is on, as the receive can use it.
@@ -445,25 +454,26 @@ fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[Delivered], now
     }
 }
 
-/// The answer: `messages` rendered, outside the store's locks.
-fn reply(emu: &Emulator, key: &str, messages: &[Delivered], params: &ReceiveParams) -> Value {
-    if messages.is_empty() {
-        // AWS leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`).
-        json!({})
-    } else {
-        let messages: Vec<Value> = messages
-            .iter()
-            .map(|d| render(emu, key, d, params))
-            .collect();
-        json!({ "Messages": messages })
-    }
+/// The answer: `messages` rendered, outside the store's locks. None: AWS leaves `Messages` out
+/// of an empty receive (SNAP-2025 `test_receive_empty_queue`), which every protocol's writer
+/// of [`ReceivedMessage`]s does.
+fn reply(
+    emu: &Emulator,
+    key: &str,
+    messages: Vec<Delivered>,
+    params: &ReceiveParams,
+) -> Vec<ReceivedMessage> {
+    messages
+        .into_iter()
+        .map(|d| render(emu, key, d, params))
+        .collect()
 }
 
 pub(crate) async fn receive_message(
     emu: &Arc<Emulator>,
     input: Input<'_>,
     ctx: &RequestContext,
-) -> SqsResult<Value> {
+) -> SqsResult<Vec<ReceivedMessage>> {
     let key = ctx.queue_key(emu, &input)?;
     let mut params = params(&input, ctx)?;
     let (notify, wait_seconds) = emu.with_queue(&key, |_, queue, _| {
@@ -500,8 +510,8 @@ pub(crate) async fn receive_message(
             None => poll.once(true)?.unwrap_or(Outcome::Answer(Vec::new())),
         };
         let next_deadline = match outcome {
-            Outcome::Gone => return Ok(json!({})),
-            Outcome::Answer(messages) => return Ok(reply(emu, &key, &messages, &params)),
+            Outcome::Gone => return Ok(Vec::new()),
+            Outcome::Answer(messages) => return Ok(reply(emu, &key, messages, &params)),
             Outcome::Wait(next_deadline) => next_deadline,
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
@@ -582,6 +592,9 @@ impl Poll<'_> {
         Ok(Some(Outcome::Wait(next)))
     }
 }
+
+#[cfg(test)]
+mod render_tests;
 
 #[cfg(test)]
 mod tests {

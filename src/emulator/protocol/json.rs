@@ -5,9 +5,18 @@
 //!
 //! Bodies nested deeper than [`MAX_DEPTH`] are refused (`SerializationException`) before they
 //! are parsed: the deepest SQS request (a batch entry's message attribute's list value) nests 5.
+//!
+//! A receive's messages are written straight to bytes ([`write_message`], which the query
+//! protocol's JSON form shares), as `serde_json` writes their `Value` form: keys in byte
+//! order, strings escaped by `serde_json` itself.
+
+use std::io::Write as _;
 
 use serde_json::{Map, Value, json};
 
+use crate::emulator::ops::answer::{
+    Answer, ReceivedMessage, SystemValue, attribute_members, is_plain,
+};
 use crate::emulator::support::errors::SqsError;
 
 /// Content type of JSON protocol replies.
@@ -75,6 +84,165 @@ pub(crate) fn decode(body: &[u8]) -> Result<Map<String, Value>, SqsError> {
 /// Body of a successful reply.
 pub(crate) fn encode(value: &Value) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec())
+}
+
+/// Body of a successful reply, in whichever form the operation answered.
+pub(crate) fn encode_answer(answer: &Answer) -> Vec<u8> {
+    match answer {
+        Answer::Value(value) => encode(value),
+        Answer::Received(messages) => encode_received(messages),
+    }
+}
+
+/// A receive's answer: `{"Messages":[…]}`, or `{}` without messages (AWS leaves the member
+/// out of an empty receive).
+fn encode_received(messages: &[ReceivedMessage]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + messages.iter().map(estimated_len).sum::<usize>());
+    out.push(b'{');
+    if !messages.is_empty() {
+        out.extend_from_slice(b"\"Messages\":[");
+        for (i, message) in messages.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_message(&mut out, message, Maps::Objects);
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
+    out
+}
+
+/// About how many bytes a message takes written, so that the buffer is allocated once.
+pub(crate) fn estimated_len(message: &ReceivedMessage) -> usize {
+    // The members' names and the fixed-size ids and digests, 40 bytes per system attribute.
+    200 + message.body().len() + message.receipt_handle.len() + 40 * message.attributes.len()
+}
+
+/// How a message's two maps (`Attributes`, `MessageAttributes`) are written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Maps {
+    /// As JSON objects, `{"<name>": <value>}` (the JSON protocol).
+    Objects,
+    /// As lists of pairs, `[{"<key>": "<name>", "Value": <value>}]` (the query protocol's
+    /// JSON form), each map's pair key named.
+    Pairs {
+        attributes: &'static str,
+        message_attributes: &'static str,
+    },
+}
+
+/// Writes `raw` as a JSON string, escaped as `serde_json` escapes it.
+fn string(out: &mut Vec<u8>, raw: &str) {
+    // Writing to a `Vec` cannot fail.
+    let _ = serde_json::to_writer(&mut *out, raw);
+}
+
+/// Writes text that needs no escaping ([`is_plain`]: ids, digests, handles) as a JSON
+/// string, copied whole: scanning it as `serde_json` does was half of a message's writing.
+fn plain(out: &mut Vec<u8>, text: &[u8]) {
+    debug_assert!(std::str::from_utf8(text).is_ok_and(is_plain));
+    out.push(b'"');
+    out.extend_from_slice(text);
+    out.push(b'"');
+}
+
+/// Writes `"<name>":`, for the members' own names (which need no escaping).
+fn key(out: &mut Vec<u8>, name: &str) {
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// Writes one map entry of `maps`' form: `"<name>":` then the value, or
+/// `{"<key>":"<name>","Value":` then the value and `}`.
+fn entry(out: &mut Vec<u8>, pair_key: Option<&str>, name: &str, value: impl FnOnce(&mut Vec<u8>)) {
+    match pair_key {
+        None => {
+            string(out, name);
+            out.push(b':');
+            value(out);
+        }
+        Some(pair_key) => {
+            out.push(b'{');
+            key(out, pair_key);
+            string(out, name);
+            out.push(b',');
+            key(out, "Value");
+            value(out);
+            out.push(b'}');
+        }
+    }
+}
+
+/// Writes one received message as a JSON object, members in byte order of their names (the
+/// order `serde_json` writes a `Value` object's keys in).
+pub(crate) fn write_message(out: &mut Vec<u8>, message: &ReceivedMessage, maps: Maps) {
+    let (open, close, attributes_key, message_attributes_key) = match maps {
+        Maps::Objects => (b'{', b'}', None, None),
+        Maps::Pairs {
+            attributes,
+            message_attributes,
+        } => (b'[', b']', Some(attributes), Some(message_attributes)),
+    };
+    out.push(b'{');
+    if !message.attributes.is_empty() {
+        key(out, "Attributes");
+        out.push(open);
+        for (i, (name, value)) in message.attributes.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            entry(out, attributes_key, name, |out| match value {
+                SystemValue::Number(n) => {
+                    let _ = write!(out, "\"{n}\"");
+                }
+                SystemValue::Text(text) => string(out, text),
+            });
+        }
+        out.push(close);
+        out.push(b',');
+    }
+    key(out, "Body");
+    string(out, message.body());
+    out.push(b',');
+    key(out, "MD5OfBody");
+    plain(out, &message.md5_of_body());
+    out.push(b',');
+    if let Some(md5) = &message.md5_of_message_attributes {
+        key(out, "MD5OfMessageAttributes");
+        string(out, md5);
+        out.push(b',');
+        key(out, "MessageAttributes");
+        out.push(open);
+        for (i, (name, value)) in message.message_attributes().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            entry(out, message_attributes_key, name, |out| {
+                out.push(b'{');
+                let mut first = true;
+                for (member, text) in attribute_members(value) {
+                    let Some(text) = text else { continue };
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    key(out, member);
+                    string(out, &text);
+                }
+                out.push(b'}');
+            });
+        }
+        out.push(close);
+        out.push(b',');
+    }
+    key(out, "MessageId");
+    plain(out, message.message_id().as_bytes());
+    out.push(b',');
+    key(out, "ReceiptHandle");
+    plain(out, message.receipt_handle.as_bytes());
+    out.push(b'}');
 }
 
 /// Body and `x-amzn-query-error` header value of an error reply.

@@ -9,17 +9,26 @@
 //! deepest key SQS defines has 6 segments
 //! (`SendMessageBatchRequestEntry.1.MessageAttribute.1.Value.StringValue`), and the largest
 //! request (a 10-entry batch of messages with 10 attributes each) a few hundred pairs.
+//!
+//! A receive's messages are written straight to the reply ([`encode_answer`],
+//! [`encode_json_answer`]) in the same bytes as their `Value` form would be rendered.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
+
+use crate::emulator::ops::answer::{
+    Answer, ReceivedMessage, SystemValue, attribute_members, is_plain,
+};
+use crate::emulator::protocol::json::{self, Maps};
 
 use crate::sqs::query_json::json_form_name;
 use crate::sqs::query_members::{self, Layout};
 
 use crate::emulator::support::errors::SqsError;
 use crate::sqs::errors::QUEUE_DOES_NOT_EXIST;
-use crate::text::escape::xml_text;
+use crate::text::escape::{push_xml_text, xml_text};
 
 /// Content type of query protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "text/xml";
@@ -255,24 +264,154 @@ fn has_result(operation: &str) -> bool {
 
 /// A successful reply body.
 pub(crate) fn encode(operation: &str, value: &Value, request_id: &str) -> String {
-    let mut out = String::from("<?xml version=\"1.0\"?>");
-    out.push_str(&format!("<{operation}Response xmlns=\"{XMLNS}\">"));
+    let mut inner = String::new();
+    if let Value::Object(map) = value {
+        render_object(&mut inner, operation, map);
+    }
+    envelope(operation, request_id, &inner)
+}
+
+/// The reply document around a result's children (`inner`), empty or not.
+fn envelope(operation: &str, request_id: &str, inner: &str) -> String {
+    let mut out = String::with_capacity(inner.len() + 2 * operation.len() + 200);
+    out.push_str("<?xml version=\"1.0\"?><");
+    out.push_str(operation);
+    out.push_str("Response xmlns=\"");
+    out.push_str(XMLNS);
+    out.push_str("\">");
     if has_result(operation) {
-        let mut inner = String::new();
-        if let Value::Object(map) = value {
-            render_object(&mut inner, operation, map);
-        }
+        out.push('<');
+        out.push_str(operation);
         if inner.is_empty() {
-            out.push_str(&format!("<{operation}Result/>"));
+            out.push_str("Result/>");
         } else {
-            element(&mut out, &format!("{operation}Result"), &inner);
+            out.push_str("Result>");
+            out.push_str(inner);
+            out.push_str("</");
+            out.push_str(operation);
+            out.push_str("Result>");
         }
     }
-    out.push_str(&format!(
-        "<ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{operation}Response>",
-        xml_text(request_id)
-    ));
+    out.push_str("<ResponseMetadata><RequestId>");
+    push_xml_text(&mut out, request_id);
+    out.push_str("</RequestId></ResponseMetadata></");
+    out.push_str(operation);
+    out.push_str("Response>");
     out
+}
+
+/// A successful reply body, in whichever form the operation answered.
+pub(crate) fn encode_answer(operation: &str, answer: &Answer, request_id: &str) -> Vec<u8> {
+    match answer {
+        Answer::Value(value) => encode(operation, value, request_id).into_bytes(),
+        Answer::Received(messages) => {
+            let mut inner = String::with_capacity(
+                messages.iter().map(json::estimated_len).sum::<usize>() * 5 / 4,
+            );
+            for message in messages {
+                write_message(&mut inner, operation, message);
+            }
+            envelope(operation, request_id, &inner).into_bytes()
+        }
+    }
+}
+
+/// The query name of `operation`'s reply member `json` and, for a map, its pairs' key member;
+/// the JSON name itself for a member the table does not rename.
+fn reply_names(operation: &str, json: &'static str) -> (&'static str, &'static str) {
+    match query_members::reply_by_json(operation, json) {
+        Some(member) => match member.layout {
+            Layout::Map { key, .. } => (member.query, key),
+            Layout::List => (member.query, "Name"),
+        },
+        None => (json, "Name"),
+    }
+}
+
+/// `<name>` + `text` escaped + `</name>`.
+fn text_element(out: &mut String, name: &str, text: &str) {
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
+    push_xml_text(out, text);
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
+}
+
+/// `<name>` + `text` + `</name>`, for text that needs no escaping ([`is_plain`]).
+fn plain_element(out: &mut String, name: &str, text: &str) {
+    debug_assert!(is_plain(text));
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
+    out.push_str(text);
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
+}
+
+/// One map entry: `<name><key>…</key><Value>` + the value + `</Value></name>`.
+fn pair_element(
+    out: &mut String,
+    (name, key): (&str, &str),
+    entry: &str,
+    value: impl FnOnce(&mut String),
+) {
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
+    text_element(out, key, entry);
+    out.push_str("<Value>");
+    value(out);
+    out.push_str("</Value></");
+    out.push_str(name);
+    out.push('>');
+}
+
+/// One received message as [`render_object`] renders its `Value` form: members in byte order
+/// of their JSON names, maps flattened as [`query_members::REPLY`] says.
+fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage) {
+    let (element, _) = reply_names(operation, "Messages");
+    out.push('<');
+    out.push_str(element);
+    out.push('>');
+    if !message.attributes.is_empty() {
+        let names = reply_names(operation, "Attributes");
+        for (name, value) in &message.attributes {
+            pair_element(out, names, name, |out| match value {
+                SystemValue::Number(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                SystemValue::Text(text) => push_xml_text(out, text),
+            });
+        }
+    }
+    text_element(out, "Body", message.body());
+    let md5 = message.md5_of_body();
+    plain_element(
+        out,
+        "MD5OfBody",
+        std::str::from_utf8(&md5).unwrap_or_default(),
+    );
+    if let Some(md5) = &message.md5_of_message_attributes {
+        text_element(out, "MD5OfMessageAttributes", md5);
+        let names = reply_names(operation, "MessageAttributes");
+        for (name, value) in message.message_attributes() {
+            pair_element(out, names, name, |out| {
+                for (member, text) in attribute_members(value) {
+                    if let Some(text) = text {
+                        text_element(out, member, &text);
+                    }
+                }
+            });
+        }
+    }
+    plain_element(out, "MessageId", message.message_id());
+    plain_element(out, "ReceiptHandle", &message.receipt_handle);
+    out.push_str("</");
+    out.push_str(element);
+    out.push('>');
 }
 
 /// Content type of query replies in their JSON form.
@@ -341,6 +480,61 @@ pub(crate) fn encode_json(operation: &str, value: &Value, request_id: &str) -> V
     serde_json::json!({ format!("{operation}Response"): response })
         .to_string()
         .into_bytes()
+}
+
+/// A successful reply in the JSON form ([`encode_json`]), in whichever form the operation
+/// answered.
+pub(crate) fn encode_json_answer(operation: &str, answer: &Answer, request_id: &str) -> Vec<u8> {
+    let messages = match answer {
+        Answer::Value(value) => return encode_json(operation, value, request_id),
+        Answer::Received(messages) => messages,
+    };
+    let result = format!("{operation}Result");
+    let mut out = Vec::with_capacity(
+        messages.iter().map(json::estimated_len).sum::<usize>() + 2 * result.len() + 100,
+    );
+    let write_result = |out: &mut Vec<u8>| {
+        let _ = serde_json::to_writer(&mut *out, &result);
+        out.extend_from_slice(b":{");
+        if !messages.is_empty() {
+            let _ = serde_json::to_writer(&mut *out, json_form_name(operation, "Messages"));
+            out.extend_from_slice(b":[");
+            let maps = Maps::Pairs {
+                attributes: reply_names(operation, "Attributes").1,
+                message_attributes: reply_names(operation, "MessageAttributes").1,
+            };
+            for (i, message) in messages.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                json::write_message(out, message, maps);
+            }
+            out.push(b']');
+        }
+        out.push(b'}');
+    };
+    let write_metadata = |out: &mut Vec<u8>| {
+        out.extend_from_slice(b"\"ResponseMetadata\":{\"RequestId\":");
+        let _ = serde_json::to_writer(&mut *out, request_id);
+        out.push(b'}');
+    };
+    out.push(b'{');
+    let _ = serde_json::to_writer(&mut out, &format!("{operation}Response"));
+    out.extend_from_slice(b":{");
+    // A JSON object's keys are written in byte order, as `encode_json`'s `Value` writes them.
+    if has_result(operation) && result.as_str() < "ResponseMetadata" {
+        write_result(&mut out);
+        out.push(b',');
+        write_metadata(&mut out);
+    } else {
+        write_metadata(&mut out);
+        if has_result(operation) {
+            out.push(b',');
+            write_result(&mut out);
+        }
+    }
+    out.extend_from_slice(b"}}");
+    out
 }
 
 /// An error in the JSON form (LocalStack AWS-validated `test_get_list_queues_fails_json_format`).

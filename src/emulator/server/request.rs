@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::emulator::dispatch::dispatch;
 use crate::emulator::model::store::Emulator;
+use crate::emulator::ops::answer::Answer;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::protocol::{json, query, sts};
 use crate::emulator::support::audit::{Called, Refusal};
@@ -170,7 +171,12 @@ pub(crate) async fn answer(
             Err(e) => return json_error(&e, request_id),
         };
         return match dispatch_seen(emu, head, operation, &params, &ctx, request_id).await {
-            Ok(value) => response(200, json::CONTENT_TYPE, json::encode(&value), request_id),
+            Ok(answer) => response(
+                200,
+                json::CONTENT_TYPE,
+                json::encode_answer(&answer),
+                request_id,
+            ),
             Err(e) => json_error(&e, request_id),
         };
     }
@@ -226,16 +232,16 @@ pub(crate) async fn answer(
         );
     }
     match dispatch_seen(emu, head, &action, &params, &ctx, request_id).await {
-        Ok(value) if wants_json => response(
+        Ok(answer) if wants_json => response(
             200,
             query::JSON_CONTENT_TYPE,
-            query::encode_json(&action, &value, request_id),
+            query::encode_json_answer(&action, &answer, request_id),
             request_id,
         ),
-        Ok(value) => response(
+        Ok(answer) => response(
             200,
             query::CONTENT_TYPE,
-            query::encode(&action, &value, request_id).into_bytes(),
+            query::encode_answer(&action, &answer, request_id),
             request_id,
         ),
         Err(e) => query_error(&e),
@@ -250,7 +256,7 @@ async fn dispatch_seen(
     params: &serde_json::Map<String, Value>,
     ctx: &RequestContext,
     request_id: &str,
-) -> SqsResult<Value> {
+) -> SqsResult<Answer> {
     let Some(audit) = &emu.config.audit else {
         return dispatch(emu, operation, params, ctx).await;
     };
@@ -262,16 +268,21 @@ async fn dispatch_seen(
             .find_map(|part| part.trim().strip_prefix("attempt="))
             .and_then(|n| n.trim().parse().ok())
     });
+    // An audit reads answers in the JSON protocol's shape, built here only for it.
+    let value = result.as_ref().map(Answer::to_value);
     audit.called(&Called {
         operation,
         params,
-        answer: result.as_ref().map_err(|e| Refusal {
-            status: e.status(),
-            code: e.code(),
-            shape: e.spec.shape.to_string(),
-            sender_fault: e.spec.sender_fault,
-            message: e.message.clone(),
-        }),
+        answer: match &value {
+            Ok(value) => Ok(value.as_ref()),
+            Err(e) => Err(Refusal {
+                status: e.status(),
+                code: e.code(),
+                shape: e.spec.shape.to_string(),
+                sender_fault: e.spec.sender_fault,
+                message: e.message.clone(),
+            }),
+        },
         protocol: if ctx.query { "query" } else { "json" },
         request_id,
         sdk_attempt,

@@ -1,0 +1,210 @@
+//! What an operation answers: a JSON value in the JSON protocol's shape, or (ReceiveMessage)
+//! the received messages with every member computed, which the protocol modules write straight
+//! to bytes.
+//!
+//! A receive's answer is ~25 times a no-op's, and building it as `serde_json::Value`s (a
+//! `Map`, its keys and a `String` per member, for each of ten messages) was 17 % of a
+//! receive's CPU (docs/performance.md). [`Received`] holds the members as plain data instead;
+//! [`Answer::to_value`] still builds the `Value` for the readers that want one (an audit's
+//! observer, the unit tests), and the property test in `ops/receive/render_tests.rs` checks
+//! that every protocol writes the same answer from either form.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value};
+
+use crate::emulator::model::message::{MAX_MESSAGE_ATTRIBUTES, Message, MessageAttributeValue};
+
+/// [`ReceivedMessage`]'s selection is a bit per attribute.
+const _: () = assert!(MAX_MESSAGE_ATTRIBUTES <= 64);
+
+/// One operation's successful answer.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// In the JSON protocol's shape; the protocol modules translate it.
+    Value(Value),
+    /// ReceiveMessage's messages (none: AWS leaves `Messages` out).
+    Received(Vec<ReceivedMessage>),
+}
+
+impl Answer {
+    /// The answer in the JSON protocol's shape.
+    pub fn to_value(&self) -> Cow<'_, Value> {
+        match self {
+            Answer::Value(value) => Cow::Borrowed(value),
+            Answer::Received(messages) => Cow::Owned(received_value(messages)),
+        }
+    }
+
+    /// The answer in the JSON protocol's shape, owned.
+    #[cfg(test)]
+    pub fn into_value(self) -> Value {
+        match self {
+            Answer::Value(value) => value,
+            Answer::Received(messages) => received_value(&messages),
+        }
+    }
+}
+
+/// `{"Messages": [...]}`, or `{}` for no messages (SNAP-2025 `test_receive_empty_queue`).
+fn received_value(messages: &[ReceivedMessage]) -> Value {
+    let mut out = Map::new();
+    if !messages.is_empty() {
+        let list = messages.iter().map(ReceivedMessage::to_value).collect();
+        out.insert("Messages".into(), Value::Array(list));
+    }
+    Value::Object(out)
+}
+
+/// Whether `text` is made only of what a MessageId (hex digits and hyphens), an MD5 (hex
+/// digits) and a receipt handle (base64) are made of: characters no protocol escapes, in JSON
+/// or XML, so that the writers copy these members whole instead of scanning them.
+pub(crate) fn is_plain(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'/' | b'='))
+}
+
+/// A system attribute's value as the answer writes it (a string in every protocol).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SystemValue {
+    /// Timestamps, counts, sequence numbers: written in decimal.
+    Number(u128),
+    Text(String),
+}
+
+impl SystemValue {
+    /// The value as text.
+    pub fn to_text(&self) -> Cow<'_, str> {
+        match self {
+            SystemValue::Number(n) => Cow::Owned(n.to_string()),
+            SystemValue::Text(s) => Cow::Borrowed(s),
+        }
+    }
+}
+
+/// One message of a receive's answer, every member computed (outside the queue's lock).
+#[derive(Debug)]
+pub(crate) struct ReceivedMessage {
+    /// The leased copy: the body and the message attributes are read from it.
+    message: Message,
+    /// The MessageId, hyphenated, lower-case ASCII.
+    message_id: [u8; 36],
+    /// Base64 ([`is_plain`]).
+    pub receipt_handle: String,
+    /// The system attributes asked for, in byte order of their names (the order a JSON
+    /// object's keys have in the `Value` form, and so the order every protocol writes them).
+    pub attributes: Vec<(&'static str, SystemValue)>,
+    /// Which of the message's attributes (by position in name order) the receive selected.
+    selected: u64,
+    /// The digest of the selected attributes; `None` when none is selected.
+    pub md5_of_message_attributes: Option<String>,
+}
+
+impl ReceivedMessage {
+    /// The message `message` as answered: `attributes` must be in byte order of their names,
+    /// `selected` a mask over the message's attributes in name order.
+    pub fn new(
+        message: Message,
+        message_id: uuid::Uuid,
+        receipt_handle: String,
+        mut attributes: Vec<(&'static str, SystemValue)>,
+        selected: u64,
+        md5_of_message_attributes: Option<String>,
+    ) -> Self {
+        attributes.sort_unstable_by_key(|(name, _)| *name);
+        let mut id = [0u8; 36];
+        message_id.hyphenated().encode_lower(&mut id);
+        Self {
+            message,
+            message_id: id,
+            receipt_handle,
+            attributes,
+            selected,
+            md5_of_message_attributes,
+        }
+    }
+
+    /// The MessageId.
+    pub fn message_id(&self) -> &str {
+        std::str::from_utf8(&self.message_id).unwrap_or_default()
+    }
+
+    /// The body.
+    pub fn body(&self) -> &str {
+        self.message.body()
+    }
+
+    /// `MD5OfBody` in lower-case hex.
+    pub fn md5_of_body(&self) -> [u8; 32] {
+        let mut hex = [0u8; 32];
+        // 16 bytes always fit 32 hex digits.
+        let _ = hex::encode_to_slice(self.message.md5_of_body, &mut hex);
+        hex
+    }
+
+    /// The selected message attributes, in byte order of their names.
+    pub fn message_attributes(&self) -> impl Iterator<Item = (&str, &MessageAttributeValue)> {
+        let selected = self.selected;
+        self.message
+            .attributes()
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| *i < 64 && selected & (1 << i) != 0)
+            .map(|(_, (name, value))| (name.as_str(), value))
+    }
+
+    /// The message in the JSON protocol's shape (the form an audit and the unit tests read).
+    pub fn to_value(&self) -> Value {
+        let text = |s: &str| Value::String(s.to_owned());
+        let mut out = Map::new();
+        out.insert("MessageId".into(), text(self.message_id()));
+        out.insert("ReceiptHandle".into(), text(&self.receipt_handle));
+        let md5 = self.md5_of_body();
+        out.insert(
+            "MD5OfBody".into(),
+            text(std::str::from_utf8(&md5).unwrap_or_default()),
+        );
+        out.insert("Body".into(), text(self.body()));
+        if !self.attributes.is_empty() {
+            let system = self
+                .attributes
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), text(&value.to_text())))
+                .collect();
+            out.insert("Attributes".into(), Value::Object(system));
+        }
+        if let Some(md5) = &self.md5_of_message_attributes {
+            out.insert("MD5OfMessageAttributes".into(), text(md5));
+            let attributes = self
+                .message_attributes()
+                .map(|(name, value)| (name.to_owned(), value.to_json()))
+                .collect();
+            out.insert("MessageAttributes".into(), Value::Object(attributes));
+        }
+        Value::Object(out)
+    }
+}
+
+/// A `MessageAttributeValue`'s members in the order a JSON object's keys have: `BinaryValue`
+/// (base64), `DataType`, `StringValue`, each present or not (its `Value` form is
+/// [`MessageAttributeValue::to_json`]).
+pub(crate) fn attribute_members(
+    value: &MessageAttributeValue,
+) -> [(&'static str, Option<Cow<'_, str>>); 3] {
+    [
+        (
+            "BinaryValue",
+            value
+                .binary_value
+                .as_ref()
+                .map(|b| Cow::Owned(BASE64.encode(b))),
+        ),
+        ("DataType", Some(Cow::Borrowed(value.data_type.as_str()))),
+        (
+            "StringValue",
+            value.string_value.as_deref().map(Cow::Borrowed),
+        ),
+    ]
+}
