@@ -13,6 +13,14 @@
 //!
 //! The service marks busy and done through a shared [`Activity`]; an expired bound makes the
 //! next read fail with `TimedOut`, and hyper closes the connection.
+//!
+//! The bound of each phase is an `Instant`; the timer is only armed for it lazily. Resetting a
+//! tokio `Sleep` takes the timer driver's lock, and doing it at every phase change (twice a
+//! request) was ~2 % of the server's CPU (perf, docs/performance.md). The timer is armed only
+//! when a read would wait and the bound is earlier than the timer, and when the timer fires
+//! before the bound (the bound moved later since) it is re-armed once. So a connection that
+//! keeps sending requests touches the timer about once per `idle_timeout`, and each bound is
+//! still met to the timer's resolution.
 
 use std::io;
 use std::pin::Pin;
@@ -63,7 +71,10 @@ pub(super) struct TimedStream<S> {
     activity: Arc<Activity>,
     phase: Phase,
     finished_seen: u64,
-    deadline: Pin<Box<Sleep>>,
+    /// When the current phase's bound passes (unused while busy).
+    bound: Instant,
+    /// Wakes the reader at or before `bound`, never after it while the reader waits.
+    timer: Pin<Box<Sleep>>,
     header_timeout: Duration,
     idle_timeout: Duration,
 }
@@ -81,7 +92,8 @@ impl<S> TimedStream<S> {
             activity,
             phase: Phase::Waiting,
             finished_seen: 0,
-            deadline: Box::pin(tokio::time::sleep(header_timeout)),
+            bound: Instant::now() + header_timeout,
+            timer: Box::pin(tokio::time::sleep(header_timeout)),
             header_timeout,
             idle_timeout,
         }
@@ -93,13 +105,27 @@ impl<S> TimedStream<S> {
         if finished != self.finished_seen {
             self.finished_seen = finished;
             self.phase = Phase::Waiting;
-            self.deadline
-                .as_mut()
-                .reset(Instant::now() + self.idle_timeout);
+            self.bound = Instant::now() + self.idle_timeout;
         }
         if self.activity.in_flight.load(Ordering::SeqCst) > 0 {
             self.phase = Phase::Busy;
         }
+    }
+
+    /// Whether the current bound has passed; otherwise the timer is armed to wake the reader
+    /// by the bound.
+    fn bound_passed(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.bound < self.timer.deadline() {
+            self.timer.as_mut().reset(self.bound);
+        }
+        while self.timer.as_mut().poll(cx).is_ready() {
+            if Instant::now() >= self.bound {
+                return true;
+            }
+            // The bound moved later since the timer was armed: wait on for the rest.
+            self.timer.as_mut().reset(self.bound);
+        }
+        false
     }
 }
 
@@ -116,14 +142,13 @@ impl<S: AsyncRead + Unpin> AsyncRead for TimedStream<S> {
             Poll::Ready(Ok(())) => {
                 if buf.filled().len() > before && this.phase == Phase::Waiting {
                     this.phase = Phase::Head;
-                    let deadline = Instant::now() + this.header_timeout;
-                    this.deadline.as_mut().reset(deadline);
+                    this.bound = Instant::now() + this.header_timeout;
                 }
                 Poll::Ready(Ok(()))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
             Poll::Pending => {
-                if this.phase != Phase::Busy && this.deadline.as_mut().poll(cx).is_ready() {
+                if this.phase != Phase::Busy && this.bound_passed(cx) {
                     let what = if this.phase == Phase::Head {
                         "request head not received in time"
                     } else {

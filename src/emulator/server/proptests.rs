@@ -40,13 +40,13 @@ fn emulator(rt: &tokio::runtime::Runtime) -> Arc<Emulator> {
     emu
 }
 
-fn json_head(target: &str) -> Head {
+fn json_head(target: &str) -> Head<'static> {
     Head {
         method: Method::POST,
         path: "/".into(),
-        uri_query: String::new(),
+        uri_query: "".into(),
         host: "localhost:9324".into(),
-        target: Some(target.into()),
+        target: Some(target.to_owned().into()),
         authorization: None,
         trace_header: None,
         accept: None,
@@ -120,7 +120,7 @@ fn value() -> impl Strategy<Value = String> {
     ]
 }
 
-fn query_request() -> impl Strategy<Value = (Head, Vec<u8>)> {
+fn query_request() -> impl Strategy<Value = (Head<'static>, Vec<u8>)> {
     let pairs = prop::collection::vec((key(), value()), 0..24);
     let body = prop_oneof![
         pairs.prop_map(|pairs| {
@@ -152,11 +152,11 @@ fn query_request() -> impl Strategy<Value = (Head, Vec<u8>)> {
         |(body, method, path, uri_query, authorization)| {
             let head = Head {
                 method,
-                path,
-                uri_query,
+                path: path.into(),
+                uri_query: uri_query.into(),
                 host: "localhost:9324".into(),
                 target: None,
-                authorization,
+                authorization: authorization.map(Into::into),
                 trace_header: None,
                 accept: None,
                 sdk_request: None,
@@ -184,7 +184,7 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
-fn json_request() -> impl Strategy<Value = (Head, Vec<u8>)> {
+fn json_request() -> impl Strategy<Value = (Head<'static>, Vec<u8>)> {
     let target = prop_oneof![op().prop_map(|op| format!("AmazonSQS.{op}")), "\\PC{0,30}",];
     let member = prop_oneof![
         prop::sample::select(vec![
@@ -297,7 +297,7 @@ fn a_bare_get_with_an_empty_authorization_is_answered() {
         method: Method::GET,
         path: "/000000000000/q".into(),
         target: None,
-        authorization: Some(String::new()),
+        authorization: Some("".into()),
         ..json_head("")
     };
     let response = rt.block_on(answer(&emu, &head, &[], "rid"));

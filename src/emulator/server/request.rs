@@ -4,6 +4,7 @@
 //! [`answer`] is the pure part (head and body in, response out) so that tests can throw
 //! arbitrary input at it without sockets.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
@@ -25,47 +27,52 @@ use crate::emulator::support::input::queue_name_from_url;
 use crate::emulator::support::{ids, sigv4};
 
 /// What the answer depends on besides the body.
+///
+/// Borrowed from the request's parts: copying the head into owned strings was ~1,800
+/// instructions a request (callgrind, docs/performance.md), and the answer only reads it.
+/// `Cow` so that tests can build heads of their own.
 #[derive(Debug, Clone)]
-pub(crate) struct Head {
+pub(crate) struct Head<'a> {
     pub method: Method,
     /// Path of the request URI (a query request may POST to a queue URL).
-    pub path: String,
+    pub path: Cow<'a, str>,
     /// Query string of the request URI.
-    pub uri_query: String,
+    pub uri_query: Cow<'a, str>,
     /// Host the client addressed (queue URLs are built from it).
-    pub host: String,
+    pub host: Cow<'a, str>,
     /// `X-Amz-Target` (present: AWS JSON 1.0).
-    pub target: Option<String>,
+    pub target: Option<Cow<'a, str>>,
     /// `Authorization` (its SigV4 credential scope names the service).
-    pub authorization: Option<String>,
+    pub authorization: Option<Cow<'a, str>>,
     /// `X-Amzn-Trace-Id`.
-    pub trace_header: Option<String>,
+    pub trace_header: Option<Cow<'a, str>>,
     /// `Accept`: a query request accepting `application/json` is answered in JSON.
-    pub accept: Option<String>,
+    pub accept: Option<Cow<'a, str>>,
     /// `amz-sdk-request` (`attempt=2; max=3`), read only when an audit watches.
-    pub sdk_request: Option<String>,
+    pub sdk_request: Option<Cow<'a, str>>,
 }
 
-impl Head {
+impl<'a> Head<'a> {
     /// The head of a request as it arrived: `local` names the host when the request has no
     /// usable `Host` header (queue URLs are built from it); `audited` reads what only an audit
     /// keeps.
-    fn of<B>(req: &Request<B>, local: std::net::SocketAddr, audited: bool) -> Head {
+    fn of(parts: &'a Parts, local: std::net::SocketAddr, audited: bool) -> Head<'a> {
         // Header names as constants: a `&str` name is parsed and hashed again on every lookup.
         let header = |name: &HeaderName| {
-            req.headers()
+            parts
+                .headers
                 .get(name)
                 .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
+                .map(Cow::Borrowed)
         };
         let host = header(&HOST)
-            .or_else(|| req.uri().authority().map(|a| a.to_string()))
-            .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
-            .unwrap_or_else(|| local.to_string());
+            .or_else(|| parts.uri.authority().map(|a| Cow::Borrowed(a.as_str())))
+            .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
+            .unwrap_or_else(|| Cow::Owned(local.to_string()));
         Head {
-            method: req.method().clone(),
-            path: req.uri().path().to_owned(),
-            uri_query: req.uri().query().unwrap_or_default().to_owned(),
+            method: parts.method.clone(),
+            path: Cow::Borrowed(parts.uri.path()),
+            uri_query: Cow::Borrowed(parts.uri.query().unwrap_or_default()),
             host,
             target: header(&X_AMZ_TARGET),
             authorization: header(&AUTHORIZATION),
@@ -91,9 +98,10 @@ pub(super) async fn handle(
     read_timeout: Duration,
 ) -> Response<Full<Bytes>> {
     let request_id = ids::hyphenated(ids::uuid_v4());
-    let head = Head::of(&req, local, emu.config.audit.is_some());
+    let (parts, body) = req.into_parts();
+    let head = Head::of(&parts, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
-    let read = tokio::time::timeout(read_timeout, Limited::new(req.into_body(), limit).collect());
+    let read = tokio::time::timeout(read_timeout, Limited::new(body, limit).collect());
     let body = match read.await {
         Ok(Ok(collected)) => collected.to_bytes(),
         Ok(Err(_)) => return error(&head, &SqsError::request_too_large(limit), &request_id),
@@ -113,12 +121,13 @@ pub(super) async fn answer_whole(
     local: std::net::SocketAddr,
 ) -> Response<Bytes> {
     let request_id = ids::hyphenated(ids::uuid_v4());
-    let head = Head::of(&req, local, emu.config.audit.is_some());
+    let (parts, body) = req.into_parts();
+    let head = Head::of(&parts, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
-    let response = if req.body().len() > limit {
+    let response = if body.len() > limit {
         error(&head, &SqsError::request_too_large(limit), &request_id)
     } else {
-        answer(emu, &head, req.body(), &request_id).await
+        answer(emu, &head, &body, &request_id).await
     };
     let (parts, body) = response.into_parts();
     // A `Full` body is one chunk that is already there.
@@ -147,17 +156,19 @@ fn refused_credentials(emu: &Emulator, ctx: &RequestContext, json: bool) -> Opti
 /// The answer to a request whose body has been read.
 pub(crate) async fn answer(
     emu: &Arc<Emulator>,
-    head: &Head,
+    head: &Head<'_>,
     body: &[u8],
     request_id: &str,
 ) -> Response<Full<Bytes>> {
     let scope = sigv4::scope(head.authorization.as_deref(), None);
     let mut ctx = RequestContext {
-        host: head.host.clone(),
+        host: head.host.clone().into_owned(),
         query: head.target.is_none(),
-        trace_header: head.trace_header.clone(),
-        region: scope.region.unwrap_or_else(|| emu.config.region.clone()),
-        access_key: scope.access_key,
+        trace_header: head.trace_header.as_deref().map(str::to_owned),
+        region: scope
+            .region
+            .map_or_else(|| emu.config.region.clone(), Cow::into_owned),
+        access_key: scope.access_key.map(str::to_owned),
     };
     if let Some(target) = &head.target {
         if let Some(e) = refused_credentials(emu, &ctx, true) {
@@ -198,9 +209,9 @@ pub(crate) async fn answer(
         .map(|(_, v)| sigv4::scope(None, Some(v)));
     if let Some(scope) = presigned.filter(|_| head.authorization.is_none()) {
         if let Some(region) = scope.region {
-            ctx.region = region;
+            ctx.region = region.into_owned();
         }
-        ctx.access_key = scope.access_key;
+        ctx.access_key = scope.access_key.map(str::to_owned);
     }
     let wants_json = head
         .accept
@@ -251,7 +262,7 @@ pub(crate) async fn answer(
 /// [`dispatch`], and an audit (when one watches) told of the request and its answer.
 async fn dispatch_seen(
     emu: &Arc<Emulator>,
-    head: &Head,
+    head: &Head<'_>,
     operation: &str,
     params: &serde_json::Map<String, Value>,
     ctx: &RequestContext,
@@ -294,7 +305,7 @@ async fn dispatch_seen(
 }
 
 /// An error in the protocol the request speaks (STS-shaped for STS requests).
-fn error(head: &Head, error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
+fn error(head: &Head<'_>, error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
     if head.target.is_some() {
         json_error(error, request_id)
     } else if sts::is_sts(head.authorization.as_deref(), &[]) {

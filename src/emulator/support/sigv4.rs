@@ -3,12 +3,17 @@
 //! a presigned `X-Amz-Credential`). Signatures are never checked; the scope only picks the
 //! region namespace a request works in, the service (SQS or STS), and the sender's identity.
 
+use std::borrow::Cow;
+
 /// A parsed credential scope. Fields are `None` when missing or not of AWS's shape.
+///
+/// Borrowed from the header (every request has one, so allocating here was a third of the
+/// scope's cost); a region or service is copied only when it has to be lower-cased.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Scope {
-    pub access_key: Option<String>,
-    pub region: Option<String>,
-    pub service: Option<String>,
+pub(crate) struct Scope<'a> {
+    pub access_key: Option<&'a str>,
+    pub region: Option<Cow<'a, str>>,
+    pub service: Option<Cow<'a, str>>,
 }
 
 /// The credential of a SigV4 `Authorization` header, if it has one.
@@ -30,6 +35,27 @@ fn header_credential(authorization: &str) -> Option<&str> {
     Some(&rest[..end])
 }
 
+/// The first four `/`-separated fields of a credential (access key, date, region, service), as
+/// `split('/')` gives them, in one pass over the bytes: four `Split::next` calls were ~600
+/// instructions a request (callgrind).
+fn fields(credential: &str) -> [Option<&str>; 4] {
+    let mut out = [None; 4];
+    let mut start = 0;
+    let mut n = 0;
+    for (i, b) in credential.bytes().enumerate() {
+        if b == b'/' {
+            out[n] = Some(&credential[start..i]);
+            n += 1;
+            if n == out.len() {
+                return out;
+            }
+            start = i + 1;
+        }
+    }
+    out[n] = Some(&credential[start..]);
+    out
+}
+
 /// A token of `[A-Za-z0-9-]`, 1–`max` long: what access keys, regions and services look like.
 /// Anything else is dropped, so header text never reaches an ARN or a URL.
 fn token(part: Option<&str>, max: usize) -> Option<&str> {
@@ -38,27 +64,27 @@ fn token(part: Option<&str>, max: usize) -> Option<&str> {
     })
 }
 
-/// `token`, lower-cased: allocated once (a lower-case one, the usual, is copied as it is).
-fn lower_token(part: Option<&str>, max: usize) -> Option<String> {
+/// `token`, lower-cased: allocated only when it has an upper-case letter (the usual lower-case
+/// one is borrowed as it is).
+fn lower_token(part: Option<&str>, max: usize) -> Option<Cow<'_, str>> {
     token(part, max).map(|t| {
         if t.bytes().any(|b| b.is_ascii_uppercase()) {
-            t.to_ascii_lowercase()
+            Cow::Owned(t.to_ascii_lowercase())
         } else {
-            t.to_owned()
+            Cow::Borrowed(t)
         }
     })
 }
 
 /// The scope of a request: the `Authorization` header's, else a presigned `X-Amz-Credential`.
-pub(crate) fn scope(authorization: Option<&str>, presigned: Option<&str>) -> Scope {
+pub(crate) fn scope<'a>(authorization: Option<&'a str>, presigned: Option<&'a str>) -> Scope<'a> {
     let Some(credential) = authorization.and_then(header_credential).or(presigned) else {
         return Scope::default();
     };
-    let mut parts = credential.split('/');
-    let access_key = token(parts.next(), 128).map(str::to_owned);
-    let _date = parts.next();
-    let region = lower_token(parts.next(), 32);
-    let service = lower_token(parts.next(), 32);
+    let [access_key, _date, region, service] = fields(credential);
+    let access_key = token(access_key, 128);
+    let region = lower_token(region, 32);
+    let service = lower_token(service, 32);
     Scope {
         access_key,
         region,
@@ -74,14 +100,14 @@ mod tests {
     fn reads_the_credential_scope() {
         let header = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/eu-central-1/sqs/aws4_request, SignedHeaders=host, Signature=abc";
         let s = scope(Some(header), None);
-        assert_eq!(s.access_key.as_deref(), Some("AKIDEXAMPLE"));
+        assert_eq!(s.access_key, Some("AKIDEXAMPLE"));
         assert_eq!(s.region.as_deref(), Some("eu-central-1"));
         assert_eq!(s.service.as_deref(), Some("sqs"));
         let spaced = scope(
             Some("AWS4-HMAC-SHA256  Credential=AK/1/EU-West-1/SQS/aws4_request SignedHeaders=x"),
             None,
         );
-        assert_eq!(spaced.access_key.as_deref(), Some("AK"));
+        assert_eq!(spaced.access_key, Some("AK"));
         assert_eq!(spaced.region.as_deref(), Some("eu-west-1"), "lower-cased");
         assert_eq!(spaced.service.as_deref(), Some("sqs"));
         let presigned = scope(None, Some("AKID/20260101/us-west-2/sts/aws4_request"));
@@ -95,5 +121,23 @@ mod tests {
             hostile.region, None,
             "a region that is not a token is dropped"
         );
+    }
+
+    #[test]
+    fn fields_are_the_first_four_of_split() {
+        for credential in [
+            "",
+            "a",
+            "a/b",
+            "a/b/c/d",
+            "a/b/c/d/e/f",
+            "//",
+            "a//c/",
+            "/x/y/z/",
+        ] {
+            let mut split = credential.split('/');
+            let expected = [split.next(), split.next(), split.next(), split.next()];
+            assert_eq!(fields(credential), expected, "{credential:?}");
+        }
     }
 }
