@@ -252,9 +252,10 @@ fn dead_letter_key(state: &State, queue: &Queue, key: &str) -> Option<String> {
 /// leased, or `None` when a message is due to move to a dead-letter queue the attempt does not
 /// hold ([`DeadLetters::Elsewhere`]), in which case nothing but the queue's clock has changed.
 ///
-/// The queue is ticked again wherever the single-lock emulator looked it up again (every
-/// round, every lease, the end), so that a lease of 0 s ends at the same points and FIFO groups
-/// become available again in the same order.
+/// The queue is ticked again ([`Queue::tick_again`]: its timers only, all that can come due
+/// under the lock at the same `now`) wherever the single-lock emulator looked it up again
+/// (every round, every lease, the end), so that a lease of 0 s ends at the same points and
+/// FIFO groups become available again in the same order.
 fn try_receive(
     emu: &Emulator,
     state: &State,
@@ -290,25 +291,28 @@ fn try_receive(
             emu.config.max_in_flight
         )));
     }
-    let redrive = queue.settings.redrive_policy.clone();
-    let source_arn = queue.arn.clone();
-    let moves = !matches!(dead_letters, DeadLetters::Absent);
-    let mut leased: Vec<(Id, u64)> = Vec::new();
+    // The receive count at which a message moves, when it can move.
+    let max_receive_count = match dead_letters {
+        DeadLetters::Absent => None,
+        _ => queue
+            .settings
+            .redrive_policy
+            .as_ref()
+            .map(|policy| policy.max_receive_count),
+    };
+    let mut leased: Vec<(Id, u64)> = Vec::with_capacity(params.max);
     let mut moved: Vec<Taken> = Vec::new();
     loop {
-        queue.tick(now);
+        queue.tick_again(now);
         let wanted = params.max - leased.len();
         // A lease of 0 s ends at once and a later round could see the message again.
-        let candidates: Vec<Id> = queue
-            .candidates(wanted)
-            .into_iter()
-            .filter(|id| !leased.iter().any(|(l, _)| l == id))
-            .collect();
+        let mut candidates: Vec<Id> = queue.candidates(wanted);
+        candidates.retain(|id| !leased.iter().any(|(l, _)| l == id));
         if candidates.is_empty() {
             break;
         }
-        let due = |queue: &Queue, id: Id| match (&redrive, queue.get(id)) {
-            (Some(policy), Some(m)) if moves => m.receive_count >= policy.max_receive_count,
+        let due = |queue: &Queue, id: Id| match (max_receive_count, queue.get(id)) {
+            (Some(max), Some(m)) => m.receive_count >= max,
             _ => false,
         };
         if matches!(dead_letters, DeadLetters::Elsewhere)
@@ -319,20 +323,19 @@ fn try_receive(
             return Ok(None);
         }
         let mut moved_any = false;
-        let mut nonces = Vec::new();
-        for seq in candidates {
-            if due(queue, seq) {
-                if let Some(taken) = queue.remove(seq) {
-                    moved.push(taken);
-                    moved_any = true;
-                }
-            } else {
-                nonces.push(seq);
+        candidates.retain(|&seq| {
+            if !due(queue, seq) {
+                return true;
             }
-        }
-        for seq in nonces {
+            if let Some(taken) = queue.remove(seq) {
+                moved.push(taken);
+                moved_any = true;
+            }
+            false
+        });
+        for seq in candidates {
             let nonce = state.next_nonce();
-            queue.tick(now);
+            queue.tick_again(now);
             if queue.lease(seq, visibility_ms, nonce, now).is_some() {
                 leased.push((seq, nonce));
             }
@@ -344,9 +347,9 @@ fn try_receive(
     if let DeadLetters::Held(target) = &mut dead_letters
         && !moved.is_empty()
     {
-        redrive::deliver_to_dlq(state, target, &source_arn, moved, now);
+        redrive::deliver_to_dlq(state, target, &queue.arn, moved, now);
     }
-    queue.tick(now);
+    queue.tick_again(now);
     if queue.is_fifo()
         && let Some(id) = &params.attempt_id
         && !leased.is_empty()
@@ -390,7 +393,7 @@ fn chaos_copies(
     now: u64,
     mut messages: Vec<Delivered>,
 ) -> Vec<Delivered> {
-    queue.tick(now);
+    queue.tick_again(now);
     let room = params.max.saturating_sub(messages.len());
     // Listing the held messages costs O(in flight): only when a copy may be made.
     if room == 0 || !emu.chaos.may_duplicate(chaos_on(queue)) {
@@ -419,13 +422,13 @@ fn chaos_copies(
         * 1000;
     for id in copies {
         let nonce = state.next_nonce();
-        queue.tick(now);
+        queue.tick_again(now);
         if !queue.lease_copy(id, visibility_ms, nonce, now) {
             continue;
         }
         messages.extend(Delivered::take(queue, id, nonce, params));
     }
-    queue.tick(now);
+    queue.tick_again(now);
     emu.chaos.reorder(chaos_on(queue), &mut messages);
     messages
 }
