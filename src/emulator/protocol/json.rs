@@ -12,7 +12,7 @@
 
 use std::io::Write as _;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::emulator::ops::answer::{
     Answer, ReceivedMessage, SystemValue, attribute_members, is_plain,
@@ -247,14 +247,69 @@ pub(crate) fn write_message(out: &mut Vec<u8>, message: &ReceivedMessage, maps: 
 
 /// Body and `x-amzn-query-error` header value of an error reply.
 pub(crate) fn encode_error(error: &SqsError) -> (Vec<u8>, String) {
-    let body = json!({ "__type": error.json_type(), "message": error.message });
-    let fault = error.spec.fault();
-    (encode(&body), format!("{};{}", error.code(), fault))
+    let spec = error.spec;
+    let mut body =
+        Vec::with_capacity(32 + spec.namespace.len() + spec.shape.len() + error.message.len());
+    body.extend_from_slice(b"{\"__type\":");
+    // Written straight to bytes, as `serde_json` writes `{"__type": …, "message": …}` (its
+    // keys in byte order): a `Value` and two `format!`s were ~1,000 instructions of every
+    // error, the no-op among them. The table's names need no escaping; should one ever, it
+    // is escaped like the message.
+    if is_plain_name(spec.namespace) && is_plain_name(spec.shape) {
+        body.push(b'"');
+        body.extend_from_slice(spec.namespace.as_bytes());
+        body.push(b'#');
+        body.extend_from_slice(spec.shape.as_bytes());
+        body.push(b'"');
+    } else {
+        string(&mut body, &error.json_type());
+    }
+    body.extend_from_slice(b",\"message\":");
+    string(&mut body, &error.message);
+    body.push(b'}');
+    let (code, fault) = (error.code(), spec.fault());
+    let mut query_error = String::with_capacity(code.len() + 1 + fault.len());
+    query_error.push_str(code);
+    query_error.push(';');
+    query_error.push_str(fault);
+    (body, query_error)
+}
+
+/// Whether an error table name is written in JSON as it is (no quote, backslash or control
+/// character to escape).
+fn is_plain_name(name: &str) -> bool {
+    name.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':'))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    // Issue 23: the error written straight to bytes is what the `Value` form was, byte for byte.
+    #[test]
+    fn errors_are_written_as_serde_json_writes_their_value() {
+        let messages = [
+            "",
+            "plain",
+            "quote \" back \\ slash",
+            "tab\tnl\n\u{1} é ✓ 𝄞",
+        ];
+        for spec in crate::sqs::errors::ERRORS {
+            for message in messages {
+                let error = SqsError {
+                    spec,
+                    message: message.to_owned(),
+                };
+                let value = json!({ "__type": error.json_type(), "message": error.message });
+                let (body, query_error) = encode_error(&error);
+                assert_eq!(body, encode(&value), "{}", spec.shape);
+                assert_eq!(query_error, format!("{};{}", error.code(), spec.fault()));
+            }
+        }
+    }
 
     #[test]
     fn depth_is_counted_outside_strings() {

@@ -89,6 +89,9 @@ const AMZ_SDK_REQUEST: HeaderName = HeaderName::from_static("amz-sdk-request");
 /// Sent as `x-amzn-requestid` (HTTP/1 header names are case-insensitive; hyper writes them
 /// lower-case, as AWS's own answers over HTTP/2 do).
 const X_AMZN_REQUEST_ID: HeaderName = HeaderName::from_static("x-amzn-requestid");
+/// The query protocol's error code in a JSON error, for SDKs that speak both: a constant, since
+/// an insert by string name parses the name on every error (the no-op is one).
+const X_AMZN_QUERY_ERROR: HeaderName = HeaderName::from_static("x-amzn-query-error");
 
 /// Serves one HTTP request; the body must arrive within `read_timeout`.
 pub(super) async fn handle(
@@ -336,7 +339,7 @@ fn json_error(error: &SqsError, request_id: &str) -> Response<Full<Bytes>> {
     let (body, query_error) = json::encode_error(error);
     let mut resp = response(error.status(), json::CONTENT_TYPE, body, request_id);
     if let Ok(v) = HeaderValue::from_str(&query_error) {
-        resp.headers_mut().insert("x-amzn-query-error", v);
+        resp.headers_mut().insert(X_AMZN_QUERY_ERROR, v);
     }
     resp
 }
