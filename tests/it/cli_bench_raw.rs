@@ -410,9 +410,9 @@ fn raw_bench_delete_workload_times_only_the_deletes() {
     assert_eq!(ops[0]["operation"], "DeleteMessage", "{row}");
     assert_eq!(ops[0]["requests"], requests, "{row}");
     let elapsed = row["elapsed_s"].as_f64().unwrap_or(0.0);
-    // The last delete of the last round may end a little after the duration; the fills are
-    // never in it.
-    assert!((0.3..1.0).contains(&elapsed), "{row}");
+    // The last delete of the last round may end a little after the duration (1.5 s of margin
+    // for a loaded CI machine); the fills are never in it.
+    assert!((0.3..1.8).contains(&elapsed), "{row}");
     let rate = row["requests_per_second"].as_f64().unwrap_or(0.0);
     assert!(
         (rate - requests as f64 / elapsed).abs() < 1e-6 * rate.max(1.0),
