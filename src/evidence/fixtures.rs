@@ -107,11 +107,6 @@ pub fn received(label: &str, digest: &str, count: u32) -> MessageEvidence {
 
 pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &str)]) -> CaseEnd {
     CaseEnd {
-        run_id: RUN.to_string(),
-        case: case.to_string(),
-        suite: "suites/ack.yaml".to_string(),
-        verdict,
-        reason: reason.to_string(),
         findings: findings
             .iter()
             .map(|(line, message)| Finding {
@@ -123,23 +118,22 @@ pub fn case_end(case: &str, verdict: Verdict, reason: &str, findings: &[(u32, &s
                 teardown: false,
             })
             .collect(),
-        classification: None,
-        outcomes: Vec::new(),
-        decision: None,
-        window: None,
-        receives: 0,
-        deliveries: BTreeMap::new(),
         queues: vec![QueueCleanup {
             queue: "sqsprobe-q".to_string(),
             deleted: true,
             region: None,
         }],
-        profile_note: None,
-        started_at: at(0),
         ended_at: at(1500),
         duration_ms: 1500,
-        trial: None,
-        trials: None,
+        ..CaseEnd::unrun(
+            RUN,
+            "suites/ack.yaml",
+            case,
+            &at(0),
+            verdict,
+            reason.to_string(),
+            None,
+        )
     }
 }
 

@@ -15,6 +15,25 @@ fn records(out: &std::path::Path) -> Vec<Record> {
     read_evidence(&single_run_dir(out).join("evidence.jsonl")).unwrap()
 }
 
+/// `run` of `three-sends.yaml`'s `send-one` case through `endpoint`, evidence into `out`,
+/// under `run_id` when given.
+fn run_send_one(endpoint: &str, run_id: Option<&str>, out: &std::path::Path) -> common::Finished {
+    let mut args = vec![
+        "run",
+        "tests/fixtures/three-sends.yaml",
+        "--case",
+        "send-one",
+        "--endpoint-url",
+        endpoint,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    if let Some(id) = run_id {
+        args.extend(["--run-id", id]);
+    }
+    run_bin(&args, &root(), LIMIT)
+}
+
 #[test]
 fn a_name_lookup_that_fails_otherwise_than_not_found_stops_the_case_before_create_queue() {
     let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
@@ -23,20 +42,7 @@ fn a_name_lookup_that_fails_otherwise_than_not_found_stops_the_case_before_creat
     });
     let proxy = &rigged.proxy;
     let out = tempfile::tempdir().unwrap();
-    let run = run_bin(
-        &[
-            "run",
-            "tests/fixtures/three-sends.yaml",
-            "--case",
-            "send-one",
-            "--endpoint-url",
-            &proxy.url,
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
-        &root(),
-        LIMIT,
-    );
+    let run = run_send_one(&proxy.url, None, out.path());
     assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
     let records = records(out.path());
     let calls: Vec<&str> = records
@@ -232,22 +238,7 @@ fn a_queue_teardown_could_not_delete_is_named_with_its_sweep_line() {
     });
     let (rt, proxy) = (&rigged.rt, &rigged.proxy);
     let out = tempfile::tempdir().unwrap();
-    let run = run_bin(
-        &[
-            "run",
-            "tests/fixtures/three-sends.yaml",
-            "--case",
-            "send-one",
-            "--endpoint-url",
-            &proxy.url,
-            "--run-id",
-            "left-1",
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
-        &root(),
-        LIMIT,
-    );
+    let run = run_send_one(&proxy.url, Some("left-1"), out.path());
     assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
     let sweep = format!(
         "sqsprobe sweep --endpoint-url {} --region us-east-1 --run-id left-1",
@@ -296,22 +287,7 @@ fn an_unanswered_delete_of_a_queue_that_is_gone_leaves_nothing_behind() {
     });
     let (rt, proxy) = (&rigged.rt, &rigged.proxy);
     let out = tempfile::tempdir().unwrap();
-    let run = run_bin(
-        &[
-            "run",
-            "tests/fixtures/three-sends.yaml",
-            "--case",
-            "send-one",
-            "--endpoint-url",
-            &proxy.url,
-            "--run-id",
-            "gone-1",
-            "--out",
-            out.path().to_str().unwrap(),
-        ],
-        &root(),
-        LIMIT,
-    );
+    let run = run_send_one(&proxy.url, Some("gone-1"), out.path());
     // The case errs on its teardown; nothing is left, so no sweep line.
     assert_eq!(run.code(), 3, "{}\n{}", run.stdout, run.stderr);
     assert!(
