@@ -221,8 +221,7 @@ impl Queue {
             }
         }
         let slots = &self.slots;
-        self.dedup
-            .expire(now, |slot| slots.at(slot).map_or(0, Message::dedup_tag));
+        self.dedup.expire(now, |slot| dedup_tag_at(slots, slot));
         while let Some((expires, key)) = self.attempts_order.front() {
             if *expires > now {
                 break;
@@ -353,9 +352,8 @@ impl Queue {
         if id.slot <= MAX_INDEXED_SLOT {
             message.set_dedup_tag(key.tag());
             let slots = &self.slots;
-            self.dedup.remember_stored(key, id.slot, |slot| {
-                slots.at(slot).map_or(0, Message::dedup_tag)
-            });
+            self.dedup
+                .remember_stored(key, id.slot, |slot| dedup_tag_at(slots, slot));
         } else if let Some(sequence_number) = message.sequence_number {
             let original = Original {
                 origin: message.origin,
@@ -363,9 +361,8 @@ impl Queue {
             };
             let expires_ms = message.sent_ms + DEDUP_WINDOW_MS;
             let slots = &self.slots;
-            self.dedup.remember(key, original, expires_ms, |slot| {
-                slots.at(slot).map_or(0, Message::dedup_tag)
-            });
+            self.dedup
+                .remember(key, original, expires_ms, |slot| dedup_tag_at(slots, slot));
         }
     }
 
@@ -715,9 +712,15 @@ struct FifoSends<'a> {
     per_group: bool,
 }
 
+/// The dedup tag of the message in `slot` (0: no message there, or one not indexed): what the
+/// dedup index hashes its entries by (`model/dedup.rs`).
+fn dedup_tag_at(slots: &Slab, slot: u32) -> u32 {
+    slots.at(slot).map_or(0, Message::dedup_tag)
+}
+
 impl StoredSends for FifoSends<'_> {
     fn tag(&self, slot: u32) -> u32 {
-        self.slots.at(slot).map_or(0, Message::dedup_tag)
+        dedup_tag_at(self.slots, slot)
     }
 
     fn send(&self, slot: u32, cache: &DedupCache) -> Option<(DedupKey, Original, u64)> {
