@@ -84,23 +84,76 @@ fn parts(text: &str) -> Option<(&str, Id, u64)> {
 }
 
 /// The wire form of the handle of lease `nonce` of message `id` in queue `queue`, without an
-/// owned [`ReceiptHandle`] (a receive writes ten of them per answer).
+/// owned [`ReceiptHandle`].
+#[cfg(test)]
 pub(crate) fn encode(queue: &str, id: Id, nonce: u64) -> String {
-    // The numbers take at most 10 + 20 + 20 digits.
-    let mut plain = Vec::with_capacity(PREFIX.len() + queue.len() + 4 + 50);
-    plain.extend_from_slice(PREFIX.as_bytes());
-    plain.push(b'\n');
-    plain.extend_from_slice(queue.as_bytes());
-    for n in [u64::from(id.slot), id.seq, nonce] {
-        plain.push(b'\n');
-        push_decimal(&mut plain, n);
-    }
-    BASE64.encode(plain)
+    Encoder::new(queue).encode(id, nonce)
 }
 
-/// Appends `n` in decimal: `format!`'s machinery was two thirds of a handle's cost, and a
-/// receive writes ten handles.
-fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+/// Writes the handles of one queue's messages, as a receive does ten at a time.
+///
+/// Every handle of a queue starts with the same bytes (the prefix and the queue's key), and
+/// base64 of a concatenation whose first part is a whole number of 3-byte groups is the two
+/// parts' encodings side by side. So the shared part, up to its last whole group, is encoded
+/// once per receive, and each handle encodes only the one or two bytes left over and its three
+/// numbers, on the stack: a handle cost ~1,550 instructions when each was encoded whole
+/// (base64 of ~50 bytes, two allocations), most of a receive's rendering.
+pub(crate) struct Encoder {
+    /// Base64 of the shared part's whole 3-byte groups.
+    head: String,
+    /// The shared part's last `carry_len` bytes (0–2), encoded with each handle's numbers.
+    carry: [u8; 2],
+    carry_len: usize,
+}
+
+/// Plain bytes of a handle after the encoder's head: at most 2 carried bytes and three
+/// numbers of at most 20 digits, each after a newline.
+const TAIL: usize = 2 + 3 * 21;
+
+impl Encoder {
+    /// The encoder of the handles of queue `queue` (its key).
+    pub fn new(queue: &str) -> Self {
+        let shared_len = PREFIX.len() + 1 + queue.len() + 1;
+        let whole = shared_len - shared_len % 3;
+        let mut shared = Vec::with_capacity(shared_len);
+        shared.extend_from_slice(PREFIX.as_bytes());
+        shared.push(b'\n');
+        shared.extend_from_slice(queue.as_bytes());
+        shared.push(b'\n');
+        let mut carry = [0u8; 2];
+        let carry_len = shared_len - whole;
+        carry[..carry_len].copy_from_slice(&shared[whole..]);
+        Self {
+            head: BASE64.encode(&shared[..whole]),
+            carry,
+            carry_len,
+        }
+    }
+
+    /// The wire form of the handle of lease `nonce` of message `id`.
+    pub fn encode(&self, id: Id, nonce: u64) -> String {
+        let mut plain = [0u8; TAIL];
+        plain[..self.carry_len].copy_from_slice(&self.carry[..self.carry_len]);
+        let mut len = self.carry_len;
+        len = put_decimal(&mut plain, len, u64::from(id.slot));
+        plain[len] = b'\n';
+        len = put_decimal(&mut plain, len + 1, id.seq);
+        plain[len] = b'\n';
+        len = put_decimal(&mut plain, len + 1, nonce);
+        let mut wire = [0u8; TAIL.div_ceil(3) * 4];
+        let written = BASE64
+            .encode_slice(&plain[..len], &mut wire)
+            .expect("the buffer holds the base64 of the longest tail");
+        let mut handle = String::with_capacity(self.head.len() + written);
+        handle.push_str(&self.head);
+        handle.push_str(std::str::from_utf8(&wire[..written]).expect("base64 is ASCII"));
+        handle
+    }
+}
+
+/// Writes `n` in decimal into `out` at `at`, returning the end: `format!`'s machinery was two
+/// thirds of a handle's cost when handles were first measured.
+fn put_decimal(out: &mut [u8], at: usize, mut n: u64) -> usize {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {
@@ -111,7 +164,9 @@ fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    out.extend_from_slice(&digits[start..]);
+    let end = at + digits.len() - start;
+    out[at..end].copy_from_slice(&digits[start..]);
+    end
 }
 
 #[cfg(test)]
@@ -183,5 +238,26 @@ mod tests {
             Some((Id { slot: 3, seq: 7 }, 9)),
             "decoded off the stack"
         );
+    }
+
+    #[test]
+    fn the_encoder_writes_what_base64_of_the_whole_handle_is() {
+        // Every length of the shared part modulo 3, and numbers of every width.
+        let numbers = [0, 9, 10, 12345, u64::from(u32::MAX), u64::MAX];
+        for queue_len in 0..9 {
+            let queue = "q".repeat(queue_len);
+            let encoder = Encoder::new(&queue);
+            for &slot in &[0u32, 7, u32::MAX] {
+                for &seq in &numbers {
+                    for &nonce in &numbers {
+                        let plain = format!("{PREFIX}\n{queue}\n{slot}\n{seq}\n{nonce}");
+                        let id = Id { slot, seq };
+                        let wire = encoder.encode(id, nonce);
+                        assert_eq!(wire, BASE64.encode(&plain), "{plain:?}");
+                        assert_eq!(ReceiptHandle::decode_for(&wire, &queue), Some((id, nonce)));
+                    }
+                }
+            }
+        }
     }
 }

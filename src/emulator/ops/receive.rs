@@ -147,10 +147,11 @@ impl ReceiveParams {
     }
 }
 
-/// One received message of queue `key` as answered, with only the requested attributes.
+/// One received message as answered, with only the requested attributes; `handles` writes
+/// the receipt handles of the message's queue.
 fn render(
     emu: &Emulator,
-    key: &str,
+    handles: &receipt::Encoder,
     delivered: Delivered,
     params: &ReceiveParams,
 ) -> ReceivedMessage {
@@ -224,7 +225,7 @@ fn render(
             .map(|(_, (name, value))| (name.as_str(), value)),
     );
     let message_id = emu.ids.of(message.origin);
-    let handle = receipt::encode(key, id, nonce);
+    let handle = handles.encode(id, nonce);
     ReceivedMessage::new(message, message_id, handle, system, selected, md5)
 }
 
@@ -466,9 +467,13 @@ fn reply(
     messages: Vec<Delivered>,
     params: &ReceiveParams,
 ) -> Vec<ReceivedMessage> {
+    if messages.is_empty() {
+        return Vec::new();
+    }
+    let handles = receipt::Encoder::new(key);
     messages
         .into_iter()
-        .map(|d| render(emu, key, d, params))
+        .map(|d| render(emu, &handles, d, params))
         .collect()
 }
 

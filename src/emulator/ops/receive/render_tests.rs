@@ -17,7 +17,7 @@ use crate::emulator::model::message::{
     md5_of_attributes,
 };
 use crate::emulator::model::queue::Id;
-use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::receipt::{self, ReceiptHandle};
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::answer::Answer;
 use crate::emulator::protocol::{json, query};
@@ -300,7 +300,7 @@ proptest! {
         let answer = Answer::Received(
             specs
                 .iter()
-                .map(|s| render(&emu, &key, s.delivered(), &params))
+                .map(|s| render(&emu, &receipt::Encoder::new(&key), s.delivered(), &params))
                 .collect(),
         );
         prop_assert_eq!(&*answer.to_value(), &expected);
@@ -352,7 +352,12 @@ fn a_body_with_every_awkward_character_is_written_as_before() {
         attribute_filters: vec!["All".into()],
         attempt_id: None,
     };
-    let answer = Answer::Received(vec![render(&emu, "k", spec.delivered(), &params)]);
+    let answer = Answer::Received(vec![render(
+        &emu,
+        &receipt::Encoder::new("k"),
+        spec.delivered(),
+        &params,
+    )]);
     let xml = String::from_utf8(query::encode_answer("ReceiveMessage", &answer, "r")).unwrap();
     assert!(
         xml.contains("<Body>q&quot;u&apos;o&amp;t&lt;e&gt;s&#xD;\n\t\u{7f}é😀</Body>"),
