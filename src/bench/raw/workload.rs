@@ -230,7 +230,7 @@ async fn unit(
         }
         RawWorkload::Receive => {
             if let Some(answer) = exchange(conn, &plan.receive, log, ok).await {
-                let n = plan.requests.receipt_handles(&answer.body).len() as u64;
+                let n = plan.requests.message_count(&answer.body) as u64;
                 if n == 0 {
                     log.empty_receives += 1;
                 }
