@@ -1,8 +1,22 @@
 //! Receipt handles: opaque to clients, decodable by the emulator.
 //!
 //! A handle names one receive of one message: the queue's key, the message's slot and
-//! store-wide seq, and the receive's nonce. Handles are deterministic for that triple, so a FIFO receive retried with the
-//! same ReceiveRequestAttemptId returns the same handles (API_ReceiveMessage).
+//! store-wide seq, and the receive's nonce. Handles are deterministic for that triple, so a FIFO
+//! receive retried with the same ReceiveRequestAttemptId returns the same handles
+//! (API_ReceiveMessage).
+//!
+//! The wire form is two parts, both in base64's alphabet (so that the protocol writers copy a
+//! handle whole, [`is_plain`](crate::emulator::ops::answer::is_plain)):
+//!
+//! - the **head**: base64 of `sqsprobe-rh\n<queue>\n`, followed by one or two more newlines
+//!   where needed to make a whole number of 3-byte groups (so it never ends in `=`): readable
+//!   by anyone who decodes it, and the same for every handle of a queue;
+//! - the **numbers**: the slot, the seq and the nonce as 6, 11 and 11 digits of base64's
+//!   alphabet, 6 bits each, most significant first.
+//!
+//! Only the numbers differ from handle to handle, so a receive encodes its queue's head once
+//! and each handle's numbers by table lookups ([`Encoder`]): a handle written as base64 of
+//! the whole text cost ~1,550 instructions, most of the rendering of a received message.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -10,6 +24,16 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use crate::emulator::model::queue::Id;
 
 const PREFIX: &str = "sqsprobe-rh";
+
+/// Base64's alphabet, in which the numbers are written.
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Digits of the slot (36 bits hold its 32).
+const SLOT_DIGITS: usize = 6;
+/// Digits of the seq and of the nonce (66 bits hold their 64).
+const U64_DIGITS: usize = 11;
+/// Characters of a handle's numbers.
+const NUMBERS: usize = SLOT_DIGITS + 2 * U64_DIGITS;
 
 /// The parts of a receipt handle.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,15 +47,16 @@ impl ReceiptHandle {
     /// The wire form.
     #[cfg(test)]
     pub fn encode(&self) -> String {
-        encode(&self.queue, self.id, self.nonce)
+        Encoder::new(&self.queue).encode(self.id, self.nonce)
     }
 
     /// Parses a wire handle; `None` for anything this emulator never issued. The oracle of
     /// [`ReceiptHandle::decode_for`], which the emulator reads handles with.
     #[cfg(test)]
     pub fn decode(handle: &str) -> Option<Self> {
-        let bytes = BASE64.decode(handle.trim().as_bytes()).ok()?;
-        let (queue, id, nonce) = parts(std::str::from_utf8(&bytes).ok()?)?;
+        let (head, id, nonce) = split(handle)?;
+        let bytes = BASE64.decode(head).ok()?;
+        let queue = queue_of(std::str::from_utf8(&bytes).ok()?)?;
         Some(Self {
             queue: queue.to_owned(),
             id,
@@ -45,128 +70,115 @@ impl ReceiptHandle {
     /// Every DeleteMessage and ChangeMessageVisibility reads one: decoded on the stack and
     /// compared with the queue where it lies, with no allocation for the bytes or the queue.
     pub fn decode_for(handle: &str, queue: &str) -> Option<(Id, u64)> {
+        let (head, id, nonce) = split(handle)?;
         let mut buf = [0u8; STACK_HANDLE];
-        let input = handle.trim().as_bytes();
         let heap;
-        let bytes = match BASE64.decode_slice(input, &mut buf) {
+        let bytes = match BASE64.decode_slice(head, &mut buf) {
             Ok(len) => &buf[..len],
             // A key longer than any this emulator makes for itself (a long signing region):
             // decoded the ordinary way.
             Err(base64::DecodeSliceError::OutputSliceTooSmall) => {
-                heap = BASE64.decode(input).ok()?;
+                heap = BASE64.decode(head).ok()?;
                 &heap[..]
             }
             Err(base64::DecodeSliceError::DecodeError(_)) => return None,
         };
-        let (named, id, nonce) = parts(std::str::from_utf8(bytes).ok()?)?;
+        let named = queue_of(std::str::from_utf8(bytes).ok()?)?;
         (named == queue).then_some((id, nonce))
     }
 }
 
-/// Decoded bytes [`ReceiptHandle::decode_for`] keeps on the stack: a handle of a queue whose
-/// name is 80 characters, in a 20-character region, with 20-digit seq and nonce, is about 190.
+/// Decoded bytes [`ReceiptHandle::decode_for`] keeps on the stack: the head of a queue whose
+/// name is 80 characters, in a 20-character region, is about 150.
 const STACK_HANDLE: usize = 256;
 
-/// The queue, message and nonce of a decoded handle's text.
-fn parts(text: &str) -> Option<(&str, Id, u64)> {
-    let mut parts = text.split('\n');
-    if parts.next()? != PREFIX {
+/// A wire handle's head (still base64) and its numbers; `None` if the numbers are not
+/// well-formed or the head cannot be a whole number of 3-byte groups.
+fn split(handle: &str) -> Option<(&[u8], Id, u64)> {
+    let bytes = handle.trim().as_bytes();
+    let head_len = bytes.len().checked_sub(NUMBERS)?;
+    let (head, numbers) = bytes.split_at(head_len);
+    if head.is_empty() || head.len() % 4 != 0 {
         return None;
     }
-    let queue = parts.next()?;
-    let slot = parts.next()?.parse().ok()?;
-    let seq = parts.next()?.parse().ok()?;
-    let nonce = parts.next()?.parse().ok()?;
-    if parts.next().is_some() {
-        return None;
+    let (slot, rest) = numbers.split_at(SLOT_DIGITS);
+    let (seq, nonce) = rest.split_at(U64_DIGITS);
+    let id = Id {
+        slot: u32::try_from(read_digits(slot)?).ok()?,
+        seq: u64::try_from(read_digits(seq)?).ok()?,
+    };
+    Some((head, id, u64::try_from(read_digits(nonce)?).ok()?))
+}
+
+/// The queue a decoded head names: `None` unless it is exactly what [`Encoder::new`] writes
+/// for that queue (the prefix, the queue, its newline and the padding newlines, no more).
+fn queue_of(head: &str) -> Option<&str> {
+    let rest = head.strip_prefix(PREFIX)?.strip_prefix('\n')?;
+    let queue = rest.trim_end_matches('\n');
+    (head.len() == shared_len(queue).next_multiple_of(3) && rest.len() > queue.len())
+        .then_some(queue)
+}
+
+/// Bytes of `sqsprobe-rh\n<queue>\n` before padding.
+fn shared_len(queue: &str) -> usize {
+    PREFIX.len() + 1 + queue.len() + 1
+}
+
+/// The number written in `digits` (base64's alphabet, most significant first); `None` for a
+/// character outside the alphabet.
+fn read_digits(digits: &[u8]) -> Option<u128> {
+    digits.iter().try_fold(0u128, |n, &c| {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        Some(n << 6 | u128::from(value))
+    })
+}
+
+/// Appends `n` as `count` digits of base64's alphabet, most significant first.
+fn push_digits(out: &mut String, n: u64, count: usize) {
+    for i in (0..count).rev() {
+        // Digits above the number's 64 bits read 0.
+        let value = u128::from(n) >> (6 * i) & 63;
+        out.push(char::from(ALPHABET[value as usize]));
     }
-    Some((queue, Id { slot, seq }, nonce))
 }
 
-/// The wire form of the handle of lease `nonce` of message `id` in queue `queue`, without an
-/// owned [`ReceiptHandle`].
-#[cfg(test)]
-pub(crate) fn encode(queue: &str, id: Id, nonce: u64) -> String {
-    Encoder::new(queue).encode(id, nonce)
-}
-
-/// Writes the handles of one queue's messages, as a receive does ten at a time.
-///
-/// Every handle of a queue starts with the same bytes (the prefix and the queue's key), and
-/// base64 of a concatenation whose first part is a whole number of 3-byte groups is the two
-/// parts' encodings side by side. So the shared part, up to its last whole group, is encoded
-/// once per receive, and each handle encodes only the one or two bytes left over and its three
-/// numbers, on the stack: a handle cost ~1,550 instructions when each was encoded whole
-/// (base64 of ~50 bytes, two allocations), most of a receive's rendering.
+/// Writes the handles of one queue's messages, as a receive does ten at a time: the queue's
+/// head once, then each handle's numbers (see the module doc).
 pub(crate) struct Encoder {
-    /// Base64 of the shared part's whole 3-byte groups.
+    /// Base64 of the prefix, the queue and the padding newlines.
     head: String,
-    /// The shared part's last `carry_len` bytes (0–2), encoded with each handle's numbers.
-    carry: [u8; 2],
-    carry_len: usize,
 }
-
-/// Plain bytes of a handle after the encoder's head: at most 2 carried bytes and three
-/// numbers of at most 20 digits, each after a newline.
-const TAIL: usize = 2 + 3 * 21;
 
 impl Encoder {
     /// The encoder of the handles of queue `queue` (its key).
     pub fn new(queue: &str) -> Self {
-        let shared_len = PREFIX.len() + 1 + queue.len() + 1;
-        let whole = shared_len - shared_len % 3;
-        let mut shared = Vec::with_capacity(shared_len);
+        let len = shared_len(queue).next_multiple_of(3);
+        let mut shared = Vec::with_capacity(len);
         shared.extend_from_slice(PREFIX.as_bytes());
         shared.push(b'\n');
         shared.extend_from_slice(queue.as_bytes());
-        shared.push(b'\n');
-        let mut carry = [0u8; 2];
-        let carry_len = shared_len - whole;
-        carry[..carry_len].copy_from_slice(&shared[whole..]);
+        shared.resize(len, b'\n');
         Self {
-            head: BASE64.encode(&shared[..whole]),
-            carry,
-            carry_len,
+            head: BASE64.encode(shared),
         }
     }
 
     /// The wire form of the handle of lease `nonce` of message `id`.
     pub fn encode(&self, id: Id, nonce: u64) -> String {
-        let mut plain = [0u8; TAIL];
-        plain[..self.carry_len].copy_from_slice(&self.carry[..self.carry_len]);
-        let mut len = self.carry_len;
-        len = put_decimal(&mut plain, len, u64::from(id.slot));
-        plain[len] = b'\n';
-        len = put_decimal(&mut plain, len + 1, id.seq);
-        plain[len] = b'\n';
-        len = put_decimal(&mut plain, len + 1, nonce);
-        let mut wire = [0u8; TAIL.div_ceil(3) * 4];
-        let written = BASE64
-            .encode_slice(&plain[..len], &mut wire)
-            .expect("the buffer holds the base64 of the longest tail");
-        let mut handle = String::with_capacity(self.head.len() + written);
+        let mut handle = String::with_capacity(self.head.len() + NUMBERS);
         handle.push_str(&self.head);
-        handle.push_str(std::str::from_utf8(&wire[..written]).expect("base64 is ASCII"));
+        push_digits(&mut handle, u64::from(id.slot), SLOT_DIGITS);
+        push_digits(&mut handle, id.seq, U64_DIGITS);
+        push_digits(&mut handle, nonce, U64_DIGITS);
         handle
     }
-}
-
-/// Writes `n` in decimal into `out` at `at`, returning the end: `format!`'s machinery was two
-/// thirds of a handle's cost when handles were first measured.
-fn put_decimal(out: &mut [u8], at: usize, mut n: u64) -> usize {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let end = at + digits.len() - start;
-    out[at..end].copy_from_slice(&digits[start..]);
-    end
 }
 
 #[cfg(test)]
@@ -174,7 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_wire_form_is_base64_of_the_four_lines() {
+    fn the_wire_form_is_the_heads_base64_and_the_numbers_digits() {
         let h = ReceiptHandle {
             queue: "000000000000/q".into(),
             id: Id {
@@ -183,46 +195,91 @@ mod tests {
             },
             nonce: u64::MAX,
         };
-        let plain = format!("{PREFIX}\n000000000000/q\n{}\n0\n{}", u32::MAX, u64::MAX);
-        assert_eq!(h.encode(), BASE64.encode(plain));
-        assert_eq!(ReceiptHandle::decode(&h.encode()), Some(h));
+        // 27 bytes of head: no padding newline. u32::MAX in 36 bits is 0b000011 then 30 ones;
+        // u64::MAX in 66 bits is 0b001111 then 60 ones.
+        let head = BASE64.encode(format!("{PREFIX}\n000000000000/q\n"));
+        let numbers = "D/////AAAAAAAAAAAP//////////";
+        let wire = h.encode();
+        assert_eq!(wire, format!("{head}{numbers}"));
+        assert!(wire.starts_with("c3FzcHJvYmUtcmg"), "base64 of the prefix");
+        assert_eq!(ReceiptHandle::decode(&wire), Some(h));
     }
 
     #[test]
-    fn round_trip_and_garbage() {
-        let h = ReceiptHandle {
-            queue: "q".into(),
-            id: Id { slot: 3, seq: 7 },
-            nonce: 9,
-        };
-        assert_eq!(ReceiptHandle::decode(&h.encode()), Some(h));
-        assert_eq!(ReceiptHandle::decode("garbage"), None);
-        assert_eq!(ReceiptHandle::decode(""), None);
+    fn every_queue_length_and_number_width_round_trips() {
+        let numbers = [0, 9, 63, 64, 12345, u64::from(u32::MAX), u64::MAX];
+        for queue_len in 0..9 {
+            let queue = "q".repeat(queue_len);
+            let encoder = Encoder::new(&queue);
+            for &slot in &[0u32, 7, u32::MAX] {
+                for &seq in &numbers {
+                    for &nonce in &numbers {
+                        let id = Id { slot, seq };
+                        let wire = encoder.encode(id, nonce);
+                        assert!(!wire.contains('='), "{wire}");
+                        let parts = ReceiptHandle {
+                            queue: queue.clone(),
+                            id,
+                            nonce,
+                        };
+                        assert_eq!(ReceiptHandle::decode(&wire), Some(parts), "{wire}");
+                        assert_eq!(ReceiptHandle::decode_for(&wire, &queue), Some((id, nonce)));
+                    }
+                }
+            }
+        }
     }
 
     #[test]
     fn decoding_for_a_queue_agrees_with_decoding_and_filtering() {
         let long = format!("arn:aws:sqs:{}:000000000000:q", "r".repeat(400));
-        let mut wire: Vec<String> = ["q", "other", long.as_str()]
-            .iter()
-            .map(|queue| {
-                ReceiptHandle {
-                    queue: (*queue).into(),
-                    id: Id { slot: 3, seq: 7 },
-                    nonce: 9,
-                }
-                .encode()
-            })
-            .collect();
-        let tail = BASE64.encode(format!("{PREFIX}\nq\n1\n2\n3\nextra"));
-        let short = BASE64.encode(format!("{PREFIX}\nq\n1\n2"));
-        let other = BASE64.encode("not-sqsprobe\nq\n1\n2\n3");
-        let not_utf8 = BASE64.encode([0xff, 0xfe, 0x0a]);
-        let spaced = format!("  {}\n", wire[0]);
-        wire.extend([tail, short, other, not_utf8, spaced]);
-        wire.extend(["garbage", "", "%%%", "cQ=", "cQ"].map(str::to_owned));
-        for raw in &wire {
-            for queue in ["q", "other", long.as_str(), ""] {
+        let id = Id { slot: 3, seq: 7 };
+        let good = Encoder::new("q").encode(id, 9);
+        let (head, numbers) = good.split_at(good.len() - NUMBERS);
+        let with_head = |text: &[u8]| format!("{}{numbers}", BASE64.encode(text));
+        // What this emulator writes, and the queue each names.
+        let valid = [
+            (good.clone(), "q"),
+            (Encoder::new("other").encode(id, 9), "other"),
+            (Encoder::new(&long).encode(id, 9), long.as_str()),
+            (Encoder::new("").encode(id, 9), ""),
+            (format!("  {good}\n"), "q"),
+        ];
+        // What it never writes.
+        let invalid = [
+            // Heads: no newline after the queue, padding newlines one too many, none where
+            // one is due, a line too many, another prefix, bytes that are not text.
+            with_head(format!("{PREFIX}\nq").as_bytes()),
+            with_head(format!("{PREFIX}\nqq\n\n\n\n").as_bytes()),
+            with_head(format!("{PREFIX}\nq\n").as_bytes()),
+            with_head(format!("{PREFIX}\nq\n1\n2\n3").as_bytes()),
+            with_head(b"not-sqsprobe\nqq\n"),
+            with_head(&[0xff, 0xfe, 0x0a]),
+            // Numbers: too wide for the slot, the seq, the nonce; outside the alphabet; one
+            // digit short.
+            format!("{head}E/////AAAAAAAAAAAAAAAAAAAAAA"),
+            format!("{head}AAAAAAQ//////////AAAAAAAAAAA"),
+            format!("{head}AAAAAAAAAAAAAAAAAQ//////////"),
+            format!("{head}AAAAAA-AAAAAAAAAAAAAAAAAAAAA"),
+            format!("{head}AAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+            "garbage".into(),
+            String::new(),
+            "%%%".into(),
+            "cQ=".into(),
+        ];
+        for (wire, queue) in &valid {
+            assert_eq!(
+                ReceiptHandle::decode(wire).map(|h| h.queue).as_deref(),
+                Some(*queue),
+                "{wire}"
+            );
+        }
+        for wire in &invalid {
+            assert_eq!(ReceiptHandle::decode(wire), None, "{wire}");
+        }
+        let every = valid.iter().map(|(w, _)| w).chain(&invalid);
+        for raw in every {
+            for queue in ["q", "qq", "other", long.as_str(), ""] {
                 let filtered = ReceiptHandle::decode(raw)
                     .filter(|h| h.queue == queue)
                     .map(|h| (h.id, h.nonce));
@@ -234,30 +291,9 @@ mod tests {
             }
         }
         assert_eq!(
-            ReceiptHandle::decode_for(&wire[2], &long),
-            Some((Id { slot: 3, seq: 7 }, 9)),
+            ReceiptHandle::decode_for(&valid[2].0, &long),
+            Some((id, 9)),
             "decoded off the stack"
         );
-    }
-
-    #[test]
-    fn the_encoder_writes_what_base64_of_the_whole_handle_is() {
-        // Every length of the shared part modulo 3, and numbers of every width.
-        let numbers = [0, 9, 10, 12345, u64::from(u32::MAX), u64::MAX];
-        for queue_len in 0..9 {
-            let queue = "q".repeat(queue_len);
-            let encoder = Encoder::new(&queue);
-            for &slot in &[0u32, 7, u32::MAX] {
-                for &seq in &numbers {
-                    for &nonce in &numbers {
-                        let plain = format!("{PREFIX}\n{queue}\n{slot}\n{seq}\n{nonce}");
-                        let id = Id { slot, seq };
-                        let wire = encoder.encode(id, nonce);
-                        assert_eq!(wire, BASE64.encode(&plain), "{plain:?}");
-                        assert_eq!(ReceiptHandle::decode_for(&wire, &queue), Some((id, nonce)));
-                    }
-                }
-            }
-        }
     }
 }
