@@ -2,7 +2,7 @@
 //! budgets and the clock. Its own file, below both `run/` (which builds it) and `case/` (which
 //! reads it), so neither imports the other through `runner/mod.rs`.
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 use super::clock::RunClock;
 use super::halt::Halt;
@@ -21,10 +21,9 @@ pub struct RunContext {
     pub instance: String,
     pub registry: Registry,
     pub events: mpsc::UnboundedSender<Record>,
-    /// Turns true on a stop signal: cases stop at the next step boundary and tear down.
-    pub cancel: watch::Receiver<bool>,
     /// Why the run is stopping: set when the run itself decides to stop (a budget spent,
-    /// credentials refused, the target lost), with the signal above folded in.
+    /// credentials refused, the target lost), with the stop signal folded in (cases stop at
+    /// the next step boundary and tear down).
     pub halt: Halt,
     /// The timeout of one attempt of a call without a long poll.
     pub call_timeout: std::time::Duration,

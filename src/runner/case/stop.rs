@@ -10,7 +10,6 @@ use crate::runner::context::RunContext;
 use crate::runner::halt::Halt;
 use crate::suite::model::Case;
 use std::time::Duration;
-use tokio::sync::watch;
 use tokio::time::Instant;
 
 /// Time a case may run past its computed budget before it is stopped as inconclusive.
@@ -19,9 +18,7 @@ const DEADLINE_SLACK: Duration = Duration::from_secs(10);
 /// The stops that apply to one case (see the module doc).
 #[derive(Debug, Clone)]
 pub(super) struct Stops {
-    /// Turns true on a stop signal.
-    cancel: watch::Receiver<bool>,
-    /// The run's own stop.
+    /// The run's stop: its own reason and the signal.
     halt: Halt,
     /// The budget validate computed for the case.
     budget: Duration,
@@ -34,7 +31,6 @@ impl Stops {
     pub(super) fn new(ctx: &RunContext, case: &Case) -> Stops {
         let budget = crate::suite::case_budget(case);
         Stops {
-            cancel: ctx.cancel.clone(),
             halt: ctx.halt.clone(),
             budget,
             // The budget validate computed, plus slack for a slow target.
@@ -64,9 +60,8 @@ impl Stops {
 
     /// Resolves once [`requested`](Self::requested) would answer.
     pub(super) async fn until_requested(&self) {
-        let mut cancel = self.cancel.clone();
         tokio::select! {
-            _ = cancel.wait_for(|c| *c) => {}
+            _ = self.halt.signalled() => {}
             _ = self.halt.stopped() => {}
             _ = tokio::time::sleep_until(self.deadline) => {}
         }
@@ -74,7 +69,7 @@ impl Stops {
 
     /// Whether a signal is ending the run.
     pub(super) fn interrupted(&self) -> bool {
-        *self.cancel.borrow()
+        self.halt.interrupted()
     }
 
     /// The instant the case is cut as `deadline`.
