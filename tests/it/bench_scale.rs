@@ -364,7 +364,8 @@ fn raw_and_scale_workloads_in_one_run_share_one_json() {
     assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
     assert!(done.stdout.contains("Queues ("), "{}", done.stdout);
     let report = common::read_json(&json);
-    // The reference server's no-op first (a raw run measures it), then the emulator's rows.
+    // The reference server's no-op first (a raw run measures it), then the emulator's rows,
+    // then the reference again.
     let rows: Vec<(&str, &str)> = array(&report, "rows")
         .iter()
         .filter_map(|r| Some((r["target"].as_str()?, r["workload"].as_str()?)))
@@ -374,7 +375,8 @@ fn raw_and_scale_workloads_in_one_run_share_one_json() {
         [
             ("reference", "noop"),
             ("embedded", "noop"),
-            ("embedded", "cycle")
+            ("embedded", "cycle"),
+            ("reference (end)", "noop")
         ],
         "{report}"
     );

@@ -120,20 +120,29 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
     assert_eq!(report["driver"], "raw");
     assert!(report["machine"]["cpus"].as_u64().unwrap_or(0) >= 1);
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 2);
-    // The reference server first: its no-op only, at each connection count.
+    assert_eq!(targets.len(), 3);
+    // The reference server first and again last: its no-op only, at each connection count.
     assert_eq!(targets[0]["name"], "reference");
     assert_eq!(targets[1]["name"], "embedded");
+    assert_eq!(targets[2]["name"], "reference (end)");
     assert_eq!(targets[1]["error"], Value::Null);
     assert_eq!(
         targets[1]["leaked_queues"].as_array().map(Vec::len),
         Some(0)
     );
     let reference = rows(&report, "reference");
-    assert_eq!(reference.len(), 2, "{report}");
-    for r in &reference {
+    let reference_end = rows(&report, "reference (end)");
+    assert_eq!((reference.len(), reference_end.len()), (2, 2), "{report}");
+    for (start, end) in reference.iter().zip(&reference_end) {
+        // Each fraction is of the mean of the two ends, so the two ends' fractions average 1.
+        let (a, b) = (
+            start["reference_ratio"].as_f64().unwrap_or(0.0),
+            end["reference_ratio"].as_f64().unwrap_or(0.0),
+        );
+        assert!((a + b - 2.0).abs() < 1e-9, "{start} {end}");
+    }
+    for r in reference.iter().chain(&reference_end) {
         assert_eq!(r["workload"], "noop", "{r}");
-        assert_eq!(r["reference_ratio"], 1.0, "{r}");
         assert_eq!(
             r["run_ceiling_ratio"],
             Value::Null,

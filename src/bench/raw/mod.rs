@@ -30,8 +30,8 @@ pub use endpoint::{EndpointError, RawEndpoint, is_aws_host, parse_endpoint};
 pub use protocol::Protocol;
 pub use reference::ReferenceServer;
 pub use report::{
-    Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, RawReport, RawRow,
-    RawTargetInfo, RawWorkload, apply_ceilings, build_profile, load_average,
+    Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, REFERENCE_END, RawReport,
+    RawRow, RawTargetInfo, RawWorkload, apply_ceilings, build_profile, is_reference, load_average,
 };
 pub use table::raw_markdown_table;
 pub use target::{RawOptions, RawTarget, TargetOutcome, run_target};

@@ -113,7 +113,9 @@ pub struct RawRow {
     pub run_ceiling_ratio: Option<f64>,
     /// requests/s ÷ the reference server's requests/s at this connection count (a bare hyper
     /// server answering a fixed 200, [`super::reference`]): the fraction of what this
-    /// machine's HTTP does. Absent when the run had no reference, and in older files.
+    /// machine's HTTP does. The reference's rate is the mean of its rows at both ends of the
+    /// run ([`REFERENCE`], [`REFERENCE_END`]; the start's alone in files from before the end
+    /// was measured). Absent when the run had no reference, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_ratio: Option<f64>,
     /// The first unexpected answer or failure, so a failing row says why.
@@ -179,8 +181,17 @@ pub struct RawReport {
     pub scale: Option<ScaleReport>,
 }
 
-/// The reference server's target name in tables and JSON ([`super::reference`]).
+/// The reference server's target name in tables and JSON ([`super::reference`]), measured
+/// first.
 pub const REFERENCE: &str = "reference";
+
+/// The reference server's name for its second measurement, after every other target.
+pub const REFERENCE_END: &str = "reference (end)";
+
+/// Whether `target` names the reference server's rows, from either end of the run.
+pub fn is_reference(target: &str) -> bool {
+    target == REFERENCE || target == REFERENCE_END
+}
 
 /// The build this binary is: `debug` or `release`.
 pub fn build_profile() -> &'static str {
@@ -210,7 +221,7 @@ pub fn apply_ceilings(rows: &mut [RawRow]) {
             .filter(|r| {
                 r.workload == RawWorkload::Noop
                     && r.connections == connections
-                    && r.target != REFERENCE
+                    && !is_reference(&r.target)
             })
             .map(|r| r.requests_per_second)
             .fold(None, |best: Option<f64>, rate| {
@@ -223,13 +234,18 @@ pub fn apply_ceilings(rows: &mut [RawRow]) {
         .map(|r| {
             let own = noop_rate(rows, &r.target, r.connections);
             let best = best_noop(rows, r.connections);
-            let reference = noop_rate(rows, REFERENCE, r.connections);
+            // The mean of the reference's rate at both ends of the run, when it was measured
+            // at both.
+            let reference = noop_rate(rows, REFERENCE, r.connections).map(|start| {
+                noop_rate(rows, REFERENCE_END, r.connections)
+                    .map_or(start, |end| (start + end) / 2.0)
+            });
             [own, best, reference].map(|c| c.map(|c| r.requests_per_second / c))
         })
         .collect();
     for (row, [own, run, reference]) in rows.iter_mut().zip(ratios) {
         row.ceiling_ratio = own;
-        row.run_ceiling_ratio = run.filter(|_| row.target != REFERENCE);
+        row.run_ceiling_ratio = run.filter(|_| !is_reference(&row.target));
         row.reference_ratio = reference;
     }
 }

@@ -85,7 +85,8 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
             "vs reference = req/s ÷ the reference server's req/s at that count: a bare hyper server \
              in the same run, on the emulator's runtime settings, reading each request and \
              answering a fixed 200 the size of a SendMessage reply (this machine's HTTP limit \
-             for this driver).\n",
+             for this driver), measured before every target and again after them (`reference \
+             (end)`); its req/s is the mean of the two.\n",
         );
     }
     out
@@ -122,6 +123,47 @@ mod tests {
             "| embedded | send | 4 | 60000 | 60000 | 0.75 | 0.60 | 0.75 | 30.0 | 1000 | 1000 | 0 | 0 |"
         );
         assert!(table.contains("vs reference = req/s"));
+    }
+
+    #[test]
+    fn fractions_are_of_the_reference_at_both_ends_of_the_run() {
+        let mut rows = vec![
+            row(
+                crate::bench::raw::REFERENCE,
+                RawWorkload::Noop,
+                4,
+                110_000.0,
+            ),
+            row("embedded", RawWorkload::Noop, 4, 80_000.0),
+            row("embedded", RawWorkload::Send, 4, 60_000.0),
+            row(
+                crate::bench::raw::REFERENCE,
+                RawWorkload::Noop,
+                16,
+                100_000.0,
+            ),
+            row(
+                crate::bench::raw::REFERENCE_END,
+                RawWorkload::Noop,
+                4,
+                90_000.0,
+            ),
+        ];
+        apply_ceilings(&mut rows);
+        let fraction = |i: usize| rows[i].reference_ratio.unwrap();
+        // At 4 connections the reference ran at 110k first and 90k last: the mean, 100k.
+        assert!((fraction(0) - 1.1).abs() < 1e-9 && (fraction(4) - 0.9).abs() < 1e-9);
+        assert!((fraction(2) - 0.6).abs() < 1e-9);
+        // Measured at one end only (16 connections): that measurement.
+        assert!((fraction(3) - 1.0).abs() < 1e-9);
+        // Neither end of the reference is the fastest SQS server of the run.
+        assert!((rows[2].run_ceiling_ratio.unwrap() - 0.75).abs() < 1e-9);
+        assert_eq!(rows[4].run_ceiling_ratio, None);
+        let table = raw_markdown_table(&rows);
+        assert!(
+            table.contains("| reference (end) | noop | 4 | 90000 |"),
+            "{table}"
+        );
     }
 
     #[test]

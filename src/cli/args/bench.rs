@@ -96,8 +96,9 @@ pub struct BenchArgs {
     pub region: Option<String>,
 
     /// raw driver: leave out the reference server (a bare hyper server answering a fixed 200,
-    /// measured first with the no-op at each connection count, against which every row is a
-    /// fraction: docs/performance.md#the-reference-server).
+    /// measured with the no-op at each connection count before every target and again after
+    /// them, against the mean of which every row is a fraction:
+    /// docs/performance.md#the-reference-server).
     #[arg(long, help_heading = "Targets")]
     pub no_reference: bool,
 

@@ -12,8 +12,9 @@ use super::interrupt::watch_signals;
 use super::scale::{self, ScalePlan};
 use crate::bench::raw::{
     EmbeddedServer, Machine, Protocol, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
-    RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, apply_ceilings, build_profile,
-    compare, comparison_markdown, load_average, parse_endpoint, raw_markdown_table, run_target,
+    REFERENCE_END, RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, apply_ceilings,
+    build_profile, compare, comparison_markdown, is_reference, load_average, parse_endpoint,
+    raw_markdown_table, run_target,
 };
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
@@ -184,9 +185,9 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
     };
     let mut targets = Vec::new();
     if !names.is_empty() && !args.no_reference {
-        if names.contains(&REFERENCE) {
+        if let Some(taken) = names.iter().find(|n| is_reference(n)) {
             return Err(format!(
-                "target name `{REFERENCE}` is the reference server's; name the endpoint otherwise \
+                "target name `{taken}` is the reference server's; name the endpoint otherwise \
                  (or leave the reference out with --no-reference)"
             ));
         }
@@ -208,6 +209,16 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
             name: name.clone(),
             place: Place::Endpoint(url.clone()),
             protocol: protocol_of(name),
+        });
+    }
+    // The reference again after every target: each fraction is taken against the mean of its
+    // rate at both ends of the run, because on a shared machine the reference alone moved by a
+    // quarter between runs a few minutes apart (docs/performance.md, "The reference server").
+    if targets.first().is_some_and(|t| t.name == REFERENCE) {
+        targets.push(Planned {
+            name: REFERENCE_END.into(),
+            place: Place::Reference,
+            protocol: Protocol::Json,
         });
     }
     let duration = args.duration.unwrap_or(bench_defaults::RAW_DURATION);
