@@ -365,6 +365,7 @@ fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured()
     assert!(rows(&report, "nobody").is_empty(), "{report}");
     // --no-reference: no reference server in the run, no fraction of it.
     assert!(rows(&report, "reference").is_empty(), "{report}");
+    assert!(rows(&report, "reference (end)").is_empty(), "{report}");
     assert!(!done.stdout.contains("vs reference"), "{}", done.stdout);
     let nobody = &report["targets"][1];
     assert_eq!(nobody["name"], "nobody");

@@ -35,7 +35,9 @@ const U64_DIGITS: usize = 11;
 /// Characters of a handle's numbers.
 const NUMBERS: usize = SLOT_DIGITS + 2 * U64_DIGITS;
 
-/// The parts of a receipt handle.
+/// The parts of a receipt handle, as the tests spell them: the emulator reads handles with
+/// [`decode_for`] and writes them with an [`Encoder`], and never holds the parts together.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ReceiptHandle {
     pub queue: String,
@@ -43,16 +45,15 @@ pub(crate) struct ReceiptHandle {
     pub nonce: u64,
 }
 
+#[cfg(test)]
 impl ReceiptHandle {
     /// The wire form.
-    #[cfg(test)]
     pub fn encode(&self) -> String {
         Encoder::new(&self.queue).encode(self.id, self.nonce)
     }
 
     /// Parses a wire handle; `None` for anything this emulator never issued. The oracle of
-    /// [`ReceiptHandle::decode_for`], which the emulator reads handles with.
-    #[cfg(test)]
+    /// [`decode_for`], which the emulator reads handles with.
     pub fn decode(handle: &str) -> Option<Self> {
         let (head, id, nonce) = split(handle)?;
         let bytes = BASE64.decode(head).ok()?;
@@ -63,32 +64,32 @@ impl ReceiptHandle {
             nonce,
         })
     }
-
-    /// The message and receive a wire handle names, if this emulator issued it for `queue`;
-    /// `None` otherwise, as [`ReceiptHandle::decode`] filtered on the queue would say.
-    ///
-    /// Every DeleteMessage and ChangeMessageVisibility reads one: decoded on the stack and
-    /// compared with the queue where it lies, with no allocation for the bytes or the queue.
-    pub fn decode_for(handle: &str, queue: &str) -> Option<(Id, u64)> {
-        let (head, id, nonce) = split(handle)?;
-        let mut buf = [0u8; STACK_HANDLE];
-        let heap;
-        let bytes = match BASE64.decode_slice(head, &mut buf) {
-            Ok(len) => &buf[..len],
-            // A key longer than any this emulator makes for itself (a long signing region):
-            // decoded the ordinary way.
-            Err(base64::DecodeSliceError::OutputSliceTooSmall) => {
-                heap = BASE64.decode(head).ok()?;
-                &heap[..]
-            }
-            Err(base64::DecodeSliceError::DecodeError(_)) => return None,
-        };
-        let named = queue_of(std::str::from_utf8(bytes).ok()?)?;
-        (named == queue).then_some((id, nonce))
-    }
 }
 
-/// Decoded bytes [`ReceiptHandle::decode_for`] keeps on the stack: the head of a queue whose
+/// The message and receive a wire handle names, if this emulator issued it for `queue`;
+/// `None` otherwise, as the tests' `ReceiptHandle::decode` filtered on the queue would say.
+///
+/// Every DeleteMessage and ChangeMessageVisibility reads one: decoded on the stack and
+/// compared with the queue where it lies, with no allocation for the bytes or the queue.
+pub(crate) fn decode_for(handle: &str, queue: &str) -> Option<(Id, u64)> {
+    let (head, id, nonce) = split(handle)?;
+    let mut buf = [0u8; STACK_HANDLE];
+    let heap;
+    let bytes = match BASE64.decode_slice(head, &mut buf) {
+        Ok(len) => &buf[..len],
+        // A key longer than any this emulator makes for itself (a long signing region):
+        // decoded the ordinary way.
+        Err(base64::DecodeSliceError::OutputSliceTooSmall) => {
+            heap = BASE64.decode(head).ok()?;
+            &heap[..]
+        }
+        Err(base64::DecodeSliceError::DecodeError(_)) => return None,
+    };
+    let named = queue_of(std::str::from_utf8(bytes).ok()?)?;
+    (named == queue).then_some((id, nonce))
+}
+
+/// Decoded bytes [`decode_for`] keeps on the stack: the head of a queue whose
 /// name is 80 characters, in a 20-character region, is about 150.
 const STACK_HANDLE: usize = 256;
 
@@ -223,7 +224,7 @@ mod tests {
                             nonce,
                         };
                         assert_eq!(ReceiptHandle::decode(&wire), Some(parts), "{wire}");
-                        assert_eq!(ReceiptHandle::decode_for(&wire, &queue), Some((id, nonce)));
+                        assert_eq!(decode_for(&wire, &queue), Some((id, nonce)));
                     }
                 }
             }
@@ -283,15 +284,11 @@ mod tests {
                 let filtered = ReceiptHandle::decode(raw)
                     .filter(|h| h.queue == queue)
                     .map(|h| (h.id, h.nonce));
-                assert_eq!(
-                    ReceiptHandle::decode_for(raw, queue),
-                    filtered,
-                    "{raw} {queue}"
-                );
+                assert_eq!(decode_for(raw, queue), filtered, "{raw} {queue}");
             }
         }
         assert_eq!(
-            ReceiptHandle::decode_for(&valid[2].0, &long),
+            decode_for(&valid[2].0, &long),
             Some((id, 9)),
             "decoded off the stack"
         );

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
 use crate::emulator::model::message::{Id, MessageState};
 use crate::emulator::model::queue::Queue;
-use crate::emulator::model::receipt::ReceiptHandle;
+use crate::emulator::model::receipt;
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
@@ -31,7 +31,7 @@ use crate::emulator::support::input::Input;
 
 /// The message and receive `raw` names, if it is a handle of queue `name`.
 fn decode(name: &str, raw: &str) -> SqsResult<Handle> {
-    ReceiptHandle::decode_for(raw, name)
+    receipt::decode_for(raw, name)
         .map(|(id, nonce)| Handle { id, nonce })
         .ok_or_else(|| SqsError::receipt_handle_is_invalid(raw))
 }
