@@ -56,7 +56,7 @@ pub(crate) async fn dispatch(
         "UntagQueue" => queue::untag_queue(emu, input, ctx),
         "ListQueueTags" => queue::list_queue_tags(emu, input, ctx),
         "PurgeQueue" => queue::purge_queue(emu, input, ctx),
-        "SendMessage" => send::send_message(emu, input, ctx),
+        "SendMessage" => return send::send_message(emu, input, ctx).map(Answer::Sent),
         "SendMessageBatch" => send::send_message_batch(emu, input, ctx),
         "ReceiveMessage" => {
             return receive::receive_message(emu, input, ctx)

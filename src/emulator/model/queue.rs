@@ -26,6 +26,7 @@ use crate::emulator::model::dedup::{
 use crate::emulator::model::groups::Groups;
 pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
+use crate::emulator::model::receipt;
 use crate::emulator::model::retention::Retention;
 use crate::emulator::model::slab::Slab;
 use crate::emulator::model::usage::{Admitted, Usage};
@@ -67,6 +68,8 @@ pub(crate) struct Queue {
     pub last_purge_ms: Option<u64>,
     /// Woken on anything that may make a message receivable.
     pub notify: Arc<Notify>,
+    /// Writes the receipt handles of this queue's messages (its head encoded once).
+    pub handles: receipt::Encoder,
     slots: Slab,
     /// Standard queues (and FIFO messages without a group): visible messages, seq → slot.
     ready: BTreeMap<u64, u32>,
@@ -112,6 +115,7 @@ impl Queue {
     ) -> Self {
         Self {
             name,
+            handles: receipt::Encoder::new(&arn),
             arn,
             dedup_per_group: settings.deduplication_scope == "messageGroup",
             settings,

@@ -14,14 +14,19 @@
 //! - the **numbers**: the slot, the seq and the nonce as 6, 11 and 11 digits of base64's
 //!   alphabet, 6 bits each, most significant first.
 //!
-//! Only the numbers differ from handle to handle, so a receive encodes its queue's head once
-//! and each handle's numbers by table lookups ([`Encoder`]): a handle written as base64 of
-//! the whole text cost ~1,550 instructions, most of the rendering of a received message.
+//! Only the numbers differ from handle to handle, so a queue encodes its head once, when it is
+//! created ([`Encoder`], kept in the queue), and each handle is that head, shared, and its
+//! numbers written by table lookups ([`Handle`]): a handle written as base64 of the whole text
+//! cost ~1,550 instructions, most of the rendering of a received message; the head encoded
+//! once per receive and each handle copied into a `String` of its own, ~1,200 + ~250 each.
+
+use std::fmt;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use crate::emulator::model::queue::Id;
+use crate::emulator::model::message::Id;
 
 const PREFIX: &str = "sqsprobe-rh";
 
@@ -141,20 +146,22 @@ fn read_digits(digits: &[u8]) -> Option<u128> {
     })
 }
 
-/// Appends `n` as `count` digits of base64's alphabet, most significant first.
-fn push_digits(out: &mut String, n: u64, count: usize) {
-    for i in (0..count).rev() {
+/// Writes `n` as `out.len()` digits of base64's alphabet, most significant first.
+fn write_digits(out: &mut [u8], n: u64) {
+    let count = out.len();
+    for (i, digit) in out.iter_mut().enumerate() {
         // Digits above the number's 64 bits read 0.
-        let value = u128::from(n) >> (6 * i) & 63;
-        out.push(char::from(ALPHABET[value as usize]));
+        let value = u128::from(n) >> (6 * (count - 1 - i)) & 63;
+        *digit = ALPHABET[value as usize];
     }
 }
 
-/// Writes the handles of one queue's messages, as a receive does ten at a time: the queue's
-/// head once, then each handle's numbers (see the module doc).
+/// Writes the handles of one queue's messages: the queue's head, encoded once (a queue keeps
+/// its encoder from its creation on), then each handle's numbers (see the module doc).
+#[derive(Debug, Clone)]
 pub(crate) struct Encoder {
     /// Base64 of the prefix, the queue and the padding newlines.
-    head: String,
+    head: Arc<str>,
 }
 
 impl Encoder {
@@ -167,18 +174,67 @@ impl Encoder {
         shared.extend_from_slice(queue.as_bytes());
         shared.resize(len, b'\n');
         Self {
-            head: BASE64.encode(shared),
+            head: BASE64.encode(shared).into(),
+        }
+    }
+
+    /// The handle of lease `nonce` of message `id`.
+    pub fn handle(&self, id: Id, nonce: u64) -> Handle {
+        let mut numbers = [0u8; NUMBERS];
+        let (slot, rest) = numbers.split_at_mut(SLOT_DIGITS);
+        let (seq, lease) = rest.split_at_mut(U64_DIGITS);
+        write_digits(slot, u64::from(id.slot));
+        write_digits(seq, id.seq);
+        write_digits(lease, nonce);
+        Handle {
+            head: Arc::clone(&self.head),
+            numbers,
         }
     }
 
     /// The wire form of the handle of lease `nonce` of message `id`.
+    #[cfg(test)]
     pub fn encode(&self, id: Id, nonce: u64) -> String {
-        let mut handle = String::with_capacity(self.head.len() + NUMBERS);
-        handle.push_str(&self.head);
-        push_digits(&mut handle, u64::from(id.slot), SLOT_DIGITS);
-        push_digits(&mut handle, id.seq, U64_DIGITS);
-        push_digits(&mut handle, nonce, U64_DIGITS);
-        handle
+        self.handle(id, nonce).to_string()
+    }
+}
+
+/// One receipt handle as a receive answers it: its queue's head, shared with the queue's
+/// other handles, and its own numbers. The writers copy the two parts; `to_string` is the
+/// wire form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Handle {
+    head: Arc<str>,
+    numbers: [u8; NUMBERS],
+}
+
+impl Handle {
+    /// The head, base64 (shared by the queue's handles).
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    /// The numbers, digits of base64's alphabet.
+    pub fn numbers(&self) -> &str {
+        // Written from the alphabet only, so always ASCII; the fallback is unreachable.
+        std::str::from_utf8(&self.numbers).unwrap_or_default()
+    }
+
+    /// The numbers' bytes, for the writers that copy them whole.
+    pub fn numbers_ascii(&self) -> &[u8; NUMBERS] {
+        &self.numbers
+    }
+
+    /// Characters of the wire form.
+    pub fn len(&self) -> usize {
+        self.head.len() + NUMBERS
+    }
+}
+
+impl fmt::Display for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.head())?;
+        f.write_str(self.numbers())
     }
 }
 

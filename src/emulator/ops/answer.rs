@@ -16,6 +16,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
 use crate::emulator::model::message::{MAX_MESSAGE_ATTRIBUTES, Message, MessageAttributeValue};
+use crate::emulator::model::receipt::Handle;
+use crate::emulator::support::hex;
 
 /// [`ReceivedMessage`]'s selection is a bit per attribute.
 const _: () = assert!(MAX_MESSAGE_ATTRIBUTES <= 64);
@@ -27,6 +29,8 @@ pub(crate) enum Answer {
     Value(Value),
     /// ReceiveMessage's messages (none: AWS leaves `Messages` out).
     Received(Vec<ReceivedMessage>),
+    /// SendMessage's answer.
+    Sent(Sent),
 }
 
 impl Answer {
@@ -35,6 +39,7 @@ impl Answer {
         match self {
             Answer::Value(value) => Cow::Borrowed(value),
             Answer::Received(messages) => Cow::Owned(received_value(messages)),
+            Answer::Sent(sent) => Cow::Owned(Value::Object(sent.to_map())),
         }
     }
 
@@ -44,7 +49,51 @@ impl Answer {
         match self {
             Answer::Value(value) => value,
             Answer::Received(messages) => received_value(&messages),
+            Answer::Sent(sent) => Value::Object(sent.to_map()),
         }
+    }
+}
+
+/// What a sent message is answered with: SendMessage's whole answer, and each successful entry
+/// of SendMessageBatch's (with its `Id`). Held as the ids and digests themselves, so that the
+/// JSON protocol writes SendMessage's answer straight to bytes (`protocol/json.rs`): building
+/// and serialising the `Value` form was ~2,500 of a SendMessage's instructions
+/// (docs/performance.md, "Fifth round"). [`Sent::to_map`] is that form, for the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sent {
+    /// The MessageId, hyphenated, lower-case ASCII.
+    pub message_id: [u8; 36],
+    /// `MD5OfMessageBody`, lower-case hex.
+    pub md5_of_body: [u8; 32],
+    /// `MD5OfMessageAttributes`, when the message has attributes.
+    pub md5_of_message_attributes: Option<String>,
+    /// `MD5OfMessageSystemAttributes`, when it has an `AWSTraceHeader`.
+    pub md5_of_message_system_attributes: Option<String>,
+    /// `SequenceNumber`, on FIFO queues: decimal digits.
+    pub sequence_number: Option<String>,
+}
+
+impl Sent {
+    /// The members, in the JSON protocol's shape.
+    pub fn to_map(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        let ascii = |bytes: &[u8]| Value::String(String::from_utf8_lossy(bytes).into_owned());
+        out.insert("MessageId".into(), ascii(&self.message_id));
+        out.insert("MD5OfMessageBody".into(), ascii(&self.md5_of_body));
+        let optional = [
+            ("MD5OfMessageAttributes", &self.md5_of_message_attributes),
+            (
+                "MD5OfMessageSystemAttributes",
+                &self.md5_of_message_system_attributes,
+            ),
+            ("SequenceNumber", &self.sequence_number),
+        ];
+        for (name, value) in optional {
+            if let Some(value) = value {
+                out.insert(name.into(), Value::String(value.clone()));
+            }
+        }
+        out
     }
 }
 
@@ -92,7 +141,7 @@ pub(crate) struct ReceivedMessage {
     /// The MessageId, hyphenated, lower-case ASCII.
     message_id: [u8; 36],
     /// Base64 ([`is_plain`]).
-    pub receipt_handle: String,
+    pub receipt_handle: Handle,
     /// The system attributes asked for, in byte order of their names (the order a JSON
     /// object's keys have in the `Value` form, and so the order every protocol writes them).
     pub attributes: Vec<(&'static str, SystemValue)>,
@@ -108,17 +157,15 @@ impl ReceivedMessage {
     pub fn new(
         message: Message,
         message_id: uuid::Uuid,
-        receipt_handle: String,
+        receipt_handle: Handle,
         mut attributes: Vec<(&'static str, SystemValue)>,
         selected: u64,
         md5_of_message_attributes: Option<String>,
     ) -> Self {
         attributes.sort_unstable_by_key(|(name, _)| *name);
-        let mut id = [0u8; 36];
-        message_id.hyphenated().encode_lower(&mut id);
         Self {
             message,
-            message_id: id,
+            message_id: hex::uuid(message_id.as_bytes()),
             receipt_handle,
             attributes,
             selected,
@@ -131,6 +178,12 @@ impl ReceivedMessage {
         std::str::from_utf8(&self.message_id).unwrap_or_default()
     }
 
+    /// The MessageId's ASCII, for the writers that copy it whole (checking it is UTF-8, as
+    /// `message_id` must, was ~70 instructions of every message written).
+    pub fn message_id_ascii(&self) -> &[u8; 36] {
+        &self.message_id
+    }
+
     /// The body.
     pub fn body(&self) -> &str {
         self.message.body()
@@ -138,10 +191,7 @@ impl ReceivedMessage {
 
     /// `MD5OfBody` in lower-case hex.
     pub fn md5_of_body(&self) -> [u8; 32] {
-        let mut hex = [0u8; 32];
-        // 16 bytes always fit 32 hex digits.
-        let _ = hex::encode_to_slice(self.message.md5_of_body, &mut hex);
-        hex
+        hex::digest(&self.message.md5_of_body)
     }
 
     /// The selected message attributes, in byte order of their names.
@@ -160,7 +210,10 @@ impl ReceivedMessage {
         let text = |s: &str| Value::String(s.to_owned());
         let mut out = Map::new();
         out.insert("MessageId".into(), text(self.message_id()));
-        out.insert("ReceiptHandle".into(), text(&self.receipt_handle));
+        out.insert(
+            "ReceiptHandle".into(),
+            Value::String(self.receipt_handle.to_string()),
+        );
         let md5 = self.md5_of_body();
         out.insert(
             "MD5OfBody".into(),

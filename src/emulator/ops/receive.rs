@@ -225,7 +225,7 @@ fn render(
             .map(|(_, (name, value))| (name.as_str(), value)),
     );
     let message_id = emu.ids.of(message.origin);
-    let handle = handles.encode(id, nonce);
+    let handle = handles.handle(id, nonce);
     ReceivedMessage::new(message, message_id, handle, system, selected, md5)
 }
 
@@ -463,17 +463,13 @@ fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[Delivered], now
 /// of [`ReceivedMessage`]s does.
 fn reply(
     emu: &Emulator,
-    key: &str,
+    handles: &receipt::Encoder,
     messages: Vec<Delivered>,
     params: &ReceiveParams,
 ) -> Vec<ReceivedMessage> {
-    if messages.is_empty() {
-        return Vec::new();
-    }
-    let handles = receipt::Encoder::new(key);
     messages
         .into_iter()
-        .map(|d| render(emu, &handles, d, params))
+        .map(|d| render(emu, handles, d, params))
         .collect()
 }
 
@@ -502,7 +498,14 @@ pub(crate) async fn receive_message(
     loop {
         let notified = notify.notified();
         tokio::pin!(notified);
-        notified.as_mut().enable();
+        // Registered before looking, so that a wake between the look and the wait is not lost;
+        // a short poll (no wait) never waits, so it does not register: registered, it was woken
+        // by every message another request made receivable meanwhile (each of a 0-second
+        // lease's ten), and its connection's task polled again for nothing, often on the other
+        // worker thread (docs/performance.md, "Fifth round").
+        if wait_seconds > 0 {
+            notified.as_mut().enable();
+        }
         let poll = Poll {
             emu,
             key: &key,
@@ -515,11 +518,15 @@ pub(crate) async fn receive_message(
         let outcome = match poll.once(false)? {
             Some(outcome) => outcome,
             // Holding its dead-letter queue, a receive never asks to start again.
-            None => poll.once(true)?.unwrap_or(Outcome::Answer(Vec::new())),
+            None => poll
+                .once(true)?
+                .unwrap_or_else(|| Outcome::Answer(Vec::new(), receipt::Encoder::new(&key))),
         };
         let next_deadline = match outcome {
             Outcome::Gone => return Ok(Vec::new()),
-            Outcome::Answer(messages) => return Ok(reply(emu, &key, messages, &params)),
+            Outcome::Answer(messages, handles) => {
+                return Ok(reply(emu, &handles, messages, &params));
+            }
             Outcome::Wait(next_deadline) => next_deadline,
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
@@ -546,8 +553,9 @@ struct Poll<'a> {
 enum Outcome {
     /// The queue was deleted while the poll waited: it ends empty.
     Gone,
-    /// Answer with these (to render once the locks are released).
-    Answer(Vec<Delivered>),
+    /// Answer with these (to render once the locks are released), their handles written by
+    /// their queue's encoder.
+    Answer(Vec<Delivered>, receipt::Encoder),
     /// Nothing to answer with yet: wait until this time or a wake-up.
     Wait(u64),
 }
@@ -592,7 +600,7 @@ impl Poll<'_> {
         let messages = chaos_copies(state, emu, &mut queue, params, now, messages);
         observe_deliveries(emu, &queue, &messages, now);
         if !messages.is_empty() || now >= self.deadline || emu.is_stopping() {
-            return Ok(Some(Outcome::Answer(messages)));
+            return Ok(Some(Outcome::Answer(messages, queue.handles.clone())));
         }
         let next = queue
             .next_deadline()

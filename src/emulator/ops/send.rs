@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::emulator::model::message::{
     DedupId, Extra, Message, content_dedup_id, md5_of_attributes, parse_attribute_value,
@@ -10,11 +10,12 @@ use crate::emulator::model::message::{
 };
 use crate::emulator::model::queue::Queue;
 use crate::emulator::model::store::{Emulator, State};
+use crate::emulator::ops::answer::Sent;
 use crate::emulator::ops::batch;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
-use crate::emulator::support::md5::md5_hex;
+use crate::emulator::support::{hex, md5};
 
 /// Total payload of one batch (API_SendMessageBatch, 1 MiB since August 2025).
 const MAX_BATCH_BYTES: usize = 1_048_576;
@@ -73,7 +74,7 @@ fn send_one(
     sending: &Sending<'_>,
     (queue, now): (&mut Queue, u64),
     entry: &Input<'_>,
-) -> SqsResult<Map<String, Value>> {
+) -> SqsResult<Sent> {
     let Sending {
         emu,
         state,
@@ -190,26 +191,13 @@ fn send_one(
         let key = queue.dedup_key(group, &dedup);
         // A duplicate is accepted and answered like the original, but not enqueued (F2).
         if let Some(original) = queue.dedup_lookup(key, now) {
-            let mut out = Map::new();
-            out.insert(
-                "MessageId".into(),
-                Value::String(emu.ids.of(original.origin).to_string()),
-            );
-            out.insert(
-                "MD5OfMessageBody".into(),
-                Value::String(md5_hex(body.as_bytes())),
-            );
-            if let Some(md5) = md5_of_attributes {
-                out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
-            }
-            if let Some(md5) = md5_of_system_attributes {
-                out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
-            }
-            out.insert(
-                "SequenceNumber".into(),
-                Value::String(original.sequence_number.to_string()),
-            );
-            return Ok(out);
+            return Ok(Sent {
+                message_id: hex::uuid(emu.ids.of(original.origin).as_bytes()),
+                md5_of_body: hex::digest(&md5::digest(body.as_bytes())),
+                md5_of_message_attributes: md5_of_attributes,
+                md5_of_message_system_attributes: md5_of_system_attributes,
+                sequence_number: Some(original.sequence_number.to_string()),
+            });
         }
         dedup_key = Some(key);
     }
@@ -225,8 +213,9 @@ fn send_one(
         dead_letter_source_arn: None,
         enqueued_ms: None,
     });
-    let message_id = message.id_string(&emu.ids);
-    let message_md5 = message.md5_hex();
+    let message_id = hex::uuid(emu.ids.of(message.origin).as_bytes());
+    // The digest the message stores (`Message::new` computed it): the body is hashed once.
+    let md5_of_body = hex::digest(&message.md5_of_body);
     let sender = ctx.sender_id(&emu.config.account_id);
     queue.enqueue_admitted(
         message,
@@ -235,27 +224,20 @@ fn send_one(
         dedup_key,
         admitted,
     );
-    let mut out = Map::new();
-    out.insert("MessageId".into(), Value::String(message_id));
-    // The digest the message stores (`Message::new` computed it): the body is hashed once.
-    out.insert("MD5OfMessageBody".into(), Value::String(message_md5));
-    if let Some(md5) = md5_of_attributes {
-        out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
-    }
-    if let Some(md5) = md5_of_system_attributes {
-        out.insert("MD5OfMessageSystemAttributes".into(), Value::String(md5));
-    }
-    if let Some(seq) = sequence_number {
-        out.insert("SequenceNumber".into(), Value::String(seq.to_string()));
-    }
-    Ok(out)
+    Ok(Sent {
+        message_id,
+        md5_of_body,
+        md5_of_message_attributes: md5_of_attributes,
+        md5_of_message_system_attributes: md5_of_system_attributes,
+        sequence_number: sequence_number.map(|n| n.to_string()),
+    })
 }
 
 pub(crate) fn send_message(
     emu: &Emulator,
     input: Input<'_>,
     ctx: &RequestContext,
-) -> SqsResult<Value> {
+) -> SqsResult<Sent> {
     let key = ctx.queue_key(emu, &input)?;
     emu.with_queue(&key, |state, queue, now| {
         let sending = Sending {
@@ -264,7 +246,7 @@ pub(crate) fn send_message(
             ctx,
             in_batch: false,
         };
-        send_one(&sending, (queue, now), &input).map(Value::Object)
+        send_one(&sending, (queue, now), &input)
     })
 }
 
@@ -310,7 +292,8 @@ pub(crate) fn send_message_batch(
         let now = emu.now();
         queue.tick(now);
         match send_one(&sending, (&mut queue, now), entry) {
-            Ok(mut fields) => {
+            Ok(sent) => {
+                let mut fields = sent.to_map();
                 fields.insert("Id".into(), Value::String(id.clone()));
                 successful.push(Value::Object(fields));
             }

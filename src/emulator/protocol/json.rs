@@ -15,7 +15,7 @@ use std::io::Write as _;
 use serde_json::{Map, Value};
 
 use crate::emulator::ops::answer::{
-    Answer, ReceivedMessage, SystemValue, attribute_members, is_plain,
+    Answer, ReceivedMessage, Sent, SystemValue, attribute_members, is_plain,
 };
 use crate::emulator::support::errors::SqsError;
 
@@ -34,20 +34,31 @@ pub(crate) const MAX_DEPTH: usize = 32;
 
 /// The deepest nesting of `[` / `{` in a JSON text, outside strings; stops counting past
 /// `limit`. Malformed text is measured as far as it goes (the parser reports the rest).
+///
+/// A string is crossed by memchr's search for its next quote or backslash rather than a byte
+/// at a time: a SendMessage's body is mostly its `MessageBody`, and the byte-by-byte scan of it
+/// was ~1,000 of the request's instructions (docs/performance.md, "Fifth round").
 fn nesting_depth(body: &[u8], limit: usize) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in body {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while let Some(&b) = body.get(i) {
         match b {
-            b'"' => in_string = true,
+            b'"' => {
+                // To the closing quote, stepping over each backslash and the byte it escapes.
+                i += 1;
+                loop {
+                    let Some(rest) = body.get(i..) else {
+                        return deepest;
+                    };
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        None => return deepest,
+                        Some(at) if rest[at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at;
+                            break;
+                        }
+                    }
+                }
+            }
             b'[' | b'{' => {
                 depth += 1;
                 deepest = deepest.max(depth);
@@ -58,6 +69,7 @@ fn nesting_depth(body: &[u8], limit: usize) -> usize {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     deepest
 }
@@ -66,6 +78,10 @@ fn nesting_depth(body: &[u8], limit: usize) -> usize {
 pub(crate) fn decode(body: &[u8]) -> Result<Map<String, Value>, SqsError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
+    }
+    // The usual body, a flat object of strings and integers, without serde's machinery.
+    if let Some(map) = super::flat_json::object(body) {
+        return Ok(map);
     }
     if nesting_depth(body, MAX_DEPTH) > MAX_DEPTH {
         return Err(SqsError::serialization(format!(
@@ -91,7 +107,35 @@ pub(crate) fn encode_answer(answer: &Answer) -> Vec<u8> {
     match answer {
         Answer::Value(value) => encode(value),
         Answer::Received(messages) => encode_received(messages),
+        Answer::Sent(sent) => encode_sent(sent),
     }
+}
+
+/// SendMessage's answer, its members in byte order of their names as `serde_json` writes the
+/// `Value` form's keys; every member's text is plain (hex digits, a UUID, decimal digits).
+fn encode_sent(sent: &Sent) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    out.push(b'{');
+    let member = |out: &mut Vec<u8>, name: &str, text: &[u8]| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        key(out, name);
+        plain(out, text);
+    };
+    if let Some(md5) = &sent.md5_of_message_attributes {
+        member(&mut out, "MD5OfMessageAttributes", md5.as_bytes());
+    }
+    member(&mut out, "MD5OfMessageBody", &sent.md5_of_body);
+    if let Some(md5) = &sent.md5_of_message_system_attributes {
+        member(&mut out, "MD5OfMessageSystemAttributes", md5.as_bytes());
+    }
+    member(&mut out, "MessageId", &sent.message_id);
+    if let Some(n) = &sent.sequence_number {
+        member(&mut out, "SequenceNumber", n.as_bytes());
+    }
+    out.push(b'}');
+    out
 }
 
 /// A receive's answer: `{"Messages":[…]}`, or `{}` without messages (AWS leaves the member
@@ -134,8 +178,44 @@ pub(crate) enum Maps {
 
 /// Writes `raw` as a JSON string, escaped as `serde_json` escapes it.
 fn string(out: &mut Vec<u8>, raw: &str) {
-    // Writing to a `Vec` cannot fail.
-    let _ = serde_json::to_writer(&mut *out, raw);
+    if needs_escape(raw.as_bytes()) {
+        // Writing to a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *out, raw);
+    } else {
+        out.reserve(raw.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(raw.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// Whether `serde_json` would escape any byte of `bytes`: a quote, a backslash or a control character
+/// below 0x20 (it writes everything else, 0x7f and non-ASCII among it, as it is).
+///
+/// Eight bytes at a time (the SWAR tests for a zero byte and for a byte below a bound), so a
+/// body that needs no escaping, the usual one, is scanned in about a tenth of the
+/// instructions `serde_json`'s byte-by-byte table takes and then copied whole: the scan was
+/// ~300 instructions of every 100-byte body a receive wrote (docs/performance.md, "Fifth
+/// round"). Each test is exact about whether some byte of the word matches (its borrows can
+/// only mark bytes above a true match), which is all this asks.
+pub(super) fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let v = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        if v.wrapping_sub(ONES * 0x20) & !v & HIGHS != 0
+            || has_zero(v ^ (ONES * u64::from(b'"')))
+            || has_zero(v ^ (ONES * u64::from(b'\\')))
+        {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// Writes text that needs no escaping ([`is_plain`]: ids, digests, handles) as a JSON
@@ -238,10 +318,13 @@ pub(crate) fn write_message(out: &mut Vec<u8>, message: &ReceivedMessage, maps: 
         out.push(b',');
     }
     key(out, "MessageId");
-    plain(out, message.message_id().as_bytes());
+    plain(out, message.message_id_ascii());
     out.push(b',');
     key(out, "ReceiptHandle");
-    plain(out, message.receipt_handle.as_bytes());
+    out.push(b'"');
+    out.extend_from_slice(message.receipt_handle.head().as_bytes());
+    out.extend_from_slice(message.receipt_handle.numbers_ascii());
+    out.push(b'"');
     out.push(b'}');
 }
 
@@ -308,6 +391,109 @@ mod tests {
                 assert_eq!(body, encode(&value), "{}", spec.shape);
                 assert_eq!(query_error, format!("{};{}", error.code(), spec.fault()));
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::config(1024))]
+
+        // Issue 23: the eight-bytes-at-a-time scan finds what a byte-by-byte one finds, at
+        // every position of every word, and a string is written as `serde_json` writes it.
+        #[test]
+        fn strings_are_written_as_serde_json_writes_them(
+            text in "[a-z \"\\\\\u{0}-\u{1f}\u{7f}é✓𝄞]{0,40}",
+            prefix in 0usize..9,
+        ) {
+            let text = format!("{}{text}", "p".repeat(prefix));
+            let bytewise = text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+            proptest::prop_assert_eq!(needs_escape(text.as_bytes()), bytewise);
+            let mut out = Vec::new();
+            string(&mut out, &text);
+            proptest::prop_assert_eq!(out, serde_json::to_vec(&text).unwrap());
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::config(256))]
+
+        // Issue 23: SendMessage's answer written straight to bytes is what its `Value` form
+        // was, byte for byte, with and without each optional member.
+        #[test]
+        fn a_sent_answer_is_written_as_serde_json_writes_its_value(
+            id in proptest::prelude::any::<[u8; 16]>(),
+            md5 in proptest::prelude::any::<[u8; 16]>(),
+            attributes in proptest::option::of("[0-9a-f]{32}"),
+            system in proptest::option::of("[0-9a-f]{32}"),
+            sequence in proptest::option::of("[0-9]{20}"),
+        ) {
+            use crate::emulator::support::hex;
+            let sent = Sent {
+                message_id: hex::uuid(&id),
+                md5_of_body: hex::digest(&md5),
+                md5_of_message_attributes: attributes,
+                md5_of_message_system_attributes: system,
+                sequence_number: sequence,
+            };
+            let answer = Answer::Sent(sent);
+            proptest::prop_assert_eq!(encode_answer(&answer), encode(&answer.to_value()));
+        }
+    }
+
+    #[test]
+    fn every_escaped_byte_is_found_at_every_position_of_a_word() {
+        for len in 1..=24 {
+            for at in 0..len {
+                for b in (0u8..0x20).chain([b'"', b'\\']) {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    assert!(needs_escape(&bytes), "{b:#x} at {at} of {len}");
+                }
+                // Bytes next to the matches (and the high ones) are not matches.
+                let mut bytes = vec![b'a'; len];
+                bytes[at] = [0x20, b'!', b'#', b'[', b']', 0x7f, 0x80, 0xff][at % 8];
+                assert!(!needs_escape(&bytes), "{:#x} at {at} of {len}", bytes[at]);
+            }
+        }
+    }
+
+    /// The byte-by-byte count `nesting_depth` replaced, as its oracle.
+    fn nesting_depth_bytewise(body: &[u8], limit: usize) -> usize {
+        let (mut depth, mut deepest, mut in_string, mut escaped) = (0, 0, false, false);
+        for &b in body {
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    deepest = usize::max(deepest, depth);
+                    if deepest > limit {
+                        break;
+                    }
+                }
+                b']' | b'}' => depth = usize::saturating_sub(depth, 1),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::config(1024))]
+
+        #[test]
+        fn depth_is_the_bytewise_count(text in r#"[\[\]{}"\\a ]{0,60}"#, limit in 0usize..6) {
+            proptest::prop_assert_eq!(
+                nesting_depth(text.as_bytes(), limit),
+                nesting_depth_bytewise(text.as_bytes(), limit)
+            );
         }
     }
 

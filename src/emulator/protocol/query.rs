@@ -304,6 +304,9 @@ fn envelope(operation: &str, request_id: &str, inner: &str) -> String {
 pub(crate) fn encode_answer(operation: &str, answer: &Answer, request_id: &str) -> Vec<u8> {
     match answer {
         Answer::Value(value) => encode(operation, value, request_id).into_bytes(),
+        Answer::Sent(sent) => {
+            encode(operation, &Value::Object(sent.to_map()), request_id).into_bytes()
+        }
         Answer::Received(messages) => {
             let mut inner = String::with_capacity(
                 messages.iter().map(json::estimated_len).sum::<usize>() * 5 / 4,
@@ -341,11 +344,18 @@ fn text_element(out: &mut String, name: &str, text: &str) {
 
 /// `<name>` + `text` + `</name>`, for text that needs no escaping ([`is_plain`]).
 fn plain_element(out: &mut String, name: &str, text: &str) {
-    debug_assert!(is_plain(text));
+    plain_element_of(out, name, &[text]);
+}
+
+/// [`plain_element`] of text given in parts (a receipt handle's head and numbers).
+fn plain_element_of(out: &mut String, name: &str, parts: &[&str]) {
     out.push('<');
     out.push_str(name);
     out.push('>');
-    out.push_str(text);
+    for text in parts {
+        debug_assert!(is_plain(text));
+        out.push_str(text);
+    }
     out.push_str("</");
     out.push_str(name);
     out.push('>');
@@ -408,7 +418,8 @@ fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage) {
         }
     }
     plain_element(out, "MessageId", message.message_id());
-    plain_element(out, "ReceiptHandle", &message.receipt_handle);
+    let handle = &message.receipt_handle;
+    plain_element_of(out, "ReceiptHandle", &[handle.head(), handle.numbers()]);
     out.push_str("</");
     out.push_str(element);
     out.push('>');
@@ -487,6 +498,9 @@ pub(crate) fn encode_json(operation: &str, value: &Value, request_id: &str) -> V
 pub(crate) fn encode_json_answer(operation: &str, answer: &Answer, request_id: &str) -> Vec<u8> {
     let messages = match answer {
         Answer::Value(value) => return encode_json(operation, value, request_id),
+        Answer::Sent(sent) => {
+            return encode_json(operation, &Value::Object(sent.to_map()), request_id);
+        }
         Answer::Received(messages) => messages,
     };
     let result = format!("{operation}Result");

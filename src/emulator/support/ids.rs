@@ -14,8 +14,7 @@ pub(crate) fn uuid_v4() -> uuid::Uuid {
 /// `id` as AWS writes ids (hyphenated, lower case), without the formatting machinery of
 /// `to_string`: a request id and a MessageId are written on every send.
 pub(crate) fn hyphenated(id: uuid::Uuid) -> String {
-    let mut buffer = uuid::Uuid::encode_buffer();
-    id.hyphenated().encode_lower(&mut buffer).to_owned()
+    super::hex::text(&super::hex::uuid(id.as_bytes()))
 }
 
 /// One emulator's MessageIds: each a keyed mix of the seq its message was sent with (unique in

@@ -21,7 +21,7 @@ pub(crate) type DigestInput<'a> = (&'a str, &'a str, Transport, &'a [u8]);
 
 /// Hex MD5 of raw bytes.
 pub(crate) fn md5_hex(bytes: &[u8]) -> String {
-    hex::encode(digest(bytes))
+    super::hex::digest_string(&digest(bytes))
 }
 
 /// MD5 of `bytes`, as 16 bytes (messages store it so; rendered in hex on the way out).

@@ -8,6 +8,7 @@ pub(crate) mod chaos;
 pub(crate) mod clock;
 pub(crate) mod config;
 pub(crate) mod errors;
+pub(crate) mod hex;
 pub(crate) mod ids;
 pub(crate) mod input;
 pub(crate) mod md5;
