@@ -147,12 +147,12 @@ fn read_digits(digits: &[u8]) -> Option<u128> {
 }
 
 /// Writes `n` as `out.len()` digits of base64's alphabet, most significant first.
-fn write_digits(out: &mut [u8], n: u64) {
-    let count = out.len();
-    for (i, digit) in out.iter_mut().enumerate() {
-        // Digits above the number's 64 bits read 0.
-        let value = u128::from(n) >> (6 * (count - 1 - i)) & 63;
-        *digit = ALPHABET[value as usize];
+fn write_digits(out: &mut [u8], mut n: u64) {
+    // From the least significant digit up, in 64-bit arithmetic (11 digits hold 66 bits: the
+    // top one takes the last 4); a digit above the number's bits reads 0.
+    for digit in out.iter_mut().rev() {
+        *digit = ALPHABET[(n & 63) as usize];
+        n >>= 6;
     }
 }
 

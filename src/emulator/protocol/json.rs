@@ -14,6 +14,7 @@ use std::io::Write as _;
 
 use serde_json::{Map, Value};
 
+use super::flat_json::needs_escape;
 use crate::emulator::ops::answer::{
     Answer, ReceivedMessage, Sent, SystemValue, attribute_members, is_plain,
 };
@@ -187,35 +188,6 @@ fn string(out: &mut Vec<u8>, raw: &str) {
         out.extend_from_slice(raw.as_bytes());
         out.push(b'"');
     }
-}
-
-/// Whether `serde_json` would escape any byte of `bytes`: a quote, a backslash or a control character
-/// below 0x20 (it writes everything else, 0x7f and non-ASCII among it, as it is).
-///
-/// Eight bytes at a time (the SWAR tests for a zero byte and for a byte below a bound), so a
-/// body that needs no escaping, the usual one, is scanned in about a tenth of the
-/// instructions `serde_json`'s byte-by-byte table takes and then copied whole: the scan was
-/// ~300 instructions of every 100-byte body a receive wrote (docs/performance.md, "Fifth
-/// round"). Each test is exact about whether some byte of the word matches (its borrows can
-/// only mark bytes above a true match), which is all this asks.
-pub(super) fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let v = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        if v.wrapping_sub(ONES * 0x20) & !v & HIGHS != 0
-            || has_zero(v ^ (ONES * u64::from(b'"')))
-            || has_zero(v ^ (ONES * u64::from(b'\\')))
-        {
-            return true;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// Writes text that needs no escaping ([`is_plain`]: ids, digests, handles) as a JSON
