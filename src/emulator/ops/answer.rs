@@ -1,10 +1,10 @@
 //! What an operation answers: a JSON value in the JSON protocol's shape, or (ReceiveMessage)
-//! the received messages with every member computed, which the protocol modules write straight
-//! to bytes.
+//! the received messages with every member computed, or (SendMessage) the sent message's ids
+//! and digests ([`Sent`]), which the protocol modules write straight to bytes.
 //!
 //! A receive's answer is ~25 times a no-op's, and building it as `serde_json::Value`s (a
 //! `Map`, its keys and a `String` per member, for each of ten messages) was 17 % of a
-//! receive's CPU (docs/performance.md). [`Received`] holds the members as plain data instead;
+//! receive's CPU (docs/performance.md). [`Answer::Received`] holds the members as plain data instead;
 //! [`Answer::to_value`] still builds the `Value` for the readers that want one (an audit's
 //! observer, the unit tests), and the property test in `ops/receive/render_tests.rs` checks
 //! that every protocol writes the same answer from either form.

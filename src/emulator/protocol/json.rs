@@ -7,8 +7,10 @@
 //! are parsed: the deepest SQS request (a batch entry's message attribute's list value) nests 5.
 //!
 //! A receive's messages are written straight to bytes ([`write_message`], which the query
-//! protocol's JSON form shares), as `serde_json` writes their `Value` form: keys in byte
-//! order, strings escaped by `serde_json` itself.
+//! protocol's JSON form shares), and so is SendMessage's answer, as `serde_json` writes their
+//! `Value` form: keys in byte order, strings copied whole when they need no escape and
+//! escaped by `serde_json` itself when they do. A request body that is a flat object of
+//! strings and small integers is read by [`super::flat_json`], anything else by `serde_json`.
 
 use std::io::Write as _;
 
