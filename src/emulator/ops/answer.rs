@@ -4,10 +4,10 @@
 //!
 //! A receive's answer is ~25 times a no-op's, and building it as `serde_json::Value`s (a
 //! `Map`, its keys and a `String` per member, for each of ten messages) was 17 % of a
-//! receive's CPU (docs/performance.md). [`Answer::Received`] holds the members as plain data instead;
-//! [`Answer::to_value`] still builds the `Value` for the readers that want one (an audit's
-//! observer, the unit tests), and the property test in `ops/receive/render_tests.rs` checks
-//! that every protocol writes the same answer from either form.
+//! receive's CPU (docs/performance.md). [`Answer::Received`] holds the members as plain data
+//! instead; [`Answer::to_value`] still builds the `Value` for the readers that want one (an
+//! audit's observer, the unit tests), and the property test in `ops/receive/render_tests.rs`
+//! checks that every protocol writes the same answer from either form.
 
 use std::borrow::Cow;
 
