@@ -1,12 +1,13 @@
 //! Do different queues scale across cores? The emulator's store without HTTP in the way.
 //!
 //! `cargo bench --bench cores [-- --threads N --seconds S]` runs the emulator in this process
-//! and drives it from N OS threads (default: one per CPU), each with a runtime of its own
-//! calling `InProcess::answer` (the whole request path of `serve` but the socket and hyper's
-//! parsing: the credential scope, the JSON, the store's locks, the answer) in a loop of the
-//! raw bench's cycle: SendMessage, ReceiveMessage of one, DeleteMessage of what it got. It
-//! measures requests/s for one thread, for N threads sharing one queue, and for N threads each
-//! on a queue of its own, and prints each as a Markdown row with its speed-up over one thread.
+//! and drives it from N OS threads (default: one per CPU, at least 2), each with a runtime of
+//! its own calling `InProcess::answer` (the whole request path of `serve` but the socket and
+//! hyper's parsing: the credential scope, the JSON, the store's locks, the answer) in a loop
+//! of the raw bench's cycle: SendMessage, ReceiveMessage of one, DeleteMessage of what it got.
+//! It measures requests/s for one thread, for N threads sharing one queue, and for N threads
+//! each on a queue of its own, and prints each as a Markdown row with its speed-up over one
+//! thread.
 //!
 //! Why not over sockets: `sqsprobe bench --shared-queues 1` against `2` asks the same question
 //! over HTTP, but on a machine of few cores the bench's client takes half the CPU, so the
@@ -37,7 +38,7 @@ struct Options {
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
-        threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        threads: std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
         seconds: 3.0,
     };
     let mut args = std::env::args().skip(1);
@@ -46,22 +47,10 @@ fn options() -> Result<Options, String> {
         if arg == "--bench" {
             continue;
         }
-        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        let value = args.next();
         match arg.as_str() {
-            "--threads" => {
-                options.threads = value("--threads")?
-                    .parse()
-                    .ok()
-                    .filter(|&n: &usize| (2..=256).contains(&n))
-                    .ok_or("--threads takes a whole number from 2 to 256")?;
-            }
-            "--seconds" => {
-                options.seconds = value("--seconds")?
-                    .parse()
-                    .ok()
-                    .filter(|&s: &f64| (0.1..=600.0).contains(&s))
-                    .ok_or("--seconds takes a number from 0.1 to 600")?;
-            }
+            "--threads" => options.threads = number(&arg, value, 2..=256)?,
+            "--seconds" => options.seconds = number(&arg, value, 0.1..=600.0)?,
             other => {
                 return Err(format!(
                     "unknown argument {other:?} (expected --threads N, --seconds S)"
@@ -70,6 +59,27 @@ fn options() -> Result<Options, String> {
         }
     }
     Ok(options)
+}
+
+/// The value of flag `name`, a number within `range`.
+fn number<T>(
+    name: &str,
+    value: Option<String>,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    let value = value.ok_or(format!("{name} needs a value"))?;
+    value
+        .parse()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or(format!(
+            "{name} takes a number from {} to {}, not {value:?}",
+            range.start(),
+            range.end()
+        ))
 }
 
 /// One JSON-protocol request for the emulator at `host`.
