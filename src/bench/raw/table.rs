@@ -97,16 +97,12 @@ mod tests {
     use super::*;
     use crate::bench::raw::report::apply_ceilings;
     use crate::bench::raw::report::tests::row;
+    use crate::bench::raw::{REFERENCE, REFERENCE_END};
 
     #[test]
     fn a_reference_in_the_run_adds_its_column() {
         let mut rows = vec![
-            row(
-                crate::bench::raw::REFERENCE,
-                RawWorkload::Noop,
-                4,
-                100_000.0,
-            ),
+            row(REFERENCE, RawWorkload::Noop, 4, 100_000.0),
             row("embedded", RawWorkload::Noop, 4, 80_000.0),
             row("embedded", RawWorkload::Send, 4, 60_000.0),
         ];
@@ -128,26 +124,11 @@ mod tests {
     #[test]
     fn fractions_are_of_the_reference_at_both_ends_of_the_run() {
         let mut rows = vec![
-            row(
-                crate::bench::raw::REFERENCE,
-                RawWorkload::Noop,
-                4,
-                110_000.0,
-            ),
+            row(REFERENCE, RawWorkload::Noop, 4, 110_000.0),
             row("embedded", RawWorkload::Noop, 4, 80_000.0),
             row("embedded", RawWorkload::Send, 4, 60_000.0),
-            row(
-                crate::bench::raw::REFERENCE,
-                RawWorkload::Noop,
-                16,
-                100_000.0,
-            ),
-            row(
-                crate::bench::raw::REFERENCE_END,
-                RawWorkload::Noop,
-                4,
-                90_000.0,
-            ),
+            row(REFERENCE, RawWorkload::Noop, 16, 100_000.0),
+            row(REFERENCE_END, RawWorkload::Noop, 4, 90_000.0),
         ];
         apply_ceilings(&mut rows);
         let fraction = |i: usize| rows[i].reference_ratio.unwrap();
