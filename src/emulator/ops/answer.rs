@@ -77,9 +77,14 @@ impl Sent {
     /// The members, in the JSON protocol's shape.
     pub fn to_map(&self) -> Map<String, Value> {
         let mut out = Map::new();
-        let ascii = |bytes: &[u8]| Value::String(String::from_utf8_lossy(bytes).into_owned());
-        out.insert("MessageId".into(), ascii(&self.message_id));
-        out.insert("MD5OfMessageBody".into(), ascii(&self.md5_of_body));
+        out.insert(
+            "MessageId".into(),
+            Value::String(hex::text(&self.message_id)),
+        );
+        out.insert(
+            "MD5OfMessageBody".into(),
+            Value::String(hex::text(&self.md5_of_body)),
+        );
         let optional = [
             ("MD5OfMessageAttributes", &self.md5_of_message_attributes),
             (
