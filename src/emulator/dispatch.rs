@@ -4,8 +4,6 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
-
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::answer::Answer;
 use crate::emulator::ops::context::RequestContext;
@@ -21,7 +19,7 @@ pub const OPERATIONS: &[&str] = &crate::sqs::operations::NAMES;
 pub(crate) async fn dispatch(
     emu: &Arc<Emulator>,
     operation: &str,
-    params: &Map<String, Value>,
+    input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Answer> {
     // Chaos (opt-in, server-wide): a slow server, and one that throttles.
@@ -34,7 +32,7 @@ pub(crate) async fn dispatch(
     if OPERATIONS.contains(&operation) && emu.chaos.throttles() {
         // The queue the request names draws the throttle from its own dice, so its outcomes
         // do not depend on how other queues' requests interleave with its own.
-        let key = RequestContext::queue_key(ctx, emu, &Input::new(params)).ok();
+        let key = RequestContext::queue_key(ctx, emu, &input).ok();
         let tags = key
             .as_deref()
             .and_then(|k| Some(emu.read().lock_queue(k).ok()?.tags.clone()));
@@ -43,8 +41,7 @@ pub(crate) async fn dispatch(
             return Err(SqsError::request_throttled());
         }
     }
-    access::check(emu, operation, params, ctx)?;
-    let input = Input::new(params);
+    access::check(emu, operation, &input, ctx)?;
     let value = match operation {
         "CreateQueue" => queue::create_queue(emu, input, ctx),
         "GetQueueUrl" => queue::get_queue_url(emu, input, ctx),
@@ -81,6 +78,8 @@ pub(crate) async fn dispatch(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Map;
+
     use super::*;
     use crate::emulator::test_support::emulator;
 
@@ -95,7 +94,7 @@ mod tests {
             access_key: None,
         };
         for op in OPERATIONS.iter().copied().chain(["Nope"]) {
-            let routed = match dispatch(&emu, op, &Map::new(), &ctx).await {
+            let routed = match dispatch(&emu, op, Input::new(&Map::new()), &ctx).await {
                 Ok(_) => true,
                 Err(e) => e.code() != "InvalidAction",
             };

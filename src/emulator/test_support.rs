@@ -42,8 +42,14 @@ pub(crate) async fn call(emu: &Arc<Emulator>, operation: &str, params: Value) ->
         region: "us-east-1".into(),
         access_key: None,
     };
-    let params = params.as_object().cloned().unwrap_or_default();
-    dispatch(emu, operation, &params, &ctx)
+    // Through the JSON protocol's reader, as a request's body is read: a flat object's
+    // members in place, anything else as `serde_json` reads it.
+    let body = match &params {
+        Value::Object(_) => serde_json::to_vec(&params).unwrap_or_default(),
+        _ => b"{}".to_vec(),
+    };
+    let params = crate::emulator::protocol::json::decode(&body)?;
+    dispatch(emu, operation, params.input(), &ctx)
         .await
         .map(crate::emulator::ops::answer::Answer::into_value)
 }

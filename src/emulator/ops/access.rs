@@ -11,7 +11,7 @@
 //! `Condition`, `NotPrincipal`, `NotAction` or `NotResource` are not evaluated — the emulator
 //! cannot judge them — and deny nothing. A denied request is answered 403 `AccessDenied`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::context::RequestContext;
@@ -24,21 +24,21 @@ use crate::emulator::support::input::Input;
 pub(crate) fn check(
     emu: &Emulator,
     operation: &str,
-    params: &Map<String, Value>,
+    input: &Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<()> {
     if !emu.policy_seen() {
         // No queue has ever taken a policy: nothing can deny this request.
         return Ok(());
     }
-    let key = match (params.get("QueueUrl"), params.get("QueueName")) {
-        (Some(Value::String(_)), _) => match ctx.queue_key(emu, &Input::new(params)) {
+    // A QueueUrl or QueueName of another type is the operation's to refuse.
+    let url = input.string("QueueUrl");
+    let key = match (&url, input.string("QueueName")) {
+        (Ok(Some(_)), _) => match ctx.queue_key(emu, input) {
             Ok(key) => key,
             Err(_) => return Ok(()),
         },
-        (None, Some(Value::String(name))) if operation == "GetQueueUrl" => {
-            emu.arn(&ctx.region, name)
-        }
+        (Ok(None), Ok(Some(name))) if operation == "GetQueueUrl" => emu.arn(&ctx.region, name),
         _ => return Ok(()),
     };
     let state = emu.read();
@@ -50,8 +50,8 @@ pub(crate) fn check(
         return Ok(());
     };
     if denies(policy, operation, &queue.arn, &emu.config.account_id) {
-        let url = match params.get("QueueUrl") {
-            Some(Value::String(url)) => url.clone(),
+        let url = match url {
+            Ok(Some(url)) => url.to_owned(),
             _ => queue.arn.clone(),
         };
         return Err(SqsError::access_denied(&url));

@@ -43,8 +43,9 @@ fn entry_size(entry: &Input<'_>) -> usize {
         .ok()
         .flatten()
         .map_or(0, str::len);
-    let attributes = entry
-        .raw("MessageAttributes")
+    let attributes = entry.raw("MessageAttributes");
+    let attributes = attributes
+        .as_deref()
         .and_then(Value::as_object)
         .map_or(0, |map| {
             map.iter()
@@ -105,7 +106,7 @@ fn send_one(
         }
         _ => u64::from(queue.settings.delay_seconds),
     };
-    let attributes = parse_message_attributes(entry.raw("MessageAttributes"))?;
+    let attributes = parse_message_attributes(entry.raw("MessageAttributes").as_deref())?;
     let size = body.len() + attributes.iter().map(|(n, v)| v.size(n)).sum::<usize>();
     let max = queue.settings.maximum_message_size as usize;
     if size > max {
@@ -122,7 +123,7 @@ fn send_one(
         return Err(SqsError::invalid_message_contents());
     }
     let mut trace_header = ctx.trace_header.clone();
-    if let Some(Value::Object(system)) = entry.raw("MessageSystemAttributes") {
+    if let Some(Value::Object(system)) = entry.raw("MessageSystemAttributes").as_deref() {
         for (attr, raw) in system {
             if attr != "AWSTraceHeader" {
                 return Err(SqsError::invalid_parameter_value(format!(

@@ -21,6 +21,7 @@ use crate::emulator::ops::answer::{
     Answer, ReceivedMessage, Sent, SystemValue, attribute_members, is_plain,
 };
 use crate::emulator::support::errors::SqsError;
+use crate::emulator::support::input::Params;
 
 /// Content type of JSON protocol replies.
 pub(crate) const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
@@ -78,13 +79,13 @@ fn nesting_depth(body: &[u8], limit: usize) -> usize {
 }
 
 /// Parses a request body; an empty body is an empty parameter set.
-pub(crate) fn decode(body: &[u8]) -> Result<Map<String, Value>, SqsError> {
+pub(crate) fn decode(body: &[u8]) -> Result<Params<'_>, SqsError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Map::new());
+        return Ok(Params::Object(Map::new()));
     }
-    // The usual body, a flat object of strings and integers, without serde's machinery.
-    if let Some(map) = super::flat_json::object(body) {
-        return Ok(map);
+    // The usual body, a flat object of strings and integers, read in place.
+    if let Some(flat) = super::flat_json::object(body) {
+        return Ok(Params::Flat(flat));
     }
     if nesting_depth(body, MAX_DEPTH) > MAX_DEPTH {
         return Err(SqsError::serialization(format!(
@@ -92,7 +93,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Map<String, Value>, SqsError> {
         )));
     }
     match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map)) => Ok(map),
+        Ok(Value::Object(map)) => Ok(Params::Object(map)),
         Ok(_) => Err(SqsError::serialization(
             "Request body must be a JSON object.",
         )),

@@ -23,7 +23,7 @@ use crate::emulator::ops::context::RequestContext;
 use crate::emulator::protocol::{json, query, sts};
 use crate::emulator::support::audit::{Called, Refusal};
 use crate::emulator::support::errors::{SqsError, SqsResult};
-use crate::emulator::support::input::queue_name_from_url;
+use crate::emulator::support::input::{Params, queue_name_from_url};
 use crate::emulator::support::{ids, sigv4};
 
 /// What the answer depends on besides the body.
@@ -245,6 +245,7 @@ pub(crate) async fn answer(
             Value::String(format!("http://{}{}", ctx.host, head.path)),
         );
     }
+    let params = Params::Object(params);
     match dispatch_seen(emu, head, &action, &params, &ctx, request_id).await {
         Ok(answer) if wants_json => response(
             200,
@@ -267,16 +268,16 @@ async fn dispatch_seen(
     emu: &Arc<Emulator>,
     head: &Head<'_>,
     operation: &str,
-    params: &serde_json::Map<String, Value>,
+    params: &Params<'_>,
     ctx: &RequestContext,
     request_id: &str,
 ) -> SqsResult<Answer> {
     let Some(audit) = &emu.config.audit else {
-        return dispatch(emu, operation, params, ctx).await;
+        return dispatch(emu, operation, params.input(), ctx).await;
     };
     let started = std::time::SystemTime::now();
     let clock = std::time::Instant::now();
-    let result = dispatch(emu, operation, params, ctx).await;
+    let result = dispatch(emu, operation, params.input(), ctx).await;
     let sdk_attempt = head.sdk_request.as_deref().and_then(|h| {
         h.split(';')
             .find_map(|part| part.trim().strip_prefix("attempt="))
@@ -286,7 +287,7 @@ async fn dispatch_seen(
     let value = result.as_ref().map(Answer::to_value);
     audit.called(&Called {
         operation,
-        params,
+        params: &params.to_map(),
         answer: match &value {
             Ok(value) => Ok(value.as_ref()),
             Err(e) => Err(Refusal {

@@ -1,18 +1,126 @@
 //! Typed access to a request's parameters, whichever protocol carried them.
 //!
-//! Both protocols are decoded into the JSON protocol's shape (a JSON object); the query protocol
-//! delivers every scalar as a string, so numeric accessors accept numeric strings too.
+//! Both protocols are read into the JSON protocol's shape (a JSON object); the query protocol
+//! delivers every scalar as a string, so numeric accessors accept numeric strings too. The
+//! usual JSON body, a flat object of strings and small integers, is not built into a map at
+//! all: its members are read in place ([`Flat`]), borrowed from the body, and every accessor
+//! answers for them exactly as it answers for the same object read by `serde_json` (a property
+//! test in `protocol/flat_json.rs` holds it to that).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
 use crate::emulator::support::errors::{SqsError, SqsResult};
 
+/// A request's parameters as read from its body or query string.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Params<'a> {
+    /// A JSON object (or the query protocol's parameters in that shape).
+    Object(Map<String, Value>),
+    /// A flat JSON object read in place.
+    Flat(Flat<'a>),
+}
+
+impl Params<'_> {
+    /// Typed access to the parameters.
+    pub fn input(&self) -> Input<'_> {
+        match self {
+            Params::Object(map) => Input::new(map),
+            Params::Flat(flat) => Input::from_flat(flat),
+        }
+    }
+
+    /// The parameters as a JSON object, as `serde_json` reads the same body (for an audit,
+    /// which records them in that shape; built only when one watches).
+    pub fn to_map(&self) -> Cow<'_, Map<String, Value>> {
+        match self {
+            Params::Object(map) => Cow::Borrowed(map),
+            Params::Flat(flat) => Cow::Owned(flat.to_map()),
+        }
+    }
+}
+
+/// A flat JSON object's members, each name with its string or non-negative integer value,
+/// borrowed from the body they were read from (`protocol/flat_json.rs` reads them).
+///
+/// Why not a `serde_json::Map`: building one (a `String` per name and per string value, a
+/// B-tree insert per member) and dropping it was ~2,000 of a ReceiveMessage's instructions
+/// (`callgrind`, docs/performance.md, "Sixth round"); a request has a handful of members,
+/// found by a look along them.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Flat<'a> {
+    members: Vec<(&'a str, Scalar<'a>)>,
+}
+
+/// A value of a [`Flat`] object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scalar<'a> {
+    /// A string without escapes.
+    Text(&'a str),
+    /// A non-negative integer below 10^18 (so it fits an `i64`).
+    Integer(u64),
+}
+
+impl<'a> Flat<'a> {
+    /// An empty object with room for `n` members.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            members: Vec::with_capacity(n),
+        }
+    }
+
+    /// Adds a member, in the order the body has them.
+    pub fn push(&mut self, name: &'a str, value: Scalar<'a>) {
+        self.members.push((name, value));
+    }
+
+    /// The value of `name`: a repeated name's last, as `serde_json`'s map keeps it.
+    fn get(&self, name: &str) -> Option<Scalar<'a>> {
+        self.members
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, value)| value)
+    }
+
+    /// The object as `serde_json` reads the same body.
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.members
+            .iter()
+            .map(|&(name, value)| (name.to_owned(), value.to_value()))
+            .collect()
+    }
+}
+
+impl Scalar<'_> {
+    fn to_value(self) -> Value {
+        match self {
+            Scalar::Text(text) => Value::String(text.to_owned()),
+            Scalar::Integer(n) => Value::from(n),
+        }
+    }
+}
+
 /// A request's parameters.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Input<'a> {
-    map: &'a Map<String, Value>,
+    source: Source<'a>,
+}
+
+/// Where an [`Input`] reads its members.
+#[derive(Debug, Clone, Copy)]
+enum Source<'a> {
+    Object(&'a Map<String, Value>),
+    Flat(&'a Flat<'a>),
+}
+
+/// A member's value as the accessors take it.
+enum Member<'a> {
+    Value(&'a Value),
+    Text(&'a str),
+    Integer(u64),
 }
 
 fn wrong_type(name: &str) -> SqsError {
@@ -22,19 +130,45 @@ fn wrong_type(name: &str) -> SqsError {
 impl<'a> Input<'a> {
     /// Wraps a parameter object.
     pub fn new(map: &'a Map<String, Value>) -> Self {
-        Self { map }
+        Self {
+            source: Source::Object(map),
+        }
     }
 
-    /// The raw value, treating JSON null as absent.
-    pub fn raw(&self, name: &str) -> Option<&'a Value> {
-        self.map.get(name).filter(|v| !v.is_null())
+    /// Reads a flat object's members.
+    pub fn from_flat(flat: &'a Flat<'a>) -> Self {
+        Self {
+            source: Source::Flat(flat),
+        }
+    }
+
+    /// The member `name`, treating JSON null as absent.
+    fn member(&self, name: &str) -> Option<Member<'a>> {
+        match self.source {
+            Source::Object(map) => map.get(name).filter(|v| !v.is_null()).map(Member::Value),
+            Source::Flat(flat) => flat.get(name).map(|value| match value {
+                Scalar::Text(text) => Member::Text(text),
+                Scalar::Integer(n) => Member::Integer(n),
+            }),
+        }
+    }
+
+    /// The raw value, treating JSON null as absent (owned only for a member of a flat object,
+    /// which the callers of this, reading nested values, refuse anyway).
+    pub fn raw(&self, name: &str) -> Option<Cow<'a, Value>> {
+        Some(match self.member(name)? {
+            Member::Value(value) => Cow::Borrowed(value),
+            Member::Text(text) => Cow::Owned(Scalar::Text(text).to_value()),
+            Member::Integer(n) => Cow::Owned(Value::from(n)),
+        })
     }
 
     /// An optional string.
     pub fn string(&self, name: &str) -> SqsResult<Option<&'a str>> {
-        match self.raw(name) {
+        match self.member(name) {
             None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(Member::Value(Value::String(s))) => Ok(Some(s.as_str())),
+            Some(Member::Text(s)) => Ok(Some(s)),
             Some(_) => Err(wrong_type(name)),
         }
     }
@@ -51,23 +185,29 @@ impl<'a> Input<'a> {
     ///
     /// A string that is not an integer is answered like AWS answers a bad value.
     pub fn integer(&self, name: &str) -> SqsResult<Option<i64>> {
-        match self.raw(name) {
-            None => Ok(None),
-            Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(|| wrong_type(name)),
-            Some(Value::String(s)) => s
-                .trim()
+        let parse = |s: &str| {
+            s.trim()
                 .parse::<i64>()
                 .map(Some)
-                .map_err(|_| SqsError::invalid_value(s, name, "Must be an integer.")),
+                .map_err(|_| SqsError::invalid_value(s, name, "Must be an integer."))
+        };
+        match self.member(name) {
+            None => Ok(None),
+            Some(Member::Value(Value::Number(n))) => {
+                n.as_i64().map(Some).ok_or_else(|| wrong_type(name))
+            }
+            Some(Member::Integer(n)) => i64::try_from(n).map(Some).map_err(|_| wrong_type(name)),
+            Some(Member::Value(Value::String(s))) => parse(s),
+            Some(Member::Text(s)) => parse(s),
             Some(_) => Err(wrong_type(name)),
         }
     }
 
     /// An optional list of strings.
     pub fn string_list(&self, name: &str) -> SqsResult<Vec<String>> {
-        match self.raw(name) {
+        match self.member(name) {
             None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
+            Some(Member::Value(Value::Array(items))) => items
                 .iter()
                 .map(|v| {
                     v.as_str()
@@ -82,9 +222,9 @@ impl<'a> Input<'a> {
     /// An optional string-to-string map. Numbers and booleans are stringified, because
     /// hand-written JSON clients send `"DelaySeconds": 5` and AWS's attributes are strings.
     pub fn string_map(&self, name: &str) -> SqsResult<BTreeMap<String, String>> {
-        match self.raw(name) {
+        match self.member(name) {
             None => Ok(BTreeMap::new()),
-            Some(Value::Object(map)) => map
+            Some(Member::Value(Value::Object(map))) => map
                 .iter()
                 .map(|(k, v)| {
                     let v = match v {
@@ -102,9 +242,9 @@ impl<'a> Input<'a> {
 
     /// An optional list of objects (batch entries).
     pub fn object_list(&self, name: &str) -> SqsResult<Vec<Input<'a>>> {
-        match self.raw(name) {
+        match self.member(name) {
             None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
+            Some(Member::Value(Value::Array(items))) => items
                 .iter()
                 .map(|v| {
                     v.as_object()
