@@ -216,14 +216,19 @@ fn render(
             }
         }
     }
-    let md5 = md5_of_sorted_attributes(
-        message
-            .attributes()
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| selected & (1 << i) != 0)
-            .map(|(_, (name, value))| (name.as_str(), value)),
-    );
+    // None selected (the usual receive): no digest, without setting one up.
+    let md5 = (selected != 0)
+        .then(|| {
+            md5_of_sorted_attributes(
+                message
+                    .attributes()
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| selected & (1 << i) != 0)
+                    .map(|(_, (name, value))| (name.as_str(), value)),
+            )
+        })
+        .flatten();
     let message_id = emu.ids.of(message.origin);
     let handle = handles.handle(id, nonce);
     ReceivedMessage::new(message, message_id, handle, system, selected, md5)
