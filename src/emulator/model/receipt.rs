@@ -38,7 +38,7 @@ const SLOT_DIGITS: usize = 6;
 /// Digits of the seq and of the nonce (66 bits hold their 64).
 const U64_DIGITS: usize = 11;
 /// Characters of a handle's numbers.
-const NUMBERS: usize = SLOT_DIGITS + 2 * U64_DIGITS;
+pub(crate) const NUMBERS: usize = SLOT_DIGITS + 2 * U64_DIGITS;
 
 /// The parts of a receipt handle, as the tests spell them: the emulator reads handles with
 /// [`decode_for`] and writes them with an [`Encoder`], and never holds the parts together.
@@ -156,6 +156,18 @@ fn write_digits(out: &mut [u8], mut n: u64) {
     }
 }
 
+/// The numbers of the handle of lease `nonce` of message `id`, digits of base64's alphabet
+/// (what follows its queue's head).
+pub(crate) fn numbers(id: Id, nonce: u64) -> [u8; NUMBERS] {
+    let mut numbers = [0u8; NUMBERS];
+    let (slot, rest) = numbers.split_at_mut(SLOT_DIGITS);
+    let (seq, lease) = rest.split_at_mut(U64_DIGITS);
+    write_digits(slot, u64::from(id.slot));
+    write_digits(seq, id.seq);
+    write_digits(lease, nonce);
+    numbers
+}
+
 /// Writes the handles of one queue's messages: the queue's head, encoded once (a queue keeps
 /// its encoder from its creation on), then each handle's numbers (see the module doc).
 #[derive(Debug, Clone)]
@@ -180,16 +192,16 @@ impl Encoder {
 
     /// The handle of lease `nonce` of message `id`.
     pub fn handle(&self, id: Id, nonce: u64) -> Handle {
-        let mut numbers = [0u8; NUMBERS];
-        let (slot, rest) = numbers.split_at_mut(SLOT_DIGITS);
-        let (seq, lease) = rest.split_at_mut(U64_DIGITS);
-        write_digits(slot, u64::from(id.slot));
-        write_digits(seq, id.seq);
-        write_digits(lease, nonce);
         Handle {
             head: Arc::clone(&self.head),
-            numbers,
+            numbers: numbers(id, nonce),
         }
+    }
+
+    /// The head of every handle this encoder writes, base64 (the writers copy it, then a
+    /// handle's [`numbers`]).
+    pub fn head(&self) -> &str {
+        &self.head
     }
 
     /// The wire form of the handle of lease `nonce` of message `id`.
@@ -218,16 +230,6 @@ impl Handle {
     pub fn numbers(&self) -> &str {
         // Written from the alphabet only, so always ASCII; the fallback is unreachable.
         std::str::from_utf8(&self.numbers).unwrap_or_default()
-    }
-
-    /// The numbers' bytes, for the writers that copy them whole.
-    pub fn numbers_ascii(&self) -> &[u8; NUMBERS] {
-        &self.numbers
-    }
-
-    /// Characters of the wire form.
-    pub fn len(&self) -> usize {
-        self.head.len() + NUMBERS
     }
 }
 

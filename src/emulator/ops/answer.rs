@@ -1,6 +1,7 @@
 //! What an operation answers: a JSON value in the JSON protocol's shape, or (ReceiveMessage)
-//! the received messages with every member computed, or (SendMessage) the sent message's ids
-//! and digests ([`Sent`]), which the protocol modules write straight to bytes.
+//! the received messages with their queue's handle encoder ([`Received`]), or (SendMessage)
+//! the sent message's ids and digests ([`Sent`]), which the protocol modules write straight to
+//! bytes.
 //!
 //! A receive's answer is ~25 times a no-op's, and building it as `serde_json::Value`s (a
 //! `Map`, its keys and a `String` per member, for each of ten messages) was 17 % of a
@@ -10,13 +11,15 @@
 //! checks that every protocol writes the same answer from either form.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
 use crate::emulator::model::message::{MAX_MESSAGE_ATTRIBUTES, Message, MessageAttributeValue};
-use crate::emulator::model::receipt::Handle;
+use crate::emulator::model::queue::Id;
+use crate::emulator::model::receipt::{self, Encoder, Handle};
 use crate::emulator::support::hex;
 
 /// [`ReceivedMessage`]'s selection is a bit per attribute.
@@ -27,8 +30,8 @@ const _: () = assert!(MAX_MESSAGE_ATTRIBUTES <= 64);
 pub(crate) enum Answer {
     /// In the JSON protocol's shape; the protocol modules translate it.
     Value(Value),
-    /// ReceiveMessage's messages (none: AWS leaves `Messages` out).
-    Received(Vec<ReceivedMessage>),
+    /// ReceiveMessage's messages.
+    Received(Received),
     /// SendMessage's answer.
     Sent(Sent),
 }
@@ -38,7 +41,7 @@ impl Answer {
     pub fn to_value(&self) -> Cow<'_, Value> {
         match self {
             Answer::Value(value) => Cow::Borrowed(value),
-            Answer::Received(messages) => Cow::Owned(received_value(messages)),
+            Answer::Received(received) => Cow::Owned(received_value(received)),
             Answer::Sent(sent) => Cow::Owned(Value::Object(sent.to_map())),
         }
     }
@@ -48,7 +51,7 @@ impl Answer {
     pub fn into_value(self) -> Value {
         match self {
             Answer::Value(value) => value,
-            Answer::Received(messages) => received_value(&messages),
+            Answer::Received(received) => received_value(&received),
             Answer::Sent(sent) => Value::Object(sent.to_map()),
         }
     }
@@ -103,10 +106,14 @@ impl Sent {
 }
 
 /// `{"Messages": [...]}`, or `{}` for no messages (SNAP-2025 `test_receive_empty_queue`).
-fn received_value(messages: &[ReceivedMessage]) -> Value {
+fn received_value(received: &Received) -> Value {
     let mut out = Map::new();
-    if !messages.is_empty() {
-        let list = messages.iter().map(ReceivedMessage::to_value).collect();
+    if !received.messages.is_empty() {
+        let list = received
+            .messages
+            .iter()
+            .map(|m| m.to_value(&received.handles))
+            .collect();
         out.insert("Messages".into(), Value::Array(list));
     }
     Value::Object(out)
@@ -138,15 +145,50 @@ impl SystemValue {
     }
 }
 
-/// One message of a receive's answer, every member computed (outside the queue's lock).
+/// ReceiveMessage's answer: the messages, and the encoder of their queue's receipt handles,
+/// which the writers write each message's handle with.
+#[derive(Debug)]
+pub(crate) struct Received {
+    /// None: AWS leaves `Messages` out.
+    pub messages: Vec<ReceivedMessage>,
+    pub handles: Encoder,
+}
+
+impl Received {
+    /// No messages.
+    pub fn empty(handles: Encoder) -> Self {
+        Self {
+            messages: Vec::new(),
+            handles,
+        }
+    }
+}
+
+/// One message of a receive's answer: the copy of the message taken under its queue's lock,
+/// the lease it was taken under, and the members the receive asked for, added once the lock
+/// is released ([`ReceivedMessage::answer_with`]).
+///
+/// Built once and written in place: the MessageId's and the receipt handle's text are written
+/// by the writers straight into the answer, from the id and the lease. A copy taken under the
+/// lock, then rendered into a second struct with both texts and a handle sharing its queue's
+/// head, was ~500 instructions of each message answered, a third of them moving the structs
+/// (`callgrind`, docs/performance.md, "Sixth round").
 #[derive(Debug)]
 pub(crate) struct ReceivedMessage {
     /// The leased copy: the body and the message attributes are read from it.
     message: Message,
-    /// The MessageId, hyphenated, lower-case ASCII.
-    message_id: [u8; 36],
-    /// Base64 ([`is_plain`]).
-    pub receipt_handle: Handle,
+    /// Where the message is held (the handle's first numbers).
+    id: Id,
+    /// The lease (the handle's last number).
+    nonce: u64,
+    /// The MessageId.
+    message_id: uuid::Uuid,
+    /// The SenderId, when the receive asked for it (a queue's senders are read under its lock).
+    pub sender: Option<String>,
+    /// The MessageGroupId, when the receive asked for it.
+    pub group: Option<Arc<str>>,
+    /// Whether its queue is FIFO.
+    pub fifo: bool,
     /// The system attributes asked for, in byte order of their names (the order a JSON
     /// object's keys have in the `Value` form, and so the order every protocol writes them).
     pub attributes: Vec<(&'static str, SystemValue)>,
@@ -157,36 +199,77 @@ pub(crate) struct ReceivedMessage {
 }
 
 impl ReceivedMessage {
-    /// The message `message` as answered: `attributes` must be in byte order of their names,
-    /// `selected` a mask over the message's attributes in name order.
-    pub fn new(
+    /// Message `message` (held at `id`) as leased under `nonce`, with the values of the
+    /// system attributes that are read under the queue's lock; no attribute added yet.
+    pub fn leased(
         message: Message,
+        (id, nonce): (Id, u64),
         message_id: uuid::Uuid,
-        receipt_handle: Handle,
-        mut attributes: Vec<(&'static str, SystemValue)>,
-        selected: u64,
-        md5_of_message_attributes: Option<String>,
+        sender: Option<String>,
+        group: Option<Arc<str>>,
+        fifo: bool,
     ) -> Self {
-        attributes.sort_unstable_by_key(|(name, _)| *name);
         Self {
             message,
-            message_id: hex::uuid(message_id.as_bytes()),
-            receipt_handle,
-            attributes,
-            selected,
-            md5_of_message_attributes,
+            id,
+            nonce,
+            message_id,
+            sender,
+            group,
+            fifo,
+            attributes: Vec::new(),
+            selected: 0,
+            md5_of_message_attributes: None,
         }
     }
 
-    /// The MessageId.
-    pub fn message_id(&self) -> &str {
-        std::str::from_utf8(&self.message_id).unwrap_or_default()
+    /// Adds what the receive asked for: `attributes` (in any order), `selected` a mask over
+    /// the message's attributes in name order, and their digest.
+    pub fn answer_with(
+        &mut self,
+        mut attributes: Vec<(&'static str, SystemValue)>,
+        selected: u64,
+        md5_of_message_attributes: Option<String>,
+    ) {
+        attributes.sort_unstable_by_key(|(name, _)| *name);
+        self.attributes = attributes;
+        self.selected = selected;
+        self.md5_of_message_attributes = md5_of_message_attributes;
     }
 
-    /// The MessageId's ASCII, for the writers that copy it whole (checking it is UTF-8, as
-    /// `message_id` must, was ~70 instructions of every message written).
-    pub fn message_id_ascii(&self) -> &[u8; 36] {
-        &self.message_id
+    /// The leased copy of the message.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// Where the message is held.
+    pub fn id(&self) -> Id {
+        self.id
+    }
+
+    /// The lease it was answered under.
+    pub fn nonce(&self) -> u64 {
+        self.nonce
+    }
+
+    /// The MessageId.
+    pub fn message_id(&self) -> String {
+        hex::text(&self.message_id_ascii())
+    }
+
+    /// The MessageId's ASCII, hyphenated, lower-case, for the writers that copy it whole.
+    pub fn message_id_ascii(&self) -> [u8; 36] {
+        hex::uuid(self.message_id.as_bytes())
+    }
+
+    /// The receipt handle, written by its queue's encoder.
+    pub fn receipt_handle(&self, handles: &Encoder) -> Handle {
+        handles.handle(self.id, self.nonce)
+    }
+
+    /// The receipt handle's numbers (after its queue's head): base64's digits.
+    pub fn handle_numbers(&self) -> [u8; receipt::NUMBERS] {
+        receipt::numbers(self.id, self.nonce)
     }
 
     /// The body.
@@ -211,13 +294,13 @@ impl ReceivedMessage {
     }
 
     /// The message in the JSON protocol's shape (the form an audit and the unit tests read).
-    pub fn to_value(&self) -> Value {
+    pub fn to_value(&self, handles: &Encoder) -> Value {
         let text = |s: &str| Value::String(s.to_owned());
         let mut out = Map::new();
-        out.insert("MessageId".into(), text(self.message_id()));
+        out.insert("MessageId".into(), Value::String(self.message_id()));
         out.insert(
             "ReceiptHandle".into(),
-            Value::String(self.receipt_handle.to_string()),
+            Value::String(self.receipt_handle(handles).to_string()),
         );
         let md5 = self.md5_of_body();
         out.insert(

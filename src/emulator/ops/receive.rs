@@ -11,14 +11,12 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
-use crate::emulator::model::message::{
-    Message, MessageState, attribute_selected, md5_of_sorted_attributes,
-};
+use crate::emulator::model::message::{MessageState, attribute_selected, md5_of_sorted_attributes};
 use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
 use crate::emulator::model::receipt;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::{Emulator, State};
-use crate::emulator::ops::answer::{ReceivedMessage, SystemValue};
+use crate::emulator::ops::answer::{Received, ReceivedMessage, SystemValue};
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::support::audit::Delivery;
 use crate::emulator::support::chaos::On;
@@ -103,41 +101,35 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
     })
 }
 
-/// What one message of a receive's answer needs, copied under the queue's lock so that the
-/// answer is rendered after the lock is released: rendering (handles, digests, attributes as
-/// JSON values) is most of a receive's work, and every other request on the queue waits for
-/// as long as the lock is held.
-struct Delivered {
-    id: Id,
-    nonce: u64,
-    /// The message as it stood once leased (its receive count, first receive, lease).
-    message: Message,
-    /// The SenderId, when the receive asked for it.
-    sender: Option<String>,
-    /// The MessageGroupId, when the receive asked for it.
-    group: Option<Arc<str>>,
-    fifo: bool,
-}
-
-impl Delivered {
-    /// The copy of message `id` of `queue` under the lease `nonce`; `None` if it is gone.
-    fn take(queue: &Queue, id: Id, nonce: u64, params: &ReceiveParams) -> Option<Self> {
-        let message = queue.get(id)?;
-        Some(Self {
-            id,
-            nonce,
-            sender: params
-                .wants("SenderId")
-                .then(|| queue.sender_id(message).to_owned()),
-            group: if params.wants("MessageGroupId") {
-                queue.group_name(message)
-            } else {
-                None
-            },
-            fifo: queue.is_fifo(),
-            message: message.clone(),
-        })
-    }
+/// The copy of message `id` of `queue` under the lease `nonce` that the answer is written
+/// from once the lock is released, with what only the lock can read (the SenderId, the
+/// MessageGroupId) when the receive asked for it; `None` if the message is gone.
+///
+/// Only copied here: everything else (attributes, digests, the MessageId's and the handle's
+/// text) is done outside the lock, where it holds up no other request on the queue.
+fn take(
+    emu: &Emulator,
+    queue: &Queue,
+    (id, nonce): (Id, u64),
+    params: &ReceiveParams,
+) -> Option<ReceivedMessage> {
+    let message = queue.get(id)?;
+    let sender = params
+        .wants("SenderId")
+        .then(|| queue.sender_id(message).to_owned());
+    let group = if params.wants("MessageGroupId") {
+        queue.group_name(message)
+    } else {
+        None
+    };
+    Some(ReceivedMessage::leased(
+        message.clone(),
+        (id, nonce),
+        emu.ids.of(message.origin),
+        sender,
+        group,
+        queue.is_fifo(),
+    ))
 }
 
 impl ReceiveParams {
@@ -147,22 +139,14 @@ impl ReceiveParams {
     }
 }
 
-/// One received message as answered, with only the requested attributes; `handles` writes
-/// the receipt handles of the message's queue.
-fn render(
-    emu: &Emulator,
-    handles: &receipt::Encoder,
-    delivered: Delivered,
-    params: &ReceiveParams,
-) -> ReceivedMessage {
-    let Delivered {
-        id,
-        nonce,
-        message,
-        sender,
-        group,
-        fifo,
-    } = delivered;
+/// Adds to a received message the attributes the receive asked for: the system attributes
+/// named, and the message attributes selected with their digest. Nothing when none was asked
+/// for, the usual receive.
+fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
+    if params.system_names.is_empty() && params.attribute_filters.is_empty() {
+        return;
+    }
+    let message = received.message();
     let mut system = Vec::new();
     // Each value is computed only when asked for: a content-based deduplication id is a
     // SHA-256 of the body, and most receives ask for a few attributes or none.
@@ -176,7 +160,7 @@ fn render(
         };
         let extra = message.extra.as_deref();
         let text = |s: &str| SystemValue::Text(s.to_owned());
-        put("SenderId", &|| sender.as_deref().map(text));
+        put("SenderId", &|| received.sender.as_deref().map(text));
         put("SentTimestamp", &|| {
             Some(SystemValue::Number(message.sent_ms.into()))
         });
@@ -193,8 +177,8 @@ fn render(
         put("DeadLetterQueueSourceArn", &|| {
             extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(text))
         });
-        put("MessageGroupId", &|| group.as_deref().map(text));
-        if fifo {
+        put("MessageGroupId", &|| received.group.as_deref().map(text));
+        if received.fifo {
             put("MessageDeduplicationId", &|| {
                 message
                     .dedup_id()
@@ -216,22 +200,15 @@ fn render(
             }
         }
     }
-    // None selected (the usual receive): no digest, without setting one up.
-    let md5 = (selected != 0)
-        .then(|| {
-            md5_of_sorted_attributes(
-                message
-                    .attributes()
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| selected & (1 << i) != 0)
-                    .map(|(_, (name, value))| (name.as_str(), value)),
-            )
-        })
-        .flatten();
-    let message_id = emu.ids.of(message.origin);
-    let handle = handles.handle(id, nonce);
-    ReceivedMessage::new(message, message_id, handle, system, selected, md5)
+    let md5 = md5_of_sorted_attributes(
+        message
+            .attributes()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| selected & (1 << i) != 0)
+            .map(|(_, (name, value))| (name.as_str(), value)),
+    );
+    received.answer_with(system, selected, md5);
 }
 
 /// The dead-letter queue of the queue a receive is on, as the receive can use it.
@@ -269,7 +246,7 @@ fn try_receive(
     params: &ReceiveParams,
     now: u64,
     mut dead_letters: DeadLetters<'_>,
-) -> SqsResult<Option<Vec<Delivered>>> {
+) -> SqsResult<Option<Vec<ReceivedMessage>>> {
     let visibility_ms = params
         .visibility_seconds
         .unwrap_or(u64::from(queue.settings.visibility_timeout))
@@ -287,7 +264,7 @@ fn try_receive(
             for &(id, nonce) in &attempt.leases {
                 queue.set_visibility(id, nonce, now + visibility_ms, now);
             }
-            return Ok(Some(taken(queue, &attempt.leases, params)));
+            return Ok(Some(taken(emu, queue, &attempt.leases, params)));
         }
     }
     let (_, inflight, _) = queue.counts();
@@ -368,14 +345,19 @@ fn try_receive(
             },
         );
     }
-    Ok(Some(taken(queue, &leased, params)))
+    Ok(Some(taken(emu, queue, &leased, params)))
 }
 
-/// The messages of `leases` as the answer needs them, to render once the lock is released.
-fn taken(queue: &Queue, leases: &[(Id, u64)], params: &ReceiveParams) -> Vec<Delivered> {
+/// The messages of `leases` as the answer needs them, finished once the lock is released.
+fn taken(
+    emu: &Emulator,
+    queue: &Queue,
+    leases: &[(Id, u64)],
+    params: &ReceiveParams,
+) -> Vec<ReceivedMessage> {
     leases
         .iter()
-        .filter_map(|&(id, nonce)| Delivered::take(queue, id, nonce, params))
+        .filter_map(|&lease| take(emu, queue, lease, params))
         .collect()
 }
 
@@ -397,8 +379,8 @@ fn chaos_copies(
     queue: &mut Queue,
     params: &ReceiveParams,
     now: u64,
-    mut messages: Vec<Delivered>,
-) -> Vec<Delivered> {
+    mut messages: Vec<ReceivedMessage>,
+) -> Vec<ReceivedMessage> {
     queue.tick_again(now);
     let room = params.max.saturating_sub(messages.len());
     // Listing the held messages costs O(in flight): only when a copy may be made.
@@ -412,7 +394,7 @@ fn chaos_copies(
         .filter(|&id| {
             queue
                 .get(id)
-                .is_some_and(|m| !messages.iter().any(|d| d.message.origin == m.origin))
+                .is_some_and(|m| !messages.iter().any(|d| d.message().origin == m.origin))
         })
         .collect();
     let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
@@ -432,7 +414,7 @@ fn chaos_copies(
         if !queue.lease_copy(id, visibility_ms, nonce, now) {
             continue;
         }
-        messages.extend(Delivered::take(queue, id, nonce, params));
+        messages.extend(take(emu, queue, (id, nonce), params));
     }
     queue.tick_again(now);
     emu.chaos.reorder(chaos_on(queue), &mut messages);
@@ -441,48 +423,47 @@ fn chaos_copies(
 
 /// Tells an audit, if one watches, of each message a receive is about to answer with: its
 /// attempt (the handle's nonce) and when that lease ends.
-fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[Delivered], now: u64) {
+fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[ReceivedMessage], now: u64) {
     let Some(audit) = &emu.config.audit else {
         return;
     };
     let key = &queue.arn;
     for d in messages {
-        let lease_until_ms = match queue.get(d.id).map(|m| m.state) {
+        let lease_until_ms = match queue.get(d.id()).map(|m| m.state) {
             Some(MessageState::InFlight { until, .. }) => until,
             _ => now,
         };
         audit.delivered(Delivery {
             queue: key.to_owned(),
-            message_id: d.message.id_string(&emu.ids),
-            seq: d.id.seq,
-            nonce: d.nonce,
-            body: d.message.body().to_owned(),
+            message_id: d.message().id_string(&emu.ids),
+            seq: d.id().seq,
+            nonce: d.nonce(),
+            body: d.message().body().to_owned(),
             at_ms: now,
             lease_until_ms,
         });
     }
 }
 
-/// The answer: `messages` rendered, outside the store's locks. None: AWS leaves `Messages` out
-/// of an empty receive (SNAP-2025 `test_receive_empty_queue`), which every protocol's writer
-/// of [`ReceivedMessage`]s does.
+/// The answer: `messages` with the attributes asked for, outside the store's locks. None: AWS
+/// leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`), which
+/// every protocol's writer of a [`Received`] does.
 fn reply(
-    emu: &Emulator,
-    handles: &receipt::Encoder,
-    messages: Vec<Delivered>,
+    handles: receipt::Encoder,
+    mut messages: Vec<ReceivedMessage>,
     params: &ReceiveParams,
-) -> Vec<ReceivedMessage> {
-    messages
-        .into_iter()
-        .map(|d| render(emu, handles, d, params))
-        .collect()
+) -> Received {
+    for message in &mut messages {
+        finish(message, params);
+    }
+    Received { messages, handles }
 }
 
 pub(crate) async fn receive_message(
     emu: &Arc<Emulator>,
     input: Input<'_>,
     ctx: &RequestContext,
-) -> SqsResult<Vec<ReceivedMessage>> {
+) -> SqsResult<Received> {
     let key = ctx.queue_key(emu, &input)?;
     let mut params = params(&input, ctx)?;
     let (notify, wait_seconds) = emu.with_queue(&key, |_, queue, _| {
@@ -528,10 +509,8 @@ pub(crate) async fn receive_message(
                 .unwrap_or_else(|| Outcome::Answer(Vec::new(), receipt::Encoder::new(&key))),
         };
         let next_deadline = match outcome {
-            Outcome::Gone => return Ok(Vec::new()),
-            Outcome::Answer(messages, handles) => {
-                return Ok(reply(emu, &handles, messages, &params));
-            }
+            Outcome::Gone => return Ok(Received::empty(receipt::Encoder::new(&key))),
+            Outcome::Answer(messages, handles) => return Ok(reply(handles, messages, &params)),
             Outcome::Wait(next_deadline) => next_deadline,
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
@@ -558,9 +537,9 @@ struct Poll<'a> {
 enum Outcome {
     /// The queue was deleted while the poll waited: it ends empty.
     Gone,
-    /// Answer with these (to render once the locks are released), their handles written by
+    /// Answer with these (finished once the locks are released), their handles written by
     /// their queue's encoder.
-    Answer(Vec<Delivered>, receipt::Encoder),
+    Answer(Vec<ReceivedMessage>, receipt::Encoder),
     /// Nothing to answer with yet: wait until this time or a wake-up.
     Wait(u64),
 }

@@ -17,8 +17,9 @@ use std::io::Write as _;
 use serde_json::{Map, Value};
 
 use super::flat_json::needs_escape;
+use crate::emulator::model::receipt::{self, Encoder};
 use crate::emulator::ops::answer::{
-    Answer, ReceivedMessage, Sent, SystemValue, attribute_members, is_plain,
+    Answer, Received, ReceivedMessage, Sent, SystemValue, attribute_members, is_plain,
 };
 use crate::emulator::support::errors::SqsError;
 use crate::emulator::support::input::Params;
@@ -110,7 +111,7 @@ pub(crate) fn encode(value: &Value) -> Vec<u8> {
 pub(crate) fn encode_answer(answer: &Answer) -> Vec<u8> {
     match answer {
         Answer::Value(value) => encode(value),
-        Answer::Received(messages) => encode_received(messages),
+        Answer::Received(received) => encode_received(received),
         Answer::Sent(sent) => encode_sent(sent),
     }
 }
@@ -144,8 +145,14 @@ fn encode_sent(sent: &Sent) -> Vec<u8> {
 
 /// A receive's answer: `{"Messages":[…]}`, or `{}` without messages (AWS leaves the member
 /// out of an empty receive).
-fn encode_received(messages: &[ReceivedMessage]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(2 + messages.iter().map(estimated_len).sum::<usize>());
+fn encode_received(received: &Received) -> Vec<u8> {
+    let Received { messages, handles } = received;
+    let mut out = Vec::with_capacity(
+        2 + messages
+            .iter()
+            .map(|m| estimated_len(m, handles))
+            .sum::<usize>(),
+    );
     out.push(b'{');
     if !messages.is_empty() {
         out.extend_from_slice(b"\"Messages\":[");
@@ -153,7 +160,7 @@ fn encode_received(messages: &[ReceivedMessage]) -> Vec<u8> {
             if i > 0 {
                 out.push(b',');
             }
-            write_message(&mut out, message, Maps::Objects);
+            write_message(&mut out, message, handles, Maps::Objects);
         }
         out.push(b']');
     }
@@ -162,9 +169,12 @@ fn encode_received(messages: &[ReceivedMessage]) -> Vec<u8> {
 }
 
 /// About how many bytes a message takes written, so that the buffer is allocated once.
-pub(crate) fn estimated_len(message: &ReceivedMessage) -> usize {
+pub(crate) fn estimated_len(message: &ReceivedMessage, handles: &Encoder) -> usize {
     // The members' names and the fixed-size ids and digests, 40 bytes per system attribute.
-    200 + message.body().len() + message.receipt_handle.len() + 40 * message.attributes.len()
+    200 + message.body().len()
+        + handles.head().len()
+        + receipt::NUMBERS
+        + 40 * message.attributes.len()
 }
 
 /// How a message's two maps (`Attributes`, `MessageAttributes`) are written.
@@ -232,7 +242,12 @@ fn entry(out: &mut Vec<u8>, pair_key: Option<&str>, name: &str, value: impl FnOn
 
 /// Writes one received message as a JSON object, members in byte order of their names (the
 /// order `serde_json` writes a `Value` object's keys in).
-pub(crate) fn write_message(out: &mut Vec<u8>, message: &ReceivedMessage, maps: Maps) {
+pub(crate) fn write_message(
+    out: &mut Vec<u8>,
+    message: &ReceivedMessage,
+    handles: &Encoder,
+    maps: Maps,
+) {
     let (open, close, attributes_key, message_attributes_key) = match maps {
         Maps::Objects => (b'{', b'}', None, None),
         Maps::Pairs {
@@ -296,10 +311,10 @@ pub(crate) fn write_message(out: &mut Vec<u8>, message: &ReceivedMessage, maps: 
     } else {
         out.extend_from_slice(b"\",\"MessageId\":\"");
     }
-    out.extend_from_slice(message.message_id_ascii());
+    out.extend_from_slice(&message.message_id_ascii());
     out.extend_from_slice(b"\",\"ReceiptHandle\":\"");
-    out.extend_from_slice(message.receipt_handle.head().as_bytes());
-    out.extend_from_slice(message.receipt_handle.numbers_ascii());
+    out.extend_from_slice(handles.head().as_bytes());
+    out.extend_from_slice(&message.handle_numbers());
     out.extend_from_slice(b"\"}");
 }
 

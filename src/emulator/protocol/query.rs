@@ -18,8 +18,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::emulator::model::receipt::Encoder;
 use crate::emulator::ops::answer::{
-    Answer, ReceivedMessage, SystemValue, attribute_members, is_plain,
+    Answer, Received, ReceivedMessage, SystemValue, attribute_members, is_plain,
 };
 use crate::emulator::protocol::json::{self, Maps};
 
@@ -307,12 +308,17 @@ pub(crate) fn encode_answer(operation: &str, answer: &Answer, request_id: &str) 
         Answer::Sent(sent) => {
             encode(operation, &Value::Object(sent.to_map()), request_id).into_bytes()
         }
-        Answer::Received(messages) => {
+        Answer::Received(Received { messages, handles }) => {
             let mut inner = String::with_capacity(
-                messages.iter().map(json::estimated_len).sum::<usize>() * 5 / 4,
+                messages
+                    .iter()
+                    .map(|m| json::estimated_len(m, handles))
+                    .sum::<usize>()
+                    * 5
+                    / 4,
             );
             for message in messages {
-                write_message(&mut inner, operation, message);
+                write_message(&mut inner, operation, message, handles);
             }
             envelope(operation, request_id, &inner).into_bytes()
         }
@@ -381,7 +387,7 @@ fn pair_element(
 
 /// One received message as [`render_object`] renders its `Value` form: members in byte order
 /// of their JSON names, maps flattened as [`query_members::REPLY`] says.
-fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage) {
+fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage, handles: &Encoder) {
     let (element, _) = reply_names(operation, "Messages");
     out.push('<');
     out.push_str(element);
@@ -417,8 +423,8 @@ fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage) {
             });
         }
     }
-    plain_element(out, "MessageId", message.message_id());
-    let handle = &message.receipt_handle;
+    plain_element(out, "MessageId", &message.message_id());
+    let handle = message.receipt_handle(handles);
     plain_element_of(out, "ReceiptHandle", &[handle.head(), handle.numbers()]);
     out.push_str("</");
     out.push_str(element);
@@ -496,16 +502,21 @@ pub(crate) fn encode_json(operation: &str, value: &Value, request_id: &str) -> V
 /// A successful reply in the JSON form ([`encode_json`]), in whichever form the operation
 /// answered.
 pub(crate) fn encode_json_answer(operation: &str, answer: &Answer, request_id: &str) -> Vec<u8> {
-    let messages = match answer {
+    let Received { messages, handles } = match answer {
         Answer::Value(value) => return encode_json(operation, value, request_id),
         Answer::Sent(sent) => {
             return encode_json(operation, &Value::Object(sent.to_map()), request_id);
         }
-        Answer::Received(messages) => messages,
+        Answer::Received(received) => received,
     };
     let result = format!("{operation}Result");
     let mut out = Vec::with_capacity(
-        messages.iter().map(json::estimated_len).sum::<usize>() + 2 * result.len() + 100,
+        messages
+            .iter()
+            .map(|m| json::estimated_len(m, handles))
+            .sum::<usize>()
+            + 2 * result.len()
+            + 100,
     );
     let write_result = |out: &mut Vec<u8>| {
         let _ = serde_json::to_writer(&mut *out, &result);
@@ -521,7 +532,7 @@ pub(crate) fn encode_json_answer(operation: &str, answer: &Answer, request_id: &
                 if i > 0 {
                     out.push(b',');
                 }
-                json::write_message(out, message, maps);
+                json::write_message(out, message, handles, maps);
             }
             out.push(b']');
         }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::{Delivered, ReceiveParams, render};
+use super::{ReceiveParams, finish};
 use crate::emulator::model::message::{
     DedupId, Extra, Message, MessageAttributeValue, SequenceNumber, attribute_selected,
     md5_of_attributes,
@@ -19,17 +19,22 @@ use crate::emulator::model::message::{
 use crate::emulator::model::queue::Id;
 use crate::emulator::model::receipt::{self, ReceiptHandle};
 use crate::emulator::model::store::Emulator;
-use crate::emulator::ops::answer::Answer;
+use crate::emulator::ops::answer::{Answer, Received, ReceivedMessage};
 use crate::emulator::protocol::{json, query};
 use crate::emulator::test_support::emulator;
 
 /// ReceiveMessage's renderer before issue 23: one `Value` per message.
-fn reference(emu: &Emulator, key: &str, delivered: &Delivered, params: &ReceiveParams) -> Value {
-    let message = &delivered.message;
+fn reference(
+    emu: &Emulator,
+    key: &str,
+    delivered: &ReceivedMessage,
+    params: &ReceiveParams,
+) -> Value {
+    let message = delivered.message();
     let handle = ReceiptHandle {
         queue: key.to_owned(),
-        id: delivered.id,
-        nonce: delivered.nonce,
+        id: delivered.id(),
+        nonce: delivered.nonce(),
     }
     .encode();
     let mut out = Map::new();
@@ -217,7 +222,8 @@ fn spec() -> impl Strategy<Value = Spec> {
 }
 
 impl Spec {
-    fn delivered(&self) -> Delivered {
+    /// The message as a receive takes it under the queue's lock, nothing added yet.
+    fn delivered(&self, emu: &Emulator) -> ReceivedMessage {
         let (seq, receive_count, first_receive_ms, sent_ms, sequence, slot) = self.numbers;
         let dedup = match &self.dedup {
             None => DedupId::None,
@@ -234,14 +240,22 @@ impl Spec {
             dead_letter_source_arn: self.dead_letter_source_arn.as_deref().map(Arc::from),
             enqueued_ms: None,
         });
-        Delivered {
-            id: Id { slot, seq },
-            nonce: seq.rotate_left(7),
+        let message_id = emu.ids.of(message.origin);
+        ReceivedMessage::leased(
             message,
-            sender: self.sender.clone(),
-            group: self.group.as_deref().map(Arc::from),
-            fifo: self.fifo,
-        }
+            (Id { slot, seq }, seq.rotate_left(7)),
+            message_id,
+            self.sender.clone(),
+            self.group.as_deref().map(Arc::from),
+            self.fifo,
+        )
+    }
+
+    /// The message as the receive answers it, with what `params` asks for.
+    fn answered(&self, emu: &Emulator, params: &ReceiveParams) -> ReceivedMessage {
+        let mut message = self.delivered(emu);
+        finish(&mut message, params);
+        message
     }
 }
 
@@ -290,19 +304,17 @@ proptest! {
         let emu = emulator();
         let messages: Vec<Value> = specs
             .iter()
-            .map(|s| reference(&emu, &key, &s.delivered(), &params))
+            .map(|s| reference(&emu, &key, &s.delivered(&emu), &params))
             .collect();
         let expected = if messages.is_empty() {
             json!({})
         } else {
             json!({ "Messages": messages })
         };
-        let answer = Answer::Received(
-            specs
-                .iter()
-                .map(|s| render(&emu, &receipt::Encoder::new(&key), s.delivered(), &params))
-                .collect(),
-        );
+        let answer = Answer::Received(Received {
+            messages: specs.iter().map(|s| s.answered(&emu, &params)).collect(),
+            handles: receipt::Encoder::new(&key),
+        });
         prop_assert_eq!(&*answer.to_value(), &expected);
         let op = "ReceiveMessage";
         prop_assert_eq!(
@@ -352,12 +364,10 @@ fn a_body_with_every_awkward_character_is_written_as_before() {
         attribute_filters: vec!["All".into()],
         attempt_id: None,
     };
-    let answer = Answer::Received(vec![render(
-        &emu,
-        &receipt::Encoder::new("k"),
-        spec.delivered(),
-        &params,
-    )]);
+    let answer = Answer::Received(Received {
+        messages: vec![spec.answered(&emu, &params)],
+        handles: receipt::Encoder::new("k"),
+    });
     let xml = String::from_utf8(query::encode_answer("ReceiveMessage", &answer, "r")).unwrap();
     assert!(
         xml.contains("<Body>q&quot;u&apos;o&amp;t&lt;e&gt;s&#xD;\n\t\u{7f}é😀</Body>"),
