@@ -27,6 +27,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
 use crate::emulator::model::message::Id;
+use crate::emulator::support::hex;
 
 const PREFIX: &str = "sqsprobe-rh";
 
@@ -147,15 +148,7 @@ fn read_digits(digits: &[u8]) -> Option<u128> {
 }
 
 /// Every pair of digits of base64's alphabet, by the 12 bits they write.
-static PAIRS: [[u8; 2]; 4096] = {
-    let mut pairs = [[0u8; 2]; 4096];
-    let mut v = 0;
-    while v < 4096 {
-        pairs[v] = [ALPHABET[v >> 6], ALPHABET[v & 63]];
-        v += 1;
-    }
-    pairs
-};
+static PAIRS: [[u8; 2]; 4096] = hex::digit_pairs(ALPHABET);
 
 /// Writes `n` as `out.len()` digits of base64's alphabet, most significant first.
 fn write_digits(out: &mut [u8], mut n: u64) {

@@ -105,8 +105,9 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
 /// from once the lock is released, with what only the lock can read (the SenderId, the
 /// MessageGroupId) when the receive asked for it; `None` if the message is gone.
 ///
-/// Only copied here: everything else (attributes, digests, the MessageId's and the handle's
-/// text) is done outside the lock, where it holds up no other request on the queue.
+/// Only copied here (and the MessageId derived, a few multiplications): everything else
+/// (attributes, digests, the MessageId's and the handle's text) is done outside the lock,
+/// where it holds up no other request on the queue.
 fn take(
     emu: &Emulator,
     queue: &Queue,

@@ -8,16 +8,25 @@
 //! docs/performance.md, "Fifth round"). Both crates stay the oracles of the tests below.
 
 /// The two lower-case hex digits of every byte value, in byte order.
-const PAIRS: [[u8; 2]; 256] = {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut table = [[0u8; 2]; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = [DIGITS[b >> 4], DIGITS[b & 0xf]];
-        b += 1;
+const PAIRS: [[u8; 2]; 256] = digit_pairs(b"0123456789abcdef");
+
+/// Every pair of digits of `alphabet` (of 2^k digits, with `N` = 2^2k), by the value the
+/// pair writes, most significant digit first: the table the writers of hex and of receipt
+/// handles (`model/receipt.rs`) write two digits a lookup with.
+pub(crate) const fn digit_pairs<const N: usize>(alphabet: &[u8]) -> [[u8; 2]; N] {
+    let base = alphabet.len();
+    assert!(
+        base * base == N,
+        "N must be the square of the alphabet's size"
+    );
+    let mut table = [[0u8; 2]; N];
+    let mut v = 0;
+    while v < N {
+        table[v] = [alphabet[v / base], alphabet[v % base]];
+        v += 1;
     }
     table
-};
+}
 
 /// `bytes` as 32 lower-case hex digits.
 pub(crate) fn digest(bytes: &[u8; 16]) -> [u8; 32] {
