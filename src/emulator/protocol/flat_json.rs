@@ -59,52 +59,48 @@ pub(crate) fn object(body: &[u8]) -> Option<Flat<'_>> {
     (reader.at == body.len()).then_some(members)
 }
 
+const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+
+/// The bytes of the eight in `v` (little-endian) that `serde_json` escapes, each marked by its
+/// high bit: a quote, a backslash or a control character below 0x20 (the SWAR tests for a
+/// zero byte and for a byte below a bound). Whether any byte is marked is exact, and so is the
+/// lowest marked byte: a borrow only runs upwards from a true match, so only bytes above one
+/// can be marked falsely.
+fn escaped_bytes(v: u64) -> u64 {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
+        | zero(v ^ (ONES * u64::from(b'"')))
+        | zero(v ^ (ONES * u64::from(b'\\')))
+}
+
 /// Whether `serde_json` would escape any byte of `bytes`: a quote, a backslash or a control
 /// character below 0x20 (it writes everything else, 0x7f and non-ASCII among it, as it is).
 ///
-/// Eight bytes at a time (the SWAR tests for a zero byte and for a byte below a bound), so a
-/// body that needs no escaping, the usual one, is scanned in about a tenth of the
-/// instructions `serde_json`'s byte-by-byte table takes and then copied whole: the scan was
-/// ~300 instructions of every 100-byte body a receive wrote (docs/performance.md, "Fifth
-/// round"). Each test is exact about whether some byte of the word matches (its borrows can
-/// only mark bytes above a true match), which is all this asks.
+/// Eight bytes at a time ([`escaped_bytes`]), so a body that needs no escaping, the usual one,
+/// is scanned in about a tenth of the instructions `serde_json`'s byte-by-byte table takes and
+/// then copied whole: the scan was ~300 instructions of every 100-byte body a receive wrote
+/// (docs/performance.md, "Fifth round").
 pub(super) fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
     let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let v = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        if v.wrapping_sub(ONES * 0x20) & !v & HIGHS != 0
-            || has_zero(v ^ (ONES * u64::from(b'"')))
-            || has_zero(v ^ (ONES * u64::from(b'\\')))
-        {
-            return true;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    words.any(|word| escaped_bytes(u64::from_le_bytes(word.try_into().unwrap_or_default())) != 0)
+        || words
+            .remainder()
+            .iter()
+            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// The index of the first byte of `bytes` that a string cannot hold as it is in plain ASCII:
 /// a quote, a backslash, a control character, or a byte of a non-ASCII character.
 ///
-/// Eight bytes at a time, as [`needs_escape`]; the lowest byte each test marks is exact (a
-/// borrow only runs upwards from a true match), so the first marked byte is the answer.
+/// Eight bytes at a time, as [`needs_escape`], non-ASCII bytes marked too (their high bit is
+/// exact); the lowest marked byte is the answer.
 fn first_special(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for word in &mut words {
         let v = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let marked = (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
-            | zero(v ^ (ONES * u64::from(b'"')))
-            | zero(v ^ (ONES * u64::from(b'\\')))
-            | (v & HIGHS);
+        let marked = escaped_bytes(v) | (v & HIGHS);
         if marked != 0 {
             return Some(at + (marked.trailing_zeros() / 8) as usize);
         }
