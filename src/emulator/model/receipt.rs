@@ -15,12 +15,12 @@
 //!   alphabet, 6 bits each, most significant first.
 //!
 //! Only the numbers differ from handle to handle, so a queue encodes its head once, when it is
-//! created ([`Encoder`], kept in the queue), and each handle is that head, shared, and its
-//! numbers written by table lookups ([`Handle`]): a handle written as base64 of the whole text
-//! cost ~1,550 instructions, most of the rendering of a received message; the head encoded
-//! once per receive and each handle copied into a `String` of its own, ~1,200 + ~250 each.
+//! created ([`Encoder`], kept in the queue), and the writers of an answer copy that head and
+//! then each handle's [`numbers`], written two digits a table lookup: a handle written as
+//! base64 of the whole text cost ~1,550 instructions, most of the rendering of a received
+//! message; the head encoded once per receive and each handle copied into a `String` of its
+//! own, ~1,200 + ~250 each.
 
-use std::fmt;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -200,54 +200,26 @@ impl Encoder {
         }
     }
 
-    /// The handle of lease `nonce` of message `id`.
-    pub fn handle(&self, id: Id, nonce: u64) -> Handle {
-        Handle {
-            head: Arc::clone(&self.head),
-            numbers: numbers(id, nonce),
-        }
-    }
-
     /// The head of every handle this encoder writes, base64 (the writers copy it, then a
     /// handle's [`numbers`]).
     pub fn head(&self) -> &str {
         &self.head
     }
 
-    /// The wire form of the handle of lease `nonce` of message `id`.
-    #[cfg(test)]
+    /// The wire form of the handle of lease `nonce` of message `id` (the `Value` form of an
+    /// answer holds it so; the writers copy its two parts instead).
     pub fn encode(&self, id: Id, nonce: u64) -> String {
-        self.handle(id, nonce).to_string()
+        let mut handle = String::with_capacity(self.head.len() + NUMBERS);
+        handle.push_str(&self.head);
+        handle.push_str(numbers_text(&numbers(id, nonce)));
+        handle
     }
 }
 
-/// One receipt handle as a receive answers it: its queue's head, shared with the queue's
-/// other handles, and its own numbers. The writers copy the two parts; `to_string` is the
-/// wire form.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Handle {
-    head: Arc<str>,
-    numbers: [u8; NUMBERS],
-}
-
-impl Handle {
-    /// The head, base64 (shared by the queue's handles).
-    pub fn head(&self) -> &str {
-        &self.head
-    }
-
-    /// The numbers, digits of base64's alphabet.
-    pub fn numbers(&self) -> &str {
-        // Written from the alphabet only, so always ASCII; the fallback is unreachable.
-        std::str::from_utf8(&self.numbers).unwrap_or_default()
-    }
-}
-
-impl fmt::Display for Handle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.head())?;
-        f.write_str(self.numbers())
-    }
+/// A handle's [`numbers`] as text: digits of base64's alphabet, so always ASCII (the fallback
+/// is unreachable).
+pub(crate) fn numbers_text(numbers: &[u8; NUMBERS]) -> &str {
+    std::str::from_utf8(numbers).unwrap_or_default()
 }
 
 #[cfg(test)]

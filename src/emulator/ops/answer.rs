@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::emulator::model::message::{MAX_MESSAGE_ATTRIBUTES, Message, MessageAttributeValue};
 use crate::emulator::model::queue::Id;
-use crate::emulator::model::receipt::{self, Encoder, Handle};
+use crate::emulator::model::receipt::{self, Encoder};
 use crate::emulator::support::hex;
 
 /// [`ReceivedMessage`]'s selection is a bit per attribute.
@@ -262,9 +262,9 @@ impl ReceivedMessage {
         hex::uuid(self.message_id.as_bytes())
     }
 
-    /// The receipt handle, written by its queue's encoder.
-    pub fn receipt_handle(&self, handles: &Encoder) -> Handle {
-        handles.handle(self.id, self.nonce)
+    /// The receipt handle's wire form, written by its queue's encoder.
+    pub fn receipt_handle(&self, handles: &Encoder) -> String {
+        handles.encode(self.id, self.nonce)
     }
 
     /// The receipt handle's numbers (after its queue's head): base64's digits.
@@ -300,7 +300,7 @@ impl ReceivedMessage {
         out.insert("MessageId".into(), Value::String(self.message_id()));
         out.insert(
             "ReceiptHandle".into(),
-            Value::String(self.receipt_handle(handles).to_string()),
+            Value::String(self.receipt_handle(handles)),
         );
         let md5 = self.md5_of_body();
         out.insert(

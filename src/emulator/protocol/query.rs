@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::emulator::model::receipt::Encoder;
+use crate::emulator::model::receipt::{self, Encoder};
 use crate::emulator::ops::answer::{
     Answer, Received, ReceivedMessage, SystemValue, attribute_members, is_plain,
 };
@@ -424,8 +424,12 @@ fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage, h
         }
     }
     plain_element(out, "MessageId", &message.message_id());
-    let handle = message.receipt_handle(handles);
-    plain_element_of(out, "ReceiptHandle", &[handle.head(), handle.numbers()]);
+    let numbers = message.handle_numbers();
+    plain_element_of(
+        out,
+        "ReceiptHandle",
+        &[handles.head(), receipt::numbers_text(&numbers)],
+    );
     out.push_str("</");
     out.push_str(element);
     out.push('>');
