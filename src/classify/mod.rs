@@ -10,6 +10,8 @@
 //! - `verdict`: pass / fail / inconclusive / error, and the run's exit code (its stop's, or
 //!   its worst verdict's).
 //! - `rate`, `trials`: intervals over trials, and a case's trials pooled.
+//! - `recorded`: a case's facts and expectations to and from their evidence form, so a
+//!   verdict is re-judged from the evidence alone.
 //! - `fisher`, `history`: a case's trials pooled across runs, and a newest run that differs.
 
 pub mod answer;
@@ -20,6 +22,7 @@ pub mod history;
 pub mod judge;
 pub mod outcome;
 pub mod rate;
+pub mod recorded;
 pub mod stop;
 pub mod trials;
 pub mod verdict;

@@ -295,6 +295,28 @@ pub fn tally(trials: &Trials) -> String {
     }
 }
 
+/// Accounts for the trials of a case the run never started (it stopped before them): they are
+/// named in a finding, and a pass with any of them is only inconclusive.
+pub fn account_not_run(pooled: &mut Pooled, not_run: u32, planned: u32, line: u32) {
+    if not_run == 0 {
+        return;
+    }
+    let message =
+        format!("{not_run} of {planned} trials did not run (the run stopped before them)");
+    if pooled.verdict == Verdict::Pass {
+        pooled.verdict = Verdict::Inconclusive;
+        pooled.reason = message.clone();
+    }
+    pooled.findings.push(Finding {
+        step: None,
+        line,
+        message,
+        status: None,
+        code: None,
+        teardown: false,
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,11 @@ pub enum Command {
     /// region: counts, 95% intervals, and a flag when the newest run's rate is inconsistent
     /// with the runs before it (Fisher's exact test, two-sided, p < 0.01).
     History(HistoryArgs),
+    /// Re-judge a run folder from its evidence.jsonl alone: every case's verdict, decision and
+    /// intervals, and the run's exit code, derived again from the recorded facts and compared
+    /// with what the run recorded. Exits with the run's code when the evidence supports it,
+    /// 3 when it does not or cannot be re-judged.
+    Check(CheckArgs),
     /// Save a run as a baseline, or compare a run against one.
     #[command(subcommand)]
     Baseline(BaselineCommand),
@@ -472,6 +477,18 @@ pub struct MatrixArgs {
     /// throughput and start-up, one point per target.
     #[arg(long, value_name = "FILE")]
     pub facts: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// A run folder holding evidence.jsonl (or the evidence file itself).
+    #[arg(value_name = "RUN_DIR")]
+    pub run_dir: PathBuf,
+
+    /// The target profile to map the cases through, when the one the run recorded cannot be
+    /// found again (a built-in name or a file).
+    #[arg(long, value_name = "NAME|PATH")]
+    pub target_profile: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod args;
 mod audit;
 mod baseline;
 mod bench;
+mod check;
 mod history;
 mod load;
 mod matrix;
@@ -43,6 +44,7 @@ pub fn main() -> i32 {
         args::Command::Report(a) => report::report(a),
         args::Command::Matrix(a) => matrix::matrix(a),
         args::Command::History(a) => history::history(a),
+        args::Command::Check(a) => check::check(a),
         args::Command::Baseline(a) => baseline::baseline(a),
         args::Command::Run(a) if a.clock == args::ClockArg::Virtual => {
             with_virtual_runtime(run::run(*a))

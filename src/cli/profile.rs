@@ -114,6 +114,30 @@ pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, i32> {
     Ok(profile)
 }
 
+/// Reads the profile `arg` names (a built-in name or a file), quietly: for `sqsprobe check`,
+/// which maps a finished run's cases again and has no suites to hold its entries against.
+pub fn read(arg: &str) -> Result<Profile, String> {
+    let (shown, source) = match resolve(arg) {
+        Source::BuiltIn(name, text) => (format!("{name} (built in)"), text.to_string()),
+        Source::File(path) => {
+            let shown = path.display().to_string();
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
+            (shown, text)
+        }
+    };
+    parse_profile(&shown, &source).map_err(|diags| {
+        format!(
+            "{} error(s) in target profile {shown}: {}",
+            diags.len(),
+            diags
+                .iter()
+                .map(|d| d.render(&source))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

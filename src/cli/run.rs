@@ -128,6 +128,7 @@ pub async fn run(args: RunArgs) -> i32 {
             endpoint: info.endpoint,
             region: info.region,
             target_profile: profile.as_ref().map(|p| p.target.clone()),
+            target_profile_source: args.target_profile.clone(),
             protocol: protocol.as_str().to_string(),
             suites: suite_paths,
             profile,

@@ -17,6 +17,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         endpoint: Some("http://127.0.0.1:4566".to_string()),
         region: "us-east-1".to_string(),
         target_profile: Some("emulator".to_string()),
+        target_profile_source: None,
         protocol: "json".to_string(),
         started_at: "2025-01-01T00:00:00Z".to_string(),
         suites: vec!["suites/ack.yaml".to_string()],
@@ -48,6 +49,7 @@ pub fn case_start(case: &str, line: u32) -> Record {
         emulator_chaos: None,
         area: None,
         aspect: None,
+        expect: None,
     })
 }
 
@@ -150,6 +152,7 @@ pub fn run_end(exit_code: i32) -> Record {
         cost_usd: Some(0.0000048),
         left_queues: Vec::new(),
         halted: None,
+        stop: None,
     })
 }
 

@@ -11,6 +11,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use super::facts::{CaseFactsRecord, ExpectRecord, StopFacts};
+
 /// The format identifier written in `run_start.format`.
 pub const FORMAT: &str = "sqsprobe-evidence/1";
 
@@ -29,6 +31,9 @@ pub enum Record {
     /// A `deny` step's policy was lifted (by its timer or at teardown): when it was set, when
     /// the calls first saw it, when it was lifted.
     Deny(DenyEnd),
+    /// The facts a case (or one trial) was judged on, just before its `case_end` (or
+    /// `trial_end`): `sqsprobe check` re-judges the run from them.
+    Facts(CaseFactsRecord),
     CaseEnd(CaseEnd),
     RunEnd(RunEnd),
 }
@@ -112,6 +117,11 @@ pub struct RunStart {
     pub region: String,
     /// Target profile name when one was given (conformance runs).
     pub target_profile: Option<String>,
+    /// The `--target-profile` as given (a built-in name or a file path), so `sqsprobe check`
+    /// maps the re-judged cases through the same profile; absent without one, and in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_profile_source: Option<String>,
     pub protocol: String,
     pub started_at: String,
     /// Suite files in the run.
@@ -203,6 +213,11 @@ pub struct CaseStart {
     /// absent in evidence written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aspect: Option<String>,
+    /// The case-level `expect:` (outcome, rate, decision), so its verdict can be re-judged
+    /// from the evidence alone; absent when it has none, and in files written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectRecord>,
 }
 
 /// Where in a case a call was made.
@@ -631,6 +646,10 @@ pub struct RunEnd {
     /// (--max-requests 8) is spent`, `the target was lost (…)`); absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halted: Option<String>,
+    /// The stop that decided the exit code, typed: the run's own halt, or the signal that
+    /// interrupted it; absent when neither happened, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<StopFacts>,
 }
 
 /// An owned queue a run may have left on its target (`run_end.left_queues`).

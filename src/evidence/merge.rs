@@ -228,6 +228,11 @@ pub fn merge(parts: &[&[Record]]) -> Vec<Record> {
                 let why: Vec<String> = ends.iter().filter_map(|e| e.halted.clone()).collect();
                 (!why.is_empty()).then(|| why.join("; "))
             },
+            // The greatest of the partitions' stops (the kinds are in the stops' order).
+            stop: ends
+                .iter()
+                .filter_map(|e| e.stop.clone())
+                .max_by_key(|s| s.reason),
         }));
     }
     out

@@ -3,6 +3,7 @@
 
 pub mod business_key;
 pub mod digest;
+pub mod facts;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod format;

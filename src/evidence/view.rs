@@ -8,8 +8,8 @@
 //! verdict, and consumers say so rather than guess one.
 
 use super::format::{
-    Call, CaseEnd, CaseStart, Completion, DenyEnd, Record, RunEnd, RunStart, StepEnd, Trials,
-    Verdict,
+    Call, CaseEnd, CaseFactsRecord, CaseStart, Completion, DenyEnd, Record, RunEnd, RunStart,
+    StepEnd, Trials, Verdict,
 };
 use std::collections::HashMap;
 
@@ -95,6 +95,9 @@ pub struct CaseView<'a> {
     pub trials: Vec<&'a CaseEnd>,
     /// Its `deny` steps' records, in the order they were lifted.
     pub denies: Vec<&'a DenyEnd>,
+    /// The facts it was judged on: one `facts` record, or one a trial (absent in files
+    /// written before they were recorded).
+    pub facts: Vec<&'a CaseFactsRecord>,
     pub end: Option<&'a CaseEnd>,
     pub state: CaseState,
 }
@@ -188,6 +191,12 @@ impl<'a> CaseView<'a> {
                 .iter()
                 .copied()
                 .filter(|s| s.trial == Some(trial))
+                .collect(),
+            facts: self
+                .facts
+                .iter()
+                .copied()
+                .filter(|f| f.trial == Some(trial))
                 .collect(),
             trials: Vec::new(),
             denies: self
@@ -349,6 +358,7 @@ impl<'a> RunView<'a> {
                 Record::Step(r) => run.case_mut(&mut index, &r.case).steps.push(r),
                 Record::TrialEnd(r) => run.case_mut(&mut index, &r.case).trials.push(r),
                 Record::Deny(r) => run.case_mut(&mut index, &r.case).denies.push(r),
+                Record::Facts(r) => run.case_mut(&mut index, &r.case).facts.push(r),
                 Record::CaseEnd(r) => {
                     let case = run.case_mut(&mut index, &r.case);
                     case.end = Some(r);
@@ -376,6 +386,7 @@ impl<'a> RunView<'a> {
                         steps: Vec::new(),
                         trials: Vec::new(),
                         denies: Vec::new(),
+                        facts: Vec::new(),
                         end: None,
                         state: CaseState::NotStarted,
                     });
@@ -398,6 +409,7 @@ impl<'a> RunView<'a> {
                 steps: Vec::new(),
                 trials: Vec::new(),
                 denies: Vec::new(),
+                facts: Vec::new(),
                 end: None,
                 state: CaseState::DidNotFinish,
             });

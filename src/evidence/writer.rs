@@ -76,6 +76,7 @@ mod tests {
             cost_usd: None,
             left_queues: Vec::new(),
             halted: None,
+            stop: None,
         });
         w.write(&end).unwrap();
         assert_eq!(w.rows(), 1);

@@ -251,7 +251,27 @@ impl CaseRun {
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
         };
-        let judged = classify::judge(&facts);
+        // The case is judged on its facts as the evidence holds them, read back: what `sqsprobe
+        // check` will read. A record that does not read back is a harness bug, said as one.
+        let masker = self.sqs.masker();
+        let record = classify::recorded::record_from_facts(
+            &facts,
+            &self.sqs.ctx().run_id,
+            &self.case.id,
+            self.sqs.trial(),
+            &|s| masker.mask(s),
+        );
+        let expect = classify::recorded::expect_record(&self.case.expect);
+        let judged = match classify::recorded::facts_from_record(&record, expect.as_ref()) {
+            Ok(read_back) => classify::judge(&read_back),
+            Err(why) => classify::judge(&CaseFacts {
+                setup_error: Some(format!(
+                    "the case's facts do not read back from their evidence record ({why})"
+                )),
+                ..facts
+            }),
+        };
+        self.sqs.emit(Record::Facts(record));
         let judged_for_pool = judged.clone();
         let outcomes = judged
             .messages
@@ -338,6 +358,7 @@ pub fn case_start(
         emulator_chaos: lifecycle::emulator_chaos(case, target).map(str::to_string),
         area: case.area.clone(),
         aspect: Some(case.aspect.key().to_string()),
+        expect: crate::classify::recorded::expect_record(&case.expect),
     }
 }
 

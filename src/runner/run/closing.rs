@@ -12,7 +12,7 @@
 use super::settings::RunSettings;
 use super::trials::TrialSet;
 use crate::classify::{self, StopReason};
-use crate::evidence::format::{CaseEnd, Finding, LeftQueue, RunEnd, Verdict};
+use crate::evidence::format::{CaseEnd, LeftQueue, RunEnd, Verdict};
 use crate::runner::call::rfc3339;
 use crate::runner::schedule::PlannedCase;
 use std::collections::BTreeMap;
@@ -84,27 +84,9 @@ pub(super) fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
         case.expect.rate.as_ref(),
         case.pos.line,
     );
-    let mut verdict = pooled.verdict;
-    let mut findings = pooled.findings;
-    let mut reason = pooled.reason;
-    if set.not_run > 0 {
-        let line = format!(
-            "{} of {} trials did not run (the run stopped before them)",
-            set.not_run, set.n
-        );
-        if verdict == Verdict::Pass {
-            verdict = Verdict::Inconclusive;
-            reason = line.clone();
-        }
-        findings.push(Finding {
-            step: None,
-            line: case.pos.line,
-            message: line,
-            status: None,
-            code: None,
-            teardown: false,
-        });
-    }
+    let mut pooled = pooled;
+    classify::trials::account_not_run(&mut pooled, set.not_run, set.n, case.pos.line);
+    let (verdict, reason, findings) = (pooled.verdict, pooled.reason, pooled.findings);
     let mut deliveries: BTreeMap<String, u32> = BTreeMap::new();
     for e in &ends {
         for (k, v) in &e.deliveries {
@@ -151,6 +133,8 @@ pub struct RunClose<'a> {
     pub left_queues: Vec<LeftQueue>,
     /// Why it stopped itself, if it did (`halted`, one line).
     pub halted: Option<StopReason>,
+    /// The stop its exit code followed: the greater of a signal and its own (`stop`).
+    pub stop: Option<StopReason>,
 }
 
 /// The `run_end` of a run that began at `started`, stamped now: its totals counted from its
@@ -174,5 +158,6 @@ pub fn run_end(settings: &RunSettings, started: Instant, close: RunClose<'_>) ->
         cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
         left_queues: close.left_queues,
         halted: close.halted.map(|why| why.describe()),
+        stop: close.stop.as_ref().map(classify::recorded::stop_facts),
     }
 }

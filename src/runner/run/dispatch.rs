@@ -466,6 +466,7 @@ impl<'a> Dispatcher<'a> {
                 interrupted,
                 left_queues: leftover.clone(),
                 halted: halted.clone(),
+                stop: halt.stop_reason(),
             },
         );
         let _ = self.events.send(Record::RunEnd(end));

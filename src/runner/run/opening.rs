@@ -24,6 +24,7 @@ pub fn run_start(
         endpoint: settings.endpoint.clone(),
         region: settings.region.clone(),
         target_profile: settings.target_profile.clone(),
+        target_profile_source: settings.target_profile_source.clone(),
         protocol: settings.protocol.clone(),
         started_at: rfc3339(started_at),
         suites: settings.suites.clone(),

@@ -14,6 +14,8 @@ pub struct RunSettings {
     pub endpoint: Option<String>,
     pub region: String,
     pub target_profile: Option<String>,
+    /// The `--target-profile` as given (a built-in name or a file), for `sqsprobe check`.
+    pub target_profile_source: Option<String>,
     pub protocol: String,
     pub suites: Vec<String>,
     /// The target profile: its unsupported cases are not run, and each finished case is
