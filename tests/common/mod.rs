@@ -61,7 +61,71 @@ pub fn run_bin(args: &[&str], cwd: &Path, limit: Duration) -> Finished {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start sqsprobe");
-    wait_bounded(child, limit)
+    let finished = wait_bounded(child, limit);
+    if args.first() == Some(&"run") {
+        recheck_out(args, cwd);
+    }
+    finished
+}
+
+/// The `--out` folder of a command's arguments, resolved against `cwd`.
+fn out_folder(args: &[&str], cwd: &Path) -> Option<PathBuf> {
+    let at = args.iter().position(|a| *a == "--out");
+    let given = match at {
+        Some(i) => args.get(i + 1).map(|s| s.to_string()),
+        None => args
+            .iter()
+            .find_map(|a| a.strip_prefix("--out=").map(str::to_string)),
+    }?;
+    Some(cwd.join(given))
+}
+
+/// Every run folder under a `run`'s `--out`, re-judged by `sqsprobe check` from its evidence
+/// alone: each must agree with what the run recorded (its verdicts and its exit code). Every
+/// run the tests make goes through here (`run_bin`), so a verdict the evidence does not
+/// support fails the test that made it.
+pub fn recheck_out(args: &[&str], cwd: &Path) {
+    if let Some(out) = out_folder(args, cwd) {
+        recheck_dir(&out);
+    }
+}
+
+/// Every run folder directly under `out`, re-judged (see [`recheck_out`]): for the tests that
+/// start a run themselves (to signal it, to hang its target).
+pub fn recheck_dir(out: &Path) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    for dir in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if dir.join("evidence.jsonl").is_file() {
+            assert_checks(&dir);
+        }
+    }
+}
+
+/// `sqsprobe check DIR` agrees with the run folder: it says the evidence supports every
+/// verdict, and exits with the code the run recorded.
+pub fn assert_checks(dir: &Path) {
+    let check = wait_bounded(
+        Command::new(bin())
+            .args(["check", dir.to_str().expect("a UTF-8 path")])
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start sqsprobe check"),
+        Duration::from_secs(60),
+    );
+    assert!(
+        check
+            .stdout
+            .contains("check: the evidence supports every verdict the run recorded"),
+        "sqsprobe check {} disagrees with the run (exit {}):\n{}\n{}",
+        dir.display(),
+        check.code(),
+        check.stdout,
+        check.stderr
+    );
 }
 
 /// Waits for `child` at most `limit`; kills it and panics past that.

@@ -74,6 +74,7 @@ fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
             .success()
     );
     let done = common::wait_bounded(child, LIMIT);
+    common::recheck_dir(out.path());
     let took = started.elapsed();
     assert!(
         Command::new("kill")
@@ -428,6 +429,7 @@ fn a_signal_while_the_target_hangs_ends_soon_and_never_blames_the_target() {
     let started = Instant::now();
     common::send_signal(&child, "TERM");
     let done = common::wait_bounded(child, LIMIT);
+    common::recheck_dir(out.path());
     let took = started.elapsed();
     signal("-CONT", &pid);
     // One teardown attempt of the default 6 s call timeout; three attempts took about 19 s.

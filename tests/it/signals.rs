@@ -55,6 +55,7 @@ fn every_stop_signal_tears_down_and_leaves_valid_evidence_and_reports() {
         let child = start_observing(&moto.url, out.path(), &rt);
         send_signal(&child, name);
         let done = common::wait_bounded(child, Duration::from_secs(30));
+        common::recheck_dir(out.path());
         assert_eq!(done.code(), 130, "SIG{name}: {}", done.stderr);
         assert!(
             done.stderr.contains(&format!("SIG{name}: interrupted")),
@@ -111,6 +112,7 @@ fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
     let started = Instant::now();
     send_signal(&child, "TERM");
     let done = common::wait_bounded(child, Duration::from_secs(10));
+    common::recheck_dir(out.path());
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "the second signal did not leave at once"
