@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The playbook's four decisions about an acknowledgement (see `classify::decide`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Decision {
     Accept,

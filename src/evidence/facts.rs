@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use crate::decision::Decision;
 
 /// A case's (or one trial's) facts, written just before its `case_end` (or `trial_end`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFactsRecord {
     pub run_id: String,
@@ -45,7 +45,7 @@ pub struct CaseFactsRecord {
 }
 
 /// A step's own check, as the judge reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckKind {
     Pass,
@@ -70,7 +70,7 @@ impl CheckKind {
 }
 
 /// One step that ran, with its check and the answer of its (last) call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepFacts {
     /// 0-based index in the case.
@@ -87,7 +87,9 @@ pub struct StepFacts {
 
 /// Why a case stopped before its end (`classify::StopReason`), in the stops' order: a
 /// greater kind outranks a lesser one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StopKind {
     Deadline,
@@ -98,7 +100,7 @@ pub enum StopKind {
 }
 
 /// A stop, with the text that says which (absent for an interruption).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopFacts {
     pub reason: StopKind,
@@ -106,7 +108,7 @@ pub struct StopFacts {
 }
 
 /// How an observation window ended (`classify::WindowEnd`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowEndKind {
     Completed,
@@ -119,7 +121,7 @@ pub enum WindowEndKind {
 
 /// A window's end: the kind, and what the kind needs (the failed receive's code, the budget
 /// used, the stop).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowEndFacts {
     pub kind: WindowEndKind,
@@ -132,7 +134,7 @@ pub struct WindowEndFacts {
 }
 
 /// The facts of one observation window (`classify::WindowFacts`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowFactsRecord {
     pub step: usize,
@@ -152,7 +154,7 @@ pub struct WindowFactsRecord {
 }
 
 /// Whether a tracked message was ever put on the queue (`classify::SendState`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SendKind {
     Sent,
@@ -162,7 +164,7 @@ pub enum SendKind {
 }
 
 /// One tracked message when its window closed (`classify::TrackedMessage`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrackedFacts {
     pub label: String,
@@ -178,7 +180,9 @@ pub struct TrackedFacts {
 }
 
 /// The case's acknowledgements, counted (`classify::AckFacts`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct AckCounts {
     pub acks: u32,
@@ -189,7 +193,9 @@ pub struct AckCounts {
 }
 
 /// An observation class, as expectations and outcomes name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ClassName {
     ObservedRedelivery,
@@ -200,7 +206,7 @@ pub enum ClassName {
 
 /// What a case expects (`case_start.expect`): the case-level `expect:` of its suite, so the
 /// verdict can be re-derived without the suite file.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectRecord {
     /// `outcome:` for every tracked message (`all`) or by label (`per_message`).
@@ -215,7 +221,7 @@ pub struct ExpectRecord {
 }
 
 /// An `outcome:` expectation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeExpectRecord {
     All(Vec<ClassName>),
@@ -223,7 +229,7 @@ pub enum OutcomeExpectRecord {
 }
 
 /// One class's `rate:` bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateBoundRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -17,8 +17,18 @@ pub use super::facts::{CaseFactsRecord, ExpectRecord, StopFacts};
 pub const FORMAT: &str = "sqsprobe-evidence/1";
 
 /// One line of `evidence.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// [`RecordType`] names its variants as the envelope's `type` (derived, so the reader's set of
+/// known types cannot fall behind this enum).
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, strum::EnumDiscriminants, schemars::JsonSchema,
+)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(RecordType),
+    derive(strum::VariantNames, strum::IntoStaticStr),
+    strum(serialize_all = "snake_case")
+)]
 pub enum Record {
     RunStart(RunStart),
     CaseStart(CaseStart),
@@ -43,7 +53,7 @@ pub enum Record {
 /// AWS applies a policy change within up to a minute, so the deny takes effect when the calls
 /// say it did: `first_denied_at` is the first call of a denied action on the queue answered
 /// `AccessDenied`, and `allowed_calls` counts those answered success while the deny was set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DenyEnd {
     pub run_id: String,
@@ -84,7 +94,7 @@ pub struct DenyEnd {
 
 /// A step of a case finished: when it ran and how its check came out. Sleeps, which make no
 /// call, appear only here; reports draw them as spans.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepEnd {
     pub run_id: String,
@@ -104,7 +114,7 @@ pub struct StepEnd {
 }
 
 /// First line of every evidence file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunStart {
     pub format: String,
@@ -158,7 +168,7 @@ pub struct RunStart {
 }
 
 /// The partitions a merged run was made from (`run_start.merged`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Merged {
     /// N: how many partitions the selection was split into.
@@ -170,7 +180,7 @@ pub struct Merged {
 }
 
 /// One partition of a merged run, as its own `run_start` recorded it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MergedPartition {
     /// `K/N`.
@@ -183,7 +193,7 @@ pub struct MergedPartition {
 }
 
 /// A case began; its queues are about to be created.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseStart {
     pub run_id: String,
@@ -221,7 +231,7 @@ pub struct CaseStart {
 }
 
 /// Where in a case a call was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Creating the case's queues.
@@ -238,7 +248,7 @@ pub enum Phase {
 
 /// Jepsen's completion types: a call either took effect (`ok`), definitely did not (`fail`),
 /// or we cannot know (`info`: no response, e.g. a timeout after the request was sent).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Completion {
     Ok,
@@ -248,7 +258,7 @@ pub enum Completion {
 
 /// One attempt of one SQS call. A call the SDK retried yields one row per attempt; all but
 /// the last carry `retried: true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Call {
     pub run_id: String,
@@ -316,7 +326,7 @@ pub struct Call {
 }
 
 /// A call sent in a query-protocol form of the suite's choosing (a step's `wire:`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WireEvidence {
     /// `GET` (the form in the URL's query string) or `POST` (the form as the body).
@@ -336,7 +346,7 @@ pub struct WireEvidence {
 }
 
 /// An injected fault, as recorded on the attempt it hit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaultEvidence {
     /// `latency`, `timeout`, `throttle`, `error`, `reset` or `lose-response`.
@@ -355,7 +365,7 @@ pub struct FaultEvidence {
 }
 
 /// A message as seen by a send or a receive.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageEvidence {
     pub message_id: String,
@@ -373,7 +383,7 @@ pub struct MessageEvidence {
 }
 
 /// One entry of a batch response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EntryEvidence {
     pub id: String,
@@ -392,7 +402,19 @@ pub struct EntryEvidence {
 
 /// Verdict of a case. Order matters: when combining, the greater wins
 /// (a failed expectation is a finding, even if the harness broke afterwards).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Pass,
@@ -425,7 +447,7 @@ impl Verdict {
 pub use crate::decision::Decision;
 
 /// The classification of one tracked message in the case's last observation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageOutcome {
     pub message: String,
@@ -441,7 +463,7 @@ pub struct MessageOutcome {
 }
 
 /// The bounded observation window of the case's last observe step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Window {
     pub step: usize,
@@ -462,7 +484,7 @@ pub struct Window {
 }
 
 /// One unmet expectation, pointing at the suite line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Finding {
     pub step: Option<usize>,
@@ -484,7 +506,7 @@ pub struct Finding {
 }
 
 /// Closing row of a case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseEnd {
     pub run_id: String,
@@ -559,7 +581,7 @@ impl CaseEnd {
 }
 
 /// A multi-trial case's trials, pooled (`case_end.trials`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Trials {
     /// Trials started (the denominator of every interval); trials the run never started are
@@ -587,7 +609,7 @@ pub struct Trials {
 
 /// A `rate:` bound on one class's share of the started trials, as fractions (`5%` is
 /// `0.05`); at least one side is set.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateBound {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -597,7 +619,7 @@ pub struct RateBound {
 }
 
 /// One trial's result, as `case_end.trials.per_trial` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrialOutcome {
     pub trial: u32,
@@ -607,7 +629,7 @@ pub struct TrialOutcome {
 }
 
 /// Teardown result of one owned queue.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueueCleanup {
     pub queue: String,
@@ -618,7 +640,7 @@ pub struct QueueCleanup {
 }
 
 /// Last line of a complete run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunEnd {
     pub run_id: String,
@@ -653,7 +675,9 @@ pub struct RunEnd {
 }
 
 /// An owned queue a run may have left on its target (`run_end.left_queues`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct LeftQueue {
     /// Its region (the run's, or the case's `region:`): `sqsprobe sweep --region` finds it.

@@ -9,6 +9,7 @@ pub(crate) mod fixtures;
 pub mod format;
 pub mod merge;
 pub mod read;
+pub mod schema;
 pub mod view;
 pub mod writer;
 

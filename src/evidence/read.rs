@@ -8,14 +8,16 @@
 //! a known type, a broken line in the middle, a file that is not evidence at all.
 //! [`read_evidence`] refuses even those two: our own writer never leaves either.
 
-use super::format::Record;
+use super::format::{Record, RecordType};
 use serde::Deserialize;
 use std::fmt;
 use std::io;
 use std::path::Path;
+use strum::VariantNames;
 
-/// The record types of this format version (the `type` of the envelope).
-const KNOWN_TYPES: [&str; 5] = ["run_start", "case_start", "call", "case_end", "run_end"];
+/// The record types of this format version (the `type` of the envelope): every variant of
+/// [`Record`], so a line of any of them that does not parse is refused, never skipped.
+const KNOWN_TYPES: &[&str] = RecordType::VARIANTS;
 
 /// Why an evidence file could not be read back.
 #[derive(Debug, thiserror::Error)]
@@ -178,7 +180,7 @@ mod tests {
     }
 
     #[test]
-    fn known_types_are_the_record_types() {
+    fn a_full_run_holds_known_types_only() {
         let mut kinds: Vec<String> = full_run()
             .iter()
             .map(|r| {
@@ -190,9 +192,108 @@ mod tests {
             .collect();
         kinds.sort();
         kinds.dedup();
-        let mut known = KNOWN_TYPES.map(str::to_string).to_vec();
-        known.sort();
-        assert_eq!(kinds, known);
+        for kind in kinds {
+            assert!(KNOWN_TYPES.contains(&kind.as_str()), "{kind} is not known");
+        }
+    }
+
+    /// One record of each type; the match below stops compiling when a type is added and
+    /// not given one here.
+    fn one_of_each() -> Vec<Record> {
+        use crate::evidence::facts::{AckCounts, CaseFactsRecord};
+        use crate::evidence::fixtures::{call, case_end, case_start, run_end, run_start, step};
+        use crate::evidence::format::{DenyEnd, Phase, Verdict};
+        let mut trial = case_end("c", Verdict::Pass, "held", &[]);
+        trial.trial = Some(1);
+        let records = vec![
+            run_start(&["c"]),
+            case_start("c", 3),
+            Record::Call(call("c", Phase::Step, "SendMessage", 0, 5)),
+            Record::Step(step("c", 0, "send", 0, 5)),
+            Record::TrialEnd(trial),
+            Record::Deny(DenyEnd {
+                run_id: "r".into(),
+                case: "c".into(),
+                step: 1,
+                line: 7,
+                queue: "q".into(),
+                actions: vec!["sqs:DeleteMessage".into()],
+                set_at: "t".into(),
+                due_at: "t".into(),
+                first_denied_at: None,
+                took_effect_ms: None,
+                denied_calls: 0,
+                allowed_calls: 0,
+                last_allowed_at: None,
+                lifted_at: None,
+                lifted_by: "teardown".into(),
+                lift_error: None,
+                trial: None,
+            }),
+            Record::Facts(CaseFactsRecord {
+                run_id: "r".into(),
+                case: "c".into(),
+                trial: None,
+                line: 3,
+                setup_error: None,
+                steps: Vec::new(),
+                stopped: None,
+                window: None,
+                acks: AckCounts::default(),
+                teardown_errors: Vec::new(),
+                faults_fired: 0,
+            }),
+            Record::CaseEnd(case_end("c", Verdict::Pass, "held", &[])),
+            run_end(0),
+        ];
+        for r in &records {
+            match r {
+                Record::RunStart(_)
+                | Record::CaseStart(_)
+                | Record::Call(_)
+                | Record::Step(_)
+                | Record::TrialEnd(_)
+                | Record::Deny(_)
+                | Record::Facts(_)
+                | Record::CaseEnd(_)
+                | Record::RunEnd(_) => {}
+            }
+        }
+        records
+    }
+
+    /// Every record type's serde name is the name the reader knows it by, and the reader knows
+    /// every type.
+    #[test]
+    fn each_records_type_is_its_derived_name() {
+        let records = one_of_each();
+        assert_eq!(records.len(), KNOWN_TYPES.len());
+        for r in records {
+            let written = serde_json::to_value(&r).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let derived: &'static str = RecordType::from(&r).into();
+            assert_eq!(written, derived);
+            assert!(KNOWN_TYPES.contains(&derived));
+        }
+    }
+
+    /// A malformed line of a known type is refused with its line, whatever the type: a
+    /// `step`, `trial_end`, `deny` or `facts` line that does not parse is never skipped as
+    /// "unknown".
+    #[test]
+    fn a_malformed_line_of_any_known_type_is_refused() {
+        let records = full_run();
+        for kind in KNOWN_TYPES {
+            let mut bytes = file(&records[..2]);
+            bytes.extend(format!("{{\"type\":\"{kind}\",\"data\":{{\"bogus\":1}}}}\n").as_bytes());
+            bytes.extend(file(&records[2..]));
+            match parse_run(&bytes, "e.jsonl") {
+                Err(ReadError::Parse { line: 3, .. }) => {}
+                other => panic!("a malformed `{kind}` line was not refused: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod bench_scale;
 mod bench_signals;
 mod bounded;
 mod chaos;
+mod check;
 mod ci_examples;
 mod cli_bench;
 mod cli_bench_raw;
