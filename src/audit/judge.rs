@@ -3,15 +3,19 @@
 //! message.
 //!
 //! For every acknowledgement, from the emulator's own knowledge of which attempt its handle
-//! names:
-//! - `invalid_handle` (REPAIR): a handle the emulator never issued (a MessageId, a made-up
-//!   string) or no attempt of it;
-//! - `stale_handle_ack` (REPAIR): the handle of an attempt that a redelivery after its lease
-//!   lapsed had superseded — the adapter that caches handles by MessageId (a duplicate copy
-//!   delivered while the lease held is not one: the original handle still names its copy);
-//! - `lease_expired_mid_handler` (HOLD): the attempt's acknowledgement came after its lease
-//!   had lapsed (heartbeats with its own handle extend it): another consumer may hold it, the
-//!   delete may not take;
+//! names, its class in the one lease vocabulary (`classify::leases`, the same reading `run`
+//! makes of a suite's calls, on the emulator's exact clock) gives its finding and decision:
+//! - `invalid_handle` (`unknown_handle`, REPAIR): a handle the emulator never issued (a
+//!   MessageId, a made-up string) or no attempt of it;
+//! - `superseded_handle_ack` (`superseded`, REPAIR): the handle of an attempt that a newer
+//!   attempt had superseded — after its lease lapsed, was released, or ended by a delete and a
+//!   copy came back: the adapter that caches handles by MessageId (a duplicate copy delivered
+//!   while the lease held is not one: the original handle still names its copy);
+//! - `lease_expired_mid_handler` (`late`, HOLD): the attempt's acknowledgement came after its
+//!   lease had lapsed (heartbeats with its own handle extend it): another consumer may hold
+//!   it, the delete may not take;
+//! - `unplaced_ack` (`unsure`, HOLD): the times cannot place it (never on the emulator's
+//!   own clock; kept so that no class falls through as fine);
 //! - `ack_before_commit` (REPAIR): a delete before the ledger held the message's business key
 //!   (at-most-once: a crash in between loses the work).
 //!
@@ -29,6 +33,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::recorder::Log;
+use crate::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
 use crate::emulator::audit::{AckOp, Delivery};
 use crate::evidence::format::Decision;
 
@@ -36,49 +41,65 @@ use crate::evidence::format::Decision;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
-    StaleHandleAck,
+    SupersededHandleAck,
     AckBeforeCommit,
     LeaseExpiredMidHandler,
     DuplicateCommit,
     DeletedNotCommitted,
     NeverAcked,
     InvalidHandle,
+    UnplacedAck,
 }
 
 impl FindingKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [FindingKind; 7] = [
-        FindingKind::StaleHandleAck,
+    pub const ALL: [FindingKind; 8] = [
+        FindingKind::SupersededHandleAck,
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
         FindingKind::DuplicateCommit,
         FindingKind::DeletedNotCommitted,
         FindingKind::NeverAcked,
         FindingKind::InvalidHandle,
+        FindingKind::UnplacedAck,
     ];
 
     /// The snake_case name reports and `audit.json` use.
     pub fn as_str(self) -> &'static str {
         match self {
-            FindingKind::StaleHandleAck => "stale_handle_ack",
+            FindingKind::SupersededHandleAck => "superseded_handle_ack",
             FindingKind::AckBeforeCommit => "ack_before_commit",
             FindingKind::LeaseExpiredMidHandler => "lease_expired_mid_handler",
             FindingKind::DuplicateCommit => "duplicate_commit",
             FindingKind::DeletedNotCommitted => "deleted_not_committed",
             FindingKind::NeverAcked => "never_acked",
             FindingKind::InvalidHandle => "invalid_handle",
+            FindingKind::UnplacedAck => "unplaced_ack",
         }
     }
 
-    /// The playbook's decision for it.
+    /// The playbook's decision for it: for the kinds about one acknowledgement's place in
+    /// its lease, the class's own (`classify::leases::AckClass::decision`), as `run` decides.
     pub fn decision(self) -> Decision {
+        let class = match self {
+            FindingKind::SupersededHandleAck => Some(AckClass::Superseded),
+            FindingKind::LeaseExpiredMidHandler => Some(AckClass::Late),
+            FindingKind::UnplacedAck => Some(AckClass::Unsure),
+            FindingKind::InvalidHandle => Some(AckClass::UnknownHandle),
+            _ => None,
+        };
+        if let Some(d) = class.and_then(AckClass::decision) {
+            return d;
+        }
         match self {
-            FindingKind::StaleHandleAck
-            | FindingKind::AckBeforeCommit
-            | FindingKind::DeletedNotCommitted
-            | FindingKind::InvalidHandle => Decision::Repair,
-            FindingKind::LeaseExpiredMidHandler | FindingKind::NeverAcked => Decision::Hold,
+            FindingKind::AckBeforeCommit | FindingKind::DeletedNotCommitted => Decision::Repair,
+            FindingKind::NeverAcked => Decision::Hold,
             FindingKind::DuplicateCommit => Decision::Reconcile,
+            // Each has its class above.
+            FindingKind::SupersededHandleAck
+            | FindingKind::InvalidHandle
+            | FindingKind::LeaseExpiredMidHandler
+            | FindingKind::UnplacedAck => Decision::Hold,
         }
     }
 
@@ -128,6 +149,8 @@ pub struct AckJudgement {
     pub message: Option<String>,
     pub attempt: Option<u32>,
     pub at_ms: u64,
+    /// Its class in the lease vocabulary (`classify::leases`), the one `run` uses.
+    pub class: AckClass,
     pub finding: Option<FindingKind>,
 }
 
@@ -168,105 +191,138 @@ pub fn judge(log: &Log, end: &End) -> Audit {
     for d in &log.deliveries {
         by_seq.entry(d.seq).or_default().push(d);
     }
-    // The lease end of each attempt, as heartbeats with its own handle moved it.
-    let mut lease: BTreeMap<(u64, u64), u64> = log
+    // The log in the lease vocabulary (`classify::leases`), on the emulator's exact clock: a
+    // handle is named by the attempt the emulator knows it names.
+    let names: Vec<String> = log
         .deliveries
         .iter()
-        .map(|d| ((d.seq, d.nonce), d.lease_until_ms))
+        .map(|d| handle_name(d.seq, d.nonce))
         .collect();
+    let deliveries: Vec<leases::Delivery<'_>> = log
+        .deliveries
+        .iter()
+        .zip(&names)
+        .map(|(d, name)| leases::Delivery {
+            message: &d.message_id,
+            handle: name,
+            at: Span::at(d.at_ms as f64),
+            lease_ms: Some(d.lease_until_ms.saturating_sub(d.at_ms)),
+        })
+        .collect();
+    let use_names: Vec<Option<String>> = log
+        .acks
+        .iter()
+        .map(|f| f.ack.handle.map(|(s, n)| handle_name(s, n)))
+        .collect();
+    let uses: Vec<HandleUse<'_>> = log
+        .acks
+        .iter()
+        .zip(&use_names)
+        .map(|(f, name)| HandleUse {
+            handle: name.as_deref(),
+            op: match f.ack.op {
+                AckOp::Delete => HandleOp::Delete,
+                AckOp::ChangeVisibility { timeout_s } => HandleOp::ChangeVisibility {
+                    timeout_ms: u64::try_from(timeout_s.max(0)).unwrap_or(0) * 1000,
+                },
+            },
+            at: Span::at(f.ack.at_ms as f64),
+            // The observer hears a request before it is answered; the emulator takes every
+            // acknowledgement it can name.
+            answer: UseAnswer::Took,
+        })
+        .collect();
+    let reading = leases::read(&deliveries, &uses, f64::INFINITY);
     let mut acks_of: BTreeMap<u64, u32> = BTreeMap::new();
     let mut acknowledgements = Vec::new();
-    for fact in &log.acks {
+    for (fact, judged) in log.acks.iter().zip(&reading.uses) {
         let ack = &fact.ack;
         let before = findings.len();
         let mut named: (Option<String>, Option<u32>) = (None, None);
-        'judged: {
-            let found = ack.handle.and_then(|(seq, nonce)| {
-                let attempts = by_seq.get(&seq)?;
-                let index = attempts.iter().position(|d| d.nonce == nonce)?;
-                Some((seq, nonce, index, attempts))
-            });
-            let Some((seq, nonce, index, attempts)) = found else {
-                findings.push(Finding {
-                    kind: FindingKind::InvalidHandle,
-                    decision: FindingKind::InvalidHandle.decision(),
-                    business_key: None,
-                    message: None,
-                    attempt: None,
-                    detail: format!(
-                        "a {} with a receipt handle the queue never issued (handle sha256 {}): a \
-                         MessageId or a made-up string is not a receipt handle",
-                        op_name(ack.op),
-                        &ack.handle_digest[..12.min(ack.handle_digest.len())]
-                    ),
-                });
-                break 'judged;
-            };
-            *acks_of.entry(seq).or_default() += 1;
-            let attempt = attempts[index];
-            let number = index as u32 + 1;
-            named = (Some(attempt.message_id.clone()), Some(number));
-            let key = log.key(attempt.seq);
-            let finding = |kind: FindingKind, detail: String| Finding {
-                kind,
-                decision: kind.decision(),
-                business_key: key.clone(),
-                message: Some(attempt.message_id.clone()),
-                attempt: Some(number),
-                detail,
-            };
-            // A redelivery after this attempt's lease lapsed, before this acknowledgement,
-            // supersedes its handle. A copy delivered while the lease held (at-least-once
-            // duplicates) is SQS's doing: the original handle still names its own copy.
-            let until = lease
-                .get(&(seq, nonce))
-                .copied()
-                .unwrap_or(attempt.lease_until_ms);
-            if let Some(newer) = attempts[index + 1..]
-                .iter()
-                .position(|d| d.at_ms <= ack.at_ms && d.at_ms >= until)
-            {
-                let newer = index + 1 + newer + 1;
-                findings.push(finding(
-                    FindingKind::StaleHandleAck,
-                    format!(
-                        "a {} with attempt {number}'s handle after attempt {newer} had received the \
-                         message: the handle was superseded (bind each acknowledgement to the attempt \
-                         that received, not to the MessageId)",
-                        op_name(ack.op)
-                    ),
-                ));
-                break 'judged;
-            }
-            if ack.at_ms > until {
-                findings.push(finding(
-                    FindingKind::LeaseExpiredMidHandler,
-                    format!(
-                        "attempt {number}'s {} came {} ms after its lease ended: the message was \
-                         visible again, another consumer may hold it, and the acknowledgement may not \
-                         take (extend the lease while the handler runs)",
-                        op_name(ack.op),
-                        ack.at_ms - until
-                    ),
-                ));
-                break 'judged;
-            }
-            match ack.op {
-                AckOp::ChangeVisibility { timeout_s } => {
-                    let timeout = u64::try_from(timeout_s.max(0)).unwrap_or(0);
-                    lease.insert((seq, nonce), ack.at_ms + timeout * 1000);
-                }
-                AckOp::Delete if ledger && fact.commits_at_ack.unwrap_or(0) == 0 => {
-                    findings.push(finding(
-                        FindingKind::AckBeforeCommit,
+        let attempt = judged.delivery.map(|i| &log.deliveries[i]);
+        match attempt {
+            None => findings.push(Finding {
+                kind: FindingKind::InvalidHandle,
+                decision: FindingKind::InvalidHandle.decision(),
+                business_key: None,
+                message: None,
+                attempt: None,
+                detail: format!(
+                    "a {} with a receipt handle the queue never issued (handle sha256 {}): a \
+                     MessageId or a made-up string is not a receipt handle",
+                    op_name(ack.op),
+                    &ack.handle_digest[..12.min(ack.handle_digest.len())]
+                ),
+            }),
+            Some(attempt) => {
+                *acks_of.entry(attempt.seq).or_default() += 1;
+                let attempts = &by_seq[&attempt.seq];
+                let number = attempts
+                    .iter()
+                    .position(|d| d.nonce == attempt.nonce)
+                    .unwrap_or(0) as u32
+                    + 1;
+                named = (Some(attempt.message_id.clone()), Some(number));
+                let key = log.key(attempt.seq);
+                let finding = |kind: FindingKind, detail: String| Finding {
+                    kind,
+                    decision: kind.decision(),
+                    business_key: key.clone(),
+                    message: Some(attempt.message_id.clone()),
+                    attempt: Some(number),
+                    detail,
+                };
+                let since = judged.since.unwrap_or(0.0) as u64;
+                match judged.class {
+                    AckClass::Superseded => {
+                        let newer = attempts
+                            .iter()
+                            .position(|d| d.at_ms == since && d.nonce != attempt.nonce)
+                            .map_or(number + 1, |i| i as u32 + 1);
+                        findings.push(finding(
+                            FindingKind::SupersededHandleAck,
+                            format!(
+                                "a {} with attempt {number}'s handle after attempt {newer} had \
+                                 received the message: the handle was superseded (bind each \
+                                 acknowledgement to the attempt that received, not to the MessageId)",
+                                op_name(ack.op)
+                            ),
+                        ));
+                    }
+                    AckClass::Late => findings.push(finding(
+                        FindingKind::LeaseExpiredMidHandler,
                         format!(
-                            "attempt {number} deleted the message before the ledger held {}: a crash \
-                             between the delete and the commit loses the work (commit, then delete)",
-                            key.as_deref().unwrap_or("its business key")
+                            "attempt {number}'s {} came {} ms after its lease ended: the message was \
+                             visible again, another consumer may hold it, and the acknowledgement may \
+                             not take (extend the lease while the handler runs)",
+                            op_name(ack.op),
+                            ack.at_ms.saturating_sub(since)
                         ),
-                    ));
+                    )),
+                    AckClass::Unsure => findings.push(finding(
+                        FindingKind::UnplacedAck,
+                        format!(
+                            "attempt {number}'s {} cannot be placed inside or outside its lease",
+                            op_name(ack.op)
+                        ),
+                    )),
+                    AckClass::InLease | AckClass::AfterEnd | AckClass::UnknownHandle => {
+                        if ack.op == AckOp::Delete
+                            && ledger
+                            && fact.commits_at_ack.unwrap_or(0) == 0
+                        {
+                            findings.push(finding(
+                                FindingKind::AckBeforeCommit,
+                                format!(
+                                    "attempt {number} deleted the message before the ledger held \
+                                     {}: a crash between the delete and the commit loses the work \
+                                     (commit, then delete)",
+                                    key.as_deref().unwrap_or("its business key")
+                                ),
+                            ));
+                        }
+                    }
                 }
-                AckOp::Delete => {}
             }
         }
         acknowledgements.push(AckJudgement {
@@ -274,6 +330,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             message: named.0,
             attempt: named.1,
             at_ms: ack.at_ms,
+            class: judged.class,
             finding: findings[before..].first().map(|f| f.kind),
         });
     }
@@ -384,6 +441,11 @@ fn worst(kinds: &[FindingKind]) -> Option<Decision> {
     kinds.iter().map(|k| k.decision()).min_by_key(|d| rank(*d))
 }
 
+/// The name a handle goes by in the lease vocabulary: the attempt the emulator knows it names.
+fn handle_name(seq: u64, nonce: u64) -> String {
+    format!("{seq}:{nonce}")
+}
+
 fn op_key(op: AckOp) -> &'static str {
     match op {
         AckOp::Delete => "delete",
@@ -467,8 +529,8 @@ pub(crate) mod tests {
         let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1), ("b-2", 1)])));
         assert!(a.clean, "{:?}", a.findings);
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Accept));
-        assert_eq!(a.counts["stale_handle_ack"], 0);
-        assert_eq!(a.counts.len(), 7);
+        assert_eq!(a.counts["superseded_handle_ack"], 0);
+        assert_eq!(a.counts.len(), 8);
     }
 
     #[test]
@@ -480,7 +542,7 @@ pub(crate) mod tests {
             ..Log::default()
         });
         let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
-        assert_eq!(kinds(&a), [FindingKind::StaleHandleAck]);
+        assert_eq!(kinds(&a), [FindingKind::SupersededHandleAck]);
         assert_eq!(a.findings[0].attempt, Some(1));
         assert!(
             a.findings[0].detail.contains("after attempt 2"),
@@ -565,5 +627,69 @@ pub(crate) mod tests {
         assert!(a.clean && !a.ledger);
         assert!(!a.counts.contains_key("ack_before_commit"));
         assert_eq!(a.per_message[0].commits, None);
+    }
+
+    /// One history, both commands: the same attempt and acknowledgement, as a suite's call
+    /// rows read by `run` (through `classify::ack_history`) and as the emulator's log read by
+    /// `audit`, get the same class and the same decision.
+    #[test]
+    fn run_and_audit_decide_the_same_acknowledgement_alike() {
+        use crate::classify::{ack_history, decide};
+        use crate::evidence::fixtures::{call, received};
+        use crate::evidence::format::Phase;
+        use crate::suite::model::OutcomeClass;
+        // (lease, delete at, a newer attempt at): late, in the lease, superseded.
+        for (lease, delete_at, newer_at, class) in [
+            (1_000, 1_500, None, AckClass::Late),
+            (10_000, 1_500, None, AckClass::InLease),
+            (1_000, 2_000, Some(1_500), AckClass::Superseded),
+        ] {
+            let mut receive = call("c", Phase::Step, "ReceiveMessage", 100, 100);
+            receive.lease_ms = Some(lease);
+            receive.messages = vec![received("m1", "h1", 1)];
+            let mut rows = vec![receive];
+            if let Some(at) = newer_at {
+                let mut again = call("c", Phase::Step, "ReceiveMessage", 100 + at, 100 + at);
+                again.lease_ms = Some(30_000);
+                again.messages = vec![received("m1", "h2", 2)];
+                rows.push(again);
+            }
+            let mut delete = call(
+                "c",
+                Phase::Step,
+                "DeleteMessage",
+                100 + delete_at,
+                100 + delete_at,
+            );
+            delete.handle_digest = Some("h1".into());
+            rows.push(delete);
+            let refs: Vec<_> = rows.iter().collect();
+            let run = decide(
+                Some(OutcomeClass::NoRedeliveryWithinWindow),
+                ack_history::ack_facts(&refs),
+            );
+
+            let mut deliveries = vec![delivery(1, 1, 0, lease)];
+            if let Some(at) = newer_at {
+                deliveries.push(delivery(1, 2, at, 30_000));
+            }
+            let log = keyed(Log {
+                deliveries,
+                acks: vec![ack(AckOp::Delete, Some((1, 1)), delete_at, Some(1))],
+                ..Log::default()
+            });
+            let audit = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
+            assert_eq!(audit.acknowledgements[0].class, class);
+            let audited = match audit.per_message[0].findings.as_slice() {
+                [] => Decision::Accept,
+                _ => audit.per_message[0].decision,
+            };
+            assert_eq!(run, Some(audited), "{class:?}");
+            assert_eq!(
+                run,
+                class.decision().or(Some(Decision::Accept)),
+                "{class:?}"
+            );
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! could not vouch for) outranks what the consumer did, because a consumer's bug is only
 //! worth repairing once we know the message is not coming back anyway.
 
+use super::leases::AckClass;
 use crate::decision::Decision;
 use crate::suite::model::OutcomeClass;
 
@@ -16,8 +17,14 @@ pub struct AckFacts {
     /// Deletes sent with a handle the suite wrote (`handle:`): acknowledgements all the same
     /// (their refusals and unknown answers count), but bound to no attempt.
     pub unbound_acks: u32,
-    /// Deletes sent with a handle that a newer receive of the same message had superseded.
-    pub stale_acks: u32,
+    /// Deletes whose handle a newer attempt had superseded (`superseded` in
+    /// `classify::leases`): not the most recent handle of the message.
+    pub superseded_acks: u32,
+    /// Deletes with the attempt's own handle sent after its lease surely lapsed, no newer
+    /// attempt before them (`late`).
+    pub late_acks: u32,
+    /// Deletes the recorded times cannot place inside or outside their lease (`unsure`).
+    pub unsure_acks: u32,
     /// Deletes the target refused (an error response or a `Failed` batch entry).
     pub failed_acks: u32,
     /// Deletes whose outcome is unknown: no response, a 5xx, a lost or injected-lost answer.
@@ -33,7 +40,10 @@ pub struct AckFacts {
 /// 3. An ack used a superseded handle → REPAIR: the adapter must bind deletes to attempts.
 /// 4. An ack was refused → HOLD: the delete did not take effect as claimed.
 /// 5. An ack got no definite answer → HOLD: nobody can say whether it took effect.
-/// 6. Otherwise → ACCEPT, only when an acknowledgement bound to its attempt (a delete with
+/// 6. An ack came after its lease lapsed, or when the times cannot say → HOLD: it raced the
+///    queue (the class's own decision, `classify::leases::AckClass::decision`, the same one
+///    `audit` gives it).
+/// 7. Otherwise → ACCEPT, only when an acknowledgement bound to its attempt (a delete with
 ///    the handle of a receive of the case) took effect. Without one — a message nobody
 ///    received, silence over a window nobody acknowledged, a delete with a handle the suite
 ///    wrote — there is nothing to accept: no decision (`null`), never a vacuous ACCEPT.
@@ -43,11 +53,17 @@ pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
         Some(OutcomeClass::ObservedRedelivery) => return Some(Decision::Reconcile),
         _ => {}
     }
-    if acks.stale_acks > 0 {
-        return Some(Decision::Repair);
+    if acks.superseded_acks > 0 {
+        return AckClass::Superseded.decision();
     }
     if acks.failed_acks > 0 || acks.unknown_acks > 0 {
         return Some(Decision::Hold);
+    }
+    if acks.late_acks > 0 {
+        return AckClass::Late.decision();
+    }
+    if acks.unsure_acks > 0 {
+        return AckClass::Unsure.decision();
     }
     if acks.acks > 0 {
         return Some(Decision::Accept);
@@ -60,10 +76,10 @@ mod tests {
     use super::*;
     use OutcomeClass::*;
 
-    fn acks(acks: u32, stale_acks: u32, failed_acks: u32) -> AckFacts {
+    fn acks(acks: u32, superseded_acks: u32, failed_acks: u32) -> AckFacts {
         AckFacts {
             acks,
-            stale_acks,
+            superseded_acks,
             failed_acks,
             ..AckFacts::default()
         }
@@ -144,6 +160,31 @@ mod tests {
         assert_eq!(
             decide(Some(NoRedeliveryWithinWindow), acks(1, 1, 0)),
             Some(Decision::Repair)
+        );
+    }
+
+    /// The same facts get the same decision as `audit` gives them: a delete with the
+    /// attempt's own handle after its lease lapsed holds, whatever the window saw.
+    #[test]
+    fn a_late_or_unplaceable_ack_holds() {
+        let late = AckFacts {
+            acks: 1,
+            late_acks: 1,
+            ..AckFacts::default()
+        };
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), late),
+            Some(Decision::Hold)
+        );
+        let unsure = AckFacts {
+            acks: 1,
+            unsure_acks: 1,
+            ..AckFacts::default()
+        };
+        assert_eq!(decide(None, unsure), Some(Decision::Hold));
+        assert_eq!(
+            decide(Some(ObservedRedelivery), late),
+            Some(Decision::Reconcile)
         );
     }
 

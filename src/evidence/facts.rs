@@ -179,7 +179,9 @@ pub struct TrackedFacts {
     pub copies_unknown: bool,
 }
 
-/// The case's acknowledgements, counted (`classify::AckFacts`).
+/// The case's acknowledgements, counted (`classify::AckFacts`), each put in its class by the
+/// lease vocabulary (`classify::leases`) from the case's `call` rows. Files written before the
+/// classes had `stale_acks` (the superseded ones) and no `late_acks` or `unsure_acks`.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -187,7 +189,12 @@ pub struct TrackedFacts {
 pub struct AckCounts {
     pub acks: u32,
     pub unbound_acks: u32,
-    pub stale_acks: u32,
+    #[serde(alias = "stale_acks")]
+    pub superseded_acks: u32,
+    #[serde(default)]
+    pub late_acks: u32,
+    #[serde(default)]
+    pub unsure_acks: u32,
     pub failed_acks: u32,
     pub unknown_acks: u32,
 }

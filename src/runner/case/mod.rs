@@ -247,7 +247,7 @@ impl CaseRun {
                 None => self.case.expect.outcome.clone(),
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
-            acks: self.ledger.acks(),
+            acks: self.sqs.ack_facts(),
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
         };

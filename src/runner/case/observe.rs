@@ -124,7 +124,7 @@ async fn receive_call(
         sqs.masker_mut().add_handle(&handle);
         sqs.masker_mut().add_body(body);
         let label = ledger.place(&id, body);
-        let seq = ledger.deliver(&id, label.as_deref());
+        ledger.deliver(&id, label.as_deref());
         let md5_ok = m.md5_of_body().map(|md5| md5 == md5_hex(body));
         if md5_ok == Some(false) {
             integrity.push(format!(
@@ -173,7 +173,6 @@ async fn receive_call(
             handle,
             message_id: id,
             label: label.clone(),
-            seq,
         });
         received.push(ReceivedMsg { label, attributes });
     }
