@@ -534,7 +534,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_handle_cached_by_message_id_is_a_stale_ack() {
+    fn a_handle_cached_by_message_id_is_a_superseded_ack() {
         // Attempt 1's lease lapses, attempt 2 receives, the consumer deletes with attempt 1's.
         let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 1_000), delivery(1, 2, 1_500, 10_000)],

@@ -148,7 +148,7 @@ mod tests {
     }
 
     #[test]
-    fn redelivery_reconciles_even_after_a_stale_ack() {
+    fn redelivery_reconciles_even_after_a_superseded_ack() {
         assert_eq!(
             decide(Some(ObservedRedelivery), acks(1, 1, 0)),
             Some(Decision::Reconcile)
@@ -156,7 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stale_ack_without_redelivery_asks_for_repair() {
+    fn a_superseded_ack_without_redelivery_asks_for_repair() {
         assert_eq!(
             decide(Some(NoRedeliveryWithinWindow), acks(1, 1, 0)),
             Some(Decision::Repair)

@@ -59,8 +59,8 @@ pub enum Command {
     /// ownership tags, only runs older than --older-than (or the one --run-id names).
     Sweep(SweepArgs),
     /// Run your own consumer against the embedded emulator, with SQS's legal-but-rare
-    /// behaviour switched on, and judge every acknowledgement it makes (stale handles, deletes
-    /// before the commit, lapsed leases, duplicate commits).
+    /// behaviour switched on, and judge every acknowledgement it makes (superseded handles,
+    /// deletes before the commit, lapsed leases, duplicate commits).
     Audit(Box<AuditArgs>),
 }
 

@@ -2,7 +2,7 @@
 //! every mark a `<g data-kind=…>` whose `<title>` is its evidence row (shown on hover).
 //!
 //! Labels go in up to [`LABEL_ROWS`] rows under each lane's bars, most important first
-//! (findings, stale handles, redeliveries and the window, then leases, sleeps, steps, calls);
+//! (findings, handles used outside their lease, redeliveries and the window, then leases, sleeps, steps, calls);
 //! one that has no room is left out rather than drawn over another.
 
 use super::axis::{GridTick, Want, place, text_width, tick_label, ticks};
