@@ -212,7 +212,7 @@ mod tests {
         assert_eq!(page.matches("<rect class=\"lease\"").count(), 2);
         assert!(page.contains("<circle class=\"ack repair\""), "{page}");
         assert!(
-            page.contains("delete by attempt 1: superseded_handle_ack"),
+            page.contains("delete by attempt 1: stale_handle_ack"),
             "{page}"
         );
         assert!(!page.contains("<script>"), "escaped: {page}");

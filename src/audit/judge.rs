@@ -7,13 +7,14 @@
 //! makes of a suite's calls, on the emulator's exact clock) gives its finding and decision:
 //! - `invalid_handle` (`unknown_handle`, REPAIR): a handle the emulator never issued (a
 //!   MessageId, a made-up string) or no attempt of it;
-//! - `superseded_handle_ack` (`superseded`, REPAIR): the handle of an attempt that a newer
-//!   attempt had superseded — after its lease lapsed, was released, or ended by a delete and a
-//!   copy came back: the adapter that caches handles by MessageId (a duplicate copy delivered
-//!   while the lease held is not one: the original handle still names its copy);
-//! - `lease_expired_mid_handler` (`late`, HOLD): the attempt's acknowledgement came after its
-//!   lease had lapsed (heartbeats with its own handle extend it): another consumer may hold
-//!   it, the delete may not take;
+//! - `stale_handle_ack` (`other_attempt`, REPAIR): an older attempt's handle standing in for a
+//!   newer attempt that never used its own — whatever ended the older lease (a lapse, a delete
+//!   and a copy coming back, a duplicate copy): the adapter that caches handles by MessageId;
+//! - `lease_expired_mid_handler` (`late` or `superseded`, HOLD): the attempt's acknowledgement,
+//!   with its own handle, came after its lease had lapsed (heartbeats with its own handle
+//!   extend it), whether or not another attempt had received the message since: the delete
+//!   may not take, and the advice is the lease's (heartbeat, a longer visibility timeout, a
+//!   smaller prefetch), not a handle cache's;
 //! - `unplaced_ack` (`unsure`, HOLD): the times cannot place it (never on the emulator's
 //!   own clock; kept so that no class falls through as fine);
 //! - `ack_before_commit` (REPAIR): a delete before the ledger held the message's business key
@@ -41,7 +42,7 @@ use crate::evidence::format::Decision;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
-    SupersededHandleAck,
+    StaleHandleAck,
     AckBeforeCommit,
     LeaseExpiredMidHandler,
     DuplicateCommit,
@@ -54,7 +55,7 @@ pub enum FindingKind {
 impl FindingKind {
     /// Every kind, in the order reports list them.
     pub const ALL: [FindingKind; 8] = [
-        FindingKind::SupersededHandleAck,
+        FindingKind::StaleHandleAck,
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
         FindingKind::DuplicateCommit,
@@ -67,7 +68,7 @@ impl FindingKind {
     /// The snake_case name reports and `audit.json` use.
     pub fn as_str(self) -> &'static str {
         match self {
-            FindingKind::SupersededHandleAck => "superseded_handle_ack",
+            FindingKind::StaleHandleAck => "stale_handle_ack",
             FindingKind::AckBeforeCommit => "ack_before_commit",
             FindingKind::LeaseExpiredMidHandler => "lease_expired_mid_handler",
             FindingKind::DuplicateCommit => "duplicate_commit",
@@ -82,7 +83,8 @@ impl FindingKind {
     /// its lease, the class's own (`classify::leases::AckClass::decision`), as `run` decides.
     pub fn decision(self) -> Decision {
         let class = match self {
-            FindingKind::SupersededHandleAck => Some(AckClass::Superseded),
+            FindingKind::StaleHandleAck => Some(AckClass::OtherAttempt),
+            // `late` and `superseded` alike: the attempt's own handle after its lease.
             FindingKind::LeaseExpiredMidHandler => Some(AckClass::Late),
             FindingKind::UnplacedAck => Some(AckClass::Unsure),
             FindingKind::InvalidHandle => Some(AckClass::UnknownHandle),
@@ -96,7 +98,7 @@ impl FindingKind {
             FindingKind::NeverAcked => Decision::Hold,
             FindingKind::DuplicateCommit => Decision::Reconcile,
             // Each has its class above.
-            FindingKind::SupersededHandleAck
+            FindingKind::StaleHandleAck
             | FindingKind::InvalidHandle
             | FindingKind::LeaseExpiredMidHandler
             | FindingKind::UnplacedAck => Decision::Hold,
@@ -274,27 +276,51 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                 };
                 let since = judged.since.unwrap_or(0.0) as u64;
                 match judged.class {
-                    AckClass::Superseded => {
+                    AckClass::OtherAttempt => {
+                        // The newer attempt this acknowledgement stood in for: delivered
+                        // before it, and never acknowledged with its own handle.
+                        let acked = |nonce: u64| {
+                            log.acks
+                                .iter()
+                                .any(|f| f.ack.handle == Some((attempt.seq, nonce)))
+                        };
                         let newer = attempts
                             .iter()
-                            .position(|d| d.at_ms == since && d.nonce != attempt.nonce)
-                            .map_or(number + 1, |i| i as u32 + 1);
+                            .enumerate()
+                            .skip(number as usize)
+                            .find(|(_, d)| d.at_ms <= ack.at_ms && !acked(d.nonce))
+                            .map_or(number + 1, |(i, _)| i as u32 + 1);
                         findings.push(finding(
-                            FindingKind::SupersededHandleAck,
+                            FindingKind::StaleHandleAck,
                             format!(
                                 "a {} with attempt {number}'s handle after attempt {newer} had \
-                                 received the message: the handle was superseded (bind each \
-                                 acknowledgement to the attempt that received, not to the MessageId)",
+                                 received the message, and attempt {newer}'s own handle was never \
+                                 used: the acknowledgement stood in for attempt {newer} with \
+                                 another attempt's handle (bind each acknowledgement to the \
+                                 attempt that received, not to the MessageId)",
                                 op_name(ack.op)
                             ),
                         ));
                     }
+                    AckClass::Superseded => findings.push(finding(
+                        FindingKind::LeaseExpiredMidHandler,
+                        format!(
+                            "attempt {number}'s {} came after its lease ended and another attempt \
+                             had received the message ({} ms before): its own handle, no longer \
+                             the newest, and the acknowledgement may not take (extend the lease \
+                             while the handler runs: heartbeat, a longer visibility timeout or a \
+                             smaller prefetch)",
+                            op_name(ack.op),
+                            ack.at_ms.saturating_sub(since)
+                        ),
+                    )),
                     AckClass::Late => findings.push(finding(
                         FindingKind::LeaseExpiredMidHandler,
                         format!(
                             "attempt {number}'s {} came {} ms after its lease ended: the message was \
                              visible again, another consumer may hold it, and the acknowledgement may \
-                             not take (extend the lease while the handler runs)",
+                             not take (extend the lease while the handler runs: heartbeat, a longer \
+                             visibility timeout or a smaller prefetch)",
                             op_name(ack.op),
                             ack.at_ms.saturating_sub(since)
                         ),
@@ -529,12 +555,53 @@ pub(crate) mod tests {
         let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1), ("b-2", 1)])));
         assert!(a.clean, "{:?}", a.findings);
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Accept));
-        assert_eq!(a.counts["superseded_handle_ack"], 0);
+        assert_eq!(a.counts["stale_handle_ack"], 0);
         assert_eq!(a.counts.len(), 8);
     }
 
+    /// Each worker deletes with its own delivery's handle; the first worker's lease lapsed
+    /// under a long handler and a second worker took the message: the lease's finding (HOLD),
+    /// never the handle cache's REPAIR.
     #[test]
-    fn a_handle_cached_by_message_id_is_a_superseded_ack() {
+    fn an_own_handle_after_a_lapse_and_a_second_worker_is_a_lease_finding() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 1_000), delivery(1, 2, 1_500, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 2_000, Some(1)),
+                ack(AckOp::Delete, Some((1, 2)), 2_100, Some(1)),
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
+        assert_eq!(kinds(&a), [FindingKind::LeaseExpiredMidHandler]);
+        assert_eq!(a.acknowledgements[0].class, AckClass::Superseded);
+        assert_eq!(a.per_message[0].decision, Decision::Hold);
+    }
+
+    /// The playbook's adapter after a delete and a redelivery: the copy's delete goes out with
+    /// the first attempt's cached handle.
+    #[test]
+    fn a_cached_handle_after_a_delete_and_a_redelivery_is_a_stale_handle_ack() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), delivery(1, 2, 1_000, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 500, Some(1)),
+                ack(AckOp::Delete, Some((1, 1)), 1_500, Some(1)),
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1], &[1], Some(&[("b-1", 1)])));
+        assert!(
+            kinds(&a).contains(&FindingKind::StaleHandleAck),
+            "{:?}",
+            a.findings
+        );
+        assert_eq!(a.acknowledgements[1].class, AckClass::OtherAttempt);
+        assert_eq!(a.per_message[0].decision, Decision::Repair);
+    }
+
+    #[test]
+    fn a_handle_cached_by_message_id_is_a_stale_handle_ack() {
         // Attempt 1's lease lapses, attempt 2 receives, the consumer deletes with attempt 1's.
         let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 1_000), delivery(1, 2, 1_500, 10_000)],
@@ -542,7 +609,7 @@ pub(crate) mod tests {
             ..Log::default()
         });
         let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
-        assert_eq!(kinds(&a), [FindingKind::SupersededHandleAck]);
+        assert_eq!(kinds(&a), [FindingKind::StaleHandleAck]);
         assert_eq!(a.findings[0].attempt, Some(1));
         assert!(
             a.findings[0].detail.contains("after attempt 2"),
@@ -638,11 +705,12 @@ pub(crate) mod tests {
         use crate::evidence::fixtures::{call, received};
         use crate::evidence::format::Phase;
         use crate::suite::model::OutcomeClass;
-        // (lease, delete at, a newer attempt at): late, in the lease, superseded.
-        for (lease, delete_at, newer_at, class) in [
-            (1_000, 1_500, None, AckClass::Late),
-            (10_000, 1_500, None, AckClass::InLease),
-            (1_000, 2_000, Some(1_500), AckClass::Superseded),
+        // (lease, delete at, a newer attempt at, whether it deletes with its own handle).
+        for (lease, delete_at, newer_at, newer_acks, class) in [
+            (1_000, 1_500, None, false, AckClass::Late),
+            (10_000, 1_500, None, false, AckClass::InLease),
+            (1_000, 2_000, Some(1_500), true, AckClass::Superseded),
+            (1_000, 2_000, Some(1_500), false, AckClass::OtherAttempt),
         ] {
             let mut receive = call("c", Phase::Step, "ReceiveMessage", 100, 100);
             receive.lease_ms = Some(lease);
@@ -663,6 +731,12 @@ pub(crate) mod tests {
             );
             delete.handle_digest = Some("h1".into());
             rows.push(delete);
+            if newer_acks {
+                let at = 100 + delete_at + 100;
+                let mut own = call("c", Phase::Step, "DeleteMessage", at, at);
+                own.handle_digest = Some("h2".into());
+                rows.push(own);
+            }
             let refs: Vec<_> = rows.iter().collect();
             let run = decide(
                 Some(OutcomeClass::NoRedeliveryWithinWindow),
@@ -673,9 +747,13 @@ pub(crate) mod tests {
             if let Some(at) = newer_at {
                 deliveries.push(delivery(1, 2, at, 30_000));
             }
+            let mut acks = vec![ack(AckOp::Delete, Some((1, 1)), delete_at, Some(1))];
+            if newer_acks {
+                acks.push(ack(AckOp::Delete, Some((1, 2)), delete_at + 100, Some(1)));
+            }
             let log = keyed(Log {
                 deliveries,
-                acks: vec![ack(AckOp::Delete, Some((1, 1)), delete_at, Some(1))],
+                acks,
                 ..Log::default()
             });
             let audit = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));

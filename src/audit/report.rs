@@ -273,7 +273,7 @@ impl Rates {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
-    /// One line per kind: `superseded_handle_ack in 5 of 5 trials [47.8%, 100%]`.
+    /// One line per kind: `stale_handle_ack in 5 of 5 trials [47.8%, 100%]`.
     pub fn terminal(&self) -> String {
         let mut out = format!(
             "{} trials{}:\n",

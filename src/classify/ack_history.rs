@@ -138,7 +138,7 @@ pub fn epoch_ms(t: &str) -> Option<f64> {
 /// attempt sent it (a retry that took settles what an earlier attempt left unknown): bound
 /// to its attempt when a receive of the case issued its handle, else unbound (a handle the
 /// suite wrote). Its answer counts it refused or unknown; its class (of the same final
-/// attempt) counts it superseded, late or unsure.
+/// attempt) counts it as another attempt's, superseded, late or unsure.
 pub fn ack_facts(calls: &[&Call]) -> AckFacts {
     let history = CallHistory::of(calls, &epoch_ms);
     let reading = history.read(f64::INFINITY);
@@ -161,6 +161,7 @@ pub fn ack_facts(calls: &[&Call]) -> AckFacts {
                 facts.acks += 1;
                 match class {
                     AckClass::Superseded => facts.superseded_acks += 1,
+                    AckClass::OtherAttempt => facts.other_attempt_acks += 1,
                     AckClass::Late => facts.late_acks += 1,
                     AckClass::Unsure => facts.unsure_acks += 1,
                     _ => {}
@@ -275,6 +276,6 @@ mod tests {
             delete(1700, "literal"),
         ];
         let f = facts(&rows);
-        assert_eq!((f.acks, f.superseded_acks, f.unbound_acks), (1, 1, 1));
+        assert_eq!((f.acks, f.other_attempt_acks, f.unbound_acks), (1, 1, 1));
     }
 }

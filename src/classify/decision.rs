@@ -17,8 +17,11 @@ pub struct AckFacts {
     /// Deletes sent with a handle the suite wrote (`handle:`): acknowledgements all the same
     /// (their refusals and unknown answers count), but bound to no attempt.
     pub unbound_acks: u32,
-    /// Deletes whose handle a newer attempt had superseded (`superseded` in
-    /// `classify::leases`): not the most recent handle of the message.
+    /// Deletes standing in for a newer attempt with an older attempt's handle
+    /// (`other_attempt` in `classify::leases`): the newer attempt never used its own.
+    pub other_attempt_acks: u32,
+    /// Deletes with the attempt's own handle after a newer attempt had received the message
+    /// once the lease was over (`superseded`).
     pub superseded_acks: u32,
     /// Deletes with the attempt's own handle sent after its lease surely lapsed, no newer
     /// attempt before them (`late`).
@@ -37,11 +40,12 @@ pub struct AckFacts {
 ///
 /// 1. The observation was inconclusive → HOLD: we cannot say whether the work is done.
 /// 2. A message came back → RECONCILE: the work will run again; the business ledger decides.
-/// 3. An ack used a superseded handle → REPAIR: the adapter must bind deletes to attempts.
+/// 3. An ack used another attempt's handle → REPAIR: the adapter must bind deletes to
+///    attempts.
 /// 4. An ack was refused → HOLD: the delete did not take effect as claimed.
 /// 5. An ack got no definite answer → HOLD: nobody can say whether it took effect.
-/// 6. An ack came after its lease lapsed, or when the times cannot say → HOLD: it raced the
-///    queue (the class's own decision, `classify::leases::AckClass::decision`, the same one
+/// 6. An ack came after its lease lapsed (a newer attempt may have received the message
+///    since), or when the times cannot say → HOLD: it raced the queue (the class's own decision, `classify::leases::AckClass::decision`, the same one
 ///    `audit` gives it).
 /// 7. Otherwise → ACCEPT, only when an acknowledgement bound to its attempt (a delete with
 ///    the handle of a receive of the case) took effect. Without one — a message nobody
@@ -53,13 +57,13 @@ pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
         Some(OutcomeClass::ObservedRedelivery) => return Some(Decision::Reconcile),
         _ => {}
     }
-    if acks.superseded_acks > 0 {
-        return AckClass::Superseded.decision();
+    if acks.other_attempt_acks > 0 {
+        return AckClass::OtherAttempt.decision();
     }
     if acks.failed_acks > 0 || acks.unknown_acks > 0 {
         return Some(Decision::Hold);
     }
-    if acks.late_acks > 0 {
+    if acks.late_acks > 0 || acks.superseded_acks > 0 {
         return AckClass::Late.decision();
     }
     if acks.unsure_acks > 0 {
@@ -76,10 +80,10 @@ mod tests {
     use super::*;
     use OutcomeClass::*;
 
-    fn acks(acks: u32, superseded_acks: u32, failed_acks: u32) -> AckFacts {
+    fn acks(acks: u32, other_attempt_acks: u32, failed_acks: u32) -> AckFacts {
         AckFacts {
             acks,
-            superseded_acks,
+            other_attempt_acks,
             failed_acks,
             ..AckFacts::default()
         }
@@ -148,7 +152,7 @@ mod tests {
     }
 
     #[test]
-    fn redelivery_reconciles_even_after_a_superseded_ack() {
+    fn redelivery_reconciles_even_after_an_ack_with_another_attempts_handle() {
         assert_eq!(
             decide(Some(ObservedRedelivery), acks(1, 1, 0)),
             Some(Decision::Reconcile)
@@ -156,7 +160,7 @@ mod tests {
     }
 
     #[test]
-    fn a_superseded_ack_without_redelivery_asks_for_repair() {
+    fn an_ack_with_another_attempts_handle_without_redelivery_asks_for_repair() {
         assert_eq!(
             decide(Some(NoRedeliveryWithinWindow), acks(1, 1, 0)),
             Some(Decision::Repair)
@@ -185,6 +189,15 @@ mod tests {
         assert_eq!(
             decide(Some(ObservedRedelivery), late),
             Some(Decision::Reconcile)
+        );
+        let superseded = AckFacts {
+            acks: 1,
+            superseded_acks: 1,
+            ..AckFacts::default()
+        };
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), superseded),
+            Some(Decision::Hold)
         );
     }
 

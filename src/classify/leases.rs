@@ -16,8 +16,15 @@
 //!   the gap (the queue had made it visible again: the Developer Guide's visibility timeout
 //!   page);
 //! - `superseded`: a newer attempt had received the message (after this lease was over)
-//!   before the use was sent: the handle is no longer the most recent one, and AWS says a
-//!   delete with it "succeeds, but the message might not be deleted" (API_DeleteMessage);
+//!   before the use was sent, and that attempt used its own handle too: the handle is no
+//!   longer the most recent one ("If you use an old ReceiptHandle, the request will succeed,
+//!   but the message might not be deleted": API_DeleteMessage), and it was this attempt's own,
+//!   used late: the lease's story, as `late` is;
+//! - `other_attempt`: as `superseded` or `after_end`, but a newer attempt that had received the
+//!   message before the use never used its own handle anywhere in the history: the use stands
+//!   in for that attempt's acknowledgement with another attempt's handle (the adapter that
+//!   caches handles by MessageId), whatever ended the older lease (a lapse, a delete and a
+//!   copy coming back, a duplicate copy);
 //! - `after_end`: the lease had already ended by this handle's own delete or release, and no
 //!   newer attempt exists: a repeat, harmless;
 //! - `unknown_handle`: no attempt in the history issued the handle (a MessageId, a made-up
@@ -119,6 +126,7 @@ pub enum AckClass {
     InLease,
     Late,
     Superseded,
+    OtherAttempt,
     AfterEnd,
     UnknownHandle,
     Unsure,
@@ -134,16 +142,17 @@ impl AckClass {
     /// alike; `None` when the class itself asks for nothing (the answer and the queue's
     /// outcome still decide).
     ///
-    /// - `superseded` → REPAIR: the acknowledgement is not bound to the attempt that holds
+    /// - `other_attempt` → REPAIR: the acknowledgement is not bound to the attempt that holds
     ///   the message; the adapter must bind each delete to its own attempt's handle.
-    /// - `late`, `unsure` → HOLD: whether the delete took is the queue's race, not the
-    ///   consumer's doing; extend the lease while the handler runs.
+    /// - `late`, `superseded`, `unsure` → HOLD: the attempt's own handle, used once its lease
+    ///   was over (or maybe over): whether the delete took is the queue's race, not the
+    ///   consumer's claim to make; extend the lease while the handler runs.
     /// - `unknown_handle` → REPAIR: a handle no receive issued deletes nothing.
     pub fn decision(self) -> Option<Decision> {
         match self {
             AckClass::InLease | AckClass::AfterEnd => None,
-            AckClass::Late | AckClass::Unsure => Some(Decision::Hold),
-            AckClass::Superseded | AckClass::UnknownHandle => Some(Decision::Repair),
+            AckClass::Late | AckClass::Superseded | AckClass::Unsure => Some(Decision::Hold),
+            AckClass::OtherAttempt | AckClass::UnknownHandle => Some(Decision::Repair),
         }
     }
 }
@@ -357,6 +366,30 @@ pub fn read(deliveries: &[Delivery<'_>], uses: &[HandleUse<'_>], horizon: f64) -
             end: end_kind,
         });
     }
+    // A newer attempt whose own handle is never used, delivered before a use of an older
+    // handle once that older lease was over: the use stands in for it.
+    let used: Vec<bool> = deliveries
+        .iter()
+        .map(|d| uses.iter().any(|u| u.handle == Some(d.handle)))
+        .collect();
+    for (u, j) in judged.iter_mut().enumerate() {
+        let Some(i) = j.delivery else { continue };
+        if !matches!(j.class, AckClass::Superseded | AckClass::AfterEnd) {
+            continue;
+        }
+        let d = &deliveries[i];
+        let stands_in = deliveries.iter().enumerate().any(|(k, n)| {
+            k != i
+                && !used[k]
+                && n.message == d.message
+                && n.handle != d.handle
+                && (n.at.from > d.at.from || k > i)
+                && n.at.to <= uses[u].at.from
+        });
+        if stands_in {
+            j.class = AckClass::OtherAttempt;
+        }
+    }
     Reading {
         leases,
         uses: judged,
@@ -430,14 +463,31 @@ mod tests {
         assert_eq!(AckClass::Late.decision(), Some(Decision::Hold));
     }
 
+    /// A second worker received the message once A's lease lapsed, and each deleted with its
+    /// own handle: A's delete is its own, late — the lease's story (HOLD), not a handle cache.
     #[test]
     fn a_newer_attempt_after_the_lapse_supersedes_the_handle() {
         let d = [got("m", "a", 0.0, 1000), got("m", "b", 1500.0, 30_000)];
-        let r = read(&d, &[delete("a", 1600.0)], 5000.0);
-        assert_eq!(classes(&r), [AckClass::Superseded]);
+        let r = read(&d, &[delete("a", 1600.0), delete("b", 1700.0)], 5000.0);
+        assert_eq!(classes(&r), [AckClass::Superseded, AckClass::InLease]);
         assert_eq!(r.uses[0].since, Some(1500.0));
         assert_eq!(r.leases[0].end, LeaseEnd::Lapsed(1000.0));
+        assert_eq!(r.leases[1].end, LeaseEnd::Deleted(1700.0));
+        assert_eq!(AckClass::Superseded.decision(), Some(Decision::Hold));
+    }
+
+    /// B never used its own handle: A's handle stood in for B's acknowledgement.
+    #[test]
+    fn a_handle_used_for_a_newer_attempt_that_never_used_its_own_is_another_attempts() {
+        let d = [got("m", "a", 0.0, 1000), got("m", "b", 1500.0, 30_000)];
+        let r = read(&d, &[delete("a", 1600.0)], 5000.0);
+        assert_eq!(classes(&r), [AckClass::OtherAttempt]);
         assert_eq!(r.leases[1].end, LeaseEnd::Held);
+        assert_eq!(AckClass::OtherAttempt.decision(), Some(Decision::Repair));
+        // A duplicate copy delivered inside A's lease, acknowledged with A's handle again.
+        let d = [got("m", "a", 0.0, 1000), got("m", "b", 300.0, 1000)];
+        let r = read(&d, &[delete("a", 500.0), delete("a", 600.0)], 5000.0);
+        assert_eq!(classes(&r), [AckClass::InLease, AckClass::OtherAttempt]);
     }
 
     /// A copy delivered while the lease surely held is SQS's duplicate, not a supersession.
@@ -454,7 +504,7 @@ mod tests {
     fn an_old_handle_used_after_a_delete_and_a_redelivery_is_superseded() {
         let d = [got("m", "a", 0.0, 1000), got("m", "b", 800.0, 1000)];
         let r = read(&d, &[delete("a", 500.0), delete("a", 900.0)], 5000.0);
-        assert_eq!(classes(&r), [AckClass::InLease, AckClass::Superseded]);
+        assert_eq!(classes(&r), [AckClass::InLease, AckClass::OtherAttempt]);
         assert_eq!(r.leases[0].end, LeaseEnd::Deleted(500.0));
     }
 
@@ -547,8 +597,19 @@ mod tests {
     #[test]
     fn a_release_then_a_new_attempt_supersedes_the_old_handle() {
         let d = [got("m", "a", 0.0, 30_000), got("m", "b", 600.0, 30_000)];
-        let r = read(&d, &[change("a", 500.0, 0), delete("a", 700.0)], 5000.0);
-        assert_eq!(classes(&r), [AckClass::InLease, AckClass::Superseded]);
+        let r = read(
+            &d,
+            &[
+                change("a", 500.0, 0),
+                delete("a", 700.0),
+                delete("b", 800.0),
+            ],
+            5000.0,
+        );
+        assert_eq!(
+            classes(&r),
+            [AckClass::InLease, AckClass::Superseded, AckClass::InLease]
+        );
         assert_eq!(r.leases[0].end, LeaseEnd::Released(500.0));
     }
 
@@ -568,6 +629,7 @@ mod tests {
                 "in_lease",
                 "late",
                 "superseded",
+                "other_attempt",
                 "after_end",
                 "unknown_handle",
                 "unsure"

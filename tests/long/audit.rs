@@ -88,12 +88,7 @@ fn kinds(audit: &serde_json::Value) -> Vec<(String, String)> {
 fn every_faulty_adapter_is_flagged_with_its_finding_and_decision() {
     let out = tempfile::tempdir().unwrap();
     for (example, extra, kind, decision) in [
-        (
-            "by_message_id.py",
-            &[][..],
-            "superseded_handle_ack",
-            "REPAIR",
-        ),
+        ("by_message_id.py", &[][..], "stale_handle_ack", "REPAIR"),
         (
             "delete_before_work.py",
             &[][..],
@@ -314,7 +309,7 @@ fn the_stale_handle_finding_names_the_attempts() {
     let (code, said, audit) = audit("by_message_id.py", &[], out.path(), "stale-attempts");
     assert_eq!(code, 4, "{said}");
     let first = &audit["findings"][0];
-    assert_eq!(first["kind"], "superseded_handle_ack");
+    assert_eq!(first["kind"], "stale_handle_ack");
     assert_eq!(first["attempt"], 1);
     assert!(
         first["detail"]
@@ -489,7 +484,7 @@ fn the_rust_and_javascript_consumers_are_judged_alike() {
     assert!(
         kinds(&audit)
             .iter()
-            .any(|(k, d)| k == "superseded_handle_ack" && d == "REPAIR"),
+            .any(|(k, d)| k == "stale_handle_ack" && d == "REPAIR"),
         "{said}"
     );
 }
@@ -515,16 +510,13 @@ fn trials_report_each_finding_kind_as_a_rate() {
     }
     let rates = read_json(&dir.join("trials.json"));
     assert_eq!(rates["trials"], 3);
-    assert_eq!(rates["kinds"]["superseded_handle_ack"]["found"], 3);
+    assert_eq!(rates["kinds"]["stale_handle_ack"]["found"], 3);
     assert_eq!(rates["kinds"]["ack_before_commit"]["found"], 0);
     let [lo, hi] = [0, 1].map(|i| {
-        rates["kinds"]["superseded_handle_ack"]["interval"][i]
+        rates["kinds"]["stale_handle_ack"]["interval"][i]
             .as_f64()
             .unwrap()
     });
     assert!(lo > 0.25 && hi == 1.0, "{rates}");
-    assert!(
-        said.contains("superseded_handle_ack in 3 of 3 trials"),
-        "{said}"
-    );
+    assert!(said.contains("stale_handle_ack in 3 of 3 trials"), "{said}");
 }

@@ -2,7 +2,7 @@
 the first time it sees a message (a transient error: no delete, so the lease runs out and SQS
 delivers the message again); the retry does the work and deletes, but with the handle it
 cached on the first attempt — superseded by the redelivery. `sqsprobe audit` reports
-superseded_handle_ack (REPAIR) for each message.
+stale_handle_ack (REPAIR) for each message.
 """
 
 import _adapter as q

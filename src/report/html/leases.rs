@@ -2,9 +2,9 @@
 //! judge makes (`classify::leases` over `classify::ack_history`): each delivery's lease from
 //! the receive's answer, moved by the visibility changes that took, capped where it ended
 //! (deleted, released, lapsed, superseded) or running on past the axis (held); and every use
-//! of a handle the reading did not place in its lease (`late`, `superseded`, `unsure`), marked
-//! with that class. The report draws what the checker decided; it does not read the calls a
-//! second way.
+//! of a handle the reading did not place in its lease (`late`, `superseded`, `other_attempt`,
+//! `unsure`), marked with that class. The report draws what the checker decided; it does not
+//! read the calls a second way.
 
 use super::super::wording::format_ms;
 use super::marks::{Mark, MarkKind, Part, Shape, bar, cap, lane_name, outcome};
@@ -120,7 +120,7 @@ pub(super) fn leases<'a>(
             }
             if !matches!(
                 judged.class,
-                AckClass::Late | AckClass::Superseded | AckClass::Unsure
+                AckClass::Late | AckClass::Superseded | AckClass::OtherAttempt | AckClass::Unsure
             ) {
                 continue;
             }

@@ -14,7 +14,7 @@
 //! [`super::leases`]): each message a receive returned is leased from the receive's answer for
 //! its `lease_ms`, ended or moved by the calls with its handle that took, superseded by a newer
 //! attempt once it was over. A call that used a handle outside its lease is marked with the
-//! class the judge gave it (`late`, `superseded`, `unsure`).
+//! class the judge gave it (`late`, `superseded`, `other_attempt`, `unsure`).
 
 use super::super::wording::format_ms;
 use super::leases::leases;
@@ -758,7 +758,7 @@ mod tests {
             .unwrap();
         // B had received the message since: the judge's class for A's delete, drawn as is.
         assert!(delete.class.contains("outside"));
-        assert!(delete.data.contains(&("ack", "superseded".to_string())));
+        assert!(delete.data.contains(&("ack", "other_attempt".to_string())));
         let harness = p.lanes.iter().find(|l| l.name == "harness").unwrap();
         assert_eq!(
             harness.marks[0].class, "call harness",
