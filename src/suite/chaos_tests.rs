@@ -513,8 +513,9 @@ fn decisions_are_expected_by_name_and_hold_only_of_an_injected_fault() {
     );
     assert_eq!(
         err(OBSERVE, "HOLD"),
-        "11:17: a case expects `HOLD` only of a fault it injects: HOLD is what not knowing \
-         decides (add the fault (`faults:`, a step's `fault:`, a `deny` step), or expect an outcome)"
+        "11:17: a case expects `HOLD` only of a fault it injects or of an acknowledgement after \
+         its lease: HOLD is what not knowing decides (add the fault (`faults:`, a step's \
+         `fault:`, a `deny` step) or the `sleep` that lets the lease lapse, or expect an outcome)"
     );
     assert!(err(&faulty, "[]").contains("the list of allowed decisions is empty"));
 }
