@@ -599,9 +599,11 @@ pub struct SweepArgs {
 #[command(
     after_help = "The consumer gets AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_SQS, AWS_REGION, test \
                   credentials, SQSPROBE_QUEUE_URL and SQSPROBE_LEDGER (a file to append one line \
-                  per business key it commits). Exit codes: 0 clean, 4 findings, 5 could not \
-                  conclude, 3 the consumer could not start or the emulator failed, 1 bad \
-                  command line. docs/audit.md walks through it."
+                  per business key it commits; without it the work is not checked and the \
+                  audit is never clean). Exit codes: 0 clean (no finding, the work checked), \
+                  4 findings, 5 could not conclude or could not check the work, 3 the consumer \
+                  could not start or the emulator failed, 1 bad command line. docs/audit.md \
+                  walks through it."
 )]
 pub struct AuditArgs {
     /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, body

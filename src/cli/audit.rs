@@ -126,19 +126,23 @@ fn load_plan(args: &AuditArgs) -> Result<Plan, i32> {
     })
 }
 
-/// The exit code of the audits: 4 when one found something definite (or ended judged and not
-/// clean), else 5 when one could not conclude, else 0.
+/// The exit code of the audits: 4 when one found something definite (or ended judged with a
+/// finding), else 5 when one could not conclude or could not see the work (no ledger), else 0:
+/// never a clean exit without proof of work.
 fn exit(done: &[(crate::audit::Audit, Ended)]) -> i32 {
     let definite = done.iter().any(|(audit, ended)| {
         audit
             .findings
             .iter()
             .any(|f| f.kind != crate::audit::FindingKind::NeverAcked)
-            || (ended.concluded && !audit.clean)
+            || (ended.concluded && !audit.findings.is_empty())
     });
     if definite {
         exit_code::EXPECTATION_FAILED
-    } else if done.iter().any(|(_, ended)| !ended.concluded) {
+    } else if done
+        .iter()
+        .any(|(audit, ended)| !ended.concluded || !audit.clean)
+    {
         exit_code::INCONCLUSIVE
     } else {
         exit_code::OK
