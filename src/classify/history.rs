@@ -50,7 +50,8 @@ pub struct CaseSample {
 }
 
 /// The target a run measured: `aws`, `endpoint <url>`, or `embedded` — with the emulator's
-/// `--chaos` spec when it had one, since chaos changes what is measured. A `--target aws` run
+/// `--chaos` settings when it had them, since chaos changes what is measured (its seed does
+/// not: runs of other seeds are more trials of the same target, as runs of another `--seed`). A `--target aws` run
 /// the environment redirected is `aws redirected to <url>`: never pooled with AWS.
 pub fn target_label(start: &RunStart) -> String {
     if let Some(url) = crate::sqs::endpoint::redirected_to(&start.target, start.endpoint.as_deref())
@@ -63,7 +64,9 @@ pub fn target_label(start: &RunStart) -> String {
         &start.emulator_chaos,
     ) {
         ("endpoint", Some(url), _) => format!("endpoint {url}"),
-        ("embedded", _, Some(chaos)) => format!("embedded --chaos {chaos}"),
+        ("embedded", _, Some(chaos)) => {
+            format!("embedded --chaos {}", crate::chaos::settings_of(chaos))
+        }
         (target, _, _) => target.to_string(),
     }
 }

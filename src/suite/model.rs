@@ -61,7 +61,7 @@ pub struct Case {
     pub faults: Vec<Fault>,
     /// `emulator_chaos:` the embedded emulator's chaos for this case's queues only, in the
     /// `--chaos` grammar without the server-wide settings, canonical form
-    /// (`redeliver-after-delete=1,seed=0`). Applied only when the target is the embedded
+    /// (`redeliver-after-delete=1`; its seed, if it names one, last). Applied only when the target is the embedded
     /// emulator; elsewhere the case runs without it, so its expectation must allow both.
     pub emulator_chaos: Option<String>,
     /// `area:` (else the suite's): the area of the matrix's scores this case counts in.
