@@ -35,6 +35,12 @@ impl Range {
         (self.min..=self.max).contains(&value)
     }
 
+    /// The AWS page's name (`API_ReceiveMessage`), as messages cite it.
+    pub fn page(&self) -> &'static str {
+        let file = self.source.rsplit('/').next().unwrap_or(self.source);
+        file.strip_suffix(".html").unwrap_or(file)
+    }
+
     /// `VisibilityTimeout: 0 to 43200 seconds`.
     pub fn describe(&self) -> String {
         let unit = match self.unit {
@@ -207,4 +213,27 @@ pub const ALL: &[&Range] = &[
 /// wrote; it only keeps a value computed at run time from wrapping around.
 pub fn wire_seconds(d: std::time::Duration) -> i32 {
     i32::try_from(d.as_secs()).unwrap_or(i32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/suite-format.md's table of the numbers SQS takes names every range as stated here.
+    #[test]
+    fn the_suite_format_lists_every_range() {
+        let page = include_str!("../../docs/suite-format.md");
+        for r in ALL {
+            let span = format!("{} to {}", r.min, r.max);
+            assert!(
+                page.lines().any(|l| l.starts_with('|')
+                    && l.contains(&format!("`{}`", r.name))
+                    && l.contains(&span)
+                    && l.contains(r.page())),
+                "docs/suite-format.md has no row for {} ({span}, {})",
+                r.name,
+                r.page()
+            );
+        }
+    }
 }

@@ -137,9 +137,9 @@ fn check(
     r.error_hint(
         node,
         format!(
-            "{what} is {shown}, outside what SQS accepts ({}; {})",
+            "{what} is {shown}, outside what SQS accepts ({}, {})",
             range.describe(),
-            range.source
+            range.page()
         ),
         hint,
     );
