@@ -64,7 +64,7 @@ pub fn target_label(start: &RunStart) -> String {
         &start.emulator_chaos,
     ) {
         ("endpoint", Some(url), _) => format!("endpoint {url}"),
-        ("embedded", _, Some(chaos)) => {
+        ("embedded", _, Some(chaos)) if !crate::chaos::settings_of(chaos).is_empty() => {
             format!("embedded --chaos {}", crate::chaos::settings_of(chaos))
         }
         (target, _, _) => target.to_string(),
@@ -389,6 +389,25 @@ mod tests {
         );
         start.target = "endpoint".into();
         assert_eq!(target_label(&start), "endpoint http://127.0.0.1:9324");
+    }
+
+    /// Chaos settings make another target; their seed does not (nightly runs without a
+    /// `seed=` each record their own), as `--seed` does not.
+    #[test]
+    fn embedded_runs_are_grouped_by_chaos_settings_not_seed() {
+        let crate::evidence::Record::RunStart(mut start) =
+            crate::evidence::fixtures::run_start(&["c"])
+        else {
+            panic!("not a run_start")
+        };
+        start.target = "embedded".into();
+        start.endpoint = None;
+        start.emulator_chaos = Some("reorder=0.5,seed=7".into());
+        assert_eq!(target_label(&start), "embedded --chaos reorder=0.5");
+        start.emulator_chaos = Some("reorder=0.5,seed=8".into());
+        assert_eq!(target_label(&start), "embedded --chaos reorder=0.5");
+        start.emulator_chaos = Some("seed=8".into());
+        assert_eq!(target_label(&start), "embedded");
     }
 
     #[test]
