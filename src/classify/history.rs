@@ -50,7 +50,8 @@ pub struct CaseSample {
 }
 
 /// The target a run measured: `aws`, `endpoint <url>`, or `embedded` — with the emulator's
-/// `--chaos` spec when it had one, since chaos changes what is measured. A `--target aws` run
+/// `--chaos` settings when it had them, since chaos changes what is measured (its seed does
+/// not: runs of other seeds are more trials of the same target, as runs of another `--seed`). A `--target aws` run
 /// the environment redirected is `aws redirected to <url>`: never pooled with AWS.
 pub fn target_label(start: &RunStart) -> String {
     if let Some(url) = crate::sqs::endpoint::redirected_to(&start.target, start.endpoint.as_deref())
@@ -63,7 +64,9 @@ pub fn target_label(start: &RunStart) -> String {
         &start.emulator_chaos,
     ) {
         ("endpoint", Some(url), _) => format!("endpoint {url}"),
-        ("embedded", _, Some(chaos)) => format!("embedded --chaos {chaos}"),
+        ("embedded", _, Some(chaos)) if !crate::chaos::settings_of(chaos).is_empty() => {
+            format!("embedded --chaos {}", crate::chaos::settings_of(chaos))
+        }
         (target, _, _) => target.to_string(),
     }
 }
@@ -386,6 +389,25 @@ mod tests {
         );
         start.target = "endpoint".into();
         assert_eq!(target_label(&start), "endpoint http://127.0.0.1:9324");
+    }
+
+    /// Chaos settings make another target; their seed does not (nightly runs without a
+    /// `seed=` each record their own), as `--seed` does not.
+    #[test]
+    fn embedded_runs_are_grouped_by_chaos_settings_not_seed() {
+        let crate::evidence::Record::RunStart(mut start) =
+            crate::evidence::fixtures::run_start(&["c"])
+        else {
+            panic!("not a run_start")
+        };
+        start.target = "embedded".into();
+        start.endpoint = None;
+        start.emulator_chaos = Some("reorder=0.5,seed=7".into());
+        assert_eq!(target_label(&start), "embedded --chaos reorder=0.5");
+        start.emulator_chaos = Some("reorder=0.5,seed=8".into());
+        assert_eq!(target_label(&start), "embedded --chaos reorder=0.5");
+        start.emulator_chaos = Some("seed=8".into());
+        assert_eq!(target_label(&start), "embedded");
     }
 
     #[test]

@@ -224,7 +224,8 @@ pub struct RunArgs {
     /// Chaos for the embedded emulator only, e.g. `stale-delete-keeps=1,seed=7`: opt-in
     /// legal-but-rare behaviours AWS documents (stale-delete-keeps, redeliver-after-delete,
     /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Recorded
-    /// in run_start.
+    /// in run_start with the seed it drew from: its own `seed=`, which is then also the run's
+    /// seed unless `--seed` is given (the spec alone repeats the run), else the run's seed.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos, help_heading = "Target")]
     pub chaos: Option<crate::emulator::Chaos>,
 
@@ -263,9 +264,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000), help_heading = "Execution")]
     pub trials: Option<u32>,
 
-    /// Seed for everything random in the run (which calls a `probability:` fault hits): the same
-    /// seed and suite inject the same faults. Default: drawn at random, always recorded in
-    /// `run_start.seed` so a run can be repeated.
+    /// Seed for everything random in the run (which calls a `probability:` fault hits, the
+    /// emulator's chaos dice): the same seed and suite inject the same faults. Default: the
+    /// `--chaos` spec's `seed=`, else drawn at random; always recorded in `run_start.seed` so a
+    /// run can be repeated.
     #[arg(
         long,
         env = "SQSPROBE_SEED",

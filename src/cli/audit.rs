@@ -73,7 +73,7 @@ pub async fn run(args: AuditArgs) -> i32 {
         };
     }
     // Trials: each a fresh emulator, queue and consumer, seeded seed, seed + 1, ...
-    let base = args.seed.or(args.chaos.map(|c| c.seed)).unwrap_or(0);
+    let base = args.seed.or(args.chaos.and_then(|c| c.seed)).unwrap_or(0);
     let mut done = Vec::new();
     for k in 0..args.trials {
         let seed = base + u64::from(k);
@@ -182,9 +182,8 @@ async fn audit_once(
         }
     }
     let mut chaos = args.chaos.unwrap_or_default();
-    if let Some(seed) = seed {
-        chaos.seed = seed;
-    }
+    // The seed used is always recorded: `--seed`, else the spec's, else 0.
+    chaos.seed = Some(seed.or(chaos.seed).unwrap_or(0));
     recorder.write_row("audit_start", &start_row(args, plan, run_id, &chaos));
     let config = EmulatorConfig {
         chaos,

@@ -212,7 +212,7 @@ fn every_chaos_case_passes_on_the_embedded_emulator_with_its_playbook_decision()
     });
     assert_eq!(
         chaos_start,
-        Some(Some("redeliver-after-delete=1,seed=0".to_string()))
+        Some(Some("redeliver-after-delete=1".to_string()))
     );
 
     // The stale-handle delete as a rate: 0 of 15 is under the 25% bound.
