@@ -79,7 +79,7 @@ fn group(g: &Group, history: &History) -> String {
     }
     for s in &g.set_aside {
         out.push_str(&format!(
-            "  set aside: {} (seed {}, the same dice as {}: one draw, pooled once as {})\n",
+            "  set aside: {} (seed {} again in {}: the same dice, one draw, pooled once as {})\n",
             terminal(&s.run_id),
             s.seed,
             terminal(&s.pooled_as),
@@ -134,7 +134,7 @@ pub fn comparison(c: &Comparison, family: usize, alpha: f64) -> String {
         (Reading::NoChange, false) => "no change".to_string(),
     };
     let [low, high] = c.p_range;
-    let p = if low == high {
+    let p = if !unknown {
         format!("p = {}", p_value(high))
     } else {
         format!(
@@ -144,7 +144,7 @@ pub fn comparison(c: &Comparison, family: usize, alpha: f64) -> String {
         )
     };
     let below = if c.changed { "<" } else { "≥" };
-    let held = match (family > 1, low == high) {
+    let held = match (family > 1, !unknown) {
         (true, true) => format!(
             "; after Holm over {family} comparisons {} {below} {alpha}",
             p_value(c.p_adjusted)
@@ -264,7 +264,7 @@ mod tests {
         ]));
         assert!(
             text.contains(
-                "  set aside: r1 (seed 7, the same dice as r3: one draw, pooled once as r3)\n"
+                "  set aside: r1 (seed 7 again in r3: the same dice, one draw, pooled once as r3)\n"
             ),
             "{text}"
         );

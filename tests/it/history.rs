@@ -216,7 +216,7 @@ fn nights_sharing_a_seed_are_one_draw() {
     );
     assert!(text.stdout.contains("  set aside: "), "{}", text.stdout);
     assert!(
-        text.stdout.contains("(seed 11, the same dice as "),
+        text.stdout.contains(" (seed 11 again in "),
         "{}",
         text.stdout
     );
