@@ -98,17 +98,37 @@ pub fn parts(start: &RunStart) -> Vec<String> {
     }
 }
 
-/// The multi-trial cases of one run. A run without `run_start` (it is how runs are told apart)
-/// gives none.
-pub fn samples(view: &RunView<'_>, dir: &str) -> Vec<CaseSample> {
+/// The multi-trial cases of one run, and for each case whose trials do not add up (the
+/// format's own rule: one `per_trial` entry per started trial, counts summing to `n`) its id
+/// and what is wrong: a damaged record, never pooled, since its counts could be anything. A
+/// run without `run_start` (it is how runs are told apart) gives none.
+pub fn samples(view: &RunView<'_>, dir: &str) -> (Vec<CaseSample>, Vec<(String, String)>) {
     let Some(start) = view.start else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let interrupted = view.interrupted();
-    view.cases
+    let mut damaged = Vec::new();
+    let cases = view
+        .cases
         .iter()
         .filter_map(|c| {
             let trials = c.end?.trials.as_ref()?;
+            let summed: u64 = trials.counts.values().map(|k| u64::from(*k)).sum();
+            let listed = trials.per_trial.len();
+            if summed != u64::from(trials.n)
+                || u32::try_from(listed) != Ok(trials.n)
+                || trials.conclusive > trials.n
+            {
+                damaged.push((
+                    c.id.to_string(),
+                    format!(
+                        "its trials do not add up (n {}, {listed} listed, counts summing to \
+                         {summed}, {} conclusive)",
+                        trials.n, trials.conclusive
+                    ),
+                ));
+                return None;
+            }
             // A class the case's rate bounds has an interval even at 0: keep it, at 0.
             let mut counts = trials.counts.clone();
             for class in trials.intervals.keys() {
@@ -126,12 +146,13 @@ pub fn samples(view: &RunView<'_>, dir: &str) -> Vec<CaseSample> {
                 n: trials.n,
                 conclusive: trials.conclusive,
                 // Files written before `unknown` existed: every trial not conclusive.
-                unknown: trials.n.saturating_sub(trials.conclusive),
+                unknown: trials.n - trials.conclusive,
                 counts,
                 cut: interrupted || trials.n < planned,
             })
         })
-        .collect()
+        .collect();
+    (cases, damaged)
 }
 
 /// One run's share of a group.
@@ -508,6 +529,33 @@ mod tests {
         );
         start.target = "endpoint".into();
         assert_eq!(target_label(&start), "endpoint http://127.0.0.1:9324");
+    }
+
+    /// A case whose trials do not add up is named and never pooled: its counts could be
+    /// anything (a count of billions would make every comparison crawl).
+    #[test]
+    fn a_case_whose_trials_do_not_add_up_is_not_pooled() {
+        use crate::evidence::Record;
+        let mut records = crate::evidence::fixtures::trials_run();
+        let view = RunView::new(&records);
+        let (cases, damaged) = samples(&view, "runs/a");
+        assert_eq!((cases.len(), damaged.len()), (1, 0));
+        assert_eq!((cases[0].n, cases[0].unknown), (3, 0));
+        for r in &mut records {
+            if let Record::CaseEnd(end) = r
+                && let Some(t) = end.trials.as_mut()
+            {
+                t.n = 3_000_000_000;
+            }
+        }
+        let view = RunView::new(&records);
+        let (cases, damaged) = samples(&view, "runs/a");
+        assert!(cases.is_empty());
+        assert_eq!(damaged.len(), 1);
+        assert_eq!(
+            damaged[0].1,
+            "its trials do not add up (n 3000000000, 3 listed, counts summing to 3, 3 conclusive)"
+        );
     }
 
     #[test]
