@@ -7,6 +7,11 @@
 //! at most as likely as the one observed (the rule R's `fisher.test` uses, with the same
 //! relative tolerance of 10⁻⁷ for ties). Exact, so it holds for the small counts trials give,
 //! where a χ² approximation does not.
+//!
+//! Trials whose outcome is unknown leave a range of tables, one for each way they could have
+//! fallen: [`p_range`] gives the smallest and largest p over all of them, and a change is one
+//! only when even the largest is small. A history makes many comparisons at once; [`holm`]
+//! holds them to [`ALPHA`] together.
 
 use std::sync::OnceLock;
 
@@ -16,17 +21,15 @@ use super::rate::{Sample, ln_gamma};
 /// comparisons one history makes (see [`holm`]).
 pub const ALPHA: f64 = 0.01;
 
-/// ln k! for k below 2¹⁶, summed once (512 KiB): a search over many tables reads the same
-/// small factorials millions of times. Larger counts are computed when asked.
+/// ln k! for k below 2¹⁶, computed once (512 KiB): a search over many tables reads the same
+/// small factorials millions of times. Each entry from ln Γ itself rather than a running sum of
+/// logarithms, whose rounding would grow with k up to the size of the tie tolerance. Larger
+/// counts are computed when asked.
 fn ln_factorial(k: u64) -> f64 {
     static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
-        let mut sum = 0.0;
-        std::iter::once(0.0)
-            .chain((1..1u32 << 16).map(|k| {
-                sum += f64::from(k).ln();
-                sum
-            }))
+        (0..1u32 << 16)
+            .map(|k| ln_gamma(f64::from(k) + 1.0))
             .collect()
     });
     match usize::try_from(k).ok().and_then(|i| table.get(i)) {
