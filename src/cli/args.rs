@@ -42,8 +42,10 @@ pub enum Command {
     /// Build the conformance matrix (cases × targets) from several run folders.
     Matrix(MatrixArgs),
     /// Pool the multi-trial cases of several run folders (nightly runs) per case, target and
-    /// region: counts, 95% intervals, and a flag when the newest run's rate is inconsistent
-    /// with the runs before it (Fisher's exact test, two-sided, p < 0.01).
+    /// region: counts, 95% intervals, and a flag when the newest run's rate changed from the
+    /// runs before it whatever its unknown trials were (Fisher's exact test, two-sided, over
+    /// every way the unknown trials could have fallen; p < 0.01 over all comparisons, Holm).
+    /// Runs sharing a seed on the same target are one draw, pooled once.
     History(HistoryArgs),
     /// Re-judge a run folder from its evidence.jsonl alone: every case's verdict, decision and
     /// intervals, and the run's exit code, derived again from the recorded facts and compared
@@ -508,7 +510,9 @@ pub struct HistoryArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Exit 4 when a newest run's rate is inconsistent with the runs before it.
+    /// Exit 4 when a newest run's rate changed from the runs before it: Fisher's exact test
+    /// below 0.01 for every way the unknown trials could have fallen, α held over every
+    /// comparison of the history (Holm). A change the unknown trials can explain is not one.
     #[arg(long)]
     pub fail_on_change: bool,
 }
