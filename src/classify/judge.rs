@@ -606,7 +606,7 @@ mod tests {
             Some(WindowEnd::Cut(CutReason::Stopped(StopReason::Interrupted)))
         );
         assert_eq!(
-            j.window_end.as_ref().map(WindowEnd::label),
+            j.window_end.as_ref().map(|e| e.label().as_str()),
             Some("interrupted")
         );
         assert_eq!(j.verdict, Verdict::Inconclusive);

@@ -9,6 +9,7 @@
 //! A message seen for the first time is not a redelivery: it is `delivered`, a label of its
 //! own, so a delay or dead-letter check can expect it without calling it a redelivery.
 
+use crate::evidence::format::WindowEnded;
 use crate::suite::model::OutcomeClass;
 
 use super::stop::StopReason;
@@ -37,11 +38,11 @@ pub enum CutReason {
 }
 
 impl CutReason {
-    /// A short machine-friendly label for evidence (`budget_exhausted`, `deadline`, ...).
-    pub fn label(&self) -> &'static str {
+    /// Its label in evidence (`budget_exhausted`, `deadline`, ...).
+    pub fn label(&self) -> WindowEnded {
         match self {
-            CutReason::ReceiveFailed(_) => "receive_failed",
-            CutReason::BudgetExhausted { .. } => "budget_exhausted",
+            CutReason::ReceiveFailed(_) => WindowEnded::ReceiveFailed,
+            CutReason::BudgetExhausted { .. } => WindowEnded::BudgetExhausted,
             CutReason::Stopped(stop) => stop.label(),
         }
     }
@@ -61,10 +62,10 @@ impl CutReason {
 
 impl WindowEnd {
     /// The `ended` field of the evidence window.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> WindowEnded {
         match self {
-            WindowEnd::Completed => "completed",
-            WindowEnd::AllSeen => "all_seen",
+            WindowEnd::Completed => WindowEnded::Completed,
+            WindowEnd::AllSeen => WindowEnded::AllSeen,
             WindowEnd::Cut(reason) => reason.label(),
         }
     }
@@ -365,15 +366,17 @@ mod tests {
             assert!(why.unwrap().contains(&reason.describe()));
         }
         assert_eq!(
-            CutReason::Stopped(StopReason::Deadline("1m".into())).label(),
+            CutReason::Stopped(StopReason::Deadline("1m".into()))
+                .label()
+                .as_str(),
             "deadline"
         );
         assert_eq!(
-            CutReason::Stopped(StopReason::Interrupted).label(),
+            CutReason::Stopped(StopReason::Interrupted).label().as_str(),
             "interrupted"
         );
         assert_eq!(
-            CutReason::BudgetExhausted { used: 3 }.label(),
+            CutReason::BudgetExhausted { used: 3 }.label().as_str(),
             "budget_exhausted"
         );
     }

@@ -114,6 +114,11 @@ fn end_of(end: &WindowEndFacts) -> Result<WindowEnd, String> {
     })
 }
 
+/// The kind of a step's check, as `step.check` and the `facts` record write it.
+pub fn check_kind(check: &Check) -> CheckKind {
+    check_facts(check).0
+}
+
 fn check_facts(check: &Check) -> (CheckKind, Vec<String>) {
     match check {
         Check::Pass => (CheckKind::Pass, Vec::new()),

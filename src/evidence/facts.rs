@@ -45,8 +45,19 @@ pub struct CaseFactsRecord {
 }
 
 /// A step's own check, as the judge reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum CheckKind {
     Pass,
     /// A definite answer differed from the suite's expectation.
@@ -58,14 +69,9 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
-    /// The snake_case name, as written.
+    /// The snake_case name, as written: `pass`, `fail`, `inconclusive` or `error`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            CheckKind::Pass => "pass",
-            CheckKind::Fail => "fail",
-            CheckKind::Inconclusive => "inconclusive",
-            CheckKind::Error => "error",
-        }
+        self.into()
     }
 }
 

@@ -160,7 +160,7 @@ fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
     assert_eq!(end.verdict, Verdict::Inconclusive, "{}", end.reason);
     assert_eq!(end.classification.as_deref(), Some("inconclusive"));
     let window = end.window.as_ref().unwrap();
-    assert_eq!(window.ended, "completed");
+    assert_eq!(window.ended.as_str(), "completed");
     assert!(window.unknown_receives >= 1, "{window:?}");
     assert!(
         end.outcomes[0]

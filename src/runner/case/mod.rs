@@ -204,13 +204,7 @@ impl CaseRun {
                 keyword: step.action.keyword().to_string(),
                 started_at: rfc3339(step_started),
                 ended_at: rfc3339(self.sqs.ctx().clock.now()),
-                check: match &check {
-                    Check::Pass => "pass",
-                    Check::Fail(_) => "fail",
-                    Check::Inconclusive(_) => "inconclusive",
-                    Check::Error(_) => "error",
-                }
-                .to_string(),
+                check: classify::recorded::check_kind(&check),
                 trial: self.sqs.trial(),
             }));
             let passed = check == Check::Pass;
@@ -295,8 +289,8 @@ impl CaseRun {
             ended: judged
                 .window_end
                 .as_ref()
-                .map(|e| e.label().to_string())
-                .unwrap_or_default(),
+                .map(|e| e.label())
+                .unwrap_or(crate::evidence::format::WindowEnded::Unknown),
             unknown_receives: w.unknown_receives,
         });
         let findings = judged
