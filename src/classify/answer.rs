@@ -85,8 +85,15 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 Check::Pass
             };
         }
-        if !expected_this && err.kind != FailureKind::Response {
-            return match err.kind {
+        // A refusal the case's own fault answered (an injected `AccessDenied`) is the
+        // experiment's definite refusal, like any injected 4xx: judged against the step's
+        // expectation, never taken for the run's credentials.
+        let kind = match &err.kind {
+            FailureKind::Refused if err.injected.is_some() => FailureKind::Response,
+            kind => kind.clone(),
+        };
+        if !expected_this && kind != FailureKind::Response {
+            return match kind {
                 FailureKind::Refused => Check::Error(format!(
                     "the target refused this run's credentials or permissions: {} — nothing \
                      about SQS was judged",
@@ -588,6 +595,47 @@ mod tests {
             ..StepExpect::default()
         };
         assert_eq!(check_step(&expect, &obs), Check::Pass);
+    }
+
+    /// A refusal the case's own fault injected is the case's experiment: judged like any
+    /// definite refusal, never "the target refused this run's credentials".
+    #[test]
+    fn an_injected_access_denied_is_judged_never_a_harness_error() {
+        for scope in ["case", "step"] {
+            let mut e = err(FailureKind::Refused, "AccessDenied");
+            e.status = Some(403);
+            e.injected = Some(crate::evidence::format::FaultEvidence {
+                kind: "error".into(),
+                scope: scope.into(),
+                delay_ms: None,
+                status: Some(403),
+                code: Some("AccessDenied".into()),
+            });
+            let obs = Observed {
+                error: Some(&e),
+                status: Some(403),
+                ..Observed::default()
+            };
+            let expect = StepExpect {
+                error: Some("AccessDenied".into()),
+                ..StepExpect::default()
+            };
+            assert_eq!(check_step(&expect, &obs), Check::Pass, "{scope}");
+            let unexpected = check_step(&StepExpect::default(), &obs);
+            assert!(
+                !matches!(unexpected, Check::Error(_)),
+                "{scope}: {unexpected:?}"
+            );
+            if scope == "case" {
+                match unexpected {
+                    Check::Fail(f) => assert!(
+                        f[0].contains("expected success, got AccessDenied (403)"),
+                        "{f:?}"
+                    ),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
     }
 
     #[test]
