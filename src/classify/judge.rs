@@ -218,6 +218,9 @@ pub struct CaseFacts {
     pub setup_error: Option<String>,
     /// Every step that ran, in order, with its check.
     pub steps: Vec<StepResult>,
+    /// How many steps the case has: those past the last that ran never ran, and their
+    /// expectations were never checked (0: not recorded, read as every step ran).
+    pub steps_planned: usize,
     /// What stopped the case from outside its steps, if anything.
     pub stopped: Option<StopReason>,
     /// The case's last observation window, if an observe step started.
@@ -248,6 +251,29 @@ pub struct Judgement {
     /// One sentence: the first finding, or what held.
     pub reason: String,
     pub findings: Vec<Finding>,
+    /// The expectations the case could not check besides its observation's class: a step's
+    /// doubt (the observe step's own `outcome:` included), a decision it could not settle,
+    /// steps that never ran. A trial's class is pooled with the other trials'
+    /// (`super::trials::pool`) and its doubt accounted for there; nothing pools these, so a
+    /// trial with any leaves its case unknown.
+    pub unchecked: Vec<String>,
+}
+
+impl Judgement {
+    /// The judgement of a trial whose task failed before it could judge itself: an error,
+    /// with nothing observed.
+    pub fn task_failed(reason: String) -> Judgement {
+        Judgement {
+            verdict: Verdict::Error,
+            class: None,
+            window_end: None,
+            messages: Vec::new(),
+            decision: None,
+            reason,
+            findings: Vec::new(),
+            unchecked: Vec::new(),
+        }
+    }
 }
 
 /// Whether a doubt in the case's last window is what the case expects: it allows `HOLD`,
@@ -295,9 +321,13 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     let expected_doubt = doubt_is_expected(facts);
     let mut held_doubt = None;
     let mut window_step_checked = false;
+    let mut unchecked = Vec::new();
     for step in &facts.steps {
         let prefix = format!("step {} ({})", step.index + 1, step.keyword);
         let is_window = facts.window.as_ref().is_some_and(|w| w.step == step.index);
+        // The observe step's doubt is its window's class, which trials pool; an `outcome:` of
+        // the step's own is an expectation like any other step's.
+        let class_doubt = is_window && facts.window.as_ref().is_some_and(|w| !w.expects_outcome);
         if is_window {
             window_step_checked = step.check != Check::Pass;
         }
@@ -314,6 +344,9 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             }
             Check::Inconclusive(why) => {
                 v.inconclusive = true;
+                if !class_doubt {
+                    unchecked.push(format!("{prefix}: {why}"));
+                }
                 findings.push(answered(step, format!("{prefix}: {why}")));
             }
             Check::Error(why) => {
@@ -321,6 +354,10 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
                 findings.push(answered(step, format!("{prefix}: {why}")));
             }
         }
+    }
+    let ran = facts.steps.len();
+    if facts.setup_error.is_none() && facts.steps_planned > ran {
+        unchecked.push(never_ran(ran, facts.steps_planned));
     }
     if let Some(stop) = &facts.stopped {
         match stop.verdict() {
@@ -375,26 +412,38 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
 
     let class = judged.as_ref().and_then(|j| j.class);
     let decision = decide(class, facts.acks);
+    let wanted = |allowed: &[Decision]| {
+        allowed
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    if let Some(allowed) = &facts.expect_decision
+        && !v.failed
+        && !v.errored
+        && v.inconclusive
+    {
+        unchecked.push(format!(
+            "expected decision {}: not checked, the case is already undecided",
+            wanted(allowed)
+        ));
+    }
     if let Some(allowed) = &facts.expect_decision
         && !v.failed
         && !v.errored
         && !v.inconclusive
     {
-        let wanted = allowed
-            .iter()
-            .map(|d| d.as_str())
-            .collect::<Vec<_>>()
-            .join(" or ");
+        let wanted = wanted(allowed);
         match decision {
             Some(d) if allowed.contains(&d) => {}
             // A doubt is never a failure: the class may yet be one the case allows.
             _ if class == Some(OutcomeClass::Inconclusive) => {
                 v.inconclusive = true;
-                findings.push(finding(
-                    None,
-                    facts.line,
-                    format!("expected decision {wanted}, but the observation is inconclusive"),
-                ));
+                let why =
+                    format!("expected decision {wanted}, but the observation is inconclusive");
+                unchecked.push(why.clone());
+                findings.push(finding(None, facts.line, why));
             }
             Some(d) => {
                 v.failed = true;
@@ -438,11 +487,9 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             .clone()
             .map(|why| format!(" (the doubt came from elsewhere: {why})"))
             .unwrap_or_default();
-        findings.push(finding(
-            None,
-            facts.line,
-            format!("the case expects HOLD of its fault, but its fault did not fire{from}"),
-        ));
+        let why = format!("the case expects HOLD of its fault, but its fault did not fire{from}");
+        unchecked.push(why.clone());
+        findings.push(finding(None, facts.line, why));
     }
     let reason = match (findings.first(), &held_doubt) {
         (Some(f), _) => f.message.clone(),
@@ -462,6 +509,16 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         decision,
         reason,
         findings,
+        unchecked,
+    }
+}
+
+/// The steps past the `ran` that ran, of `planned`, as one unchecked expectation.
+fn never_ran(ran: usize, planned: usize) -> String {
+    if planned == ran + 1 {
+        format!("step {planned} never ran")
+    } else {
+        format!("steps {} to {planned} never ran", ran + 1)
     }
 }
 

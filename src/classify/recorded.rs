@@ -196,6 +196,7 @@ pub fn record_from_facts(
                 }
             })
             .collect(),
+        steps_planned: facts.steps_planned,
         stopped: facts.stopped.as_ref().map(|s| {
             let mut f = stop_facts(s);
             f.detail = f.detail.as_deref().map(mask);
@@ -319,6 +320,7 @@ pub fn facts_from_record(
         line: record.line,
         setup_error: record.setup_error.clone(),
         steps,
+        steps_planned: record.steps_planned,
         stopped: record.stopped.as_ref().map(stop_of).transpose()?,
         window,
         expect_outcome,

@@ -31,6 +31,10 @@ pub struct CaseFactsRecord {
     pub setup_error: Option<String>,
     /// Every step that ran, in order.
     pub steps: Vec<StepFacts>,
+    /// How many steps the case has: those past the last that ran never ran. Absent (0) in
+    /// files written before it was recorded, read as every step ran.
+    #[serde(default)]
+    pub steps_planned: usize,
     /// What stopped the case from outside its steps.
     pub stopped: Option<StopFacts>,
     /// The case's last observation window, if an observe step started.

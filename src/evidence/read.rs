@@ -237,6 +237,7 @@ mod tests {
                 line: 3,
                 setup_error: None,
                 steps: Vec::new(),
+                steps_planned: 0,
                 stopped: None,
                 window: None,
                 acks: AckCounts::default(),

@@ -239,6 +239,7 @@ impl CaseRun {
             line: self.case.pos.line,
             setup_error: self.record.setup_error.clone(),
             steps: self.record.results.clone(),
+            steps_planned: self.case.steps.len(),
             stopped: self.record.stopped.clone(),
             window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
