@@ -497,6 +497,7 @@ mod tests {
             sender_fault: Some(true),
             message: None,
             injected: None,
+            denied: false,
         }
     }
 
@@ -1028,6 +1029,7 @@ mod tests {
                 status: Some(400),
                 code: Some("ThrottlingException".into()),
             }),
+            denied: false,
         };
         let obs = Observed {
             error: Some(&injected),

@@ -41,9 +41,18 @@ pub struct CallError {
     /// The kind of the fault sqsprobe injected into the final attempt, when it did: the
     /// answer (or its absence) is then the suite's own doing.
     pub injected: Option<FaultEvidence>,
+    /// A `deny` of the case refused it (an `AccessDenied` to a denied action on its queue):
+    /// the suite's own doing too.
+    pub denied: bool,
 }
 
 impl CallError {
+    /// Whether the case's own fault made this answer: a fault injected into the final attempt
+    /// that changes answers (every kind but latency), or a `deny`.
+    pub fn case_made(&self) -> bool {
+        self.denied || self.injected.as_ref().is_some_and(|f| f.kind != "latency")
+    }
+
     /// `Code (400): message`, for findings.
     pub fn describe(&self) -> String {
         crate::sqs::errors::describe_failure(
@@ -93,6 +102,7 @@ mod tests {
             sender_fault: Some(true),
             message: Some("m".into()),
             injected: None,
+            denied: false,
         }
     }
 

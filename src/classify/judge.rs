@@ -58,6 +58,8 @@ pub struct WindowFacts {
     pub end: Option<WindowEnd>,
     /// Receive attempts in the window without a definite answer, hidden retries included.
     pub unknown_receives: u32,
+    /// Of `unknown_receives`, those whose answer a fault of the case took.
+    pub faulted_receives: u32,
     /// Polls of the window made with WaitTimeSeconds 0 (`wait: 0s`): silence over them is no
     /// evidence.
     pub short_polls: u32,
@@ -91,6 +93,8 @@ pub struct JudgedMessage {
     pub class: OutcomeClass,
     /// Why, for `inconclusive`.
     pub reason: Option<String>,
+    /// The case's own fault made its doubt (see [`outcome::Doubt`]).
+    pub doubt_faulted: bool,
     pub sightings: u32,
 }
 
@@ -113,13 +117,15 @@ pub fn judge_window(window: &WindowFacts, stop: Option<&StopReason>) -> WindowJu
                 unknown_receives: window.unknown_receives,
                 short_polls: window.short_polls,
                 untracked_sightings: window.untracked_sightings,
+                faulted_receives: window.faulted_receives,
             };
-            let (class, reason) = outcome::classify(m, &end, &watch);
+            let (class, doubt) = outcome::classify_doubt(m, &end, &watch);
             JudgedMessage {
                 label: m.label.clone(),
                 message_id: m.message_id.clone(),
                 class,
-                reason,
+                doubt_faulted: doubt.as_ref().is_some_and(|d| d.faulted),
+                reason: doubt.map(|d| d.why),
                 sightings: m.sightings,
             }
         })
@@ -233,9 +239,12 @@ pub struct CaseFacts {
     /// Harness errors while tearing down (a queue that could not be deleted).
     pub teardown_errors: Vec<String>,
     /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,
-    /// error, reset or lost answer, a `deny` that denied): an expected HOLD needs one, or the
-    /// doubt came from elsewhere.
+    /// error, reset or lost answer, a `deny` that denied).
     pub faults_fired: u32,
+    /// Of the acknowledgements refused or left without a definite answer (`acks.failed_acks`,
+    /// `acks.unknown_acks`), those whose answer the case's own fault made: an expected HOLD
+    /// the acknowledgements decided is credited to the fault only when one is.
+    pub faulted_acks: u32,
 }
 
 /// The judge's answer for one case.
@@ -468,12 +477,22 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             }
         }
     }
-    // HOLD is what the case expects of its own fault: a HOLD it accepted when no fault of its
-    // fired came from elsewhere (the target throttling, a lost answer), and proves nothing
-    // about the fault.
+    // HOLD is what the case expects of its own fault: a HOLD whose doubt came from elsewhere
+    // (the target throttling, a lost answer, a fault that fired on an unrelated call) proves
+    // nothing about the fault. The doubt that decided it is the window's when the window is
+    // undecided (the decision's first rule), else the acknowledgements'.
     let holds = held_doubt.is_some() || decision == Some(Decision::Hold);
+    let credited = if class == Some(OutcomeClass::Inconclusive) {
+        judged.as_ref().is_some_and(|j| {
+            j.messages
+                .iter()
+                .any(|m| m.class == OutcomeClass::Inconclusive && m.doubt_faulted)
+        })
+    } else {
+        facts.faulted_acks > 0
+    };
     if holds
-        && facts.faults_fired == 0
+        && !credited
         && facts
             .expect_decision
             .as_ref()
@@ -483,11 +502,21 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         && !v.inconclusive
     {
         v.inconclusive = true;
-        let from = held_doubt
-            .clone()
-            .map(|why| format!(" (the doubt came from elsewhere: {why})"))
-            .unwrap_or_default();
-        let why = format!("the case expects HOLD of its fault, but its fault did not fire{from}");
+        let from = match (&held_doubt, class) {
+            (Some(why), _) => format!(" (the doubt came from elsewhere: {why})"),
+            (None, Some(OutcomeClass::Inconclusive)) => {
+                " (the doubt came from elsewhere: the observation is inconclusive)".to_string()
+            }
+            (None, _) => " (the doubt came from elsewhere: an acknowledgement the target \
+                           refused or left unanswered)"
+                .to_string(),
+        };
+        let fault = if facts.faults_fired == 0 {
+            "its fault did not fire"
+        } else {
+            "its fault did not make the doubt that holds"
+        };
+        let why = format!("the case expects HOLD of its fault, but {fault}{from}");
         unchecked.push(why.clone());
         findings.push(finding(None, facts.line, why));
     }
@@ -538,6 +567,8 @@ mod tests {
             sightings,
             unknown_receives_before: 0,
             copies_unknown: false,
+            send_faulted: false,
+            faulted_receives_before: 0,
         }
     }
 
@@ -551,6 +582,7 @@ mod tests {
             receive_budget: 20,
             end,
             unknown_receives: 0,
+            faulted_receives: 0,
             short_polls: 0,
             untracked_sightings: 0,
             tracked,
@@ -794,6 +826,7 @@ mod tests {
     fn doubtful(end: WindowEnd) -> CaseFacts {
         let mut w = window(vec![tracked("m1", 1, 0)], Some(end));
         w.unknown_receives = 1;
+        w.faulted_receives = 1;
         let check = check_window(&w, None);
         CaseFacts {
             line: 2,
@@ -811,6 +844,9 @@ mod tests {
     fn a_hold_whose_fault_never_fired_is_inconclusive() {
         let mut facts = doubtful(WindowEnd::Completed);
         facts.faults_fired = 0;
+        if let Some(w) = facts.window.as_mut() {
+            w.faulted_receives = 0;
+        }
         let j = judge(&facts);
         assert_eq!(j.decision, Some(Decision::Hold));
         assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
@@ -828,7 +864,80 @@ mod tests {
         acked.expect_decision = Some(vec![Decision::Hold]);
         assert_eq!(judge(&acked).verdict, Verdict::Inconclusive);
         acked.faults_fired = 1;
+        acked.faulted_acks = 1;
         assert_eq!(judge(&acked).verdict, Verdict::Pass);
+    }
+
+    /// An expected HOLD is credited to the fault that made the doubt, never to one that fired
+    /// on an unrelated call while the doubt came from elsewhere.
+    #[test]
+    fn a_hold_is_credited_only_to_the_fault_that_made_its_doubt() {
+        // The window's doubt: a poll the target throttled, while the case's fault hit another
+        // call (its answer changed, so the fault fired).
+        let mut facts = doubtful(WindowEnd::Completed);
+        if let Some(w) = facts.window.as_mut() {
+            w.faulted_receives = 0;
+        }
+        let j = judge(&facts);
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
+        assert!(
+            j.reason
+                .contains("its fault did not make the doubt that holds"),
+            "{}",
+            j.reason
+        );
+        // A fault on an earlier receive that left the message's silence in doubt is credited.
+        if let Some(w) = facts.window.as_mut() {
+            w.unknown_receives = 0;
+            w.tracked[0].unknown_receives_before = 1;
+            w.tracked[0].faulted_receives_before = 1;
+            facts.steps[1].check = check_window(w, None);
+        }
+        assert_eq!(judge(&facts).verdict, Verdict::Pass);
+        // A send whose answer the case's fault lost is credited; one the target lost is not.
+        let mut lost_send = doubtful(WindowEnd::Completed);
+        if let Some(w) = lost_send.window.as_mut() {
+            w.unknown_receives = 0;
+            w.faulted_receives = 0;
+            w.tracked[0].send = SendState::Unknown("no response".into());
+            lost_send.steps[1].check = check_window(w, None);
+        }
+        assert_eq!(judge(&lost_send).verdict, Verdict::Inconclusive);
+        if let Some(w) = lost_send.window.as_mut() {
+            w.tracked[0].send_faulted = true;
+        }
+        assert_eq!(judge(&lost_send).verdict, Verdict::Pass);
+        // The acknowledgements' doubt: a delete the target left unanswered, while the case's
+        // fault fired on something else.
+        let mut acked = case(window(
+            vec![tracked("m1", 1, 0)],
+            Some(WindowEnd::Completed),
+        ));
+        acked.acks = AckFacts {
+            acks: 1,
+            unknown_acks: 1,
+            ..AckFacts::default()
+        };
+        acked.expect_decision = Some(vec![Decision::Hold]);
+        acked.faults_fired = 1;
+        let j = judge(&acked);
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
+        assert!(
+            j.reason
+                .contains("an acknowledgement the target refused or left unanswered"),
+            "{}",
+            j.reason
+        );
+        // A window the case's fault left undecided decides HOLD before the acknowledgements:
+        // a faulted ack does not vouch for a window the target left in doubt.
+        let mut both = doubtful(WindowEnd::Completed);
+        if let Some(w) = both.window.as_mut() {
+            w.faulted_receives = 0;
+        }
+        both.acks = acked.acks;
+        both.faulted_acks = 1;
+        assert_eq!(judge(&both).verdict, Verdict::Inconclusive);
     }
 
     #[test]
@@ -894,6 +1003,7 @@ mod tests {
         );
         facts.expect_decision = Some(vec![Decision::Hold, Decision::Reconcile]);
         facts.faults_fired = 1;
+        facts.faulted_acks = 1;
         assert_eq!(judge(&facts).verdict, Verdict::Pass);
 
         let nothing = CaseFacts {

@@ -101,6 +101,11 @@ pub struct TrackedMessage {
     /// An attempt of its send got no definite answer, and a retry then took it: the queue may
     /// hold more copies than the one whose MessageId the case knows.
     pub copies_unknown: bool,
+    /// Its send's refusal or missing answer was the case's own doing: a fault it injected into
+    /// the send's final attempt, or its `deny`.
+    pub send_faulted: bool,
+    /// Of `unknown_receives_before`, the receives whose answer a fault of the case took.
+    pub faulted_receives_before: u32,
 }
 
 /// How well a window was watched: what could have hidden a message from it.
@@ -115,6 +120,18 @@ pub struct Watch {
     /// Messages the window saw that are none of the case's (no MessageId, no business key it
     /// knows): one may be an unknown copy of a tracked message.
     pub untracked_sightings: u32,
+    /// Of `unknown_receives`, the ones whose answer a fault of the case took.
+    pub faulted_receives: u32,
+}
+
+/// Why a message's class is `inconclusive`, and whether the case's own fault made that doubt:
+/// an expected `HOLD` is credited only to the fault that produced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Doubt {
+    pub why: String,
+    /// The doubt needs nothing but what the case's faults did: a send or receive whose answer
+    /// one of them took would leave it on its own.
+    pub faulted: bool,
 }
 
 /// Classifies one tracked message; the reason is set for `inconclusive`.
@@ -128,19 +145,36 @@ pub fn classify(
     end: &WindowEnd,
     watch: &Watch,
 ) -> (OutcomeClass, Option<String>) {
+    let (class, doubt) = classify_doubt(m, end, watch);
+    (class, doubt.map(|d| d.why))
+}
+
+/// [`classify`], with whether the case's own fault made the doubt.
+pub fn classify_doubt(
+    m: &TrackedMessage,
+    end: &WindowEnd,
+    watch: &Watch,
+) -> (OutcomeClass, Option<Doubt>) {
     let window_unknown_receives = watch.unknown_receives;
+    let faulted_receives = m.faulted_receives_before > 0 || watch.faulted_receives > 0;
     let label = &m.label;
     match &m.send {
         SendState::Sent => {}
         SendState::Refused(why) => {
-            return inconclusive(format!(
-                "{label} was never sent (its send was refused: {why}), so silence about it proves nothing"
-            ));
+            return doubt(
+                m.send_faulted,
+                format!(
+                    "{label} was never sent (its send was refused: {why}), so silence about it proves nothing"
+                ),
+            );
         }
         SendState::Unknown(why) => {
-            return inconclusive(format!(
-                "{label}'s send got no definite answer ({why}): it may not be on the queue"
-            ));
+            return doubt(
+                m.send_faulted,
+                format!(
+                    "{label}'s send got no definite answer ({why}): it may not be on the queue"
+                ),
+            );
         }
         SendState::NotSent => {
             return inconclusive(format!("{label} was not sent before the observation"));
@@ -151,12 +185,15 @@ pub fn classify(
             return (OutcomeClass::ObservedRedelivery, None);
         }
         if m.unknown_receives_before > 0 {
-            return inconclusive(format!(
-                "{label} was first seen after {} receive{} whose answer was lost: it may have \
+            return doubt(
+                m.faulted_receives_before > 0,
+                format!(
+                    "{label} was first seen after {} receive{} whose answer was lost: it may have \
                  been delivered unseen, so this sighting may be a redelivery",
-                m.unknown_receives_before,
-                plural(m.unknown_receives_before)
-            ));
+                    m.unknown_receives_before,
+                    plural(m.unknown_receives_before)
+                ),
+            );
         }
         return (OutcomeClass::Delivered, None);
     }
@@ -189,12 +226,15 @@ pub fn classify(
             plural(watch.short_polls)
         )),
         WindowEnd::Completed if unknown == 0 => (OutcomeClass::NoRedeliveryWithinWindow, None),
-        WindowEnd::Completed => inconclusive(format!(
-            "{unknown} receive{} of the case got no definite answer ({window_unknown_receives} in \
-             the window): one may have leased {label} unseen or missed it, so silence proves \
-             nothing",
-            plural(unknown)
-        )),
+        WindowEnd::Completed => doubt(
+            faulted_receives,
+            format!(
+                "{unknown} receive{} of the case got no definite answer ({window_unknown_receives} \
+                 in the window): one may have leased {label} unseen or missed it, so silence \
+                 proves nothing",
+                plural(unknown)
+            ),
+        ),
         // AllSeen with zero sightings cannot happen for this message; treat it as not proven.
         WindowEnd::AllSeen => inconclusive("the window ended before it was watched".to_string()),
         WindowEnd::Cut(reason) => inconclusive(format!(
@@ -204,8 +244,13 @@ pub fn classify(
     }
 }
 
-fn inconclusive(reason: String) -> (OutcomeClass, Option<String>) {
-    (OutcomeClass::Inconclusive, Some(reason))
+/// A doubt nothing the case's faults did would make on its own.
+fn inconclusive(why: String) -> (OutcomeClass, Option<Doubt>) {
+    doubt(false, why)
+}
+
+fn doubt(faulted: bool, why: String) -> (OutcomeClass, Option<Doubt>) {
+    (OutcomeClass::Inconclusive, Some(Doubt { why, faulted }))
 }
 
 fn plural(n: u32) -> &'static str {
@@ -288,6 +333,8 @@ mod tests {
             sightings,
             unknown_receives_before: 0,
             copies_unknown: false,
+            send_faulted: false,
+            faulted_receives_before: 0,
         }
     }
 

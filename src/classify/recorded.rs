@@ -218,6 +218,7 @@ pub fn record_from_facts(
                 f
             }),
             unknown_receives: w.unknown_receives,
+            faulted_receives: w.faulted_receives,
             short_polls: w.short_polls,
             untracked_sightings: w.untracked_sightings,
             tracked: w
@@ -234,6 +235,8 @@ pub fn record_from_facts(
                         sightings: t.sightings,
                         unknown_receives_before: t.unknown_receives_before,
                         copies_unknown: t.copies_unknown,
+                        send_faulted: t.send_faulted,
+                        faulted_receives_before: t.faulted_receives_before,
                     }
                 })
                 .collect(),
@@ -249,6 +252,7 @@ pub fn record_from_facts(
         },
         teardown_errors: masked(&facts.teardown_errors),
         faults_fired: facts.faults_fired,
+        faulted_acks: facts.faulted_acks,
     }
 }
 
@@ -285,6 +289,7 @@ pub fn facts_from_record(
             receive_budget: w.receive_budget,
             end: w.end.as_ref().map(end_of).transpose()?,
             unknown_receives: w.unknown_receives,
+            faulted_receives: w.faulted_receives,
             short_polls: w.short_polls,
             untracked_sightings: w.untracked_sightings,
             tracked: w
@@ -299,6 +304,8 @@ pub fn facts_from_record(
                         sightings: t.sightings,
                         unknown_receives_before: t.unknown_receives_before,
                         copies_unknown: t.copies_unknown,
+                        send_faulted: t.send_faulted,
+                        faulted_receives_before: t.faulted_receives_before,
                     })
                 })
                 .collect::<Result<Vec<_>, String>>()?,
@@ -334,6 +341,7 @@ pub fn facts_from_record(
         },
         teardown_errors: record.teardown_errors.clone(),
         faults_fired: record.faults_fired,
+        faulted_acks: record.faulted_acks,
     })
 }
 

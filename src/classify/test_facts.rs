@@ -15,6 +15,8 @@ pub fn tracked(label: &str, deliveries_before: u32, sightings: u32) -> TrackedMe
         sightings,
         unknown_receives_before: 0,
         copies_unknown: false,
+        send_faulted: false,
+        faulted_receives_before: 0,
     }
 }
 
@@ -29,6 +31,7 @@ pub fn window(step: usize, tracked: Vec<TrackedMessage>, end: WindowEnd) -> Wind
         receive_budget: 20,
         end: Some(end),
         unknown_receives: 0,
+        faulted_receives: 0,
         short_polls: 0,
         untracked_sightings: 0,
         tracked,

@@ -46,6 +46,11 @@ pub struct CaseFactsRecord {
     /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,
     /// error, reset or lost answer, a `deny` that denied).
     pub faults_fired: u32,
+    /// Of the acknowledgements refused or unanswered (`acks.failed_acks`, `acks.unknown_acks`),
+    /// those whose answer the case's own fault made. Absent (0) in files written before it was
+    /// recorded.
+    #[serde(default)]
+    pub faulted_acks: u32,
 }
 
 /// A step's own check, as the judge reads it.
@@ -150,6 +155,9 @@ pub struct WindowFactsRecord {
     /// Absent while still open: a stop cut the case in the middle of it.
     pub end: Option<WindowEndFacts>,
     pub unknown_receives: u32,
+    /// Of `unknown_receives`, those whose answer a fault of the case took (absent: 0).
+    #[serde(default)]
+    pub faulted_receives: u32,
     pub short_polls: u32,
     pub untracked_sightings: u32,
     pub tracked: Vec<TrackedFacts>,
@@ -181,6 +189,12 @@ pub struct TrackedFacts {
     pub sightings: u32,
     pub unknown_receives_before: u32,
     pub copies_unknown: bool,
+    /// Its send's refusal or missing answer was the case's own fault's doing (absent: false).
+    #[serde(default)]
+    pub send_faulted: bool,
+    /// Of `unknown_receives_before`, those whose answer a fault of the case took (absent: 0).
+    #[serde(default)]
+    pub faulted_receives_before: u32,
 }
 
 /// The case's acknowledgements, counted (`classify::AckFacts`).

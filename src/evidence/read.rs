@@ -243,6 +243,7 @@ mod tests {
                 acks: AckCounts::default(),
                 teardown_errors: Vec::new(),
                 faults_fired: 0,
+                faulted_acks: 0,
             }),
             Record::CaseEnd(case_end("c", Verdict::Pass, "held", &[])),
             run_end(0),

@@ -440,6 +440,7 @@ where
                 sender_fault,
                 message: err.message().map(|m| masker.mask(m)),
                 injected: None,
+                denied: false,
             }
         }
         SdkError::ResponseError(_) => CallError {
@@ -452,6 +453,7 @@ where
             sender_fault,
             message: Some(masker.mask(&source_chain(err))),
             injected: None,
+            denied: false,
         },
         SdkError::TimeoutError(_) => CallError {
             kind: FailureKind::NoResponse,
@@ -461,6 +463,7 @@ where
             sender_fault: None,
             message: Some("timed out".to_string()),
             injected: None,
+            denied: false,
         },
         _ => CallError {
             kind: FailureKind::NoResponse,
@@ -470,6 +473,7 @@ where
             sender_fault: None,
             message: Some(masker.mask(&source_chain(err))),
             injected: None,
+            denied: false,
         },
     }
 }

@@ -173,6 +173,43 @@ fn a_lost_receive_answer_hidden_by_a_retry_makes_silence_inconclusive() {
     );
 }
 
+/// A HOLD whose doubt the target made (a poll answer a proxy lost) is not credited to the
+/// case's fault that fired on an unrelated call: inconclusive, where it used to pass.
+#[test]
+fn an_expected_hold_is_credited_only_to_the_fault_that_made_the_doubt() {
+    let rigged = common::proxy::Rigged::start(common::proxy::Mischief {
+        lose: Some(common::proxy::LoseResponse {
+            target: "AmazonSQS.ReceiveMessage".into(),
+            nth: 1,
+        }),
+        ..Default::default()
+    });
+    let out = tempfile::tempdir().unwrap();
+    let run = run_bin(
+        &[
+            "run",
+            "tests/fixtures/hold-elsewhere.yaml",
+            "--endpoint-url",
+            &rigged.proxy.url,
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &root(),
+        LIMIT,
+    );
+    assert_eq!(run.code(), 5, "{}\n{}", run.stdout, run.stderr);
+    let ends = ends(out.path());
+    let end = case(&ends, "hold-from-elsewhere");
+    assert_eq!(end.decision, Some(Decision::Hold));
+    assert_eq!(end.verdict, Verdict::Inconclusive, "{}", end.reason);
+    assert!(
+        end.reason
+            .contains("its fault did not make the doubt that holds"),
+        "{}",
+        end.reason
+    );
+}
+
 /// The embedded emulator behind a proxy doing `mischief`, for the duration of `f`.
 fn behind_proxy<T>(mischief: common::proxy::Mischief, f: impl FnOnce(&str) -> T) -> T {
     let rigged = common::proxy::Rigged::start(mischief);

@@ -67,6 +67,7 @@ pub(super) async fn delete(
         Some((_, receipt)) => ledger.count_ack(receipt, answer),
         None => ledger.count_unbound_ack(answer),
     }
+    sqs.count_faulted_acks(rec.error.as_ref(), 1);
     Ok(sqs.check(&step.expect, &mut rec, Observed::default()))
 }
 
@@ -190,6 +191,10 @@ pub(super) async fn handle_batch(
                 },
                 true,
             );
+            if outcome.is_none() {
+                // The whole call failed: every entry's acknowledgement has its answer.
+                sqs.count_faulted_acks(rec.error.as_ref(), entries.len());
+            }
             check_batch(sqs, step, &mut rec, outcome, &entries)
         }
         HandleBatch::ChangeVisibility(_) => {

@@ -35,6 +35,9 @@ pub(super) struct SentMessage {
     /// An attempt of its send got no definite answer before a retry took it: the queue may
     /// hold copies of it under MessageIds the case never saw.
     pub copies_unknown: bool,
+    /// Its refusal or missing answer was the case's own fault's doing (an injected fault, a
+    /// `deny`).
+    pub faulted: bool,
 }
 
 /// What the target said to one acknowledgement.
@@ -106,6 +109,7 @@ impl Ledger {
                 state: SendState::Sent,
                 refusal_expected: false,
                 copies_unknown,
+                faulted: false,
             },
         );
         // A FIFO duplicate is answered with the first message's MessageId; what is received
@@ -135,6 +139,7 @@ impl Ledger {
                 state,
                 refusal_expected: expected,
                 copies_unknown: false,
+                faulted: error.case_made(),
             },
         );
     }
@@ -264,6 +269,8 @@ impl Ledger {
             sightings: 0,
             unknown_receives_before: 0,
             copies_unknown: sent.is_some_and(|s| s.copies_unknown),
+            send_faulted: sent.is_some_and(|s| s.faulted),
+            faulted_receives_before: 0,
         }
     }
 
@@ -306,6 +313,7 @@ mod tests {
             sender_fault: None,
             message: None,
             injected: None,
+            denied: false,
         }
     }
 

@@ -190,6 +190,7 @@ pub(super) async fn send_batch(
                     sender_fault: Some(f.sender_fault()),
                     message: f.message().map(|m| sqs.masker().mask(m)),
                     injected: None,
+                    denied: false,
                 };
                 ledger.track_unsent(label, &refusal, step.expect.failed.is_some());
             }

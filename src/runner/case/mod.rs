@@ -251,6 +251,7 @@ impl CaseRun {
             acks: self.ledger.acks(),
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
+            faulted_acks: self.sqs.faulted_acks(),
         };
         // The case is judged on its facts as the evidence holds them, read back: what `sqsprobe
         // check` will read. A record that does not read back is a harness bug, said as one.
