@@ -37,7 +37,11 @@ pub struct AckFacts {
 ///    the handle of a receive of the case) took effect. Without one — a message nobody
 ///    received, silence over a window nobody acknowledged, a delete with a handle the suite
 ///    wrote — there is nothing to accept: no decision (`null`), never a vacuous ACCEPT.
-pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
+///    And only when every message the case's receives returned is acknowledged or explained:
+///    `unexplained` counts those neither acknowledged nor seen again by the observation, whose
+///    work nobody can say is done (a duplicate left leased, a second message never deleted)
+///    → HOLD.
+pub fn decide(class: Option<OutcomeClass>, acks: AckFacts, unexplained: u32) -> Option<Decision> {
     match class {
         Some(OutcomeClass::Inconclusive) => return Some(Decision::Hold),
         Some(OutcomeClass::ObservedRedelivery) => return Some(Decision::Reconcile),
@@ -47,6 +51,9 @@ pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
         return Some(Decision::Repair);
     }
     if acks.failed_acks > 0 || acks.unknown_acks > 0 {
+        return Some(Decision::Hold);
+    }
+    if acks.acks > 0 && unexplained > 0 {
         return Some(Decision::Hold);
     }
     if acks.acks > 0 {
@@ -77,22 +84,22 @@ mod tests {
             ..AckFacts::default()
         };
         assert_eq!(
-            decide(Some(NoRedeliveryWithinWindow), lost),
+            decide(Some(NoRedeliveryWithinWindow), lost, 0),
             Some(Decision::Hold)
         );
-        assert_eq!(decide(None, lost), Some(Decision::Hold));
+        assert_eq!(decide(None, lost, 0), Some(Decision::Hold));
         // A redelivery still says what to do: the work runs again.
         assert_eq!(
-            decide(Some(ObservedRedelivery), lost),
+            decide(Some(ObservedRedelivery), lost, 0),
             Some(Decision::Reconcile)
         );
     }
 
     #[test]
     fn a_first_delivery_with_nothing_acknowledged_decides_nothing() {
-        assert_eq!(decide(Some(Delivered), acks(0, 0, 0)), None);
+        assert_eq!(decide(Some(Delivered), acks(0, 0, 0), 0), None);
         assert_eq!(
-            decide(Some(Delivered), acks(1, 0, 0)),
+            decide(Some(Delivered), acks(1, 0, 0), 0),
             Some(Decision::Accept)
         );
     }
@@ -101,32 +108,55 @@ mod tests {
     /// ACCEPT; nor is a delete bound to no attempt. A refused one still holds.
     #[test]
     fn accept_needs_an_acknowledgement_bound_to_its_attempt() {
-        assert_eq!(decide(Some(NoRedeliveryWithinWindow), acks(0, 0, 0)), None);
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(0, 0, 0), 0),
+            None
+        );
         let literal = AckFacts {
             unbound_acks: 1,
             ..AckFacts::default()
         };
-        assert_eq!(decide(Some(NoRedeliveryWithinWindow), literal), None);
+        assert_eq!(decide(Some(NoRedeliveryWithinWindow), literal, 0), None);
         let refused_literal = AckFacts {
             unbound_acks: 1,
             failed_acks: 1,
             ..AckFacts::default()
         };
-        assert_eq!(decide(None, refused_literal), Some(Decision::Hold));
+        assert_eq!(decide(None, refused_literal, 0), Some(Decision::Hold));
         assert_eq!(
-            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0)),
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0), 0),
             Some(Decision::Accept)
+        );
+    }
+
+    /// ACCEPT needs every received message acknowledged or explained: one a receive of the
+    /// case returned that nobody acknowledged and the observation never saw again holds.
+    #[test]
+    fn an_unacknowledged_received_message_blocks_accept() {
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0), 1),
+            Some(Decision::Hold)
+        );
+        assert_eq!(decide(None, acks(1, 0, 0), 1), Some(Decision::Hold));
+        // Nothing acknowledged decides nothing still; a redelivery still reconciles.
+        assert_eq!(
+            decide(Some(NoRedeliveryWithinWindow), acks(0, 0, 0), 1),
+            None
+        );
+        assert_eq!(
+            decide(Some(ObservedRedelivery), acks(1, 0, 0), 1),
+            Some(Decision::Reconcile)
         );
     }
 
     #[test]
     fn inconclusive_holds_whatever_the_acks() {
         assert_eq!(
-            decide(Some(Inconclusive), acks(1, 0, 0)),
+            decide(Some(Inconclusive), acks(1, 0, 0), 0),
             Some(Decision::Hold)
         );
         assert_eq!(
-            decide(Some(Inconclusive), acks(1, 1, 0)),
+            decide(Some(Inconclusive), acks(1, 1, 0), 0),
             Some(Decision::Hold)
         );
     }
@@ -134,7 +164,7 @@ mod tests {
     #[test]
     fn redelivery_reconciles_even_after_a_stale_ack() {
         assert_eq!(
-            decide(Some(ObservedRedelivery), acks(1, 1, 0)),
+            decide(Some(ObservedRedelivery), acks(1, 1, 0), 0),
             Some(Decision::Reconcile)
         );
     }
@@ -142,7 +172,7 @@ mod tests {
     #[test]
     fn a_stale_ack_without_redelivery_asks_for_repair() {
         assert_eq!(
-            decide(Some(NoRedeliveryWithinWindow), acks(1, 1, 0)),
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 1, 0), 0),
             Some(Decision::Repair)
         );
     }
@@ -150,19 +180,19 @@ mod tests {
     #[test]
     fn a_refused_ack_holds() {
         assert_eq!(
-            decide(Some(NoRedeliveryWithinWindow), acks(2, 0, 1)),
+            decide(Some(NoRedeliveryWithinWindow), acks(2, 0, 1), 0),
             Some(Decision::Hold)
         );
-        assert_eq!(decide(None, acks(1, 0, 1)), Some(Decision::Hold));
+        assert_eq!(decide(None, acks(1, 0, 1), 0), Some(Decision::Hold));
     }
 
     #[test]
     fn clean_acks_are_accepted_and_nothing_decides_nothing() {
         assert_eq!(
-            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0)),
+            decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0), 0),
             Some(Decision::Accept)
         );
-        assert_eq!(decide(None, acks(1, 0, 0)), Some(Decision::Accept));
-        assert_eq!(decide(None, acks(0, 0, 0)), None);
+        assert_eq!(decide(None, acks(1, 0, 0), 0), Some(Decision::Accept));
+        assert_eq!(decide(None, acks(0, 0, 0), 0), None);
     }
 }

@@ -236,6 +236,10 @@ pub struct CaseFacts {
     /// The case-level `expect: {decision}`: the playbook decisions the case allows.
     pub expect_decision: Option<Vec<Decision>>,
     pub acks: AckFacts,
+    /// Messages a receive step of the case returned (by label, or MessageId for one it cannot
+    /// place) of which no acknowledgement took effect: each is explained only when the
+    /// observation saw it again, else ACCEPT is not the decision.
+    pub unacknowledged: Vec<String>,
     /// Harness errors while tearing down (a queue that could not be deleted).
     pub teardown_errors: Vec<String>,
     /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,
@@ -420,7 +424,29 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     }
 
     let class = judged.as_ref().and_then(|j| j.class);
-    let decision = decide(class, facts.acks);
+    let seen_again = |label: &String| {
+        judged.as_ref().is_some_and(|j| {
+            j.messages
+                .iter()
+                .any(|m| &m.label == label && m.sightings > 0)
+        })
+    };
+    let unexplained: Vec<&str> = facts
+        .unacknowledged
+        .iter()
+        .filter(|l| !seen_again(l))
+        .map(String::as_str)
+        .collect();
+    let decision = decide(class, facts.acks, unexplained.len() as u32);
+    // What held an ACCEPT back, when only the unacknowledged messages did.
+    let held_back = (decision != decide(class, facts.acks, 0))
+        .then(|| {
+            format!(
+                " (received, and neither acknowledged nor seen again: {})",
+                unexplained.join(", ")
+            )
+        })
+        .unwrap_or_default();
     let wanted = |allowed: &[Decision]| {
         allowed
             .iter()
@@ -460,7 +486,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
                     None,
                     facts.line,
                     format!(
-                        "expected decision {wanted}, the playbook decided {}",
+                        "expected decision {wanted}, the playbook decided {}{held_back}",
                         d.as_str()
                     ),
                 ));
@@ -981,6 +1007,30 @@ mod tests {
         let j = judge(&accept);
         assert_eq!(j.verdict, Verdict::Inconclusive);
         assert!(j.reason.contains("silence proves nothing"), "{}", j.reason);
+    }
+
+    /// ACCEPT needs every message the case's receives returned to be acknowledged or seen
+    /// again: a second message (or a duplicate copy) left leased and silent in the window is
+    /// work nobody can say is done.
+    #[test]
+    fn accept_needs_every_received_message_acknowledged_or_explained() {
+        let mut facts = crate::classify::test_facts::acked_and_observed(false, None);
+        facts.expect_decision = Some(vec![Decision::Accept]);
+        assert_eq!(judge(&facts).decision, Some(Decision::Accept));
+        facts.unacknowledged = vec!["m2".into()];
+        let j = judge(&facts);
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert_eq!(j.verdict, Verdict::Fail, "{j:?}");
+        // Tracked by the window and silent there: still nobody's.
+        if let Some(w) = facts.window.as_mut() {
+            w.tracked.push(tracked("m2", 1, 0));
+        }
+        assert_eq!(judge(&facts).decision, Some(Decision::Hold));
+        // Seen again in the window: the observation explains it (it came back).
+        if let Some(w) = facts.window.as_mut() {
+            w.tracked[1].sightings = 1;
+        }
+        assert_eq!(judge(&facts).decision, Some(Decision::Reconcile));
     }
 
     #[test]

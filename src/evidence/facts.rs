@@ -41,6 +41,11 @@ pub struct CaseFactsRecord {
     pub window: Option<WindowFactsRecord>,
     /// The case's acknowledgements, counted.
     pub acks: AckCounts,
+    /// Messages a receive step returned (by label, or MessageId for one the case cannot place)
+    /// of which no acknowledgement took effect. Absent (empty) in files written before it was
+    /// recorded.
+    #[serde(default)]
+    pub unacknowledged: Vec<String>,
     /// Queues teardown could not prove deleted, one line each.
     pub teardown_errors: Vec<String>,
     /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,

@@ -241,6 +241,7 @@ mod tests {
                 stopped: None,
                 window: None,
                 acks: AckCounts::default(),
+                unacknowledged: Vec::new(),
                 teardown_errors: Vec::new(),
                 faults_fired: 0,
                 faulted_acks: 0,

@@ -210,6 +210,27 @@ fn an_expected_hold_is_credited_only_to_the_fault_that_made_the_doubt() {
     );
 }
 
+/// ACCEPT needs every message the consumer received to be acknowledged or explained: one of
+/// two left leased (and silent in a window that does not watch it) holds, where it used to be
+/// a clean ACCEPT.
+#[test]
+fn accept_needs_every_received_message_acknowledged() {
+    let (records, _) =
+        common::run_records(&["run", "tests/fixtures/unacked-accept.yaml"], 4, LIMIT);
+    let end = common::case_end(&records, "one-of-two-acknowledged");
+    assert_eq!(
+        end.classification.as_deref(),
+        Some("no_redelivery_within_window")
+    );
+    assert_eq!(end.decision, Some(Decision::Hold));
+    assert_eq!(end.verdict, Verdict::Fail, "{}", end.reason);
+    assert_eq!(
+        end.reason,
+        "expected decision ACCEPT, the playbook decided HOLD (received, and neither \
+         acknowledged nor seen again: m2)"
+    );
+}
+
 /// The embedded emulator behind a proxy doing `mischief`, for the duration of `f`.
 fn behind_proxy<T>(mischief: common::proxy::Mischief, f: impl FnOnce(&str) -> T) -> T {
     let rigged = common::proxy::Rigged::start(mischief);

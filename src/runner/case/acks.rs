@@ -64,7 +64,12 @@ pub(super) async fn delete(
     note_handle_row(ledger, &mut rec, &one.handle, one.origin.as_ref());
     let answer = AckAnswer::of(rec.error.as_ref());
     match &one.origin {
-        Some((_, receipt)) => ledger.count_ack(receipt, answer),
+        Some((_, receipt)) => {
+            ledger.count_ack(receipt, answer);
+            if answer == AckAnswer::Done {
+                ledger.note_acknowledged(&receipt.message_id);
+            }
+        }
         None => ledger.count_unbound_ack(answer),
     }
     sqs.count_faulted_acks(rec.error.as_ref(), 1);
@@ -342,7 +347,12 @@ fn handle_batch_result<O>(
                 AckAnswer::Unknown
             };
             match info {
-                Some((_, receipt)) => ledger.count_ack(receipt, answer),
+                Some((_, receipt)) => {
+                    ledger.count_ack(receipt, answer);
+                    if answer == AckAnswer::Done {
+                        ledger.note_acknowledged(&receipt.message_id);
+                    }
+                }
                 None => ledger.count_unbound_ack(answer),
             }
         }

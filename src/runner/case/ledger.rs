@@ -83,6 +83,11 @@ pub(super) struct Ledger {
     /// By label (or MessageId for a message the case cannot place): deliveries so far.
     deliveries: BTreeMap<String, u32>,
     receives: u32,
+    /// MessageId → label (if the case could place it) of every message a receive step
+    /// returned: what the consumer took, and must acknowledge.
+    taken: BTreeMap<String, Option<String>>,
+    /// MessageIds an acknowledgement of the case deleted (an answer that took effect).
+    acknowledged: std::collections::HashSet<String>,
     /// Receive attempts of the case so far without a definite answer (no response, 5xx,
     /// throttled), the ones a successful retry hid included: each may have delivered a message
     /// nobody saw.
@@ -190,6 +195,31 @@ impl Ledger {
             .entry(label.unwrap_or(message_id).to_string())
             .or_default() += 1;
         self.seq
+    }
+
+    /// Notes a message a receive step (the consumer, not the observation) returned.
+    pub(super) fn note_taken(&mut self, message_id: &str, label: Option<&str>) {
+        self.taken
+            .insert(message_id.to_string(), label.map(str::to_string));
+    }
+
+    /// Notes an acknowledgement of the message `message_id` that took effect.
+    pub(super) fn note_acknowledged(&mut self, message_id: &str) {
+        self.acknowledged.insert(message_id.to_string());
+    }
+
+    /// The messages a receive step returned that no acknowledgement deleted, by label (or
+    /// MessageId for one the case cannot place), each once.
+    pub(super) fn unacknowledged(&self) -> Vec<String> {
+        let mut left: Vec<String> = self
+            .taken
+            .iter()
+            .filter(|(id, _)| !self.acknowledged.contains(*id))
+            .map(|(id, label)| label.clone().unwrap_or_else(|| id.clone()))
+            .collect();
+        left.sort();
+        left.dedup();
+        left
     }
 
     /// Keeps what a receive of `attempt` returned, so later steps can name its handles.
@@ -357,6 +387,18 @@ mod tests {
         assert_eq!(l.default_tracked(), ["lost", "surprise"]);
         assert!(matches!(l.tracked("lost").send, SendState::Unknown(_)));
         assert_eq!(l.tracked("never").send, SendState::NotSent);
+    }
+
+    #[test]
+    fn a_taken_message_is_unacknowledged_until_a_delete_of_any_of_its_receipts_takes() {
+        let mut l = Ledger::default();
+        l.note_taken("id-1", Some("m1"));
+        l.note_taken("id-2", Some("m2"));
+        l.note_taken("id-copy", None);
+        assert_eq!(l.unacknowledged(), ["id-copy", "m1", "m2"]);
+        l.note_acknowledged("id-1");
+        l.note_acknowledged("id-copy");
+        assert_eq!(l.unacknowledged(), ["m2"]);
     }
 
     #[test]

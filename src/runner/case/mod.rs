@@ -249,6 +249,7 @@ impl CaseRun {
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.ledger.acks(),
+            unacknowledged: self.ledger.unacknowledged(),
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
             faulted_acks: self.sqs.faulted_acks(),

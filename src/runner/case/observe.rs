@@ -82,6 +82,9 @@ async fn receive_call(
     Vec<String>,
 ) {
     let client = sqs.client();
+    // The consumer's receives (steps), not the observation's: what it takes, it must
+    // acknowledge.
+    let taken = meta.phase == Phase::Step;
     let req = {
         let mut req = client
             .receive_message()
@@ -125,6 +128,9 @@ async fn receive_call(
         sqs.masker_mut().add_body(body);
         let label = ledger.place(&id, body);
         let seq = ledger.deliver(&id, label.as_deref());
+        if taken {
+            ledger.note_taken(&id, label.as_deref());
+        }
         let md5_ok = m.md5_of_body().map(|md5| md5 == md5_hex(body));
         if md5_ok == Some(false) {
             integrity.push(format!(
