@@ -439,14 +439,14 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         .collect();
     let decision = decide(class, facts.acks, unexplained.len() as u32);
     // What held an ACCEPT back, when only the unacknowledged messages did.
-    let held_back = (decision != decide(class, facts.acks, 0))
-        .then(|| {
-            format!(
-                " (received, and neither acknowledged nor seen again: {})",
-                unexplained.join(", ")
-            )
-        })
-        .unwrap_or_default();
+    let held_back = if decision != decide(class, facts.acks, 0) {
+        format!(
+            " (received, and neither acknowledged nor seen again: {})",
+            unexplained.join(", ")
+        )
+    } else {
+        String::new()
+    };
     let wanted = |allowed: &[Decision]| {
         allowed
             .iter()
