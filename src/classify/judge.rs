@@ -593,6 +593,7 @@ mod tests {
             sightings,
             unknown_receives_before: 0,
             copies_unknown: false,
+            ambiguous_copies: 0,
             send_faulted: false,
             faulted_receives_before: 0,
         }

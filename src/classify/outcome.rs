@@ -101,6 +101,9 @@ pub struct TrackedMessage {
     /// An attempt of its send got no definite answer, and a retry then took it: the queue may
     /// hold more copies than the one whose MessageId the case knows.
     pub copies_unknown: bool,
+    /// Messages the case received bearing its business key that could be a copy of it or of
+    /// another of the case's sends whose answer was lost: nobody can say which was delivered.
+    pub ambiguous_copies: u32,
     /// Its send's refusal or missing answer was the case's own doing: a fault it injected into
     /// the send's final attempt, or its `deny`.
     pub send_faulted: bool,
@@ -180,10 +183,24 @@ pub fn classify_doubt(
             return inconclusive(format!("{label} was not sent before the observation"));
         }
     }
+    if m.sightings > 0 && (m.deliveries_before > 0 || m.sightings > 1) {
+        return (OutcomeClass::ObservedRedelivery, None);
+    }
+    if m.ambiguous_copies > 0 {
+        return inconclusive(format!(
+            "{} message{} bearing {label}'s business key {} received that could be a copy of \
+             {label} or of another send of the case whose answer was lost: {label} may have been \
+             delivered more often than seen",
+            m.ambiguous_copies,
+            plural(m.ambiguous_copies),
+            if m.ambiguous_copies == 1 {
+                "was"
+            } else {
+                "were"
+            }
+        ));
+    }
     if m.sightings > 0 {
-        if m.deliveries_before > 0 || m.sightings > 1 {
-            return (OutcomeClass::ObservedRedelivery, None);
-        }
         if m.unknown_receives_before > 0 {
             return doubt(
                 m.faulted_receives_before > 0,
@@ -288,6 +305,7 @@ mod tests {
     fn silence_with_unknown_copies_and_an_unplaced_sighting_proves_nothing() {
         let m = TrackedMessage {
             copies_unknown: true,
+            ambiguous_copies: 0,
             ..msg(1, 0)
         };
         let seen = Watch {
@@ -301,6 +319,29 @@ mod tests {
         assert_eq!(
             classify(&m, &WindowEnd::Completed, &lost(0)).0,
             NoRedeliveryWithinWindow
+        );
+    }
+
+    /// A message bearing its key that could be its copy or another lost send's: whether it
+    /// was delivered more often than seen is unknown, unless its own sightings prove it.
+    #[test]
+    fn an_ambiguous_copy_leaves_a_first_delivery_or_silence_inconclusive() {
+        for m in [msg(1, 0), msg(0, 1)] {
+            let m = TrackedMessage {
+                ambiguous_copies: 1,
+                ..m
+            };
+            let (class, reason) = classify(&m, &WindowEnd::Completed, &lost(0));
+            assert_eq!(class, Inconclusive, "{m:?}");
+            assert!(reason.unwrap().contains("could be a copy of m1"));
+        }
+        let twice = TrackedMessage {
+            ambiguous_copies: 1,
+            ..msg(1, 1)
+        };
+        assert_eq!(
+            classify(&twice, &WindowEnd::Completed, &lost(0)).0,
+            ObservedRedelivery
         );
     }
 
@@ -333,6 +374,7 @@ mod tests {
             sightings,
             unknown_receives_before: 0,
             copies_unknown: false,
+            ambiguous_copies: 0,
             send_faulted: false,
             faulted_receives_before: 0,
         }

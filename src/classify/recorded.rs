@@ -235,6 +235,7 @@ pub fn record_from_facts(
                         sightings: t.sightings,
                         unknown_receives_before: t.unknown_receives_before,
                         copies_unknown: t.copies_unknown,
+                        ambiguous_copies: t.ambiguous_copies,
                         send_faulted: t.send_faulted,
                         faulted_receives_before: t.faulted_receives_before,
                     }
@@ -305,6 +306,7 @@ pub fn facts_from_record(
                         sightings: t.sightings,
                         unknown_receives_before: t.unknown_receives_before,
                         copies_unknown: t.copies_unknown,
+                        ambiguous_copies: t.ambiguous_copies,
                         send_faulted: t.send_faulted,
                         faulted_receives_before: t.faulted_receives_before,
                     })

@@ -15,6 +15,7 @@ pub fn tracked(label: &str, deliveries_before: u32, sightings: u32) -> TrackedMe
         sightings,
         unknown_receives_before: 0,
         copies_unknown: false,
+        ambiguous_copies: 0,
         send_faulted: false,
         faulted_receives_before: 0,
     }

@@ -194,6 +194,10 @@ pub struct TrackedFacts {
     pub sightings: u32,
     pub unknown_receives_before: u32,
     pub copies_unknown: bool,
+    /// Messages received bearing its business key that could be a copy of it or of another
+    /// of the case's sends whose answer was lost (absent: 0).
+    #[serde(default)]
+    pub ambiguous_copies: u32,
     /// Its send's refusal or missing answer was the case's own fault's doing (absent: false).
     #[serde(default)]
     pub send_faulted: bool,

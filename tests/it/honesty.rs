@@ -231,6 +231,40 @@ fn accept_needs_every_received_message_acknowledged() {
     );
 }
 
+/// Messages placed by the business key of a send whose answer was lost: a later lost send is
+/// never matched to an earlier, deleted message of its key (a false failure before), and a
+/// SendMessageBatch retried after a lost answer leaves copies like a single send: placed by
+/// its key, the duplicate is an observed redelivery; without one, silence proves nothing
+/// (an ACCEPT before).
+#[test]
+fn lost_sends_are_placed_by_their_business_key_only_when_unique() {
+    let (records, _) =
+        common::run_records(&["run", "tests/fixtures/lost-send-keys.yaml"], 5, LIMIT);
+    let later = common::case_end(&records, "later-lost-send-same-key");
+    assert_eq!(later.verdict, Verdict::Pass, "{}", later.reason);
+    assert_eq!(
+        later.classification.as_deref(),
+        Some("no_redelivery_within_window")
+    );
+
+    let keyed = common::case_end(&records, "batch-retried-keyed");
+    assert_eq!(keyed.verdict, Verdict::Pass, "{}", keyed.reason);
+    assert_eq!(keyed.decision, Some(Decision::Reconcile));
+
+    let keyless = common::case_end(&records, "batch-retried-keyless");
+    assert_eq!(keyless.verdict, Verdict::Inconclusive, "{}", keyless.reason);
+    assert_eq!(keyless.classification.as_deref(), Some("inconclusive"));
+    assert_ne!(keyless.decision, Some(Decision::Accept));
+    assert!(
+        keyless.outcomes[0]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("may be a copy of m1")),
+        "{:?}",
+        keyless.outcomes
+    );
+}
+
 /// The embedded emulator behind a proxy doing `mischief`, for the duration of `f`.
 fn behind_proxy<T>(mischief: common::proxy::Mischief, f: impl FnOnce(&str) -> T) -> T {
     let rigged = common::proxy::Rigged::start(mischief);

@@ -361,9 +361,12 @@ pub(super) async fn observe(
     let faulted = sqs.faulted_receives();
     w.elapsed_ms = start.elapsed().as_millis() as u64;
     w.end = Some(end);
-    for t in w.tracked.iter_mut().filter(|t| t.sightings == 0) {
-        t.unknown_receives_before = unknown;
-        t.faulted_receives_before = faulted;
+    for t in w.tracked.iter_mut() {
+        t.ambiguous_copies = ledger.ambiguous_copies(&t.label);
+        if t.sightings == 0 {
+            t.unknown_receives_before = unknown;
+            t.faulted_receives_before = faulted;
+        }
     }
     Ok(check_window(w, step.expect.outcome.as_ref()))
 }
