@@ -85,15 +85,8 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
                 Check::Pass
             };
         }
-        // A refusal the case's own fault answered (an injected `AccessDenied`) is the
-        // experiment's definite refusal, like any injected 4xx: judged against the step's
-        // expectation, never taken for the run's credentials.
-        let kind = match &err.kind {
-            FailureKind::Refused if err.injected.is_some() => FailureKind::Response,
-            kind => kind.clone(),
-        };
-        if !expected_this && kind != FailureKind::Response {
-            return match kind {
+        if !expected_this && err.kind != FailureKind::Response {
+            return match err.kind {
                 FailureKind::Refused => Check::Error(format!(
                     "the target refused this run's credentials or permissions: {} — nothing \
                      about SQS was judged",
@@ -605,13 +598,13 @@ mod tests {
         for scope in ["case", "step"] {
             let mut e = err(FailureKind::Refused, "AccessDenied");
             e.status = Some(403);
-            e.injected = Some(crate::evidence::format::FaultEvidence {
+            e.inject(Some(crate::evidence::format::FaultEvidence {
                 kind: "error".into(),
                 scope: scope.into(),
                 delay_ms: None,
                 status: Some(403),
                 code: Some("AccessDenied".into()),
-            });
+            }));
             let obs = Observed {
                 error: Some(&e),
                 status: Some(403),

@@ -53,6 +53,19 @@ impl CallError {
         self.denied || self.injected.as_ref().is_some_and(|f| f.kind != "latency")
     }
 
+    /// Notes the fault sqsprobe injected into the final attempt, if it did, and what it makes
+    /// of the failure: a reset was never sent (a definite non-effect); an auth refusal is the
+    /// case's own experiment, a definite refusal like any injected 4xx, never the run's
+    /// credentials.
+    pub fn inject(&mut self, fault: Option<FaultEvidence>) {
+        match fault.as_ref().map(|f| f.kind.as_str()) {
+            Some("reset") => self.kind = FailureKind::NotSent,
+            Some("error") if self.kind == FailureKind::Refused => self.kind = FailureKind::Response,
+            _ => {}
+        }
+        self.injected = fault;
+    }
+
     /// `Code (400): message`, for findings.
     pub fn describe(&self) -> String {
         crate::sqs::errors::describe_failure(
@@ -123,6 +136,37 @@ mod tests {
         assert!(!query.is("QueueDeletedRecently"));
         let moto = error(Some("InvalidParameterValue"), Some("InvalidParameterValue"));
         assert!(!moto.matches("InvalidParameterValueException"));
+    }
+
+    #[test]
+    fn an_injected_fault_says_what_the_failure_was() {
+        let fault = |kind: &str| {
+            Some(FaultEvidence {
+                kind: kind.into(),
+                scope: "case".into(),
+                delay_ms: None,
+                status: Some(403),
+                code: Some("AccessDenied".into()),
+            })
+        };
+        let refused = || CallError {
+            kind: FailureKind::Refused,
+            ..error(Some("AccessDenied"), None)
+        };
+        // The case's own AccessDenied is its experiment's definite refusal.
+        let mut e = refused();
+        e.inject(fault("error"));
+        assert_eq!(e.kind, FailureKind::Response);
+        assert!(e.case_made());
+        // A latency that held the request changes no answer: the refusal is the target's.
+        let mut e = refused();
+        e.inject(fault("latency"));
+        assert_eq!(e.kind, FailureKind::Refused);
+        assert!(!e.case_made());
+        let mut e = error(None, None);
+        e.kind = FailureKind::NoResponse;
+        e.inject(fault("reset"));
+        assert_eq!(e.kind, FailureKind::NotSent);
     }
 
     #[test]

@@ -373,10 +373,7 @@ where
         }
         Err(err) => {
             let mut error = describe_error(&err, masker);
-            error.injected = notes[last].fault.clone();
-            if error.injected.as_ref().is_some_and(|f| f.kind == "reset") {
-                error.kind = FailureKind::NotSent;
-            }
+            error.inject(notes[last].fault.clone());
             let row = &mut rows[last];
             row.completion = match error.kind {
                 FailureKind::Response | FailureKind::Refused | FailureKind::NotSent => {
