@@ -443,10 +443,11 @@ impl Caller {
                 .and_then(|e| e.code.clone().or_else(|| e.error_type.clone())),
         ));
         // Refused credentials stop the whole run: every other case would hear the same. An
-        // answer the case's own fault injected is the case's doing, never the target's.
+        // answer the case's own fault made is the case's doing, never the target's (a latency
+        // it injected changes no answer).
         if let (Check::Error(_), Some(err)) = (&check, &error)
             && err.kind == FailureKind::Refused
-            && err.injected.is_none()
+            && !err.case_made()
         {
             self.ctx
                 .halt
