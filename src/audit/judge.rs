@@ -3,15 +3,20 @@
 //! message.
 //!
 //! For every acknowledgement, from the emulator's own knowledge of which attempt its handle
-//! names:
-//! - `invalid_handle` (REPAIR): a handle the emulator never issued (a MessageId, a made-up
-//!   string) or no attempt of it;
-//! - `stale_handle_ack` (REPAIR): the handle of an attempt that a redelivery after its lease
-//!   lapsed had superseded — the adapter that caches handles by MessageId (a duplicate copy
-//!   delivered while the lease held is not one: the original handle still names its copy);
-//! - `lease_expired_mid_handler` (HOLD): the attempt's acknowledgement came after its lease
-//!   had lapsed (heartbeats with its own handle extend it): another consumer may hold it, the
-//!   delete may not take;
+//! names, its class in the one lease vocabulary (`classify::leases`, the same reading `run`
+//! makes of a suite's calls, on the emulator's exact clock) gives its finding and decision:
+//! - `invalid_handle` (`unknown_handle`, REPAIR): a handle the emulator never issued (a
+//!   MessageId, a made-up string) or no attempt of it;
+//! - `stale_handle_ack` (`other_attempt`, REPAIR): an older attempt's handle standing in for a
+//!   newer attempt that never used its own — whatever ended the older lease (a lapse, a delete
+//!   and a copy coming back, a duplicate copy): the adapter that caches handles by MessageId;
+//! - `lease_expired_mid_handler` (`late` or `superseded`, HOLD): the attempt's acknowledgement,
+//!   with its own handle, came after its lease had lapsed (heartbeats with its own handle
+//!   extend it), whether or not another attempt had received the message since: the delete
+//!   may not take, and the advice is the lease's (heartbeat, a longer visibility timeout, a
+//!   smaller prefetch), not a handle cache's;
+//! - `unplaced_ack` (`unsure`, HOLD): the times cannot place it (never on the emulator's
+//!   own clock; kept so that no class falls through as fine);
 //! - `ack_before_commit` (REPAIR): a delete before the ledger held the message's business key
 //!   (at-most-once: a crash in between loses the work).
 //!
@@ -20,15 +25,21 @@
 //! - `deleted_not_committed` (REPAIR): deleted, and its key never reached the ledger;
 //! - `never_acked` (HOLD): still on the queue at the end, or moved to its dead-letter queue.
 //!
+//! - `gone_without_delete` (HOLD): no longer on the queue, but no delete of it took (a purge,
+//!   the queue's deletion, its retention ending): gone is not deleted.
+//!
 //! A message with no finding is ACCEPT when it was delivered once, RECONCILE (done right) when
-//! it was delivered again and the consumer recognised it. Without a ledger (the consumer never
-//! wrote `SQSPROBE_LEDGER`) the ledger findings are not checked, and the audit says so.
+//! it was delivered again and the consumer recognised it — both only with proof of work.
+//! Without a ledger (the consumer never wrote `SQSPROBE_LEDGER`) the work checks are not
+//! made: every message without a finding is HOLD, and the audit is never clean (it cannot
+//! conclude), whatever else it found.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::recorder::Log;
+use crate::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
 use crate::emulator::audit::{AckOp, Delivery};
 use crate::evidence::format::Decision;
 
@@ -42,19 +53,23 @@ pub enum FindingKind {
     DuplicateCommit,
     DeletedNotCommitted,
     NeverAcked,
+    GoneWithoutDelete,
     InvalidHandle,
+    UnplacedAck,
 }
 
 impl FindingKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [FindingKind; 7] = [
+    pub const ALL: [FindingKind; 9] = [
         FindingKind::StaleHandleAck,
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
         FindingKind::DuplicateCommit,
         FindingKind::DeletedNotCommitted,
         FindingKind::NeverAcked,
+        FindingKind::GoneWithoutDelete,
         FindingKind::InvalidHandle,
+        FindingKind::UnplacedAck,
     ];
 
     /// The snake_case name reports and `audit.json` use.
@@ -66,19 +81,35 @@ impl FindingKind {
             FindingKind::DuplicateCommit => "duplicate_commit",
             FindingKind::DeletedNotCommitted => "deleted_not_committed",
             FindingKind::NeverAcked => "never_acked",
+            FindingKind::GoneWithoutDelete => "gone_without_delete",
             FindingKind::InvalidHandle => "invalid_handle",
+            FindingKind::UnplacedAck => "unplaced_ack",
         }
     }
 
-    /// The playbook's decision for it.
+    /// The playbook's decision for it: for the kinds about one acknowledgement's place in
+    /// its lease, the class's own (`classify::leases::AckClass::decision`), as `run` decides.
     pub fn decision(self) -> Decision {
+        let class = match self {
+            FindingKind::StaleHandleAck => Some(AckClass::OtherAttempt),
+            // `late` and `superseded` alike: the attempt's own handle after its lease.
+            FindingKind::LeaseExpiredMidHandler => Some(AckClass::Late),
+            FindingKind::UnplacedAck => Some(AckClass::Unsure),
+            FindingKind::InvalidHandle => Some(AckClass::UnknownHandle),
+            _ => None,
+        };
+        if let Some(d) = class.and_then(AckClass::decision) {
+            return d;
+        }
         match self {
-            FindingKind::StaleHandleAck
-            | FindingKind::AckBeforeCommit
-            | FindingKind::DeletedNotCommitted
-            | FindingKind::InvalidHandle => Decision::Repair,
-            FindingKind::LeaseExpiredMidHandler | FindingKind::NeverAcked => Decision::Hold,
+            FindingKind::AckBeforeCommit | FindingKind::DeletedNotCommitted => Decision::Repair,
+            FindingKind::NeverAcked | FindingKind::GoneWithoutDelete => Decision::Hold,
             FindingKind::DuplicateCommit => Decision::Reconcile,
+            // Each has its class above.
+            FindingKind::StaleHandleAck
+            | FindingKind::InvalidHandle
+            | FindingKind::LeaseExpiredMidHandler
+            | FindingKind::UnplacedAck => Decision::Hold,
         }
     }
 
@@ -128,6 +159,8 @@ pub struct AckJudgement {
     pub message: Option<String>,
     pub attempt: Option<u32>,
     pub at_ms: u64,
+    /// Its class in the lease vocabulary (`classify::leases`), the one `run` uses.
+    pub class: AckClass,
     pub finding: Option<FindingKind>,
 }
 
@@ -135,9 +168,13 @@ pub struct AckJudgement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Audit {
     pub messages: u32,
+    /// No finding, and the work was checked (a ledger): never clean without proof of work.
     pub clean: bool,
-    /// Whether the consumer wrote a ledger: without one, the ledger findings are not checked.
+    /// Whether the consumer wrote a ledger: without one, the ledger findings are not checked,
+    /// no message is ACCEPT, and the audit cannot be clean.
     pub ledger: bool,
+    /// The kinds the audit could not check (without a ledger: the work's), in report order.
+    pub unchecked: Vec<FindingKind>,
     /// Every kind, with its count (0 included; the ledger kinds absent without a ledger).
     pub counts: BTreeMap<String, u32>,
     pub findings: Vec<Finding>,
@@ -168,105 +205,162 @@ pub fn judge(log: &Log, end: &End) -> Audit {
     for d in &log.deliveries {
         by_seq.entry(d.seq).or_default().push(d);
     }
-    // The lease end of each attempt, as heartbeats with its own handle moved it.
-    let mut lease: BTreeMap<(u64, u64), u64> = log
+    // The log in the lease vocabulary (`classify::leases`), on the emulator's exact clock: a
+    // handle is named by the attempt the emulator knows it names.
+    let names: Vec<String> = log
         .deliveries
         .iter()
-        .map(|d| ((d.seq, d.nonce), d.lease_until_ms))
+        .map(|d| handle_name(d.seq, d.nonce))
         .collect();
+    let deliveries: Vec<leases::Delivery<'_>> = log
+        .deliveries
+        .iter()
+        .zip(&names)
+        .map(|(d, name)| leases::Delivery {
+            message: &d.message_id,
+            handle: name,
+            at: Span::at(d.at_ms as f64),
+            lease_ms: Some(d.lease_until_ms.saturating_sub(d.at_ms)),
+        })
+        .collect();
+    let use_names: Vec<Option<String>> = log
+        .acks
+        .iter()
+        .map(|f| f.ack.handle.map(|(s, n)| handle_name(s, n)))
+        .collect();
+    let uses: Vec<HandleUse<'_>> = log
+        .acks
+        .iter()
+        .zip(&use_names)
+        .map(|(f, name)| HandleUse {
+            handle: name.as_deref(),
+            op: match f.ack.op {
+                AckOp::Delete => HandleOp::Delete,
+                AckOp::ChangeVisibility { timeout_s } => HandleOp::ChangeVisibility {
+                    timeout_ms: u64::try_from(timeout_s.max(0)).unwrap_or(0) * 1000,
+                },
+            },
+            at: Span::at(f.ack.at_ms as f64),
+            // The observer hears a request before it is answered; the emulator takes every
+            // acknowledgement it can name.
+            answer: UseAnswer::Took,
+        })
+        .collect();
+    let reading = leases::read(&deliveries, &uses, f64::INFINITY);
     let mut acks_of: BTreeMap<u64, u32> = BTreeMap::new();
     let mut acknowledgements = Vec::new();
-    for fact in &log.acks {
+    for (fact, judged) in log.acks.iter().zip(&reading.uses) {
         let ack = &fact.ack;
         let before = findings.len();
         let mut named: (Option<String>, Option<u32>) = (None, None);
-        'judged: {
-            let found = ack.handle.and_then(|(seq, nonce)| {
-                let attempts = by_seq.get(&seq)?;
-                let index = attempts.iter().position(|d| d.nonce == nonce)?;
-                Some((seq, nonce, index, attempts))
-            });
-            let Some((seq, nonce, index, attempts)) = found else {
-                findings.push(Finding {
-                    kind: FindingKind::InvalidHandle,
-                    decision: FindingKind::InvalidHandle.decision(),
-                    business_key: None,
-                    message: None,
-                    attempt: None,
-                    detail: format!(
-                        "a {} with a receipt handle the queue never issued (handle sha256 {}): a \
-                         MessageId or a made-up string is not a receipt handle",
-                        op_name(ack.op),
-                        &ack.handle_digest[..12.min(ack.handle_digest.len())]
-                    ),
-                });
-                break 'judged;
-            };
-            *acks_of.entry(seq).or_default() += 1;
-            let attempt = attempts[index];
-            let number = index as u32 + 1;
-            named = (Some(attempt.message_id.clone()), Some(number));
-            let key = log.key(attempt.seq);
-            let finding = |kind: FindingKind, detail: String| Finding {
-                kind,
-                decision: kind.decision(),
-                business_key: key.clone(),
-                message: Some(attempt.message_id.clone()),
-                attempt: Some(number),
-                detail,
-            };
-            // A redelivery after this attempt's lease lapsed, before this acknowledgement,
-            // supersedes its handle. A copy delivered while the lease held (at-least-once
-            // duplicates) is SQS's doing: the original handle still names its own copy.
-            let until = lease
-                .get(&(seq, nonce))
-                .copied()
-                .unwrap_or(attempt.lease_until_ms);
-            if let Some(newer) = attempts[index + 1..]
-                .iter()
-                .position(|d| d.at_ms <= ack.at_ms && d.at_ms >= until)
-            {
-                let newer = index + 1 + newer + 1;
-                findings.push(finding(
-                    FindingKind::StaleHandleAck,
-                    format!(
-                        "a {} with attempt {number}'s handle after attempt {newer} had received the \
-                         message: the handle was superseded (bind each acknowledgement to the attempt \
-                         that received, not to the MessageId)",
-                        op_name(ack.op)
-                    ),
-                ));
-                break 'judged;
-            }
-            if ack.at_ms > until {
-                findings.push(finding(
-                    FindingKind::LeaseExpiredMidHandler,
-                    format!(
-                        "attempt {number}'s {} came {} ms after its lease ended: the message was \
-                         visible again, another consumer may hold it, and the acknowledgement may not \
-                         take (extend the lease while the handler runs)",
-                        op_name(ack.op),
-                        ack.at_ms - until
-                    ),
-                ));
-                break 'judged;
-            }
-            match ack.op {
-                AckOp::ChangeVisibility { timeout_s } => {
-                    let timeout = u64::try_from(timeout_s.max(0)).unwrap_or(0);
-                    lease.insert((seq, nonce), ack.at_ms + timeout * 1000);
-                }
-                AckOp::Delete if ledger && fact.commits_at_ack.unwrap_or(0) == 0 => {
-                    findings.push(finding(
-                        FindingKind::AckBeforeCommit,
+        let attempt = judged.delivery.map(|i| &log.deliveries[i]);
+        match attempt {
+            None => findings.push(Finding {
+                kind: FindingKind::InvalidHandle,
+                decision: FindingKind::InvalidHandle.decision(),
+                business_key: None,
+                message: None,
+                attempt: None,
+                detail: format!(
+                    "a {} with a receipt handle the queue never issued (handle sha256 {}): a \
+                     MessageId or a made-up string is not a receipt handle",
+                    op_name(ack.op),
+                    &ack.handle_digest[..12.min(ack.handle_digest.len())]
+                ),
+            }),
+            Some(attempt) => {
+                *acks_of.entry(attempt.seq).or_default() += 1;
+                let attempts = &by_seq[&attempt.seq];
+                let number = attempts
+                    .iter()
+                    .position(|d| d.nonce == attempt.nonce)
+                    .unwrap_or(0) as u32
+                    + 1;
+                named = (Some(attempt.message_id.clone()), Some(number));
+                let key = log.key(attempt.seq);
+                let finding = |kind: FindingKind, detail: String| Finding {
+                    kind,
+                    decision: kind.decision(),
+                    business_key: key.clone(),
+                    message: Some(attempt.message_id.clone()),
+                    attempt: Some(number),
+                    detail,
+                };
+                let since = judged.since.unwrap_or(0.0) as u64;
+                match judged.class {
+                    AckClass::OtherAttempt => {
+                        // The newer attempt this acknowledgement stood in for: delivered
+                        // before it, and never acknowledged with its own handle.
+                        let acked = |nonce: u64| {
+                            log.acks
+                                .iter()
+                                .any(|f| f.ack.handle == Some((attempt.seq, nonce)))
+                        };
+                        let newer = attempts
+                            .iter()
+                            .enumerate()
+                            .skip(number as usize)
+                            .find(|(_, d)| d.at_ms <= ack.at_ms && !acked(d.nonce))
+                            .map_or(number + 1, |(i, _)| i as u32 + 1);
+                        findings.push(finding(
+                            FindingKind::StaleHandleAck,
+                            format!(
+                                "a {} with attempt {number}'s handle after attempt {newer} had \
+                                 received the message, and attempt {newer}'s own handle was never \
+                                 used: the acknowledgement stood in for attempt {newer} with \
+                                 another attempt's handle (bind each acknowledgement to the \
+                                 attempt that received, not to the MessageId)",
+                                op_name(ack.op)
+                            ),
+                        ));
+                    }
+                    AckClass::Superseded => findings.push(finding(
+                        FindingKind::LeaseExpiredMidHandler,
                         format!(
-                            "attempt {number} deleted the message before the ledger held {}: a crash \
-                             between the delete and the commit loses the work (commit, then delete)",
-                            key.as_deref().unwrap_or("its business key")
+                            "attempt {number}'s {} came after its lease ended and another attempt \
+                             had received the message ({} ms before): its own handle, no longer \
+                             the newest, and the acknowledgement may not take (extend the lease \
+                             while the handler runs: heartbeat, a longer visibility timeout or a \
+                             smaller prefetch)",
+                            op_name(ack.op),
+                            ack.at_ms.saturating_sub(since)
                         ),
-                    ));
+                    )),
+                    AckClass::Late => findings.push(finding(
+                        FindingKind::LeaseExpiredMidHandler,
+                        format!(
+                            "attempt {number}'s {} came {} ms after its lease ended: the message was \
+                             visible again, another consumer may hold it, and the acknowledgement may \
+                             not take (extend the lease while the handler runs: heartbeat, a longer \
+                             visibility timeout or a smaller prefetch)",
+                            op_name(ack.op),
+                            ack.at_ms.saturating_sub(since)
+                        ),
+                    )),
+                    AckClass::Unsure => findings.push(finding(
+                        FindingKind::UnplacedAck,
+                        format!(
+                            "attempt {number}'s {} cannot be placed inside or outside its lease",
+                            op_name(ack.op)
+                        ),
+                    )),
+                    AckClass::InLease | AckClass::AfterEnd | AckClass::UnknownHandle => {
+                        if ack.op == AckOp::Delete
+                            && ledger
+                            && fact.commits_at_ack.unwrap_or(0) == 0
+                        {
+                            findings.push(finding(
+                                FindingKind::AckBeforeCommit,
+                                format!(
+                                    "attempt {number} deleted the message before the ledger held \
+                                     {}: a crash between the delete and the commit loses the work \
+                                     (commit, then delete)",
+                                    key.as_deref().unwrap_or("its business key")
+                                ),
+                            ));
+                        }
+                    }
                 }
-                AckOp::Delete => {}
             }
         }
         acknowledgements.push(AckJudgement {
@@ -274,6 +368,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             message: named.0,
             attempt: named.1,
             at_ms: ack.at_ms,
+            class: judged.class,
             finding: findings[before..].first().map(|f| f.kind),
         });
     }
@@ -291,7 +386,16 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             .ledger
             .as_ref()
             .map(|l| key.as_ref().and_then(|k| l.get(k).copied()).unwrap_or(0));
-        let deleted = !end.remaining.contains(message);
+        // Deleted means a delete of it took, not that it is gone: a purge, the queue's
+        // deletion or retention expiry also empty a queue, and none of them is the consumer's
+        // acknowledgement.
+        let gone = !end.remaining.contains(message);
+        let deleted = gone
+            && log.acks.iter().zip(&reading.uses).any(|(f, j)| {
+                f.ack.op == AckOp::Delete
+                    && j.delivery
+                        .is_some_and(|i| &log.deliveries[i].message_id == message)
+            });
         let here = |kind: FindingKind, detail: String| Finding {
             kind,
             decision: kind.decision(),
@@ -316,7 +420,19 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                 "it was deleted, and its business key never reached the ledger".to_string(),
             ));
         }
-        if !deleted {
+        if gone && !deleted {
+            findings.push(here(
+                FindingKind::GoneWithoutDelete,
+                format!(
+                    "it left the queue after {} deliver{} without a delete that took: a purge, \
+                     the queue's deletion or its retention period ending is not an \
+                     acknowledgement, and nothing shows the work was done",
+                    deliveries.len(),
+                    if deliveries.len() == 1 { "y" } else { "ies" }
+                ),
+            ));
+        }
+        if !gone {
             let after = format!(
                 "after {} deliver{}",
                 deliveries.len(),
@@ -337,7 +453,11 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             .filter(|f| f.message.as_ref() == Some(message))
             .map(|f| f.kind)
             .collect();
-        let decision = worst(&kinds).unwrap_or(if deliveries.len() > 1 {
+        // Without a ledger the work is unproven: an acknowledgement whose work nobody can
+        // see is held, never accepted.
+        let decision = worst(&kinds).unwrap_or(if !ledger {
+            Decision::Hold
+        } else if deliveries.len() > 1 {
             Decision::Reconcile
         } else {
             Decision::Accept
@@ -362,10 +482,15 @@ pub fn judge(log: &Log, end: &End) -> Audit {
     for f in &findings {
         *counts.entry(f.kind.as_str().to_string()).or_default() += 1;
     }
+    let unchecked = FindingKind::ALL
+        .into_iter()
+        .filter(|k| !ledger && k.needs_ledger())
+        .collect();
     Audit {
         messages: end.sent.len() as u32,
-        clean: findings.is_empty(),
+        clean: findings.is_empty() && ledger,
         ledger,
+        unchecked,
         counts,
         findings,
         per_message,
@@ -382,6 +507,11 @@ fn worst(kinds: &[FindingKind]) -> Option<Decision> {
         Decision::Accept => 3,
     };
     kinds.iter().map(|k| k.decision()).min_by_key(|d| rank(*d))
+}
+
+/// The name a handle goes by in the lease vocabulary: the attempt the emulator knows it names.
+fn handle_name(seq: u64, nonce: u64) -> String {
+    format!("{seq}:{nonce}")
 }
 
 fn op_key(op: AckOp) -> &'static str {
@@ -468,11 +598,52 @@ pub(crate) mod tests {
         assert!(a.clean, "{:?}", a.findings);
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Accept));
         assert_eq!(a.counts["stale_handle_ack"], 0);
-        assert_eq!(a.counts.len(), 7);
+        assert_eq!(a.counts.len(), 9);
+    }
+
+    /// Each worker deletes with its own delivery's handle; the first worker's lease lapsed
+    /// under a long handler and a second worker took the message: the lease's finding (HOLD),
+    /// never the handle cache's REPAIR.
+    #[test]
+    fn an_own_handle_after_a_lapse_and_a_second_worker_is_a_lease_finding() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 1_000), delivery(1, 2, 1_500, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 2_000, Some(1)),
+                ack(AckOp::Delete, Some((1, 2)), 2_100, Some(1)),
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
+        assert_eq!(kinds(&a), [FindingKind::LeaseExpiredMidHandler]);
+        assert_eq!(a.acknowledgements[0].class, AckClass::Superseded);
+        assert_eq!(a.per_message[0].decision, Decision::Hold);
+    }
+
+    /// The playbook's adapter after a delete and a redelivery: the copy's delete goes out with
+    /// the first attempt's cached handle.
+    #[test]
+    fn a_cached_handle_after_a_delete_and_a_redelivery_is_a_stale_handle_ack() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), delivery(1, 2, 1_000, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 500, Some(1)),
+                ack(AckOp::Delete, Some((1, 1)), 1_500, Some(1)),
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1], &[1], Some(&[("b-1", 1)])));
+        assert!(
+            kinds(&a).contains(&FindingKind::StaleHandleAck),
+            "{:?}",
+            a.findings
+        );
+        assert_eq!(a.acknowledgements[1].class, AckClass::OtherAttempt);
+        assert_eq!(a.per_message[0].decision, Decision::Repair);
     }
 
     #[test]
-    fn a_handle_cached_by_message_id_is_a_stale_ack() {
+    fn a_handle_cached_by_message_id_is_a_stale_handle_ack() {
         // Attempt 1's lease lapses, attempt 2 receives, the consumer deletes with attempt 1's.
         let log = keyed(Log {
             deliveries: vec![delivery(1, 1, 0, 1_000), delivery(1, 2, 1_500, 10_000)],
@@ -562,8 +733,114 @@ pub(crate) mod tests {
             ..Log::default()
         });
         let a = judge(&log, &end(&[1], &[], None));
-        assert!(a.clean && !a.ledger);
+        // No finding, and yet not clean: nothing shows the work was done.
+        assert!(a.findings.is_empty() && !a.clean && !a.ledger);
+        assert_eq!(
+            a.unchecked,
+            [
+                FindingKind::AckBeforeCommit,
+                FindingKind::DuplicateCommit,
+                FindingKind::DeletedNotCommitted
+            ]
+        );
         assert!(!a.counts.contains_key("ack_before_commit"));
         assert_eq!(a.per_message[0].commits, None);
+        assert_eq!(a.per_message[0].decision, Decision::Hold);
+    }
+
+    /// A purge, the queue's deletion or retention ending empties the queue; none of them is
+    /// a delete, and the message is not ACCEPT.
+    #[test]
+    fn a_message_gone_without_a_delete_is_not_accepted() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000)],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1)])));
+        assert_eq!(
+            kinds(&a),
+            [
+                FindingKind::GoneWithoutDelete,
+                FindingKind::GoneWithoutDelete
+            ]
+        );
+        assert!(a.per_message.iter().all(|m| !m.deleted));
+        assert!(a.per_message.iter().all(|m| m.decision == Decision::Hold));
+        assert!(!a.clean);
+    }
+
+    /// One history, both commands: the same attempt and acknowledgement, as a suite's call
+    /// rows read by `run` (through `classify::ack_history`) and as the emulator's log read by
+    /// `audit`, get the same class and the same decision.
+    #[test]
+    fn run_and_audit_decide_the_same_acknowledgement_alike() {
+        use crate::classify::{ack_history, decide};
+        use crate::evidence::fixtures::{call, received};
+        use crate::evidence::format::Phase;
+        use crate::suite::model::OutcomeClass;
+        // (lease, delete at, a newer attempt at, whether it deletes with its own handle).
+        for (lease, delete_at, newer_at, newer_acks, class) in [
+            (1_000, 1_500, None, false, AckClass::Late),
+            (10_000, 1_500, None, false, AckClass::InLease),
+            (1_000, 2_000, Some(1_500), true, AckClass::Superseded),
+            (1_000, 2_000, Some(1_500), false, AckClass::OtherAttempt),
+        ] {
+            let mut receive = call("c", Phase::Step, "ReceiveMessage", 100, 100);
+            receive.lease_ms = Some(lease);
+            receive.messages = vec![received("m1", "h1", 1)];
+            let mut rows = vec![receive];
+            if let Some(at) = newer_at {
+                let mut again = call("c", Phase::Step, "ReceiveMessage", 100 + at, 100 + at);
+                again.lease_ms = Some(30_000);
+                again.messages = vec![received("m1", "h2", 2)];
+                rows.push(again);
+            }
+            let mut delete = call(
+                "c",
+                Phase::Step,
+                "DeleteMessage",
+                100 + delete_at,
+                100 + delete_at,
+            );
+            delete.handle_digest = Some("h1".into());
+            rows.push(delete);
+            if newer_acks {
+                let at = 100 + delete_at + 100;
+                let mut own = call("c", Phase::Step, "DeleteMessage", at, at);
+                own.handle_digest = Some("h2".into());
+                rows.push(own);
+            }
+            let refs: Vec<_> = rows.iter().collect();
+            let run = decide(
+                Some(OutcomeClass::NoRedeliveryWithinWindow),
+                ack_history::ack_facts(&refs),
+            );
+
+            let mut deliveries = vec![delivery(1, 1, 0, lease)];
+            if let Some(at) = newer_at {
+                deliveries.push(delivery(1, 2, at, 30_000));
+            }
+            let mut acks = vec![ack(AckOp::Delete, Some((1, 1)), delete_at, Some(1))];
+            if newer_acks {
+                acks.push(ack(AckOp::Delete, Some((1, 2)), delete_at + 100, Some(1)));
+            }
+            let log = keyed(Log {
+                deliveries,
+                acks,
+                ..Log::default()
+            });
+            let audit = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
+            assert_eq!(audit.acknowledgements[0].class, class);
+            let audited = match audit.per_message[0].findings.as_slice() {
+                [] => Decision::Accept,
+                _ => audit.per_message[0].decision,
+            };
+            assert_eq!(run, Some(audited), "{class:?}");
+            assert_eq!(
+                run,
+                class.decision().or(Some(Decision::Accept)),
+                "{class:?}"
+            );
+        }
     }
 }

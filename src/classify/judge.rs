@@ -10,7 +10,7 @@ use crate::decision::Decision;
 use crate::evidence::format::{Finding, Verdict};
 use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
 
-use super::decision::{AckFacts, decide};
+use super::decision::{AckFacts, decide, decide_case};
 use super::outcome::{self, CutReason, TrackedMessage, WindowEnd};
 use super::stop::StopReason;
 use super::verdict::{VerdictFacts, verdict};
@@ -437,9 +437,9 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         .filter(|l| !seen_again(l))
         .map(String::as_str)
         .collect();
-    let decision = decide(class, facts.acks, unexplained.len() as u32);
+    let decision = decide_case(class, facts.acks, unexplained.len() as u32);
     // What held an ACCEPT back, when only the unacknowledged messages did.
-    let held_back = if decision != decide(class, facts.acks, 0) {
+    let held_back = if decision != decide(class, facts.acks) {
         format!(
             " (received, and neither acknowledged nor seen again: {})",
             unexplained.join(", ")
@@ -506,7 +506,9 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     // HOLD is what the case expects of its own fault: a HOLD whose doubt came from elsewhere
     // (the target throttling, a lost answer, a fault that fired on an unrelated call) proves
     // nothing about the fault. The doubt that decided it is the window's when the window is
-    // undecided (the decision's first rule), else the acknowledgements'.
+    // undecided (the decision's first rule), else the acknowledgements' refused or unanswered.
+    // An acknowledgement definitely after its lease (`late`, `superseded`) decides HOLD by
+    // itself, from the history, with no doubt to credit.
     let holds = held_doubt.is_some() || decision == Some(Decision::Hold);
     let credited = if class == Some(OutcomeClass::Inconclusive) {
         judged.as_ref().is_some_and(|j| {
@@ -514,8 +516,10 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
                 .iter()
                 .any(|m| m.class == OutcomeClass::Inconclusive && m.doubt_faulted)
         })
-    } else {
+    } else if facts.acks.failed_acks + facts.acks.unknown_acks > 0 {
         facts.faulted_acks > 0
+    } else {
+        facts.acks.late_acks + facts.acks.superseded_acks > 0
     };
     if holds
         && !credited

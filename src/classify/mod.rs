@@ -6,6 +6,10 @@
 //!   check ([`check_window`]) and the outcome comparison live beside it.
 //! - `outcome`: the class of one tracked message (the honesty rules), and how a window ended.
 //! - `stop`: why a case or a run stopped before its end, one ordered [`StopReason`].
+//! - `leases`: the one vocabulary of attempts and leases (an acknowledgement in the lease,
+//!   late, superseded, after its lease ended, with an unknown handle, or unsure), read by the
+//!   case judge, the audit's judge and the report's timeline alike; `ack_history`: a case's
+//!   `call` rows read in it, and the acknowledgement facts they give the decision.
 //! - `decision`: the playbook's ACCEPT / REPAIR / HOLD / RECONCILE.
 //! - `verdict`: pass / fail / inconclusive / error, and the run's exit code (its stop's, or
 //!   its worst verdict's).
@@ -14,12 +18,14 @@
 //!   verdict is re-judged from the evidence alone.
 //! - `fisher`, `history`: a case's trials pooled across runs, and a newest run that differs.
 
+pub mod ack_history;
 pub mod answer;
 pub mod decision;
 pub mod failure;
 pub mod fisher;
 pub mod history;
 pub mod judge;
+pub mod leases;
 pub mod outcome;
 pub mod rate;
 pub mod recorded;

@@ -247,7 +247,10 @@ pub fn record_from_facts(
         acks: AckCounts {
             acks: facts.acks.acks,
             unbound_acks: facts.acks.unbound_acks,
-            stale_acks: facts.acks.stale_acks,
+            other_attempt_acks: facts.acks.other_attempt_acks,
+            superseded_acks: facts.acks.superseded_acks,
+            late_acks: facts.acks.late_acks,
+            unsure_acks: facts.acks.unsure_acks,
             failed_acks: facts.acks.failed_acks,
             unknown_acks: facts.acks.unknown_acks,
         },
@@ -338,7 +341,10 @@ pub fn facts_from_record(
         acks: AckFacts {
             acks: record.acks.acks,
             unbound_acks: record.acks.unbound_acks,
-            stale_acks: record.acks.stale_acks,
+            other_attempt_acks: record.acks.other_attempt_acks,
+            superseded_acks: record.acks.superseded_acks,
+            late_acks: record.acks.late_acks,
+            unsure_acks: record.acks.unsure_acks,
             failed_acks: record.acks.failed_acks,
             unknown_acks: record.acks.unknown_acks,
         },

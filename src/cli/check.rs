@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use crate::classify::{self, Judgement, StopReason, recorded};
 use crate::conformance;
 use crate::conformance::profile::Profile;
-use crate::evidence::format::{CaseEnd, RunEnd, RunStart, Verdict};
+use crate::evidence::format::{Call, CaseEnd, Phase, RunEnd, RunStart, Verdict};
 use crate::evidence::view::{CaseView, RunView};
 use crate::exit_code;
 
@@ -266,7 +266,7 @@ fn single_case(
         return None;
     };
     let judged = match recorded::facts_from_record(record, expect) {
-        Ok(f) => classify::judge(&f),
+        Ok(f) => classify::judge(&with_history(f, case, None, out)),
         Err(why) => {
             out.cannot = Some(format!("its facts do not read back: {why}"));
             return None;
@@ -310,7 +310,7 @@ fn pooled_case(
             .collect();
         match facts.as_slice() {
             [record] => match recorded::facts_from_record(record, expect) {
-                Ok(f) => judged.push(classify::judge(&f)),
+                Ok(f) => judged.push(classify::judge(&with_history(f, case, Some(t.trial), out))),
                 Err(why) => {
                     out.cannot = Some(format!(
                         "trial {}: its facts do not read back: {why}",
@@ -353,6 +353,40 @@ fn pooled_case(
         profile_note: None,
         ..end.clone()
     })
+}
+
+/// The facts with their acknowledgements read from the case's (or the trial's) `call` rows,
+/// as the run reads them: the history decides, and a `facts` record that counted them
+/// otherwise is a difference. Rows written before receives recorded their lease cannot be
+/// read for it; the record's counts stand.
+fn with_history(
+    mut facts: classify::CaseFacts,
+    case: &CaseView<'_>,
+    trial: Option<u32>,
+    out: &mut CaseCheck,
+) -> classify::CaseFacts {
+    let rows: Vec<&Call> = case
+        .calls
+        .iter()
+        .copied()
+        .filter(|c| c.trial == trial && c.phase != Phase::Consumer)
+        .collect();
+    let unleased = rows
+        .iter()
+        .any(|c| c.action == "ReceiveMessage" && !c.messages.is_empty() && c.lease_ms.is_none());
+    if unleased {
+        return facts;
+    }
+    let read = classify::ack_history::ack_facts(&rows);
+    if read != facts.acks {
+        let which = trial.map(|t| format!("trial {t}: ")).unwrap_or_default();
+        out.differences.push(format!(
+            "{which}the facts record counts the acknowledgements {:?}, the call rows show {read:?}",
+            facts.acks
+        ));
+        facts.acks = read;
+    }
+    facts
 }
 
 /// What differs between the recorded `case_end` and the re-judged one.

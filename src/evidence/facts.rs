@@ -206,7 +206,10 @@ pub struct TrackedFacts {
     pub faulted_receives_before: u32,
 }
 
-/// The case's acknowledgements, counted (`classify::AckFacts`).
+/// The case's acknowledgements, counted (`classify::AckFacts`), each put in its class by the
+/// lease vocabulary (`classify::leases`) from the case's `call` rows. Files written before the
+/// classes had `stale_acks` (any handle a newer receive had superseded, decided REPAIR as
+/// `other_attempt_acks` is) and none of the other classes.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -214,7 +217,14 @@ pub struct TrackedFacts {
 pub struct AckCounts {
     pub acks: u32,
     pub unbound_acks: u32,
-    pub stale_acks: u32,
+    #[serde(alias = "stale_acks")]
+    pub other_attempt_acks: u32,
+    #[serde(default)]
+    pub superseded_acks: u32,
+    #[serde(default)]
+    pub late_acks: u32,
+    #[serde(default)]
+    pub unsure_acks: u32,
     pub failed_acks: u32,
     pub unknown_acks: u32,
 }

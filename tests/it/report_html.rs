@@ -372,7 +372,7 @@ const PROBE: &str = r#"<script>
       var k = g.getAttribute("data-kind");
       (marks[k] = marks[k] || []).push({
         w: r.width, h: r.height, cls: g.getAttribute("class") || "",
-        action: g.getAttribute("data-action") || "", stale: g.getAttribute("data-stale") || "",
+        action: g.getAttribute("data-action") || "", ack: g.getAttribute("data-ack") || "",
         ended: g.getAttribute("data-ended") || ""
       });
     });
@@ -431,14 +431,16 @@ fn in_chromium_the_stale_handle_case_shows_both_leases_the_window_and_the_stale_
     assert_eq!(laid_out(stale, "window").len(), 1, "{stale}");
     let stale_delete: Vec<_> = laid_out(stale, "call")
         .into_iter()
-        .filter(|c| c["action"] == "DeleteMessage" && c["cls"].as_str().unwrap().contains("stale"))
+        .filter(|c| {
+            c["action"] == "DeleteMessage" && c["cls"].as_str().unwrap().contains("outside")
+        })
         .collect();
     assert_eq!(
         stale_delete.len(),
         1,
-        "A's late delete, marked stale: {stale}"
+        "A's delete after B received, marked as used outside its lease: {stale}"
     );
-    assert_eq!(stale_delete[0]["stale"], "lapsed");
+    assert_eq!(stale_delete[0]["ack"], "other_attempt");
     assert!(
         stale_delete[0]["w"].as_f64().unwrap() >= 5.0,
         "never a sliver"

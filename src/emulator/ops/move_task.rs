@@ -18,7 +18,7 @@ use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
 /// Most messages per second a task moves (API_StartMessageMoveTask).
-const MAX_RATE: u32 = 500;
+const MAX_RATE: u32 = crate::sqs::limits::MAX_MESSAGES_PER_SECOND.max as u32;
 
 fn is_dead_letter_queue(state: &mut State, arn: &str) -> bool {
     state.queues_mut().any(|q| {

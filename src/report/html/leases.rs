@@ -1,11 +1,15 @@
-//! Leases reconstructed from a case's rows (pure), for the timeline: each message a receive
-//! returned is leased from the receive's answer for its `lease_ms`; a later successful call
-//! with that handle ends it (a delete, a visibility change to 0) or moves its expiry (a
-//! visibility change, drawn as the extension); a newer receive of the same message supersedes
-//! it; a call that used the handle after its lease lapsed or was superseded is stale.
+//! A case's leases drawn for the timeline (pure), from the one reading of its calls that the
+//! judge makes (`classify::leases` over `classify::ack_history`): each delivery's lease from
+//! the receive's answer, moved by the visibility changes that took, capped where it ended
+//! (deleted, released, lapsed, superseded) or running on past the axis (held); and every use
+//! of a handle the reading did not place in its lease (`late`, `superseded`, `other_attempt`,
+//! `unsure`), marked with that class. The report draws what the checker decided; it does not
+//! read the calls a second way.
 
 use super::super::wording::format_ms;
 use super::marks::{Mark, MarkKind, Part, Shape, bar, cap, lane_name, outcome};
+use crate::classify::ack_history::CallHistory;
+use crate::classify::leases::{AckClass, LeaseEnd, UseAnswer};
 use crate::evidence::format::{Call, Completion, Phase};
 use crate::evidence::view::CaseView;
 
@@ -17,115 +21,39 @@ pub(super) struct DrawnLease {
     pub(super) mark: Mark,
 }
 
-/// A call that used a handle whose lease had already ended.
+/// A call that used a handle outside its attempt's lease, as the reading classed it.
 #[derive(Debug)]
-pub(super) struct Stale<'a> {
+pub(super) struct OutsideUse<'a> {
     pub(super) call: &'a Call,
     pub(super) attempt: String,
     pub(super) message: String,
-    /// `lapsed` or `superseded`.
-    pub(super) why: &'static str,
-    pub(super) since: f64,
+    pub(super) class: AckClass,
+    /// When the attempt's lease had ended (or, when the reading cannot say, when the newer
+    /// attempt came).
+    pub(super) since: Option<f64>,
 }
 
 #[derive(Debug, Default)]
 pub(super) struct Leases<'a> {
     pub(super) leases: Vec<DrawnLease>,
-    pub(super) stale: Vec<Stale<'a>>,
-}
-
-/// How a lease ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Ending {
-    Deleted(f64),
-    Released(f64),
-    Superseded(f64),
-    Lapsed(f64),
-    /// Still held when the axis ends.
-    Held,
-}
-
-/// One use of a handle: the call, its answer time, and for a visibility change the new lease.
-struct Use<'a> {
-    call: &'a Call,
-    sent: f64,
-    answered: f64,
-    delete: bool,
-    new_lease: Option<u64>,
-    took_effect: bool,
-}
-
-fn uses<'a>(case: &CaseView<'a>, handle: &str, rel: &impl Fn(&str) -> Option<f64>) -> Vec<Use<'a>> {
-    let mut uses = Vec::new();
-    for &call in &case.calls {
-        let (Some(sent), Some(answered)) = (rel(&call.started_at), rel(&call.ended_at)) else {
-            continue;
-        };
-        // A batch entry does what its single operation does (the table in sqs/operations.rs).
-        let single = crate::sqs::operations::single(&call.action);
-        let delete = single == "DeleteMessage";
-        let change = single == "ChangeMessageVisibility";
-        if !delete && !change {
-            continue;
-        }
-        if call.handle_digest.as_deref() == Some(handle) {
-            uses.push(Use {
-                call,
-                sent,
-                answered,
-                delete,
-                new_lease: call.lease_ms,
-                took_effect: call.completion == Completion::Ok,
-            });
-        }
-        for e in &call.entries {
-            if e.handle_digest.as_deref() == Some(handle) {
-                uses.push(Use {
-                    call,
-                    sent,
-                    answered,
-                    delete,
-                    new_lease: e.lease_ms,
-                    took_effect: call.completion == Completion::Ok && e.result == "successful",
-                });
-            }
-        }
-    }
-    uses.sort_by(|a, b| a.sent.total_cmp(&b.sent));
-    uses
+    pub(super) outside: Vec<OutsideUse<'a>>,
 }
 
 /// Every lease the case's receives took, how each ended, and the calls that used a handle
-/// after its lease ended.
+/// outside its lease.
 pub(super) fn leases<'a>(
     case: &CaseView<'a>,
     rel: &impl Fn(&str) -> Option<f64>,
     span: f64,
 ) -> Leases<'a> {
     let mut out = Leases::default();
-    // Deliveries of each message, by receive answer time, to find supersessions.
-    let mut deliveries: Vec<(&str, &str, f64)> = Vec::new();
-    for call in &case.calls {
-        if call.action != "ReceiveMessage" {
-            continue;
-        }
-        let Some(at) = rel(&call.ended_at) else {
-            continue;
-        };
-        for m in &call.messages {
-            if let Some(h) = &m.handle_digest {
-                deliveries.push((&m.message_id, h, at));
-            }
-        }
-    }
+    let history = CallHistory::of(&case.calls, rel);
+    let reading = history.read(span);
     let mut tracks: Vec<(String, String)> = Vec::new();
-    for &call in &case.calls {
-        let Some(lease_ms) = call.lease_ms.filter(|_| call.action == "ReceiveMessage") else {
-            continue;
-        };
-        let Some(start) = rel(&call.ended_at) else {
-            continue;
-        };
+    for lease in &reading.leases {
+        let (call, index) = history.delivery_rows[lease.delivery];
+        let m = &call.messages[index];
+        let handle = history.deliveries[lease.delivery].handle;
         let lane = lane_name(call);
         let holder = call.attempt.clone().unwrap_or_else(|| {
             if call.phase == Phase::Observe {
@@ -134,182 +62,144 @@ pub(super) fn leases<'a>(
                 "a receive".to_string()
             }
         });
-        for m in &call.messages {
-            let Some(handle) = m.handle_digest.as_deref() else {
+        let label = m.message.as_deref().unwrap_or(&m.message_id).to_string();
+        let track = match tracks.iter().position(|t| t.0 == lane && t.1 == label) {
+            Some(t) => tracks[..t].iter().filter(|x| x.0 == lane).count(),
+            None => {
+                tracks.push((lane.clone(), label.clone()));
+                tracks.iter().filter(|x| x.0 == lane).count() - 1
+            }
+        };
+
+        let mut parts = Vec::new();
+        let mut notes = Vec::new();
+        let mut seg_start = lease.start;
+        let mut extended = false;
+        for ext in &lease.extensions {
+            parts.push(bar(seg_start, ext.at, extended));
+            // Where the lease would have lapsed without the change.
+            parts.push(cap(ext.from, "was"));
+            notes.push(format!(
+                "{} at +{}: lease moved from +{} to +{}",
+                history.use_rows[ext.by].0.action,
+                format_ms(ext.at as u64),
+                format_ms(ext.from as u64),
+                format_ms(ext.to as u64)
+            ));
+            seg_start = ext.at;
+            extended = true;
+        }
+        match lease.end {
+            LeaseEnd::Deleted(t) | LeaseEnd::Released(t) => {
+                parts.push(bar(seg_start, t, extended));
+                parts.push(cap(t, "ended"));
+            }
+            LeaseEnd::Lapsed(t) | LeaseEnd::Superseded(t) => {
+                parts.push(bar(seg_start, t, extended));
+                parts.push(cap(t, "lapse"));
+            }
+            LeaseEnd::Held => parts.push(bar(seg_start, span, extended)),
+        }
+
+        for (u, judged) in reading.uses.iter().enumerate() {
+            if judged.delivery != Some(lease.delivery) {
                 continue;
-            };
-            let label = m.message.as_deref().unwrap_or(&m.message_id).to_string();
-            let track = match tracks.iter().position(|t| t.0 == lane && t.1 == label) {
-                Some(t) => tracks[..t].iter().filter(|x| x.0 == lane).count(),
-                None => {
-                    tracks.push((lane.clone(), label.clone()));
-                    tracks.iter().filter(|x| x.0 == lane).count() - 1
-                }
-            };
-            let superseded = deliveries
-                .iter()
-                .filter(|(id, h, at)| *id == m.message_id && *h != handle && *at > start)
-                .map(|d| d.2)
-                .reduce(f64::min);
-            let mut expiry = start + lease_ms as f64;
-            let mut seg_start = start;
-            let mut parts = Vec::new();
-            let mut ending = None;
-            let mut notes = Vec::new();
-            let mut extended = false;
-            for u in uses(case, handle, rel) {
-                if u.answered < start {
-                    continue;
-                }
-                let lapsed_at = superseded.map_or(expiry, |s| s.min(expiry));
-                if ending.is_none() && u.sent >= lapsed_at {
-                    ending = Some(if superseded.is_some_and(|s| s < expiry) {
-                        Ending::Superseded(lapsed_at)
-                    } else {
-                        Ending::Lapsed(lapsed_at)
-                    });
-                    parts.push(bar(seg_start, lapsed_at, extended));
-                    parts.push(cap(lapsed_at, "lapse"));
-                }
-                match ending {
-                    Some(end @ (Ending::Lapsed(since) | Ending::Superseded(since))) => {
-                        let why = if matches!(end, Ending::Superseded(_)) {
-                            "superseded"
-                        } else {
-                            "lapsed"
-                        };
-                        out.stale.push(Stale {
-                            call: u.call,
-                            attempt: holder.clone(),
-                            message: label.clone(),
-                            why,
-                            since,
-                        });
-                        parts.push(Part {
-                            shape: Shape::Dashed,
-                            track: 0,
-                            start: since,
-                            end: u.sent,
-                            class: "kept",
-                        });
-                        continue;
-                    }
-                    Some(_) => continue,
-                    None => {}
-                }
-                if !u.took_effect {
-                    notes.push(format!(
-                        "{} at +{}: {} ({}), the lease is drawn as if it did not take effect",
-                        u.call.action,
-                        format_ms(u.sent as u64),
-                        outcome(u.call),
-                        match u.call.completion {
-                            Completion::Info => "outcome unknown",
-                            _ => "refused",
-                        }
-                    ));
-                    continue;
-                }
-                let at = u.answered;
-                match (u.delete, u.new_lease) {
-                    (true, _) | (false, Some(0)) => {
-                        parts.push(bar(seg_start, at, extended));
-                        parts.push(cap(at, "ended"));
-                        ending = Some(if u.delete {
-                            Ending::Deleted(at)
-                        } else {
-                            Ending::Released(at)
-                        });
-                    }
-                    (false, Some(ms)) => {
-                        parts.push(bar(seg_start, at, extended));
-                        notes.push(format!(
-                            "{} at +{}: lease moved from +{} to +{}",
-                            u.call.action,
-                            format_ms(at as u64),
-                            format_ms(expiry as u64),
-                            format_ms((at + ms as f64) as u64)
-                        ));
-                        // Where the lease would have lapsed without the change.
-                        parts.push(cap(expiry, "was"));
-                        seg_start = at;
-                        expiry = at + ms as f64;
-                        extended = true;
-                    }
-                    (false, None) => {}
-                }
             }
-            let ending = ending.unwrap_or(match superseded {
-                Some(s) if s < expiry => Ending::Superseded(s),
-                _ if expiry <= span => Ending::Lapsed(expiry),
-                _ => Ending::Held,
-            });
-            let kind = if extended { "extended" } else { "held" };
-            match ending {
-                Ending::Lapsed(t) | Ending::Superseded(t)
-                    if !parts
-                        .iter()
-                        .any(|p| p.shape == Shape::Cap && p.class == "lapse") =>
-                {
-                    parts.push(bar(seg_start, t, extended));
-                    parts.push(cap(t, "lapse"));
-                }
-                Ending::Held => parts.push(bar(seg_start, span, extended)),
-                _ => {}
+            let (use_call, _, _) = history.use_rows[u];
+            let sent = history.uses[u].at.from;
+            if history.uses[u].answer != UseAnswer::Took {
+                notes.push(format!(
+                    "{} at +{}: {} ({}), the lease is drawn as if it did not take effect",
+                    use_call.action,
+                    format_ms(sent.max(0.0) as u64),
+                    outcome(use_call),
+                    match use_call.completion {
+                        Completion::Info => "outcome unknown",
+                        _ => "refused",
+                    }
+                ));
             }
-            let how = match ending {
-                Ending::Deleted(t) => format!("deleted at +{}", format_ms(t as u64)),
-                Ending::Released(t) => format!("released at +{}", format_ms(t as u64)),
-                Ending::Superseded(t) => format!("superseded at +{}", format_ms(t as u64)),
-                Ending::Lapsed(t) => format!("lapsed at +{}", format_ms(t as u64)),
-                Ending::Held => format!("held to +{}", format_ms(expiry as u64)),
-            };
-            let short_how = match ending {
-                Ending::Deleted(_) => "deleted".to_string(),
-                Ending::Released(_) => "released".to_string(),
-                Ending::Superseded(_) => "superseded".to_string(),
-                Ending::Lapsed(_) => "lapsed".to_string(),
-                Ending::Held => format!("to +{}", format_ms(expiry as u64)),
-            };
-            let who = match &call.attempt {
-                Some(a) => format!("{a}'s lease"),
-                None => "lease".to_string(),
-            };
-            let mut title = format!(
-                "{who} on {label}: {} from the receive's answer at +{}, {how}{}\nhandle sha256 {handle}\nreceive request id {}",
-                format_ms(lease_ms),
-                format_ms(start as u64),
-                if extended { " (extended)" } else { "" },
-                call.request_id.as_deref().unwrap_or("none"),
-            );
-            for note in notes {
-                title.push('\n');
-                title.push_str(&note);
+            if !matches!(
+                judged.class,
+                AckClass::Late | AckClass::Superseded | AckClass::OtherAttempt | AckClass::Unsure
+            ) {
+                continue;
             }
-            out.leases.push(DrawnLease {
-                lane: lane.clone(),
-                track,
-                mark: Mark {
-                    kind: MarkKind::Lease,
-                    class: format!("lease {kind}"),
-                    parts,
-                    label: Some(format!(
-                        "{who} on {label} · {}{} · {short_how}",
-                        format_ms(lease_ms),
-                        if extended { ", extended" } else { "" }
-                    )),
-                    priority: 1,
-                    title,
-                    data: vec![
-                        ("message", label.clone()),
-                        (
-                            "ended",
-                            short_how.split(' ').next().unwrap_or("").to_string(),
-                        ),
-                    ],
-                },
+            // The handle is drawn kept from where its lease ended (or, when the reading can
+            // say no more, from where the newer attempt or the lapse put it).
+            let ended_at = match lease.end {
+                LeaseEnd::Held => None,
+                LeaseEnd::Deleted(t)
+                | LeaseEnd::Released(t)
+                | LeaseEnd::Superseded(t)
+                | LeaseEnd::Lapsed(t) => Some(t),
+            };
+            if let Some(since) = ended_at.or(judged.since) {
+                parts.push(Part {
+                    shape: Shape::Dashed,
+                    track: 0,
+                    start: since,
+                    end: sent.max(since),
+                    class: "kept",
+                });
+            }
+            out.outside.push(OutsideUse {
+                call: use_call,
+                attempt: holder.clone(),
+                message: label.clone(),
+                class: judged.class,
+                since: ended_at.or(judged.since),
             });
         }
+
+        let expiry = lease.expiry.unwrap_or(span);
+        let how = match lease.end {
+            LeaseEnd::Held => format!("held to +{}", format_ms(expiry as u64)),
+            end @ (LeaseEnd::Deleted(t)
+            | LeaseEnd::Released(t)
+            | LeaseEnd::Superseded(t)
+            | LeaseEnd::Lapsed(t)) => format!("{} at +{}", end.as_str(), format_ms(t as u64)),
+        };
+        let short_how = match lease.end {
+            LeaseEnd::Held => format!("to +{}", format_ms(expiry as u64)),
+            end => end.as_str().to_string(),
+        };
+        let lease_ms = history.deliveries[lease.delivery].lease_ms;
+        let length = lease_ms.map_or_else(|| "unknown".to_string(), format_ms);
+        let who = match &call.attempt {
+            Some(a) => format!("{a}'s lease"),
+            None => "lease".to_string(),
+        };
+        let mut title = format!(
+            "{who} on {label}: {length} from the receive's answer at +{}, {how}{}\nhandle sha256 {handle}\nreceive request id {}",
+            format_ms(lease.start as u64),
+            if extended { " (extended)" } else { "" },
+            call.request_id.as_deref().unwrap_or("none"),
+        );
+        for note in notes {
+            title.push('\n');
+            title.push_str(&note);
+        }
+        let kind = if extended { "extended" } else { "held" };
+        out.leases.push(DrawnLease {
+            lane,
+            track,
+            mark: Mark {
+                kind: MarkKind::Lease,
+                class: format!("lease {kind}"),
+                parts,
+                label: Some(format!(
+                    "{who} on {label} · {length}{} · {short_how}",
+                    if extended { ", extended" } else { "" }
+                )),
+                priority: 1,
+                title,
+                data: vec![
+                    ("message", label),
+                    ("ended", lease.end.as_str().to_string()),
+                ],
+            },
+        });
     }
     out
 }

@@ -89,7 +89,10 @@ pub(crate) const SWATCHES: &[(&str, &str)] = &[
     ("held", "lease"),
     ("extended", "lease extended"),
     ("kept", "handle kept after its lease"),
-    ("stale", "stale handle used"),
+    (
+        "outside",
+        "handle used outside its lease (late, superseded, unsure)",
+    ),
     ("sleep", "sleep"),
     ("window", "observation window"),
     ("redelivery", "redelivery"),

@@ -3,8 +3,8 @@
 //!
 //! - [`page`]: the page (header, what the run found, cases one click away);
 //! - [`picture`]: what a case's timeline shows, worked out from its evidence (lanes, the
-//!   window, redeliveries, findings), in the shapes of [`marks`], with the leases and stale
-//!   handles that [`leases`] reconstructs;
+//!   window, redeliveries, findings), in the shapes of [`marks`], with the leases and the
+//!   handles used outside them as [`leases`] draws the judge's own reading of them;
 //! - [`timeline`]: that picture as inline SVG; [`axis`]: round ticks and labels that never
 //!   overprint;
 //! - [`calls`]: the calls table; [`trials`]: a multi-trial case's tally;

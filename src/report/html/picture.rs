@@ -10,13 +10,11 @@
 //! (`call.fault`) is a mark of its own on its call, so a refusal or silence it caused is never
 //! read as the target's.
 //!
-//! Leases are reconstructed from the rows: each message a receive returned is leased from the
-//! receive's answer for its `lease_ms`. A later call with that handle (`handle_digest` equal to
-//! the receive's `messages[].handle_digest`, in a single call or a batch entry) that succeeded
-//! ends it (delete, or a visibility change to 0) or moves its expiry (a visibility change:
-//! the new timeout counts from the call, drawn as the extension); a newer receive of the same
-//! message supersedes it. Effects are placed at the call's answer, when the harness knew. A
-//! call that used the handle after its lease lapsed or was superseded is marked stale.
+//! Leases are drawn from the judge's own reading of the rows (`classify::leases`, through
+//! [`super::leases`]): each message a receive returned is leased from the receive's answer for
+//! its `lease_ms`, ended or moved by the calls with its handle that took, superseded by a newer
+//! attempt once it was over. A call that used a handle outside its lease is marked with the
+//! class the judge gave it (`late`, `superseded`, `other_attempt`, `unsure`).
 
 use super::super::wording::format_ms;
 use super::leases::leases;
@@ -71,18 +69,20 @@ pub(crate) fn picture(case: &CaseView) -> Option<Picture> {
         let Some(mut mark) = call_mark(case, call, &rel) else {
             continue;
         };
-        if let Some(stale) = leases.stale.iter().find(|s| std::ptr::eq(s.call, *call)) {
-            mark.class.push_str(" stale");
-            mark.data.push(("stale", stale.why.to_string()));
+        if let Some(used) = leases.outside.iter().find(|s| std::ptr::eq(s.call, *call)) {
+            let class = used.class.as_str();
+            mark.class.push_str(" outside");
+            mark.data.push(("ack", class.to_string()));
             mark.title.push_str(&format!(
-                "\nstale handle: attempt {}'s lease on {} {} at +{}",
-                stale.attempt,
-                stale.message,
-                stale.why,
-                format_ms(stale.since.max(0.0) as u64)
+                "\n{class}: attempt {}'s handle on {}, used outside its lease{}",
+                used.attempt,
+                used.message,
+                used.since
+                    .map(|t| format!(" (ended at +{})", format_ms(t.max(0.0) as u64)))
+                    .unwrap_or_default()
             ));
             mark.label = Some(format!(
-                "{} · stale handle · {}",
+                "{} · {class} · {}",
                 short_action(&call.action),
                 outcome(call)
             ));
@@ -718,25 +718,26 @@ mod tests {
     }
 
     #[test]
-    fn a_lapsed_lease_and_a_stale_delete() {
+    fn a_lapsed_lease_and_a_superseded_delete() {
         let records = stale_handle();
         let run = RunView::new(&records);
         let p = picture(&run.cases[0]).unwrap();
         let a = lease_marks(&p, "attempt A");
         assert_eq!(a.len(), 1);
         let held = &a[0].parts[0];
-        assert_eq!((held.start, held.end, held.class), (120.0, 1120.0, "held"));
+        // Rows are written to the millisecond: the answer came before 121.
+        assert_eq!((held.start, held.end, held.class), (121.0, 1121.0, "held"));
         assert!(
             a[0].parts
                 .iter()
-                .any(|x| x.shape == Shape::Cap && x.start == 1120.0)
+                .any(|x| x.shape == Shape::Cap && x.start == 1121.0)
         );
         let kept = a[0]
             .parts
             .iter()
             .find(|x| x.shape == Shape::Dashed)
             .unwrap();
-        assert_eq!((kept.start, kept.end), (1120.0, 1750.0));
+        assert_eq!((kept.start, kept.end), (1121.0, 1750.0));
         assert!(a[0].title.contains("lapsed at +1.1 s"), "{}", a[0].title);
         let b = lease_marks(&p, "attempt B");
         assert_eq!(b.len(), 1);
@@ -755,8 +756,9 @@ mod tests {
                     .any(|d| d == &("action", "DeleteMessage".to_string()))
             })
             .unwrap();
-        assert!(delete.class.contains("stale"));
-        assert!(delete.data.contains(&("stale", "lapsed".to_string())));
+        // B had received the message since: the judge's class for A's delete, drawn as is.
+        assert!(delete.class.contains("outside"));
+        assert!(delete.data.contains(&("ack", "other_attempt".to_string())));
         let harness = p.lanes.iter().find(|l| l.name == "harness").unwrap();
         assert_eq!(
             harness.marks[0].class, "call harness",
@@ -796,12 +798,12 @@ mod tests {
             .filter(|x| x.shape == Shape::Bar)
             .map(|x| (x.start, x.end, x.class))
             .collect();
-        assert_eq!(bars, [(100.0, 600.0, "held"), (600.0, 2100.0, "extended")]);
+        assert_eq!(bars, [(101.0, 601.0, "held"), (601.0, 2101.0, "extended")]);
         assert!(
             lease
                 .parts
                 .iter()
-                .any(|x| x.class == "was" && x.start == 1100.0)
+                .any(|x| x.class == "was" && x.start == 1101.0)
         );
         assert!(lease.title.contains("deleted at +2.1 s"), "{}", lease.title);
         assert!(lease.title.contains("refused"), "{}", lease.title);
@@ -809,7 +811,7 @@ mod tests {
             !p.lanes
                 .iter()
                 .flat_map(|l| &l.marks)
-                .any(|m| m.class.contains("stale"))
+                .any(|m| m.class.contains("outside"))
         );
     }
 

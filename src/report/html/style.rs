@@ -64,8 +64,8 @@ svg.timeline .window-guide{fill:#0969da;fill-opacity:.05}
 .call.harness rect,.sw.harness{fill:#afb8c1;background:#afb8c1}
 .call.harness-fail rect{stroke:#cf222e;stroke-width:1.5}
 .call.harness text{fill:#6e7781}
-.call.stale rect,.sw.stale{fill:#fb8500;background:#fb8500;stroke:#953800;stroke-width:1.5}
-.call.stale text{fill:#953800;font-weight:600}
+.call.outside rect,.sw.outside{fill:#fb8500;background:#fb8500;stroke:#953800;stroke-width:1.5}
+.call.outside text{fill:#953800;font-weight:600}
 .call.finding-call rect{stroke:#a40e26;stroke-width:2}
 .lease .held,.sw.held{fill:#0969da;background:#0969da}
 .lease .extended,.sw.extended{fill:#54aeff;background:#54aeff}

@@ -2,7 +2,7 @@
 //! every mark a `<g data-kind=…>` whose `<title>` is its evidence row (shown on hover).
 //!
 //! Labels go in up to [`LABEL_ROWS`] rows under each lane's bars, most important first
-//! (findings, stale handles, redeliveries and the window, then leases, sleeps, steps, calls);
+//! (findings, handles used outside their lease, redeliveries and the window, then leases, sleeps, steps, calls);
 //! one that has no room is left out rather than drawn over another.
 
 use super::axis::{GridTick, Want, place, text_width, tick_label, ticks};
@@ -181,9 +181,9 @@ fn mark(
                 } else {
                     (2.0, 10.0)
                 };
-                // A stale-handle call or the failing call is the point of its picture: never
-                // a sliver, however fast it answered.
-                let min = if m.class.contains("stale") || m.class.contains("finding-call") {
+                // A handle used outside its lease or the failing call is the point of its
+                // picture: never a sliver, however fast it answered.
+                let min = if m.class.contains("outside") || m.class.contains("finding-call") {
                     7.0
                 } else {
                     2.0

@@ -354,9 +354,9 @@ mod tests {
         );
         assert_eq!(out.matches("<details class=\"trial\">").count(), 3);
         assert!(out.contains("<div class=\"trial-body\" id=\"case-stale-rate~trial-2\">"));
-        // Each trial's timeline has its own calls only: A's stale delete once per trial.
+        // Each trial's timeline has its own calls only: A's superseded delete once per trial.
         assert_eq!(out.matches("<svg class=\"timeline\"").count(), 3);
-        assert_eq!(out.matches("class=\"call ok stale\"").count(), 3, "{out}");
+        assert_eq!(out.matches("class=\"call ok outside\"").count(), 3, "{out}");
         let second = &out[out.find("id=\"case-stale-rate~trial-2\"").unwrap()..];
         let second = &second[..second.find("</details>").unwrap()];
         assert_eq!(

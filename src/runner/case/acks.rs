@@ -3,7 +3,7 @@
 //! references resolve, through the ledger, to the receive that issued them.
 
 use super::calls::Caller;
-use super::ledger::{AckAnswer, Ledger, Receipt};
+use super::ledger::{Ledger, Receipt};
 use super::queue_table::QueueTable;
 use crate::classify::{BatchOutcome, Check, Observed};
 use crate::evidence::format::{EntryEvidence, Phase};
@@ -31,8 +31,8 @@ struct Single {
     label: String,
 }
 
-/// The `delete` step: one DeleteMessage, counted in the ledger as an acknowledgement (stale
-/// when a newer receive superseded its handle).
+/// The `delete` step: one DeleteMessage, an acknowledgement (its row carries the handle's
+/// digest: `classify::ack_history` reads which attempt it names and in which class).
 pub(super) async fn delete(
     sqs: &mut Caller,
     queues: &QueueTable,
@@ -62,16 +62,6 @@ pub(super) async fn delete(
     )
     .await;
     note_handle_row(ledger, &mut rec, &one.handle, one.origin.as_ref());
-    let answer = AckAnswer::of(rec.error.as_ref());
-    match &one.origin {
-        Some((_, receipt)) => {
-            ledger.count_ack(receipt, answer);
-            if answer == AckAnswer::Done {
-                ledger.note_acknowledged(&receipt.message_id);
-            }
-        }
-        None => ledger.count_unbound_ack(answer),
-    }
     sqs.count_faulted_acks(rec.error.as_ref(), 1);
     Ok(sqs.check(&step.expect, &mut rec, Observed::default()))
 }
@@ -104,7 +94,7 @@ pub(super) async fn change_visibility(
         attempt,
         Some(&one.label),
     );
-    let secs = timeout.as_secs() as i32;
+    let secs = crate::sqs::limits::wire_seconds(*timeout);
     let mut rec = call!(
         sqs,
         meta,
@@ -184,7 +174,6 @@ pub(super) async fn handle_batch(
             )
             .await;
             let outcome = handle_batch_result(
-                ledger,
                 sqs.masker(),
                 &mut rec,
                 &by_id,
@@ -194,7 +183,6 @@ pub(super) async fn handle_batch(
                         o.failed().to_vec(),
                     )
                 },
-                true,
             );
             if outcome.is_none() {
                 // The whole call failed: every entry's acknowledgement has its answer.
@@ -210,7 +198,7 @@ pub(super) async fn handle_batch(
                     ChangeMessageVisibilityBatchRequestEntry::builder()
                         .id(e.id)
                         .receipt_handle(handle)
-                        .set_visibility_timeout(e.timeout.map(|t| t.as_secs() as i32))
+                        .set_visibility_timeout(e.timeout.map(crate::sqs::limits::wire_seconds))
                         .build()
                         .map_err(|err| built(err, e.id))
                 })
@@ -225,7 +213,6 @@ pub(super) async fn handle_batch(
             )
             .await;
             let outcome = handle_batch_result(
-                ledger,
                 sqs.masker(),
                 &mut rec,
                 &by_id,
@@ -235,7 +222,6 @@ pub(super) async fn handle_batch(
                         o.failed().to_vec(),
                     )
                 },
-                false,
             );
             check_batch(sqs, step, &mut rec, outcome, &entries)
         }
@@ -273,32 +259,14 @@ fn check_batch<O>(
     )
 }
 
-/// Shared by delete-batch and change-visibility-batch: each entry's evidence, and (`is_ack`)
-/// each entry counted in the ledger as an acknowledgement.
+/// Shared by delete-batch and change-visibility-batch: each entry's evidence (an entry the
+/// answer does not list, or every entry of a call that got no answer, as `unanswered`).
 fn handle_batch_result<O>(
-    ledger: &mut Ledger,
     masker: &Masker,
     rec: &mut Recorded<O>,
     resolved: &HashMap<String, ResolvedHandle>,
     split: impl Fn(&O) -> (Vec<String>, Vec<BatchResultErrorEntry>),
-    is_ack: bool,
 ) -> Option<BatchOutcome> {
-    let Some(out) = rec.output.as_ref() else {
-        // The whole request failed: every ack in it was refused (or may not have landed).
-        if is_ack {
-            let answer = AckAnswer::of(rec.error.as_ref());
-            for (_, info) in resolved.values() {
-                match info {
-                    Some((_, receipt)) => ledger.count_ack(receipt, answer),
-                    None => ledger.count_unbound_ack(answer),
-                }
-            }
-        }
-        return None;
-    };
-    let (successful, failed) = split(out);
-    let mut outcome = BatchOutcome::default();
-    let mut entries_ev = Vec::new();
     let evidence_for = |id: &str| {
         resolved.get(id).map(|(h, info)| {
             (
@@ -308,6 +276,31 @@ fn handle_batch_result<O>(
             )
         })
     };
+    // Every entry sent is on the row, answered or not: the history must show each handle
+    // used, whatever became of the call.
+    let unanswered = |id: &str| {
+        let (digest, label, mid) = evidence_for(id).unwrap_or_default();
+        EntryEvidence {
+            id: id.to_string(),
+            message: label,
+            message_id: mid,
+            handle_digest: Some(digest).filter(|d| !d.is_empty()),
+            result: "unanswered".into(),
+            code: None,
+            sender_fault: None,
+            error_message: None,
+            lease_ms: None,
+        }
+    };
+    let mut ids: Vec<&String> = resolved.keys().collect();
+    ids.sort();
+    let Some(out) = rec.output.as_ref() else {
+        rec.last_row().entries = ids.into_iter().map(|id| unanswered(id)).collect();
+        return None;
+    };
+    let (successful, failed) = split(out);
+    let mut outcome = BatchOutcome::default();
+    let mut entries_ev = Vec::new();
     for id in &successful {
         let (digest, label, mid) = evidence_for(id).unwrap_or_default();
         entries_ev.push(EntryEvidence {
@@ -335,26 +328,11 @@ fn handle_batch_result<O>(
             .failed
             .push((f.id().to_string(), f.code().to_string(), f.sender_fault()));
     }
-    if is_ack {
-        for (id, (_, info)) in resolved {
-            // An entry the answer lists in neither `Successful` nor `Failed` is an
-            // acknowledgement nobody answered: it may or may not have taken effect.
-            let answer = if failed.iter().any(|f| f.id() == id) {
-                AckAnswer::Refused
-            } else if successful.contains(id) {
-                AckAnswer::Done
-            } else {
-                AckAnswer::Unknown
-            };
-            match info {
-                Some((_, receipt)) => {
-                    ledger.count_ack(receipt, answer);
-                    if answer == AckAnswer::Done {
-                        ledger.note_acknowledged(&receipt.message_id);
-                    }
-                }
-                None => ledger.count_unbound_ack(answer),
-            }
+    // An entry the answer lists in neither `Successful` nor `Failed` is one nobody
+    // answered: it may or may not have taken effect.
+    for id in ids {
+        if !successful.contains(id) && !failed.iter().any(|f| f.id() == id) {
+            entries_ev.push(unanswered(id));
         }
     }
     rec.last_row().entries = entries_ev;

@@ -12,7 +12,7 @@ use super::queue_table::QueueTable;
 use super::stop::Stops;
 use crate::classify::{CallError, Check, FailureKind, Observed, StopReason, check_step};
 use crate::evidence::Masker;
-use crate::evidence::format::{Phase, Record};
+use crate::evidence::format::{Call, Phase, Record};
 use crate::runner::call::{AttemptRecorder, CallMeta, Recorded, record};
 use crate::runner::context::RunContext;
 use crate::runner::faults::{FaultClient, FaultPlan, StepFault};
@@ -96,6 +96,9 @@ pub(super) struct Caller {
     stops: Stops,
     /// What the current step armed and what its calls answered.
     step: StepState,
+    /// The rows of the case's receives, deletes and visibility changes, as emitted: the
+    /// history its acknowledgements are read from (`classify::ack_history`).
+    history: Vec<Call>,
 }
 
 impl Caller {
@@ -117,6 +120,7 @@ impl Caller {
             faulted_acks: 0,
             denies: Denies::default(),
             step: StepState::default(),
+            history: Vec::new(),
         }
     }
 
@@ -198,10 +202,29 @@ impl Caller {
     }
 
     /// Emits a call's rows (each attempt's), leaving the call's answer to its caller.
-    pub(super) fn emit_rows<O>(&self, rec: &mut Recorded<O>) {
+    pub(super) fn emit_rows<O>(&mut self, rec: &mut Recorded<O>) {
         for row in rec.rows.drain(..) {
+            if matches!(
+                crate::sqs::operations::single(&row.action),
+                "ReceiveMessage" | "DeleteMessage" | "ChangeMessageVisibility"
+            ) {
+                self.history.push(row.clone());
+            }
             self.emit(Record::Call(row));
         }
+    }
+
+    /// The messages the case's receive steps returned that no acknowledgement took, read from
+    /// its rows.
+    pub(super) fn unacknowledged(&self) -> Vec<String> {
+        let rows: Vec<&Call> = self.history.iter().collect();
+        crate::classify::ack_history::unacknowledged(&rows)
+    }
+
+    /// The acknowledgement facts of the case so far, read from its rows.
+    pub(super) fn ack_facts(&self) -> crate::classify::AckFacts {
+        let rows: Vec<&Call> = self.history.iter().collect();
+        crate::classify::ack_history::ack_facts(&rows)
     }
 
     /// Begins `step`: its `fault:` armed, no wire form (the step arms its own), no answer yet.

@@ -2,11 +2,12 @@
 //! each message was delivered, and what its acknowledgements were answered.
 //!
 //! The ledger is where the facts about messages accumulate as the steps run; the judge reads
-//! them at the end ([`Ledger::acks`], the deliveries, the tracked messages of a window). It
-//! decides nothing and makes no calls, so every rule of its bookkeeping (a stale ack, a
-//! duplicate placed by its business key) is testable without a target.
+//! them at the end (the deliveries, the tracked messages of a window). It decides nothing and
+//! makes no calls, so every rule of its bookkeeping (a duplicate placed by its business key)
+//! is testable without a target. What the acknowledgements were is read from the case's
+//! `call` rows (`classify::ack_history`), not kept here.
 
-use crate::classify::{AckFacts, CallError, FailureKind, SendState, TrackedMessage};
+use crate::classify::{CallError, FailureKind, SendState, TrackedMessage};
 use crate::evidence::{business_key, sha256_hex};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -16,8 +17,6 @@ pub(super) struct Receipt {
     pub handle: String,
     pub message_id: String,
     pub label: Option<String>,
-    /// Order of this receive among all receives of the case; higher is newer.
-    pub seq: u64,
 }
 
 /// A message the case tried to send.
@@ -43,34 +42,6 @@ pub(super) struct SentMessage {
     pub faulted: bool,
 }
 
-/// What the target said to one acknowledgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AckAnswer {
-    /// Took effect (or the target says so).
-    Done,
-    /// A definite refusal: an error response, a `Failed` entry, a throttle.
-    Refused,
-    /// No definite answer: no response, a 5xx, an abandoned call. It may have taken effect.
-    Unknown,
-}
-
-impl AckAnswer {
-    /// The answer of a whole call, from its error (if any). The final attempt decides: a
-    /// retried delete that finally succeeded did take effect.
-    pub(super) fn of(error: Option<&CallError>) -> AckAnswer {
-        match error.map(|e| &e.kind) {
-            None => AckAnswer::Done,
-            Some(
-                FailureKind::Response
-                | FailureKind::Refused
-                | FailureKind::Throttled
-                | FailureKind::NotSent,
-            ) => AckAnswer::Refused,
-            Some(FailureKind::ServerError | FailureKind::NoResponse) => AckAnswer::Unknown,
-        }
-    }
-}
-
 /// The message ledger of one case (see the module doc).
 #[derive(Debug, Default)]
 pub(super) struct Ledger {
@@ -84,22 +55,13 @@ pub(super) struct Ledger {
     ambiguous: HashMap<String, Vec<String>>,
     /// By attempt name: what its receives returned, in order.
     attempts: HashMap<String, Vec<Receipt>>,
-    /// MessageId → the sequence number of its newest receive.
-    latest: HashMap<String, u64>,
-    seq: u64,
     /// By label (or MessageId for a message the case cannot place): deliveries so far.
     deliveries: BTreeMap<String, u32>,
     receives: u32,
-    /// MessageId → label (if the case could place it) of every message a receive step
-    /// returned: what the consumer took, and must acknowledge.
-    taken: BTreeMap<String, Option<String>>,
-    /// MessageIds an acknowledgement of the case deleted (an answer that took effect).
-    acknowledged: std::collections::HashSet<String>,
     /// Receive attempts of the case so far without a definite answer (no response, 5xx,
     /// throttled), the ones a successful retry hid included: each may have delivered a message
     /// nobody saw.
     unknown_receives: u32,
-    acks: AckFacts,
 }
 
 impl Ledger {
@@ -236,42 +198,12 @@ impl Ledger {
         self.unknown_receives += unknown_attempts;
     }
 
-    /// Notes one delivery of the message `message_id` (placed as `label`, if it could be) and
-    /// returns the sequence number of this receive: a later receive of it makes older handles
-    /// stale.
-    pub(super) fn deliver(&mut self, message_id: &str, label: Option<&str>) -> u64 {
-        self.seq += 1;
-        self.latest.insert(message_id.to_string(), self.seq);
+    /// Notes one delivery of the message `message_id` (placed as `label`, if it could be).
+    pub(super) fn deliver(&mut self, message_id: &str, label: Option<&str>) {
         *self
             .deliveries
             .entry(label.unwrap_or(message_id).to_string())
             .or_default() += 1;
-        self.seq
-    }
-
-    /// Notes a message a receive step (the consumer, not the observation) returned.
-    pub(super) fn note_taken(&mut self, message_id: &str, label: Option<&str>) {
-        self.taken
-            .insert(message_id.to_string(), label.map(str::to_string));
-    }
-
-    /// Notes an acknowledgement of the message `message_id` that took effect.
-    pub(super) fn note_acknowledged(&mut self, message_id: &str) {
-        self.acknowledged.insert(message_id.to_string());
-    }
-
-    /// The messages a receive step returned that no acknowledgement deleted, by label (or
-    /// MessageId for one the case cannot place), each once.
-    pub(super) fn unacknowledged(&self) -> Vec<String> {
-        let mut left: Vec<String> = self
-            .taken
-            .iter()
-            .filter(|(id, _)| !self.acknowledged.contains(*id))
-            .map(|(id, label)| label.clone().unwrap_or_else(|| id.clone()))
-            .collect();
-        left.sort();
-        left.dedup();
-        left
     }
 
     /// Keeps what a receive of `attempt` returned, so later steps can name its handles.
@@ -296,35 +228,6 @@ impl Ledger {
             None => receipts
                 .first()
                 .ok_or_else(|| format!("attempt {attempt} received no message")),
-        }
-    }
-
-    /// Counts an acknowledgement with a handle from `receipt`: stale when a newer receive of
-    /// the same message superseded it.
-    pub(super) fn count_ack(&mut self, receipt: &Receipt, answer: AckAnswer) {
-        self.acks.acks += 1;
-        if self
-            .latest
-            .get(&receipt.message_id)
-            .is_some_and(|&s| s > receipt.seq)
-        {
-            self.acks.stale_acks += 1;
-        }
-        self.count_answer(answer);
-    }
-
-    /// A delete with a handle the suite wrote: an acknowledgement bound to no attempt. Its
-    /// refusal or unknown answer counts like any other's.
-    pub(super) fn count_unbound_ack(&mut self, answer: AckAnswer) {
-        self.acks.unbound_acks += 1;
-        self.count_answer(answer);
-    }
-
-    fn count_answer(&mut self, answer: AckAnswer) {
-        match answer {
-            AckAnswer::Done => {}
-            AckAnswer::Refused => self.acks.failed_acks += 1,
-            AckAnswer::Unknown => self.acks.unknown_acks += 1,
         }
     }
 
@@ -376,11 +279,6 @@ impl Ledger {
     pub(super) fn unknown_receives(&self) -> u32 {
         self.unknown_receives
     }
-
-    /// The acknowledgement facts the decision reads.
-    pub(super) fn acks(&self) -> AckFacts {
-        self.acks
-    }
 }
 
 #[cfg(test)]
@@ -398,26 +296,6 @@ mod tests {
             injected: None,
             denied: false,
         }
-    }
-
-    #[test]
-    fn an_ack_with_a_superseded_handle_is_stale() {
-        let mut l = Ledger::default();
-        l.track_sent("m1", "id-1", None, "b", 0);
-        let seq = l.deliver("id-1", Some("m1"));
-        let first = Receipt {
-            handle: "h1".into(),
-            message_id: "id-1".into(),
-            label: Some("m1".into()),
-            seq,
-        };
-        l.count_ack(&first, AckAnswer::Done);
-        assert_eq!(l.acks().stale_acks, 0);
-        l.deliver("id-1", Some("m1"));
-        l.count_ack(&first, AckAnswer::Unknown);
-        let acks = l.acks();
-        assert_eq!((acks.acks, acks.stale_acks, acks.unknown_acks), (2, 1, 1));
-        assert_eq!(l.deliveries_of("m1"), 2);
     }
 
     #[test]
@@ -497,18 +375,6 @@ mod tests {
     }
 
     #[test]
-    fn a_taken_message_is_unacknowledged_until_a_delete_of_any_of_its_receipts_takes() {
-        let mut l = Ledger::default();
-        l.note_taken("id-1", Some("m1"));
-        l.note_taken("id-2", Some("m2"));
-        l.note_taken("id-copy", None);
-        assert_eq!(l.unacknowledged(), ["id-copy", "m1", "m2"]);
-        l.note_acknowledged("id-1");
-        l.note_acknowledged("id-copy");
-        assert_eq!(l.unacknowledged(), ["m2"]);
-    }
-
-    #[test]
     fn a_receipt_is_named_by_attempt_and_message() {
         let mut l = Ledger::default();
         assert!(l.receipt("A", None).is_err());
@@ -516,7 +382,6 @@ mod tests {
             handle: format!("h-{label}"),
             message_id: format!("id-{label}"),
             label: Some(label.into()),
-            seq: 1,
         };
         l.keep_receipts("A", vec![r("m1"), r("m2")]);
         assert_eq!(l.receipt("A", None).unwrap().handle, "h-m1");

@@ -1,9 +1,9 @@
 //! Running one case: create its queues, run its steps, observe, tear down — gathering facts.
 //!
 //! A case holds everything an experiment needs to know about itself: which attempt received
-//! which handle, which receive was the latest for each message (so an ack with an older handle
-//! is known to be stale), how often each message was delivered, which sends and receives got
-//! no definite answer. It decides nothing: at the end it hands those facts to
+//! which handle (so a step can name it), how often each message was delivered, which sends and
+//! receives got no definite answer; what its acknowledgements were is read from its own call
+//! rows (`classify::ack_history`). It decides nothing: at the end it hands those facts to
 //! [`classify::judge`]. Raw handles and bodies live only in this memory; everything that
 //! leaves it goes through the case's [`Masker`].
 //!
@@ -248,8 +248,8 @@ impl CaseRun {
                 None => self.case.expect.outcome.clone(),
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
-            acks: self.ledger.acks(),
-            unacknowledged: self.ledger.unacknowledged(),
+            acks: self.sqs.ack_facts(),
+            unacknowledged: self.sqs.unacknowledged(),
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
             faulted_acks: self.sqs.faulted_acks(),

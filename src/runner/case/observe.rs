@@ -82,16 +82,13 @@ async fn receive_call(
     Vec<String>,
 ) {
     let client = sqs.client();
-    // The consumer's receives (steps), not the observation's: what it takes, it must
-    // acknowledge.
-    let taken = meta.phase == Phase::Step;
     let req = {
         let mut req = client
             .receive_message()
             .queue_url(url)
             .set_max_number_of_messages(p.max)
-            .set_wait_time_seconds(p.wait.map(|w| w.as_secs() as i32))
-            .set_visibility_timeout(p.visibility.map(|v| v.as_secs() as i32))
+            .set_wait_time_seconds(p.wait.map(crate::sqs::limits::wire_seconds))
+            .set_visibility_timeout(p.visibility.map(crate::sqs::limits::wire_seconds))
             .set_receive_request_attempt_id(p.request_attempt_id.clone());
         for n in &p.attribute_names {
             req = req.message_system_attribute_names(MessageSystemAttributeName::from(n.as_str()));
@@ -127,10 +124,7 @@ async fn receive_call(
         sqs.masker_mut().add_handle(&handle);
         sqs.masker_mut().add_body(body);
         let label = ledger.place(&id, body);
-        let seq = ledger.deliver(&id, label.as_deref());
-        if taken {
-            ledger.note_taken(&id, label.as_deref());
-        }
+        ledger.deliver(&id, label.as_deref());
         let md5_ok = m.md5_of_body().map(|md5| md5 == md5_hex(body));
         if md5_ok == Some(false) {
             integrity.push(format!(
@@ -179,7 +173,6 @@ async fn receive_call(
             handle,
             message_id: id,
             label: label.clone(),
-            seq,
         });
         received.push(ReceivedMsg { label, attributes });
     }
