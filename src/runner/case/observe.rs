@@ -390,6 +390,9 @@ async fn observe_delete(
         row.message_id = Some(id.to_string());
         row.message = message.clone();
     }
+    // An acknowledgement like a step's (the case's acknowledgements are read from every
+    // delete row): the case's own fault may have made its answer.
+    sqs.count_faulted_acks(rec.error.as_ref(), 1);
     sqs.emit_rows(&mut rec);
 }
 
