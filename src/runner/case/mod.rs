@@ -233,6 +233,7 @@ impl CaseRun {
             line: self.case.pos.line,
             setup_error: self.record.setup_error.clone(),
             steps: self.record.results.clone(),
+            steps_planned: self.case.steps.len(),
             stopped: self.record.stopped.clone(),
             window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
@@ -242,8 +243,10 @@ impl CaseRun {
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.sqs.ack_facts(),
+            unacknowledged: self.sqs.unacknowledged(),
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
+            faulted_acks: self.sqs.faulted_acks(),
         };
         // The case is judged on its facts as the evidence holds them, read back: what `sqsprobe
         // check` will read. A record that does not read back is a harness bug, said as one.
