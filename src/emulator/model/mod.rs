@@ -9,6 +9,7 @@ pub(crate) mod dedup;
 pub(crate) mod deleted;
 pub(crate) mod groups;
 pub(crate) mod message;
+pub(crate) mod number;
 pub(crate) mod queue;
 pub(crate) mod receipt;
 pub(crate) mod redrive;

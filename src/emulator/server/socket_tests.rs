@@ -1,5 +1,6 @@
 //! The server over real loopback sockets: at the connection cap, pooled keep-alive connections
-//! and silent ones give way to a new client. The tests count answers and closed connections; every wait is bounded far below the idle and
+//! and silent ones give way to a new client; a body that is not valid HTTP gets a 400. The
+//! tests count answers and closed connections; every wait is bounded far below the idle and
 //! head timeouts they set, so a server that made a client wait for one of those fails instead
 //! of passing late.
 
@@ -146,5 +147,40 @@ async fn a_flood_of_silent_connections_does_not_stop_answers_to_others() {
         );
     }
     assert_eq!(list_queues(&mut client).await, Some(200));
+    emu.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_malformed_chunked_body_is_a_400_in_the_request_s_protocol() {
+    let emu = emulator(4).await;
+    for (headers, code) in [
+        (
+            "Content-Type: application/x-www-form-urlencoded\r\n",
+            "<Code>InvalidParameterValue</Code>",
+        ),
+        (
+            "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.ListQueues\r\n",
+            "SerializationException",
+        ),
+    ] {
+        let request = format!(
+            "POST / HTTP/1.1\r\nHost: x\r\n{headers}Transfer-Encoding: chunked\r\n\r\n\
+             zz\r\nAction=ListQueues\r\n0\r\n\r\n"
+        );
+        let mut stream = TcpStream::connect(emu.local_addr()).await.unwrap();
+        let answer = timeout(BOUND, exchange(&mut stream, request.as_bytes())).await;
+        let (status, body) = answer.unwrap().expect("an answer");
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains(code), "{body}");
+        assert!(body.contains("could not be read"), "{body}");
+    }
+    // A body over the limit is still a 413.
+    let mut stream = TcpStream::connect(emu.local_addr()).await.unwrap();
+    let big = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n";
+    let (status, _) = timeout(BOUND, exchange(&mut stream, big))
+        .await
+        .unwrap()
+        .expect("an answer");
+    assert_eq!(status, 413);
     emu.shutdown().await;
 }
