@@ -424,6 +424,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size, help_heading = "Limits")]
     pub max_stored_bytes: u64,
 
+    /// Largest request body accepted, e.g. `16MiB`; a larger one answers 413
+    /// RequestEntityTooLarge. SQS's own 1 MiB limits are checked on the decoded message, so
+    /// the default leaves room for a 1 MiB batch of binary attributes after base64 and JSON
+    /// escaping.
+    #[arg(long, value_name = "SIZE", default_value = "8MiB", value_parser = parse_size, help_heading = "Limits")]
+    pub max_request_bytes: u64,
+
     /// Most client connections open at once. At the cap, the connection idle longest (a
     /// pooled keep-alive connection between requests, or one that has sent nothing) is closed
     /// to make room; a connection in a request never is, and when all are in one, new clients

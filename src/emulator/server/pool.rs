@@ -40,9 +40,10 @@ use tokio::task::JoinSet;
 use super::conn::{Activity, Gate};
 
 /// How long a connection must have been idle before it is closed to make room: far longer
-/// than a client takes to send its request once connected or answered, far shorter than any
-/// client waits for a connection.
-pub(super) const MIN_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
+/// than a client takes to send its request once connected, far shorter than any client waits
+/// for a connection. It also paces the turnover when clients keep more connections busy than
+/// the cap, so it is kept short (docs/emulator.md, "Connections", has the measurements).
+pub(super) const MIN_IDLE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Which idle connection gives way.
 enum Idlest {
