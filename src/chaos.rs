@@ -33,8 +33,10 @@ pub struct Chaos {
     pub latency: Duration,
     /// Server-wide: probability, in 0..=1, that a request is answered `RequestThrottled`.
     pub throttle: f64,
-    /// RNG seed: the same seed and the same calls give the same outcomes.
-    pub seed: u64,
+    /// RNG seed (`seed=N`): the same seed and the same calls give the same outcomes. `None`
+    /// when the spec names none: `sqsprobe run` then draws from the run's seed and records the
+    /// one it used; `serve` and a queue's tag draw from 0.
+    pub seed: Option<u64>,
 }
 
 /// What a setting's value is.
@@ -188,12 +190,12 @@ impl Chaos {
             }
             match setting.value {
                 Value::Seed => {
-                    chaos.seed = value.parse().map_err(|_| {
+                    chaos.seed = Some(value.parse().map_err(|_| {
                         error(
                             value_col,
                             format!("seed must be a whole number ≥ 0, got `{value}`"),
                         )
-                    })?;
+                    })?);
                 }
                 Value::Delay => {
                     let d = crate::duration::parse(value)
@@ -223,6 +225,15 @@ impl Chaos {
     }
 }
 
+/// The settings of a recorded spec without its seed (`reorder=1,seed=7` → `reorder=1`), which
+/// say what a run measured; a spec that does not parse is returned as it is.
+pub fn settings_of(spec: &str) -> String {
+    match Chaos::parse(spec) {
+        Ok(c) => Chaos { seed: None, ..c }.to_string(),
+        Err(_) => spec.to_string(),
+    }
+}
+
 fn error(column0: usize, message: String) -> ChaosSpecError {
     ChaosSpecError {
         column: column0 + 1,
@@ -235,26 +246,37 @@ fn probability(value: &str) -> Option<f64> {
     (p.is_finite() && (0.0..=1.0).contains(&p)).then_some(p)
 }
 
-/// The canonical spec: each setting that is on, in canonical order, then the seed (recorded in
-/// `run_start.emulator_chaos`). It parses back to the same settings.
+/// The canonical spec: each setting that is on, in canonical order, then the seed when the spec
+/// has one (`run_start.emulator_chaos` always does: the runner records the seed it used). It
+/// parses back to the same settings.
 impl fmt::Display for Chaos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut copy = *self;
+        let mut parts = Vec::new();
         for s in SETTINGS {
             match s.value {
                 Value::Probability(field) => {
                     let p = *field(&mut copy);
                     if p > 0.0 {
-                        write!(f, "{}={p},", s.key)?;
+                        parts.push(format!("{}={p}", s.key));
                     }
                 }
                 Value::Delay if !self.latency.is_zero() => {
-                    write!(f, "{}={},", s.key, crate::duration::format(self.latency))?;
+                    parts.push(format!(
+                        "{}={}",
+                        s.key,
+                        crate::duration::format(self.latency)
+                    ));
                 }
-                Value::Delay | Value::Seed => {}
+                Value::Seed => {
+                    if let Some(seed) = self.seed {
+                        parts.push(format!("{}={seed}", s.key));
+                    }
+                }
+                Value::Delay => {}
             }
         }
-        write!(f, "seed={}", self.seed)
+        f.write_str(&parts.join(","))
     }
 }
 
@@ -279,7 +301,7 @@ mod tests {
                 duplicate: 0.5,
                 latency: Duration::from_millis(150),
                 throttle: 0.25,
-                seed: 7
+                seed: Some(7)
             }
         );
         assert!(!c.is_off());
@@ -289,9 +311,21 @@ mod tests {
              duplicate=0.5,latency=150ms,throttle=0.25,seed=7"
         );
         assert_eq!(Chaos::parse(&c.to_string()).unwrap(), c);
-        // The canonical form names only what is on.
+        // The canonical form names only what is on, and the seed only when the spec has one.
         let one = Chaos::parse("stale-delete-keeps=1").unwrap();
-        assert_eq!(one.to_string(), "stale-delete-keeps=1,seed=0");
+        assert_eq!(one.seed, None);
+        assert_eq!(one.to_string(), "stale-delete-keeps=1");
+        assert_eq!(Chaos::parse(&one.to_string()).unwrap(), one);
+        let zero = Chaos::parse("seed=0,stale-delete-keeps=1").unwrap();
+        assert_eq!(zero.to_string(), "stale-delete-keeps=1,seed=0");
+        assert_ne!(zero, one, "seed=0 is a seed the spec names");
+    }
+
+    #[test]
+    fn settings_of_a_spec_leave_its_seed_out() {
+        assert_eq!(settings_of("reorder=1,seed=7"), "reorder=1");
+        assert_eq!(settings_of("seed=7,reorder=1"), "reorder=1");
+        assert_eq!(settings_of("not a spec"), "not a spec");
     }
 
     #[test]

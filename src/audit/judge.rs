@@ -25,9 +25,14 @@
 //! - `deleted_not_committed` (REPAIR): deleted, and its key never reached the ledger;
 //! - `never_acked` (HOLD): still on the queue at the end, or moved to its dead-letter queue.
 //!
+//! - `gone_without_delete` (HOLD): no longer on the queue, but no delete of it took (a purge,
+//!   the queue's deletion, its retention ending): gone is not deleted.
+//!
 //! A message with no finding is ACCEPT when it was delivered once, RECONCILE (done right) when
-//! it was delivered again and the consumer recognised it. Without a ledger (the consumer never
-//! wrote `SQSPROBE_LEDGER`) the ledger findings are not checked, and the audit says so.
+//! it was delivered again and the consumer recognised it — both only with proof of work.
+//! Without a ledger (the consumer never wrote `SQSPROBE_LEDGER`) the work checks are not
+//! made: every message without a finding is HOLD, and the audit is never clean (it cannot
+//! conclude), whatever else it found.
 
 use std::collections::BTreeMap;
 
@@ -48,19 +53,21 @@ pub enum FindingKind {
     DuplicateCommit,
     DeletedNotCommitted,
     NeverAcked,
+    GoneWithoutDelete,
     InvalidHandle,
     UnplacedAck,
 }
 
 impl FindingKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [FindingKind; 8] = [
+    pub const ALL: [FindingKind; 9] = [
         FindingKind::StaleHandleAck,
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
         FindingKind::DuplicateCommit,
         FindingKind::DeletedNotCommitted,
         FindingKind::NeverAcked,
+        FindingKind::GoneWithoutDelete,
         FindingKind::InvalidHandle,
         FindingKind::UnplacedAck,
     ];
@@ -74,6 +81,7 @@ impl FindingKind {
             FindingKind::DuplicateCommit => "duplicate_commit",
             FindingKind::DeletedNotCommitted => "deleted_not_committed",
             FindingKind::NeverAcked => "never_acked",
+            FindingKind::GoneWithoutDelete => "gone_without_delete",
             FindingKind::InvalidHandle => "invalid_handle",
             FindingKind::UnplacedAck => "unplaced_ack",
         }
@@ -95,7 +103,7 @@ impl FindingKind {
         }
         match self {
             FindingKind::AckBeforeCommit | FindingKind::DeletedNotCommitted => Decision::Repair,
-            FindingKind::NeverAcked => Decision::Hold,
+            FindingKind::NeverAcked | FindingKind::GoneWithoutDelete => Decision::Hold,
             FindingKind::DuplicateCommit => Decision::Reconcile,
             // Each has its class above.
             FindingKind::StaleHandleAck
@@ -160,9 +168,13 @@ pub struct AckJudgement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Audit {
     pub messages: u32,
+    /// No finding, and the work was checked (a ledger): never clean without proof of work.
     pub clean: bool,
-    /// Whether the consumer wrote a ledger: without one, the ledger findings are not checked.
+    /// Whether the consumer wrote a ledger: without one, the ledger findings are not checked,
+    /// no message is ACCEPT, and the audit cannot be clean.
     pub ledger: bool,
+    /// The kinds the audit could not check (without a ledger: the work's), in report order.
+    pub unchecked: Vec<FindingKind>,
     /// Every kind, with its count (0 included; the ledger kinds absent without a ledger).
     pub counts: BTreeMap<String, u32>,
     pub findings: Vec<Finding>,
@@ -374,7 +386,16 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             .ledger
             .as_ref()
             .map(|l| key.as_ref().and_then(|k| l.get(k).copied()).unwrap_or(0));
-        let deleted = !end.remaining.contains(message);
+        // Deleted means a delete of it took, not that it is gone: a purge, the queue's
+        // deletion or retention expiry also empty a queue, and none of them is the consumer's
+        // acknowledgement.
+        let gone = !end.remaining.contains(message);
+        let deleted = gone
+            && log.acks.iter().zip(&reading.uses).any(|(f, j)| {
+                f.ack.op == AckOp::Delete
+                    && j.delivery
+                        .is_some_and(|i| &log.deliveries[i].message_id == message)
+            });
         let here = |kind: FindingKind, detail: String| Finding {
             kind,
             decision: kind.decision(),
@@ -399,7 +420,19 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                 "it was deleted, and its business key never reached the ledger".to_string(),
             ));
         }
-        if !deleted {
+        if gone && !deleted {
+            findings.push(here(
+                FindingKind::GoneWithoutDelete,
+                format!(
+                    "it left the queue after {} deliver{} without a delete that took: a purge, \
+                     the queue's deletion or its retention period ending is not an \
+                     acknowledgement, and nothing shows the work was done",
+                    deliveries.len(),
+                    if deliveries.len() == 1 { "y" } else { "ies" }
+                ),
+            ));
+        }
+        if !gone {
             let after = format!(
                 "after {} deliver{}",
                 deliveries.len(),
@@ -420,7 +453,11 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             .filter(|f| f.message.as_ref() == Some(message))
             .map(|f| f.kind)
             .collect();
-        let decision = worst(&kinds).unwrap_or(if deliveries.len() > 1 {
+        // Without a ledger the work is unproven: an acknowledgement whose work nobody can
+        // see is held, never accepted.
+        let decision = worst(&kinds).unwrap_or(if !ledger {
+            Decision::Hold
+        } else if deliveries.len() > 1 {
             Decision::Reconcile
         } else {
             Decision::Accept
@@ -445,10 +482,15 @@ pub fn judge(log: &Log, end: &End) -> Audit {
     for f in &findings {
         *counts.entry(f.kind.as_str().to_string()).or_default() += 1;
     }
+    let unchecked = FindingKind::ALL
+        .into_iter()
+        .filter(|k| !ledger && k.needs_ledger())
+        .collect();
     Audit {
         messages: end.sent.len() as u32,
-        clean: findings.is_empty(),
+        clean: findings.is_empty() && ledger,
         ledger,
+        unchecked,
         counts,
         findings,
         per_message,
@@ -556,7 +598,7 @@ pub(crate) mod tests {
         assert!(a.clean, "{:?}", a.findings);
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Accept));
         assert_eq!(a.counts["stale_handle_ack"], 0);
-        assert_eq!(a.counts.len(), 8);
+        assert_eq!(a.counts.len(), 9);
     }
 
     /// Each worker deletes with its own delivery's handle; the first worker's lease lapsed
@@ -691,9 +733,40 @@ pub(crate) mod tests {
             ..Log::default()
         });
         let a = judge(&log, &end(&[1], &[], None));
-        assert!(a.clean && !a.ledger);
+        // No finding, and yet not clean: nothing shows the work was done.
+        assert!(a.findings.is_empty() && !a.clean && !a.ledger);
+        assert_eq!(
+            a.unchecked,
+            [
+                FindingKind::AckBeforeCommit,
+                FindingKind::DuplicateCommit,
+                FindingKind::DeletedNotCommitted
+            ]
+        );
         assert!(!a.counts.contains_key("ack_before_commit"));
         assert_eq!(a.per_message[0].commits, None);
+        assert_eq!(a.per_message[0].decision, Decision::Hold);
+    }
+
+    /// A purge, the queue's deletion or retention ending empties the queue; none of them is
+    /// a delete, and the message is not ACCEPT.
+    #[test]
+    fn a_message_gone_without_a_delete_is_not_accepted() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000)],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1)])));
+        assert_eq!(
+            kinds(&a),
+            [
+                FindingKind::GoneWithoutDelete,
+                FindingKind::GoneWithoutDelete
+            ]
+        );
+        assert!(a.per_message.iter().all(|m| !m.deleted));
+        assert!(a.per_message.iter().all(|m| m.decision == Decision::Hold));
+        assert!(!a.clean);
     }
 
     /// One history, both commands: the same attempt and acknowledgement, as a suite's call

@@ -79,10 +79,8 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
         crate::text::escape::terminal(&ended.how)
     );
     if !audit.ledger {
-        out.push_str(
-            "no ledger was written (SQSPROBE_LEDGER): ack_before_commit, duplicate_commit and \
-             deleted_not_committed were not checked\n",
-        );
+        out.push_str(&not_checked_line());
+        out.push('\n');
     }
     let _ = writeln!(
         out,
@@ -92,13 +90,23 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
     out
 }
 
+/// What an audit without a ledger could not check, in one line.
+fn not_checked_line() -> String {
+    "no ledger was written (SQSPROBE_LEDGER): the work was not checked (ack_before_commit, \
+     duplicate_commit and deleted_not_committed), so no message is ACCEPT and the audit is not \
+     clean (exit 5)"
+        .to_string()
+}
+
 /// `summary.md`: the verdict, the findings first, then every message.
 pub fn summary(audit: &Audit, ended: &Ended) -> String {
     let mut out = String::from("## sqsprobe audit\n\n");
     let verdict = if audit.clean && ended.concluded {
         "clean".to_string()
-    } else if !audit.clean {
+    } else if !audit.findings.is_empty() {
         format!("**{} finding(s)**", audit.findings.len())
+    } else if !audit.ledger {
+        "**not clean: the work was not checked**".to_string()
     } else {
         "**could not conclude**".to_string()
     };
@@ -109,10 +117,7 @@ pub fn summary(audit: &Audit, ended: &Ended) -> String {
         text(&ended.how)
     );
     if !audit.ledger {
-        out.push_str(
-            "> No ledger was written (`SQSPROBE_LEDGER`): `ack_before_commit`, \
-             `duplicate_commit` and `deleted_not_committed` were not checked.\n\n",
-        );
+        let _ = writeln!(out, "> {}\n", text(&not_checked_line()));
     }
     if !audit.findings.is_empty() {
         out.push_str("### Findings\n\n");
@@ -165,6 +170,14 @@ pub fn junit(audit: &Audit, ended: &Ended) -> String {
         if audit.ledger { "true" } else { "false" },
     ));
     suite.add_property(Property::new("consumer", &ended.how));
+    if !audit.ledger {
+        // The work checks are a case of their own: not run is not passed.
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_type("not_checked")
+            .set_message(not_checked_line());
+        suite.add_test_case(TestCase::new("work", status));
+    }
     if !ended.concluded {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
@@ -242,13 +255,25 @@ pub fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
     let unknown = done.iter().filter(|(_, e)| !e.concluded).count() as u32;
     let mut kinds = std::collections::BTreeMap::new();
     for kind in super::judge::FindingKind::ALL {
+        // A trial that did not check this kind (no ledger for the work's kinds) is unknown
+        // for it, as one that did not conclude is; a kind no trial checked is not reported.
+        let unchecked = |a: &Audit| a.unchecked.contains(&kind);
+        if done.iter().all(|(a, _)| unchecked(a)) {
+            continue;
+        }
         let found = done
             .iter()
-            .filter(|(a, e)| e.concluded && a.findings.iter().any(|f| f.kind == kind))
+            .filter(|(a, e)| {
+                e.concluded && !unchecked(a) && a.findings.iter().any(|f| f.kind == kind)
+            })
+            .count() as u32;
+        let unknown_here = done
+            .iter()
+            .filter(|(a, e)| !e.concluded || unchecked(a))
             .count() as u32;
         let (low, high) = crate::classify::rate::Sample {
             k: found,
-            unknown,
+            unknown: unknown_here,
             n,
         }
         .interval();

@@ -7,7 +7,9 @@
 //! A row's times are the client's: the queue handled the request somewhere between the
 //! request's start and its answer, so each is a [`Span`] from `started_at` to `ended_at` (one
 //! millisecond wider, as the rows are written to the millisecond), its start moved past any
-//! hold the case's own latency fault put on the request before sending it.
+//! hold the case's own latency fault put on the request before sending it, and past the answer
+//! of the row before it: a case (or one trial) calls SQS one call at a time, so the order of
+//! its rows is the order of its calls.
 
 use std::collections::HashMap;
 
@@ -34,6 +36,9 @@ impl<'a> CallHistory<'a> {
     pub fn of(calls: &[&'a Call], at: &impl Fn(&str) -> Option<f64>) -> CallHistory<'a> {
         let mut h = CallHistory::default();
         let mut call_no = 0;
+        // A case (or a trial) makes its calls one after another: a row began after the row
+        // before it in the same trial was answered, whatever the clocks' milliseconds say.
+        let mut answered: HashMap<Option<u32>, f64> = HashMap::new();
         for &call in calls {
             if call.attempt_number <= 1 {
                 call_no += 1;
@@ -49,10 +54,15 @@ impl<'a> CallHistory<'a> {
                 .filter(|f| f.kind == "latency")
                 .and_then(|f| f.delay_ms)
                 .unwrap_or(0) as f64;
+            let after = answered
+                .get(&call.trial)
+                .copied()
+                .unwrap_or(f64::NEG_INFINITY);
             let span = Span {
-                from: (from + held).min(to),
+                from: (from + held).min(to).max(after),
                 to: to + 1.0,
             };
+            answered.insert(call.trial, span.to);
             if call.action == "ReceiveMessage" && call.completion == Completion::Ok {
                 for (i, m) in call.messages.iter().enumerate() {
                     let Some(handle) = m.handle_digest.as_deref() else {

@@ -421,9 +421,12 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     }
     // HOLD is what the case expects of its own fault: a HOLD it accepted when no fault of its
     // fired came from elsewhere (the target throttling, a lost answer), and proves nothing
-    // about the fault.
+    // about the fault. An acknowledgement definitely after its lease (`late`, `superseded`)
+    // decides HOLD by itself, from the history, with no doubt to credit.
     let holds = held_doubt.is_some() || decision == Some(Decision::Hold);
+    let lease_hold = held_doubt.is_none() && facts.acks.late_acks + facts.acks.superseded_acks > 0;
     if holds
+        && !lease_hold
         && facts.faults_fired == 0
         && facts
             .expect_decision

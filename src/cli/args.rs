@@ -42,8 +42,10 @@ pub enum Command {
     /// Build the conformance matrix (cases × targets) from several run folders.
     Matrix(MatrixArgs),
     /// Pool the multi-trial cases of several run folders (nightly runs) per case, target and
-    /// region: counts, 95% intervals, and a flag when the newest run's rate is inconsistent
-    /// with the runs before it (Fisher's exact test, two-sided, p < 0.01).
+    /// region: counts, 95% intervals, and a flag when the newest run's rate changed from the
+    /// runs before it whatever its unknown trials were (Fisher's exact test, two-sided, over
+    /// every way the unknown trials could have fallen; p < 0.01 over all comparisons, Holm).
+    /// Runs sharing a seed on the same target are one draw, pooled once.
     History(HistoryArgs),
     /// Re-judge a run folder from its evidence.jsonl alone: every case's verdict, decision and
     /// intervals, and the run's exit code, derived again from the recorded facts and compared
@@ -224,7 +226,8 @@ pub struct RunArgs {
     /// Chaos for the embedded emulator only, e.g. `stale-delete-keeps=1,seed=7`: opt-in
     /// legal-but-rare behaviours AWS documents (stale-delete-keeps, redeliver-after-delete,
     /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Recorded
-    /// in run_start.
+    /// in run_start with the seed it drew from: its own `seed=`, which is then also the run's
+    /// seed unless `--seed` is given (the spec alone repeats the run), else the run's seed.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos, help_heading = "Target")]
     pub chaos: Option<crate::emulator::Chaos>,
 
@@ -263,9 +266,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=1000), help_heading = "Execution")]
     pub trials: Option<u32>,
 
-    /// Seed for everything random in the run (which calls a `probability:` fault hits): the same
-    /// seed and suite inject the same faults. Default: drawn at random, always recorded in
-    /// `run_start.seed` so a run can be repeated.
+    /// Seed for everything random in the run (which calls a `probability:` fault hits, the
+    /// emulator's chaos dice): the same seed and suite inject the same faults. Default: the
+    /// `--chaos` spec's `seed=`, else drawn at random; always recorded in `run_start.seed` so a
+    /// run can be repeated.
     #[arg(
         long,
         env = "SQSPROBE_SEED",
@@ -518,7 +522,9 @@ pub struct HistoryArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Exit 4 when a newest run's rate is inconsistent with the runs before it.
+    /// Exit 4 when a newest run's rate changed from the runs before it: Fisher's exact test
+    /// below 0.01 for every way the unknown trials could have fallen, α held over every
+    /// comparison of the history (Holm). A change the unknown trials can explain is not one.
     #[arg(long)]
     pub fail_on_change: bool,
 }
@@ -611,9 +617,11 @@ pub struct SweepArgs {
 #[command(
     after_help = "The consumer gets AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_SQS, AWS_REGION, test \
                   credentials, SQSPROBE_QUEUE_URL and SQSPROBE_LEDGER (a file to append one line \
-                  per business key it commits). Exit codes: 0 clean, 4 findings, 5 could not \
-                  conclude, 3 the consumer could not start or the emulator failed, 1 bad \
-                  command line. docs/audit.md walks through it."
+                  per business key it commits; without it the work is not checked and the \
+                  audit is never clean). Exit codes: 0 clean (no finding, the work checked), \
+                  4 findings, 5 could not conclude or could not check the work, 3 the consumer \
+                  could not start or the emulator failed, 1 bad command line. docs/audit.md \
+                  walks through it."
 )]
 pub struct AuditArgs {
     /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, body

@@ -73,7 +73,7 @@ pub async fn run(args: AuditArgs) -> i32 {
         };
     }
     // Trials: each a fresh emulator, queue and consumer, seeded seed, seed + 1, ...
-    let base = args.seed.or(args.chaos.map(|c| c.seed)).unwrap_or(0);
+    let base = args.seed.or(args.chaos.and_then(|c| c.seed)).unwrap_or(0);
     let mut done = Vec::new();
     for k in 0..args.trials {
         let seed = base + u64::from(k);
@@ -126,19 +126,23 @@ fn load_plan(args: &AuditArgs) -> Result<Plan, i32> {
     })
 }
 
-/// The exit code of the audits: 4 when one found something definite (or ended judged and not
-/// clean), else 5 when one could not conclude, else 0.
+/// The exit code of the audits: 4 when one found something definite (or ended judged with a
+/// finding), else 5 when one could not conclude or could not see the work (no ledger), else 0:
+/// never a clean exit without proof of work.
 fn exit(done: &[(crate::audit::Audit, Ended)]) -> i32 {
     let definite = done.iter().any(|(audit, ended)| {
         audit
             .findings
             .iter()
             .any(|f| f.kind != crate::audit::FindingKind::NeverAcked)
-            || (ended.concluded && !audit.clean)
+            || (ended.concluded && !audit.findings.is_empty())
     });
     if definite {
         exit_code::EXPECTATION_FAILED
-    } else if done.iter().any(|(_, ended)| !ended.concluded) {
+    } else if done
+        .iter()
+        .any(|(audit, ended)| !ended.concluded || !audit.clean)
+    {
         exit_code::INCONCLUSIVE
     } else {
         exit_code::OK
@@ -178,9 +182,8 @@ async fn audit_once(
         }
     }
     let mut chaos = args.chaos.unwrap_or_default();
-    if let Some(seed) = seed {
-        chaos.seed = seed;
-    }
+    // The seed used is always recorded: `--seed`, else the spec's, else 0.
+    chaos.seed = Some(seed.or(chaos.seed).unwrap_or(0));
     recorder.write_row("audit_start", &start_row(args, plan, run_id, &chaos));
     let config = EmulatorConfig {
         chaos,

@@ -76,11 +76,16 @@ pub fn history(args: HistoryArgs) -> i32 {
         for part in parts {
             taken.insert(part, dir.display().to_string());
         }
-        samples.extend(
-            history::samples(&view, &dir.display().to_string())
-                .into_iter()
-                .filter(|s| args.cases.is_empty() || args.cases.contains(&s.case)),
-        );
+        let wanted = |case: &String| args.cases.is_empty() || args.cases.contains(case);
+        let (cases, damaged) = history::samples(&view, &dir.display().to_string());
+        for (case, why) in damaged.iter().filter(|(case, _)| wanted(case)) {
+            eprintln!(
+                "sqsprobe: warning: {}: case {}: {why}; not pooled",
+                dir.display(),
+                crate::text::escape::terminal(case)
+            );
+        }
+        samples.extend(cases.into_iter().filter(|s| wanted(&s.case)));
     }
     if unreadable == dirs.len() {
         eprintln!("sqsprobe: none of the {unreadable} run folder(s) could be read");

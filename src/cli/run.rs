@@ -83,9 +83,14 @@ pub async fn run(args: RunArgs) -> i32 {
         );
         return exit_code::BAD_COMMAND_LINE;
     }
+    let seeds = runner::run::Seeds::resolve(args.seed, args.chaos, rand::random);
+    let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
     let request = TargetRequest {
         protocol,
-        chaos: args.chaos,
+        chaos: seeds.chaos,
+        // Queue names start with the run's prefix: the emulator's dice leave it out, so they
+        // follow the recorded seeds, not the random run id.
+        chaos_name_prefix: Some(runner::queues::run_prefix(&run_id)),
         clock,
         ..args.reach.request(args.target.map(TargetArg::kind))
     };
@@ -104,7 +109,6 @@ pub async fn run(args: RunArgs) -> i32 {
         client,
         emulator: embedded,
     } = target;
-    let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
     if !args.regions.is_empty() && !args.regions.contains(&info.region) {
         say(format_args!(
             "the run's region {} is not in --regions {}; add it, or run in one of them",
@@ -132,14 +136,14 @@ pub async fn run(args: RunArgs) -> i32 {
             protocol: protocol.as_str().to_string(),
             suites: suite_paths,
             profile,
-            emulator_chaos: args.chaos.map(|c| c.to_string()),
+            emulator_chaos: seeds.chaos.map(|c| c.to_string()),
             instance: runner::new_instance(),
             call_timeout: args.call_timeout,
             lost_after: args.lost_after,
             max_duration: args.max_duration,
             usage: std::sync::Arc::new(runner::policy::Usage::new(args.max_requests)),
             partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
-            seed: args.seed.unwrap_or_else(rand::random),
+            seed: seeds.run,
             trials: args.trials,
             clock,
             allowed_regions: (!args.regions.is_empty()).then(|| args.regions.clone()),

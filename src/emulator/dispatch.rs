@@ -22,20 +22,36 @@ pub(crate) async fn dispatch(
     input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Answer> {
-    // Chaos (opt-in, server-wide): a slow server, and one that throttles.
-    if let Some(delay) = emu.chaos.latency() {
+    // Chaos (opt-in, server-wide): a slow server, and one that throttles; never to an audit's
+    // own set-up, whose failure would leave nothing to judge.
+    let spared = emu
+        .config
+        .audit
+        .as_ref()
+        .is_some_and(|a| a.spares(ctx.access_key.as_deref()));
+    if let Some(delay) = emu.chaos.latency().filter(|_| !spared) {
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = emu.stopped() => {}
         }
     }
-    if OPERATIONS.contains(&operation) && emu.chaos.throttles() {
-        // The queue the request names draws the throttle from its own dice, so its outcomes
-        // do not depend on how other queues' requests interleave with its own.
-        let key = RequestContext::queue_key(ctx, emu, &input).ok();
-        let tags = key
-            .as_deref()
-            .and_then(|k| Some(emu.read().lock_queue(k).ok()?.tags.clone()));
+    if !spared && OPERATIONS.contains(&operation) && emu.chaos.throttles() {
+        // The queue the request names, by URL or (CreateQueue, GetQueueUrl) by name, draws the
+        // throttle from its own dice, so its outcomes do not depend on how other queues'
+        // requests interleave with its own; a queue that does not exist (yet) draws from the
+        // dice of its name, untagged.
+        let key = RequestContext::queue_key(ctx, emu, &input)
+            .ok()
+            .or_else(|| {
+                let name = input.string("QueueName").ok().flatten()?;
+                Some(ctx.key_of(emu, name))
+            });
+        let tags = key.as_deref().map(|k| {
+            emu.read()
+                .lock_queue(k)
+                .map(|q| q.tags.clone())
+                .unwrap_or_default()
+        });
         let queue = key.as_deref().zip(tags.as_ref());
         if emu.chaos.throttle(queue) {
             return Err(SqsError::request_throttled());

@@ -1,8 +1,8 @@
-//! `sqsprobe history` as text: each case on each target and region, its runs pooled, and the
-//! newest run against the others (pure: a [`History`] in, lines out).
+//! `sqsprobe history` as text: each case on each target and region, its runs pooled (and the
+//! runs set aside as the same draw as another), and the newest run against the others, with
+//! the reading of each comparison (pure: a [`History`] in, lines out).
 
-use crate::classify::fisher::ALPHA;
-use crate::classify::history::{Comparison, Group, History};
+use crate::classify::history::{Comparison, Group, History, Reading};
 use crate::classify::rate::percent;
 use crate::text::escape::terminal;
 
@@ -24,13 +24,17 @@ pub fn render(history: &History) -> String {
     ));
     for g in &history.groups {
         out.push('\n');
-        out.push_str(&group(g));
+        out.push_str(&group(g, history));
     }
     if history.groups.iter().any(Group::flagged) {
         let n = history.groups.iter().filter(|g| g.flagged()).count();
         out.push_str(&format!(
-            "\n{n} case{} changed: the newest run's rate is inconsistent with the runs before it\n",
-            plural(n)
+            "\n{n} case{} changed: the newest run's rate differs from the runs before it whatever \
+             its unknown trials were (α = {} over {} comparison{}, Holm)\n",
+            plural(n),
+            history.alpha,
+            history.family,
+            plural(history.family),
         ));
     }
     out
@@ -40,7 +44,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn group(g: &Group) -> String {
+fn group(g: &Group, history: &History) -> String {
     let mut out = format!(
         "{}  {}  {}\n",
         terminal(&g.case),
@@ -73,6 +77,15 @@ fn group(g: &Group) -> String {
             cut.join(", ")
         ));
     }
+    for s in &g.set_aside {
+        out.push_str(&format!(
+            "  set aside: {} (seed {} again in {}: the same dice, one draw, pooled once as {})\n",
+            terminal(&s.run_id),
+            s.seed,
+            terminal(&s.pooled_as),
+            terminal(&s.pooled_as),
+        ));
+    }
     let width = g
         .counts
         .keys()
@@ -87,15 +100,19 @@ fn group(g: &Group) -> String {
         out.push_str(&format!("  {:<width$}  {share}\n", terminal(class)));
     }
     for c in &g.comparisons {
-        out.push_str(&format!("  {}\n", comparison(c)));
+        out.push_str(&format!(
+            "  {}\n",
+            comparison(c, history.family, history.alpha)
+        ));
     }
     out
 }
 
-/// `newest run: observed_redelivery 12/20 against 0/40 before — INCONSISTENT (…p = 3.4e-9 < 0.01)`;
-/// with unknown trials, each side says how many and p is the largest over the ways they
-/// could have fallen.
-pub fn comparison(c: &Comparison) -> String {
+/// `newest run: observed_redelivery 12/20 against 0/40 before — CHANGED (Fisher's exact test,
+/// two-sided p = 9.00e-8 < 0.01)`: the counts, the reading, and what it rests on. With unknown
+/// trials each side says how many and p is the range over the ways they could have fallen;
+/// with more than one comparison in the history, the largest p after Holm's adjustment.
+pub fn comparison(c: &Comparison, family: usize, alpha: f64) -> String {
     let side = |[k, unknown, n]: [u32; 3]| {
         if unknown > 0 {
             format!("{k}/{n} ({unknown} unknown)")
@@ -103,21 +120,44 @@ pub fn comparison(c: &Comparison) -> String {
             format!("{k}/{n}")
         }
     };
-    let p = if c.newest[1] + c.others[1] > 0 {
-        format!(
-            "the largest p over the ways the unknown trials could have fallen = {}",
-            p_value(c.p)
-        )
-    } else {
-        format!("p = {}", p_value(c.p))
+    let unknown = c.newest[1] + c.others[1] > 0;
+    let reading = match (c.reading, unknown) {
+        (Reading::Changed, true) => "CHANGED whatever the unknown trials were".to_string(),
+        (Reading::Changed, false) => "CHANGED".to_string(),
+        (Reading::CouldBeChance, _) => {
+            format!("could be chance: this far off is expected among {family} comparisons")
+        }
+        (Reading::UnknownTrialsCanExplainIt, _) => {
+            "could be noise: the unknown trials can explain it".to_string()
+        }
+        (Reading::NoChange, true) => "no change whatever the unknown trials were".to_string(),
+        (Reading::NoChange, false) => "no change".to_string(),
     };
-    let verdict = if c.inconsistent {
-        format!("INCONSISTENT (Fisher's exact test, two-sided {p} < {ALPHA})")
+    let [low, high] = c.p_range;
+    let p = if !unknown {
+        format!("p = {}", p_value(high))
     } else {
-        format!("consistent (Fisher's exact test, two-sided {p} ≥ {ALPHA})")
+        format!(
+            "p from {} to {} over every way the unknown trials could have fallen",
+            p_value(low),
+            p_value(high)
+        )
+    };
+    let below = if c.changed { "<" } else { "≥" };
+    let held = match (family > 1, !unknown) {
+        (true, true) => format!(
+            "; after Holm over {family} comparisons {} {below} {alpha}",
+            p_value(c.p_adjusted)
+        ),
+        (true, false) => format!(
+            "; the largest after Holm over {family} comparisons {} {below} {alpha}",
+            p_value(c.p_adjusted)
+        ),
+        (false, true) => format!(" {below} {alpha}"),
+        (false, false) => format!("; the largest {below} {alpha}"),
     };
     format!(
-        "newest run: {} {} against {} before — {verdict}",
+        "newest run: {} {} against {} before — {reading} (Fisher's exact test, two-sided {p}{held})",
         terminal(&c.class),
         side(c.newest),
         side(c.others)
@@ -151,6 +191,7 @@ mod tests {
             case: "chaos-stale-delete-rate".to_string(),
             target: "aws".to_string(),
             region: "us-east-1".to_string(),
+            seed: None,
             n: 20,
             conclusive: 20,
             unknown: 0,
@@ -181,18 +222,90 @@ mod tests {
              3 runs, 60 trials (0 unknown); first 2026-12-01T03:00:00.000Z (r1), last 2026-12-03T03:00:00.000Z (r3)\n  \
              no_redelivery_within_window  48/60 [67.7%, 89.2%]\n  \
              observed_redelivery          12/60 [10.8%, 32.3%]\n  \
-             newest run: observed_redelivery 12/20 against 0/40 before — INCONSISTENT (Fisher's exact test, two-sided p = 9.00e-8 < 0.01)\n\
+             newest run: observed_redelivery 12/20 against 0/40 before — CHANGED (Fisher's exact test, two-sided p = 9.00e-8 < 0.01)\n\
              \n\
-             1 case changed: the newest run's rate is inconsistent with the runs before it\n"
+             1 case changed: the newest run's rate differs from the runs before it whatever its \
+             unknown trials were (α = 0.01 over 1 comparison, Holm)\n"
         );
         let quiet = render(&pool(vec![sample("r1", 1, 0), sample("r2", 2, 1)]));
         assert!(
-            quiet.contains("observed_redelivery 1/20 against 0/20 before — consistent (Fisher's exact test, two-sided p = 1 ≥ 0.01)"),
+            quiet.contains("observed_redelivery 1/20 against 0/20 before — no change (Fisher's exact test, two-sided p = 1 ≥ 0.01)"),
             "{quiet}"
         );
         assert_eq!(
             render(&pool(Vec::new())),
             "no multi-trial case in the runs read\n"
+        );
+    }
+
+    fn with(mut s: CaseSample, redelivered: u32, unknown: u32, seed: Option<u64>) -> CaseSample {
+        s.counts = BTreeMap::from([
+            ("observed_redelivery".to_string(), redelivered),
+            (
+                "no_redelivery_within_window".to_string(),
+                s.n - redelivered - unknown,
+            ),
+            ("inconclusive".to_string(), unknown),
+        ]);
+        s.conclusive = s.n - unknown;
+        s.unknown = unknown;
+        s.seed = seed;
+        s
+    }
+
+    /// Each reading says why, and a run set aside for its seed is named with the run pooled
+    /// in its place.
+    #[test]
+    fn each_comparison_says_why_it_reads_as_it_does() {
+        let text = render(&pool(vec![
+            with(sample("r1", 1, 0), 8, 0, Some(7)),
+            with(sample("r2", 2, 0), 8, 0, None),
+            with(sample("r3", 3, 0), 2, 17, Some(7)),
+        ]));
+        assert!(
+            text.contains(
+                "  set aside: r1 (seed 7 again in r3: the same dice, one draw, pooled once as r3)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "newest run: observed_redelivery 2/20 (17 unknown) against 8/20 before — could \
+                 be noise: the unknown trials can explain it (Fisher's exact test, two-sided p \
+                 from 4.32e-4 to 1 over every way the unknown trials could have fallen; the \
+                 largest ≥ 0.01)"
+            ),
+            "{text}"
+        );
+        let changed = render(&pool(vec![
+            with(sample("r1", 1, 0), 0, 1, None),
+            with(sample("r2", 2, 0), 0, 2, None),
+            with(sample("r3", 3, 0), 15, 2, None),
+        ]));
+        assert!(
+            changed.contains("0/40 (3 unknown) before — CHANGED whatever the unknown trials were"),
+            "{changed}"
+        );
+        let mut samples = vec![
+            with(sample("r1", 1, 0), 1, 0, None),
+            with(sample("r2", 2, 0), 1, 0, None),
+            with(sample("r3", 3, 0), 7, 0, None),
+        ];
+        for case in ["another", "a third"] {
+            for day in [1, 2] {
+                let mut calm = sample(&format!("r{day}"), day, 1);
+                calm.case = case.into();
+                samples.push(calm);
+            }
+        }
+        let text = render(&pool(samples));
+        assert!(
+            text.contains(
+                "observed_redelivery 7/20 against 2/40 before — could be chance: this far off is \
+                 expected among 3 comparisons (Fisher's exact test, two-sided p = 0.00444; \
+                 after Holm over 3 comparisons 0.0133 ≥ 0.01)"
+            ),
+            "{text}"
         );
     }
 

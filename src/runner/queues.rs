@@ -61,16 +61,18 @@ pub fn run_prefix(run_id: &str) -> String {
 
 /// `sqsprobe-<run-id>-<case>-<label>`, trimmed to 80 characters with `.fifo` kept.
 ///
-/// When trimming is needed, the cut name ends in 8 hex digits of the full name's digest so two
-/// long case ids that share a prefix still get distinct queues.
+/// When trimming is needed, the cut name ends in 8 hex digits of the digest of what follows the
+/// run's prefix, so two long case ids that share a prefix still get distinct queues, and the
+/// name after the prefix is the same in every run (the emulator's chaos dice key on it).
 pub fn queue_name(run_id: &str, case: &str, label: &str, kind: QueueKind) -> String {
     let suffix = if kind == QueueKind::Fifo { ".fifo" } else { "" };
-    let full = format!("{}{case}-{label}", run_prefix(run_id));
+    let tail = format!("{case}-{label}");
+    let full = format!("{}{tail}", run_prefix(run_id));
     let room = MAX_QUEUE_NAME - suffix.len();
     if full.len() <= room {
         return format!("{full}{suffix}");
     }
-    let hash = &sha256_hex(&full)[..8];
+    let hash = &sha256_hex(&tail)[..8];
     let keep = room - hash.len() - 1;
     // Names are ASCII by construction (ids and labels are validated), so byte cuts are safe.
     format!("{}-{hash}{suffix}", &full[..keep])
@@ -203,7 +205,7 @@ pub struct QueueChaos<'a> {
     pub case_spec: Option<&'a str>,
     /// The run's `--chaos`, whose queue settings every other queue gets.
     pub run: Option<&'a crate::emulator::Chaos>,
-    /// The run's seed (`--seed`).
+    /// The run's seed (`run_start.seed`).
     pub run_seed: u64,
     pub case: &'a str,
     /// 1-based; 1 for a single-trial case.
@@ -213,11 +215,12 @@ pub struct QueueChaos<'a> {
 
 impl QueueChaos<'_> {
     /// The queue's chaos tag: the case's spec, else the run's queue settings (not its
-    /// server-wide latency and throttle), with the seed mixed from the spec's seed, the run's
-    /// seed, the case, the trial and the queue label. Every trial's queue thus rolls its own
-    /// dice (independent draws, where one seed for all would make every trial roll the same
-    /// first die), and the same `--seed` gives the same per-trial outcomes. `None` when no
-    /// queue behaviour is on.
+    /// server-wide latency and throttle), with the seed mixed from the spec's seed (0 when it
+    /// names none), the run's seed, the case, the trial and the queue label — never the run id,
+    /// so the seeds in `run_start` repeat it. Every trial's queue thus rolls its own dice
+    /// (independent draws, where one seed for all would make every trial roll the same first
+    /// die), and the same seeds give the same per-trial outcomes. `None` when no queue
+    /// behaviour is on.
     pub fn tag(&self) -> Option<String> {
         let mut chaos = match (self.case_spec, self.run) {
             (Some(spec), _) => crate::emulator::Chaos::parse_queue(spec).ok()?,
@@ -235,7 +238,7 @@ impl QueueChaos<'_> {
             "{}\u{1f}{}\u{1f}{}\u{1f}{}",
             self.run_seed, self.case, self.trial, self.label
         );
-        chaos.seed = crate::emulator::mix_seed(chaos.seed, &key);
+        chaos.seed = Some(crate::emulator::mix_seed(chaos.seed.unwrap_or(0), &key));
         Some(chaos.to_string())
     }
 }

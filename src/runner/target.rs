@@ -402,6 +402,9 @@ pub struct TargetRequest {
     pub protocol: Protocol,
     /// `--chaos`, for the embedded emulator only.
     pub chaos: Option<crate::emulator::Chaos>,
+    /// The embedded emulator's [`chaos_name_prefix`](crate::emulator::EmulatorConfig): the
+    /// run's queue-name prefix, so its chaos dice do not follow the random run id.
+    pub chaos_name_prefix: Option<String>,
     /// `--allow-account`: the only accounts `--target aws` may touch (empty: any). Ignored by
     /// the other targets, whose credentials are fixed test keys.
     pub allow_accounts: Vec<String>,
@@ -596,6 +599,7 @@ pub async fn resolve(
             };
             let config = crate::emulator::EmulatorConfig {
                 chaos: req.chaos.unwrap_or_default(),
+                chaos_name_prefix: req.chaos_name_prefix.clone(),
                 clock,
                 ..crate::emulator::EmulatorConfig::default()
             };

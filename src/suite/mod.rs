@@ -19,6 +19,8 @@ mod chaos_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod range_tests;
+#[cfg(test)]
 mod tests;
 
 pub use diagnostic::{Diagnostic, SNIPPET_CHARS, render_all};

@@ -61,7 +61,7 @@ pub struct Case {
     pub faults: Vec<Fault>,
     /// `emulator_chaos:` the embedded emulator's chaos for this case's queues only, in the
     /// `--chaos` grammar without the server-wide settings, canonical form
-    /// (`redeliver-after-delete=1,seed=0`). Applied only when the target is the embedded
+    /// (`redeliver-after-delete=1`; its seed, if it names one, last). Applied only when the target is the embedded
     /// emulator; elsewhere the case runs without it, so its expectation must allow both.
     pub emulator_chaos: Option<String>,
     /// `area:` (else the suite's): the area of the matrix's scores this case counts in.
@@ -126,7 +126,9 @@ pub struct QueueDef {
     pub retention: Option<Duration>,
     /// `receive_wait:` ReceiveMessageWaitTimeSeconds.
     pub receive_wait: Option<Duration>,
-    pub max_message_size: Option<u32>,
+    /// `max_message_size:` MaximumMessageSize, in bytes (outside SQS's range only in a
+    /// `create-queue` step that expects the refusal).
+    pub max_message_size: Option<i32>,
     pub content_based_dedup: Option<bool>,
     /// `dedup_scope: queue | messageGroup`
     pub dedup_scope: Option<String>,
@@ -156,7 +158,9 @@ pub struct QueueDef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redrive {
     pub dlq: Spanned<String>,
-    pub max_receive_count: u32,
+    /// `maxReceiveCount` (outside SQS's 1 to 1000 only in a `create-queue` step that expects
+    /// the refusal).
+    pub max_receive_count: i32,
 }
 
 /// RedriveAllowPolicy.

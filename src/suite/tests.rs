@@ -693,7 +693,10 @@ fn the_budget_counts_the_queue_receive_wait_for_receives_without_wait() {
         Duration::from_secs(1) + call * 3
     );
     assert_eq!(
-        budget("{q: {receive_wait: 1h}}", receive),
+        budget(
+            "{q: {attributes: {ReceiveMessageWaitTimeSeconds: '3600'}}}",
+            receive
+        ),
         Duration::from_secs(20) + call * 3
     );
     // Set by a step: counted from that step on, and a lower value later keeps the higher

@@ -22,8 +22,9 @@ fn example_suite() -> String {
         .to_string()
 }
 
-/// Runs the example suite with `extra` args; returns (exit code, run_start chaos, classification).
-fn run_example(dir: &Path, extra: &[&str]) -> (i32, Option<String>, Option<String>) {
+/// Runs the example suite with `extra` args; returns (exit code, run_start chaos and seed,
+/// classification).
+fn run_example(dir: &Path, extra: &[&str]) -> (i32, (Option<String>, Option<u64>), Option<String>) {
     let suite = dir.join("chaos-stale-delete.yaml");
     std::fs::write(&suite, example_suite()).unwrap();
     let out = tempfile::tempdir().unwrap();
@@ -39,7 +40,7 @@ fn run_example(dir: &Path, extra: &[&str]) -> (i32, Option<String>, Option<Strin
     let records = read_evidence(&single_run_dir(out.path()).join("evidence.jsonl"))
         .unwrap_or_else(|e| panic!("{e}\nstdout:\n{}\nstderr:\n{}", run.stdout, run.stderr));
     let chaos = records.iter().find_map(|r| match r {
-        Record::RunStart(s) => Some(s.emulator_chaos.clone()),
+        Record::RunStart(s) => Some((s.emulator_chaos.clone(), s.seed)),
         _ => None,
     });
     let class = records.iter().find_map(|r| match r {
@@ -59,14 +60,20 @@ fn stale_delete_keeps_flips_the_example_to_observed_redelivery() {
     let (code, chaos, class) = run_example(dir.path(), &["--chaos", "stale-delete-keeps=1"]);
     assert_eq!(class.as_deref(), Some("observed_redelivery"));
     assert_eq!(code, 0);
-    assert_eq!(chaos.as_deref(), Some("stale-delete-keeps=1,seed=0"));
+    // A spec without a seed draws from the run's, and run_start says which.
+    let (chaos, seed) = chaos;
+    let seed = seed.expect("run_start.seed");
+    assert_eq!(
+        chaos.as_deref(),
+        Some(format!("stale-delete-keeps=1,seed={seed}").as_str())
+    );
 
     // Without chaos A's stale delete takes (the emulator's documented choice): nothing comes
     // back, so the suite's expectation fails.
     let (code, chaos, class) = run_example(dir.path(), &[]);
     assert_eq!(class.as_deref(), Some("no_redelivery_within_window"));
     assert_eq!(code, 4);
-    assert_eq!(chaos, None);
+    assert_eq!(chaos.0, None);
 }
 
 #[test]

@@ -91,3 +91,23 @@ fn a_suite_path_given_twice_is_one_file() {
     let all = run_bin(&["validate", "suites"], &root(), LIMIT);
     assert_eq!(out.stdout, all.stdout);
 }
+
+/// A number SQS refuses, or no request can carry, is a suite error at its position (2^32 s
+/// used to pass and be sent as 0); one outside SQS's range on a step that expects the refusal
+/// is valid (`tests/fixtures/out-of-range.yaml`, line 16).
+#[test]
+fn numbers_out_of_range_are_refused_at_their_position() {
+    let file = "tests/fixtures/out-of-range.yaml";
+    let out = run_bin(&["validate", file], &root(), LIMIT);
+    assert_eq!(out.code(), 2, "{}", out.stderr);
+    let err = &out.stderr;
+    for (at, says) in [
+        ("10:22", "MessageRetentionPeriod: 60 to 1209600 seconds"),
+        ("13:56", "which no request can carry"),
+        ("15:35", "WaitTimeSeconds: 0 to 20 seconds"),
+    ] {
+        assert!(err.contains(&format!("{file}:{at}")), "{at}: {err}");
+        assert!(err.contains(says), "{says}: {err}");
+    }
+    assert!(err.contains("3 error(s)"), "line 16 is valid: {err}");
+}

@@ -12,11 +12,14 @@ const LIMIT: Duration = Duration::from_secs(60);
 
 /// Runs `suite` once into `out` (its own run folder under it).
 fn night(suite: &str, out: &Path) {
-    let run = run_bin(
-        &["run", suite, "--quiet", "--out", out.to_str().unwrap()],
-        &root(),
-        LIMIT,
-    );
+    seeded_night(suite, out, &[]);
+}
+
+/// Runs `suite` once into `out` with extra flags (`--seed N`).
+fn seeded_night(suite: &str, out: &Path, extra: &[&str]) {
+    let mut args = vec!["run", suite, "--quiet", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let run = run_bin(&args, &root(), LIMIT);
     assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
 }
 
@@ -48,7 +51,7 @@ fn a_newest_night_unlike_the_others_is_flagged() {
     );
     assert!(out.contains("observed_redelivery          8/24 ["), "{out}");
     assert!(
-        out.contains("newest run: observed_redelivery 8/8 against 0/16 before — INCONSISTENT"),
+        out.contains("newest run: observed_redelivery 8/8 against 0/16 before — CHANGED"),
         "{out}"
     );
     assert!(out.contains("1 case changed"), "{out}");
@@ -69,8 +72,14 @@ fn a_newest_night_unlike_the_others_is_flagged() {
     assert_eq!(c["class"], "observed_redelivery");
     assert_eq!(c["newest"], serde_json::json!([8, 0, 8]));
     assert_eq!(c["others"], serde_json::json!([0, 0, 16]));
-    assert!(c["p"].as_f64().unwrap() < 0.01);
-    assert_eq!(c["inconsistent"], true);
+    let p = c["p_range"][1].as_f64().unwrap();
+    assert!(p < 0.01 && c["p_range"][0].as_f64() == Some(p), "{c}");
+    assert_eq!(c["changed"], true);
+    assert_eq!(c["reading"], "changed");
+    assert_eq!(
+        (v["family"].as_u64(), v["alpha"].as_f64()),
+        (Some(1), Some(0.01))
+    );
 
     // The two calm nights alone agree (run folders are named by their start, so the first two
     // by name are the calm ones); folders may be named one by one, each counted once.
@@ -86,7 +95,7 @@ fn a_newest_night_unlike_the_others_is_flagged() {
         "{}",
         calm.stdout
     );
-    assert!(calm.stdout.contains("— consistent"), "{}", calm.stdout);
+    assert!(calm.stdout.contains("— no change"), "{}", calm.stdout);
 }
 
 #[test]
@@ -174,5 +183,63 @@ fn a_merge_and_its_partitions_pool_each_trial_once() {
         2,
         "{}",
         all.stderr
+    );
+}
+
+/// Two nights run with the same `--seed` on the same target rolled the same dice: one draw,
+/// pooled once as the newer, the older named as set aside in the text and the JSON.
+#[test]
+fn nights_sharing_a_seed_are_one_draw() {
+    let nights = tempfile::tempdir().unwrap();
+    seeded_night(
+        "tests/fixtures/history-calm.yaml",
+        nights.path(),
+        &["--seed", "11"],
+    );
+    seeded_night(
+        "tests/fixtures/history-calm.yaml",
+        nights.path(),
+        &["--seed", "12"],
+    );
+    seeded_night(
+        "tests/fixtures/history-calm.yaml",
+        nights.path(),
+        &["--seed", "11"],
+    );
+    let parent = nights.path().to_str().unwrap();
+    let text = history(&[parent]);
+    assert_eq!(text.code(), 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("  2 runs, 16 trials"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("  set aside: "), "{}", text.stdout);
+    assert!(
+        text.stdout.contains(" (seed 11 again in "),
+        "{}",
+        text.stdout
+    );
+    let json = history(&[parent, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        v["runs"].as_array().unwrap().len(),
+        3,
+        "every run read is listed"
+    );
+    let g = &v["groups"][0];
+    let pooled: Vec<&str> = g["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    let aside = &g["set_aside"][0];
+    assert_eq!(aside["seed"], 11);
+    assert_eq!(aside["pooled_as"].as_str(), pooled.last().copied(), "{g}");
+    assert!(!pooled.contains(&aside["run_id"].as_str().unwrap()));
+    assert_eq!(
+        g["comparisons"][0]["others"][2], 8,
+        "the other seed's night alone: {g}"
     );
 }

@@ -42,6 +42,7 @@ mod progress;
 mod query_protocol;
 mod report_html;
 mod report_many;
+mod seeded_runs;
 mod serve_clients;
 mod serve_limits;
 mod signals;

@@ -440,7 +440,7 @@ fn in_chromium_the_stale_handle_case_shows_both_leases_the_window_and_the_stale_
         1,
         "A's delete after B received, marked as used outside its lease: {stale}"
     );
-    assert_eq!(stale_delete[0]["ack"], "superseded");
+    assert_eq!(stale_delete[0]["ack"], "other_attempt");
     assert!(
         stale_delete[0]["w"].as_f64().unwrap() >= 5.0,
         "never a sliver"

@@ -390,6 +390,55 @@ fn a_crashing_consumer_is_recorded_and_still_judged() {
     );
 }
 
+/// A consumer that receives and deletes every message without doing its work (as Celery does
+/// with bodies it does not understand) writes no ledger: nothing shows the work was done, so the
+/// audit is not clean and does not exit 0; and a consumer that purges the queue instead of
+/// deleting leaves every message gone, none deleted.
+#[test]
+fn a_consumer_that_discards_every_message_or_purges_is_never_clean() {
+    let out = tempfile::tempdir().unwrap();
+    let py = python();
+    let discard = "import boto3, os\n\
+        q = os.environ['SQSPROBE_QUEUE_URL']\n\
+        c = boto3.client('sqs')\n\
+        left = 4\n\
+        while left:\n\
+        \x20   for m in c.receive_message(QueueUrl=q, MaxNumberOfMessages=10, WaitTimeSeconds=1).get('Messages', []):\n\
+        \x20       c.delete_message(QueueUrl=q, ReceiptHandle=m['ReceiptHandle'])\n\
+        \x20       left -= 1\n";
+    let (code, stdout, audit) = audit_command(&[&py, "-c", discard], &[], out.path(), "discard");
+    assert_eq!(code, 5, "{stdout}");
+    assert_eq!(audit["clean"], false);
+    assert_eq!(audit["findings"].as_array().unwrap().len(), 0);
+    assert!(
+        audit["per_message"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["decision"] == "HOLD" && m["deleted"] == true),
+        "{audit}"
+    );
+    assert!(stdout.contains("the work was not checked"), "{stdout}");
+
+    let purge = "import boto3, os, time\n\
+        q = os.environ['SQSPROBE_QUEUE_URL']\n\
+        c = boto3.client('sqs')\n\
+        c.purge_queue(QueueUrl=q)\n\
+        open(os.environ['SQSPROBE_LEDGER'], 'a').close()\n\
+        time.sleep(30)\n";
+    let (code, stdout, audit) = audit_command(&[&py, "-c", purge], &[], out.path(), "purge");
+    assert_eq!(code, 4, "{stdout}");
+    assert_eq!(audit["counts"]["gone_without_delete"], 4, "{audit}");
+    assert!(
+        audit["per_message"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["decision"] == "HOLD" && m["deleted"] == false),
+        "{audit}"
+    );
+}
+
 #[test]
 fn a_consumer_that_cannot_start_and_a_missing_command_are_refused() {
     let out = tempfile::tempdir().unwrap();

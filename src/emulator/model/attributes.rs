@@ -1,22 +1,34 @@
 //! Queue attributes: the settable ones, their AWS ranges and error messages, and how they read.
 //!
-//! Ranges from API_CreateQueue / API_SetQueueAttributes; error codes and texts from the
-//! AWS-recorded snapshots summarised in `docs/aws-facts.md` §6.
+//! Ranges from API_CreateQueue / API_SetQueueAttributes, as `sqs/limits.rs` states them; error
+//! codes and texts from the AWS-recorded snapshots summarised in `docs/aws-facts.md` §6.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::emulator::support::errors::{SqsError, SqsResult};
+use crate::sqs::limits::{self, Range};
 
 /// Default queue visibility timeout, seconds.
 pub(crate) const DEFAULT_VISIBILITY_TIMEOUT: u32 = 30;
 /// Largest visibility timeout and largest total lease since receive (12 h).
-pub(crate) const MAX_VISIBILITY_TIMEOUT: u32 = 43_200;
+pub(crate) const MAX_VISIBILITY_TIMEOUT: u32 = limits::VISIBILITY_TIMEOUT.max as u32;
 /// Default and largest message size since August 2025 (1 MiB).
-pub(crate) const MAX_MESSAGE_SIZE: u32 = 1_048_576;
+pub(crate) const MAX_MESSAGE_SIZE: u32 = limits::MAXIMUM_MESSAGE_SIZE.max as u32;
 /// Default retention: 4 days.
 pub(crate) const DEFAULT_RETENTION: u32 = 345_600;
+
+/// `KmsDataKeyReusePeriodSeconds`: 60 to 86,400 (API_CreateQueue). Not in `sqs/limits.rs`:
+/// no suite key sends it.
+const KMS_DATA_KEY_REUSE_PERIOD: Range = Range {
+    name: "KmsDataKeyReusePeriodSeconds",
+    min: 60,
+    max: 86_400,
+    unit: limits::Unit::Seconds,
+    refused_with: "InvalidAttributeValue",
+    source: "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
+};
 
 /// Attributes computed by the queue, readable but not settable.
 pub(crate) const COMPUTED_ATTRIBUTES: &[&str] = &[
@@ -146,13 +158,13 @@ impl QueueSettings {
     }
 
     fn apply_one(&mut self, name: &str, value: &str) -> SqsResult<()> {
-        let range = |lo: u32, hi: u32| -> SqsResult<u32> {
+        let range = |range: &Range| -> SqsResult<u32> {
             value
                 .trim()
                 .parse::<i64>()
                 .ok()
-                .filter(|v| (i64::from(lo)..=i64::from(hi)).contains(v))
-                .map(|v| v as u32)
+                .filter(|v| range.contains(*v))
+                .and_then(|v| u32::try_from(v).ok())
                 .ok_or_else(|| SqsError::invalid_attribute_value_for(name, None))
         };
         let boolean = || -> SqsResult<bool> {
@@ -163,15 +175,22 @@ impl QueueSettings {
             }
         };
         match name {
-            "DelaySeconds" => self.delay_seconds = range(0, 900)?,
-            "MaximumMessageSize" => self.maximum_message_size = range(1024, MAX_MESSAGE_SIZE)?,
-            "MessageRetentionPeriod" => self.message_retention_period = range(60, 1_209_600)?,
-            "ReceiveMessageWaitTimeSeconds" => {
-                self.receive_message_wait_time_seconds = range(0, 20)?
+            "DelaySeconds" => self.delay_seconds = range(&limits::QUEUE_DELAY_SECONDS)?,
+            "MaximumMessageSize" => {
+                self.maximum_message_size = range(&limits::MAXIMUM_MESSAGE_SIZE)?
             }
-            "VisibilityTimeout" => self.visibility_timeout = range(0, MAX_VISIBILITY_TIMEOUT)?,
+            "MessageRetentionPeriod" => {
+                self.message_retention_period = range(&limits::MESSAGE_RETENTION_PERIOD)?
+            }
+            "ReceiveMessageWaitTimeSeconds" => {
+                self.receive_message_wait_time_seconds =
+                    range(&limits::RECEIVE_MESSAGE_WAIT_TIME_SECONDS)?
+            }
+            "VisibilityTimeout" => {
+                self.visibility_timeout = range(&limits::QUEUE_VISIBILITY_TIMEOUT)?
+            }
             "KmsDataKeyReusePeriodSeconds" => {
-                self.kms_data_key_reuse_period_seconds = range(60, 86_400)?
+                self.kms_data_key_reuse_period_seconds = range(&KMS_DATA_KEY_REUSE_PERIOD)?
             }
             "Policy" => {
                 if value.is_empty() {
@@ -323,7 +342,9 @@ fn parse_redrive_policy(raw: &str) -> SqsResult<RedrivePolicy> {
         }
         Some(_) => None,
     };
-    let max_receive_count = count.filter(|c| (1..=1000).contains(c)).ok_or_else(|| {
+    let max_receive_count = count
+        .filter(|c| limits::MAX_RECEIVE_COUNT.contains(*c))
+        .ok_or_else(|| {
         invalid(
             "Invalid value for maxReceiveCount. Valid values are from 1 to 1000 both inclusive.",
         )

@@ -205,7 +205,7 @@ impl Emulator {
             .clone()
             .unwrap_or_else(|| Arc::new(TokioClock::new()));
         Self {
-            chaos: ChaosDice::new(config.chaos),
+            chaos: ChaosDice::new(config.chaos, config.chaos_name_prefix.clone()),
             ids: MessageIds::default(),
             config,
             clock,

@@ -467,7 +467,7 @@ mod tests {
         assert_eq!(stale_delete_playbook(Chaos::default()).await, 0);
         // Only stale handles are affected: the other setting does not touch this playbook.
         let other = Chaos {
-            seed: 99,
+            seed: Some(99),
             ..Chaos::default()
         };
         assert_eq!(stale_delete_playbook(other).await, 0);

@@ -18,7 +18,7 @@ use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
 /// Most messages per second a task moves (API_StartMessageMoveTask).
-const MAX_RATE: u32 = 500;
+const MAX_RATE: u32 = crate::sqs::limits::MAX_MESSAGES_PER_SECOND.max as u32;
 /// Tasks kept per source queue: ListMessageMoveTasks "gets the most recent message movement
 /// tasks (up to 10) under a specific source queue" (API_ListMessageMoveTasks), so an older
 /// one is needed by nothing. Only one task per source is active at a time, and it is the

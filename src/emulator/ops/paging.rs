@@ -15,7 +15,7 @@ pub(crate) fn paginate(
     names.sort();
     let max_results = match input.integer("MaxResults")? {
         None => None,
-        Some(n) if (1..=1000).contains(&n) => Some(n as usize),
+        Some(n) if crate::sqs::limits::LIST_QUEUES_MAX_RESULTS.contains(n) => Some(n as usize),
         Some(n) => {
             return Err(SqsError::invalid_value(
                 n,

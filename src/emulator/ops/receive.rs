@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::emulator::model::attributes::MAX_VISIBILITY_TIMEOUT;
 use crate::emulator::model::message::{MessageState, attribute_selected, md5_of_sorted_attributes};
 use crate::emulator::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
 use crate::emulator::model::receipt;
@@ -22,6 +21,7 @@ use crate::emulator::support::audit::Delivery;
 use crate::emulator::support::chaos::On;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
+use crate::sqs::limits::{self, Range};
 
 /// Validated ReceiveMessage parameters.
 #[derive(Debug)]
@@ -34,16 +34,10 @@ struct ReceiveParams {
     attempt_id: Option<String>,
 }
 
-/// An optional integer parameter that must lie in `min..=max`, refused with AWS's wording.
-fn in_range(
-    input: &Input<'_>,
-    name: &str,
-    min: i64,
-    max: i64,
-    reason: &str,
-) -> SqsResult<Option<i64>> {
-    match input.integer(name)? {
-        Some(n) if !(min..=max).contains(&n) => Err(SqsError::invalid_value(n, name, reason)),
+/// An optional integer parameter that must lie in `range`, refused with AWS's wording.
+fn in_range(input: &Input<'_>, range: &Range, reason: &str) -> SqsResult<Option<i64>> {
+    match input.integer(range.name)? {
+        Some(n) if !range.contains(n) => Err(SqsError::invalid_value(n, range.name, reason)),
         other => Ok(other),
     }
 }
@@ -51,25 +45,19 @@ fn in_range(
 fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
     let max = in_range(
         input,
-        "MaxNumberOfMessages",
-        1,
-        10,
+        &limits::MAX_NUMBER_OF_MESSAGES,
         "Must be between 1 and 10, if provided.",
     )?
     .map_or(1, |n| n as usize);
     let wait_seconds = in_range(
         input,
-        "WaitTimeSeconds",
-        0,
-        20,
+        &limits::WAIT_TIME_SECONDS,
         "Must be >= 0 and <= 20, if provided.",
     )?
     .map(|n| n as u64);
     let visibility_seconds = in_range(
         input,
-        "VisibilityTimeout",
-        0,
-        i64::from(MAX_VISIBILITY_TIMEOUT),
+        &limits::VISIBILITY_TIMEOUT,
         "Must be >= 0 and <= 43200, if provided.",
     )?
     .map(|n| n as u64);

@@ -95,7 +95,7 @@ fn send_one(
             ));
         }
         Some(d) if !fifo => {
-            if !(0..=900).contains(&d) {
+            if !crate::sqs::limits::DELAY_SECONDS.contains(d) {
                 return Err(SqsError::invalid_value(
                     d,
                     "DelaySeconds",

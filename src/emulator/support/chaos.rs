@@ -127,14 +127,14 @@ impl Marks {
 }
 
 impl QueueDice {
-    fn new(spec: Option<String>, settings: Chaos, key: &str) -> QueueDice {
-        // A queue on the server's settings draws from the server's seed mixed with its key: its
-        // own dice, in its own request order, whatever other queues do meanwhile. A tagged
-        // queue's seed is its tag's (the runner mixes the run's seed, the case, the trial and
-        // the queue's label into it, so each trial's queue draws independently).
+    fn new(spec: Option<String>, settings: Chaos, stable_key: &str) -> QueueDice {
+        // A queue on the server's settings draws from the server's seed mixed with its stable
+        // key: its own dice, in its own request order, whatever other queues do meanwhile. A
+        // tagged queue's seed is its tag's (the runner mixes the run's seed, the case, the trial
+        // and the queue's label into it, so each trial's queue draws independently).
         let seed = match spec {
-            Some(_) => settings.seed,
-            None => mix(settings.seed, key),
+            Some(_) => settings.seed.unwrap_or(0),
+            None => mix(settings.seed.unwrap_or(0), stable_key),
         };
         QueueDice {
             spec,
@@ -168,6 +168,9 @@ pub fn mix(seed: u64, key: &str) -> u64 {
 #[derive(Debug)]
 pub(crate) struct ChaosDice {
     settings: Chaos,
+    /// A queue-name prefix left out of the key an untagged queue's dice are seeded from (see
+    /// [`EmulatorConfig::chaos_name_prefix`](crate::emulator::EmulatorConfig)).
+    name_prefix: Option<String>,
     /// The throttle's dice for requests that name no queue (ListQueues, say).
     server_rng: Mutex<StdRng>,
     /// Per queue key; written only when a queue is first seen.
@@ -175,11 +178,28 @@ pub(crate) struct ChaosDice {
 }
 
 impl ChaosDice {
-    pub fn new(settings: Chaos) -> Self {
+    pub fn new(settings: Chaos, name_prefix: Option<String>) -> Self {
         Self {
             settings,
-            server_rng: Mutex::new(StdRng::seed_from_u64(settings.seed.rotate_left(32))),
+            name_prefix,
+            server_rng: Mutex::new(StdRng::seed_from_u64(
+                settings.seed.unwrap_or(0).rotate_left(32),
+            )),
             queues: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The key an untagged queue's dice are seeded from: its store key (its ARN), with the
+    /// name prefix left out of the name, so a queue named after a random run id draws the same
+    /// dice in every run of the same seed.
+    fn stable_key<'k>(&self, key: &'k str) -> std::borrow::Cow<'k, str> {
+        let Some(prefix) = self.name_prefix.as_deref().filter(|p| !p.is_empty()) else {
+            return key.into();
+        };
+        let (head, name) = key.rsplit_once(':').unwrap_or(("", key));
+        match name.strip_prefix(prefix) {
+            Some(rest) => format!("{head}:{rest}").into(),
+            None => key.into(),
         }
     }
 
@@ -207,7 +227,7 @@ impl ChaosDice {
             .and_then(|spec| Chaos::parse_queue(spec).ok().map(|c| (spec.clone(), c)));
         let fresh = || match &tagged {
             Some((spec, c)) => QueueDice::new(Some(spec.clone()), *c, key),
-            None => QueueDice::new(None, self.settings, key),
+            None => QueueDice::new(None, self.settings, &self.stable_key(key)),
         };
         let known = self
             .queues
@@ -427,7 +447,7 @@ mod tests {
             Chaos::parse_queue("redeliver-after-delete=1,seed=4").unwrap(),
             Chaos {
                 redeliver_after_delete: 1.0,
-                seed: 4,
+                seed: Some(4),
                 ..Chaos::default()
             }
         );
@@ -447,7 +467,7 @@ mod tests {
         let settings = Chaos {
             stale_delete_keeps: 0.5,
             redeliver_after_delete: 1.0,
-            seed: 42,
+            seed: Some(42),
             ..Chaos::default()
         };
         let draws = |d: &ChaosDice| {
@@ -455,17 +475,19 @@ mod tests {
                 .map(|_| d.stale_delete_keeps(on(NO_TAGS)))
                 .collect::<Vec<_>>()
         };
-        let a = draws(&ChaosDice::new(settings));
-        assert_eq!(a, draws(&ChaosDice::new(settings)));
+        let a = draws(&ChaosDice::new(settings, None));
+        assert_eq!(a, draws(&ChaosDice::new(settings, None)));
         assert!(a.contains(&true) && a.contains(&false));
-        let dice = ChaosDice::new(settings);
+        let dice = ChaosDice::new(settings, None);
         assert!(dice.redeliver_after_delete(on(NO_TAGS), (9, 0), ALL_STORED));
         assert!(!dice.redeliver_after_delete(on(NO_TAGS), (9, 0), ALL_STORED));
-        assert!(!ChaosDice::new(Chaos::default()).redeliver_after_delete(
-            on(NO_TAGS),
-            (9, 0),
-            ALL_STORED
-        ));
+        assert!(
+            !ChaosDice::new(Chaos::default(), None).redeliver_after_delete(
+                on(NO_TAGS),
+                (9, 0),
+                ALL_STORED
+            )
+        );
         let fifo = On {
             fifo: true,
             ..on(NO_TAGS)
@@ -481,7 +503,7 @@ mod tests {
         let settings = Chaos {
             stale_delete_keeps: 0.5,
             throttle: 0.5,
-            seed: 7,
+            seed: Some(7),
             ..Chaos::default()
         };
         let a = On {
@@ -492,12 +514,12 @@ mod tests {
             key: "arn:aws:sqs:us-east-1:000000000000:b",
             ..on(NO_TAGS)
         };
-        let alone = ChaosDice::new(settings);
+        let alone = ChaosDice::new(settings, None);
         let a_alone: Vec<bool> = (0..40).map(|_| alone.stale_delete_keeps(a)).collect();
         let throttles_alone: Vec<bool> = (0..40)
             .map(|_| alone.throttle(Some((a.key, NO_TAGS))))
             .collect();
-        let mixed = ChaosDice::new(settings);
+        let mixed = ChaosDice::new(settings, None);
         let mut a_mixed = Vec::new();
         let mut throttles_mixed = Vec::new();
         for i in 0..40 {
@@ -514,14 +536,41 @@ mod tests {
         assert_eq!(throttles_alone, throttles_mixed);
         assert!(a_alone.contains(&true) && a_alone.contains(&false));
         // Two queues on the server's settings do not share dice.
-        let b_first = ChaosDice::new(settings);
+        let b_first = ChaosDice::new(settings, None);
         let b_seq: Vec<bool> = (0..40).map(|_| b_first.stale_delete_keeps(b)).collect();
         assert_ne!(a_alone, b_seq);
     }
 
+    /// A run names its queues after a random run id; with that prefix left out, a queue's
+    /// dice follow the seed and the rest of its name alone.
+    #[test]
+    fn a_name_prefix_is_left_out_of_an_untagged_queues_dice() {
+        let settings = Chaos {
+            throttle: 0.5,
+            seed: Some(7),
+            ..Chaos::default()
+        };
+        let draws = |prefix: &str, name: &str| {
+            let dice = ChaosDice::new(settings, Some(prefix.to_string()));
+            let key = format!("arn:aws:sqs:us-east-1:000000000000:{name}");
+            (0..40)
+                .map(|_| dice.throttle(Some((&key, NO_TAGS))))
+                .collect::<Vec<_>>()
+        };
+        let one = draws("sqsprobe-r1-", "sqsprobe-r1-case-q");
+        assert!(one.contains(&true) && one.contains(&false));
+        assert_eq!(one, draws("sqsprobe-r2-", "sqsprobe-r2-case-q"));
+        assert_ne!(one, draws("sqsprobe-r1-", "sqsprobe-r1-case-other"));
+        assert_ne!(
+            draws("", "sqsprobe-r1-case-q"),
+            draws("", "sqsprobe-r2-case-q"),
+            "without the prefix the run id is part of the key"
+        );
+    }
+
     #[test]
     fn a_tagged_queue_has_its_own_settings_and_dice() {
-        let dice = ChaosDice::new(Chaos::default());
+        let dice = ChaosDice::new(Chaos::default(), None);
         let mut tags = BTreeMap::new();
         tags.insert(
             QUEUE_TAG.to_string(),
@@ -540,36 +589,45 @@ mod tests {
 
     #[test]
     fn short_polls_miss_with_their_probability() {
-        let always = ChaosDice::new(Chaos {
-            short_poll_miss: 1.0,
-            ..Chaos::default()
-        });
+        let always = ChaosDice::new(
+            Chaos {
+                short_poll_miss: 1.0,
+                ..Chaos::default()
+            },
+            None,
+        );
         for _ in 0..50 {
             assert!(always.short_poll_take(on(NO_TAGS), 10) < 10);
         }
         assert_eq!(always.short_poll_take(on(NO_TAGS), 1), 0);
-        let half = ChaosDice::new(Chaos {
-            short_poll_miss: 0.5,
-            seed: 9,
-            ..Chaos::default()
-        });
+        let half = ChaosDice::new(
+            Chaos {
+                short_poll_miss: 0.5,
+                seed: Some(9),
+                ..Chaos::default()
+            },
+            None,
+        );
         let full = (0..200)
             .filter(|_| half.short_poll_take(on(NO_TAGS), 10) == 10)
             .count();
         assert!((60..=140).contains(&full), "{full} of 200 untouched");
         assert_eq!(
-            ChaosDice::new(Chaos::default()).short_poll_take(on(NO_TAGS), 10),
+            ChaosDice::new(Chaos::default(), None).short_poll_take(on(NO_TAGS), 10),
             10
         );
     }
 
     #[test]
     fn reorder_always_changes_the_order_it_touches() {
-        let dice = ChaosDice::new(Chaos {
-            reorder: 1.0,
-            seed: 3,
-            ..Chaos::default()
-        });
+        let dice = ChaosDice::new(
+            Chaos {
+                reorder: 1.0,
+                seed: Some(3),
+                ..Chaos::default()
+            },
+            None,
+        );
         for n in 2..8 {
             let mut v: Vec<usize> = (0..n).collect();
             dice.reorder(on(NO_TAGS), &mut v);
@@ -594,10 +652,13 @@ mod tests {
 
     #[test]
     fn duplicates_copy_each_held_message_once() {
-        let dice = ChaosDice::new(Chaos {
-            duplicate: 1.0,
-            ..Chaos::default()
-        });
+        let dice = ChaosDice::new(
+            Chaos {
+                duplicate: 1.0,
+                ..Chaos::default()
+            },
+            None,
+        );
         let held = [(4, 0), (5, 1), (6, 2)];
         assert_eq!(dice.duplicates(on(NO_TAGS), &held, 2, ALL_STORED), [4, 5]);
         assert_eq!(dice.duplicates(on(NO_TAGS), &held, 10, ALL_STORED), [6]);
@@ -606,7 +667,7 @@ mod tests {
                 .is_empty()
         );
         assert!(
-            ChaosDice::new(Chaos::default())
+            ChaosDice::new(Chaos::default(), None)
                 .duplicates(on(NO_TAGS), &[(1, 0)], 1, ALL_STORED)
                 .is_empty()
         );
@@ -614,40 +675,49 @@ mod tests {
 
     #[test]
     fn only_a_standard_queue_with_duplicates_on_may_duplicate() {
-        let dice = ChaosDice::new(Chaos {
-            duplicate: 0.5,
-            ..Chaos::default()
-        });
+        let dice = ChaosDice::new(
+            Chaos {
+                duplicate: 0.5,
+                ..Chaos::default()
+            },
+            None,
+        );
         assert!(dice.may_duplicate(on(NO_TAGS)));
         let fifo = On {
             fifo: true,
             ..on(NO_TAGS)
         };
         assert!(!dice.may_duplicate(fifo));
-        assert!(!ChaosDice::new(Chaos::default()).may_duplicate(on(NO_TAGS)));
+        assert!(!ChaosDice::new(Chaos::default(), None).may_duplicate(on(NO_TAGS)));
     }
 
     #[test]
     fn the_server_throttles_and_waits_as_set() {
-        let dice = ChaosDice::new(Chaos {
-            throttle: 0.5,
-            latency: Duration::from_millis(20),
-            seed: 1,
-            ..Chaos::default()
-        });
+        let dice = ChaosDice::new(
+            Chaos {
+                throttle: 0.5,
+                latency: Duration::from_millis(20),
+                seed: Some(1),
+                ..Chaos::default()
+            },
+            None,
+        );
         let throttled = (0..400).filter(|_| dice.throttle(None)).count();
         assert!((140..=260).contains(&throttled), "{throttled} of 400");
         assert_eq!(dice.latency(), Some(Duration::from_millis(20)));
-        let off = ChaosDice::new(Chaos::default());
+        let off = ChaosDice::new(Chaos::default(), None);
         assert!(!off.throttle(None) && off.latency().is_none());
     }
 
     #[test]
     fn marks_of_messages_no_longer_stored_are_dropped_and_deleted_queues_forgotten() {
-        let dice = ChaosDice::new(Chaos {
-            redeliver_after_delete: 1.0,
-            ..Chaos::default()
-        });
+        let dice = ChaosDice::new(
+            Chaos {
+                redeliver_after_delete: 1.0,
+                ..Chaos::default()
+            },
+            None,
+        );
         // Each message is marked, then leaves the queue (only the last 10 are still stored).
         let total = 100_000u64;
         let stored = |(seq, _): MessageRef| seq + 10 >= total;

@@ -42,6 +42,11 @@ pub struct EmulatorConfig {
     pub clock: Option<Arc<dyn Clock>>,
     /// Opt-in at-least-once behaviours (see [`Chaos`]). Default: off.
     pub chaos: Chaos,
+    /// A queue-name prefix the chaos dice leave out when they seed an untagged queue's dice
+    /// from its name: `sqsprobe run` gives its `sqsprobe-<run-id>-`, so a queue's draws
+    /// (its throttles, say) follow the recorded seed and the queue's stable name, not the
+    /// run's random id. Default none: the whole name.
+    pub chaos_name_prefix: Option<String>,
     /// Most queues the emulator holds; CreateQueue beyond it answers `OverLimit` (403).
     /// Default 10,000.
     pub max_queues: usize,
@@ -91,6 +96,7 @@ impl Default for EmulatorConfig {
             max_in_flight: 120_000,
             clock: None,
             chaos: Chaos::default(),
+            chaos_name_prefix: None,
             max_queues: 10_000,
             max_messages: 1_000_000,
             max_stored_bytes: 1024 * 1024 * 1024,
@@ -116,6 +122,7 @@ impl std::fmt::Debug for EmulatorConfig {
             .field("max_in_flight", &self.max_in_flight)
             .field("clock", &self.clock)
             .field("chaos", &self.chaos)
+            .field("chaos_name_prefix", &self.chaos_name_prefix)
             .field("max_queues", &self.max_queues)
             .field("max_messages", &self.max_messages)
             .field("max_stored_bytes", &self.max_stored_bytes)

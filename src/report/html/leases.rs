@@ -28,7 +28,8 @@ pub(super) struct OutsideUse<'a> {
     pub(super) attempt: String,
     pub(super) message: String,
     pub(super) class: AckClass,
-    /// When the lease had ended, for `late` and `superseded`.
+    /// When the attempt's lease had ended (or, when the reading cannot say, when the newer
+    /// attempt came).
     pub(super) since: Option<f64>,
 }
 
@@ -147,7 +148,7 @@ pub(super) fn leases<'a>(
                 attempt: holder.clone(),
                 message: label.clone(),
                 class: judged.class,
-                since: judged.since,
+                since: ended_at.or(judged.since),
             });
         }
 

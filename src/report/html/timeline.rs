@@ -181,9 +181,9 @@ fn mark(
                 } else {
                     (2.0, 10.0)
                 };
-                // A stale-handle call or the failing call is the point of its picture: never
-                // a sliver, however fast it answered.
-                let min = if m.class.contains("stale") || m.class.contains("finding-call") {
+                // A handle used outside its lease or the failing call is the point of its
+                // picture: never a sliver, however fast it answered.
+                let min = if m.class.contains("outside") || m.class.contains("finding-call") {
                     7.0
                 } else {
                     2.0

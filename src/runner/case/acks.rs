@@ -93,7 +93,7 @@ pub(super) async fn change_visibility(
         attempt,
         Some(&one.label),
     );
-    let secs = timeout.as_secs() as i32;
+    let secs = crate::sqs::limits::wire_seconds(*timeout);
     let mut rec = call!(
         sqs,
         meta,
@@ -193,7 +193,7 @@ pub(super) async fn handle_batch(
                     ChangeMessageVisibilityBatchRequestEntry::builder()
                         .id(e.id)
                         .receipt_handle(handle)
-                        .set_visibility_timeout(e.timeout.map(|t| t.as_secs() as i32))
+                        .set_visibility_timeout(e.timeout.map(crate::sqs::limits::wire_seconds))
                         .build()
                         .map_err(|err| built(err, e.id))
                 })

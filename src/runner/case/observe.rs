@@ -87,8 +87,8 @@ async fn receive_call(
             .receive_message()
             .queue_url(url)
             .set_max_number_of_messages(p.max)
-            .set_wait_time_seconds(p.wait.map(|w| w.as_secs() as i32))
-            .set_visibility_timeout(p.visibility.map(|v| v.as_secs() as i32))
+            .set_wait_time_seconds(p.wait.map(crate::sqs::limits::wire_seconds))
+            .set_visibility_timeout(p.visibility.map(crate::sqs::limits::wire_seconds))
             .set_receive_request_attempt_id(p.request_attempt_id.clone());
         for n in &p.attribute_names {
             req = req.message_system_attribute_names(MessageSystemAttributeName::from(n.as_str()));

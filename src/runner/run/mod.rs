@@ -23,5 +23,5 @@ pub use closing::{RunClose, run_end};
 pub use dispatch::{RunOutcome, run_plan};
 pub use opening::{Skip, not_runnable, run_start};
 pub use preflight::{RunError, preflight};
-pub use settings::{RunSettings, new_run_id};
+pub use settings::{RunSettings, Seeds, new_run_id};
 pub use trials::trials_of;

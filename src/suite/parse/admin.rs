@@ -4,6 +4,8 @@
 use super::input::StepInput;
 use super::queue::check_arn_refs;
 use super::scope::{Scope, queue_ref};
+use super::sqs_values::{self, Carried};
+use crate::sqs::limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Reader, pos};
 
@@ -92,8 +94,17 @@ pub(super) fn decode_list_queues(r: &mut Reader, _: &mut Scope, s: &StepInput) -
         max_results: s
             .fields
             .get("max_results")
-            .and_then(|n| r.int(n, "`max_results`", i32::MIN as i64, i32::MAX as i64))
-            .map(|n| n as i32),
+            .and_then(|n| {
+                sqs_values::number(
+                    r,
+                    n,
+                    "`max_results`",
+                    &limits::LIST_QUEUES_MAX_RESULTS,
+                    s.site(),
+                    Carried::Parameter,
+                )
+            })
+            .and_then(|n| i32::try_from(n).ok()),
     })
 }
 
@@ -126,8 +137,17 @@ pub(super) fn decode_start_move_task(
     let destination = f.get("destination").and_then(|n| queue_ref(r, scope, n));
     let max_per_second = f
         .get("max_per_second")
-        .and_then(|n| r.int(n, "`max_per_second`", i32::MIN as i64, i32::MAX as i64))
-        .map(|n| n as i32);
+        .and_then(|n| {
+            sqs_values::number(
+                r,
+                n,
+                "`max_per_second`",
+                &limits::MAX_MESSAGES_PER_SECOND,
+                s.site(),
+                Carried::Parameter,
+            )
+        })
+        .and_then(|n| i32::try_from(n).ok());
     let task = match f.get("as") {
         Some(n) => {
             let t = r.nonempty(n, "`as` (a task name)")?;

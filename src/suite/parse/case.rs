@@ -228,21 +228,25 @@ pub(super) fn decode_case(r: &mut Reader, item: &Node, limits: &Limits) -> Optio
         .get("faults")
         .map(|n| decode_case_faults(r, n, &steps))
         .unwrap_or_default();
+    // HOLD is what not knowing decides (a fault the case injects), or what an
+    // acknowledgement after its lease decides (a `sleep` can let the lease lapse first).
     if let Some(d) = &expect.decision
         && d.value.contains(&Decision::Hold)
         && faults.is_empty()
         && !steps
             .iter()
-            .any(|s| s.fault.is_some() || matches!(s.action, Action::Deny(_)))
+            .any(|s| s.fault.is_some() || matches!(s.action, Action::Deny(_) | Action::Sleep(_)))
     {
         push_at(
             r,
             d.pos,
             "HOLD",
-            "a case expects `HOLD` only of a fault it injects: HOLD is what not knowing decides"
+            "a case expects `HOLD` only of a fault it injects or of an acknowledgement after its \
+             lease: HOLD is what not knowing decides"
                 .to_string(),
             Some(
-                "add the fault (`faults:`, a step's `fault:`, a `deny` step), or expect an outcome"
+                "add the fault (`faults:`, a step's `fault:`, a `deny` step) or the `sleep` that \
+                 lets the lease lapse, or expect an outcome"
                     .to_string(),
             ),
         );

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use super::input::StepInput;
 use super::scope::{Scope, message_ref};
+use super::sqs_values::{self, Carried, Site};
+use crate::sqs::limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Reader, pos};
 
@@ -30,7 +32,7 @@ pub(super) fn decode_change_visibility(
     s: &StepInput,
 ) -> Option<Action> {
     let target = handle_ref(r, scope, &s.fields);
-    let timeout = r.seconds(s.fields.get("timeout")?, "`timeout`");
+    let timeout = timeout(r, s.fields.get("timeout")?, s.site());
     let target = target?;
     let queue = batch_queue(
         r,
@@ -44,6 +46,18 @@ pub(super) fn decode_change_visibility(
         target,
         timeout: timeout?,
     })
+}
+
+/// A change-visibility `timeout`: SQS's `VisibilityTimeout`.
+fn timeout(r: &mut Reader, n: &crate::suite::yaml::Node, site: Site) -> Option<Duration> {
+    sqs_values::seconds(
+        r,
+        n,
+        "`timeout`",
+        &limits::VISIBILITY_TIMEOUT,
+        site,
+        Carried::Parameter,
+    )
 }
 
 /// `delete-batch: {queue?, entries: [{id?, attempt (+ message) | handle}]}`.
@@ -112,7 +126,7 @@ fn decode_handle_batch(
                 good = false;
                 continue;
             }
-            r.seconds(ef.get("timeout")?, "`timeout`")
+            timeout(r, ef.get("timeout")?, s.site())
         } else {
             Some(Duration::ZERO)
         };

@@ -3,6 +3,7 @@
 //! so neither imports the other back.
 
 use super::scope::Scope;
+use super::sqs_values::Site;
 use crate::suite::limits::Limits;
 use crate::suite::model::{Action, Spanned};
 use crate::suite::yaml::{Fields, Node, Reader};
@@ -29,7 +30,19 @@ pub(super) struct StepInput<'a, 'n> {
     pub queue: Option<Spanned<String>>,
     /// The step's `expect:` has `error` or `status`, so a refused call is the point.
     pub expects_error: bool,
+    /// The step's `expect:` expects SQS to refuse something: the call (`expects_error`) or a
+    /// batch's entries (`failed`). A value outside SQS's range may then be what it tests.
+    pub refusal_tested: bool,
     pub limits: &'a Limits,
+}
+
+impl StepInput<'_, '_> {
+    /// Where the step's values are written, for [`super::sqs_values`].
+    pub fn site(&self) -> Site {
+        Site::Step {
+            refusal_tested: self.refusal_tested,
+        }
+    }
 }
 
 /// Decodes a step whose keys were checked; reports its own errors and returns `None` on any.

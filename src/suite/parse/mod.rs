@@ -10,6 +10,7 @@
 //! decoders ([`send`], [`receive`], [`handles`], [`observe`], [`admin`], [`permission`]),
 //! [`expect`], and
 //! [`fault`] (case and step faults, the `deny` step), [`wire`] (a step's query-wire form);
+//! [`sqs_values`] reads the numbers sent to SQS against the ranges SQS accepts;
 //! [`scope`] holds what a case has defined so far, and [`budget`] what a case costs in time,
 //! counted from the step table.
 
@@ -27,6 +28,7 @@ mod queue;
 mod receive;
 mod scope;
 mod send;
+mod sqs_values;
 mod step;
 mod steps;
 mod suite;

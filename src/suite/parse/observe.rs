@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use super::input::StepInput;
 use super::scope::{Scope, message_ref};
+use super::sqs_values::{self, Carried};
+use crate::sqs::limits;
 use crate::suite::model::*;
 use crate::suite::yaml::Reader;
 
@@ -48,13 +50,28 @@ pub(super) fn decode_observe_step(
             }
         }
     };
+    let site = s.site();
     let wait = match f.get("wait") {
         None => Some(Duration::from_secs(1)),
-        Some(n) => r.seconds(n, "`wait`"),
+        Some(n) => sqs_values::seconds(
+            r,
+            n,
+            "`wait`",
+            &limits::WAIT_TIME_SECONDS,
+            site,
+            Carried::Parameter,
+        ),
     };
-    let visibility_timeout = f
-        .get("visibility_timeout")
-        .and_then(|n| r.seconds(n, "`visibility_timeout`"));
+    let visibility_timeout = f.get("visibility_timeout").and_then(|n| {
+        sqs_values::seconds(
+            r,
+            n,
+            "`visibility_timeout`",
+            &limits::VISIBILITY_TIMEOUT,
+            site,
+            Carried::Parameter,
+        )
+    });
     let mut messages = Vec::new();
     let mut named = 0;
     if let Some(n) = f.get("messages") {

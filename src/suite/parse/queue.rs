@@ -6,6 +6,8 @@ use saphyr::YamlData;
 
 use super::input::StepInput;
 use super::scope::{Placement, Scope, is_label, known_queues, push_at};
+use super::sqs_values::{self, Carried, Site};
+use crate::sqs::limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Node, Reader, pos};
 use crate::text::suggest::suggest;
@@ -204,12 +206,12 @@ pub(super) fn decode_queue_entry(
     label: &str,
 ) -> Option<QueueDef> {
     let f = r.fields(key, value, "a queue definition", QUEUE_KEYS)?;
-    Some(decode_queue_def(r, &f, label))
+    Some(decode_queue_def(r, &f, label, Site::Queues))
 }
 
 /// The queue-definition keys of checked fields (shared by `queues:` entries and
-/// `create-queue` steps, whose other keys are left to the caller).
-pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str) -> QueueDef {
+/// `create-queue` steps, whose other keys are left to the caller); `site` says which.
+pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str, site: Site) -> QueueDef {
     let kind = match f.get("type") {
         None => QueueKind::Standard,
         Some(n) => match r.string(n, "`type`").as_deref() {
@@ -226,16 +228,32 @@ pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str) -> Queue
             None => QueueKind::Standard,
         },
     };
-    let secs =
-        |r: &mut Reader, key: &str| f.get(key).and_then(|n| r.seconds(n, &format!("`{key}`")));
-    let visibility_timeout = secs(r, "visibility_timeout");
-    let delay = secs(r, "delay");
-    let retention = secs(r, "retention");
-    let receive_wait = secs(r, "receive_wait");
+    let secs = |r: &mut Reader, key: &str, range| {
+        f.get(key).and_then(|n| {
+            sqs_values::seconds(r, n, &format!("`{key}`"), range, site, Carried::Attribute)
+        })
+    };
+    let visibility_timeout = secs(r, "visibility_timeout", &limits::QUEUE_VISIBILITY_TIMEOUT);
+    let delay = secs(r, "delay", &limits::QUEUE_DELAY_SECONDS);
+    let retention = secs(r, "retention", &limits::MESSAGE_RETENTION_PERIOD);
+    let receive_wait = secs(
+        r,
+        "receive_wait",
+        &limits::RECEIVE_MESSAGE_WAIT_TIME_SECONDS,
+    );
     let max_message_size = f
         .get("max_message_size")
-        .and_then(|n| r.int(n, "`max_message_size`", 0, u32::MAX as i64))
-        .map(|n| n as u32);
+        .and_then(|n| {
+            sqs_values::number(
+                r,
+                n,
+                "`max_message_size`",
+                &limits::MAXIMUM_MESSAGE_SIZE,
+                site,
+                Carried::Parameter,
+            )
+        })
+        .and_then(|n| i32::try_from(n).ok());
     let content_based_dedup = f
         .get("content_based_dedup")
         .and_then(|n| r.bool(n, "`content_based_dedup`"));
@@ -262,13 +280,20 @@ pub(super) fn decode_queue_def(r: &mut Reader, f: &Fields, label: &str) -> Queue
         }
         let dlq_node = rf.get("dlq")?;
         let dlq = r.string(dlq_node, "`dlq` (a queue label)")?;
-        let max = r.int(rf.get("max_receive_count")?, "`max_receive_count`", 1, 1000)?;
+        let max = sqs_values::number(
+            r,
+            rf.get("max_receive_count")?,
+            "`max_receive_count`",
+            &limits::MAX_RECEIVE_COUNT,
+            site,
+            Carried::Parameter,
+        )?;
         Some(Redrive {
             dlq: Spanned {
                 value: dlq,
                 pos: pos(dlq_node),
             },
-            max_receive_count: max as u32,
+            max_receive_count: i32::try_from(max).ok()?,
         })
     });
     let redrive_allow = f.get("redrive_allow").and_then(|n| match &n.data {
@@ -388,7 +413,7 @@ pub(super) fn decode_create_queue(
     if !check_queue_label(r, label_node, &label) {
         return None;
     }
-    let mut def = decode_queue_def(r, &s.fields, &label);
+    let mut def = decode_queue_def(r, &s.fields, &label, s.site());
     def.pos = pos(label_node);
     if let Some(n) = s.fields.get("name_suffix") {
         let suffix = r.string(n, "`name_suffix`")?;

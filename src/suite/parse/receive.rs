@@ -2,6 +2,8 @@
 
 use super::input::StepInput;
 use super::scope::Scope;
+use super::sqs_values::{self, Carried};
+use crate::sqs::limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Reader, pos};
 
@@ -41,16 +43,30 @@ pub(super) fn decode_receive(r: &mut Reader, scope: &mut Scope, s: &StepInput) -
         }
         None => None,
     };
-    let secs = |r: &mut Reader, k: &str| f.get(k).and_then(|n| r.seconds(n, &format!("`{k}`")));
+    let site = s.site();
+    let secs = |r: &mut Reader, k: &str, range| {
+        f.get(k).and_then(|n| {
+            sqs_values::seconds(r, n, &format!("`{k}`"), range, site, Carried::Parameter)
+        })
+    };
     Some(Action::Receive(Receive {
         queue: s.queue.clone()?,
         attempt,
         max: f
             .get("max")
-            .and_then(|n| r.int(n, "`max`", i32::MIN as i64, i32::MAX as i64))
-            .map(|n| n as i32),
-        wait: secs(r, "wait"),
-        visibility_timeout: secs(r, "visibility_timeout"),
+            .and_then(|n| {
+                sqs_values::number(
+                    r,
+                    n,
+                    "`max`",
+                    &limits::MAX_NUMBER_OF_MESSAGES,
+                    site,
+                    Carried::Parameter,
+                )
+            })
+            .and_then(|n| i32::try_from(n).ok()),
+        wait: secs(r, "wait", &limits::WAIT_TIME_SECONDS),
+        visibility_timeout: secs(r, "visibility_timeout", &limits::VISIBILITY_TIMEOUT),
         attribute_names: f
             .get("attribute_names")
             .and_then(|n| r.strings(n, "attribute names", true))

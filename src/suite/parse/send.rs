@@ -4,6 +4,8 @@ use saphyr::YamlData;
 
 use super::input::StepInput;
 use super::scope::Scope;
+use super::sqs_values::{self, Carried, Site};
+use crate::sqs::limits;
 use crate::suite::model::*;
 use crate::suite::yaml::{Fields, Reader, pos};
 
@@ -24,6 +26,7 @@ fn decode_send(
     f: &Fields,
     queue: Spanned<String>,
     expects_error: bool,
+    site: Site,
 ) -> Option<Send> {
     scope.sends += 1;
     let (message, label_node) = match f.get("message") {
@@ -57,7 +60,7 @@ fn decode_send(
             return None;
         }
         (Some(n), None) => Body::Text(r.string(n, "`body`")?),
-        (None, Some(n)) => Body::Size(r.int(n, "`body_size`", 0, i64::MAX)? as usize),
+        (None, Some(n)) => Body::Size(sqs_values::body_size(r, n, site)?),
         (None, None) if !f.missing("body") || !f.missing("body_size") => return None,
         (None, None) => {
             r.error_hint(
@@ -68,7 +71,16 @@ fn decode_send(
             return None;
         }
     };
-    let delay = f.get("delay").and_then(|n| r.seconds(n, "`delay`"));
+    let delay = f.get("delay").and_then(|n| {
+        sqs_values::seconds(
+            r,
+            n,
+            "`delay`",
+            &limits::DELAY_SECONDS,
+            site,
+            Carried::Parameter,
+        )
+    });
     let group = f.get("group").and_then(|n| r.string(n, "`group`"));
     if group.is_none() && !expects_error && scope.queues.get(&queue.value) == Some(&QueueKind::Fifo)
     {
@@ -125,7 +137,14 @@ fn decode_send(
 
 /// `send: {queue, message?, body | body_size, ...}`.
 pub(super) fn decode_send_step(r: &mut Reader, scope: &mut Scope, s: &StepInput) -> Option<Action> {
-    let send = decode_send(r, scope, &s.fields, s.queue.clone()?, s.expects_error)?;
+    let send = decode_send(
+        r,
+        scope,
+        &s.fields,
+        s.queue.clone()?,
+        s.expects_error,
+        s.site(),
+    )?;
     Some(Action::Send(send))
 }
 
@@ -151,7 +170,7 @@ pub(super) fn decode_send_batch(
             continue;
         }
         let id = ef.get("id").and_then(|n| r.string(n, "an entry `id`"));
-        if let Some(send) = decode_send(r, scope, &ef, queue.clone(), s.expects_error) {
+        if let Some(send) = decode_send(r, scope, &ef, queue.clone(), s.expects_error, s.site()) {
             entries.push(BatchSend {
                 id: id.unwrap_or_else(|| send.message.clone()),
                 send,

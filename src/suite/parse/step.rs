@@ -90,7 +90,12 @@ pub(super) fn decode_step(
                 .and_then(|n| n.data.as_integer())
                 .is_some_and(|s| s >= 400)
     });
-    let action = decode_action(r, scope, spec, key, body, &what, expects_error, limits);
+    let refusal_tested = expects_error || expect_fields.as_ref().is_some_and(|f| f.has("failed"));
+    let expecting = Expecting {
+        error: expects_error,
+        refusal: refusal_tested,
+    };
+    let action = decode_action(r, scope, spec, key, body, &what, expecting, limits);
     let step_expect = match (&expect_fields, &action) {
         (Some(ef), Some(a)) => {
             decode_step_expect(r, scope, ef, spec, a, expect.map(|(k, _)| pos(k)))
@@ -119,6 +124,13 @@ pub(super) fn decode_step(
     })
 }
 
+/// What a step's `expect:` expects SQS to refuse (see [`StepInput`]).
+#[derive(Debug, Clone, Copy)]
+struct Expecting {
+    error: bool,
+    refusal: bool,
+}
+
 /// Checks a step body against its row of the table, then hands it to the row's decoder.
 #[allow(clippy::too_many_arguments)]
 fn decode_action(
@@ -128,7 +140,7 @@ fn decode_action(
     key: &Node,
     body: &Node,
     what: &str,
-    expects_error: bool,
+    expecting: Expecting,
     limits: &Limits,
 ) -> Option<Action> {
     let (fields, ok) = match spec.body {
@@ -147,7 +159,8 @@ fn decode_action(
         body,
         fields,
         queue,
-        expects_error,
+        expects_error: expecting.error,
+        refusal_tested: expecting.refusal,
         limits,
     };
     let action = (spec.decode)(r, scope, &input)?;
