@@ -428,15 +428,27 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size, help_heading = "Limits")]
     pub max_stored_bytes: u64,
 
-    /// Most client connections served at once; more wait in the listen backlog.
+    /// Largest request body accepted, e.g. `16MiB`; a larger one answers 413
+    /// RequestEntityTooLarge. SQS's own 1 MiB limits are checked on the decoded message, so
+    /// the default leaves room for a 1 MiB batch of binary attributes after base64 and JSON
+    /// escaping.
+    #[arg(long, value_name = "SIZE", default_value = "8MiB", value_parser = parse_size, help_heading = "Limits")]
+    pub max_request_bytes: u64,
+
+    /// Most client connections open at once. At the cap, the connection idle longest (a
+    /// pooled keep-alive connection between requests, or one that has sent nothing) is closed
+    /// to make room; a connection in a request never is, and when all are in one, new clients
+    /// wait in the listen backlog. About 15 KB of memory each.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Limits")]
     pub max_connections: u32,
 
-    /// A client must send a request's head, and then its body, within this time.
+    /// A client must send a request's head, and then its body, within this time: the longest
+    /// a slow client holds a connection slot before it is cut (twice this, head and body).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration, help_heading = "Limits")]
     pub header_read_timeout: std::time::Duration,
 
-    /// A keep-alive connection without a request for this long is closed.
+    /// A keep-alive connection without a request for this long is closed (sooner when a new
+    /// client needs its slot at --max-connections).
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_positive_duration, help_heading = "Limits")]
     pub idle_timeout: std::time::Duration,
 
