@@ -570,7 +570,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
     }
     let mark = Mark {
         kind: MarkKind::Window,
-        class: format!("window ended-{}", w.ended.as_str()),
+        class: format!("window ended-{}", w.ended.as_str().replace('_', "-")),
         parts: vec![
             Part {
                 shape: Shape::Band,
