@@ -141,7 +141,7 @@ fn classes(records: &[Record], case: &str) -> Vec<Option<String>> {
         .unwrap()
         .per_trial
         .iter()
-        .map(|t| t.class.clone())
+        .map(|t| t.class.map(|c| c.as_str().to_string()))
         .collect()
 }
 
