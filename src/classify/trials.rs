@@ -75,7 +75,7 @@ pub fn pool(
         per_trial.push(TrialOutcome {
             trial,
             verdict: j.verdict,
-            class: j.class.map(|c| c.as_str().to_string()),
+            class: j.class.map(super::recorded::class_name),
         });
         match j.verdict {
             Verdict::Fail => {
@@ -401,7 +401,7 @@ mod tests {
         // The upper end 31.7% is under 50%; the error trial errs the case all the same.
         assert_eq!(p.verdict, Verdict::Error, "{}", p.reason);
         assert_eq!(
-            p.trials.per_trial[18].class.as_deref(),
+            p.trials.per_trial[18].class.map(|c| c.as_str()),
             Some("inconclusive")
         );
     }

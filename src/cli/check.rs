@@ -278,7 +278,7 @@ fn single_case(
         verdict: judged.verdict,
         reason: judged.reason,
         findings: judged.findings,
-        classification: judged.class.map(|c| c.as_str().to_string()),
+        classification: judged.class.map(recorded::class_name),
         decision: judged.decision,
         profile_note: None,
         ..end.clone()
@@ -450,7 +450,7 @@ fn compare(recorded: &CaseEnd, rejudged: &CaseEnd, differences: &mut Vec<String>
         let per = |t: &crate::evidence::format::Trials| {
             t.per_trial
                 .iter()
-                .map(|p| (p.trial, p.verdict.as_str(), p.class.clone()))
+                .map(|p| (p.trial, p.verdict.as_str(), p.class))
                 .collect::<Vec<_>>()
         };
         differ("trials", format!("{:?}", per(r)), format!("{:?}", per(j)));

@@ -235,16 +235,47 @@ pub struct AckCounts {
     pub unknown_acks: u32,
 }
 
-/// An observation class, as expectations and outcomes name it.
+/// An observation class, as expectations, outcomes and `case_end` name it.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
 )]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ClassName {
     ObservedRedelivery,
     NoRedeliveryWithinWindow,
     Inconclusive,
     Delivered,
+}
+
+impl ClassName {
+    /// The snake_case name, as written.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl AsRef<str> for ClassName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for ClassName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What a case expects (`case_start.expect`): the case-level `expect:` of its suite, so the

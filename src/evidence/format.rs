@@ -452,8 +452,8 @@ pub use crate::decision::Decision;
 pub struct MessageOutcome {
     pub message: String,
     pub message_id: Option<String>,
-    /// `observed_redelivery`, `no_redelivery_within_window` or `inconclusive`.
-    pub class: String,
+    /// `observed_redelivery`, `no_redelivery_within_window`, `inconclusive` (or `delivered`).
+    pub class: super::facts::ClassName,
     /// Why, for `inconclusive` (throttled, transport error, budget exhausted, ...).
     pub reason: Option<String>,
     /// Times it was returned by the observation.
@@ -569,7 +569,7 @@ pub struct CaseEnd {
     /// Unmet expectations (verdict fail), harness errors (error), or what was not observable.
     pub findings: Vec<Finding>,
     /// The overall class of the case's last observation (the worst over its messages).
-    pub classification: Option<String>,
+    pub classification: Option<super::facts::ClassName>,
     pub outcomes: Vec<MessageOutcome>,
     pub decision: Option<Decision>,
     pub window: Option<Window>,
@@ -676,7 +676,7 @@ pub struct TrialOutcome {
     pub trial: u32,
     pub verdict: Verdict,
     /// The trial's observation class, `null` without an observe step.
-    pub class: Option<String>,
+    pub class: Option<super::facts::ClassName>,
 }
 
 /// Teardown result of one owned queue.

@@ -119,12 +119,12 @@ fn the_same_seed_gives_the_same_trials() {
         trials
             .per_trial
             .iter()
-            .map(|t| (t.trial, t.class.clone()))
+            .map(|t| (t.trial, t.class))
             .collect::<Vec<_>>()
     };
     let first = per_trial("11");
     assert_eq!(first.len(), 10);
-    let classes: BTreeSet<_> = first.iter().map(|(_, c)| c.clone()).collect();
+    let classes: BTreeSet<_> = first.iter().map(|(_, c)| *c).collect();
     assert_eq!(
         classes.len(),
         2,
@@ -141,7 +141,7 @@ fn classes(records: &[Record], case: &str) -> Vec<Option<String>> {
         .unwrap()
         .per_trial
         .iter()
-        .map(|t| t.class.clone())
+        .map(|t| t.class.map(|c| c.as_str().to_string()))
         .collect()
 }
 

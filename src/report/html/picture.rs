@@ -22,6 +22,7 @@ pub(crate) use super::marks::outcome;
 use super::marks::{
     HARNESS, Lane, Mark, MarkKind, OBSERVE, Part, Picture, STEPS, Shape, lane_name,
 };
+use crate::evidence::facts::ClassName;
 use crate::evidence::format::{Call, Completion, Phase, StepEnd};
 use crate::evidence::view::{CaseView, parse_time};
 use chrono::{DateTime, FixedOffset};
@@ -538,7 +539,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
     };
     let elapsed = start + w.elapsed_ms as f64;
     let planned = start + w.planned_ms as f64;
-    let class = end.classification.as_deref().unwrap_or("no class");
+    let class = end.classification.map(|c| c.as_str()).unwrap_or("no class");
     let mut title = format!(
         "observation window (step {}, line {}): {} of {} planned, {}/{} receives, ended {}",
         step_number(w.step),
@@ -612,7 +613,7 @@ fn sighting_marks(case: &CaseView, call: &Call, rel: &impl Fn(&str) -> Option<f6
                     o.message == label || o.message_id.as_deref() == Some(m.message_id.as_str())
                 })
             });
-            let redelivered = class.is_some_and(|o| o.class == "observed_redelivery");
+            let redelivered = class.is_some_and(|o| o.class == ClassName::ObservedRedelivery);
             let count = m
                 .receive_count
                 .map(|n| format!(" (receive count {n})"))

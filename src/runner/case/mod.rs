@@ -276,7 +276,7 @@ impl CaseRun {
             .map(|m| MessageOutcome {
                 message: m.label.clone(),
                 message_id: m.message_id.clone(),
-                class: m.class.as_str().to_string(),
+                class: classify::recorded::class_name(m.class),
                 reason: m.reason.as_deref().map(|r| self.sqs.masker().mask(r)),
                 sightings: m.sightings,
                 deliveries: self.ledger.deliveries_of(&m.label),
@@ -311,7 +311,7 @@ impl CaseRun {
             verdict: judged.verdict,
             reason: self.sqs.masker().mask(&judged.reason),
             findings,
-            classification: judged.class.map(|c| c.as_str().to_string()),
+            classification: judged.class.map(classify::recorded::class_name),
             outcomes,
             decision: judged.decision,
             window,
