@@ -40,7 +40,7 @@ pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
         out.push_str("<p class=\"banner\">The audit could not conclude: messages were still on the queue when it stopped.</p>\n");
     }
     if !audit.ledger {
-        out.push_str("<p class=\"banner\">Not clean: no ledger was written (<code>SQSPROBE_LEDGER</code>), so the work was not checked (<code>ack_before_commit</code>, <code>duplicate_commit</code>, <code>deleted_not_committed</code>) and no message is ACCEPT.</p>\n");
+        out.push_str("<p class=\"banner\">Not clean: no ledger was written (<code>SQSPROBE_LEDGER</code>), so the work was not checked (<code>ack_before_commit</code>, <code>duplicate_commit</code>, <code>lost_work</code>) and no message is ACCEPT.</p>\n");
     }
     if !audit.findings.is_empty() {
         out.push_str("<h2>Findings</h2>\n<ul class=\"findings\">\n");

@@ -22,7 +22,10 @@
 //!
 //! For every message:
 //! - `duplicate_commit` (RECONCILE): its business key committed more than once;
-//! - `deleted_not_committed` (REPAIR): deleted, and its key never reached the ledger;
+//! - `lost_work` (REPAIR): deleted, and its key never reached the ledger by the end: the work
+//!   is lost (the at-most-once window that `ack_before_commit` names was hit — a crash, a kill
+//!   of `--nemesis kill` — or the work was never done). `ack_before_commit` is the
+//!   acknowledgement that opened the window, `lost_work` the message that fell through it;
 //! - `never_acked` (HOLD): still on the queue at the end, or moved to its dead-letter queue.
 //!
 //! - `gone_without_delete` (HOLD): no longer on the queue, but no delete of it took (a purge,
@@ -51,7 +54,7 @@ pub enum FindingKind {
     AckBeforeCommit,
     LeaseExpiredMidHandler,
     DuplicateCommit,
-    DeletedNotCommitted,
+    LostWork,
     NeverAcked,
     GoneWithoutDelete,
     InvalidHandle,
@@ -65,7 +68,7 @@ impl FindingKind {
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
         FindingKind::DuplicateCommit,
-        FindingKind::DeletedNotCommitted,
+        FindingKind::LostWork,
         FindingKind::NeverAcked,
         FindingKind::GoneWithoutDelete,
         FindingKind::InvalidHandle,
@@ -79,7 +82,7 @@ impl FindingKind {
             FindingKind::AckBeforeCommit => "ack_before_commit",
             FindingKind::LeaseExpiredMidHandler => "lease_expired_mid_handler",
             FindingKind::DuplicateCommit => "duplicate_commit",
-            FindingKind::DeletedNotCommitted => "deleted_not_committed",
+            FindingKind::LostWork => "lost_work",
             FindingKind::NeverAcked => "never_acked",
             FindingKind::GoneWithoutDelete => "gone_without_delete",
             FindingKind::InvalidHandle => "invalid_handle",
@@ -102,7 +105,7 @@ impl FindingKind {
             return d;
         }
         match self {
-            FindingKind::AckBeforeCommit | FindingKind::DeletedNotCommitted => Decision::Repair,
+            FindingKind::AckBeforeCommit | FindingKind::LostWork => Decision::Repair,
             FindingKind::NeverAcked | FindingKind::GoneWithoutDelete => Decision::Hold,
             FindingKind::DuplicateCommit => Decision::Reconcile,
             // Each has its class above.
@@ -119,7 +122,7 @@ impl FindingKind {
             self,
             FindingKind::AckBeforeCommit
                 | FindingKind::DuplicateCommit
-                | FindingKind::DeletedNotCommitted
+                | FindingKind::LostWork
         )
     }
 }
@@ -416,8 +419,8 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         }
         if deleted && commits == Some(0) {
             findings.push(here(
-                FindingKind::DeletedNotCommitted,
-                "it was deleted, and its business key never reached the ledger".to_string(),
+                FindingKind::LostWork,
+                "it was deleted, and its business key never reached the ledger: the work is lost".to_string(),
             ));
         }
         if gone && !deleted {
@@ -716,7 +719,7 @@ pub(crate) mod tests {
                 FindingKind::AckBeforeCommit,
                 FindingKind::LeaseExpiredMidHandler,
                 FindingKind::DuplicateCommit,
-                FindingKind::DeletedNotCommitted,
+                FindingKind::LostWork,
                 FindingKind::NeverAcked,
                 FindingKind::InvalidHandle,
             ]
@@ -740,7 +743,7 @@ pub(crate) mod tests {
             [
                 FindingKind::AckBeforeCommit,
                 FindingKind::DuplicateCommit,
-                FindingKind::DeletedNotCommitted
+                FindingKind::LostWork
             ]
         );
         assert!(!a.counts.contains_key("ack_before_commit"));

@@ -93,7 +93,7 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
 /// What an audit without a ledger could not check, in one line.
 fn not_checked_line() -> String {
     "no ledger was written (SQSPROBE_LEDGER): the work was not checked (ack_before_commit, \
-     duplicate_commit and deleted_not_committed), so no message is ACCEPT and the audit is not \
+     duplicate_commit and lost_work), so no message is ACCEPT and the audit is not \
      clean (exit 5)"
         .to_string()
 }
