@@ -33,8 +33,9 @@ pub struct Consumer {
 }
 
 impl Launch {
-    /// Starts the command in a process group of its own.
-    pub fn start(&self) -> std::io::Result<Consumer> {
+    /// Starts the command in a process group of its own, as its `start`-th start
+    /// (`SQSPROBE_START`: 1, then one more for each start after a nemesis kill).
+    pub fn start(&self, start: u32) -> std::io::Result<Consumer> {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -54,6 +55,7 @@ impl Launch {
         for (k, v) in &self.env {
             command.env(k, v);
         }
+        command.env("SQSPROBE_START", start.to_string());
         let child = command.spawn()?;
         let group = child
             .id()

@@ -25,6 +25,7 @@ pub mod console;
 pub mod consumer;
 pub mod html;
 pub mod judge;
+pub mod nemesis;
 pub mod plan;
 pub mod recorder;
 pub mod report;

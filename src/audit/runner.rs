@@ -7,11 +7,17 @@
 //! consumer ends, or `max_duration` passes), stops the consumer, judges ([`judge`]) and writes
 //! the audit folder ([`report`], [`html`]).
 //!
+//! Under `--nemesis` ([`nemesis`]) the observer strikes the consumer at the points drawn from
+//! the audit's seed; the watch starts the same command again after a kill (`SQSPROBE_START`
+//! counts the starts) and continues a paused one once its attempt's lease has ended, and the
+//! audit does not end while the consumer is down or paused.
+//!
 //! [`setup`]: super::setup
 //! [`consumer`]: super::consumer
 //! [`sender`]: super::sender
 //! [`report`]: super::report
 //! [`html`]: super::html
+//! [`nemesis`]: super::nemesis
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,6 +27,7 @@ use std::time::{Duration, Instant};
 use super::console::say;
 use super::consumer::{Consumer, Launch};
 use super::judge::{Audit, End, FindingKind, judge};
+use super::nemesis::{Act, ActKind, Live, Nemesis, Record};
 use super::plan::Plan;
 use super::recorder::{Recorder, read_ledger};
 use super::report::{self, Ended};
@@ -42,6 +49,8 @@ pub struct Options {
     pub plan_path: Option<PathBuf>,
     pub chaos: Option<Chaos>,
     pub seed: Option<u64>,
+    /// `--nemesis`: kills and pauses of the consumer.
+    pub nemesis: Option<Nemesis>,
     pub trials: u32,
     /// The audit ends once every message is deleted and nothing has been in flight this long.
     pub idle: Duration,
@@ -143,7 +152,24 @@ async fn audit_once(
             names.into_iter().flatten().map(|n| (n, q.key.clone()))
         })
         .collect();
-    let recorder = Arc::new(Recorder::new(ledger.clone(), keys));
+    let mut chaos = options.chaos.unwrap_or_default();
+    // The seed used is always recorded: `--seed`, else the spec's, else 0.
+    chaos.seed = Some(seed.or(chaos.seed).unwrap_or(0));
+    let messages = plan.queues.iter().map(|q| q.messages).sum();
+    let nemesis = options.nemesis.map(|n| {
+        let points = n.draw(chaos.seed.unwrap_or(0), messages);
+        let record = Record {
+            spec: n.to_string(),
+            points: points.clone(),
+            acts: Vec::new(),
+        };
+        (Arc::new(Live::new(points)), record)
+    });
+    let mut recorder = Recorder::new(ledger.clone(), keys);
+    if let Some((live, _)) = &nemesis {
+        recorder = recorder.with_nemesis(live.clone());
+    }
+    let recorder = Arc::new(recorder);
     match EvidenceWriter::create(&dir.join("evidence.jsonl")) {
         Ok(writer) => recorder.write_to(&options.run_id, writer),
         Err(e) => {
@@ -151,10 +177,8 @@ async fn audit_once(
             return Err(exit_code::RUNTIME_ERROR);
         }
     }
-    let mut chaos = options.chaos.unwrap_or_default();
-    // The seed used is always recorded: `--seed`, else the spec's, else 0.
-    chaos.seed = Some(seed.or(chaos.seed).unwrap_or(0));
-    recorder.write_row("audit_start", &start_row(options, plan, &chaos));
+    let record = nemesis.as_ref().map(|(_, r)| r);
+    recorder.write_row("audit_start", &start_row(options, plan, &chaos, record));
     let config = EmulatorConfig {
         chaos,
         audit: Some(recorder.clone()),
@@ -181,6 +205,9 @@ async fn audit_once(
     if !chaos.is_off() {
         say(format_args!("chaos on: {chaos}"));
     }
+    if let Some((_, record)) = &nemesis {
+        say(format_args!("nemesis on: {}", record.spec));
+    }
     let mut sender = Sender::new(&client, plan, &queues);
     let launch = launch(options, plan, &queues, &url, &ledger, &dir)?;
     let watched = Watched {
@@ -188,10 +215,11 @@ async fn audit_once(
         plan,
         emu: &emu,
         recorder: &recorder,
+        nemesis: nemesis.as_ref().map(|(live, _)| &**live),
     };
     let ended = watched.watch(&launch, &mut sender, interrupts).await;
     let sent = sender.stop().await;
-    let ended = match ended {
+    let mut ended = match ended {
         Ok(ended) => ended,
         Err(code) => {
             emu.shutdown().await;
@@ -207,6 +235,19 @@ async fn audit_once(
     }
     remaining.extend(dead_lettered.iter().cloned());
     let log = recorder.log();
+    if let Some((_, record)) = nemesis {
+        let record = Record {
+            acts: log.nemesis.clone(),
+            ..record
+        };
+        // A nemesis that never struck tried nothing: the audit cannot say the consumer
+        // stood up to it.
+        if record.strikes() == 0 {
+            ended.concluded = false;
+            ended.how = format!("{}; the nemesis never struck", ended.how);
+        }
+        ended.nemesis = Some(record);
+    }
     let audit = judge(
         &log,
         &End {
@@ -297,10 +338,12 @@ struct Watched<'a> {
     plan: &'a Plan,
     emu: &'a RunningEmulator,
     recorder: &'a Recorder,
+    nemesis: Option<&'a Live>,
 }
 
 impl Watched<'_> {
-    /// Starts the consumer and watches the queues until the audit can end; stops the consumer.
+    /// Starts the consumer and watches the queues until the audit can end, starting it again
+    /// after each nemesis kill; stops the consumer.
     async fn watch(
         &self,
         launch: &Launch,
@@ -315,6 +358,7 @@ impl Watched<'_> {
         let ended = loop {
             tokio::select! {
                 name = interrupts.next() => {
+                    self.stand_down();
                     consumer.stop().await;
                     say(format_args!("{name}: interrupted; the consumer was stopped, nothing is judged"));
                     return Err(exit_code::INTERRUPTED);
@@ -322,6 +366,11 @@ impl Watched<'_> {
                 () = tokio::time::sleep(TICK) => {}
             }
             if let Some(status) = consumer.exited() {
+                if self.nemesis.is_some_and(Live::killed) {
+                    consumer = self.start(launch)?;
+                    idle_since = None;
+                    continue;
+                }
                 let code = status.code();
                 let how = match code {
                     Some(0) => "exited 0".to_string(),
@@ -332,10 +381,18 @@ impl Watched<'_> {
                     how,
                     concluded: true,
                     exit_status: code,
+                    nemesis: None,
                 };
             }
+            let mut striking = false;
+            if let Some(nemesis) = self.nemesis {
+                if let Some(act) = nemesis.resume_due(self.emu.now_ms()) {
+                    self.recorder.act(act);
+                }
+                striking = nemesis.paused() || nemesis.killed();
+            }
             let (waiting, in_flight) = self.holding();
-            if waiting == 0 && in_flight == 0 && sender.done() {
+            if waiting == 0 && in_flight == 0 && !striking && sender.done() {
                 let since = *idle_since.get_or_insert_with(Instant::now);
                 if since.elapsed() >= self.options.idle {
                     break Ended {
@@ -344,7 +401,7 @@ impl Watched<'_> {
                             crate::duration::format(self.options.idle)
                         ),
                         concluded: true,
-                        exit_status: None,
+                        ..Ended::default()
                     };
                 }
             } else {
@@ -358,29 +415,55 @@ impl Watched<'_> {
                         if self.plan.queues.len() > 1 { "s" } else { "" }
                     ),
                     concluded: false,
-                    exit_status: None,
+                    ..Ended::default()
                 };
             }
         };
+        self.stand_down();
         consumer.stop().await;
         Ok(ended)
     }
 
-    /// Starts the consumer and records it (`consumer_start`).
+    /// No more strikes: the consumer is being stopped.
+    fn stand_down(&self) {
+        if let Some(nemesis) = self.nemesis {
+            nemesis.stand_down();
+        }
+    }
+
+    /// Starts the consumer and records it (`consumer_start`; after a kill, the nemesis's
+    /// `restart` too).
     fn start(&self, launch: &Launch) -> Result<Consumer, i32> {
-        let consumer = launch.start().map_err(|e| {
+        let restart = self.nemesis.is_some_and(Live::killed);
+        let start = self.nemesis.map_or(0, Live::starts) + 1;
+        let consumer = launch.start(start).map_err(|e| {
             say(format_args!(
                 "the consumer could not start ({}): {e}",
                 launch.program
             ));
             exit_code::RUNTIME_ERROR
         })?;
+        if let Some(nemesis) = self.nemesis {
+            nemesis.started(consumer.group());
+        }
         self.recorder.write_row(
             "consumer_start",
             &serde_json::json!({
-                "started_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                "started_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                "start": start,
             }),
         );
+        if restart {
+            self.recorder.act(Act {
+                act: ActKind::Restart,
+                at_ms: self.emu.now_ms(),
+                on: None,
+                count: None,
+                message_id: None,
+                business_key: None,
+                start: Some(start),
+            });
+        }
         Ok(consumer)
     }
 
@@ -402,7 +485,12 @@ impl Watched<'_> {
 
 /// The `audit_start` row: what was audited and how (never the consumer's arguments, which may
 /// hold secrets: only its program's file name).
-fn start_row(options: &Options, plan: &Plan, chaos: &Chaos) -> serde_json::Value {
+fn start_row(
+    options: &Options,
+    plan: &Plan,
+    chaos: &Chaos,
+    nemesis: Option<&Record>,
+) -> serde_json::Value {
     let program = options
         .command
         .first()
@@ -435,6 +523,7 @@ fn start_row(options: &Options, plan: &Plan, chaos: &Chaos) -> serde_json::Value
         "program": program,
         "chaos": (!chaos.is_off()).then(|| chaos.to_string()),
         "seed": chaos.seed,
+        "nemesis": nemesis.map(|n| serde_json::json!({"spec": n.spec, "points": n.points})),
         "queues": queues,
     })
 }
@@ -448,5 +537,6 @@ fn end_row(audit: &Audit, ended: &Ended) -> serde_json::Value {
         "exit_status": ended.exit_status,
         "clean": audit.clean,
         "counts": audit.counts,
+        "nemesis": ended.nemesis.as_ref().map(Record::line),
     })
 }

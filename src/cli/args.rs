@@ -11,8 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use values::{
-    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_partition,
-    parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
+    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_nemesis,
+    parse_partition, parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
 };
 
 /// Chaos and conformance experiments for Amazon SQS, with an embedded SQS emulator.
@@ -644,6 +644,14 @@ pub struct AuditArgs {
     /// The chaos seed (overrides the spec's `seed=`): the same seed repeats the audit.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// Strike the consumer at points of its history drawn from the seed (docs/audit.md#nemesis):
+    /// `kill` (SIGKILL its process group at a delete, before the answer, and at a delivery,
+    /// then start the same command again; `kill=N` for N kills, default 2), `pause`
+    /// (SIGSTOP at a delivery, SIGCONT once that lease has ended; `pause=N`, default 1), or
+    /// both (`kill,pause`). Combines with --chaos.
+    #[arg(long, value_name = "SPEC", value_parser = parse_nemesis)]
+    pub nemesis: Option<crate::audit::nemesis::Nemesis>,
 
     /// Repeat the audit N times, each on a fresh emulator with the next seed (`--seed`,
     /// `--seed` + 1, ...), into `trial-<k>/`, and report each finding kind as a rate over the

@@ -35,6 +35,7 @@ pub async fn run(args: AuditArgs) -> i32 {
         command: args.command,
         plan_path: args.plan,
         chaos: args.chaos,
+        nemesis: args.nemesis,
         seed: args.seed,
         trials: args.trials,
         idle: args.idle,
