@@ -150,8 +150,12 @@ fn lanes(out: &mut String, audit: &Audit, log: &Log) {
     let top = if log.nemesis.is_empty() { 8.0 } else { 24.0 };
     let height = LANE * audit.per_message.len() as f64 + top + 16.0;
     out.push_str("<h2>Messages</h2>\n<p class=\"legend\">Each lane is a message: a blue bar is a delivery's lease (receive to lease end), a mark an acknowledgement (● delete, ◆ visibility change), green when clean, red REPAIR, amber HOLD. Hover for the words.");
-    if !log.nemesis.is_empty() {
-        out.push_str(" The nemesis: a red dashed line where it killed the consumer, a green one where the consumer was started again, a grey band while it was paused.");
+    let did = |kind: ActKind| log.nemesis.iter().any(|a| a.act == kind);
+    if did(ActKind::Kill) {
+        out.push_str(" The nemesis: a red dashed line where it killed the consumer, a green one where the consumer was started again.");
+    }
+    if did(ActKind::Pause) {
+        out.push_str(" A grey band: the nemesis had paused the consumer (SIGSTOP until SIGCONT).");
     }
     out.push_str("</p>\n");
     let _ = writeln!(

@@ -62,7 +62,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Run your own consumer against the embedded emulator, with SQS's legal-but-rare
     /// behaviour switched on, and judge every acknowledgement it makes (superseded handles,
-    /// deletes before the commit, lapsed leases, duplicate commits).
+    /// deletes before the commit, lapsed leases, duplicate commits); with --nemesis, kill it
+    /// (and start it again) or pause it at seeded points and find work lost or done twice.
     Audit(Box<AuditArgs>),
 }
 
@@ -606,7 +607,9 @@ pub struct SweepArgs {
     after_help = "The consumer gets AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_SQS, AWS_REGION, test \
                   credentials, SQSPROBE_QUEUE_URL and SQSPROBE_LEDGER (a file to append one line \
                   per business key it commits; without it the work is not checked and the \
-                  audit is never clean). Exit codes: 0 clean (no finding, the work checked), \
+                  audit is never clean) and SQSPROBE_START (1; under --nemesis kill the same \
+                  command is started again after each kill with 2, 3, ...: read back what must \
+                  survive a crash, as the ledger, when starting). Exit codes: 0 clean (no finding, the work checked), \
                   4 findings, 5 could not conclude or could not check the work, 3 the consumer \
                   could not start or the emulator failed, 1 bad command line. docs/audit.md \
                   walks through it."
