@@ -182,3 +182,98 @@ impl Live {
         s.phase = Phase::Away;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+    use std::os::unix::process::ExitStatusExt;
+
+    fn event(on: On, at_ms: u64) -> Event<'static> {
+        Event {
+            on,
+            at_ms,
+            message_id: Some("m"),
+            business_key: Some("b-1"),
+            lease_until_ms: Some(at_ms + 1_000),
+        }
+    }
+
+    /// A `sleep` in a process group of its own, standing in for a consumer.
+    fn sleeper() -> std::process::Child {
+        std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .expect("sleep runs")
+    }
+
+    #[test]
+    fn a_kill_strikes_at_its_count_only_while_the_consumer_is_up() {
+        let live = Live::new(vec![
+            Point {
+                act: Strike::Kill,
+                on: On::Delete,
+                count: 2,
+            },
+            Point {
+                act: Strike::Kill,
+                on: On::Delivery,
+                count: 1,
+            },
+        ]);
+        // Nothing strikes before the consumer has started.
+        assert_eq!(live.on_event(event(On::Delivery, 0)), None);
+        let mut child = sleeper();
+        assert_eq!(live.started(Some(child.id() as i32)), 1);
+        assert_eq!(live.on_event(event(On::Delete, 10)), None, "delete 1 of 2");
+        let act = live
+            .on_event(event(On::Delete, 20))
+            .expect("delete 2 strikes");
+        assert_eq!(
+            (act.act, act.on, act.count, act.at_ms),
+            (ActKind::Kill, Some(On::Delete), Some(2), 20)
+        );
+        assert!(live.killed());
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(9), "SIGKILL to the group");
+        // While it is down, the delivery point (already past its count) waits.
+        assert_eq!(live.on_event(event(On::Delivery, 30)), None);
+        let mut again = sleeper();
+        assert_eq!(live.started(Some(again.id() as i32)), 2);
+        let act = live
+            .on_event(event(On::Delivery, 40))
+            .expect("the first delivery at or past its count once up");
+        assert_eq!((act.act, act.count), (ActKind::Kill, Some(3)));
+        assert_eq!(again.wait().unwrap().signal(), Some(9));
+    }
+
+    #[test]
+    fn a_pause_lasts_past_the_lease_of_its_delivery() {
+        let live = Live::new(vec![Point {
+            act: Strike::Pause,
+            on: On::Delivery,
+            count: 1,
+        }]);
+        let mut child = sleeper();
+        live.started(Some(child.id() as i32));
+        let act = live.on_event(event(On::Delivery, 100)).expect("pauses");
+        assert_eq!(act.act, ActKind::Pause);
+        assert!(live.paused());
+        // The lease ends at 1 100; continued only past it.
+        assert_eq!(live.resume_due(1_100), None);
+        let resumed = live
+            .resume_due(1_100 + PAUSE_PAST_LEASE_MS)
+            .expect("resumed");
+        assert_eq!(resumed.act, ActKind::Resume);
+        assert!(!live.paused());
+        live.stand_down();
+        assert_eq!(
+            live.on_event(event(On::Delivery, 2_000)),
+            None,
+            "stood down"
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
