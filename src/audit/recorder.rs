@@ -214,6 +214,10 @@ pub fn read_ledger(path: &std::path::Path) -> Option<BTreeMap<String, u32>> {
 }
 
 impl AuditObserver for Recorder {
+    fn spares(&self, access_key: Option<&str>) -> bool {
+        access_key == Some(calls::SETUP_ACCESS_KEY)
+    }
+
     fn delivered(&self, delivery: Delivery) {
         let key = key_on(&self.keys, Some(&delivery.queue), &delivery.body);
         self.evidence(|ev| {

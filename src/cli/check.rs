@@ -321,15 +321,9 @@ fn pooled_case(
             },
             // A trial whose task failed has no judgement of its own: an error, as the run
             // counted it.
-            [] if t.verdict == Verdict::Error && t.class.is_none() => judged.push(Judgement {
-                verdict: Verdict::Error,
-                class: None,
-                window_end: None,
-                messages: Vec::new(),
-                decision: None,
-                reason: "its task failed".to_string(),
-                findings: Vec::new(),
-            }),
+            [] if t.verdict == Verdict::Error && t.class.is_none() => {
+                judged.push(Judgement::task_failed("its task failed".to_string()))
+            }
             [] => {
                 out.cannot = Some(format!("trial {}: no `facts` record", t.trial));
                 return None;

@@ -166,7 +166,7 @@ pub fn step(case: &str, index: usize, keyword: &str, start_ms: u64, end_ms: u64)
         keyword: keyword.to_string(),
         started_at: at(start_ms),
         ended_at: at(end_ms),
-        check: "pass".to_string(),
+        check: crate::evidence::facts::CheckKind::Pass,
         trial: None,
     }
 }
@@ -279,7 +279,7 @@ pub fn trials_run() -> Vec<Record> {
             elapsed_ms: 3000,
             receives_used: 2,
             receive_budget: 20,
-            ended: "completed".to_string(),
+            ended: crate::evidence::format::WindowEnded::Completed,
             unknown_receives: 0,
         });
         end.started_at = at(t0);
@@ -410,7 +410,7 @@ pub fn full_run() -> Vec<Record> {
         elapsed_ms: 1000,
         receives_used: 1,
         receive_budget: 10,
-        ended: "all_seen".to_string(),
+        ended: crate::evidence::format::WindowEnded::AllSeen,
         unknown_receives: 0,
     });
     end.receives = 3;

@@ -107,7 +107,7 @@ pub struct StepEnd {
     pub started_at: String,
     pub ended_at: String,
     /// `pass`, `fail`, `inconclusive` or `error`: the step's own check.
-    pub check: String,
+    pub check: super::facts::CheckKind,
     /// The trial (1-based) of a multi-trial case; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<u32>,
@@ -462,6 +462,59 @@ pub struct MessageOutcome {
     pub deliveries: u32,
 }
 
+/// How an observation window ended (`case_end.window.ended`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum WindowEnded {
+    /// Watched to its planned end.
+    Completed,
+    /// Ended early: every tracked message was seen.
+    AllSeen,
+    /// A receive failed with a definite error.
+    ReceiveFailed,
+    /// The window's own receive budget ran out.
+    BudgetExhausted,
+    /// Cut by the case's stop: the run was interrupted, the case's deadline, a lost target,
+    /// refused credentials, a spent run budget.
+    Interrupted,
+    Deadline,
+    TargetLost,
+    CredentialsRefused,
+    RunBudget,
+    /// Written by earlier builds only.
+    Throttled,
+    TransportError,
+    /// No end was recorded (a case stopped before its window was judged); an empty string on
+    /// the wire.
+    #[serde(rename = "")]
+    #[strum(serialize = "")]
+    Unknown,
+}
+
+impl WindowEnded {
+    /// The snake_case name, as written.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl std::fmt::Display for WindowEnded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The bounded observation window of the case's last observe step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -472,10 +525,8 @@ pub struct Window {
     pub elapsed_ms: u64,
     pub receives_used: u32,
     pub receive_budget: u32,
-    /// `completed`, `all_seen` (ended early: every tracked message was seen), or the reason it
-    /// could not be completed (`budget_exhausted`, `receive_failed`, `interrupted`,
-    /// `deadline`, `target_lost`).
-    pub ended: String,
+    /// How it ended (see [`WindowEnded`]).
+    pub ended: WindowEnded,
     /// Receive attempts in the window without a definite answer (no response, 5xx,
     /// throttled), the ones a successful SDK retry hid included. Silence over a window with any
     /// is `inconclusive`. Absent in files written before it existed, read as 0.

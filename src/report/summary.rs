@@ -217,7 +217,7 @@ fn window(end: &CaseEnd) -> String {
             format_ms(w.planned_ms),
             w.receives_used,
             w.receive_budget,
-            code(&w.ended)
+            code(w.ended.as_str())
         ),
         None => dash(),
     }

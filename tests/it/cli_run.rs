@@ -150,7 +150,10 @@ fn failed_and_inconclusive_cases_map_to_exit_codes_and_junit() {
     let budget = ends.iter().find(|e| e.case == "budget-too-small").unwrap();
     assert_eq!(budget.verdict, Verdict::Inconclusive);
     assert_eq!(budget.classification.as_deref(), Some("inconclusive"));
-    assert_eq!(budget.window.as_ref().unwrap().ended, "budget_exhausted");
+    assert_eq!(
+        budget.window.as_ref().unwrap().ended.as_str(),
+        "budget_exhausted"
+    );
 
     let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
     let report = quick_junit::Report::deserialize_from_str(&junit).unwrap();

@@ -87,4 +87,10 @@ pub trait AuditObserver: Send + Sync + Debug {
     fn acknowledged(&self, ack: Ack);
     /// Every request, answered or refused (throttles and access checks included).
     fn called(&self, _call: &Called<'_>) {}
+    /// Whether requests signed with `access_key` are the audit's own (its set-up), which the
+    /// emulator's server-wide chaos (latency, throttling) spares: chaos is the consumer's
+    /// experiment, never the audit's.
+    fn spares(&self, _access_key: Option<&str>) -> bool {
+        false
+    }
 }

@@ -429,7 +429,7 @@ fn step_mark(step: &StepEnd, rel: &impl Fn(&str) -> Option<f64>, failed: bool) -
     let (start, end) = (rel(&step.started_at)?, rel(&step.ended_at)?);
     let n = step_number(step.step);
     let sleep = step.keyword == "sleep";
-    let mut class = format!("step check-{}", class_word(&step.check));
+    let mut class = format!("step check-{}", step.check.as_str());
     if failed {
         class.push_str(" failed-step");
     }
@@ -461,20 +461,13 @@ fn step_mark(step: &StepEnd, rel: &impl Fn(&str) -> Option<f64>, failed: bool) -
             "step {n} ({}), line {}: check {}\n+{} → +{} ({})",
             step.keyword,
             step.line,
-            step.check,
+            step.check.as_str(),
             format_ms(start as u64),
             format_ms(end as u64),
             format_ms((end - start).round() as u64)
         ),
         data: vec![("step", n.to_string())],
     })
-}
-
-/// A word safe in a class name: letters, digits and `-` only.
-fn class_word(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 /// One mark per finding tied to a step: at the step's span (its `step` record, else its calls).
@@ -577,7 +570,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
     }
     let mark = Mark {
         kind: MarkKind::Window,
-        class: format!("window ended-{}", class_word(&w.ended)),
+        class: format!("window ended-{}", w.ended.as_str()),
         parts: vec![
             Part {
                 shape: Shape::Band,
@@ -601,7 +594,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
         )),
         priority: 0,
         title,
-        data: vec![("ended", w.ended.clone())],
+        data: vec![("ended", w.ended.as_str().to_string())],
     };
     Some((mark, (start, elapsed)))
 }
@@ -828,7 +821,7 @@ mod tests {
                 keyword: "sleep".to_string(),
                 started_at: at(200),
                 ended_at: at(1150),
-                check: "fail".to_string(),
+                check: crate::evidence::facts::CheckKind::Fail,
                 trial: None,
             }),
         );
