@@ -11,8 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use values::{
-    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_partition,
-    parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
+    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_nemesis,
+    parse_partition, parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
 };
 
 /// Chaos and conformance experiments for Amazon SQS, with an embedded SQS emulator.
@@ -62,7 +62,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Run your own consumer against the embedded emulator, with SQS's legal-but-rare
     /// behaviour switched on, and judge every acknowledgement it makes (superseded handles,
-    /// deletes before the commit, lapsed leases, duplicate commits).
+    /// deletes before the commit, lapsed leases, duplicate commits); with --nemesis, kill it
+    /// (and start it again) or pause it at seeded points and find work lost or done twice.
     Audit(Box<AuditArgs>),
 }
 
@@ -618,7 +619,9 @@ pub struct SweepArgs {
     after_help = "The consumer gets AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_SQS, AWS_REGION, test \
                   credentials, SQSPROBE_QUEUE_URL and SQSPROBE_LEDGER (a file to append one line \
                   per business key it commits; without it the work is not checked and the \
-                  audit is never clean). Exit codes: 0 clean (no finding, the work checked), \
+                  audit is never clean) and SQSPROBE_START (1; under --nemesis kill the same \
+                  command is started again after each kill with 2, 3, ...: read back what must \
+                  survive a crash, as the ledger, when starting). Exit codes: 0 clean (no finding, the work checked), \
                   4 findings, 5 could not conclude or could not check the work, 3 the consumer \
                   could not start or the emulator failed, 1 bad command line. docs/audit.md \
                   walks through it."
@@ -656,6 +659,14 @@ pub struct AuditArgs {
     /// The chaos seed (overrides the spec's `seed=`): the same seed repeats the audit.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// Strike the consumer at points of its history drawn from the seed (docs/audit.md#nemesis):
+    /// `kill` (SIGKILL its process group at a delete, before the answer, and at a delivery,
+    /// then start the same command again; `kill=N` for N kills, default 2), `pause`
+    /// (SIGSTOP at a delivery, SIGCONT once that lease has ended; `pause=N`, default 1), or
+    /// both (`kill,pause`). Combines with --chaos.
+    #[arg(long, value_name = "SPEC", value_parser = parse_nemesis)]
+    pub nemesis: Option<crate::audit::nemesis::Nemesis>,
 
     /// Repeat the audit N times, each on a fresh emulator with the next seed (`--seed`,
     /// `--seed` + 1, ...), into `trial-<k>/`, and report each finding kind as a rate over the

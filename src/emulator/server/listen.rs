@@ -192,6 +192,12 @@ impl RunningEmulator {
         self.addr
     }
 
+    /// The emulator's clock now, in epoch milliseconds: the axis of every lease it grants
+    /// (for `sqsprobe audit`, which places its own acts on it).
+    pub fn now_ms(&self) -> u64 {
+        self.emu.now()
+    }
+
     /// What queue `name` of the configured region still holds, read from the store itself
     /// (for `sqsprobe audit`, which must know per message what was never deleted): the
     /// MessageIds stored, and the (visible, in flight, delayed) counts. `None`: no such queue.
