@@ -110,7 +110,7 @@ fn load_profile(start: Option<&RunStart>, given: Option<&str>) -> Result<Option<
              ({why}); name it with --target-profile"
         )
     })?;
-    Ok(Some(profile.for_protocol(&start.protocol)))
+    Ok(Some(profile.for_protocol(start.protocol.as_str())))
 }
 
 /// Re-judges every case of `view` and derives the run's exit code again.

@@ -119,7 +119,7 @@ pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
         endpoint: start.endpoint.clone(),
         target_profile: start.target_profile.clone(),
         region: start.region.clone(),
-        protocol: start.protocol.clone(),
+        protocol: start.protocol.as_str().to_string(),
         started_at: start.started_at.clone(),
         cases,
         incomplete: run.why_unfinished(),

@@ -221,8 +221,8 @@ pub fn column_name(start: &RunStart) -> String {
         }
         (None, _) => start.target.clone(),
     };
-    if start.protocol != "json" {
-        name.push_str(&format!(" ({})", start.protocol));
+    if start.protocol != crate::sqs::protocol::Protocol::Json {
+        name.push_str(&format!(" ({})", start.protocol.as_str()));
     }
     if start.clock.as_deref() == Some("virtual") {
         name.push_str(" (virtual clock)");
@@ -265,7 +265,7 @@ pub fn build(runs: &[(String, Vec<Record>)]) -> Result<Matrix, NoRunStart> {
             target: start.target.clone(),
             endpoint: start.endpoint.clone(),
             target_profile: start.target_profile.clone(),
-            protocol: start.protocol.clone(),
+            protocol: start.protocol.as_str().to_string(),
             interrupted: view.interrupted(),
             score: Score::default(),
             semantics: Score::default(),
@@ -849,7 +849,7 @@ mod tests {
         assert_eq!(column_name(&s), "endpoint http://localhost:4566");
         s.target = "embedded".to_string();
         assert_eq!(column_name(&s), "embedded");
-        s.protocol = "query".to_string();
+        s.protocol = crate::sqs::protocol::Protocol::Query;
         assert_eq!(column_name(&s), "embedded (query)");
         s.clock = Some("virtual".to_string());
         assert_eq!(column_name(&s), "embedded (query) (virtual clock)");

@@ -19,7 +19,7 @@ pub fn run_start(cases: &[&str]) -> Record {
         region: "us-east-1".to_string(),
         target_profile: Some("emulator".to_string()),
         target_profile_source: None,
-        protocol: "json".to_string(),
+        protocol: crate::sqs::protocol::Protocol::Json,
         started_at: "2025-01-01T00:00:00Z".to_string(),
         suites: vec!["suites/ack.yaml".to_string()],
         cases: cases.iter().map(|c| c.to_string()).collect(),
@@ -347,7 +347,7 @@ pub fn verdicts_run(
     let mut start = run_start(&ids);
     if let Record::RunStart(s) = &mut start {
         s.target_profile = profile.map(str::to_string);
-        s.protocol = protocol.to_string();
+        s.protocol = crate::sqs::protocol::Protocol::from_name(protocol).expect("a protocol name");
     }
     let mut records = vec![start];
     for (case, verdict) in ends {

@@ -132,7 +132,8 @@ pub struct RunStart {
     /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_profile_source: Option<String>,
-    pub protocol: String,
+    /// The wire protocol of the run's SQS calls: `json` or `query`.
+    pub protocol: crate::sqs::protocol::Protocol,
     pub started_at: String,
     /// Suite files in the run.
     pub suites: Vec<String>,

@@ -61,7 +61,7 @@ fn key(start: &RunStart, n: u32) -> Key<'_> {
         &start.suites,
         &start.target,
         start.target_profile.as_deref(),
-        &start.protocol,
+        start.protocol.as_str(),
         start.emulator_chaos.as_deref(),
         &start.sqsprobe_version,
     )

@@ -2,7 +2,17 @@
 //! and the evidence (`run_start.protocol`) name.
 
 /// An SQS wire protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// AWS JSON 1.0 (`x-amz-target: AmazonSQS.<Op>`), what aws-sdk-sqs speaks.

@@ -24,7 +24,7 @@ fn protocol_and_cases(out: &Path) -> (String, usize) {
     let protocol = records
         .iter()
         .find_map(|r| match r {
-            Record::RunStart(s) => Some(s.protocol.clone()),
+            Record::RunStart(s) => Some(s.protocol.as_str().to_string()),
             _ => None,
         })
         .expect("a run_start record");

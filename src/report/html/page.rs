@@ -76,8 +76,8 @@ pub(crate) fn target_words(start: &RunStart) -> String {
     if let Some(profile) = &start.target_profile {
         words.push_str(&format!(", target profile {profile}"));
     }
-    if start.protocol != "json" {
-        words.push_str(&format!(", over the {} protocol", start.protocol));
+    if start.protocol != crate::sqs::protocol::Protocol::Json {
+        words.push_str(&format!(", over the {} protocol", start.protocol.as_str()));
     }
     words
 }
@@ -815,7 +815,7 @@ mod tests {
         s.target_profile = None;
         s.endpoint = None;
         s.region = "eu-west-1".to_string();
-        s.protocol = "query".to_string();
+        s.protocol = crate::sqs::protocol::Protocol::Query;
         assert_eq!(
             target_words(&s),
             "AWS in eu-west-1, over the query protocol"

@@ -25,7 +25,8 @@ pub fn run_start(
         region: settings.region.clone(),
         target_profile: settings.target_profile.clone(),
         target_profile_source: settings.target_profile_source.clone(),
-        protocol: settings.protocol.clone(),
+        // The run's protocol was read from `--protocol`'s own list of names.
+        protocol: crate::sqs::protocol::Protocol::from_name(&settings.protocol).unwrap_or_default(),
         started_at: rfc3339(started_at),
         suites: settings.suites.clone(),
         cases: plan.iter().map(|p| p.case.id.clone()).collect(),
