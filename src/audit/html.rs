@@ -173,6 +173,7 @@ mod tests {
             seq: 1,
             nonce,
             body: r#"{"business_key": "<script>x</script>"}"#.into(),
+            attributes: Default::default(),
             at_ms: at,
             lease_until_ms: at + 1_000,
         };
@@ -188,6 +189,7 @@ mod tests {
                 },
                 business_key: None,
                 commits_at_ack: None,
+                handed_off: false,
             }],
             ..Log::default()
         });

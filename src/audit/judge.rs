@@ -542,6 +542,7 @@ pub(crate) mod tests {
             seq,
             nonce,
             body: format!(r#"{{"business_key": "b-{seq}", "seq": {seq}}}"#),
+            attributes: Default::default(),
             at_ms: at,
             lease_until_ms: at + lease,
         }
@@ -558,6 +559,7 @@ pub(crate) mod tests {
             },
             business_key: handle.map(|(s, _)| format!("b-{s}")),
             commits_at_ack: commits,
+            handed_off: false,
         }
     }
 

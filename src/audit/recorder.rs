@@ -3,9 +3,14 @@
 //! answers, so a commit the consumer wrote (and flushed) before its delete is always seen as
 //! before it.
 //!
+//! It hears the other effect channels the same way ([`super::effects`]): a line POSTed to the
+//! emulator's ledger before the POST is answered, and a message the consumer sends to one of
+//! the plan's queues (a forward to an output queue, a hand-off to a source queue) before the
+//! send is answered; so at each acknowledgement it knows exactly what every channel held.
+//!
 //! It also writes `evidence.jsonl` as things happen (each row flushed as written): every
 //! request the consumer made as a `call` row ([`super::calls`]), and the audit's own
-//! `delivery` and `ack` rows, all digest-only.
+//! `delivery`, `ack`, `commit` and `handoff` rows, all digest-only.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,8 +18,9 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::calls::{self, Known};
-use super::plan::{KeyPaths, key_on};
+use super::calls::{self, Known, SETUP_ACCESS_KEY};
+use super::effects::{Channel, Commit, Effects, Handoff};
+use super::key::{KeyMap, Role};
 use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
 use crate::evidence::EvidenceWriter;
 use crate::evidence::format::Record;
@@ -25,9 +31,13 @@ pub struct AckFact {
     pub ack: Ack,
     /// The business key of the message its handle names, when the handle names one.
     pub business_key: Option<String>,
-    /// How many times the ledger held that key at that moment; `None` when there was no
-    /// ledger file yet (or no key to look for).
+    /// How many times the ledger held that key at that moment (the most any one channel
+    /// held: the file, the HTTP ledger, the forwards); `None` when no channel could show it
+    /// yet (or there was no key to look for).
     pub commits_at_ack: Option<u32>,
+    /// Whether the consumer had by then handed that key on in a message of its own to a
+    /// source queue of the plan.
+    pub handed_off: bool,
 }
 
 /// Everything the emulator told the audit, in order.
@@ -38,6 +48,12 @@ pub struct Log {
     /// Each message's business key (by its store-wide seq), read from its body where the
     /// plan says it sits.
     pub keys: BTreeMap<u64, String>,
+    /// What the channels besides the ledger file held, per key, so far.
+    pub effects: Effects,
+    /// Every commit on the HTTP ledger and every forward, in order.
+    pub commits: Vec<Commit>,
+    /// Every message the consumer sent to a source queue of the plan, in order.
+    pub handoffs: Vec<Handoff>,
 }
 
 impl Log {
@@ -69,8 +85,8 @@ impl Evidence {
 /// The observer: the log so far, where the consumer's ledger is, and the evidence file.
 pub struct Recorder {
     ledger: PathBuf,
-    /// A queue's name → where its bodies hold the business key.
-    keys: KeyPaths,
+    /// A queue's name → where its messages hold the business key, and its role.
+    keys: KeyMap,
     log: Mutex<Log>,
     evidence: Mutex<Option<Evidence>>,
 }
@@ -103,17 +119,40 @@ struct AckRow<'a> {
     handle_digest: &'a str,
     business_key: Option<&'a str>,
     commits_at_ack: Option<u32>,
+    handed_off: bool,
+    at_ms: u64,
+}
+
+/// A `commit` row: a line of the HTTP ledger, or a forward to an output queue.
+#[derive(Serialize)]
+struct CommitRow<'a> {
+    channel: Channel,
+    business_key: Option<String>,
+    message_id: Option<&'a str>,
+    queue: Option<&'a str>,
+    at_ms: u64,
+}
+
+/// A `handoff` row: a message the consumer sent to a source queue of the plan.
+#[derive(Serialize)]
+struct HandoffRow<'a> {
+    message_id: &'a str,
+    business_key: Option<&'a str>,
+    queue: &'a str,
     at_ms: u64,
 }
 
 impl Recorder {
-    /// A recorder reading the ledger at `ledger`; `keys` says where each queue's bodies hold
-    /// the business key (the default path for a queue not named).
-    pub fn new(ledger: PathBuf, keys: KeyPaths) -> Recorder {
+    /// A recorder reading the ledger at `ledger`; `keys` says where each queue's messages
+    /// hold the business key (the default for a queue not named) and which queues are the
+    /// plan's sources and outputs.
+    pub fn new(ledger: PathBuf, keys: KeyMap) -> Recorder {
+        let mut log = Log::default();
+        log.effects.outputs = keys.has_output();
         Recorder {
             ledger,
             keys,
-            log: Mutex::new(Log::default()),
+            log: Mutex::new(log),
             evidence: Mutex::new(None),
         }
     }
@@ -190,7 +229,10 @@ pub fn read_ledger(path: &std::path::Path) -> Option<BTreeMap<String, u32>> {
 
 impl AuditObserver for Recorder {
     fn delivered(&self, delivery: Delivery) {
-        let key = key_on(&self.keys, Some(&delivery.queue), &delivery.body);
+        let attributes = (!delivery.attributes.is_empty()).then_some(&delivery.attributes);
+        let key = self
+            .keys
+            .read(Some(&delivery.queue), &delivery.body, attributes);
         self.evidence(|ev| {
             let row = DeliveryRow {
                 message_id: &delivery.message_id,
@@ -213,13 +255,18 @@ impl AuditObserver for Recorder {
     fn acknowledged(&self, ack: Ack) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let key = ack.handle.and_then(|(seq, _)| log.key(seq));
-        let commits_at_ack = key
+        let commits_at_ack = key.as_ref().and_then(|k| {
+            let file = read_ledger(&self.ledger);
+            log.effects.count(file.as_ref(), k)
+        });
+        let handed_off = key
             .as_ref()
-            .and_then(|k| read_ledger(&self.ledger).map(|l| l.get(k).copied().unwrap_or(0)));
+            .is_some_and(|k| log.effects.handed_off.contains(k));
         let fact = AckFact {
             ack,
             business_key: key,
             commits_at_ack,
+            handed_off,
         };
         self.evidence(|ev| {
             let (op, visibility_timeout) = match fact.ack.op {
@@ -233,6 +280,7 @@ impl AuditObserver for Recorder {
                 handle_digest: &fact.ack.handle_digest,
                 business_key: fact.business_key.as_deref(),
                 commits_at_ack: fact.commits_at_ack,
+                handed_off: fact.handed_off,
                 at_ms: fact.ack.at_ms,
             };
             let result = ev.writer.write_row("ack", &row);
@@ -248,5 +296,107 @@ impl AuditObserver for Recorder {
             let result = ev.writer.write(&Record::Call(row));
             ev.write(result);
         });
+        if call.access_key != Some(SETUP_ACCESS_KEY) {
+            self.sent(call);
+        }
     }
+
+    fn ledger(&self, lines: &str) {
+        let at_ms = epoch_ms(std::time::SystemTime::now());
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        for line in lines.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            log.effects.commit(Channel::Http, line);
+            let commit = Commit {
+                channel: Channel::Http,
+                key: Some(line.to_string()),
+                message_id: None,
+                queue: None,
+                key_at: None,
+                at_ms,
+            };
+            self.evidence(|ev| write_commit(ev, &commit));
+            log.commits.push(commit);
+        }
+    }
+}
+
+impl Recorder {
+    /// What the consumer's send stored on a queue of the plan: a forward to an output queue
+    /// (a commit), or a hand-off to a source queue; told before the send is answered.
+    fn sent(&self, call: &Called<'_>) {
+        let stored = calls::stored(call);
+        if stored.is_empty() {
+            return;
+        }
+        let at_ms = epoch_ms(call.started + call.latency);
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        for m in stored {
+            let Some((spec, role)) = self.keys.of(m.queue) else {
+                continue;
+            };
+            let key = spec.read(m.body, m.attributes);
+            let queue = m.queue.unwrap_or_default().to_string();
+            match role {
+                Role::Output => {
+                    if let Some(k) = &key {
+                        log.effects.commit(Channel::Forward, k);
+                    }
+                    let commit = Commit {
+                        channel: Channel::Forward,
+                        key,
+                        message_id: Some(m.message_id.to_string()),
+                        queue: Some(queue),
+                        key_at: Some(spec.written()),
+                        at_ms,
+                    };
+                    self.evidence(|ev| write_commit(ev, &commit));
+                    log.commits.push(commit);
+                }
+                Role::Source => {
+                    if let Some(k) = &key {
+                        log.effects.handed_off.insert(k.clone());
+                    }
+                    let handoff = Handoff {
+                        message_id: m.message_id.to_string(),
+                        key,
+                        queue,
+                        key_at: spec.written(),
+                        at_ms,
+                    };
+                    self.evidence(|ev| {
+                        let row = HandoffRow {
+                            message_id: &handoff.message_id,
+                            business_key: handoff.key.as_deref(),
+                            queue: &handoff.queue,
+                            at_ms,
+                        };
+                        let result = ev.writer.write_row("handoff", &row);
+                        ev.write(result);
+                    });
+                    log.handoffs.push(handoff);
+                }
+                // A dead-letter queue is the emulator's to fill, not the consumer's.
+                Role::DeadLetter => {}
+            }
+        }
+    }
+}
+
+/// Writes a `commit` row (a ledger line that may hold anything is masked as a body would be).
+fn write_commit(ev: &mut Evidence, commit: &Commit) {
+    let row = CommitRow {
+        channel: commit.channel,
+        business_key: commit.key.as_deref().map(|k| ev.known.masker.mask(k)),
+        message_id: commit.message_id.as_deref(),
+        queue: commit.queue.as_deref(),
+        at_ms: commit.at_ms,
+    };
+    let result = ev.writer.write_row("commit", &row);
+    ev.write(result);
+}
+
+/// Milliseconds since the Unix epoch, the emulator's clock.
+fn epoch_ms(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -165,15 +165,7 @@ async fn audit_once(
     }
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let ledger = dir.join("ledger.txt");
-    let keys = plan
-        .queues
-        .iter()
-        .flat_map(|q| {
-            let names = [Some(q.queue_name()), q.dead_letter_name()];
-            names.into_iter().flatten().map(|n| (n, q.key.clone()))
-        })
-        .collect();
-    let recorder = Arc::new(Recorder::new(ledger.clone(), keys));
+    let recorder = Arc::new(Recorder::new(ledger.clone(), plan.key_map()));
     match EvidenceWriter::create(&dir.join("evidence.jsonl")) {
         Ok(writer) => recorder.write_to(run_id, writer),
         Err(e) => {
@@ -234,7 +226,7 @@ async fn audit_once(
         }
     };
     let (mut remaining, mut dead_lettered) = (Vec::new(), Vec::new());
-    for q in &plan.queues {
+    for q in plan.sources() {
         remaining.extend(emu.holding(&q.queue_name()).unwrap_or_default().0);
         if let Some(dlq) = q.dead_letter_name() {
             dead_lettered.extend(emu.holding(&dlq).unwrap_or_default().0);
@@ -308,6 +300,8 @@ fn start_row(args: &AuditArgs, plan: &Plan, run_id: &str, chaos: &Chaos) -> serd
                 "rate_per_s": q.rate,
                 "dead_letter": q.dead_letter_name(),
                 "max_receive_count": q.dead_letter,
+                "output": q.output,
+                "body": q.body.shape(),
                 "business_key_at": q.key.written(),
             })
         })
@@ -445,13 +439,22 @@ async fn send(
     url: &str,
     i: u32,
 ) -> Result<String, String> {
-    let (key, body) = q.message(i);
-    let mut send = client.send_message().queue_url(url).message_body(body);
-    if q.fifo {
-        send = send
-            .message_group_id(format!("g-{}", i % q.groups))
-            .message_deduplication_id(key);
+    use aws_sdk_sqs::primitives::Blob;
+    use aws_sdk_sqs::types::MessageAttributeValue;
+    let m = q.message(i);
+    let mut send = client.send_message().queue_url(url).message_body(m.body);
+    for (name, data_type, value) in m.attributes {
+        let attribute = MessageAttributeValue::builder().data_type(data_type);
+        let attribute = match value {
+            crate::audit::plan::AttributeValue::Text(s) => attribute.string_value(s),
+            crate::audit::plan::AttributeValue::Bytes(b) => attribute.binary_value(Blob::new(b)),
+        };
+        let attribute = attribute.build().map_err(|e| e.to_string())?;
+        send = send.message_attributes(name, attribute);
     }
+    send = send
+        .set_message_group_id(m.group_id)
+        .set_message_deduplication_id(m.deduplication_id);
     let out = send.send().await.map_err(|e| {
         format!(
             "the emulator refused message {i} of queue `{}`: {}",
@@ -572,6 +575,10 @@ async fn watch(
         .env_remove("AWS_PROFILE")
         .env("SQSPROBE_QUEUE_URL", &queues[0].url)
         .env("SQSPROBE_LEDGER", ledger)
+        .env(
+            "SQSPROBE_LEDGER_URL",
+            format!("{url}{}", crate::emulator::audit::LEDGER_PATH),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::from(log.0))
         .stderr(Stdio::from(log.1))
@@ -624,7 +631,7 @@ async fn watch(
         // Settled: everything sent, no source queue holds a message, and nothing is in flight
         // anywhere (a dead-letter queue may keep what it received).
         let (mut waiting, mut in_flight) = (0, 0);
-        for q in &plan.queues {
+        for q in plan.sources() {
             let (stored, (_, flying, _)) = emu.holding(&q.queue_name()).unwrap_or_default();
             waiting += stored.len();
             in_flight += flying;

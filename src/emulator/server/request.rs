@@ -21,7 +21,7 @@ use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::answer::Answer;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::protocol::{json, query, sts};
-use crate::emulator::support::audit::{Called, Refusal};
+use crate::emulator::support::audit::{AuditObserver, Called, LEDGER_PATH, Refusal};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::{Params, queue_name_from_url};
 use crate::emulator::support::{ids, sigv4};
@@ -163,6 +163,11 @@ pub(crate) async fn answer(
     body: &[u8],
     request_id: &str,
 ) -> Response<Full<Bytes>> {
+    if let Some(audit) = &emu.config.audit
+        && head.path == LEDGER_PATH
+    {
+        return ledger(audit.as_ref(), head, body, request_id);
+    }
     let scope = sigv4::scope(head.authorization.as_deref(), None);
     let mut ctx = RequestContext {
         host: head.host.clone().into_owned(),
@@ -261,6 +266,35 @@ pub(crate) async fn answer(
         ),
         Err(e) => query_error(&e),
     }
+}
+
+/// A POST to the audit's ledger: its lines told to the audit before the answer (204), so a
+/// commit posted before an acknowledgement is always heard before it. Anything else there is
+/// refused in plain text: this path is the audit's, not SQS's.
+fn ledger(
+    audit: &dyn AuditObserver,
+    head: &Head<'_>,
+    body: &[u8],
+    request_id: &str,
+) -> Response<Full<Bytes>> {
+    const TEXT: &str = "text/plain; charset=utf-8";
+    if head.method != Method::POST {
+        let said = format!("{LEDGER_PATH} takes a POST of business keys, one a line\n");
+        let mut resp = response(405, TEXT, said.into_bytes(), request_id);
+        resp.headers_mut()
+            .insert(hyper::header::ALLOW, HeaderValue::from_static("POST"));
+        return resp;
+    }
+    let Ok(text) = std::str::from_utf8(body) else {
+        let said = b"the ledger's body must be UTF-8 text\n".to_vec();
+        return response(400, TEXT, said, request_id);
+    };
+    if text.lines().all(|l| l.trim().is_empty()) {
+        let said = b"the ledger's body holds no business key\n".to_vec();
+        return response(400, TEXT, said, request_id);
+    }
+    audit.ledger(text);
+    response(204, TEXT, Vec::new(), request_id)
 }
 
 /// [`dispatch`], and an audit (when one watches) told of the request and its answer.
