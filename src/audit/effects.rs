@@ -7,13 +7,14 @@
 //!   the forward);
 //! - hand-offs: a message the consumer sends to one of the plan's own source queues (a retry
 //!   that publishes the work again, then deletes the original) carries the work on; it is no
-//!   commit, but a delete after it is not an acknowledgement before the commit either.
+//!   commit, but a delete after it, of an attempt received before it, is not an
+//!   acknowledgement before the commit either: the new message is judged in its place.
 //!
 //! A key's commits are the most any one channel holds of it, so a consumer that both writes
 //! its ledger and forwards commits each key once, not twice; a channel that holds a key twice
 //! committed it twice.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -52,6 +53,9 @@ pub struct Handoff {
     pub queue: String,
     pub key_at: String,
     pub at_ms: u64,
+    /// How many deliveries the audit had heard of when it was sent: it hands on the work of
+    /// an attempt among them, never of one delivered after it (its own, for one).
+    pub after_deliveries: usize,
 }
 
 /// What the channels besides the file held so far: per key, per channel.
@@ -59,8 +63,6 @@ pub struct Handoff {
 pub struct Effects {
     pub http: BTreeMap<String, u32>,
     pub forwards: BTreeMap<String, u32>,
-    /// Keys a hand-off carried on.
-    pub handed_off: BTreeSet<String>,
     /// Whether the plan names an output queue: its forwards are a channel from the start, so
     /// an output queue left empty shows work not done.
     pub outputs: bool,

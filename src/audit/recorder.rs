@@ -259,9 +259,20 @@ impl AuditObserver for Recorder {
             let file = read_ledger(&self.ledger);
             log.effects.count(file.as_ref(), k)
         });
-        let handed_off = key
-            .as_ref()
-            .is_some_and(|k| log.effects.handed_off.contains(k));
+        // A hand-off of the key sent after the acknowledged attempt was delivered carries its
+        // work on.
+        let delivered_at = ack.handle.and_then(|(seq, nonce)| {
+            log.deliveries
+                .iter()
+                .rposition(|d| d.seq == seq && d.nonce == nonce)
+        });
+        let handed_off = match (&key, delivered_at) {
+            (Some(k), Some(at)) => log
+                .handoffs
+                .iter()
+                .any(|h| h.key.as_ref() == Some(k) && h.after_deliveries > at),
+            _ => false,
+        };
         let fact = AckFact {
             ack,
             business_key: key,
@@ -353,15 +364,13 @@ impl Recorder {
                     log.commits.push(commit);
                 }
                 Role::Source => {
-                    if let Some(k) = &key {
-                        log.effects.handed_off.insert(k.clone());
-                    }
                     let handoff = Handoff {
                         message_id: m.message_id.to_string(),
                         key,
                         queue,
                         key_at: spec.written(),
                         at_ms,
+                        after_deliveries: log.deliveries.len(),
                     };
                     self.evidence(|ev| {
                         let row = HandoffRow {
