@@ -467,7 +467,8 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             findings.push(here(
                 FindingKind::UnreadableKey,
                 format!(
-                    "its business key cannot be read {at}{}: the audit cannot tell whether its                      work was done, so it is held, never counted as done or undone",
+                    "its business key cannot be read {at}{}: the audit cannot tell whether its \
+                     work was done, so it is held, never counted as done or undone",
                     if handoff.is_some() {
                         ", in a message the consumer sent to the queue"
                     } else {
