@@ -472,4 +472,49 @@ mod tests {
         assert_eq!(r.messages[0].business_key.as_deref(), Some("k-1"));
         assert_eq!(r.messages[0].message_id, "m-a");
     }
+
+    /// The messages a send stored, with their attributes, so a key in an attribute is read;
+    /// a batch entry that failed stored nothing.
+    #[test]
+    fn stored_names_each_message_a_send_stored() {
+        let mut known = Known::default();
+        known.keys.insert(
+            "tasks".into(),
+            KeySpec::parse("attribute:Id").unwrap(),
+            Role::Source,
+        );
+        let attrs = json!({"Id": {"DataType": "String", "StringValue": "t-1"}});
+        let params = map(json!({"QueueUrl": "http://h/1/tasks", "Entries": [
+            {"Id": "a", "MessageBody": "plain", "MessageAttributes": attrs},
+            {"Id": "b", "MessageBody": "plain"}]}));
+        let answer = json!({"Successful": [{"Id": "a", "MessageId": "m-a"}],
+            "Failed": [{"Id": "b", "Code": "InternalError", "SenderFault": false, "Message": "x"}]});
+        let c = called("SendMessageBatch", &params, Ok(&answer));
+        let sent = stored(&c);
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].queue, sent[0].message_id), (Some("tasks"), "m-a"));
+        assert_eq!(
+            known
+                .keys
+                .read(sent[0].queue, sent[0].body, sent[0].attributes),
+            Some("t-1".into())
+        );
+        known.learn(&c);
+        assert_eq!(
+            row("r", &c, &known).messages[0].business_key.as_deref(),
+            Some("t-1")
+        );
+        let refused = called(
+            "SendMessage",
+            &params,
+            Err(Refusal {
+                status: 400,
+                code: "x",
+                shape: "x".into(),
+                sender_fault: true,
+                message: "no".into(),
+            }),
+        );
+        assert!(stored(&refused).is_empty());
+    }
 }

@@ -409,3 +409,118 @@ fn epoch_ms(t: std::time::SystemTime) -> u64 {
     t.duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::key::KeySpec;
+    use serde_json::json;
+
+    fn recorder() -> Recorder {
+        let mut keys = KeyMap::default();
+        keys.insert("orders".into(), KeySpec::default(), Role::Source);
+        keys.insert("out".into(), KeySpec::parse("order").unwrap(), Role::Output);
+        Recorder::new(PathBuf::from("/nonexistent/sqsprobe/ledger.txt"), keys)
+    }
+
+    fn deliver(r: &Recorder, seq: u64, id: &str, body: &str) {
+        r.delivered(Delivery {
+            queue: "arn:aws:sqs:us-east-1:000000000000:orders".into(),
+            message_id: id.into(),
+            seq,
+            nonce: seq,
+            body: body.into(),
+            attributes: Default::default(),
+            at_ms: 0,
+            lease_until_ms: 10_000,
+        });
+    }
+
+    fn delete(r: &Recorder, seq: u64) -> AckFact {
+        r.acknowledged(Ack {
+            queue: "arn:aws:sqs:us-east-1:000000000000:orders".into(),
+            op: AckOp::Delete,
+            handle: Some((seq, seq)),
+            handle_digest: "00".repeat(32),
+            at_ms: 100,
+        });
+        r.log().acks.last().cloned().unwrap()
+    }
+
+    fn send(r: &Recorder, queue: &str, body: &str, id: &str, access_key: &str) {
+        let params =
+            json!({"QueueUrl": format!("http://h/000000000000/{queue}"), "MessageBody": body});
+        let answer = json!({"MessageId": id});
+        r.called(&Called {
+            operation: "SendMessage",
+            params: params.as_object().unwrap(),
+            answer: Ok(&answer),
+            protocol: "json",
+            request_id: "r",
+            sdk_attempt: None,
+            access_key: Some(access_key),
+            started: std::time::SystemTime::now(),
+            latency: std::time::Duration::ZERO,
+        });
+    }
+
+    /// A forward to the output queue is the commit of its key from that moment; the audit's
+    /// own sends are none.
+    #[test]
+    fn a_forward_commits_its_key_before_the_delete_is_heard() {
+        let r = recorder();
+        deliver(&r, 1, "m1", r#"{"business_key": "b-1"}"#);
+        // Before anything: the output queue is a channel, and it holds nothing yet.
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(0));
+        send(&r, "out", r#"{"order": "b-1"}"#, "f1", SETUP_ACCESS_KEY);
+        assert_eq!(
+            delete(&r, 1).commits_at_ack,
+            Some(0),
+            "the audit's own send"
+        );
+        send(&r, "out", r#"{"order": "b-1"}"#, "f1", "consumer");
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(1));
+        let log = r.log();
+        assert_eq!(log.commits.len(), 1);
+        assert_eq!(log.commits[0].message_id.as_deref(), Some("f1"));
+        assert_eq!(log.effects.forwards["b-1"], 1);
+        // A forward whose key the output queue cannot read is kept, unread.
+        send(&r, "out", "{}", "f2", "consumer");
+        assert_eq!(r.log().commits[1].key, None);
+    }
+
+    /// A hand-off counts for the attempts delivered before it, never for the new message's
+    /// own delivery.
+    #[test]
+    fn a_hand_off_covers_the_attempts_delivered_before_it() {
+        let r = recorder();
+        deliver(&r, 1, "m1", r#"{"business_key": "b-1"}"#);
+        assert!(!delete(&r, 1).handed_off);
+        send(
+            &r,
+            "orders",
+            r#"{"business_key": "b-1", "retry": 1}"#,
+            "h1",
+            "consumer",
+        );
+        assert!(delete(&r, 1).handed_off);
+        deliver(&r, 2, "h1", r#"{"business_key": "b-1", "retry": 1}"#);
+        let carrier = delete(&r, 2);
+        assert!(!carrier.handed_off);
+        assert_eq!(carrier.commits_at_ack, Some(0));
+        assert_eq!(r.log().handoffs[0].after_deliveries, 1);
+    }
+
+    /// The HTTP ledger's lines are commits as they are heard.
+    #[test]
+    fn the_http_ledger_counts_each_line() {
+        let mut keys = KeyMap::default();
+        keys.insert("orders".into(), KeySpec::default(), Role::Source);
+        let r = Recorder::new(PathBuf::from("/nonexistent/ledger.txt"), keys);
+        deliver(&r, 1, "m1", r#"{"business_key": "b-1"}"#);
+        assert_eq!(delete(&r, 1).commits_at_ack, None, "no channel yet");
+        r.ledger("b-1\n\n  b-2  \nb-1");
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(2));
+        assert_eq!(r.log().effects.http["b-2"], 1);
+    }
+}

@@ -391,3 +391,69 @@ fn query_error(error: &SqsError, json: bool, request_id: &str) -> Response<Full<
         request_id,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::support::audit::{Ack, Delivery};
+    use crate::emulator::support::config::EmulatorConfig;
+    use std::sync::Mutex;
+
+    /// An audit that keeps what its ledger was told.
+    #[derive(Debug, Default)]
+    struct Heard(Mutex<Vec<String>>);
+
+    impl AuditObserver for Heard {
+        fn delivered(&self, _: Delivery) {}
+        fn acknowledged(&self, _: Ack) {}
+        fn ledger(&self, lines: &str) {
+            self.0.lock().unwrap().push(lines.to_string());
+        }
+    }
+
+    fn head(method: Method) -> Head<'static> {
+        Head {
+            method,
+            path: LEDGER_PATH.into(),
+            uri_query: "".into(),
+            host: "localhost:9324".into(),
+            target: None,
+            authorization: None,
+            trace_header: None,
+            accept: None,
+            sdk_request: None,
+        }
+    }
+
+    /// While an audit watches, a POST to its ledger is told to it before the 204; anything else
+    /// there is refused in plain words. Without an audit the path is an ordinary (bad) SQS
+    /// request.
+    #[tokio::test]
+    async fn the_audit_ledger_hears_a_post_before_answering_it() {
+        let heard = Arc::new(Heard::default());
+        let emu = Arc::new(Emulator::new(EmulatorConfig {
+            audit: Some(heard.clone()),
+            ..EmulatorConfig::default()
+        }));
+        let posted = answer(&emu, &head(Method::POST), b"b-1\nb-2\n", "r1").await;
+        assert_eq!(posted.status(), 204);
+        assert_eq!(*heard.0.lock().unwrap(), ["b-1\nb-2\n"]);
+        let got = answer(&emu, &head(Method::GET), b"", "r2").await;
+        assert_eq!(got.status(), 405);
+        assert_eq!(got.headers()[hyper::header::ALLOW], "POST");
+        for body in [&b"  \n"[..], &[0xff, 0xfe][..]] {
+            let refused = answer(&emu, &head(Method::POST), body, "r3").await;
+            assert_eq!(refused.status(), 400);
+        }
+        assert_eq!(heard.0.lock().unwrap().len(), 1);
+
+        let plain = Arc::new(Emulator::new(EmulatorConfig::default()));
+        let sqs = answer(&plain, &head(Method::POST), b"b-1", "r4").await;
+        assert_eq!(sqs.status(), 400);
+        let body = sqs.into_body().collect().await.unwrap().to_bytes();
+        assert!(
+            String::from_utf8_lossy(&body).contains("<ErrorResponse"),
+            "{body:?}"
+        );
+    }
+}
