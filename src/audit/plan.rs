@@ -701,8 +701,13 @@ fn check_messages(
             return None;
         };
         if let Some(j) = seen.insert(key.clone(), i) {
+            // Keys written without `{seq}` are the likelier cause than the body.
+            let keys_at = f
+                .get("keys")
+                .filter(|_| !q.keys.0.contains("{seq}"))
+                .unwrap_or(key_at);
             r.error_hint(
-                key_at,
+                keys_at,
                 format!(
                     "messages {j} and {i} have the same business key `{key}` at `{}`",
                     q.key.written()
@@ -1082,6 +1087,12 @@ queues:
         let errors = plan("queues:\n  - name: a\n  - name: b\n").unwrap_err();
         assert!(
             errors[0].starts_with("plan.yaml:3:5: message 1 of queue `b` has the business key `b-1`, as message 1 of queue `a` does"),
+            "{errors:?}"
+        );
+        let errors = plan("queues:\n  - name: q\n    keys: 'order'\n").unwrap_err();
+        assert!(
+            errors[0]
+                .starts_with("plan.yaml:3:11: messages 1 and 2 have the same business key `order`"),
             "{errors:?}"
         );
         let errors = plan("queues:\n  - name: q\n    keys: '{key}-x'\n").unwrap_err();

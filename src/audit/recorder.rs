@@ -54,6 +54,9 @@ pub struct Log {
     pub commits: Vec<Commit>,
     /// Every message the consumer sent to a source queue of the plan, in order.
     pub handoffs: Vec<Handoff>,
+    /// Every MessageId heard so far (delivered, forwarded, handed off): a send answered with
+    /// one of them was deduplicated.
+    pub ids: std::collections::HashSet<String>,
 }
 
 impl Log {
@@ -249,6 +252,7 @@ impl AuditObserver for Recorder {
         if let Some(key) = key {
             log.keys.entry(delivery.seq).or_insert(key);
         }
+        log.ids.insert(delivery.message_id.clone());
         log.deliveries.push(delivery);
     }
 
@@ -261,11 +265,14 @@ impl AuditObserver for Recorder {
         });
         // A hand-off of the key sent after the acknowledged attempt was delivered carries its
         // work on.
-        let delivered_at = ack.handle.and_then(|(seq, nonce)| {
-            log.deliveries
-                .iter()
-                .rposition(|d| d.seq == seq && d.nonce == nonce)
-        });
+        let delivered_at =
+            ack.handle
+                .filter(|_| !log.handoffs.is_empty())
+                .and_then(|(seq, nonce)| {
+                    log.deliveries
+                        .iter()
+                        .rposition(|d| d.seq == seq && d.nonce == nonce)
+                });
         let handed_off = match (&key, delivered_at) {
             (Some(k), Some(at)) => log
                 .handoffs
@@ -347,6 +354,11 @@ impl Recorder {
             };
             let key = spec.read(m.body, m.attributes);
             let queue = m.queue.unwrap_or_default().to_string();
+            // A FIFO queue answers a send it deduplicated with the MessageId of the message it
+            // already holds: nothing new went out, neither a second commit nor a hand-off.
+            if !log.ids.insert(m.message_id.to_string()) {
+                continue;
+            }
             match role {
                 Role::Output => {
                     if let Some(k) = &key {
@@ -484,6 +496,9 @@ mod tests {
         assert_eq!(log.commits.len(), 1);
         assert_eq!(log.commits[0].message_id.as_deref(), Some("f1"));
         assert_eq!(log.effects.forwards["b-1"], 1);
+        // A FIFO queue deduplicated a second forward: the same MessageId, no second commit.
+        send(&r, "out", r#"{"order": "b-1"}"#, "f1", "consumer");
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(1));
         // A forward whose key the output queue cannot read is kept, unread.
         send(&r, "out", "{}", "f2", "consumer");
         assert_eq!(r.log().commits[1].key, None);
