@@ -405,7 +405,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
     let mut per_message = Vec::new();
     // The plan's messages, then the hand-offs the consumer sent to its source queues: each
     // carries work of its own to judge.
-    let handoffs: Vec<(&String, Option<&super::effects::Handoff>)> = end
+    let judged: Vec<(&String, Option<&super::effects::Handoff>)> = end
         .sent
         .iter()
         .map(|m| (m, None))
@@ -417,7 +417,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         )
         .collect();
     let mut duplicates_said = std::collections::BTreeSet::new();
-    for (message, handoff) in handoffs {
+    for (message, handoff) in judged {
         let deliveries: Vec<&Delivery> = log
             .deliveries
             .iter()
