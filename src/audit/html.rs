@@ -1,12 +1,14 @@
 //! `report.html` of an audit (pure): the findings first, then one lane per message on one
 //! time axis — each delivery as its lease (from the receive to the lease's end), each
 //! acknowledgement as a mark at its moment, coloured by what the judge found of it (green:
-//! clean, red: REPAIR, amber: HOLD), with its words on hover. Self-contained: inline CSS and
-//! SVG, no script; every text from the consumer's run escaped.
+//! clean, red: REPAIR, amber: HOLD), with its words on hover; under `--nemesis`, each kill
+//! and each start after it as a line across the lanes, each pause as a band. Self-contained:
+//! inline CSS and SVG, no script; every text from the consumer's run escaped.
 
 use std::fmt::Write;
 
 use super::judge::{Audit, FindingKind};
+use super::nemesis::ActKind;
 use super::recorder::Log;
 use super::report::Ended;
 use crate::evidence::format::Decision;
@@ -21,7 +23,9 @@ ul.findings li{margin:.2rem 0}.REPAIR{color:#a40e26}.HOLD{color:#9a6700}.RECONCI
 .banner{background:#fff8c5;border:1px solid #d4a72c;padding:.4rem .7rem;border-radius:4px}\
 svg.lanes text{font:11px ui-monospace,monospace;fill:#59636e}svg.lanes .lease{fill:#54aeff;fill-opacity:.35;stroke:#0969da;stroke-width:.5}\
 svg.lanes .ack{stroke:#1f2328;stroke-width:.5}svg.lanes .ok{fill:#2da44e}svg.lanes .repair{fill:#cf222e}svg.lanes .hold{fill:#bf8700}\
-svg.lanes .reconcile{fill:#8250df}p.legend{font-size:12px;color:#59636e}";
+svg.lanes .reconcile{fill:#8250df}p.legend{font-size:12px;color:#59636e}\
+svg.lanes line.nemesis{stroke-width:1.5;stroke-dasharray:4 3}svg.lanes line.kill{stroke:#cf222e}svg.lanes line.restart{stroke:#2da44e}\
+svg.lanes rect.pause{fill:#6e7781;fill-opacity:.18;stroke:none}svg.lanes text.nemesis{font-weight:600}";
 
 /// The page.
 pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
@@ -36,11 +40,18 @@ pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
         if audit.findings.len() == 1 { "" } else { "s" },
         esc(&ended.how)
     );
+    if let Some(nemesis) = &ended.nemesis {
+        let _ = writeln!(out, "<p>{}.</p>", esc(&nemesis.line()));
+    }
     if !ended.concluded {
-        out.push_str("<p class=\"banner\">The audit could not conclude: messages were still on the queue when it stopped.</p>\n");
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\">The audit could not conclude: the consumer {}.</p>",
+            esc(&ended.how)
+        );
     }
     if !audit.ledger {
-        out.push_str("<p class=\"banner\">Not clean: no ledger was written (<code>SQSPROBE_LEDGER</code>), so the work was not checked (<code>ack_before_commit</code>, <code>duplicate_commit</code>, <code>deleted_not_committed</code>) and no message is ACCEPT.</p>\n");
+        out.push_str("<p class=\"banner\">Not clean: no ledger was written (<code>SQSPROBE_LEDGER</code>), so the work was not checked (<code>ack_before_commit</code>, <code>duplicate_commit</code>, <code>lost_work</code>) and no message is ACCEPT.</p>\n");
     }
     if !audit.findings.is_empty() {
         out.push_str("<h2>Findings</h2>\n<ul class=\"findings\">\n");
@@ -68,13 +79,66 @@ pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
     out
 }
 
+/// The nemesis's acts across the lanes (from `top` to `bottom`): a line at each kill and
+/// start after it, labelled above the lanes, and a band over each pause until its resume (or
+/// the kill that ended it, or the end of the axis).
+fn nemesis(out: &mut String, log: &Log, x: &dyn Fn(u64) -> f64, top: f64, bottom: f64) {
+    let acts = &log.nemesis;
+    for (i, act) in acts.iter().enumerate() {
+        let at = x(act.at_ms);
+        let why = match (act.on, act.count, act.business_key.as_deref()) {
+            (Some(on), Some(n), Some(key)) => format!(" at {} {n} ({key})", on.as_str()),
+            (Some(on), Some(n), None) => format!(" at {} {n}", on.as_str()),
+            _ => act
+                .start
+                .map(|s| format!(": start {s}"))
+                .unwrap_or_default(),
+        };
+        let title = format!("{}{why}", act.act.as_str());
+        match act.act {
+            ActKind::Kill | ActKind::Restart => {
+                let _ = writeln!(
+                    out,
+                    "<line class=\"nemesis {kind}\" x1=\"{at:.1}\" y1=\"{:.1}\" x2=\"{at:.1}\" y2=\"{bottom:.1}\"><title>{t}</title></line><text class=\"nemesis\" x=\"{at:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{kind}</text>",
+                    top - 4.0,
+                    top - 8.0,
+                    kind = act.act.as_str(),
+                    t = esc(&title),
+                    anchor = if act.act == ActKind::Kill {
+                        "end"
+                    } else {
+                        "start"
+                    },
+                );
+            }
+            ActKind::Pause => {
+                let until = acts[i + 1..]
+                    .iter()
+                    .find(|a| matches!(a.act, ActKind::Resume | ActKind::Kill))
+                    .map_or(x(u64::MAX).min(WIDTH - 10.0), |a| x(a.at_ms));
+                let _ = writeln!(
+                    out,
+                    "<rect class=\"pause\" x=\"{at:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{}</title></rect><text class=\"nemesis\" x=\"{at:.1}\" y=\"{:.1}\">pause</text>",
+                    top - 4.0,
+                    (until - at).max(2.0),
+                    bottom - top + 4.0,
+                    esc(&format!("paused (SIGSTOP){why}, until SIGCONT")),
+                    top - 8.0,
+                );
+            }
+            ActKind::Resume => {}
+        }
+    }
+}
+
 /// One lane per message on one time axis.
 fn lanes(out: &mut String, audit: &Audit, log: &Log) {
     let times = log
         .deliveries
         .iter()
         .flat_map(|d| [d.at_ms, d.lease_until_ms])
-        .chain(audit.acknowledgements.iter().map(|a| a.at_ms));
+        .chain(audit.acknowledgements.iter().map(|a| a.at_ms))
+        .chain(log.nemesis.iter().map(|a| a.at_ms));
     let (Some(start), Some(end)) = (times.clone().min(), times.max()) else {
         out.push_str("<p>Nothing was delivered.</p>\n");
         return;
@@ -82,14 +146,25 @@ fn lanes(out: &mut String, audit: &Audit, log: &Log) {
     let span = (end - start).max(1) as f64;
     let label_w = 90.0;
     let x = |t: u64| label_w + (t.saturating_sub(start) as f64 / span) * (WIDTH - label_w - 10.0);
-    let height = LANE * audit.per_message.len() as f64 + 24.0;
-    out.push_str("<h2>Messages</h2>\n<p class=\"legend\">Each lane is a message: a blue bar is a delivery's lease (receive to lease end), a mark an acknowledgement (● delete, ◆ visibility change), green when clean, red REPAIR, amber HOLD. Hover for the words.</p>\n");
+    // Under a nemesis, a strip above the lanes names its acts.
+    let top = if log.nemesis.is_empty() { 8.0 } else { 24.0 };
+    let height = LANE * audit.per_message.len() as f64 + top + 16.0;
+    out.push_str("<h2>Messages</h2>\n<p class=\"legend\">Each lane is a message: a blue bar is a delivery's lease (receive to lease end), a mark an acknowledgement (● delete, ◆ visibility change), green when clean, red REPAIR, amber HOLD. Hover for the words.");
+    let did = |kind: ActKind| log.nemesis.iter().any(|a| a.act == kind);
+    if did(ActKind::Kill) {
+        out.push_str(" The nemesis: a red dashed line where it killed the consumer, a green one where the consumer was started again.");
+    }
+    if did(ActKind::Pause) {
+        out.push_str(" A grey band: the nemesis had paused the consumer (SIGSTOP until SIGCONT).");
+    }
+    out.push_str("</p>\n");
     let _ = writeln!(
         out,
         "<svg class=\"lanes\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height:.0}\" viewBox=\"0 0 {WIDTH} {height:.0}\" role=\"img\" aria-label=\"deliveries and acknowledgements per message\">"
     );
+    nemesis(out, log, &x, top, height - 16.0);
     for (row, m) in audit.per_message.iter().enumerate() {
-        let y = 8.0 + row as f64 * LANE;
+        let y = top + row as f64 * LANE;
         let _ = writeln!(
             out,
             "<text x=\"0\" y=\"{:.1}\">{}</text>",
@@ -206,6 +281,7 @@ mod tests {
             how: "exited 0".into(),
             concluded: true,
             exit_status: Some(0),
+            ..Ended::default()
         };
         let page = render(&audit, &log, &ended);
         let findings = page.find("<h2>Findings</h2>").expect("findings listed");
@@ -219,5 +295,80 @@ mod tests {
         );
         assert!(!page.contains("<script>"), "escaped: {page}");
         assert!(page.contains("no ledger was written"));
+        assert!(
+            !page.contains("<line class=\"nemesis") && !page.contains("The nemesis:"),
+            "no nemesis, no word of it"
+        );
+    }
+
+    /// A killed-and-restarted consumer and a pause, on the timeline: a line at the kill and at
+    /// the restart across the lanes, a band over the pause, and the nemesis's line on top.
+    #[test]
+    fn the_nemesis_kill_restart_and_pause_are_on_the_timeline() {
+        use crate::audit::nemesis::{Act, On, Record};
+        let act = |act, at_ms, on: Option<On>| Act {
+            act,
+            at_ms,
+            on,
+            count: on.map(|_| 2),
+            message_id: None,
+            business_key: Some("b-2".into()),
+            start: (act == ActKind::Restart).then_some(2),
+        };
+        let delivery = |seq: u64, at| Delivery {
+            queue: "q".into(),
+            message_id: format!("m{seq}"),
+            seq,
+            nonce: seq,
+            body: format!(r#"{{"business_key": "b-{seq}"}}"#),
+            attributes: serde_json::Map::new(),
+            at_ms: at,
+            lease_until_ms: at + 1_000,
+        };
+        let acts = vec![
+            act(ActKind::Pause, 100, Some(On::Delivery)),
+            act(ActKind::Resume, 1_600, None),
+            act(ActKind::Kill, 2_000, Some(On::Delete)),
+            act(ActKind::Restart, 2_100, None),
+        ];
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 0), delivery(2, 100)],
+            nemesis: acts.clone(),
+            ..Log::default()
+        });
+        let audit = judge(
+            &log,
+            &End {
+                sent: vec!["m1".into(), "m2".into()],
+                ..End::default()
+            },
+        );
+        let ended = Ended {
+            how: "stopped".into(),
+            concluded: true,
+            nemesis: Some(Record {
+                spec: "kill=1,pause=1".into(),
+                points: Vec::new(),
+                acts,
+            }),
+            ..Ended::default()
+        };
+        let page = render(&audit, &log, &ended);
+        assert_eq!(
+            page.matches("<line class=\"nemesis kill\"").count(),
+            1,
+            "{page}"
+        );
+        assert_eq!(page.matches("<line class=\"nemesis restart\"").count(), 1);
+        assert_eq!(page.matches("<rect class=\"pause\"").count(), 1);
+        assert!(
+            page.contains("<title>kill at delete 2 (b-2)</title>"),
+            "{page}"
+        );
+        assert!(page.contains("<title>restart: start 2</title>"), "{page}");
+        assert!(
+            page.contains("nemesis kill=1,pause=1: killed at delete 2; started again 1 time; paused at delivery 2 past the lease."),
+            "{page}"
+        );
     }
 }

@@ -27,7 +27,10 @@
 //!
 //! For every message:
 //! - `duplicate_commit` (RECONCILE): its business key committed more than once;
-//! - `deleted_not_committed` (REPAIR): deleted, and its key never reached the ledger;
+//! - `lost_work` (REPAIR): deleted, and its key never reached the ledger by the end: the work
+//!   is lost (the at-most-once window that `ack_before_commit` names was hit — a crash, a kill
+//!   of `--nemesis kill` — or the work was never done). `ack_before_commit` is the
+//!   acknowledgement that opened the window, `lost_work` the message that fell through it;
 //! - `never_acked` (HOLD): still on the queue at the end, or moved to its dead-letter queue.
 //!
 //! - `gone_without_delete` (HOLD): no longer on the queue, but no delete of it took (a purge,
@@ -40,6 +43,10 @@
 //!
 //! The messages judged are those the audit sent and those the consumer handed off.
 //!
+//! Under `--nemesis` the log holds what the nemesis did, and the findings it explains say so:
+//! `lost_work` of a message whose delete was the kill point, a lease finding of an attempt
+//! held across a pause.
+//!
 //! A message with no finding is ACCEPT when it was delivered once, RECONCILE (done right) when
 //! it was delivered again and the consumer recognised it — both only with proof of work.
 //! Without a ledger (the consumer never wrote `SQSPROBE_LEDGER`) the work checks are not
@@ -51,6 +58,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::effects::Channel;
+use super::nemesis::{Act, ActKind, On};
 use super::recorder::Log;
 use crate::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
 use crate::emulator::audit::{AckOp, Delivery};
@@ -64,7 +72,7 @@ pub enum FindingKind {
     AckBeforeCommit,
     LeaseExpiredMidHandler,
     DuplicateCommit,
-    DeletedNotCommitted,
+    LostWork,
     NeverAcked,
     GoneWithoutDelete,
     InvalidHandle,
@@ -80,7 +88,7 @@ impl FindingKind {
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
         FindingKind::DuplicateCommit,
-        FindingKind::DeletedNotCommitted,
+        FindingKind::LostWork,
         FindingKind::NeverAcked,
         FindingKind::GoneWithoutDelete,
         FindingKind::InvalidHandle,
@@ -96,7 +104,7 @@ impl FindingKind {
             FindingKind::AckBeforeCommit => "ack_before_commit",
             FindingKind::LeaseExpiredMidHandler => "lease_expired_mid_handler",
             FindingKind::DuplicateCommit => "duplicate_commit",
-            FindingKind::DeletedNotCommitted => "deleted_not_committed",
+            FindingKind::LostWork => "lost_work",
             FindingKind::NeverAcked => "never_acked",
             FindingKind::GoneWithoutDelete => "gone_without_delete",
             FindingKind::InvalidHandle => "invalid_handle",
@@ -121,7 +129,7 @@ impl FindingKind {
             return d;
         }
         match self {
-            FindingKind::AckBeforeCommit | FindingKind::DeletedNotCommitted => Decision::Repair,
+            FindingKind::AckBeforeCommit | FindingKind::LostWork => Decision::Repair,
             FindingKind::NeverAcked
             | FindingKind::GoneWithoutDelete
             | FindingKind::UnreadableKey
@@ -141,7 +149,7 @@ impl FindingKind {
             self,
             FindingKind::AckBeforeCommit
                 | FindingKind::DuplicateCommit
-                | FindingKind::DeletedNotCommitted
+                | FindingKind::LostWork
                 | FindingKind::UnmatchedCommit
         )
     }
@@ -348,9 +356,10 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                              had received the message ({} ms before): its own handle, no longer \
                              the newest, and the acknowledgement may not take (extend the lease \
                              while the handler runs: heartbeat, a longer visibility timeout or a \
-                             smaller prefetch)",
+                             smaller prefetch){}",
                             op_name(ack.op),
-                            ack.at_ms.saturating_sub(since)
+                            ack.at_ms.saturating_sub(since),
+                            paused_while(log, attempt.at_ms, ack.at_ms)
                         ),
                     )),
                     AckClass::Late => findings.push(finding(
@@ -359,9 +368,10 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                             "attempt {number}'s {} came {} ms after its lease ended: the message was \
                              visible again, another consumer may hold it, and the acknowledgement may \
                              not take (extend the lease while the handler runs: heartbeat, a longer \
-                             visibility timeout or a smaller prefetch)",
+                             visibility timeout or a smaller prefetch){}",
                             op_name(ack.op),
-                            ack.at_ms.saturating_sub(since)
+                            ack.at_ms.saturating_sub(since),
+                            paused_while(log, attempt.at_ms, ack.at_ms)
                         ),
                     )),
                     AckClass::Unsure => findings.push(finding(
@@ -490,9 +500,20 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             ));
         }
         if deleted && commits == Some(0) && !handed_on {
+            let killed = killed_at_delete(log, message).map_or(String::new(), |kill| {
+                format!(
+                    " (the nemesis killed the consumer at delete {} as this delete was answered, \
+                     before any commit: acknowledging before the work loses the work of a crash \
+                     there; commit, then delete)",
+                    kill.count.unwrap_or(0)
+                )
+            });
             findings.push(here(
-                FindingKind::DeletedNotCommitted,
-                "it was deleted, and its business key never reached the ledger".to_string(),
+                FindingKind::LostWork,
+                format!(
+                    "it was deleted, and its business key never reached the ledger: the work is \
+                     lost{killed}"
+                ),
             ));
         }
         if gone && !deleted {
@@ -662,6 +683,39 @@ fn worst(kinds: &[FindingKind]) -> Option<Decision> {
         Decision::Accept => 3,
     };
     kinds.iter().map(|k| k.decision()).min_by_key(|d| rank(*d))
+}
+
+/// The nemesis's kill at a delete of `message`, when one struck there.
+fn killed_at_delete<'a>(log: &'a Log, message: &str) -> Option<&'a Act> {
+    log.nemesis.iter().find(|a| {
+        a.act == ActKind::Kill
+            && a.on == Some(On::Delete)
+            && a.message_id.as_deref() == Some(message)
+    })
+}
+
+/// Words for a nemesis pause between `from` and `to` (an attempt's delivery and its late
+/// acknowledgement): the lease lapsed while the consumer was stopped. Empty without one.
+fn paused_while(log: &Log, from: u64, to: u64) -> String {
+    let acts = &log.nemesis;
+    acts.iter()
+        .enumerate()
+        .filter(|(_, a)| a.act == ActKind::Pause && a.at_ms <= to)
+        .find_map(|(i, pause)| {
+            let resumed = acts[i + 1..]
+                .iter()
+                .find(|a| matches!(a.act, ActKind::Resume | ActKind::Kill))
+                .map_or(u64::MAX, |a| a.at_ms);
+            (resumed >= from).then(|| {
+                format!(
+                    "; the nemesis had paused the consumer (SIGSTOP) for {} ms meanwhile, past the \
+                     lease: no heartbeat runs in a pause, so what counts is that the work was done \
+                     once",
+                    resumed.min(to).saturating_sub(pause.at_ms)
+                )
+            })
+        })
+        .unwrap_or_default()
 }
 
 /// The name a handle goes by in the lease vocabulary: the attempt the emulator knows it names.
@@ -874,7 +928,7 @@ pub(crate) mod tests {
                 FindingKind::AckBeforeCommit,
                 FindingKind::LeaseExpiredMidHandler,
                 FindingKind::DuplicateCommit,
-                FindingKind::DeletedNotCommitted,
+                FindingKind::LostWork,
                 FindingKind::NeverAcked,
                 FindingKind::InvalidHandle,
             ]
@@ -898,7 +952,7 @@ pub(crate) mod tests {
             [
                 FindingKind::AckBeforeCommit,
                 FindingKind::DuplicateCommit,
-                FindingKind::DeletedNotCommitted,
+                FindingKind::LostWork,
                 FindingKind::UnmatchedCommit
             ]
         );
@@ -926,6 +980,97 @@ pub(crate) mod tests {
         assert!(a.per_message.iter().all(|m| !m.deleted));
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Hold));
         assert!(!a.clean);
+    }
+
+    fn act(act: ActKind, at_ms: u64, on: Option<On>, message: Option<&str>) -> Act {
+        Act {
+            act,
+            at_ms,
+            on,
+            count: on.map(|_| 1),
+            message_id: message.map(str::to_string),
+            business_key: None,
+            start: None,
+        }
+    }
+
+    /// An acknowledge-first consumer killed at its delete: the delete took, the commit never
+    /// came; the finding says the nemesis struck there.
+    #[test]
+    fn a_kill_between_the_delete_and_the_commit_is_lost_work() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), delivery(2, 2, 0, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 100, Some(0)),
+                ack(AckOp::Delete, Some((2, 2)), 900, Some(0)),
+            ],
+            nemesis: vec![
+                act(ActKind::Kill, 100, Some(On::Delete), Some("m1")),
+                act(ActKind::Restart, 200, None, None),
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-2", 1)])));
+        let mut got = kinds(&a);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                FindingKind::AckBeforeCommit,
+                FindingKind::AckBeforeCommit,
+                FindingKind::LostWork
+            ]
+        );
+        let lost = a
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::LostWork)
+            .unwrap();
+        assert_eq!(lost.message.as_deref(), Some("m1"));
+        assert_eq!(lost.decision, Decision::Repair);
+        assert!(
+            lost.detail.contains("the nemesis killed"),
+            "{}",
+            lost.detail
+        );
+        // Without a kill there, the same loss is said without the nemesis.
+        let plain = judge(
+            &Log {
+                nemesis: Vec::new(),
+                ..log
+            },
+            &end(&[1, 2], &[], Some(&[("b-2", 1)])),
+        );
+        let lost = plain
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::LostWork)
+            .unwrap();
+        assert!(!lost.detail.contains("nemesis"), "{}", lost.detail);
+    }
+
+    /// A pause across the lease's end: the late delete is the lease's finding, and says the
+    /// consumer was stopped meanwhile.
+    #[test]
+    fn a_late_delete_after_a_pause_says_the_nemesis_paused() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 1_000)],
+            acks: vec![ack(AckOp::Delete, Some((1, 1)), 1_600, Some(1))],
+            nemesis: vec![
+                act(ActKind::Pause, 0, Some(On::Delivery), Some("m1")),
+                act(ActKind::Resume, 1_500, None, None),
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
+        assert_eq!(kinds(&a), [FindingKind::LeaseExpiredMidHandler]);
+        assert!(
+            a.findings[0]
+                .detail
+                .contains("paused the consumer (SIGSTOP) for 1500 ms"),
+            "{}",
+            a.findings[0].detail
+        );
     }
 
     /// One history, both commands: the same attempt and acknowledgement, as a suite's call

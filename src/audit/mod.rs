@@ -16,19 +16,30 @@
 //! - [`judge`]: from that log, what remained on the queue and the final ledger to findings and
 //!   a playbook decision per message (pure);
 //! - [`report`]: `audit.json`, `summary.md` and `junit.xml` from the judgement (pure);
-//! - [`html`]: `report.html`, the findings and one lane per message on a time axis (pure).
+//! - [`html`]: `report.html`, the findings and one lane per message on a time axis (pure);
+//! - [`runner`]: one audit (or its trials) from start to folder: the emulator with the
+//!   recorder, [`setup`] (the audit's own client, the queues, the messages before the start),
+//!   [`consumer`] (the command as a process group of its own), [`sender`] (the messages sent
+//!   while it runs), the watch until the audit can end, the judgement and the reports;
+//!   [`console`] is its one line on stderr.
 //!
-//! The command itself (starting the emulator, the queue, the messages, the consumer, and
-//! stopping it) is `cli/audit.rs`.
+//! The command (`cli/audit.rs`) only reads the command line and the plan and calls
+//! [`runner::run`].
 
 pub mod calls;
+pub mod console;
+pub mod consumer;
 pub mod effects;
 pub mod html;
 pub mod judge;
 pub mod key;
+pub mod nemesis;
 pub mod plan;
 pub mod recorder;
 pub mod report;
+pub mod runner;
+pub mod sender;
+pub mod setup;
 pub mod shape;
 
 pub use judge::{Audit, Finding, FindingKind, judge};

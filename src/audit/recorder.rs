@@ -11,6 +11,10 @@
 //! It also writes `evidence.jsonl` as things happen (each row flushed as written): every
 //! request the consumer made as a `call` row ([`super::calls`]), and the audit's own
 //! `delivery`, `ack`, `commit` and `handoff` rows, all digest-only.
+//!
+//! Under `--nemesis` it tells the nemesis ([`super::nemesis::Live`]) of each delivery and
+//! delete once it has recorded it, so a strike lands between the event and its answer, and
+//! records what the nemesis did (`nemesis` rows) in the order it happened.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,6 +25,7 @@ use serde::Serialize;
 use super::calls::{self, Known, SETUP_ACCESS_KEY};
 use super::effects::{Channel, Commit, Effects, Handoff};
 use super::key::{KeyMap, Role};
+use super::nemesis::{Act, Event, Live, On};
 use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
 use crate::evidence::EvidenceWriter;
 use crate::evidence::format::Record;
@@ -57,6 +62,8 @@ pub struct Log {
     /// Every MessageId heard so far (delivered, forwarded, handed off): a send answered with
     /// one of them was deduplicated.
     pub ids: std::collections::HashSet<String>,
+    /// What the nemesis did, in order (empty without `--nemesis`).
+    pub nemesis: Vec<Act>,
 }
 
 impl Log {
@@ -92,6 +99,7 @@ pub struct Recorder {
     keys: KeyMap,
     log: Mutex<Log>,
     evidence: Mutex<Option<Evidence>>,
+    nemesis: Option<std::sync::Arc<Live>>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -157,7 +165,24 @@ impl Recorder {
             keys,
             log: Mutex::new(log),
             evidence: Mutex::new(None),
+            nemesis: None,
         }
+    }
+
+    /// The same recorder telling `nemesis` of every delivery and delete.
+    pub fn with_nemesis(mut self, nemesis: std::sync::Arc<Live>) -> Recorder {
+        self.nemesis = Some(nemesis);
+        self
+    }
+
+    /// Records one act of the nemesis: in the log and as a `nemesis` row.
+    pub fn act(&self, act: Act) {
+        self.write_row("nemesis", &act);
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .nemesis
+            .push(act);
     }
 
     /// Writes every row from now on to `writer`, under `run_id`.
@@ -231,6 +256,10 @@ pub fn read_ledger(path: &std::path::Path) -> Option<BTreeMap<String, u32>> {
 }
 
 impl AuditObserver for Recorder {
+    fn spares(&self, access_key: Option<&str>) -> bool {
+        access_key == Some(calls::SETUP_ACCESS_KEY)
+    }
+
     fn delivered(&self, delivery: Delivery) {
         let attributes = (!delivery.attributes.is_empty()).then_some(&delivery.attributes);
         let key = self
@@ -248,12 +277,25 @@ impl AuditObserver for Recorder {
             let result = ev.writer.write_row("delivery", &row);
             ev.write(result);
         });
-        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(key) = key {
-            log.keys.entry(delivery.seq).or_insert(key);
+        let event = Event {
+            on: On::Delivery,
+            at_ms: delivery.at_ms,
+            message_id: Some(&delivery.message_id),
+            business_key: key.as_deref(),
+            lease_until_ms: Some(delivery.lease_until_ms),
+        };
+        let act = self.nemesis.as_ref().and_then(|n| n.on_event(event));
+        {
+            let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(key) = key {
+                log.keys.entry(delivery.seq).or_insert(key);
+            }
+            log.ids.insert(delivery.message_id.clone());
+            log.deliveries.push(delivery);
         }
-        log.ids.insert(delivery.message_id.clone());
-        log.deliveries.push(delivery);
+        if let Some(act) = act {
+            self.act(act);
+        }
     }
 
     fn acknowledged(&self, ack: Ack) {
@@ -304,7 +346,29 @@ impl AuditObserver for Recorder {
             let result = ev.writer.write_row("ack", &row);
             ev.write(result);
         });
+        let act = match (&self.nemesis, fact.ack.op) {
+            (Some(nemesis), AckOp::Delete) => {
+                let message = fact.ack.handle.and_then(|(seq, _)| {
+                    log.deliveries
+                        .iter()
+                        .find(|d| d.seq == seq)
+                        .map(|d| d.message_id.clone())
+                });
+                nemesis.on_event(Event {
+                    on: On::Delete,
+                    at_ms: fact.ack.at_ms,
+                    message_id: message.as_deref(),
+                    business_key: fact.business_key.as_deref(),
+                    lease_until_ms: None,
+                })
+            }
+            _ => None,
+        };
         log.acks.push(fact);
+        drop(log);
+        if let Some(act) = act {
+            self.act(act);
+        }
     }
 
     fn called(&self, call: &Called<'_>) {

@@ -16,7 +16,7 @@ use super::judge::{Audit, Finding};
 use crate::text::escape::{markdown_code as code, markdown_text as text};
 
 /// How the consumer's run ended, for the reports.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Ended {
     /// One line: `exited 0`, `crashed: exit 1`, `stopped after --idle 3s with nothing in
     /// flight`, `stopped at --max-duration 2m with 3 messages in flight`.
@@ -26,6 +26,9 @@ pub struct Ended {
     pub concluded: bool,
     /// The consumer's own exit status, when it ended by itself.
     pub exit_status: Option<i32>,
+    /// Under `--nemesis`: what it was asked, its points, and what it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nemesis: Option<super::nemesis::Record>,
 }
 
 /// `audit.json`: the judgement, and how the run ended.
@@ -79,6 +82,9 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
         },
         crate::text::escape::terminal(&ended.how)
     );
+    if let Some(nemesis) = &ended.nemesis {
+        let _ = writeln!(out, "{}", crate::text::escape::terminal(&nemesis.line()));
+    }
     if !audit.ledger {
         out.push_str(&not_checked_line());
         out.push('\n');
@@ -94,8 +100,8 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
 /// What an audit without a ledger could not check, in one line.
 fn not_checked_line() -> String {
     "no ledger was written (SQSPROBE_LEDGER, SQSPROBE_LEDGER_URL) and the plan names no output \
-     queue: the work was not checked (ack_before_commit, duplicate_commit, deleted_not_committed \
-     and unmatched_commit), so no message is ACCEPT and the audit is not clean (exit 5)"
+     queue: the work was not checked (ack_before_commit, duplicate_commit, lost_work and \
+     unmatched_commit), so no message is ACCEPT and the audit is not clean (exit 5)"
         .to_string()
 }
 
@@ -117,6 +123,9 @@ pub fn summary(audit: &Audit, ended: &Ended) -> String {
         audit.messages,
         text(&ended.how)
     );
+    if let Some(nemesis) = &ended.nemesis {
+        let _ = writeln!(out, "{}.\n", text(&nemesis.line()));
+    }
     if !audit.ledger {
         let _ = writeln!(out, "> {}\n", text(&not_checked_line()));
     }
@@ -171,6 +180,9 @@ pub fn junit(audit: &Audit, ended: &Ended) -> String {
         if audit.ledger { "true" } else { "false" },
     ));
     suite.add_property(Property::new("consumer", &ended.how));
+    if let Some(nemesis) = &ended.nemesis {
+        suite.add_property(Property::new("nemesis", nemesis.line()));
+    }
     if !audit.ledger {
         // The work checks are a case of their own: not run is not passed.
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);

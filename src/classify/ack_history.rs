@@ -11,11 +11,11 @@
 //! of the row before it: a case (or one trial) calls SQS one call at a time, so the order of
 //! its rows is the order of its calls.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::decision::AckFacts;
 use super::leases::{self, AckClass, Delivery, HandleOp, HandleUse, Reading, Span, UseAnswer};
-use crate::evidence::format::{Call, Completion};
+use crate::evidence::format::{Call, Completion, Phase};
 use crate::sqs::operations::single;
 
 /// The history of a case's calls in the lease vocabulary, with where each part came from.
@@ -187,6 +187,57 @@ pub fn ack_facts(calls: &[&Call]) -> AckFacts {
     facts
 }
 
+/// The messages a receive step of the case returned (the consumer's receives, not the
+/// observation's) that no acknowledgement took: no delete call, nor delete batch entry, with a
+/// handle of any receive of that MessageId was answered as done. By label (the row's
+/// `message`), or MessageId for a message the case could not place; sorted, each once.
+/// ACCEPT needs each to be explained (`super::judge`).
+pub fn unacknowledged(calls: &[&Call]) -> Vec<String> {
+    let mut message_of: HashMap<&str, &str> = HashMap::new();
+    let mut taken: Vec<(&str, Option<&str>)> = Vec::new();
+    for call in calls {
+        if call.action != "ReceiveMessage" || call.completion != Completion::Ok {
+            continue;
+        }
+        for m in &call.messages {
+            if let Some(handle) = m.handle_digest.as_deref() {
+                message_of.insert(handle, &m.message_id);
+            }
+            if call.phase == Phase::Step {
+                taken.push((&m.message_id, m.message.as_deref()));
+            }
+        }
+    }
+    let mut deleted: HashSet<&str> = HashSet::new();
+    for call in calls {
+        if single(&call.action) != "DeleteMessage" || call.completion != Completion::Ok {
+            continue;
+        }
+        let handles: Vec<&str> = if call.entries.is_empty() {
+            call.handle_digest.as_deref().into_iter().collect()
+        } else {
+            call.entries
+                .iter()
+                .filter(|e| e.result == "successful")
+                .filter_map(|e| e.handle_digest.as_deref())
+                .collect()
+        };
+        deleted.extend(
+            handles
+                .into_iter()
+                .filter_map(|h| message_of.get(h).copied()),
+        );
+    }
+    let mut left: Vec<String> = taken
+        .into_iter()
+        .filter(|(id, _)| !deleted.contains(id))
+        .map(|(id, label)| label.unwrap_or(id).to_string())
+        .collect();
+    left.sort();
+    left.dedup();
+    left
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +260,35 @@ mod tests {
     fn facts(rows: &[Call]) -> AckFacts {
         let refs: Vec<&Call> = rows.iter().collect();
         ack_facts(&refs)
+    }
+
+    /// A message the consumer took is acknowledged by a delete that took with a handle of any
+    /// of its receives; the observation's receives take nothing.
+    #[test]
+    fn a_taken_message_is_unacknowledged_until_a_delete_of_one_of_its_handles_takes() {
+        let mut two = receive(0, "h1", 1000);
+        two.messages.push(received("m2", "h2", 1));
+        let mut copy = received("m1", "h3", 1);
+        copy.message = None;
+        copy.message_id = "id-copy".into();
+        two.messages.push(copy);
+        let mut seen = receive(50, "h4", 1000);
+        seen.phase = Phase::Observe;
+        seen.messages[0].message_id = "id-seen".into();
+        let left = |rows: &[Call]| {
+            let refs: Vec<&Call> = rows.iter().collect();
+            unacknowledged(&refs)
+        };
+        assert_eq!(left(&[two.clone(), seen.clone()]), ["id-copy", "m1", "m2"]);
+        let mut lost = delete(100, "h2");
+        lost.completion = Completion::Info;
+        let rows = [two.clone(), seen, delete(90, "h1"), lost];
+        assert_eq!(left(&rows), ["id-copy", "m2"]);
+        // A redelivery's handle acknowledges the same message.
+        let mut again = receive(200, "h5", 1000);
+        again.messages[0] = received("m2", "h5", 2);
+        let rows = [two, again, delete(300, "h5")];
+        assert_eq!(left(&rows), ["id-copy", "m1"]);
     }
 
     #[test]

@@ -490,6 +490,7 @@ mod tests {
             sender_fault: Some(true),
             message: None,
             injected: None,
+            denied: false,
         }
     }
 
@@ -588,6 +589,47 @@ mod tests {
             ..StepExpect::default()
         };
         assert_eq!(check_step(&expect, &obs), Check::Pass);
+    }
+
+    /// A refusal the case's own fault injected is the case's experiment: judged like any
+    /// definite refusal, never "the target refused this run's credentials".
+    #[test]
+    fn an_injected_access_denied_is_judged_never_a_harness_error() {
+        for scope in ["case", "step"] {
+            let mut e = err(FailureKind::Refused, "AccessDenied");
+            e.status = Some(403);
+            e.inject(Some(crate::evidence::format::FaultEvidence {
+                kind: "error".into(),
+                scope: scope.into(),
+                delay_ms: None,
+                status: Some(403),
+                code: Some("AccessDenied".into()),
+            }));
+            let obs = Observed {
+                error: Some(&e),
+                status: Some(403),
+                ..Observed::default()
+            };
+            let expect = StepExpect {
+                error: Some("AccessDenied".into()),
+                ..StepExpect::default()
+            };
+            assert_eq!(check_step(&expect, &obs), Check::Pass, "{scope}");
+            let unexpected = check_step(&StepExpect::default(), &obs);
+            assert!(
+                !matches!(unexpected, Check::Error(_)),
+                "{scope}: {unexpected:?}"
+            );
+            if scope == "case" {
+                match unexpected {
+                    Check::Fail(f) => assert!(
+                        f[0].contains("expected success, got AccessDenied (403)"),
+                        "{f:?}"
+                    ),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
     }
 
     #[test]
@@ -980,6 +1022,7 @@ mod tests {
                 status: Some(400),
                 code: Some("ThrottlingException".into()),
             }),
+            denied: false,
         };
         let obs = Observed {
             error: Some(&injected),

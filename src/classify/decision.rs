@@ -51,6 +51,8 @@ pub struct AckFacts {
 ///    the handle of a receive of the case) took effect. Without one — a message nobody
 ///    received, silence over a window nobody acknowledged, a delete with a handle the suite
 ///    wrote — there is nothing to accept: no decision (`null`), never a vacuous ACCEPT.
+///    And only when every message the case's receives returned is acknowledged or explained
+///    ([`decide_case`]).
 pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
     match class {
         Some(OutcomeClass::Inconclusive) => return Some(Decision::Hold),
@@ -73,6 +75,21 @@ pub fn decide(class: Option<OutcomeClass>, acks: AckFacts) -> Option<Decision> {
         return Some(Decision::Accept);
     }
     None
+}
+
+/// [`decide`] for a case that also knows how many messages its receives returned that are
+/// neither acknowledged nor explained (seen again by the observation, so rules 1 and 2 weighed
+/// them): ACCEPT needs none, since their work nobody can say is done (a duplicate left leased,
+/// a second message never deleted) → HOLD.
+pub fn decide_case(
+    class: Option<OutcomeClass>,
+    acks: AckFacts,
+    unexplained: u32,
+) -> Option<Decision> {
+    match decide(class, acks) {
+        Some(Decision::Accept) if unexplained > 0 => Some(Decision::Hold),
+        decided => decided,
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +153,26 @@ mod tests {
         assert_eq!(
             decide(Some(NoRedeliveryWithinWindow), acks(1, 0, 0)),
             Some(Decision::Accept)
+        );
+    }
+
+    /// ACCEPT needs every received message acknowledged or explained: one a receive of the
+    /// case returned that nobody acknowledged and the observation never saw again holds.
+    #[test]
+    fn an_unacknowledged_received_message_blocks_accept() {
+        assert_eq!(
+            decide_case(Some(NoRedeliveryWithinWindow), acks(1, 0, 0), 1),
+            Some(Decision::Hold)
+        );
+        assert_eq!(decide_case(None, acks(1, 0, 0), 1), Some(Decision::Hold));
+        // Nothing acknowledged decides nothing still; a redelivery still reconciles.
+        assert_eq!(
+            decide_case(Some(NoRedeliveryWithinWindow), acks(0, 0, 0), 1),
+            None
+        );
+        assert_eq!(
+            decide_case(Some(ObservedRedelivery), acks(1, 0, 0), 1),
+            Some(Decision::Reconcile)
         );
     }
 

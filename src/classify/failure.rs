@@ -41,9 +41,31 @@ pub struct CallError {
     /// The kind of the fault sqsprobe injected into the final attempt, when it did: the
     /// answer (or its absence) is then the suite's own doing.
     pub injected: Option<FaultEvidence>,
+    /// A `deny` of the case refused it (an `AccessDenied` to a denied action on its queue):
+    /// the suite's own doing too.
+    pub denied: bool,
 }
 
 impl CallError {
+    /// Whether the case's own fault made this answer: a fault injected into the final attempt
+    /// that changes answers (every kind but latency), or a `deny`.
+    pub fn case_made(&self) -> bool {
+        self.denied || self.injected.as_ref().is_some_and(|f| f.kind != "latency")
+    }
+
+    /// Notes the fault sqsprobe injected into the final attempt, if it did, and what it makes
+    /// of the failure: a reset was never sent (a definite non-effect); an auth refusal is the
+    /// case's own experiment, a definite refusal like any injected 4xx, never the run's
+    /// credentials.
+    pub fn inject(&mut self, fault: Option<FaultEvidence>) {
+        match fault.as_ref().map(|f| f.kind.as_str()) {
+            Some("reset") => self.kind = FailureKind::NotSent,
+            Some("error") if self.kind == FailureKind::Refused => self.kind = FailureKind::Response,
+            _ => {}
+        }
+        self.injected = fault;
+    }
+
     /// `Code (400): message`, for findings.
     pub fn describe(&self) -> String {
         crate::sqs::errors::describe_failure(
@@ -93,6 +115,7 @@ mod tests {
             sender_fault: Some(true),
             message: Some("m".into()),
             injected: None,
+            denied: false,
         }
     }
 
@@ -113,6 +136,37 @@ mod tests {
         assert!(!query.is("QueueDeletedRecently"));
         let moto = error(Some("InvalidParameterValue"), Some("InvalidParameterValue"));
         assert!(!moto.matches("InvalidParameterValueException"));
+    }
+
+    #[test]
+    fn an_injected_fault_says_what_the_failure_was() {
+        let fault = |kind: &str| {
+            Some(FaultEvidence {
+                kind: kind.into(),
+                scope: "case".into(),
+                delay_ms: None,
+                status: Some(403),
+                code: Some("AccessDenied".into()),
+            })
+        };
+        let refused = || CallError {
+            kind: FailureKind::Refused,
+            ..error(Some("AccessDenied"), None)
+        };
+        // The case's own AccessDenied is its experiment's definite refusal.
+        let mut e = refused();
+        e.inject(fault("error"));
+        assert_eq!(e.kind, FailureKind::Response);
+        assert!(e.case_made());
+        // A latency that held the request changes no answer: the refusal is the target's.
+        let mut e = refused();
+        e.inject(fault("latency"));
+        assert_eq!(e.kind, FailureKind::Refused);
+        assert!(!e.case_made());
+        let mut e = error(None, None);
+        e.kind = FailureKind::NoResponse;
+        e.inject(fault("reset"));
+        assert_eq!(e.kind, FailureKind::NotSent);
     }
 
     #[test]

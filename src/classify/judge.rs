@@ -10,7 +10,7 @@ use crate::decision::Decision;
 use crate::evidence::format::{Finding, Verdict};
 use crate::suite::model::{AllowedClasses, OutcomeClass, OutcomeExpect};
 
-use super::decision::{AckFacts, decide};
+use super::decision::{AckFacts, decide, decide_case};
 use super::outcome::{self, CutReason, TrackedMessage, WindowEnd};
 use super::stop::StopReason;
 use super::verdict::{VerdictFacts, verdict};
@@ -58,6 +58,8 @@ pub struct WindowFacts {
     pub end: Option<WindowEnd>,
     /// Receive attempts in the window without a definite answer, hidden retries included.
     pub unknown_receives: u32,
+    /// Of `unknown_receives`, those whose answer a fault of the case took.
+    pub faulted_receives: u32,
     /// Polls of the window made with WaitTimeSeconds 0 (`wait: 0s`): silence over them is no
     /// evidence.
     pub short_polls: u32,
@@ -91,6 +93,8 @@ pub struct JudgedMessage {
     pub class: OutcomeClass,
     /// Why, for `inconclusive`.
     pub reason: Option<String>,
+    /// The case's own fault made its doubt (see [`outcome::Doubt`]).
+    pub doubt_faulted: bool,
     pub sightings: u32,
 }
 
@@ -113,13 +117,15 @@ pub fn judge_window(window: &WindowFacts, stop: Option<&StopReason>) -> WindowJu
                 unknown_receives: window.unknown_receives,
                 short_polls: window.short_polls,
                 untracked_sightings: window.untracked_sightings,
+                faulted_receives: window.faulted_receives,
             };
-            let (class, reason) = outcome::classify(m, &end, &watch);
+            let (class, doubt) = outcome::classify_doubt(m, &end, &watch);
             JudgedMessage {
                 label: m.label.clone(),
                 message_id: m.message_id.clone(),
                 class,
-                reason,
+                doubt_faulted: doubt.as_ref().is_some_and(|d| d.faulted),
+                reason: doubt.map(|d| d.why),
                 sightings: m.sightings,
             }
         })
@@ -218,6 +224,9 @@ pub struct CaseFacts {
     pub setup_error: Option<String>,
     /// Every step that ran, in order, with its check.
     pub steps: Vec<StepResult>,
+    /// How many steps the case has: those past the last that ran never ran, and their
+    /// expectations were never checked (0: not recorded, read as every step ran).
+    pub steps_planned: usize,
     /// What stopped the case from outside its steps, if anything.
     pub stopped: Option<StopReason>,
     /// The case's last observation window, if an observe step started.
@@ -227,12 +236,19 @@ pub struct CaseFacts {
     /// The case-level `expect: {decision}`: the playbook decisions the case allows.
     pub expect_decision: Option<Vec<Decision>>,
     pub acks: AckFacts,
+    /// Messages a receive step of the case returned (by label, or MessageId for one it cannot
+    /// place) of which no acknowledgement took effect: each is explained only when the
+    /// observation saw it again, else ACCEPT is not the decision.
+    pub unacknowledged: Vec<String>,
     /// Harness errors while tearing down (a queue that could not be deleted).
     pub teardown_errors: Vec<String>,
     /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,
-    /// error, reset or lost answer, a `deny` that denied): an expected HOLD needs one, or the
-    /// doubt came from elsewhere.
+    /// error, reset or lost answer, a `deny` that denied).
     pub faults_fired: u32,
+    /// Of the acknowledgements refused or left without a definite answer (`acks.failed_acks`,
+    /// `acks.unknown_acks`), those whose answer the case's own fault made: an expected HOLD
+    /// the acknowledgements decided is credited to the fault only when one is.
+    pub faulted_acks: u32,
 }
 
 /// The judge's answer for one case.
@@ -248,6 +264,29 @@ pub struct Judgement {
     /// One sentence: the first finding, or what held.
     pub reason: String,
     pub findings: Vec<Finding>,
+    /// The expectations the case could not check besides its observation's class: a step's
+    /// doubt (the observe step's own `outcome:` included), a decision it could not settle,
+    /// steps that never ran. A trial's class is pooled with the other trials'
+    /// (`super::trials::pool`) and its doubt accounted for there; nothing pools these, so a
+    /// trial with any leaves its case unknown.
+    pub unchecked: Vec<String>,
+}
+
+impl Judgement {
+    /// The judgement of a trial whose task failed before it could judge itself: an error,
+    /// with nothing observed.
+    pub fn task_failed(reason: String) -> Judgement {
+        Judgement {
+            verdict: Verdict::Error,
+            class: None,
+            window_end: None,
+            messages: Vec::new(),
+            decision: None,
+            reason,
+            findings: Vec::new(),
+            unchecked: Vec::new(),
+        }
+    }
 }
 
 /// Whether a doubt in the case's last window is what the case expects: it allows `HOLD`,
@@ -295,9 +334,13 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     let expected_doubt = doubt_is_expected(facts);
     let mut held_doubt = None;
     let mut window_step_checked = false;
+    let mut unchecked = Vec::new();
     for step in &facts.steps {
         let prefix = format!("step {} ({})", step.index + 1, step.keyword);
         let is_window = facts.window.as_ref().is_some_and(|w| w.step == step.index);
+        // The observe step's doubt is its window's class, which trials pool; an `outcome:` of
+        // the step's own is an expectation like any other step's.
+        let class_doubt = is_window && facts.window.as_ref().is_some_and(|w| !w.expects_outcome);
         if is_window {
             window_step_checked = step.check != Check::Pass;
         }
@@ -314,6 +357,9 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             }
             Check::Inconclusive(why) => {
                 v.inconclusive = true;
+                if !class_doubt {
+                    unchecked.push(format!("{prefix}: {why}"));
+                }
                 findings.push(answered(step, format!("{prefix}: {why}")));
             }
             Check::Error(why) => {
@@ -321,6 +367,10 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
                 findings.push(answered(step, format!("{prefix}: {why}")));
             }
         }
+    }
+    let ran = facts.steps.len();
+    if facts.setup_error.is_none() && facts.steps_planned > ran {
+        unchecked.push(never_ran(ran, facts.steps_planned));
     }
     if let Some(stop) = &facts.stopped {
         match stop.verdict() {
@@ -374,27 +424,61 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
     }
 
     let class = judged.as_ref().and_then(|j| j.class);
-    let decision = decide(class, facts.acks);
+    let seen_again = |label: &String| {
+        judged.as_ref().is_some_and(|j| {
+            j.messages
+                .iter()
+                .any(|m| &m.label == label && m.sightings > 0)
+        })
+    };
+    let unexplained: Vec<&str> = facts
+        .unacknowledged
+        .iter()
+        .filter(|l| !seen_again(l))
+        .map(String::as_str)
+        .collect();
+    let decision = decide_case(class, facts.acks, unexplained.len() as u32);
+    // What held an ACCEPT back, when only the unacknowledged messages did.
+    let held_back = if decision != decide(class, facts.acks) {
+        format!(
+            " (received, and neither acknowledged nor seen again: {})",
+            unexplained.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    let wanted = |allowed: &[Decision]| {
+        allowed
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    if let Some(allowed) = &facts.expect_decision
+        && !v.failed
+        && !v.errored
+        && v.inconclusive
+    {
+        unchecked.push(format!(
+            "expected decision {}: not checked, the case is already undecided",
+            wanted(allowed)
+        ));
+    }
     if let Some(allowed) = &facts.expect_decision
         && !v.failed
         && !v.errored
         && !v.inconclusive
     {
-        let wanted = allowed
-            .iter()
-            .map(|d| d.as_str())
-            .collect::<Vec<_>>()
-            .join(" or ");
+        let wanted = wanted(allowed);
         match decision {
             Some(d) if allowed.contains(&d) => {}
             // A doubt is never a failure: the class may yet be one the case allows.
             _ if class == Some(OutcomeClass::Inconclusive) => {
                 v.inconclusive = true;
-                findings.push(finding(
-                    None,
-                    facts.line,
-                    format!("expected decision {wanted}, but the observation is inconclusive"),
-                ));
+                let why =
+                    format!("expected decision {wanted}, but the observation is inconclusive");
+                unchecked.push(why.clone());
+                findings.push(finding(None, facts.line, why));
             }
             Some(d) => {
                 v.failed = true;
@@ -402,7 +486,7 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
                     None,
                     facts.line,
                     format!(
-                        "expected decision {wanted}, the playbook decided {}",
+                        "expected decision {wanted}, the playbook decided {}{held_back}",
                         d.as_str()
                     ),
                 ));
@@ -419,15 +503,26 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
             }
         }
     }
-    // HOLD is what the case expects of its own fault: a HOLD it accepted when no fault of its
-    // fired came from elsewhere (the target throttling, a lost answer), and proves nothing
-    // about the fault. An acknowledgement definitely after its lease (`late`, `superseded`)
-    // decides HOLD by itself, from the history, with no doubt to credit.
+    // HOLD is what the case expects of its own fault: a HOLD whose doubt came from elsewhere
+    // (the target throttling, a lost answer, a fault that fired on an unrelated call) proves
+    // nothing about the fault. The doubt that decided it is the window's when the window is
+    // undecided (the decision's first rule), else the acknowledgements' refused or unanswered.
+    // An acknowledgement definitely after its lease (`late`, `superseded`) decides HOLD by
+    // itself, from the history, with no doubt to credit.
     let holds = held_doubt.is_some() || decision == Some(Decision::Hold);
-    let lease_hold = held_doubt.is_none() && facts.acks.late_acks + facts.acks.superseded_acks > 0;
+    let credited = if class == Some(OutcomeClass::Inconclusive) {
+        judged.as_ref().is_some_and(|j| {
+            j.messages
+                .iter()
+                .any(|m| m.class == OutcomeClass::Inconclusive && m.doubt_faulted)
+        })
+    } else if facts.acks.failed_acks + facts.acks.unknown_acks > 0 {
+        facts.faulted_acks > 0
+    } else {
+        facts.acks.late_acks + facts.acks.superseded_acks > 0
+    };
     if holds
-        && !lease_hold
-        && facts.faults_fired == 0
+        && !credited
         && facts
             .expect_decision
             .as_ref()
@@ -437,15 +532,23 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         && !v.inconclusive
     {
         v.inconclusive = true;
-        let from = held_doubt
-            .clone()
-            .map(|why| format!(" (the doubt came from elsewhere: {why})"))
-            .unwrap_or_default();
-        findings.push(finding(
-            None,
-            facts.line,
-            format!("the case expects HOLD of its fault, but its fault did not fire{from}"),
-        ));
+        let from = match (&held_doubt, class) {
+            (Some(why), _) => format!(" (the doubt came from elsewhere: {why})"),
+            (None, Some(OutcomeClass::Inconclusive)) => {
+                " (the doubt came from elsewhere: the observation is inconclusive)".to_string()
+            }
+            (None, _) => " (the doubt came from elsewhere: an acknowledgement the target \
+                           refused or left unanswered)"
+                .to_string(),
+        };
+        let fault = if facts.faults_fired == 0 {
+            "its fault did not fire"
+        } else {
+            "its fault did not make the doubt that holds"
+        };
+        let why = format!("the case expects HOLD of its fault, but {fault}{from}");
+        unchecked.push(why.clone());
+        findings.push(finding(None, facts.line, why));
     }
     let reason = match (findings.first(), &held_doubt) {
         (Some(f), _) => f.message.clone(),
@@ -465,6 +568,16 @@ pub fn judge(facts: &CaseFacts) -> Judgement {
         decision,
         reason,
         findings,
+        unchecked,
+    }
+}
+
+/// The steps past the `ran` that ran, of `planned`, as one unchecked expectation.
+fn never_ran(ran: usize, planned: usize) -> String {
+    if planned == ran + 1 {
+        format!("step {planned} never ran")
+    } else {
+        format!("steps {} to {planned} never ran", ran + 1)
     }
 }
 
@@ -484,6 +597,9 @@ mod tests {
             sightings,
             unknown_receives_before: 0,
             copies_unknown: false,
+            ambiguous_copies: 0,
+            send_faulted: false,
+            faulted_receives_before: 0,
         }
     }
 
@@ -497,6 +613,7 @@ mod tests {
             receive_budget: 20,
             end,
             unknown_receives: 0,
+            faulted_receives: 0,
             short_polls: 0,
             untracked_sightings: 0,
             tracked,
@@ -606,7 +723,7 @@ mod tests {
             Some(WindowEnd::Cut(CutReason::Stopped(StopReason::Interrupted)))
         );
         assert_eq!(
-            j.window_end.as_ref().map(WindowEnd::label),
+            j.window_end.as_ref().map(|e| e.label().as_str()),
             Some("interrupted")
         );
         assert_eq!(j.verdict, Verdict::Inconclusive);
@@ -740,6 +857,7 @@ mod tests {
     fn doubtful(end: WindowEnd) -> CaseFacts {
         let mut w = window(vec![tracked("m1", 1, 0)], Some(end));
         w.unknown_receives = 1;
+        w.faulted_receives = 1;
         let check = check_window(&w, None);
         CaseFacts {
             line: 2,
@@ -757,6 +875,9 @@ mod tests {
     fn a_hold_whose_fault_never_fired_is_inconclusive() {
         let mut facts = doubtful(WindowEnd::Completed);
         facts.faults_fired = 0;
+        if let Some(w) = facts.window.as_mut() {
+            w.faulted_receives = 0;
+        }
         let j = judge(&facts);
         assert_eq!(j.decision, Some(Decision::Hold));
         assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
@@ -774,7 +895,80 @@ mod tests {
         acked.expect_decision = Some(vec![Decision::Hold]);
         assert_eq!(judge(&acked).verdict, Verdict::Inconclusive);
         acked.faults_fired = 1;
+        acked.faulted_acks = 1;
         assert_eq!(judge(&acked).verdict, Verdict::Pass);
+    }
+
+    /// An expected HOLD is credited to the fault that made the doubt, never to one that fired
+    /// on an unrelated call while the doubt came from elsewhere.
+    #[test]
+    fn a_hold_is_credited_only_to_the_fault_that_made_its_doubt() {
+        // The window's doubt: a poll the target throttled, while the case's fault hit another
+        // call (its answer changed, so the fault fired).
+        let mut facts = doubtful(WindowEnd::Completed);
+        if let Some(w) = facts.window.as_mut() {
+            w.faulted_receives = 0;
+        }
+        let j = judge(&facts);
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
+        assert!(
+            j.reason
+                .contains("its fault did not make the doubt that holds"),
+            "{}",
+            j.reason
+        );
+        // A fault on an earlier receive that left the message's silence in doubt is credited.
+        if let Some(w) = facts.window.as_mut() {
+            w.unknown_receives = 0;
+            w.tracked[0].unknown_receives_before = 1;
+            w.tracked[0].faulted_receives_before = 1;
+            facts.steps[1].check = check_window(w, None);
+        }
+        assert_eq!(judge(&facts).verdict, Verdict::Pass);
+        // A send whose answer the case's fault lost is credited; one the target lost is not.
+        let mut lost_send = doubtful(WindowEnd::Completed);
+        if let Some(w) = lost_send.window.as_mut() {
+            w.unknown_receives = 0;
+            w.faulted_receives = 0;
+            w.tracked[0].send = SendState::Unknown("no response".into());
+            lost_send.steps[1].check = check_window(w, None);
+        }
+        assert_eq!(judge(&lost_send).verdict, Verdict::Inconclusive);
+        if let Some(w) = lost_send.window.as_mut() {
+            w.tracked[0].send_faulted = true;
+        }
+        assert_eq!(judge(&lost_send).verdict, Verdict::Pass);
+        // The acknowledgements' doubt: a delete the target left unanswered, while the case's
+        // fault fired on something else.
+        let mut acked = case(window(
+            vec![tracked("m1", 1, 0)],
+            Some(WindowEnd::Completed),
+        ));
+        acked.acks = AckFacts {
+            acks: 1,
+            unknown_acks: 1,
+            ..AckFacts::default()
+        };
+        acked.expect_decision = Some(vec![Decision::Hold]);
+        acked.faults_fired = 1;
+        let j = judge(&acked);
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{j:?}");
+        assert!(
+            j.reason
+                .contains("an acknowledgement the target refused or left unanswered"),
+            "{}",
+            j.reason
+        );
+        // A window the case's fault left undecided decides HOLD before the acknowledgements:
+        // a faulted ack does not vouch for a window the target left in doubt.
+        let mut both = doubtful(WindowEnd::Completed);
+        if let Some(w) = both.window.as_mut() {
+            w.faulted_receives = 0;
+        }
+        both.acks = acked.acks;
+        both.faulted_acks = 1;
+        assert_eq!(judge(&both).verdict, Verdict::Inconclusive);
     }
 
     #[test]
@@ -820,6 +1014,30 @@ mod tests {
         assert!(j.reason.contains("silence proves nothing"), "{}", j.reason);
     }
 
+    /// ACCEPT needs every message the case's receives returned to be acknowledged or seen
+    /// again: a second message (or a duplicate copy) left leased and silent in the window is
+    /// work nobody can say is done.
+    #[test]
+    fn accept_needs_every_received_message_acknowledged_or_explained() {
+        let mut facts = crate::classify::test_facts::acked_and_observed(false, None);
+        facts.expect_decision = Some(vec![Decision::Accept]);
+        assert_eq!(judge(&facts).decision, Some(Decision::Accept));
+        facts.unacknowledged = vec!["m2".into()];
+        let j = judge(&facts);
+        assert_eq!(j.decision, Some(Decision::Hold));
+        assert_eq!(j.verdict, Verdict::Fail, "{j:?}");
+        // Tracked by the window and silent there: still nobody's.
+        if let Some(w) = facts.window.as_mut() {
+            w.tracked.push(tracked("m2", 1, 0));
+        }
+        assert_eq!(judge(&facts).decision, Some(Decision::Hold));
+        // Seen again in the window: the observation explains it (it came back).
+        if let Some(w) = facts.window.as_mut() {
+            w.tracked[1].sightings = 1;
+        }
+        assert_eq!(judge(&facts).decision, Some(Decision::Reconcile));
+    }
+
     #[test]
     fn a_definite_decision_other_than_the_expected_one_fails() {
         let mut facts = case(window(
@@ -840,6 +1058,7 @@ mod tests {
         );
         facts.expect_decision = Some(vec![Decision::Hold, Decision::Reconcile]);
         facts.faults_fired = 1;
+        facts.faulted_acks = 1;
         assert_eq!(judge(&facts).verdict, Verdict::Pass);
 
         let nothing = CaseFacts {

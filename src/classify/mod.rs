@@ -30,6 +30,8 @@ pub mod outcome;
 pub mod rate;
 pub mod recorded;
 pub mod stop;
+#[cfg(test)]
+mod test_facts;
 pub mod trials;
 pub mod verdict;
 

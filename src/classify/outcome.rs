@@ -9,6 +9,7 @@
 //! A message seen for the first time is not a redelivery: it is `delivered`, a label of its
 //! own, so a delay or dead-letter check can expect it without calling it a redelivery.
 
+use crate::evidence::format::WindowEnded;
 use crate::suite::model::OutcomeClass;
 
 use super::stop::StopReason;
@@ -37,11 +38,11 @@ pub enum CutReason {
 }
 
 impl CutReason {
-    /// A short machine-friendly label for evidence (`budget_exhausted`, `deadline`, ...).
-    pub fn label(&self) -> &'static str {
+    /// Its label in evidence (`budget_exhausted`, `deadline`, ...).
+    pub fn label(&self) -> WindowEnded {
         match self {
-            CutReason::ReceiveFailed(_) => "receive_failed",
-            CutReason::BudgetExhausted { .. } => "budget_exhausted",
+            CutReason::ReceiveFailed(_) => WindowEnded::ReceiveFailed,
+            CutReason::BudgetExhausted { .. } => WindowEnded::BudgetExhausted,
             CutReason::Stopped(stop) => stop.label(),
         }
     }
@@ -61,10 +62,10 @@ impl CutReason {
 
 impl WindowEnd {
     /// The `ended` field of the evidence window.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> WindowEnded {
         match self {
-            WindowEnd::Completed => "completed",
-            WindowEnd::AllSeen => "all_seen",
+            WindowEnd::Completed => WindowEnded::Completed,
+            WindowEnd::AllSeen => WindowEnded::AllSeen,
             WindowEnd::Cut(reason) => reason.label(),
         }
     }
@@ -101,6 +102,14 @@ pub struct TrackedMessage {
     /// An attempt of its send got no definite answer, and a retry then took it: the queue may
     /// hold more copies than the one whose MessageId the case knows.
     pub copies_unknown: bool,
+    /// Messages the case received bearing its business key that could be a copy of it or of
+    /// another of the case's sends whose answer was lost: nobody can say which was delivered.
+    pub ambiguous_copies: u32,
+    /// Its send's refusal or missing answer was the case's own doing: a fault it injected into
+    /// the send's final attempt, or its `deny`.
+    pub send_faulted: bool,
+    /// Of `unknown_receives_before`, the receives whose answer a fault of the case took.
+    pub faulted_receives_before: u32,
 }
 
 /// How well a window was watched: what could have hidden a message from it.
@@ -115,6 +124,18 @@ pub struct Watch {
     /// Messages the window saw that are none of the case's (no MessageId, no business key it
     /// knows): one may be an unknown copy of a tracked message.
     pub untracked_sightings: u32,
+    /// Of `unknown_receives`, the ones whose answer a fault of the case took.
+    pub faulted_receives: u32,
+}
+
+/// Why a message's class is `inconclusive`, and whether the case's own fault made that doubt:
+/// an expected `HOLD` is credited only to the fault that produced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Doubt {
+    pub why: String,
+    /// The doubt needs nothing but what the case's faults did: a send or receive whose answer
+    /// one of them took would leave it on its own.
+    pub faulted: bool,
 }
 
 /// Classifies one tracked message; the reason is set for `inconclusive`.
@@ -128,35 +149,69 @@ pub fn classify(
     end: &WindowEnd,
     watch: &Watch,
 ) -> (OutcomeClass, Option<String>) {
+    let (class, doubt) = classify_doubt(m, end, watch);
+    (class, doubt.map(|d| d.why))
+}
+
+/// [`classify`], with whether the case's own fault made the doubt.
+pub fn classify_doubt(
+    m: &TrackedMessage,
+    end: &WindowEnd,
+    watch: &Watch,
+) -> (OutcomeClass, Option<Doubt>) {
     let window_unknown_receives = watch.unknown_receives;
+    let faulted_receives = m.faulted_receives_before > 0 || watch.faulted_receives > 0;
     let label = &m.label;
     match &m.send {
         SendState::Sent => {}
         SendState::Refused(why) => {
-            return inconclusive(format!(
-                "{label} was never sent (its send was refused: {why}), so silence about it proves nothing"
-            ));
+            return doubt(
+                m.send_faulted,
+                format!(
+                    "{label} was never sent (its send was refused: {why}), so silence about it proves nothing"
+                ),
+            );
         }
         SendState::Unknown(why) => {
-            return inconclusive(format!(
-                "{label}'s send got no definite answer ({why}): it may not be on the queue"
-            ));
+            return doubt(
+                m.send_faulted,
+                format!(
+                    "{label}'s send got no definite answer ({why}): it may not be on the queue"
+                ),
+            );
         }
         SendState::NotSent => {
             return inconclusive(format!("{label} was not sent before the observation"));
         }
     }
+    if m.sightings > 0 && (m.deliveries_before > 0 || m.sightings > 1) {
+        return (OutcomeClass::ObservedRedelivery, None);
+    }
+    if m.ambiguous_copies > 0 {
+        return inconclusive(format!(
+            "{} message{} bearing {label}'s business key {} received that could be a copy of \
+             {label} or of another send of the case whose answer was lost: {label} may have been \
+             delivered more often than seen",
+            m.ambiguous_copies,
+            plural(m.ambiguous_copies),
+            if m.ambiguous_copies == 1 {
+                "was"
+            } else {
+                "were"
+            }
+        ));
+    }
     if m.sightings > 0 {
-        if m.deliveries_before > 0 || m.sightings > 1 {
-            return (OutcomeClass::ObservedRedelivery, None);
-        }
         if m.unknown_receives_before > 0 {
-            return inconclusive(format!(
-                "{label} was first seen after {} receive{} whose answer was lost: it may have \
+            return doubt(
+                m.faulted_receives_before > 0,
+                format!(
+                    "{label} was first seen after {} receive{} whose answer was lost: it may have \
                  been delivered unseen, so this sighting may be a redelivery",
-                m.unknown_receives_before,
-                plural(m.unknown_receives_before)
-            ));
+                    m.unknown_receives_before,
+                    plural(m.unknown_receives_before)
+                ),
+            );
         }
         return (OutcomeClass::Delivered, None);
     }
@@ -189,12 +244,15 @@ pub fn classify(
             plural(watch.short_polls)
         )),
         WindowEnd::Completed if unknown == 0 => (OutcomeClass::NoRedeliveryWithinWindow, None),
-        WindowEnd::Completed => inconclusive(format!(
-            "{unknown} receive{} of the case got no definite answer ({window_unknown_receives} in \
-             the window): one may have leased {label} unseen or missed it, so silence proves \
-             nothing",
-            plural(unknown)
-        )),
+        WindowEnd::Completed => doubt(
+            faulted_receives,
+            format!(
+                "{unknown} receive{} of the case got no definite answer ({window_unknown_receives} \
+                 in the window): one may have leased {label} unseen or missed it, so silence \
+                 proves nothing",
+                plural(unknown)
+            ),
+        ),
         // AllSeen with zero sightings cannot happen for this message; treat it as not proven.
         WindowEnd::AllSeen => inconclusive("the window ended before it was watched".to_string()),
         WindowEnd::Cut(reason) => inconclusive(format!(
@@ -204,8 +262,13 @@ pub fn classify(
     }
 }
 
-fn inconclusive(reason: String) -> (OutcomeClass, Option<String>) {
-    (OutcomeClass::Inconclusive, Some(reason))
+/// A doubt nothing the case's faults did would make on its own.
+fn inconclusive(why: String) -> (OutcomeClass, Option<Doubt>) {
+    doubt(false, why)
+}
+
+fn doubt(faulted: bool, why: String) -> (OutcomeClass, Option<Doubt>) {
+    (OutcomeClass::Inconclusive, Some(Doubt { why, faulted }))
 }
 
 fn plural(n: u32) -> &'static str {
@@ -243,6 +306,7 @@ mod tests {
     fn silence_with_unknown_copies_and_an_unplaced_sighting_proves_nothing() {
         let m = TrackedMessage {
             copies_unknown: true,
+            ambiguous_copies: 0,
             ..msg(1, 0)
         };
         let seen = Watch {
@@ -256,6 +320,29 @@ mod tests {
         assert_eq!(
             classify(&m, &WindowEnd::Completed, &lost(0)).0,
             NoRedeliveryWithinWindow
+        );
+    }
+
+    /// A message bearing its key that could be its copy or another lost send's: whether it
+    /// was delivered more often than seen is unknown, unless its own sightings prove it.
+    #[test]
+    fn an_ambiguous_copy_leaves_a_first_delivery_or_silence_inconclusive() {
+        for m in [msg(1, 0), msg(0, 1)] {
+            let m = TrackedMessage {
+                ambiguous_copies: 1,
+                ..m
+            };
+            let (class, reason) = classify(&m, &WindowEnd::Completed, &lost(0));
+            assert_eq!(class, Inconclusive, "{m:?}");
+            assert!(reason.unwrap().contains("could be a copy of m1"));
+        }
+        let twice = TrackedMessage {
+            ambiguous_copies: 1,
+            ..msg(1, 1)
+        };
+        assert_eq!(
+            classify(&twice, &WindowEnd::Completed, &lost(0)).0,
+            ObservedRedelivery
         );
     }
 
@@ -288,6 +375,9 @@ mod tests {
             sightings,
             unknown_receives_before: 0,
             copies_unknown: false,
+            ambiguous_copies: 0,
+            send_faulted: false,
+            faulted_receives_before: 0,
         }
     }
 
@@ -365,15 +455,17 @@ mod tests {
             assert!(why.unwrap().contains(&reason.describe()));
         }
         assert_eq!(
-            CutReason::Stopped(StopReason::Deadline("1m".into())).label(),
+            CutReason::Stopped(StopReason::Deadline("1m".into()))
+                .label()
+                .as_str(),
             "deadline"
         );
         assert_eq!(
-            CutReason::Stopped(StopReason::Interrupted).label(),
+            CutReason::Stopped(StopReason::Interrupted).label().as_str(),
             "interrupted"
         );
         assert_eq!(
-            CutReason::BudgetExhausted { used: 3 }.label(),
+            CutReason::BudgetExhausted { used: 3 }.label().as_str(),
             "budget_exhausted"
         );
     }

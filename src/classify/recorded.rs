@@ -114,6 +114,11 @@ fn end_of(end: &WindowEndFacts) -> Result<WindowEnd, String> {
     })
 }
 
+/// The kind of a step's check, as `step.check` and the `facts` record write it.
+pub fn check_kind(check: &Check) -> CheckKind {
+    check_facts(check).0
+}
+
 fn check_facts(check: &Check) -> (CheckKind, Vec<String>) {
     match check {
         Check::Pass => (CheckKind::Pass, Vec::new()),
@@ -196,6 +201,7 @@ pub fn record_from_facts(
                 }
             })
             .collect(),
+        steps_planned: facts.steps_planned,
         stopped: facts.stopped.as_ref().map(|s| {
             let mut f = stop_facts(s);
             f.detail = f.detail.as_deref().map(mask);
@@ -217,6 +223,7 @@ pub fn record_from_facts(
                 f
             }),
             unknown_receives: w.unknown_receives,
+            faulted_receives: w.faulted_receives,
             short_polls: w.short_polls,
             untracked_sightings: w.untracked_sightings,
             tracked: w
@@ -233,6 +240,9 @@ pub fn record_from_facts(
                         sightings: t.sightings,
                         unknown_receives_before: t.unknown_receives_before,
                         copies_unknown: t.copies_unknown,
+                        ambiguous_copies: t.ambiguous_copies,
+                        send_faulted: t.send_faulted,
+                        faulted_receives_before: t.faulted_receives_before,
                     }
                 })
                 .collect(),
@@ -249,8 +259,10 @@ pub fn record_from_facts(
             failed_acks: facts.acks.failed_acks,
             unknown_acks: facts.acks.unknown_acks,
         },
+        unacknowledged: facts.unacknowledged.clone(),
         teardown_errors: masked(&facts.teardown_errors),
         faults_fired: facts.faults_fired,
+        faulted_acks: facts.faulted_acks,
     }
 }
 
@@ -287,6 +299,7 @@ pub fn facts_from_record(
             receive_budget: w.receive_budget,
             end: w.end.as_ref().map(end_of).transpose()?,
             unknown_receives: w.unknown_receives,
+            faulted_receives: w.faulted_receives,
             short_polls: w.short_polls,
             untracked_sightings: w.untracked_sightings,
             tracked: w
@@ -301,6 +314,9 @@ pub fn facts_from_record(
                         sightings: t.sightings,
                         unknown_receives_before: t.unknown_receives_before,
                         copies_unknown: t.copies_unknown,
+                        ambiguous_copies: t.ambiguous_copies,
+                        send_faulted: t.send_faulted,
+                        faulted_receives_before: t.faulted_receives_before,
                     })
                 })
                 .collect::<Result<Vec<_>, String>>()?,
@@ -322,6 +338,7 @@ pub fn facts_from_record(
         line: record.line,
         setup_error: record.setup_error.clone(),
         steps,
+        steps_planned: record.steps_planned,
         stopped: record.stopped.as_ref().map(stop_of).transpose()?,
         window,
         expect_outcome,
@@ -336,8 +353,10 @@ pub fn facts_from_record(
             failed_acks: record.acks.failed_acks,
             unknown_acks: record.acks.unknown_acks,
         },
+        unacknowledged: record.unacknowledged.clone(),
         teardown_errors: record.teardown_errors.clone(),
         faults_fired: record.faults_fired,
+        faulted_acks: record.faulted_acks,
     })
 }
 

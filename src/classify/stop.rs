@@ -19,7 +19,7 @@
 //! 5. `Interrupted`: a signal is the user's final word: every call in flight is abandoned and
 //!    the run exits 130 whatever else happened.
 
-use crate::evidence::format::Verdict;
+use crate::evidence::format::{Verdict, WindowEnded};
 
 /// Something outside a case's steps that stopped it, or the run, before its end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,13 +79,13 @@ impl StopReason {
 
     /// The label of a window it cut (`window.ended` in evidence; see
     /// [`CutReason::Stopped`](super::outcome::CutReason::Stopped)).
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> WindowEnded {
         match self {
-            StopReason::Deadline(_) => "deadline",
-            StopReason::Budget(_) => "run_budget",
-            StopReason::CredentialsRefused(_) => "credentials_refused",
-            StopReason::TargetLost(_) => "target_lost",
-            StopReason::Interrupted => "interrupted",
+            StopReason::Deadline(_) => WindowEnded::Deadline,
+            StopReason::Budget(_) => WindowEnded::RunBudget,
+            StopReason::CredentialsRefused(_) => WindowEnded::CredentialsRefused,
+            StopReason::TargetLost(_) => WindowEnded::TargetLost,
+            StopReason::Interrupted => WindowEnded::Interrupted,
         }
     }
 
@@ -189,7 +189,7 @@ mod tests {
     /// out here so that a change to one is a change to this test too.
     #[test]
     fn the_words_each_reason_leaves_in_evidence() {
-        let labels: Vec<&str> = all().iter().map(StopReason::label).collect();
+        let labels: Vec<&str> = all().iter().map(|s| s.label().as_str()).collect();
         assert_eq!(
             labels,
             [

@@ -11,8 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use values::{
-    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_partition,
-    parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
+    parse_account_id, parse_chaos, parse_duration, parse_endpoint_url, parse_nemesis,
+    parse_partition, parse_positive_duration, parse_request_budget, parse_run_id, parse_size,
 };
 
 /// Chaos and conformance experiments for Amazon SQS, with an embedded SQS emulator.
@@ -62,7 +62,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Run your own consumer against the embedded emulator, with SQS's legal-but-rare
     /// behaviour switched on, and judge every acknowledgement it makes (superseded handles,
-    /// deletes before the commit, lapsed leases, duplicate commits).
+    /// deletes before the commit, lapsed leases, duplicate commits); with --nemesis, kill it
+    /// (and start it again) or pause it at seeded points and find work lost or done twice.
     Audit(Box<AuditArgs>),
 }
 
@@ -428,15 +429,27 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size, help_heading = "Limits")]
     pub max_stored_bytes: u64,
 
-    /// Most client connections served at once; more wait in the listen backlog.
+    /// Largest request body accepted, e.g. `16MiB`; a larger one answers 413
+    /// RequestEntityTooLarge. SQS's own 1 MiB limits are checked on the decoded message, so
+    /// the default leaves room for a 1 MiB batch of binary attributes after base64 and JSON
+    /// escaping.
+    #[arg(long, value_name = "SIZE", default_value = "8MiB", value_parser = parse_size, help_heading = "Limits")]
+    pub max_request_bytes: u64,
+
+    /// Most client connections open at once. At the cap, the connection idle longest (a
+    /// pooled keep-alive connection between requests, or one that has sent nothing) is closed
+    /// to make room; a connection in a request never is, and when all are in one, new clients
+    /// wait in the listen backlog. About 15 KB of memory each.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Limits")]
     pub max_connections: u32,
 
-    /// A client must send a request's head, and then its body, within this time.
+    /// A client must send a request's head, and then its body, within this time: the longest
+    /// a slow client holds a connection slot before it is cut (twice this, head and body).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration, help_heading = "Limits")]
     pub header_read_timeout: std::time::Duration,
 
-    /// A keep-alive connection without a request for this long is closed.
+    /// A keep-alive connection without a request for this long is closed (sooner when a new
+    /// client needs its slot at --max-connections).
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_positive_duration, help_heading = "Limits")]
     pub idle_timeout: std::time::Duration,
 
@@ -610,7 +623,9 @@ pub struct SweepArgs {
                   port: POST the key as the body). A plan's output queues are a third effect \
                   channel: a message the consumer sends there is the commit of the key it \
                   carries. Without any of them the work is not checked and the audit is never \
-                  clean. Exit codes: 0 clean (no finding, the work checked), \
+                  clean. SQSPROBE_START is 1; under --nemesis kill the same command is started \
+                  again after each kill with 2, 3, ...: read back what must survive a crash, as \
+                  the ledger, when starting. Exit codes: 0 clean (no finding, the work checked), \
                   4 findings, 5 could not conclude or could not check the work, 3 the consumer \
                   could not start or the emulator failed, 1 bad command line. docs/audit.md \
                   walks through it."
@@ -649,6 +664,14 @@ pub struct AuditArgs {
     /// The chaos seed (overrides the spec's `seed=`): the same seed repeats the audit.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// Strike the consumer at points of its history drawn from the seed (docs/audit.md#nemesis):
+    /// `kill` (SIGKILL its process group at a delete, before the answer, and at a delivery,
+    /// then start the same command again; `kill=N` for N kills, default 2), `pause`
+    /// (SIGSTOP at a delivery, SIGCONT once that lease has ended; `pause=N`, default 1), or
+    /// both (`kill,pause`). Combines with --chaos.
+    #[arg(long, value_name = "SPEC", value_parser = parse_nemesis)]
+    pub nemesis: Option<crate::audit::nemesis::Nemesis>,
 
     /// Repeat the audit N times, each on a fresh emulator with the next seed (`--seed`,
     /// `--seed` + 1, ...), into `trial-<k>/`, and report each finding kind as a rate over the

@@ -278,7 +278,7 @@ fn single_case(
         verdict: judged.verdict,
         reason: judged.reason,
         findings: judged.findings,
-        classification: judged.class.map(|c| c.as_str().to_string()),
+        classification: judged.class.map(recorded::class_name),
         decision: judged.decision,
         profile_note: None,
         ..end.clone()
@@ -321,15 +321,9 @@ fn pooled_case(
             },
             // A trial whose task failed has no judgement of its own: an error, as the run
             // counted it.
-            [] if t.verdict == Verdict::Error && t.class.is_none() => judged.push(Judgement {
-                verdict: Verdict::Error,
-                class: None,
-                window_end: None,
-                messages: Vec::new(),
-                decision: None,
-                reason: "its task failed".to_string(),
-                findings: Vec::new(),
-            }),
+            [] if t.verdict == Verdict::Error && t.class.is_none() => {
+                judged.push(Judgement::task_failed("its task failed".to_string()))
+            }
             [] => {
                 out.cannot = Some(format!("trial {}: no `facts` record", t.trial));
                 return None;
@@ -456,7 +450,7 @@ fn compare(recorded: &CaseEnd, rejudged: &CaseEnd, differences: &mut Vec<String>
         let per = |t: &crate::evidence::format::Trials| {
             t.per_trial
                 .iter()
-                .map(|p| (p.trial, p.verdict.as_str(), p.class.clone()))
+                .map(|p| (p.trial, p.verdict.as_str(), p.class))
                 .collect::<Vec<_>>()
         };
         differ("trials", format!("{:?}", per(r)), format!("{:?}", per(j)));

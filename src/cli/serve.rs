@@ -40,6 +40,7 @@ pub async fn run(args: ServeArgs) -> i32 {
         max_queues: args.max_queues,
         max_messages: args.max_messages,
         max_stored_bytes: args.max_stored_bytes,
+        max_request_bytes: usize::try_from(args.max_request_bytes).unwrap_or(usize::MAX),
         max_connections: args.max_connections as usize,
         header_read_timeout: args.header_read_timeout,
         idle_timeout: args.idle_timeout,

@@ -95,7 +95,7 @@ pub fn normalize(records: &[Record]) -> Result<Baseline, NoRunStart> {
                 suite: end.suite.clone(),
                 line: case.line(),
                 verdict: end.verdict,
-                classification: end.classification.clone(),
+                classification: end.classification.map(|c| c.as_str().to_string()),
                 steps: {
                     // The trials of a multi-trial case run concurrently, so their calls
                     // interleave differently every run: compare them trial by trial (a stable
@@ -424,7 +424,7 @@ mod tests {
         let obs = call("a", Phase::Observe, "ReceiveMessage", 30, 40);
         out.extend([recv, del, retried, obs].map(Record::Call));
         let mut end = case_end("a", verdict, "r", &[]);
-        end.classification = Some("no_redelivery_within_window".to_string());
+        end.classification = Some(crate::evidence::facts::ClassName::NoRedeliveryWithinWindow);
         out.push(Record::CaseEnd(end));
         out.push(run_end(0));
         out

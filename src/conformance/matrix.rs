@@ -394,7 +394,7 @@ fn what_it_did(case: &CaseView) -> Option<Did> {
     }
     parts.extend(answers.into_iter().map(|(_, a)| a));
     if let Some(class) = &end.classification {
-        parts.push(class.replace('_', " "));
+        parts.push(class.as_str().replace('_', " "));
     }
     if end.verdict != Verdict::Pass
         && let Some(finding) = end.findings.first()
@@ -499,7 +499,7 @@ mod tests {
         retried.http_status = Some(answer.0);
         retried.error_code = answer.1.map(str::to_string);
         let mut end = case_end("stale", verdict, "why", &[]);
-        end.classification = Some("observed_redelivery".to_string());
+        end.classification = Some(crate::evidence::facts::ClassName::ObservedRedelivery);
         if verdict != Verdict::Pass {
             end.findings.push(crate::evidence::format::Finding {
                 step: Some(4),

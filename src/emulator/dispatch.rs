@@ -22,14 +22,20 @@ pub(crate) async fn dispatch(
     input: Input<'_>,
     ctx: &RequestContext,
 ) -> SqsResult<Answer> {
-    // Chaos (opt-in, server-wide): a slow server, and one that throttles.
-    if let Some(delay) = emu.chaos.latency() {
+    // Chaos (opt-in, server-wide): a slow server, and one that throttles; never to an audit's
+    // own set-up, whose failure would leave nothing to judge.
+    let spared = emu
+        .config
+        .audit
+        .as_ref()
+        .is_some_and(|a| a.spares(ctx.access_key.as_deref()));
+    if let Some(delay) = emu.chaos.latency().filter(|_| !spared) {
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = emu.stopped() => {}
         }
     }
-    if OPERATIONS.contains(&operation) && emu.chaos.throttles() {
+    if !spared && OPERATIONS.contains(&operation) && emu.chaos.throttles() {
         // The queue the request names, by URL or (CreateQueue, GetQueueUrl) by name, draws the
         // throttle from its own dice, so its outcomes do not depend on how other queues'
         // requests interleave with its own; a queue that does not exist (yet) draws from the

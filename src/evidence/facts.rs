@@ -31,22 +31,47 @@ pub struct CaseFactsRecord {
     pub setup_error: Option<String>,
     /// Every step that ran, in order.
     pub steps: Vec<StepFacts>,
+    /// How many steps the case has: those past the last that ran never ran. Absent (0) in
+    /// files written before it was recorded, read as every step ran.
+    #[serde(default)]
+    pub steps_planned: usize,
     /// What stopped the case from outside its steps.
     pub stopped: Option<StopFacts>,
     /// The case's last observation window, if an observe step started.
     pub window: Option<WindowFactsRecord>,
     /// The case's acknowledgements, counted.
     pub acks: AckCounts,
+    /// Messages a receive step returned (by label, or MessageId for one the case cannot place)
+    /// of which no acknowledgement took effect. Absent (empty) in files written before it was
+    /// recorded.
+    #[serde(default)]
+    pub unacknowledged: Vec<String>,
     /// Queues teardown could not prove deleted, one line each.
     pub teardown_errors: Vec<String>,
     /// Calls of the case whose answer its own faults changed (an injected timeout, throttle,
     /// error, reset or lost answer, a `deny` that denied).
     pub faults_fired: u32,
+    /// Of the acknowledgements refused or unanswered (`acks.failed_acks`, `acks.unknown_acks`),
+    /// those whose answer the case's own fault made. Absent (0) in files written before it was
+    /// recorded.
+    #[serde(default)]
+    pub faulted_acks: u32,
 }
 
 /// A step's own check, as the judge reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum CheckKind {
     Pass,
     /// A definite answer differed from the suite's expectation.
@@ -58,14 +83,9 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
-    /// The snake_case name, as written.
+    /// The snake_case name, as written: `pass`, `fail`, `inconclusive` or `error`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            CheckKind::Pass => "pass",
-            CheckKind::Fail => "fail",
-            CheckKind::Inconclusive => "inconclusive",
-            CheckKind::Error => "error",
-        }
+        self.into()
     }
 }
 
@@ -146,6 +166,9 @@ pub struct WindowFactsRecord {
     /// Absent while still open: a stop cut the case in the middle of it.
     pub end: Option<WindowEndFacts>,
     pub unknown_receives: u32,
+    /// Of `unknown_receives`, those whose answer a fault of the case took (absent: 0).
+    #[serde(default)]
+    pub faulted_receives: u32,
     pub short_polls: u32,
     pub untracked_sightings: u32,
     pub tracked: Vec<TrackedFacts>,
@@ -177,6 +200,16 @@ pub struct TrackedFacts {
     pub sightings: u32,
     pub unknown_receives_before: u32,
     pub copies_unknown: bool,
+    /// Messages received bearing its business key that could be a copy of it or of another
+    /// of the case's sends whose answer was lost (absent: 0).
+    #[serde(default)]
+    pub ambiguous_copies: u32,
+    /// Its send's refusal or missing answer was the case's own fault's doing (absent: false).
+    #[serde(default)]
+    pub send_faulted: bool,
+    /// Of `unknown_receives_before`, those whose answer a fault of the case took (absent: 0).
+    #[serde(default)]
+    pub faulted_receives_before: u32,
 }
 
 /// The case's acknowledgements, counted (`classify::AckFacts`), each put in its class by the
@@ -202,16 +235,47 @@ pub struct AckCounts {
     pub unknown_acks: u32,
 }
 
-/// An observation class, as expectations and outcomes name it.
+/// An observation class, as expectations, outcomes and `case_end` name it.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
 )]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ClassName {
     ObservedRedelivery,
     NoRedeliveryWithinWindow,
     Inconclusive,
     Delivered,
+}
+
+impl ClassName {
+    /// The snake_case name, as written.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl AsRef<str> for ClassName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for ClassName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What a case expects (`case_start.expect`): the case-level `expect:` of its suite, so the

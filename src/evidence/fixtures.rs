@@ -3,6 +3,7 @@
 //! stopped at its reachability check, and one multi-trial case.
 
 use crate::evidence::Record;
+use crate::evidence::facts::ClassName;
 use crate::evidence::format::*;
 use std::collections::BTreeMap;
 
@@ -90,6 +91,12 @@ pub fn call(case: &str, phase: Phase, action: &str, start_ms: u64, end_ms: u64) 
     }
 }
 
+/// The class a fixture names by its wire name.
+pub fn class_named(name: &str) -> ClassName {
+    serde_json::from_value(serde_json::Value::String(name.to_string()))
+        .unwrap_or_else(|_| panic!("{name} is not a class"))
+}
+
 pub fn at(ms: u64) -> String {
     format!("2025-01-01T00:00:{:02}.{:03}Z", ms / 1000, ms % 1000)
 }
@@ -166,7 +173,7 @@ pub fn step(case: &str, index: usize, keyword: &str, start_ms: u64, end_ms: u64)
         keyword: keyword.to_string(),
         started_at: at(start_ms),
         ended_at: at(end_ms),
-        check: "pass".to_string(),
+        check: crate::evidence::facts::CheckKind::Pass,
         trial: None,
     }
 }
@@ -259,11 +266,11 @@ pub fn trials_run() -> Vec<Record> {
             &[],
         );
         end.trial = Some(trial);
-        end.classification = Some(class.to_string());
+        end.classification = Some(class_named(class));
         end.outcomes = vec![MessageOutcome {
             message: "m1".to_string(),
             message_id: Some("id-m1".to_string()),
-            class: class.to_string(),
+            class: class_named(class),
             reason: None,
             sightings: u32::from(*class == "observed_redelivery"),
             deliveries: if *class == "observed_redelivery" {
@@ -279,7 +286,7 @@ pub fn trials_run() -> Vec<Record> {
             elapsed_ms: 3000,
             receives_used: 2,
             receive_budget: 20,
-            ended: "completed".to_string(),
+            ended: crate::evidence::format::WindowEnded::Completed,
             unknown_receives: 0,
         });
         end.started_at = at(t0);
@@ -313,7 +320,7 @@ pub fn trials_run() -> Vec<Record> {
             .map(|(i, class)| TrialOutcome {
                 trial: i as u32 + 1,
                 verdict: Verdict::Pass,
-                class: Some(class.to_string()),
+                class: Some(class_named(class)),
             })
             .collect(),
         bounds: BTreeMap::from([(
@@ -393,12 +400,12 @@ pub fn full_run() -> Vec<Record> {
         2500,
     )));
     let mut end = case_end("stale-ack", Verdict::Pass, "every expectation held", &[]);
-    end.classification = Some("observed_redelivery".to_string());
+    end.classification = Some(ClassName::ObservedRedelivery);
     end.decision = Some(Decision::Reconcile);
     end.outcomes = vec![MessageOutcome {
         message: "m1".to_string(),
         message_id: Some("id-m1".to_string()),
-        class: "observed_redelivery".to_string(),
+        class: ClassName::ObservedRedelivery,
         reason: None,
         sightings: 1,
         deliveries: 3,
@@ -410,7 +417,7 @@ pub fn full_run() -> Vec<Record> {
         elapsed_ms: 1000,
         receives_used: 1,
         receive_budget: 10,
-        ended: "all_seen".to_string(),
+        ended: crate::evidence::format::WindowEnded::AllSeen,
         unknown_receives: 0,
     });
     end.receives = 3;
@@ -425,7 +432,7 @@ pub fn full_run() -> Vec<Record> {
         "1 expectation did not hold",
         &[(61, "expected redelivery of m1, none within 2 s")],
     );
-    end.classification = Some("observed_redelivery".to_string());
+    end.classification = Some(ClassName::ObservedRedelivery);
     end.decision = Some(Decision::Hold);
     records.push(Record::CaseEnd(end));
 

@@ -107,7 +107,7 @@ pub struct StepEnd {
     pub started_at: String,
     pub ended_at: String,
     /// `pass`, `fail`, `inconclusive` or `error`: the step's own check.
-    pub check: String,
+    pub check: super::facts::CheckKind,
     /// The trial (1-based) of a multi-trial case; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<u32>,
@@ -452,14 +452,67 @@ pub use crate::decision::Decision;
 pub struct MessageOutcome {
     pub message: String,
     pub message_id: Option<String>,
-    /// `observed_redelivery`, `no_redelivery_within_window` or `inconclusive`.
-    pub class: String,
+    /// `observed_redelivery`, `no_redelivery_within_window`, `inconclusive` (or `delivered`).
+    pub class: super::facts::ClassName,
     /// Why, for `inconclusive` (throttled, transport error, budget exhausted, ...).
     pub reason: Option<String>,
     /// Times it was returned by the observation.
     pub sightings: u32,
     /// Times it was delivered in the whole case (every receive).
     pub deliveries: u32,
+}
+
+/// How an observation window ended (`case_end.window.ended`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum WindowEnded {
+    /// Watched to its planned end.
+    Completed,
+    /// Ended early: every tracked message was seen.
+    AllSeen,
+    /// A receive failed with a definite error.
+    ReceiveFailed,
+    /// The window's own receive budget ran out.
+    BudgetExhausted,
+    /// Cut by the case's stop: the run was interrupted, the case's deadline, a lost target,
+    /// refused credentials, a spent run budget.
+    Interrupted,
+    Deadline,
+    TargetLost,
+    CredentialsRefused,
+    RunBudget,
+    /// Written by earlier builds only.
+    Throttled,
+    TransportError,
+    /// No end was recorded (a case stopped before its window was judged); an empty string on
+    /// the wire.
+    #[serde(rename = "")]
+    #[strum(serialize = "")]
+    Unknown,
+}
+
+impl WindowEnded {
+    /// The snake_case name, as written.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl std::fmt::Display for WindowEnded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The bounded observation window of the case's last observe step.
@@ -472,10 +525,8 @@ pub struct Window {
     pub elapsed_ms: u64,
     pub receives_used: u32,
     pub receive_budget: u32,
-    /// `completed`, `all_seen` (ended early: every tracked message was seen), or the reason it
-    /// could not be completed (`budget_exhausted`, `receive_failed`, `interrupted`,
-    /// `deadline`, `target_lost`).
-    pub ended: String,
+    /// How it ended (see [`WindowEnded`]).
+    pub ended: WindowEnded,
     /// Receive attempts in the window without a definite answer (no response, 5xx,
     /// throttled), the ones a successful SDK retry hid included. Silence over a window with any
     /// is `inconclusive`. Absent in files written before it existed, read as 0.
@@ -518,7 +569,7 @@ pub struct CaseEnd {
     /// Unmet expectations (verdict fail), harness errors (error), or what was not observable.
     pub findings: Vec<Finding>,
     /// The overall class of the case's last observation (the worst over its messages).
-    pub classification: Option<String>,
+    pub classification: Option<super::facts::ClassName>,
     pub outcomes: Vec<MessageOutcome>,
     pub decision: Option<Decision>,
     pub window: Option<Window>,
@@ -625,7 +676,7 @@ pub struct TrialOutcome {
     pub trial: u32,
     pub verdict: Verdict,
     /// The trial's observation class, `null` without an observe step.
-    pub class: Option<String>,
+    pub class: Option<super::facts::ClassName>,
 }
 
 /// Teardown result of one owned queue.

@@ -10,6 +10,7 @@ pub mod format;
 pub mod merge;
 pub mod read;
 pub mod schema;
+pub mod sdk_error;
 pub mod view;
 pub mod writer;
 

@@ -269,7 +269,7 @@ fn test_case(case: &CaseView) -> TestCase {
     test_case.add_property(Property::new("verdict", case.state.word()));
     if let Some(end) = case.end {
         if let Some(class) = &end.classification {
-            test_case.add_property(Property::new("classification", class));
+            test_case.add_property(Property::new("classification", class.as_str()));
         }
         if let Some(decision) = end.decision {
             test_case.add_property(Property::new("decision", decision_name(decision)));

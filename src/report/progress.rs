@@ -259,7 +259,7 @@ mod tests {
             keyword: "receive".to_string(),
             started_at: fixtures::at(0),
             ended_at: fixtures::at(0),
-            check: "pass".to_string(),
+            check: crate::evidence::facts::CheckKind::Pass,
             trial: None,
         })
     }

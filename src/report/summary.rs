@@ -200,7 +200,7 @@ fn details(out: &mut String, case: &CaseView) {
 fn class(end: &CaseEnd) -> String {
     match (&end.trials, &end.classification) {
         (Some(trials), _) => text(&crate::classify::trials::tally(trials)),
-        (None, Some(class)) => code(class),
+        (None, Some(class)) => code(class.as_str()),
         (None, None) => dash(),
     }
 }
@@ -217,7 +217,7 @@ fn window(end: &CaseEnd) -> String {
             format_ms(w.planned_ms),
             w.receives_used,
             w.receive_budget,
-            code(&w.ended)
+            code(w.ended.as_str())
         ),
         None => dash(),
     }

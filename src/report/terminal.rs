@@ -147,7 +147,7 @@ pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
         Some(trials) => format!("  {}", crate::classify::trials::tally(trials)),
         None => end
             .classification
-            .as_deref()
+            .map(|c| c.as_str())
             .map(|c| format!("  {c}"))
             .unwrap_or_default(),
     };
@@ -314,7 +314,7 @@ run folder: runs/x
     #[test]
     fn progress_lines_name_the_case_and_carry_no_control_characters() {
         let mut end = case_end("stale-ack", Verdict::Pass, "ok", &[]);
-        end.classification = Some("observed_redelivery".to_string());
+        end.classification = Some(crate::evidence::facts::ClassName::ObservedRedelivery);
         end.decision = Some(crate::evidence::format::Decision::Reconcile);
         assert_eq!(
             progress_line(&end, 2, 5),

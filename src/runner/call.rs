@@ -373,10 +373,7 @@ where
         }
         Err(err) => {
             let mut error = describe_error(&err, masker);
-            error.injected = notes[last].fault.clone();
-            if error.injected.as_ref().is_some_and(|f| f.kind == "reset") {
-                error.kind = FailureKind::NotSent;
-            }
+            error.inject(notes[last].fault.clone());
             let row = &mut rows[last];
             row.completion = match error.kind {
                 FailureKind::Response | FailureKind::Refused | FailureKind::NotSent => {
@@ -440,6 +437,7 @@ where
                 sender_fault,
                 message: err.message().map(|m| masker.mask(m)),
                 injected: None,
+                denied: false,
             }
         }
         SdkError::ResponseError(_) => CallError {
@@ -452,6 +450,7 @@ where
             sender_fault,
             message: Some(masker.mask(&source_chain(err))),
             injected: None,
+            denied: false,
         },
         SdkError::TimeoutError(_) => CallError {
             kind: FailureKind::NoResponse,
@@ -461,6 +460,7 @@ where
             sender_fault: None,
             message: Some("timed out".to_string()),
             injected: None,
+            denied: false,
         },
         _ => CallError {
             kind: FailureKind::NoResponse,
@@ -470,6 +470,7 @@ where
             sender_fault: None,
             message: Some(masker.mask(&source_chain(err))),
             injected: None,
+            denied: false,
         },
     }
 }

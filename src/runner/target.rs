@@ -28,9 +28,10 @@ use aws_config::{BehaviorVersion, Region, SdkConfig, timeout::TimeoutConfig};
 use aws_sdk_sqs::config::endpoint::{Params, ResolveEndpoint};
 use aws_sdk_sqs::config::retry::RetryConfig;
 use aws_sdk_sqs::config::{Credentials, SharedCredentialsProvider};
-use aws_sdk_sqs::error::ProvideErrorMetadata;
 use aws_types::service_config::ServiceConfigKey;
 use std::time::Duration;
+
+pub use crate::evidence::sdk_error::sdk_error_line;
 
 /// The fixed access key (and secret) the embedded target signs with: public, not a secret.
 pub const EMBEDDED_KEY: &str = "sqsprobe";
@@ -311,38 +312,6 @@ async fn caller_account(sdk_config: &SdkConfig) -> Result<String, String> {
         Some(account) if !account.is_empty() => Ok(account.to_string()),
         _ => Err("STS answered without an account".to_string()),
     }
-}
-
-/// An SDK error as one short line, any account id in it masked: `Code: message` for an
-/// answer, the innermost cause for a call that got none (`Connection refused (os error 111)`).
-pub fn sdk_error_line<E>(err: &aws_sdk_sqs::error::SdkError<E>) -> String
-where
-    E: ProvideErrorMetadata + std::error::Error + 'static,
-{
-    use aws_sdk_sqs::error::SdkError;
-    let innermost = || {
-        let mut cause: &dyn std::error::Error = err;
-        while let Some(next) = cause.source() {
-            cause = next;
-        }
-        cause.to_string()
-    };
-    let text = match err {
-        SdkError::ServiceError(_) => match (err.code(), err.message()) {
-            (Some(code), Some(msg)) if !msg.is_empty() => format!("{code}: {msg}"),
-            (Some(code), _) => code.to_string(),
-            _ => innermost(),
-        },
-        SdkError::TimeoutError(_) => "timed out".to_string(),
-        SdkError::DispatchFailure(_) => format!("no connection: {}", innermost()),
-        SdkError::ResponseError(_) => format!("unreadable response: {}", innermost()),
-        _ => innermost(),
-    };
-    if let Some(line) = crate::sqs::errors::missing_credentials(&text) {
-        return line.to_string();
-    }
-    let words: Vec<&str> = text.split_whitespace().collect();
-    crate::evidence::digest::mask_account_ids(&words.join(" "))
 }
 
 /// An account id as printed: its first four digits, the rest starred (`1234********`), enough

@@ -95,7 +95,7 @@ fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
     let ends = ends(out.path());
     let first = ends.iter().find(|e| e.case == "observes-a-while").unwrap();
     assert_eq!(first.verdict, Verdict::Error, "{}", first.reason);
-    assert_eq!(first.window.as_ref().unwrap().ended, "target_lost");
+    assert_eq!(first.window.as_ref().unwrap().ended.as_str(), "target_lost");
     // The last is a case of three trials none of which started: closed like a case run once
     // (it had no case_end before), with no trial counted.
     for id in ["would-start-next", "would-start-last"] {

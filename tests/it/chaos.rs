@@ -44,7 +44,7 @@ fn run_example(dir: &Path, extra: &[&str]) -> (i32, (Option<String>, Option<u64>
         _ => None,
     });
     let class = records.iter().find_map(|r| match r {
-        Record::CaseEnd(e) => Some(e.classification.clone()),
+        Record::CaseEnd(e) => Some(e.classification.map(|c| c.as_str().to_string())),
         _ => None,
     });
     (

@@ -215,10 +215,64 @@ async fn sigterm_answers_the_long_poll_in_flight_then_exits_0() {
 }
 
 #[test]
+fn serve_help_names_every_limit_with_its_default() {
+    let help = common::run_bin(
+        &["serve", "--help"],
+        &common::root(),
+        Duration::from_secs(10),
+    );
+    assert_eq!(help.code(), 0, "{}", help.stderr);
+    // Each flag's entry: its line and the wrapped lines under it (indented far deeper than
+    // the next flag's line).
+    let lines: Vec<&str> = help.stdout.lines().collect();
+    let starts = |l: &str| l.trim_start().starts_with('-') && l.len() - l.trim_start().len() < 10;
+    let entry = |flag: &str| -> String {
+        let at = lines
+            .iter()
+            .position(|l| starts(l) && l.trim_start().starts_with(flag))
+            .unwrap_or_else(|| panic!("{flag} missing:\n{}", help.stdout));
+        let end = lines[at + 1..]
+            .iter()
+            .position(|l| starts(l) || l.trim().is_empty())
+            .map_or(lines.len(), |n| at + 1 + n);
+        lines[at..end].join(" ")
+    };
+    for (flag, default) in [
+        ("--max-connections", "[default: 512]"),
+        ("--header-read-timeout", "[default: 10s]"),
+        ("--idle-timeout", "[default: 120s]"),
+        ("--max-request-bytes", "[default: 8MiB]"),
+        ("--max-queues", "[default: 10000]"),
+        ("--max-messages", "[default: 1000000]"),
+        ("--max-stored-bytes", "[default: 1GiB]"),
+        ("--shutdown-grace", "[default: 5s]"),
+    ] {
+        let text = entry(flag);
+        assert!(
+            text.contains(default),
+            "{flag} does not say {default}: {text}"
+        );
+    }
+    let cap = entry("--max-connections");
+    assert!(cap.contains("idle longest"), "the cap's policy: {cap}");
+}
+
+#[tokio::test]
+async fn max_request_bytes_bounds_the_body() {
+    let mut serve = Serve::start_with(&["--max-request-bytes", "1KiB"]);
+    let body = format!("Action=ListQueues&QueueNamePrefix={}", "a".repeat(2000));
+    let (status, text) = post(serve.addr, FORM, body.as_bytes()).await;
+    assert_eq!(status, 413, "{text}");
+    assert!(text.contains("larger than 1024 bytes"), "{text}");
+    still_serving(&mut serve).await;
+}
+
+#[test]
 fn bad_limit_values_are_refused_on_the_command_line() {
     for args in [
         ["--max-stored-bytes", "12parsecs"],
         ["--max-connections", "0"],
+        ["--max-request-bytes", "8 parsecs"],
         ["--idle-timeout", "0s"],
         ["--account-id", "12345"],
     ] {

@@ -81,7 +81,7 @@ fn every_stop_signal_tears_down_and_leaves_valid_evidence_and_reports() {
             "SIG{name}: {}",
             end.reason
         );
-        assert_eq!(end.window.as_ref().unwrap().ended, "interrupted");
+        assert_eq!(end.window.as_ref().unwrap().ended.as_str(), "interrupted");
         assert!(end.queues.iter().all(|q| q.deleted));
         match records.last() {
             Some(Record::RunEnd(e)) => {

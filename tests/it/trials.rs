@@ -119,12 +119,12 @@ fn the_same_seed_gives_the_same_trials() {
         trials
             .per_trial
             .iter()
-            .map(|t| (t.trial, t.class.clone()))
+            .map(|t| (t.trial, t.class))
             .collect::<Vec<_>>()
     };
     let first = per_trial("11");
     assert_eq!(first.len(), 10);
-    let classes: BTreeSet<_> = first.iter().map(|(_, c)| c.clone()).collect();
+    let classes: BTreeSet<_> = first.iter().map(|(_, c)| *c).collect();
     assert_eq!(
         classes.len(),
         2,
@@ -141,7 +141,7 @@ fn classes(records: &[Record], case: &str) -> Vec<Option<String>> {
         .unwrap()
         .per_trial
         .iter()
-        .map(|t| t.class.clone())
+        .map(|t| t.class.map(|c| c.as_str().to_string()))
         .collect()
 }
 
@@ -189,4 +189,38 @@ fn each_trial_rolls_its_own_emulator_chaos_dice_and_the_seed_repeats_them() {
         );
         assert_ne!(once("6"), first, "{case}: another seed draws other dice");
     }
+}
+
+/// A step whose expectation no trial could check (its answer lost by the case's own fault)
+/// leaves the case inconclusive however many trials ran: one run of it is, and `--trials 2`
+/// (each trial's class known and allowed) used to make it a pass.
+#[test]
+fn an_expectation_no_trial_could_check_is_never_a_pass() {
+    let fixture = "tests/fixtures/unchecked-trials.yaml";
+    let (single, _) = run_records(&["run", fixture], 5, LIMIT);
+    let once = end(&single, "unchecked-after-window");
+    assert_eq!(once.verdict, Verdict::Inconclusive, "{}", once.reason);
+
+    let (pooled, _) = run_records(&["run", fixture, "--trials", "2"], 5, LIMIT);
+    let twice = end(&pooled, "unchecked-after-window");
+    assert_eq!(twice.verdict, Verdict::Inconclusive, "{}", twice.reason);
+    let trials = twice.trials.as_ref().expect("case_end.trials");
+    assert_eq!(
+        trials.counts.get("no_redelivery_within_window"),
+        Some(&2),
+        "each trial's class is known: {:?}",
+        trials.counts
+    );
+    assert!(
+        twice
+            .reason
+            .contains("2 of 2 trials left an expectation unchecked"),
+        "{}",
+        twice.reason
+    );
+    assert!(
+        twice.reason.contains("step 5 (get-queue-url)"),
+        "{}",
+        twice.reason
+    );
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn python() -> String {
+pub(crate) fn python() -> String {
     std::env::var("SQSPROBE_PYTHON").unwrap_or_else(|_| {
         panic!("set SQSPROBE_PYTHON to a Python with boto3 (scripts/test does: .venv/bin/python)")
     })
@@ -21,7 +21,7 @@ fn python() -> String {
 
 /// Runs `sqsprobe audit` on one Python example consumer: its exit code, output, and
 /// `audit.json`.
-fn audit(
+pub(crate) fn audit(
     example: &str,
     extra: &[&str],
     out: &Path,
@@ -33,7 +33,7 @@ fn audit(
 }
 
 /// Runs `sqsprobe audit` on `command` with four messages, a 1 s lease and `extra`.
-fn audit_command(
+pub(crate) fn audit_command(
     command: &[&str],
     extra: &[&str],
     out: &Path,
@@ -70,7 +70,7 @@ fn run_audit(
     )
 }
 
-fn kinds(audit: &serde_json::Value) -> Vec<(String, String)> {
+pub(crate) fn kinds(audit: &serde_json::Value) -> Vec<(String, String)> {
     audit["findings"]
         .as_array()
         .unwrap()
@@ -465,7 +465,7 @@ fn a_consumer_that_cannot_start_and_a_missing_command_are_refused() {
 
 /// The Rust example consumer (`cargo build --example audit-correct`), built if the test run
 /// did not build it already.
-fn rust_consumer() -> PathBuf {
+pub(crate) fn rust_consumer() -> PathBuf {
     let path = common::bin()
         .parent()
         .expect("target/debug")

@@ -27,7 +27,7 @@ fn outcomes(records: &[Record]) -> Vec<(String, Verdict, Option<String>, Option<
             Record::CaseEnd(e) if e.trials.is_none() => Some((
                 e.case.clone(),
                 e.verdict,
-                e.classification.clone(),
+                e.classification.map(|c| c.as_str().to_string()),
                 e.decision,
             )),
             _ => None,
@@ -255,7 +255,7 @@ fn without_the_emulators_chaos_the_suite_stays_honest() {
     let records = run(&["--endpoint-url", &serve.url], 0);
     let dup = end(&records, "chaos-redelivery-after-delete");
     assert_eq!(
-        (dup.classification.as_deref(), dup.decision),
+        (dup.classification.map(|c| c.as_str()), dup.decision),
         (Some("no_redelivery_within_window"), Some(Decision::Accept))
     );
     assert!(records.iter().all(|r| match r {

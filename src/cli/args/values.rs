@@ -49,6 +49,11 @@ pub(super) fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
     crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
 }
 
+/// An audit's `--nemesis` spec: `kill`, `pause`, `kill=N`, `pause=N`, comma-separated.
+pub(super) fn parse_nemesis(s: &str) -> Result<crate::audit::nemesis::Nemesis, String> {
+    crate::audit::nemesis::Nemesis::parse(s)
+}
+
 /// A duration as suites write one (`1500ms`, `90s`, `5m`).
 pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     crate::duration::parse(s).map_err(|e| e.to_string())

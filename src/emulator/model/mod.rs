@@ -6,12 +6,15 @@
 
 pub(crate) mod attributes;
 pub(crate) mod dedup;
+pub(crate) mod deleted;
 pub(crate) mod groups;
 pub(crate) mod message;
+pub(crate) mod number;
 pub(crate) mod queue;
 pub(crate) mod receipt;
 pub(crate) mod redrive;
 pub(crate) mod retention;
+pub(crate) mod senders;
 pub(crate) mod slab;
 pub(crate) mod store;
 pub(crate) mod task;

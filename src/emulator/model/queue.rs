@@ -28,6 +28,7 @@ pub(crate) use crate::emulator::model::message::Id;
 use crate::emulator::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
 use crate::emulator::model::receipt;
 use crate::emulator::model::retention::Retention;
+use crate::emulator::model::senders::Senders;
 use crate::emulator::model::slab::Slab;
 use crate::emulator::model::usage::{Admitted, Usage};
 use crate::emulator::support::ids::MessageIds;
@@ -75,10 +76,9 @@ pub(crate) struct Queue {
     ready: BTreeMap<u64, u32>,
     /// Group names, and on FIFO queues the groups' messages and delivery order.
     groups: Groups,
-    /// SenderIds, each stored once per queue; messages hold an index. Per queue, not per
-    /// store, so that a send needs no lock but its queue's.
-    senders: Vec<Arc<str>>,
-    sender_index: HashMap<Arc<str>, u32>,
+    /// SenderIds, each stored once while a message of this queue holds it; messages hold an
+    /// index.
+    senders: Senders,
     next_stamp: u64,
     /// Visible messages (both kinds of queue).
     visible: usize,
@@ -127,8 +127,7 @@ impl Queue {
             slots: Slab::default(),
             ready: BTreeMap::new(),
             groups: Groups::default(),
-            senders: Vec::new(),
-            sender_index: HashMap::new(),
+            senders: Senders::default(),
             next_stamp: 0,
             visible: 0,
             timers: BTreeSet::new(),
@@ -170,21 +169,9 @@ impl Queue {
             .flatten()
     }
 
-    /// The index of a SenderId in this queue's sender table, adding it on first use.
-    fn intern_sender(&mut self, sender_id: &str) -> u32 {
-        if let Some(&i) = self.sender_index.get(sender_id) {
-            return i;
-        }
-        let i = self.senders.len() as u32;
-        let name: Arc<str> = Arc::from(sender_id);
-        self.senders.push(Arc::clone(&name));
-        self.sender_index.insert(name, i);
-        i
-    }
-
     /// The SenderId of a message of this queue.
     pub fn sender_id(&self, message: &Message) -> &str {
-        self.senders.get(message.sender as usize).map_or("", |s| s)
+        self.senders.name(message.sender).unwrap_or_default()
     }
 
     /// The group a message is filed under while visible or in flight: FIFO queues only.
@@ -386,7 +373,7 @@ impl Queue {
         delay_ms: u64,
         now: u64,
     ) -> Id {
-        message.sender = self.intern_sender(sender);
+        message.sender = self.senders.join(sender);
         let size = message.size() as u64;
         let enqueued = message.enqueued_ms();
         message.group = match group {
@@ -459,8 +446,7 @@ impl Queue {
         message.set_dedup_tag(0);
         let sender = self
             .senders
-            .get(message.sender as usize)
-            .cloned()
+            .leave(message.sender)
             .unwrap_or_else(|| Arc::from(""));
         let size = message.size() as u64;
         self.stored_bytes -= size;
@@ -644,6 +630,7 @@ impl Queue {
         self.slots.clear();
         self.ready.clear();
         self.groups.clear();
+        self.senders.clear();
         self.visible = 0;
         self.timers.clear();
         self.retention.clear();

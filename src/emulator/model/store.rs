@@ -53,13 +53,14 @@
 //! it): a cache line every core touches, but no request waits there on another's work, only
 //! on an operation that holds the write lock.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use tokio::sync::Notify;
 
 use crate::emulator::model::attributes::QueueSettings;
+use crate::emulator::model::deleted::RecentlyDeleted;
 use crate::emulator::model::queue::Queue;
 use crate::emulator::model::task::MoveTask;
 use crate::emulator::model::usage::Usage;
@@ -79,8 +80,9 @@ pub(crate) struct State {
     /// Each queue behind its own mutex: lock it with [`State::lock_queue`] under the read lock,
     /// or reach it with [`State::queue_mut`] under the write lock.
     pub queues: BTreeMap<String, Mutex<Queue>>,
-    /// Deleted queue key → deletion time, for `QueueDeletedRecently`.
-    pub deleted: HashMap<String, u64>,
+    /// Queues deleted in the last minute, for `QueueDeletedRecently` (changed under the write
+    /// lock only).
+    pub deleted: RecentlyDeleted,
     /// Changed under the write lock only.
     pub move_tasks: Vec<MoveTask>,
     /// Messages and bytes stored across all queues (each queue keeps it current).
@@ -93,7 +95,7 @@ impl State {
     fn new() -> Self {
         Self {
             queues: BTreeMap::new(),
-            deleted: HashMap::new(),
+            deleted: RecentlyDeleted::default(),
             move_tasks: Vec::new(),
             usage: Arc::new(Usage::default()),
             next_seq: AtomicU64::new(1),

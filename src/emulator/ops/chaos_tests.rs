@@ -179,3 +179,46 @@ async fn a_queue_tag_gives_that_queue_its_own_chaos() {
     .unwrap_err();
     assert_eq!(err.code(), "InvalidParameterValue");
 }
+
+/// An audit's own set-up is spared the server-wide chaos: its requests are never throttled or
+/// slowed, the consumer's are.
+#[tokio::test(start_paused = true)]
+async fn an_audits_own_set_up_is_spared_the_servers_chaos() {
+    use crate::emulator::support::audit::{Ack, AuditObserver, Delivery};
+    #[derive(Debug)]
+    struct Spares;
+    impl AuditObserver for Spares {
+        fn delivered(&self, _: Delivery) {}
+        fn acknowledged(&self, _: Ack) {}
+        fn spares(&self, key: Option<&str>) -> bool {
+            key == Some("setup")
+        }
+    }
+    let emu = crate::emulator::test_support::emulator_with(crate::emulator::EmulatorConfig {
+        chaos: Chaos {
+            throttle: 1.0,
+            latency: Duration::from_millis(1500),
+            ..Chaos::default()
+        },
+        audit: Some(std::sync::Arc::new(Spares)),
+        ..crate::emulator::EmulatorConfig::default()
+    });
+    let ctx = |key: &str| crate::emulator::ops::context::RequestContext {
+        host: "localhost:9324".into(),
+        query: false,
+        trace_header: None,
+        region: "us-east-1".into(),
+        access_key: Some(key.into()),
+    };
+    let body = crate::emulator::protocol::json::decode(b"{}").unwrap();
+    let started = tokio::time::Instant::now();
+    let setup =
+        crate::emulator::dispatch::dispatch(&emu, "ListQueues", body.input(), &ctx("setup")).await;
+    assert!(setup.is_ok());
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    let consumer =
+        crate::emulator::dispatch::dispatch(&emu, "ListQueues", body.input(), &ctx("consumer"))
+            .await;
+    assert_eq!(consumer.err().map(|e| e.code()), Some("RequestThrottled"));
+    assert!(started.elapsed() >= Duration::from_millis(1500));
+}

@@ -89,7 +89,12 @@ fn delete_one(
         if emu.chaos.stale_delete_keeps(on) {
             return Ok(());
         }
-    } else if emu.chaos.redeliver_after_delete(on, handle.id.seq) {
+    } else if emu
+        .chaos
+        .redeliver_after_delete(on, (handle.id.seq, handle.id.slot), &|(seq, slot)| {
+            queue.get(Id { slot, seq }).is_some()
+        })
+    {
         // Chaos (opt-in): at-least-once delivery; the delete is acknowledged but the message
         // stays as it is (leased or visible) and is delivered again when its lease ends.
         return Ok(());

@@ -19,6 +19,11 @@ use crate::emulator::support::input::Input;
 
 /// Most messages per second a task moves (API_StartMessageMoveTask).
 const MAX_RATE: u32 = crate::sqs::limits::MAX_MESSAGES_PER_SECOND.max as u32;
+/// Tasks kept per source queue: ListMessageMoveTasks "gets the most recent message movement
+/// tasks (up to 10) under a specific source queue" (API_ListMessageMoveTasks), so an older
+/// one is needed by nothing. Only one task per source is active at a time, and it is the
+/// newest, so the ones forgotten have all ended.
+const TASKS_KEPT: usize = 10;
 
 fn is_dead_letter_queue(state: &mut State, arn: &str) -> bool {
     state.queues_mut().any(|q| {
@@ -76,6 +81,12 @@ pub(crate) fn start(emu: &Arc<Emulator>, input: Input<'_>) -> SqsResult<Value> {
     let to_move = queue.counts().0 as u64;
     let id = crate::emulator::support::ids::uuid_v4().to_string();
     let handle = BASE64.encode(json!({ "taskId": id, "sourceArn": source_arn }).to_string());
+    let of_source = |t: &MoveTask| t.source_arn == source_arn;
+    if state.move_tasks.iter().filter(|t| of_source(t)).count() >= TASKS_KEPT
+        && let Some(oldest) = state.move_tasks.iter().position(of_source)
+    {
+        state.move_tasks.remove(oldest);
+    }
     state.move_tasks.push(MoveTask {
         handle: handle.clone(),
         source_arn,
@@ -355,5 +366,36 @@ mod tests {
         .await
         .unwrap_err();
         assert_eq!(err.code(), "ResourceNotFoundException");
+    }
+
+    /// A source keeps its 10 most recent tasks (all ListMessageMoveTasks can show), and none
+    /// once it is deleted.
+    #[tokio::test(start_paused = true)]
+    async fn a_source_keeps_its_ten_latest_tasks_and_none_once_deleted() {
+        let emu = emulator();
+        let dlq = create(&emu, "dlq", json!({})).await;
+        let policy = r#"{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":1}"#;
+        create(&emu, "src", json!({"RedrivePolicy": policy})).await;
+        let dlq_arn = "arn:aws:sqs:us-east-1:000000000000:dlq";
+        for _ in 0..25 {
+            call(&emu, "StartMessageMoveTask", json!({"SourceArn": dlq_arn}))
+                .await
+                .unwrap();
+            // An empty source: the task completes at its first step.
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(emu.read().move_tasks.len(), 10);
+        let listed = call(
+            &emu,
+            "ListMessageMoveTasks",
+            json!({"SourceArn": dlq_arn, "MaxResults": 10}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(listed["Results"].as_array().map(Vec::len), Some(10));
+        call(&emu, "DeleteQueue", json!({"QueueUrl": dlq}))
+            .await
+            .unwrap();
+        assert!(emu.read().move_tasks.is_empty());
     }
 }

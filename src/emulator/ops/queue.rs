@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use crate::emulator::model::attributes::{COMPUTED_ATTRIBUTES, QueueSettings, READABLE_ATTRIBUTES};
+use crate::emulator::model::deleted::COOLDOWN_MS;
 use crate::emulator::model::queue::Queue;
 use crate::emulator::model::redrive;
 use crate::emulator::model::store::Emulator;
@@ -14,8 +15,6 @@ use crate::emulator::ops::paging::paginate;
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::Input;
 
-/// AWS's 60-second cooldowns (API_PurgeQueue, API_DeleteQueue).
-const COOLDOWN_MS: u64 = 60_000;
 /// Most tags per queue (sqs-queue-tags).
 const MAX_TAGS: usize = 50;
 
@@ -99,12 +98,7 @@ pub(crate) fn create_queue(
         }
         return Ok(json!({ "QueueUrl": url }));
     }
-    if emu.config.strict_cooldowns
-        && state
-            .deleted
-            .get(&key)
-            .is_some_and(|&at| now.saturating_sub(at) < COOLDOWN_MS)
-    {
+    if emu.config.strict_cooldowns && state.deleted.recently(&key, now) {
         return Err(SqsError::queue_deleted_recently());
     }
     state.admit_queue(&emu.config)?;
@@ -120,7 +114,7 @@ pub(crate) fn create_queue(
             "Too many tags added for queue {name}."
         )));
     }
-    state.deleted.remove(&key);
+    state.deleted.remove(&key, now);
     state.queues.insert(key, Mutex::new(queue));
     Ok(json!({ "QueueUrl": url }))
 }
@@ -183,7 +177,16 @@ pub(crate) fn delete_queue(
         .unwrap_or_else(|e| e.into_inner())
         .notify
         .notify_waiters();
-    state.deleted.insert(key, emu.now());
+    // What the store kept for the queue goes with it: its move tasks (ListMessageMoveTasks
+    // refuses a source that does not exist, and a running task ends at its next step when it
+    // finds its record gone) and its chaos dice (a queue created again under the name rolls
+    // fresh ones, as a first queue would).
+    state.move_tasks.retain(|task| task.source_arn != key);
+    emu.chaos.forget(&key);
+    // Only the cooldown needs the name, and only for its minute (`model/deleted.rs`).
+    if emu.config.strict_cooldowns {
+        state.deleted.insert(key, emu.now());
+    }
     Ok(json!({}))
 }
 
@@ -431,6 +434,42 @@ mod tests {
         call(&emu, "CreateQueue", json!({"QueueName": "q"}))
             .await
             .unwrap();
+    }
+
+    /// What the emulator keeps for a deleted queue lasts as long as the rule that needs it:
+    /// the name for its minute (not at all without cooldowns), the chaos dice not at all.
+    #[tokio::test(start_paused = true)]
+    async fn many_deleted_queues_leave_only_the_last_minute_of_names() {
+        for strict_cooldowns in [true, false] {
+            let emu = emulator_with(EmulatorConfig {
+                strict_cooldowns,
+                chaos: crate::emulator::support::chaos::Chaos {
+                    short_poll_miss: 0.5,
+                    ..Default::default()
+                },
+                ..EmulatorConfig::default()
+            });
+            // 3,000 uniquely named queues over 300 virtual seconds: 600 a minute.
+            for i in 0..3_000 {
+                let url = create(&emu, &format!("q-{i}"), json!({})).await;
+                // A short poll rolls the queue's own chaos dice.
+                receive(&emu, &url, 1, json!({})).await;
+                call(&emu, "DeleteQueue", json!({"QueueUrl": url}))
+                    .await
+                    .unwrap();
+                if i % 10 == 9 {
+                    advance(1).await;
+                }
+            }
+            let names = emu.read().deleted.len();
+            if strict_cooldowns {
+                assert!(names <= 610, "{names} deleted names kept");
+            } else {
+                assert_eq!(names, 0, "without cooldowns no name is kept");
+            }
+            assert_eq!(emu.chaos.queues_known(), 0, "dice of deleted queues kept");
+            assert!(emu.read().queues.is_empty());
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -389,10 +389,11 @@ fn chaos_copies(
                 .is_some_and(|m| !messages.iter().any(|d| d.message().origin == m.origin))
         })
         .collect();
-    let seqs: Vec<u64> = held.iter().map(|id| id.seq).collect();
+    let refs: Vec<(u64, u32)> = held.iter().map(|id| (id.seq, id.slot)).collect();
+    let stored = |(seq, slot)| queue.get(Id { slot, seq }).is_some();
     let copies: Vec<Id> = emu
         .chaos
-        .duplicates(chaos_on(queue), &seqs, room)
+        .duplicates(chaos_on(queue), &refs, room, &stored)
         .into_iter()
         .filter_map(|seq| held.iter().find(|id| id.seq == seq).copied())
         .collect();

@@ -12,7 +12,9 @@
 //!   the body read has its own timeout in `request`.
 //!
 //! The service marks busy and done through a shared [`Activity`]; an expired bound makes the
-//! next read fail with `TimedOut`, and hyper closes the connection.
+//! next read fail with `TimedOut`, and hyper closes the connection. The same [`Activity`] tells
+//! the accept loop whether the connection is idle — waiting for a request's first byte — and
+//! since when, which is what decides who gives way at the connection cap (`pool`).
 //!
 //! The bound of each phase is an `Instant`; the timer is only armed for it lazily. Resetting a
 //! tokio `Sleep` takes the timer driver's lock, and doing it at every phase change (twice a
@@ -25,18 +27,89 @@
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
 
-/// What the service tells the stream about requests on this connection.
-#[derive(Debug, Default)]
+/// [`Activity::idle_since`] of a connection that is not idle.
+const NOT_IDLE: u64 = u64::MAX;
+
+/// What the connections tell the accept loop, shared by all of them.
+#[derive(Debug)]
+pub(super) struct Gate {
+    /// The clock idle times are read on (milliseconds since the server started).
+    epoch: Instant,
+    /// Set while the accept loop waits at the cap for a connection to become idle: only then
+    /// does a request's end wake it, so a request below the cap pays one load for this.
+    waiting: AtomicBool,
+    /// Woken when a connection becomes idle while [`Gate::waiting`] is set.
+    idle: Notify,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self {
+            epoch: Instant::now(),
+            waiting: AtomicBool::new(false),
+            idle: Notify::new(),
+        }
+    }
+}
+
+impl Gate {
+    /// Now, in milliseconds since the server started.
+    fn stamp(&self) -> u64 {
+        Instant::now()
+            .saturating_duration_since(self.epoch)
+            .as_millis() as u64
+    }
+
+    /// The accept loop is waiting (or no longer) for a connection to become idle.
+    pub fn set_waiting(&self, waiting: bool) {
+        self.waiting.store(waiting, Ordering::SeqCst);
+    }
+
+    /// Resolves once a connection became idle since [`Gate::set_waiting`] (or a stale wake-up
+    /// from an earlier wait: the caller looks again either way).
+    pub async fn became_idle(&self) {
+        self.idle.notified().await;
+    }
+
+    /// Now, on the clock of [`Activity::idle_since`].
+    pub fn now(&self) -> u64 {
+        self.stamp()
+    }
+
+    /// Resolves at `stamp` on the clock of [`Activity::idle_since`].
+    pub async fn sleep_until(&self, stamp: u64) {
+        tokio::time::sleep_until(self.epoch + Duration::from_millis(stamp)).await;
+    }
+}
+
+/// What the service tells the stream, and the connection tells the accept loop, about
+/// requests on this connection.
+#[derive(Debug)]
 pub(super) struct Activity {
     in_flight: AtomicUsize,
     finished: AtomicU64,
+    /// When the connection last began waiting for a request's first byte (its opening, or the
+    /// end of its last request), on [`Gate`]'s clock; [`NOT_IDLE`] from a request's first byte
+    /// until its end.
+    idle_since: AtomicU64,
+    /// Set when the accept loop asked this connection to close to make room.
+    evicted: AtomicBool,
+    close: Notify,
+    gate: Arc<Gate>,
+}
+
+impl Default for Activity {
+    fn default() -> Self {
+        Self::new(Arc::default())
+    }
 }
 
 /// Marks a request in flight for as long as it lives (dropped when the service's future
@@ -44,17 +117,64 @@ pub(super) struct Activity {
 pub(super) struct Busy(Arc<Activity>);
 
 impl Activity {
+    /// A new connection's activity: idle (it has sent nothing yet) from now.
+    pub fn new(gate: Arc<Gate>) -> Self {
+        Self {
+            in_flight: AtomicUsize::new(0),
+            finished: AtomicU64::new(0),
+            idle_since: AtomicU64::new(gate.stamp()),
+            evicted: AtomicBool::new(false),
+            close: Notify::new(),
+            gate,
+        }
+    }
+
     /// A request starts.
     pub fn begin(self: &Arc<Self>) -> Busy {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.idle_since.store(NOT_IDLE, Ordering::SeqCst);
         Busy(Arc::clone(self))
+    }
+
+    /// Since when the connection has waited for a request (on [`Gate`]'s clock), if it does.
+    pub fn idle_since(&self) -> Option<u64> {
+        Some(self.idle_since.load(Ordering::SeqCst)).filter(|&at| at != NOT_IDLE)
+    }
+
+    /// Whether the accept loop already asked this connection to close.
+    pub fn is_evicted(&self) -> bool {
+        self.evicted.load(Ordering::SeqCst)
+    }
+
+    /// Asks the connection to close to make room: at once if it is idle, after the request
+    /// it is serving otherwise (hyper's graceful shutdown: a request under way is answered).
+    pub fn evict(&self) {
+        self.evicted.store(true, Ordering::SeqCst);
+        self.close.notify_one();
+    }
+
+    /// Resolves once [`Activity::evict`] was called.
+    pub async fn evicted(&self) {
+        self.close.notified().await;
+    }
+
+    /// The first byte of a request arrived: the connection is no longer idle.
+    fn head_started(&self) {
+        self.idle_since.store(NOT_IDLE, Ordering::SeqCst);
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.finished.fetch_add(1, Ordering::SeqCst);
-        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let activity = &self.0;
+        activity.finished.fetch_add(1, Ordering::SeqCst);
+        activity.in_flight.fetch_sub(1, Ordering::SeqCst);
+        activity
+            .idle_since
+            .store(activity.gate.stamp(), Ordering::SeqCst);
+        if activity.gate.waiting.load(Ordering::SeqCst) {
+            activity.gate.idle.notify_one();
+        }
     }
 }
 
@@ -143,6 +263,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for TimedStream<S> {
                 if buf.filled().len() > before && this.phase == Phase::Waiting {
                     this.phase = Phase::Head;
                     this.bound = Instant::now() + this.header_timeout;
+                    this.activity.head_started();
                 }
                 Poll::Ready(Ok(()))
             }

@@ -1,11 +1,11 @@
 //! Accepting connections and shutting down.
 //!
 //! Shaped like mini-redis's `server::run`: a library function serving a listener until a
-//! shutdown future resolves. At most `max_connections` connections are served at once (the
-//! accept loop waits for a free slot, so further clients queue in the listen backlog). On
-//! shutdown the listener closes, long polls answer at once with what they have, idle keep-alive
-//! connections close, and requests in flight get `shutdown_grace` to finish before their
-//! connections are cut.
+//! shutdown future resolves. At most `max_connections` connections are served at once; at the
+//! cap, the connection idle longest is closed to make room for a new one (`pool` states the
+//! policy and its bounds). On shutdown the listener closes, long polls answer at once with what
+//! they have, idle keep-alive connections close, and requests in flight get `shutdown_grace`
+//! to finish before their connections are cut.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -21,6 +21,7 @@ use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::conn::{Activity, TimedStream};
+use super::pool::Pool;
 use super::request::handle;
 use crate::emulator::model::store::Emulator;
 use crate::emulator::support::config::EmulatorConfig;
@@ -43,18 +44,11 @@ async fn serve_emulator(
     let local = listener.local_addr()?;
     let grace = emu.config.shutdown_grace;
     let slots = Arc::new(Semaphore::new(emu.config.max_connections.max(1)));
+    let pool = Arc::new(Pool::default());
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {
-        let slot = tokio::select! {
-            () = &mut shutdown => break,
-            slot = Arc::clone(&slots).acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
-        };
         let stream = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
@@ -67,11 +61,25 @@ async fn serve_emulator(
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
         };
+        let slot = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => match pool
+                .make_room(&slots, shutdown.as_mut(), &mut connections)
+                .await
+            {
+                Some(slot) => slot,
+                None => break,
+            },
+        };
+        let (activity, member) = pool.join();
         let emu = Arc::clone(&emu);
         let stop = stop_rx.clone();
         connections.spawn(async move {
-            serve_connection(emu, stream, local, stop).await;
+            serve_connection(emu, stream, local, activity, stop).await;
+            // The slot first: a connection that has left the pool but still holds its slot
+            // would leave the accept loop at the cap with one connection fewer to choose from.
             drop(slot);
+            drop(member);
         });
     }
     drop(listener);
@@ -86,16 +94,17 @@ async fn serve_emulator(
     Ok(())
 }
 
-/// Serves one connection until the client closes it, a time bound cuts it, or the server
-/// stops (then the request in flight finishes and the connection closes).
+/// Serves one connection until the client closes it, a time bound cuts it, the accept loop
+/// needs its slot, or the server stops (in the last two cases the request in flight, if any,
+/// is answered and the connection closes).
 async fn serve_connection(
     emu: Arc<Emulator>,
     stream: TcpStream,
     local: SocketAddr,
+    activity: Arc<Activity>,
     mut stop: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let activity = Arc::new(Activity::default());
     let read_timeout = emu.config.header_read_timeout;
     let stream = TimedStream::new(
         stream,
@@ -103,9 +112,10 @@ async fn serve_connection(
         read_timeout,
         emu.config.idle_timeout,
     );
+    let served = Arc::clone(&activity);
     let service = service_fn(move |req| {
         let emu = Arc::clone(&emu);
-        let busy = activity.begin();
+        let busy = served.begin();
         async move {
             let response = handle(emu, req, local, read_timeout).await;
             drop(busy);
@@ -116,12 +126,18 @@ async fn serve_connection(
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
+    let closing = async {
+        tokio::select! {
+            () = async {
+                // The guard `wait_for` returns is not Send: drop it before the branch awaits.
+                let _ = stop.wait_for(|stopping| *stopping).await;
+            } => {}
+            () = activity.evicted() => {}
+        }
+    };
     tokio::select! {
         _ = connection.as_mut() => {}
-        () = async {
-            // The guard `wait_for` returns is not Send: drop it before the branch awaits.
-            let _ = stop.wait_for(|stopping| *stopping).await;
-        } => {
+        () = closing => {
             connection.as_mut().graceful_shutdown();
             let _ = connection.await;
         }
@@ -174,6 +190,12 @@ impl RunningEmulator {
     /// The bound address.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The emulator's clock now, in epoch milliseconds: the axis of every lease it grants
+    /// (for `sqsprobe audit`, which places its own acts on it).
+    pub fn now_ms(&self) -> u64 {
+        self.emu.now()
     }
 
     /// What queue `name` of the configured region still holds, read from the store itself

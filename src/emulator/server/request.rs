@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::{Body as _, Incoming};
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
@@ -104,16 +104,43 @@ pub(super) async fn handle(
     let (parts, body) = req.into_parts();
     let head = Head::of(&parts, local, emu.config.audit.is_some());
     let limit = emu.config.max_request_bytes;
+    // A Content-Length over the cap is refused before a byte of the body is waited for.
+    if body.size_hint().lower() > limit as u64 {
+        return error(&head, &SqsError::request_too_large(limit), &request_id);
+    }
     let read = tokio::time::timeout(read_timeout, Limited::new(body, limit).collect());
     let body = match read.await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(_)) => return error(&head, &SqsError::request_too_large(limit), &request_id),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => {
+            return error(&head, &SqsError::request_too_large(limit), &request_id);
+        }
+        // Anything else is a body that is not valid HTTP: a malformed chunk, or one cut short.
+        Ok(Err(e)) => return error(&head, &unreadable_body(&head, &*e), &request_id),
         Err(_) => {
             let timeout = SqsError::request_timeout(read_timeout);
             return error(&head, &timeout, &request_id);
         }
     };
     answer(&emu, &head, &body, &request_id).await
+}
+
+/// The 400 for a body that could not be read as HTTP (a chunk size that is not hexadecimal, a
+/// body that ended early): a JSON request's body is not a document of the operation's shape
+/// (`SerializationException`), a query request's parameters are not well formed
+/// (`InvalidParameterValue`). What AWS answers is not recorded (`docs/aws-facts.md`, §13).
+fn unreadable_body(head: &Head<'_>, cause: &(dyn std::error::Error + '_)) -> SqsError {
+    let mut message = format!("The request body could not be read: {cause}");
+    let mut source = cause.source();
+    while let Some(inner) = source {
+        message.push_str(&format!(": {inner}"));
+        source = inner.source();
+    }
+    message.push('.');
+    if head.target.is_some() {
+        SqsError::serialization(message)
+    } else {
+        SqsError::invalid_parameter_value(message)
+    }
 }
 
 /// Answers a whole request in-process, as [`handle`] does over a connection, with the same

@@ -102,4 +102,10 @@ pub trait AuditObserver: Send + Sync + Debug {
     /// The body of a POST to [`LEDGER_PATH`]: one business key a line, each a commit, told
     /// before the POST is answered.
     fn ledger(&self, _lines: &str) {}
+    /// Whether requests signed with `access_key` are the audit's own (its set-up), which the
+    /// emulator's server-wide chaos (latency, throttling) spares: chaos is the consumer's
+    /// experiment, never the audit's.
+    fn spares(&self, _access_key: Option<&str>) -> bool {
+        false
+    }
 }

@@ -37,7 +37,7 @@
 //! a case's queues when the case names `emulator_chaos:`. The dice come from seeded RNGs — one
 //! for the server, one per tagged queue — so a run is reproducible.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -88,8 +88,42 @@ struct QueueDice {
 #[derive(Debug)]
 struct QueueChaos {
     dice: QueueDice,
-    redelivered: HashSet<u64>,
-    duplicated: HashSet<u64>,
+    redelivered: Marks,
+    duplicated: Marks,
+}
+
+/// A stored message as the chaos marks name it: its store-wide seq and its slot in its queue,
+/// which together tell whether the queue still stores it.
+pub(crate) type MessageRef = (u64, u32);
+
+/// Whether a queue still stores a message: the marks keep only messages it does.
+pub(crate) type Stored<'a> = &'a dyn Fn(MessageRef) -> bool;
+
+/// Fewest marks a set holds before it is first pruned.
+const MARKS_PRUNED_FROM: usize = 64;
+
+/// The messages a setting already acted on, each at most once. The rule needs a mark only while
+/// its message is stored, so whenever the set has doubled since it was last pruned, the marks
+/// of messages the queue no longer stores are dropped: the set holds at most about twice the
+/// marked messages still stored, and each insert costs O(1) amortised.
+#[derive(Debug, Default)]
+struct Marks {
+    slots: HashMap<u64, u32>,
+    kept: usize,
+}
+
+impl Marks {
+    fn contains(&self, seq: u64) -> bool {
+        self.slots.contains_key(&seq)
+    }
+
+    fn insert(&mut self, (seq, slot): MessageRef, stored: Stored<'_>) {
+        if self.slots.len() >= (2 * self.kept).max(MARKS_PRUNED_FROM) {
+            self.slots.retain(|&seq, &mut slot| stored((seq, slot)));
+            self.kept = self.slots.len();
+        }
+        self.slots.insert(seq, slot);
+    }
 }
 
 impl QueueDice {
@@ -211,8 +245,8 @@ impl ChaosDice {
                     .or_insert_with(|| {
                         Arc::new(Mutex::new(QueueChaos {
                             dice: fresh(),
-                            redelivered: HashSet::new(),
-                            duplicated: HashSet::new(),
+                            redelivered: Marks::default(),
+                            duplicated: Marks::default(),
                         }))
                     }),
             ),
@@ -226,6 +260,22 @@ impl ChaosDice {
         f(&mut entry)
     }
 
+    /// Forgets queue `key`'s dice and marks: the queue was deleted, and one created again
+    /// under its name starts with fresh dice, as a first queue of that name would.
+    pub fn forget(&self, key: &str) {
+        let mut queues = self.queues.write().unwrap_or_else(|e| e.into_inner());
+        queues.remove(key);
+        if queues.is_empty() {
+            queues.shrink_to(16);
+        }
+    }
+
+    /// How many queues have dice (for tests of what the emulator keeps).
+    #[cfg(test)]
+    pub fn queues_known(&self) -> usize {
+        self.queues.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// Whether a stale-handle delete on a standard queue keeps the message.
     pub fn stale_delete_keeps(&self, on: On<'_>) -> bool {
         !on.fifo
@@ -235,17 +285,22 @@ impl ChaosDice {
 
     /// Whether a correct delete of message `seq` on a standard queue is turned into a
     /// redelivery. True at most once per message.
-    pub fn redeliver_after_delete(&self, on: On<'_>, seq: u64) -> bool {
+    pub fn redeliver_after_delete(
+        &self,
+        on: On<'_>,
+        message: MessageRef,
+        stored: Stored<'_>,
+    ) -> bool {
         if on.fifo || self.off(on, |c| c.redeliver_after_delete) {
             return false;
         }
         self.dice(on.key, on.tags, |q| {
-            if q.redelivered.contains(&seq)
+            if q.redelivered.contains(message.0)
                 || !roll(&mut q.dice.rng, q.dice.settings.redeliver_after_delete)
             {
                 return false;
             }
-            q.redelivered.insert(seq);
+            q.redelivered.insert(message, stored);
             true
         })
     }
@@ -298,7 +353,13 @@ impl ChaosDice {
     /// Of `held` (messages other receives hold, oldest first), the ones a receive on a standard
     /// queue also gets a copy of: each with probability `duplicate`, at most `room`, and each
     /// message at most once.
-    pub fn duplicates(&self, on: On<'_>, held: &[u64], room: usize) -> Vec<u64> {
+    pub fn duplicates(
+        &self,
+        on: On<'_>,
+        held: &[MessageRef],
+        room: usize,
+        stored: Stored<'_>,
+    ) -> Vec<u64> {
         if on.fifo || room == 0 || held.is_empty() || self.off(on, |c| c.duplicate) {
             return Vec::new();
         }
@@ -310,15 +371,17 @@ impl ChaosDice {
             if p <= 0.0 {
                 return Vec::new();
             }
-            let picked: Vec<u64> = held
+            let picked: Vec<MessageRef> = held
                 .iter()
                 .copied()
-                .filter(|seq| !duplicated.contains(seq))
+                .filter(|&(seq, _)| !duplicated.contains(seq))
                 .filter(|_| roll(&mut dice.rng, p))
                 .take(room)
                 .collect();
-            duplicated.extend(picked.iter().copied());
-            picked
+            for &message in &picked {
+                duplicated.insert(message, stored);
+            }
+            picked.into_iter().map(|(seq, _)| seq).collect()
         })
     }
 
@@ -368,6 +431,7 @@ mod tests {
     use super::*;
 
     const NO_TAGS: &BTreeMap<String, String> = &BTreeMap::new();
+    const ALL_STORED: Stored<'static> = &|_| true;
 
     fn on<'a>(tags: &'a BTreeMap<String, String>) -> On<'a> {
         On {
@@ -415,14 +479,20 @@ mod tests {
         assert_eq!(a, draws(&ChaosDice::new(settings, None)));
         assert!(a.contains(&true) && a.contains(&false));
         let dice = ChaosDice::new(settings, None);
-        assert!(dice.redeliver_after_delete(on(NO_TAGS), 9));
-        assert!(!dice.redeliver_after_delete(on(NO_TAGS), 9));
-        assert!(!ChaosDice::new(Chaos::default(), None).redeliver_after_delete(on(NO_TAGS), 9));
+        assert!(dice.redeliver_after_delete(on(NO_TAGS), (9, 0), ALL_STORED));
+        assert!(!dice.redeliver_after_delete(on(NO_TAGS), (9, 0), ALL_STORED));
+        assert!(
+            !ChaosDice::new(Chaos::default(), None).redeliver_after_delete(
+                on(NO_TAGS),
+                (9, 0),
+                ALL_STORED
+            )
+        );
         let fifo = On {
             fifo: true,
             ..on(NO_TAGS)
         };
-        assert!(!dice.redeliver_after_delete(fifo, 10));
+        assert!(!dice.redeliver_after_delete(fifo, (10, 0), ALL_STORED));
         assert!(!dice.stale_delete_keeps(fifo));
     }
 
@@ -506,15 +576,15 @@ mod tests {
             QUEUE_TAG.to_string(),
             "redeliver-after-delete=1".to_string(),
         );
-        assert!(dice.redeliver_after_delete(on(&tags), 1));
+        assert!(dice.redeliver_after_delete(on(&tags), (1, 0), ALL_STORED));
         assert!(
-            !dice.redeliver_after_delete(on(NO_TAGS), 2),
+            !dice.redeliver_after_delete(on(NO_TAGS), (2, 0), ALL_STORED),
             "untagged: off"
         );
         // A new tag value is read at the next decision.
         tags.insert(QUEUE_TAG.to_string(), "stale-delete-keeps=1".to_string());
         assert!(dice.stale_delete_keeps(on(&tags)));
-        assert!(!dice.redeliver_after_delete(on(&tags), 3));
+        assert!(!dice.redeliver_after_delete(on(&tags), (3, 0), ALL_STORED));
     }
 
     #[test]
@@ -589,12 +659,16 @@ mod tests {
             },
             None,
         );
-        assert_eq!(dice.duplicates(on(NO_TAGS), &[4, 5, 6], 2), [4, 5]);
-        assert_eq!(dice.duplicates(on(NO_TAGS), &[4, 5, 6], 10), [6]);
-        assert!(dice.duplicates(on(NO_TAGS), &[4, 5, 6], 10).is_empty());
+        let held = [(4, 0), (5, 1), (6, 2)];
+        assert_eq!(dice.duplicates(on(NO_TAGS), &held, 2, ALL_STORED), [4, 5]);
+        assert_eq!(dice.duplicates(on(NO_TAGS), &held, 10, ALL_STORED), [6]);
+        assert!(
+            dice.duplicates(on(NO_TAGS), &held, 10, ALL_STORED)
+                .is_empty()
+        );
         assert!(
             ChaosDice::new(Chaos::default(), None)
-                .duplicates(on(NO_TAGS), &[1], 1)
+                .duplicates(on(NO_TAGS), &[(1, 0)], 1, ALL_STORED)
                 .is_empty()
         );
     }
@@ -633,5 +707,29 @@ mod tests {
         assert_eq!(dice.latency(), Some(Duration::from_millis(20)));
         let off = ChaosDice::new(Chaos::default(), None);
         assert!(!off.throttle(None) && off.latency().is_none());
+    }
+
+    #[test]
+    fn marks_of_messages_no_longer_stored_are_dropped_and_deleted_queues_forgotten() {
+        let dice = ChaosDice::new(
+            Chaos {
+                redeliver_after_delete: 1.0,
+                ..Chaos::default()
+            },
+            None,
+        );
+        // Each message is marked, then leaves the queue (only the last 10 are still stored).
+        let total = 100_000u64;
+        let stored = |(seq, _): MessageRef| seq + 10 >= total;
+        for seq in 0..total {
+            assert!(dice.redeliver_after_delete(on(NO_TAGS), (seq, 0), &stored));
+        }
+        let kept = dice.dice("q", NO_TAGS, |q| q.redelivered.slots.len());
+        assert!(kept <= 2 * MARKS_PRUNED_FROM, "{kept} marks kept");
+        // A mark of a message still stored is kept: it is not redelivered twice.
+        assert!(!dice.redeliver_after_delete(on(NO_TAGS), (total - 1, 0), &stored));
+        assert_eq!(dice.queues_known(), 1);
+        dice.forget("q");
+        assert_eq!(dice.queues_known(), 0);
     }
 }

@@ -58,15 +58,18 @@ pub struct EmulatorConfig {
     /// (body plus each attribute's name, type and value); a send beyond it answers `OverLimit`
     /// (403). Default 1 GiB.
     pub max_stored_bytes: u64,
-    /// Most client connections served at once; further clients wait in the listen backlog
-    /// until one closes. Default 512.
+    /// Most client connections open at once. At the cap, the connection idle longest (waiting
+    /// for a request's first byte) is closed to make room for a new one; connections in a
+    /// request are not, and when every one is, further clients wait in the listen backlog
+    /// (`server/pool.rs`). Default 512.
     pub max_connections: usize,
     /// Time a request has to arrive once it started (its first byte, or the connection's
     /// opening): the head, and separately the body. A client that is slower is disconnected.
     /// Default 10 s.
     pub header_read_timeout: Duration,
     /// A keep-alive connection with no request for this long is closed. Default 120 s, above
-    /// the SDKs' 90 s pool idle time, so a pooled connection is not closed under a client.
+    /// the SDKs' 90 s pool idle time, so a pooled connection is not closed under a client
+    /// (unless a new client needs its slot at `max_connections`).
     pub idle_timeout: Duration,
     /// On shutdown, how long requests in flight may take to finish before their connections are
     /// cut. Long polls end at once with what they have. Default 5 s.

@@ -22,6 +22,7 @@ pub(crate) use super::marks::outcome;
 use super::marks::{
     HARNESS, Lane, Mark, MarkKind, OBSERVE, Part, Picture, STEPS, Shape, lane_name,
 };
+use crate::evidence::facts::ClassName;
 use crate::evidence::format::{Call, Completion, Phase, StepEnd};
 use crate::evidence::view::{CaseView, parse_time};
 use chrono::{DateTime, FixedOffset};
@@ -429,7 +430,7 @@ fn step_mark(step: &StepEnd, rel: &impl Fn(&str) -> Option<f64>, failed: bool) -
     let (start, end) = (rel(&step.started_at)?, rel(&step.ended_at)?);
     let n = step_number(step.step);
     let sleep = step.keyword == "sleep";
-    let mut class = format!("step check-{}", class_word(&step.check));
+    let mut class = format!("step check-{}", step.check.as_str());
     if failed {
         class.push_str(" failed-step");
     }
@@ -461,20 +462,13 @@ fn step_mark(step: &StepEnd, rel: &impl Fn(&str) -> Option<f64>, failed: bool) -
             "step {n} ({}), line {}: check {}\n+{} → +{} ({})",
             step.keyword,
             step.line,
-            step.check,
+            step.check.as_str(),
             format_ms(start as u64),
             format_ms(end as u64),
             format_ms((end - start).round() as u64)
         ),
         data: vec![("step", n.to_string())],
     })
-}
-
-/// A word safe in a class name: letters, digits and `-` only.
-fn class_word(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 /// One mark per finding tied to a step: at the step's span (its `step` record, else its calls).
@@ -545,7 +539,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
     };
     let elapsed = start + w.elapsed_ms as f64;
     let planned = start + w.planned_ms as f64;
-    let class = end.classification.as_deref().unwrap_or("no class");
+    let class = end.classification.map(|c| c.as_str()).unwrap_or("no class");
     let mut title = format!(
         "observation window (step {}, line {}): {} of {} planned, {}/{} receives, ended {}",
         step_number(w.step),
@@ -577,7 +571,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
     }
     let mark = Mark {
         kind: MarkKind::Window,
-        class: format!("window ended-{}", class_word(&w.ended)),
+        class: format!("window ended-{}", w.ended.as_str().replace('_', "-")),
         parts: vec![
             Part {
                 shape: Shape::Band,
@@ -601,7 +595,7 @@ fn window_mark(case: &CaseView, rel: &impl Fn(&str) -> Option<f64>) -> Option<(M
         )),
         priority: 0,
         title,
-        data: vec![("ended", w.ended.clone())],
+        data: vec![("ended", w.ended.as_str().to_string())],
     };
     Some((mark, (start, elapsed)))
 }
@@ -619,7 +613,7 @@ fn sighting_marks(case: &CaseView, call: &Call, rel: &impl Fn(&str) -> Option<f6
                     o.message == label || o.message_id.as_deref() == Some(m.message_id.as_str())
                 })
             });
-            let redelivered = class.is_some_and(|o| o.class == "observed_redelivery");
+            let redelivered = class.is_some_and(|o| o.class == ClassName::ObservedRedelivery);
             let count = m
                 .receive_count
                 .map(|n| format!(" (receive count {n})"))
@@ -828,7 +822,7 @@ mod tests {
                 keyword: "sleep".to_string(),
                 started_at: at(200),
                 ended_at: at(1150),
-                check: "fail".to_string(),
+                check: crate::evidence::facts::CheckKind::Fail,
                 trial: None,
             }),
         );

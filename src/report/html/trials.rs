@@ -21,6 +21,7 @@ use super::parts::{case_anchor, findings, state_class};
 use super::{calls, timeline};
 use crate::classify::rate::{Bound, RateCheck, Sample, judge, percent};
 use crate::classify::trials::sample_of;
+use crate::evidence::facts::ClassName;
 use crate::evidence::format::{RateBound, Trials, Verdict};
 use crate::evidence::view::{CaseState, CaseView};
 use crate::text::escape::{html_attr as attr, html_text as esc};
@@ -211,9 +212,9 @@ fn strip(out: &mut String, case: &CaseView, n: u32) {
             .and_then(|t| t.per_trial.iter().find(|p| p.trial == trial));
         let verdict = pooled.map(|p| p.verdict).or(view.end.map(|e| e.verdict));
         let class = pooled
-            .and_then(|p| p.class.clone())
-            .or_else(|| view.end.and_then(|e| e.classification.clone()));
-        let colour = class.as_deref().unwrap_or("none");
+            .and_then(|p| p.class)
+            .or_else(|| view.end.and_then(|e| e.classification));
+        let colour = class.map_or("none", ClassName::as_str);
         let verdict_class = match verdict {
             Some(v) => state_class(CaseState::Finished(v)),
             None => "did_not_finish",
@@ -221,7 +222,7 @@ fn strip(out: &mut String, case: &CaseView, n: u32) {
         let said = format!(
             "trial {trial}: {}, {}",
             verdict.map_or("did not finish", Verdict::as_str),
-            class.as_deref().unwrap_or("no observation")
+            class.map_or("no observation", ClassName::as_str)
         );
         let _ = write!(
             out,
@@ -243,7 +244,7 @@ fn trial_section(out: &mut String, case: &CaseView, trial: u32) {
     let label = view.state.label();
     let class = view
         .end
-        .and_then(|e| e.classification.as_deref())
+        .and_then(|e| e.classification.map(|c| c.as_str()))
         .unwrap_or("");
     let reason = match view.end {
         Some(e) => e.reason.clone(),

@@ -62,6 +62,7 @@ pub(super) async fn delete(
     )
     .await;
     note_handle_row(ledger, &mut rec, &one.handle, one.origin.as_ref());
+    sqs.count_faulted_acks(rec.error.as_ref(), 1);
     Ok(sqs.check(&step.expect, &mut rec, Observed::default()))
 }
 
@@ -183,6 +184,10 @@ pub(super) async fn handle_batch(
                     )
                 },
             );
+            if outcome.is_none() {
+                // The whole call failed: every entry's acknowledgement has its answer.
+                sqs.count_faulted_acks(rec.error.as_ref(), entries.len());
+            }
             check_batch(sqs, step, &mut rec, outcome, &entries)
         }
         HandleBatch::ChangeVisibility(_) => {

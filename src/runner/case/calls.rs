@@ -86,6 +86,10 @@ pub(super) struct Caller {
     case_faults: bool,
     /// Calls whose answer an injected fault changed (every kind but latency).
     faults_fired: u32,
+    /// ReceiveMessage attempts left without a definite answer by an injected fault.
+    faulted_receives: u32,
+    /// Acknowledgements (delete entries) refused or left unanswered by the case's own fault.
+    faulted_acks: u32,
     /// The `deny` steps' policies, which every call's answer is told to.
     denies: Denies,
     /// What stops the case from outside its steps.
@@ -112,6 +116,8 @@ impl Caller {
             retries: case.retries,
             case_faults: !case.faults.is_empty(),
             faults_fired: 0,
+            faulted_receives: 0,
+            faulted_acks: 0,
             denies: Denies::default(),
             step: StepState::default(),
             history: Vec::new(),
@@ -169,6 +175,26 @@ impl Caller {
         self.faults_fired + self.denies.denied_calls()
     }
 
+    /// ReceiveMessage attempts of the case so far that an injected fault left without a
+    /// definite answer (each also counted among the ledger's unknown receives).
+    pub(super) fn faulted_receives(&self) -> u32 {
+        self.faulted_receives
+    }
+
+    /// Acknowledgements refused or left unanswered by the case's own fault so far.
+    pub(super) fn faulted_acks(&self) -> u32 {
+        self.faulted_acks
+    }
+
+    /// Counts `entries` acknowledgements of a delete call that were not done (`done` false),
+    /// as the case's fault's doing when its answer was the case's (see
+    /// [`CallError::case_made`]).
+    pub(super) fn count_faulted_acks(&mut self, error: Option<&CallError>, entries: usize) {
+        if error.is_some_and(CallError::case_made) {
+            self.faulted_acks += entries as u32;
+        }
+    }
+
     /// Sends a record to the run's consumers.
     pub(super) fn emit(&self, record: Record) {
         // The receiver lives as long as the run; if it is gone the run is ending anyway.
@@ -186,6 +212,13 @@ impl Caller {
             }
             self.emit(Record::Call(row));
         }
+    }
+
+    /// The messages the case's receive steps returned that no acknowledgement took, read from
+    /// its rows.
+    pub(super) fn unacknowledged(&self) -> Vec<String> {
+        let rows: Vec<&Call> = self.history.iter().collect();
+        crate::classify::ack_history::unacknowledged(&rows)
     }
 
     /// The acknowledgement facts of the case so far, read from its rows.
@@ -356,6 +389,17 @@ impl Caller {
         };
         self.denies.see(operation, queue.as_deref(), &mut rec.error);
         self.account(&rec, abandoned);
+        if operation == "ReceiveMessage" {
+            // As the ledger counts unknown receives: every attempt without a definite answer.
+            self.faulted_receives += rec
+                .rows
+                .iter()
+                .filter(|r| {
+                    r.completion == crate::evidence::format::Completion::Info
+                        && r.fault.as_ref().is_some_and(|f| f.kind != "latency")
+                })
+                .count() as u32;
+        }
         rec
     }
 
@@ -422,10 +466,11 @@ impl Caller {
                 .and_then(|e| e.code.clone().or_else(|| e.error_type.clone())),
         ));
         // Refused credentials stop the whole run: every other case would hear the same. An
-        // answer the case's own fault injected is the case's doing, never the target's.
+        // answer the case's own fault made is the case's doing, never the target's (a latency
+        // it injected changes no answer).
         if let (Check::Error(_), Some(err)) = (&check, &error)
             && err.kind == FailureKind::Refused
-            && err.injected.is_none()
+            && !err.case_made()
         {
             self.ctx
                 .halt
@@ -452,6 +497,7 @@ fn abandoned_call<O>(meta: CallMeta, started_at: DateTime<Utc>, why: &str) -> Re
             sender_fault: None,
             message: Some(format!("abandoned: {why}")),
             injected: None,
+            denied: false,
         }),
         rows: vec![row],
         credentials: Vec::new(),

@@ -155,6 +155,7 @@ impl Denies {
             match error {
                 Some(err) if err.is("AccessDeniedException") => {
                     err.kind = FailureKind::Response;
+                    err.denied = true;
                     if !d.lifted {
                         d.denied += 1;
                         d.first_denied_at.get_or_insert(now);

@@ -52,19 +52,19 @@ pub(super) async fn send(
     .await;
     let mut integrity = Vec::new();
     if let Some(err) = &rec.error {
-        ledger.track_unsent(&send.message, err, step.expect.expects_error());
+        ledger.track_unsent(
+            &send.message,
+            err,
+            step.expect.expects_error(),
+            business_key(&body),
+            lost_before(&rec.rows),
+        );
     }
-    // A retried send whose earlier attempt got no answer may have been taken twice.
-    let copies_unknown = rec
-        .rows
-        .iter()
-        .rev()
-        .skip(1)
-        .any(|r| r.completion == Completion::Info);
     if let Some(out) = rec.output.take() {
         let id = out.message_id().unwrap_or_default().to_string();
         let bk = business_key(&body);
-        ledger.track_sent(&send.message, &id, bk.clone(), &body, copies_unknown);
+        let lost = lost_before(&rec.rows);
+        ledger.track_sent(&send.message, &id, bk.clone(), &body, lost);
         if let Some(md5) = out.md5_of_message_body()
             && md5 != md5_hex(&body)
         {
@@ -148,10 +148,15 @@ pub(super) async fn send_batch(
     let mut integrity = Vec::new();
     if let Some(err) = rec.error.clone() {
         // The whole batch was refused or unanswered: so was every entry of it.
-        for (label, _) in bodies.values() {
-            ledger.track_unsent(label, &err, step.expect.expects_error());
+        let lost = lost_before(&rec.rows);
+        for (label, body) in bodies.values() {
+            let expected = step.expect.expects_error();
+            ledger.track_unsent(label, &err, expected, business_key(body), lost);
         }
     }
+    // Like a single send's: every entry the retry took may have a copy from each attempt
+    // before it that got no answer.
+    let lost = lost_before(&rec.rows);
     if let Some(out) = rec.output.take() {
         let mut outcome = BatchOutcome::default();
         let mut entries_ev = Vec::new();
@@ -159,7 +164,7 @@ pub(super) async fn send_batch(
             let (label, body) = bodies.get(ok.id()).cloned().unwrap_or_default();
             let bk = business_key(&body);
             if !label.is_empty() {
-                ledger.track_sent(&label, ok.message_id(), bk.clone(), &body, false);
+                ledger.track_sent(&label, ok.message_id(), bk.clone(), &body, lost);
             }
             if ok.md5_of_message_body() != md5_hex(&body) {
                 integrity.push(format!(
@@ -190,8 +195,9 @@ pub(super) async fn send_batch(
                     sender_fault: Some(f.sender_fault()),
                     message: f.message().map(|m| sqs.masker().mask(m)),
                     injected: None,
+                    denied: false,
                 };
-                ledger.track_unsent(label, &refusal, step.expect.failed.is_some());
+                ledger.track_unsent(label, &refusal, step.expect.failed.is_some(), None, 0);
             }
             outcome
                 .failed
@@ -214,6 +220,16 @@ pub(super) async fn send_batch(
             ..Observed::default()
         },
     ))
+}
+
+/// The attempts of a send call before its last that got no definite answer (`info`): each
+/// may have put a copy on the queue under a MessageId nobody answered.
+fn lost_before(rows: &[crate::evidence::format::Call]) -> u32 {
+    let before = rows.len().saturating_sub(1);
+    rows[..before]
+        .iter()
+        .filter(|r| r.completion == Completion::Info)
+        .count() as u32
 }
 
 /// The body a `body:` sends: its text, or that many `x`s.
@@ -259,6 +275,31 @@ pub(super) fn md5_hex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(completion: Completion) -> crate::evidence::format::Call {
+        crate::evidence::format::Call {
+            completion,
+            ..crate::evidence::fixtures::call(
+                "c",
+                crate::evidence::format::Phase::Step,
+                "SendMessage",
+                0,
+                1,
+            )
+        }
+    }
+
+    /// A send (a batch's included) retried after an attempt without an answer may have been
+    /// taken by that attempt too; the final attempt's own doubt is the state's to say.
+    #[test]
+    fn the_attempts_before_the_last_without_an_answer_may_each_have_left_a_copy() {
+        use Completion::*;
+        assert_eq!(lost_before(&[row(Ok)]), 0);
+        assert_eq!(lost_before(&[row(Info), row(Ok)]), 1);
+        assert_eq!(lost_before(&[row(Info), row(Fail), row(Info), row(Ok)]), 2);
+        assert_eq!(lost_before(&[row(Info)]), 0);
+        assert_eq!(lost_before(&[]), 0);
+    }
 
     #[test]
     fn generated_bodies_have_the_exact_size() {

@@ -204,13 +204,7 @@ impl CaseRun {
                 keyword: step.action.keyword().to_string(),
                 started_at: rfc3339(step_started),
                 ended_at: rfc3339(self.sqs.ctx().clock.now()),
-                check: match &check {
-                    Check::Pass => "pass",
-                    Check::Fail(_) => "fail",
-                    Check::Inconclusive(_) => "inconclusive",
-                    Check::Error(_) => "error",
-                }
-                .to_string(),
+                check: classify::recorded::check_kind(&check),
                 trial: self.sqs.trial(),
             }));
             let passed = check == Check::Pass;
@@ -239,6 +233,7 @@ impl CaseRun {
             line: self.case.pos.line,
             setup_error: self.record.setup_error.clone(),
             steps: self.record.results.clone(),
+            steps_planned: self.case.steps.len(),
             stopped: self.record.stopped.clone(),
             window: self.record.window.clone(),
             // A trial's outcome is judged with the other trials' (classify::trials::pool).
@@ -248,8 +243,10 @@ impl CaseRun {
             },
             expect_decision: self.case.expect.decision.as_ref().map(|d| d.value.clone()),
             acks: self.sqs.ack_facts(),
+            unacknowledged: self.sqs.unacknowledged(),
             teardown_errors: self.record.teardown_errors.clone(),
             faults_fired: self.sqs.faults_fired(),
+            faulted_acks: self.sqs.faulted_acks(),
         };
         // The case is judged on its facts as the evidence holds them, read back: what `sqsprobe
         // check` will read. A record that does not read back is a harness bug, said as one.
@@ -279,7 +276,7 @@ impl CaseRun {
             .map(|m| MessageOutcome {
                 message: m.label.clone(),
                 message_id: m.message_id.clone(),
-                class: m.class.as_str().to_string(),
+                class: classify::recorded::class_name(m.class),
                 reason: m.reason.as_deref().map(|r| self.sqs.masker().mask(r)),
                 sightings: m.sightings,
                 deliveries: self.ledger.deliveries_of(&m.label),
@@ -295,8 +292,8 @@ impl CaseRun {
             ended: judged
                 .window_end
                 .as_ref()
-                .map(|e| e.label().to_string())
-                .unwrap_or_default(),
+                .map(|e| e.label())
+                .unwrap_or(crate::evidence::format::WindowEnded::Unknown),
             unknown_receives: w.unknown_receives,
         });
         let findings = judged
@@ -314,7 +311,7 @@ impl CaseRun {
             verdict: judged.verdict,
             reason: self.sqs.masker().mask(&judged.reason),
             findings,
-            classification: judged.class.map(|c| c.as_str().to_string()),
+            classification: judged.class.map(classify::recorded::class_name),
             outcomes,
             decision: judged.decision,
             window,

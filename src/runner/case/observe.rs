@@ -213,6 +213,7 @@ pub(super) async fn observe(
         receive_budget: o.max_receives,
         end: None,
         unknown_receives: 0,
+        faulted_receives: 0,
         short_polls: 0,
         untracked_sightings: 0,
         tracked,
@@ -256,6 +257,7 @@ pub(super) async fn observe(
         );
         let poll_started = Instant::now();
         let unknown_before_poll = ledger.unknown_receives();
+        let faulted_before_poll = sqs.faulted_receives();
         let (mut rec, received, integrity) = receive_call(
             sqs,
             ledger,
@@ -291,11 +293,13 @@ pub(super) async fn observe(
             .unwrap_or_default();
         sqs.emit_rows(&mut rec);
         let unknown_now = ledger.unknown_receives();
+        let faulted_now = sqs.faulted_receives();
         w.receives_used += 1;
         if wait_secs == 0 {
             w.short_polls += 1;
         }
         w.unknown_receives += unknown_now - unknown_before_poll;
+        w.faulted_receives += faulted_now - faulted_before_poll;
         w.integrity.extend(integrity);
         if let Some(err) = &error
             && err.kind == FailureKind::Response
@@ -315,6 +319,7 @@ pub(super) async fn observe(
             {
                 if t.sightings == 0 {
                     t.unknown_receives_before = unknown_now;
+                    t.faulted_receives_before = faulted_now;
                 }
                 t.sightings += 1;
             }
@@ -346,10 +351,15 @@ pub(super) async fn observe(
         }
     };
     let unknown = ledger.unknown_receives();
+    let faulted = sqs.faulted_receives();
     w.elapsed_ms = start.elapsed().as_millis() as u64;
     w.end = Some(end);
-    for t in w.tracked.iter_mut().filter(|t| t.sightings == 0) {
-        t.unknown_receives_before = unknown;
+    for t in w.tracked.iter_mut() {
+        t.ambiguous_copies = ledger.ambiguous_copies(&t.label);
+        if t.sightings == 0 {
+            t.unknown_receives_before = unknown;
+            t.faulted_receives_before = faulted;
+        }
     }
     Ok(check_window(w, step.expect.outcome.as_ref()))
 }
@@ -380,6 +390,9 @@ async fn observe_delete(
         row.message_id = Some(id.to_string());
         row.message = message.clone();
     }
+    // An acknowledgement like a step's (the case's acknowledgements are read from every
+    // delete row): the case's own fault may have made its answer.
+    sqs.count_faulted_acks(rec.error.as_ref(), 1);
     sqs.emit_rows(&mut rec);
 }
 

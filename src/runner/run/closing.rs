@@ -67,15 +67,7 @@ pub(super) fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
                 judged.push(j.clone());
                 ends.push(end);
             }
-            Err(why) => judged.push(classify::Judgement {
-                verdict: Verdict::Error,
-                class: None,
-                window_end: None,
-                messages: Vec::new(),
-                decision: None,
-                reason: why.clone(),
-                findings: Vec::new(),
-            }),
+            Err(why) => judged.push(classify::Judgement::task_failed(why.clone())),
         }
     }
     let pooled = classify::trials::pool(
