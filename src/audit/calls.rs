@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::plan::{KeyPaths, key_on};
+use super::key::KeyMap;
 use crate::emulator::audit::Called;
 use crate::evidence::digest::Masker;
 use crate::evidence::format::{Call, Completion, EntryEvidence, MessageEvidence, Phase};
@@ -29,15 +29,20 @@ pub const SETUP_ACCESS_KEY: &str = "sqsprobe-audit-setup";
 pub struct Known {
     /// A handle's digest → the MessageId and business key of the delivery that issued it.
     pub handles: HashMap<String, (String, Option<String>)>,
-    /// A queue's name → where the business key sits in its bodies.
-    pub keys: KeyPaths,
+    /// A queue's name → where the business key sits in its messages.
+    pub keys: KeyMap,
     /// Every handle and body seen, masked wherever an answer echoes one.
     pub masker: Masker,
 }
 
 impl Known {
-    fn key_of(&self, queue: Option<&str>, body: &str) -> Option<String> {
-        key_on(&self.keys, queue, body)
+    fn key_of(
+        &self,
+        queue: Option<&str>,
+        body: &str,
+        attributes: Option<&Map<String, Value>>,
+    ) -> Option<String> {
+        self.keys.read(queue, body, attributes)
     }
 
     /// Learns the handles and bodies of a request and its answer (before a row masks them).
@@ -65,7 +70,7 @@ impl Known {
             let body = str_of(m, "Body").unwrap_or_default();
             self.masker.add_handle(handle);
             self.masker.add_body(body);
-            let key = self.key_of(queue.as_deref(), body);
+            let key = self.key_of(queue.as_deref(), body, attributes_of(m));
             self.handles
                 .insert(sha256_hex(handle), (id.to_string(), key));
         }
@@ -86,7 +91,7 @@ pub fn row(run_id: &str, called: &Called<'_>, known: &Known) -> Call {
     match called.operation {
         "SendMessage" => {
             let body = str_of(params, "MessageBody").unwrap_or_default();
-            business_key = known.key_of(queue.as_deref(), body);
+            business_key = known.key_of(queue.as_deref(), body, attributes_of(params));
             message_id = answer
                 .and_then(|a| str_of(a, "MessageId"))
                 .map(str::to_string);
@@ -104,7 +109,7 @@ pub fn row(run_id: &str, called: &Called<'_>, known: &Known) -> Call {
                     .and_then(|c| c.parse().ok());
                 messages.push(message(
                     str_of(m, "MessageId").unwrap_or_default(),
-                    known.key_of(queue.as_deref(), body),
+                    known.key_of(queue.as_deref(), body, attributes_of(m)),
                     str_of(m, "ReceiptHandle"),
                     Some(body),
                     count,
@@ -269,18 +274,68 @@ fn sent_in_batch(
         .into_iter()
         .filter_map(|ok| {
             let id = str_of(ok, "Id")?;
-            let body = entries(params)
-                .find(|e| str_of(e, "Id") == Some(id))
-                .and_then(|e| str_of(e, "MessageBody"))?;
+            let entry = entries(params).find(|e| str_of(e, "Id") == Some(id))?;
+            let body = str_of(entry, "MessageBody")?;
             Some(message(
                 str_of(ok, "MessageId")?,
-                known.key_of(queue, body),
+                known.key_of(queue, body, attributes_of(entry)),
                 None,
                 Some(body),
                 None,
             ))
         })
         .collect()
+}
+
+/// One message a send stored, as its request wrote it.
+#[derive(Debug, Clone, Copy)]
+pub struct Stored<'a> {
+    /// The queue's name, from the request's `QueueUrl`.
+    pub queue: Option<&'a str>,
+    pub message_id: &'a str,
+    pub body: &'a str,
+    pub attributes: Option<&'a Map<String, Value>>,
+}
+
+/// The messages a SendMessage or SendMessageBatch stored (only the entries that succeeded).
+pub fn stored<'a>(called: &'a Called<'_>) -> Vec<Stored<'a>> {
+    let params = called.params;
+    let queue = str_of(params, "QueueUrl")
+        .and_then(|u| u.trim_end_matches('/').rsplit('/').next())
+        .filter(|n| !n.is_empty());
+    let Some(answer) = called.answer.as_ref().ok().and_then(|a| a.as_object()) else {
+        return Vec::new();
+    };
+    match called.operation {
+        "SendMessage" => str_of(answer, "MessageId")
+            .map(|id| Stored {
+                queue,
+                message_id: id,
+                body: str_of(params, "MessageBody").unwrap_or_default(),
+                attributes: attributes_of(params),
+            })
+            .into_iter()
+            .collect(),
+        "SendMessageBatch" => list(answer, "Successful")
+            .into_iter()
+            .filter_map(|ok| {
+                let id = str_of(ok, "Id")?;
+                let entry = entries(params).find(|e| str_of(e, "Id") == Some(id))?;
+                Some(Stored {
+                    queue,
+                    message_id: str_of(ok, "MessageId")?,
+                    body: str_of(entry, "MessageBody").unwrap_or_default(),
+                    attributes: attributes_of(entry),
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A message's (or a send's) `MessageAttributes`, when it has any.
+fn attributes_of(m: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    m.get("MessageAttributes").and_then(Value::as_object)
 }
 
 /// The name of the queue a request names (the last segment of its `QueueUrl`, else its
@@ -322,7 +377,7 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::plan::KeyPath;
+    use crate::audit::key::{KeySpec, Role};
     use crate::emulator::audit::Refusal;
     use serde_json::json;
     use std::time::{Duration, SystemTime};
@@ -398,9 +453,11 @@ mod tests {
     #[test]
     fn batches_keep_each_entry_and_a_plans_key_path() {
         let mut known = Known::default();
-        known
-            .keys
-            .insert("orders".into(), KeyPath(vec!["order".into(), "id".into()]));
+        known.keys.insert(
+            "orders".into(),
+            KeySpec::parse("order.id").unwrap(),
+            Role::Source,
+        );
         let params = map(json!({"QueueUrl": "http://h/1/orders", "Entries": [
             {"Id": "a", "MessageBody": "{\"order\": {\"id\": \"k-1\"}}"},
             {"Id": "b", "MessageBody": "{\"order\": {\"id\": \"k-2\"}}"}]}));
@@ -414,5 +471,50 @@ mod tests {
         assert_eq!(r.messages.len(), 1);
         assert_eq!(r.messages[0].business_key.as_deref(), Some("k-1"));
         assert_eq!(r.messages[0].message_id, "m-a");
+    }
+
+    /// The messages a send stored, with their attributes, so a key in an attribute is read;
+    /// a batch entry that failed stored nothing.
+    #[test]
+    fn stored_names_each_message_a_send_stored() {
+        let mut known = Known::default();
+        known.keys.insert(
+            "tasks".into(),
+            KeySpec::parse("attribute:Id").unwrap(),
+            Role::Source,
+        );
+        let attrs = json!({"Id": {"DataType": "String", "StringValue": "t-1"}});
+        let params = map(json!({"QueueUrl": "http://h/1/tasks", "Entries": [
+            {"Id": "a", "MessageBody": "plain", "MessageAttributes": attrs},
+            {"Id": "b", "MessageBody": "plain"}]}));
+        let answer = json!({"Successful": [{"Id": "a", "MessageId": "m-a"}],
+            "Failed": [{"Id": "b", "Code": "InternalError", "SenderFault": false, "Message": "x"}]});
+        let c = called("SendMessageBatch", &params, Ok(&answer));
+        let sent = stored(&c);
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].queue, sent[0].message_id), (Some("tasks"), "m-a"));
+        assert_eq!(
+            known
+                .keys
+                .read(sent[0].queue, sent[0].body, sent[0].attributes),
+            Some("t-1".into())
+        );
+        known.learn(&c);
+        assert_eq!(
+            row("r", &c, &known).messages[0].business_key.as_deref(),
+            Some("t-1")
+        );
+        let refused = called(
+            "SendMessage",
+            &params,
+            Err(Refusal {
+                status: 400,
+                code: "x",
+                shape: "x".into(),
+                sender_fault: true,
+                message: "no".into(),
+            }),
+        );
+        assert!(stored(&refused).is_empty());
     }
 }

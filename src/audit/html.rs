@@ -248,6 +248,7 @@ mod tests {
             seq: 1,
             nonce,
             body: r#"{"business_key": "<script>x</script>"}"#.into(),
+            attributes: Default::default(),
             at_ms: at,
             lease_until_ms: at + 1_000,
         };
@@ -263,6 +264,7 @@ mod tests {
                 },
                 business_key: None,
                 commits_at_ack: None,
+                handed_off: false,
             }],
             ..Log::default()
         });
@@ -319,6 +321,7 @@ mod tests {
             seq,
             nonce: seq,
             body: format!(r#"{{"business_key": "b-{seq}"}}"#),
+            attributes: serde_json::Map::new(),
             at_ms: at,
             lease_until_ms: at + 1_000,
         };

@@ -18,7 +18,12 @@
 //! - `unplaced_ack` (`unsure`, HOLD): the times cannot place it (never on the emulator's
 //!   own clock; kept so that no class falls through as fine);
 //! - `ack_before_commit` (REPAIR): a delete before the ledger held the message's business key
-//!   (at-most-once: a crash in between loses the work).
+//!   (at-most-once: a crash in between loses the work) — unless the consumer had by then
+//!   handed the work on as a new message to a source queue of the plan (a retry that
+//!   publishes again, then deletes): the new message carries it and is judged in turn.
+//!
+//! The ledger is every effect channel the audit sees ([`super::effects`]): the file, the
+//! HTTP ledger, forwards to output queues; a key's commits are the most one channel holds.
 //!
 //! For every message:
 //! - `duplicate_commit` (RECONCILE): its business key committed more than once;
@@ -29,7 +34,14 @@
 //! - `never_acked` (HOLD): still on the queue at the end, or moved to its dead-letter queue.
 //!
 //! - `gone_without_delete` (HOLD): no longer on the queue, but no delete of it took (a purge,
-//!   the queue's deletion, its retention ending): gone is not deleted.
+//!   the queue's deletion, its retention ending): gone is not deleted;
+//! - `unreadable_key` (HOLD): a message delivered (or a forward sent) whose business key
+//!   cannot be read where the plan says: its work cannot be judged, never counted as undone.
+//!
+//! For the ledger: `unmatched_commit` (HOLD), a line of a channel that is no message's
+//! business key (a ledger of MessageIds, a forward carrying another key), named.
+//!
+//! The messages judged are those the audit sent and those the consumer handed off.
 //!
 //! Under `--nemesis` the log holds what the nemesis did, and the findings it explains say so:
 //! `lost_work` of a message whose delete was the kill point, a lease finding of an attempt
@@ -45,6 +57,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::effects::Channel;
 use super::nemesis::{Act, ActKind, On};
 use super::recorder::Log;
 use crate::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
@@ -64,11 +77,13 @@ pub enum FindingKind {
     GoneWithoutDelete,
     InvalidHandle,
     UnplacedAck,
+    UnreadableKey,
+    UnmatchedCommit,
 }
 
 impl FindingKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [FindingKind; 9] = [
+    pub const ALL: [FindingKind; 11] = [
         FindingKind::StaleHandleAck,
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
@@ -78,6 +93,8 @@ impl FindingKind {
         FindingKind::GoneWithoutDelete,
         FindingKind::InvalidHandle,
         FindingKind::UnplacedAck,
+        FindingKind::UnreadableKey,
+        FindingKind::UnmatchedCommit,
     ];
 
     /// The snake_case name reports and `audit.json` use.
@@ -92,6 +109,8 @@ impl FindingKind {
             FindingKind::GoneWithoutDelete => "gone_without_delete",
             FindingKind::InvalidHandle => "invalid_handle",
             FindingKind::UnplacedAck => "unplaced_ack",
+            FindingKind::UnreadableKey => "unreadable_key",
+            FindingKind::UnmatchedCommit => "unmatched_commit",
         }
     }
 
@@ -111,7 +130,10 @@ impl FindingKind {
         }
         match self {
             FindingKind::AckBeforeCommit | FindingKind::LostWork => Decision::Repair,
-            FindingKind::NeverAcked | FindingKind::GoneWithoutDelete => Decision::Hold,
+            FindingKind::NeverAcked
+            | FindingKind::GoneWithoutDelete
+            | FindingKind::UnreadableKey
+            | FindingKind::UnmatchedCommit => Decision::Hold,
             FindingKind::DuplicateCommit => Decision::Reconcile,
             // Each has its class above.
             FindingKind::StaleHandleAck
@@ -125,7 +147,10 @@ impl FindingKind {
     fn needs_ledger(self) -> bool {
         matches!(
             self,
-            FindingKind::AckBeforeCommit | FindingKind::DuplicateCommit | FindingKind::LostWork
+            FindingKind::AckBeforeCommit
+                | FindingKind::DuplicateCommit
+                | FindingKind::LostWork
+                | FindingKind::UnmatchedCommit
         )
     }
 }
@@ -153,6 +178,8 @@ pub struct MessageJudgement {
     pub acks: u32,
     pub commits: Option<u32>,
     pub deleted: bool,
+    /// `audit` (the plan's) or `consumer` (a hand-off the consumer sent to a source queue).
+    pub sent_by: &'static str,
     pub decision: Decision,
     pub findings: Vec<FindingKind>,
 }
@@ -205,7 +232,9 @@ pub struct End {
 /// Judges the log.
 pub fn judge(log: &Log, end: &End) -> Audit {
     let mut findings = Vec::new();
-    let ledger = end.ledger.is_some();
+    // Every channel's commits per key; `None`: nothing could show the work.
+    let commits_of = log.effects.combined(end.ledger.as_ref());
+    let ledger = commits_of.is_some();
     // The deliveries of each message (by seq), in order: attempt k is index k − 1.
     let mut by_seq: BTreeMap<u64, Vec<&Delivery>> = BTreeMap::new();
     for d in &log.deliveries {
@@ -355,6 +384,8 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                     AckClass::InLease | AckClass::AfterEnd | AckClass::UnknownHandle => {
                         if ack.op == AckOp::Delete
                             && ledger
+                            && key.is_some()
+                            && !fact.handed_off
                             && fact.commits_at_ack.unwrap_or(0) == 0
                         {
                             findings.push(finding(
@@ -382,28 +413,54 @@ pub fn judge(log: &Log, end: &End) -> Audit {
     }
 
     let mut per_message = Vec::new();
-    for message in &end.sent {
+    // The plan's messages, then the hand-offs the consumer sent to its source queues: each
+    // carries work of its own to judge.
+    let judged: Vec<(&String, Option<&super::effects::Handoff>)> = end
+        .sent
+        .iter()
+        .map(|m| (m, None))
+        .chain(
+            log.handoffs
+                .iter()
+                .filter(|h| !end.sent.contains(&h.message_id))
+                .map(|h| (&h.message_id, Some(h))),
+        )
+        .collect();
+    let mut duplicates_said = std::collections::BTreeSet::new();
+    for (message, handoff) in judged {
         let deliveries: Vec<&Delivery> = log
             .deliveries
             .iter()
             .filter(|d| &d.message_id == message)
             .collect();
         let seq = deliveries.first().map(|d| d.seq);
-        let key = deliveries.first().and_then(|d| log.key(d.seq));
-        let commits = end
-            .ledger
+        let key = deliveries
+            .first()
+            .and_then(|d| log.key(d.seq))
+            .or_else(|| handoff.and_then(|h| h.key.clone()));
+        // Read where the plan says, and nothing there: the audit cannot judge its work.
+        let unreadable = key.is_none() && (!deliveries.is_empty() || handoff.is_some());
+        let commits = commits_of
             .as_ref()
-            .map(|l| key.as_ref().and_then(|k| l.get(k).copied()).unwrap_or(0));
+            .and_then(|l| key.as_ref().map(|k| l.get(k).copied().unwrap_or(0)));
         // Deleted means a delete of it took, not that it is gone: a purge, the queue's
         // deletion or retention expiry also empty a queue, and none of them is the consumer's
         // acknowledgement.
         let gone = !end.remaining.contains(message);
-        let deleted = gone
-            && log.acks.iter().zip(&reading.uses).any(|(f, j)| {
+        let deletes: Vec<&crate::audit::recorder::AckFact> = log
+            .acks
+            .iter()
+            .zip(&reading.uses)
+            .filter(|(f, j)| {
                 f.ack.op == AckOp::Delete
                     && j.delivery
                         .is_some_and(|i| &log.deliveries[i].message_id == message)
-            });
+            })
+            .map(|(f, _)| f)
+            .collect();
+        let deleted = gone && !deletes.is_empty();
+        // Its work went on in a message of the consumer's before it was deleted.
+        let handed_on = deletes.iter().any(|f| f.handed_off);
         let here = |kind: FindingKind, detail: String| Finding {
             kind,
             decision: kind.decision(),
@@ -412,7 +469,27 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             attempt: None,
             detail,
         };
-        if let Some(n) = commits.filter(|n| *n > 1) {
+        if unreadable {
+            let at = handoff.map_or_else(
+                || "where the plan's `key:` says".to_string(),
+                |h| format!("at `{}` (queue `{}`)", h.key_at, h.queue),
+            );
+            findings.push(here(
+                FindingKind::UnreadableKey,
+                format!(
+                    "its business key cannot be read {at}{}: the audit cannot tell whether its \
+                     work was done, so it is held, never counted as done or undone",
+                    if handoff.is_some() {
+                        ", in a message the consumer sent to the queue"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        if let Some(n) = commits.filter(|n| *n > 1)
+            && duplicates_said.insert(key.clone())
+        {
             findings.push(here(
                 FindingKind::DuplicateCommit,
                 format!(
@@ -422,7 +499,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
                 ),
             ));
         }
-        if deleted && commits == Some(0) {
+        if deleted && commits == Some(0) && !handed_on {
             let killed = killed_at_delete(log, message).map_or(String::new(), |kill| {
                 format!(
                     " (the nemesis killed the consumer at delete {} as this delete was answered, \
@@ -488,9 +565,24 @@ pub fn judge(log: &Log, end: &End) -> Audit {
             acks: seq.and_then(|s| acks_of.get(&s).copied()).unwrap_or(0),
             commits,
             deleted,
+            sent_by: if handoff.is_some() {
+                "consumer"
+            } else {
+                "audit"
+            },
             decision,
             findings: kinds,
         });
+    }
+    for f in effect_findings(log, end, &per_message) {
+        if let Some(m) = per_message
+            .iter_mut()
+            .find(|m| f.message.as_ref() == Some(&m.message))
+        {
+            m.findings.push(f.kind);
+            m.decision = worst(&m.findings).unwrap_or(m.decision);
+        }
+        findings.push(f);
     }
     let mut counts = BTreeMap::new();
     for kind in FindingKind::ALL {
@@ -515,6 +607,71 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         per_message,
         acknowledgements,
     }
+}
+
+/// What the channels hold that the messages cannot account for: a forward whose key cannot be
+/// read, and each distinct line (or forwarded key) that is no message's business key — named,
+/// and said to be a MessageId when it is one (a ledger of MessageIds instead of keys).
+fn effect_findings(log: &Log, end: &End, messages: &[MessageJudgement]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for c in &log.commits {
+        if c.channel == Channel::Forward && c.key.is_none() {
+            out.push(Finding {
+                kind: FindingKind::UnreadableKey,
+                decision: FindingKind::UnreadableKey.decision(),
+                business_key: None,
+                message: c.message_id.clone(),
+                attempt: None,
+                detail: format!(
+                    "a forward to `{}` whose business key cannot be read at `{}`: the audit \
+                     cannot tell whose work it commits",
+                    c.queue.as_deref().unwrap_or("?"),
+                    c.key_at.as_deref().unwrap_or("business_key")
+                ),
+            });
+        }
+    }
+    let known: std::collections::BTreeSet<&str> = messages
+        .iter()
+        .filter_map(|m| m.business_key.as_deref())
+        .chain(log.keys.values().map(String::as_str))
+        .collect();
+    let mut said = std::collections::BTreeSet::new();
+    for (channel, line) in log.effects.lines(end.ledger.as_ref()) {
+        if known.contains(line) || !said.insert((channel, line)) {
+            continue;
+        }
+        let shown: String = line.chars().take(80).collect();
+        let shown = if shown.len() < line.len() {
+            format!("{shown}…")
+        } else {
+            shown
+        };
+        let whose = messages.iter().find(|m| m.message == line);
+        let what = match channel {
+            Channel::File => format!("the ledger (SQSPROBE_LEDGER) holds `{shown}`"),
+            Channel::Http => format!("the HTTP ledger (SQSPROBE_LEDGER_URL) was sent `{shown}`"),
+            Channel::Forward => format!("a forward carries the key `{shown}`"),
+        };
+        let detail = match whose {
+            Some(m) => format!(
+                "{what}, the MessageId of the message with business key `{}`: a ledger holds \
+                 business keys, not MessageIds (each delivery of a message may be another \
+                 attempt; the key is what stays the same)",
+                m.business_key.as_deref().unwrap_or("?")
+            ),
+            None => format!("{what}, which is no message's business key"),
+        };
+        out.push(Finding {
+            kind: FindingKind::UnmatchedCommit,
+            decision: FindingKind::UnmatchedCommit.decision(),
+            business_key: None,
+            message: whose.map(|m| m.message.clone()),
+            attempt: None,
+            detail,
+        });
+    }
+    out
 }
 
 /// The most urgent decision among a message's findings: REPAIR, then HOLD, then RECONCILE.
@@ -583,6 +740,7 @@ fn op_name(op: AckOp) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::audit::effects::{Channel, Commit, Handoff};
     use crate::audit::recorder::AckFact;
     use crate::emulator::audit::Ack;
     use crate::evidence::business_key;
@@ -594,6 +752,7 @@ pub(crate) mod tests {
             seq,
             nonce,
             body: format!(r#"{{"business_key": "b-{seq}", "seq": {seq}}}"#),
+            attributes: Default::default(),
             at_ms: at,
             lease_until_ms: at + lease,
         }
@@ -610,6 +769,7 @@ pub(crate) mod tests {
             },
             business_key: handle.map(|(s, _)| format!("b-{s}")),
             commits_at_ack: commits,
+            handed_off: false,
         }
     }
 
@@ -650,7 +810,7 @@ pub(crate) mod tests {
         assert!(a.clean, "{:?}", a.findings);
         assert!(a.per_message.iter().all(|m| m.decision == Decision::Accept));
         assert_eq!(a.counts["stale_handle_ack"], 0);
-        assert_eq!(a.counts.len(), 9);
+        assert_eq!(a.counts.len(), FindingKind::ALL.len());
     }
 
     /// Each worker deletes with its own delivery's handle; the first worker's lease lapsed
@@ -792,7 +952,8 @@ pub(crate) mod tests {
             [
                 FindingKind::AckBeforeCommit,
                 FindingKind::DuplicateCommit,
-                FindingKind::LostWork
+                FindingKind::LostWork,
+                FindingKind::UnmatchedCommit
             ]
         );
         assert!(!a.counts.contains_key("ack_before_commit"));
@@ -985,5 +1146,158 @@ pub(crate) mod tests {
                 "{class:?}"
             );
         }
+    }
+    fn forward(key: Option<&str>, id: &str) -> Commit {
+        Commit {
+            channel: Channel::Forward,
+            key: key.map(str::to_string),
+            message_id: Some(id.into()),
+            queue: Some("out".into()),
+            key_at: Some("order.id".into()),
+            at_ms: 0,
+        }
+    }
+
+    /// A consume-and-forward pipeline writes no ledger file: each forward to the output queue
+    /// is its commit, so the audit checks the work (clean) and a delete before the forward is
+    /// still `ack_before_commit`.
+    #[test]
+    fn forwards_to_an_output_queue_are_the_commits() {
+        let mut log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), delivery(2, 2, 0, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 500, Some(1)),
+                ack(AckOp::Delete, Some((2, 2)), 600, Some(0)),
+            ],
+            commits: vec![forward(Some("b-1"), "f-1"), forward(Some("b-2"), "f-2")],
+            ..Log::default()
+        });
+        log.effects.outputs = true;
+        log.effects.commit(Channel::Forward, "b-1");
+        log.effects.commit(Channel::Forward, "b-2");
+        let a = judge(&log, &end(&[1, 2], &[], None));
+        assert!(a.ledger, "an output queue shows the work");
+        assert_eq!(kinds(&a), [FindingKind::AckBeforeCommit]);
+        assert_eq!(a.findings[0].business_key.as_deref(), Some("b-2"));
+        // A forward sent twice is a duplicate commit, said once for its key.
+        log.effects.commit(Channel::Forward, "b-1");
+        log.acks[1].commits_at_ack = Some(1);
+        let a = judge(&log, &end(&[1, 2], &[], None));
+        assert_eq!(kinds(&a), [FindingKind::DuplicateCommit]);
+    }
+
+    /// A retry that publishes the work again as a new message to the same queue, then deletes
+    /// the original: a hand-off, not `ack_before_commit`; the new message is judged in its
+    /// place, and its own delete before a commit is.
+    #[test]
+    fn a_hand_off_before_the_delete_is_not_an_ack_before_commit() {
+        let mut original = ack(AckOp::Delete, Some((1, 1)), 500, Some(0));
+        original.handed_off = true;
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), {
+                let mut d = delivery(2, 2, 600, 10_000);
+                d.message_id = "h-1".into();
+                d.body = r#"{"business_key": "b-1", "retry": 1}"#.into();
+                d
+            }],
+            acks: vec![original, {
+                let mut a = ack(AckOp::Delete, Some((2, 2)), 700, Some(1));
+                a.business_key = Some("b-1".into());
+                a
+            }],
+            handoffs: vec![Handoff {
+                message_id: "h-1".into(),
+                key: Some("b-1".into()),
+                queue: "q".into(),
+                key_at: "business_key".into(),
+                at_ms: 450,
+                after_deliveries: 1,
+            }],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1], &[], Some(&[("b-1", 1)])));
+        assert!(a.clean, "{:?}", a.findings);
+        assert_eq!(a.per_message.len(), 2);
+        assert_eq!(a.per_message[1].sent_by, "consumer");
+        assert_eq!(a.per_message[1].business_key.as_deref(), Some("b-1"));
+        assert_eq!(a.messages, 1, "the plan's messages");
+        // The same delete without the hand-off: at-most-once.
+        let mut bare = log.clone();
+        bare.acks[0].handed_off = false;
+        let a = judge(&bare, &end(&[1], &[], Some(&[("b-1", 1)])));
+        assert_eq!(kinds(&a), [FindingKind::AckBeforeCommit]);
+    }
+
+    /// A message whose key cannot be read is its own finding naming its MessageId, never
+    /// counted as deleted without its work (nor a forward whose key cannot be read).
+    #[test]
+    fn a_message_whose_key_cannot_be_read_is_named() {
+        let mut unreadable = delivery(2, 2, 0, 10_000);
+        unreadable.body = "no key here".into();
+        let mut log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), unreadable],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 500, Some(1)),
+                AckFact {
+                    business_key: None,
+                    commits_at_ack: None,
+                    ..ack(AckOp::Delete, Some((2, 2)), 600, None)
+                },
+            ],
+            ..Log::default()
+        });
+        let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1)])));
+        assert_eq!(kinds(&a), [FindingKind::UnreadableKey]);
+        assert_eq!(a.findings[0].message.as_deref(), Some("m2"));
+        assert_eq!(a.per_message[1].commits, None);
+        assert_eq!(a.per_message[1].decision, Decision::Hold);
+        log.commits.push(forward(None, "f-9"));
+        let a = judge(&log, &end(&[1, 2], &[], Some(&[("b-1", 1)])));
+        let last = a.findings.last().unwrap();
+        assert_eq!(
+            (last.kind, last.message.as_deref()),
+            (FindingKind::UnreadableKey, Some("f-9"))
+        );
+        assert!(last.detail.contains("`out`"), "{}", last.detail);
+    }
+
+    /// A ledger of MessageIds: every line matches no key, each is named, and one that is a
+    /// MessageId says so on its message.
+    #[test]
+    fn a_ledger_line_that_matches_no_key_is_pointed_out() {
+        let log = keyed(Log {
+            deliveries: vec![delivery(1, 1, 0, 10_000), delivery(2, 2, 0, 10_000)],
+            acks: vec![
+                ack(AckOp::Delete, Some((1, 1)), 500, Some(0)),
+                ack(AckOp::Delete, Some((2, 2)), 600, Some(1)),
+            ],
+            ..Log::default()
+        });
+        let a = judge(
+            &log,
+            &end(&[1, 2], &[], Some(&[("m1", 1), ("b-2", 1), ("stray", 1)])),
+        );
+        let unmatched: Vec<&Finding> = a
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::UnmatchedCommit)
+            .collect();
+        assert_eq!(unmatched.len(), 2, "{:?}", a.findings);
+        assert_eq!(unmatched[0].message.as_deref(), Some("m1"));
+        assert!(
+            unmatched[0]
+                .detail
+                .contains("the MessageId of the message with business key `b-1`"),
+            "{}",
+            unmatched[0].detail
+        );
+        assert!(
+            unmatched[1]
+                .detail
+                .contains("`stray`, which is no message's business key")
+        );
+        let m1 = &a.per_message[0];
+        assert!(m1.findings.contains(&FindingKind::UnmatchedCommit));
+        assert_eq!(m1.decision, Decision::Repair);
     }
 }

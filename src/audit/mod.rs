@@ -2,7 +2,13 @@
 //! legal-but-rare behaviour switched on, and every acknowledgement it makes judged.
 //!
 //! - [`plan`]: what an audit sets up (`--plan PLAN.yaml`, else one queue from the flags):
-//!   queues, attributes, dead-letter queues, bodies, the business key's place, a send rate;
+//!   queues, attributes, dead-letter queues, output queues, each queue's keys, a send rate;
+//! - [`shape`]: what the plan's messages look like, rendered (bodies and their layers,
+//!   message attributes, FIFO ids; pure);
+//! - [`key`]: where a message's business key is read (a path, through JSON strings and base64
+//!   layers, or from an attribute; pure);
+//! - [`effects`]: the channels besides the ledger file that show the work — the HTTP ledger,
+//!   forwards to output queues, hand-offs (pure);
 //! - [`recorder`]: the emulator's audit observer — every delivery (attempt, handle, lease end)
 //!   and every acknowledgement, with the consumer's ledger read at that moment, before the
 //!   emulator answers — and the writer of `evidence.jsonl` as it happens;
@@ -23,8 +29,10 @@
 pub mod calls;
 pub mod console;
 pub mod consumer;
+pub mod effects;
 pub mod html;
 pub mod judge;
+pub mod key;
 pub mod nemesis;
 pub mod plan;
 pub mod recorder;
@@ -32,6 +40,7 @@ pub mod report;
 pub mod runner;
 pub mod sender;
 pub mod setup;
+pub mod shape;
 
 pub use judge::{Audit, Finding, FindingKind, judge};
 pub use plan::{Plan, parse_plan};

@@ -1,15 +1,24 @@
 //! An audit plan (`sqsprobe audit --plan PLAN.yaml`): the queues a consumer is audited on,
-//! their attributes and dead-letter queues, the bodies of the messages, where the business key
-//! sits in a body, and how many messages are sent before the consumer starts and at what rate
-//! the rest arrive while it runs (docs/audit.md#plans).
+//! their attributes and dead-letter queues, the shape of the messages (body, message
+//! attributes, FIFO group and deduplication ids: `shape`), where the business key is read
+//! (`key`), each queue's own keys, the output queues the consumer forwards its work to, and
+//! how many messages are sent before the consumer starts and at what rate the rest arrive
+//! while it runs (docs/audit.md#plans).
 //!
 //! Without a plan the audit is [`Plan::single`]: one queue, every message sent before the
 //! consumer starts, bodies `{"business_key": "b-<i>", "seq": <i>}`. Parsing is pure and
-//! reports every problem at its `file:line:column`, as suites do.
+//! reports every problem at its `file:line:column`, as suites do; every message of the plan is
+//! rendered once while parsing, so a plan whose messages do not each carry their own readable
+//! business key (over all its queues) is refused before anything starts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
+use saphyr::YamlData;
+
+pub use super::key::{KeyMap, KeySpec, Role};
+pub use super::shape::{AttributePlan, AttributeValue, Body, Planned, Template, Vars};
+use super::shape::{attribute_name_problem, valid_id};
 use crate::suite::Diagnostic;
 use crate::suite::model::Pos;
 use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
@@ -22,17 +31,26 @@ const PLAN_FILE: DocumentKind = DocumentKind {
 const PLAN_KEYS: &[&str] = &["queues"];
 const QUEUE_KEYS: &[&str] = &[
     "name",
+    "output",
     "fifo",
     "groups",
     "attributes",
     "dead_letter",
     "messages",
     "body",
+    "message_attributes",
+    "group_id",
+    "deduplication_id",
+    "keys",
     "key",
     "send",
 ];
+/// What an output queue may say: it only receives the consumer's forwards.
+const OUTPUT_KEYS: &[&str] = &["name", "output", "fifo", "attributes", "key"];
 const DEAD_LETTER_KEYS: &[&str] = &["max_receive_count"];
 const SEND_KEYS: &[&str] = &["before", "rate"];
+const BODY_LAYERS: &[&str] = &["base64", "sns"];
+const ATTRIBUTE_KEYS: &[&str] = &["type", "value"];
 
 /// Attributes a plan sets with its own keys, not under `attributes:`.
 const OWN_KEYS: &[(&str, &str)] = &[
@@ -42,6 +60,15 @@ const OWN_KEYS: &[(&str, &str)] = &[
 
 /// The body every message has unless a plan says otherwise.
 pub const DEFAULT_BODY: &str = r#"{"business_key": "{key}", "seq": {seq}}"#;
+
+/// A FIFO queue's message group unless a plan says otherwise.
+const DEFAULT_GROUP_ID: &str = "g-{group}";
+
+/// A FIFO queue's deduplication id unless a plan says otherwise.
+const DEFAULT_DEDUPLICATION_ID: &str = "{key}";
+
+/// Most message attributes one message may carry (API_SendMessage).
+const MAX_MESSAGE_ATTRIBUTES: usize = 10;
 
 /// The most messages one audit sends, over all its queues.
 pub const MAX_MESSAGES: u32 = 10_000;
@@ -57,8 +84,11 @@ pub struct Plan {
 pub struct QueuePlan {
     /// The queue's name, without `.fifo` (added for a FIFO queue).
     pub name: String,
+    /// An output queue: the audit sends it nothing; a message the consumer sends to it is the
+    /// commit of the business key it carries.
+    pub output: bool,
     pub fifo: bool,
-    /// Message groups of a FIFO queue; messages are dealt round-robin.
+    /// How many values `{group}` takes (`seq` modulo it).
     pub groups: u32,
     /// CreateQueue attributes as written (`VisibilityTimeout: 5`); the emulator checks them.
     pub attributes: BTreeMap<String, String>,
@@ -67,8 +97,17 @@ pub struct QueuePlan {
     /// A dead-letter queue `<name>-dlq` and the receives after which a message moves there.
     pub dead_letter: Option<u32>,
     pub messages: u32,
-    pub body: Template,
-    pub key: KeyPath,
+    pub body: Body,
+    pub message_attributes: Vec<AttributePlan>,
+    /// Each message's MessageGroupId (a FIFO queue's always; a standard queue's makes it a
+    /// fair queue).
+    pub group_id: Option<Template>,
+    /// Each message's MessageDeduplicationId (FIFO only).
+    pub deduplication_id: Option<Template>,
+    /// Each message's business key, `{key}` in its templates.
+    pub keys: Template,
+    /// Where the business key is read from a message on this queue.
+    pub key: KeySpec,
     /// How many of the messages are sent before the consumer starts.
     pub before: u32,
     /// The rest are sent while it runs, this many per second.
@@ -92,11 +131,39 @@ impl QueuePlan {
         self.rate.map(|r| Duration::from_secs_f64(1.0 / r))
     }
 
-    /// Message `i`'s (1-based, over this queue) business key and body.
-    pub fn message(&self, i: u32) -> (String, String) {
-        let key = format!("b-{i}");
-        let body = self.body.render(&key, i);
-        (key, body)
+    /// Message `i` (1-based, over this queue), rendered.
+    pub fn message(&self, i: u32) -> Planned {
+        let group = i % self.groups.max(1);
+        let key = self.keys.render(&Vars {
+            key: "",
+            seq: i,
+            group,
+        });
+        let v = Vars {
+            key: &key,
+            seq: i,
+            group,
+        };
+        let attributes = self
+            .message_attributes
+            .iter()
+            .map(|a| {
+                let text = a.value.render(&v);
+                let value = if a.base_type() == "Binary" {
+                    AttributeValue::Bytes(text.into_bytes())
+                } else {
+                    AttributeValue::Text(text)
+                };
+                (a.name.clone(), a.data_type.clone(), value)
+            })
+            .collect();
+        Planned {
+            body: self.body.render(&self.name, &v),
+            attributes,
+            group_id: self.group_id.as_ref().map(|t| t.render(&v)),
+            deduplication_id: self.deduplication_id.as_ref().map(|t| t.render(&v)),
+            key,
+        }
     }
 
     /// The environment variable naming this queue's URL (`SQSPROBE_QUEUE_URL_ORDERS`).
@@ -132,69 +199,8 @@ fn env_name(prefix: &str, name: &str) -> String {
     format!("{prefix}{tail}")
 }
 
-/// A body template: the text as written, with `{key}` standing for the message's business key
-/// (`b-<i>`) and `{seq}` for its number; every other character, braces included, is itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template(pub String);
-
-impl Template {
-    pub fn render(&self, key: &str, seq: u32) -> String {
-        self.0
-            .replace("{key}", key)
-            .replace("{seq}", &seq.to_string())
-    }
-}
-
-/// Where the business key sits in a JSON body: object keys (and list indexes) from the top,
-/// written `order.id` or `items.0.sku`. The default finds `business_key` (or `business_id`)
-/// at the top, as the rest of sqsprobe does.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct KeyPath(pub Vec<String>);
-
-impl KeyPath {
-    /// The path as written, `business_key` for the default.
-    pub fn written(&self) -> String {
-        if self.0.is_empty() {
-            "business_key".to_string()
-        } else {
-            self.0.join(".")
-        }
-    }
-
-    /// The business key of `body`: a string there, or a number as written.
-    pub fn of(&self, body: &str) -> Option<String> {
-        if self.0.is_empty() {
-            return crate::evidence::business_key(body);
-        }
-        let value: serde_json::Value = serde_json::from_str(body).ok()?;
-        let mut at = &value;
-        for segment in &self.0 {
-            at = match at {
-                serde_json::Value::Object(map) => map.get(segment)?,
-                serde_json::Value::Array(items) => items.get(segment.parse::<usize>().ok()?)?,
-                _ => return None,
-            };
-        }
-        match at {
-            serde_json::Value::String(s) => Some(s.clone()),
-            serde_json::Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
-    }
-}
-
-/// Where each queue's bodies hold the business key, by queue name (dead-letter queues too).
-pub type KeyPaths = std::collections::HashMap<String, KeyPath>;
-
-/// The business key of `body` on `queue` (a name or an ARN: its last segment is the name),
-/// by that queue's path, else the default one.
-pub fn key_on(paths: &KeyPaths, queue: Option<&str>, body: &str) -> Option<String> {
-    let name = queue.map(|q| q.rsplit([':', '/']).next().unwrap_or(q));
-    match name.and_then(|n| paths.get(n)) {
-        Some(path) => path.of(body),
-        None => KeyPath::default().of(body),
-    }
-}
+/// The keys of the first queue unless it says otherwise: `b-1`, `b-2`, ...
+const FIRST_KEYS: &str = "b-{seq}";
 
 impl Plan {
     /// The plan of an audit without `--plan`: one queue as the command line says.
@@ -208,6 +214,7 @@ impl Plan {
         Plan {
             queues: vec![QueuePlan {
                 name: name.to_string(),
+                output: false,
                 fifo,
                 groups,
                 attributes: BTreeMap::from([(
@@ -217,8 +224,12 @@ impl Plan {
                 attributes_at: None,
                 dead_letter: None,
                 messages,
-                body: Template(DEFAULT_BODY.to_string()),
-                key: KeyPath::default(),
+                body: Body::Text(Template(DEFAULT_BODY.to_string())),
+                message_attributes: Vec::new(),
+                group_id: fifo.then(|| Template(DEFAULT_GROUP_ID.to_string())),
+                deduplication_id: fifo.then(|| Template(DEFAULT_DEDUPLICATION_ID.to_string())),
+                keys: Template(FIRST_KEYS.to_string()),
+                key: KeySpec::default(),
                 before: messages,
                 rate: None,
             }],
@@ -233,6 +244,25 @@ impl Plan {
     /// Whether some messages arrive while the consumer runs.
     pub fn sends_during_run(&self) -> bool {
         self.queues.iter().any(|q| q.before < q.messages)
+    }
+
+    /// The queues the audit sends to (every queue but the output queues).
+    pub fn sources(&self) -> impl Iterator<Item = &QueuePlan> {
+        self.queues.iter().filter(|q| !q.output)
+    }
+
+    /// Every queue by its name as created (dead-letter queues too): where its messages hold
+    /// the business key, and its role.
+    pub fn key_map(&self) -> KeyMap {
+        let mut map = KeyMap::default();
+        for q in &self.queues {
+            let role = if q.output { Role::Output } else { Role::Source };
+            map.insert(q.queue_name(), q.key.clone(), role);
+            if let Some(dlq) = q.dead_letter_name() {
+                map.insert(dlq, q.key.clone(), Role::DeadLetter);
+            }
+        }
+        map
     }
 }
 
@@ -252,8 +282,11 @@ fn decode(r: &mut Reader, root: &Node) -> Option<Plan> {
     }
     let mut queues: Vec<QueuePlan> = Vec::new();
     let mut names: BTreeMap<String, Pos> = BTreeMap::new();
-    for item in items {
-        let Some(q) = decode_queue(r, item) else {
+    // Every business key of the plan, with the queue and message that has it: no two queues
+    // may share one, or a correct consumer's commits would read as duplicates.
+    let mut keys: HashMap<String, (String, u32)> = HashMap::new();
+    for (index, item) in items.iter().enumerate() {
+        let Some((q, rendered)) = decode_queue(r, item, index) else {
             continue;
         };
         // Queue names and the environment variables derived from them must be one each.
@@ -276,7 +309,30 @@ fn decode(r: &mut Reader, root: &Node) -> Option<Plan> {
                 names.insert(env, pos(item));
             }
         }
+        for (i, key) in rendered {
+            if let Some((other, j)) = keys.get(&key) {
+                r.error_hint(
+                    item,
+                    format!(
+                        "message {i} of queue `{}` has the business key `{key}`, as message {j} \
+                         of queue `{other}` does: each queue needs keys of its own",
+                        q.name
+                    ),
+                    "set `keys:` on one of them, e.g. `keys: 'refund-{seq}'`",
+                );
+                break;
+            }
+            keys.insert(key, (q.name.clone(), i));
+        }
         queues.push(q);
+    }
+    if queues.first().is_some_and(|q| q.output) {
+        r.error_hint(
+            &items[0],
+            "the first queue is an output queue",
+            "list the queue the consumer consumes first (it is SQSPROBE_QUEUE_URL), then its \
+             output queues",
+        );
     }
     let total: u64 = queues.iter().map(|q| u64::from(q.messages)).sum();
     if total > u64::from(MAX_MESSAGES) {
@@ -288,7 +344,13 @@ fn decode(r: &mut Reader, root: &Node) -> Option<Plan> {
     (queues.len() == items.len()).then_some(Plan { queues })
 }
 
-fn decode_queue(r: &mut Reader, item: &Node) -> Option<QueuePlan> {
+/// One queue of the plan, with each of its messages' business keys as read back (number,
+/// key); `None` when it is written wrong (every problem reported).
+fn decode_queue(
+    r: &mut Reader,
+    item: &Node,
+    index: usize,
+) -> Option<(QueuePlan, Vec<(u32, String)>)> {
     let f = r.fields(item, item, "a queue", QUEUE_KEYS)?;
     r.require(&f, &["name"]);
     let name = f.get("name").and_then(|n| {
@@ -307,16 +369,32 @@ fn decode_queue(r: &mut Reader, item: &Node) -> Option<QueuePlan> {
         }
         Some(name)
     });
+    let output = f
+        .get("output")
+        .map_or(Some(false), |n| r.bool(n, "`output`"));
+    if output == Some(true) {
+        for (key, k, _) in &f.entries {
+            if !OUTPUT_KEYS.contains(key) {
+                r.error_hint(
+                    k,
+                    format!("`{key}` is for a queue the audit sends to, not an output queue"),
+                    "an output queue only receives the consumer's forwards: it takes `name`, \
+                     `fifo`, `attributes` and `key` (where a forward carries its business key)",
+                );
+            }
+        }
+    }
     let fifo = f.get("fifo").map_or(Some(false), |n| r.bool(n, "`fifo`"));
     let groups = f
         .get("groups")
         .map_or(Some(4), |n| r.int(n, "`groups`", 1, 1000).map(|g| g as u32));
-    if f.has("groups") && fifo == Some(false) {
+    if f.has("groups") && fifo == Some(false) && !f.has("group_id") {
         let n = f.key("groups").expect("has");
         r.error_hint(
             n,
-            "`groups` is for a FIFO queue",
-            "add `fifo: true`, or remove `groups`",
+            "`groups` is for a queue with message groups",
+            "add `fifo: true` (or `group_id:` for a standard queue's fair groups), or remove \
+             `groups`",
         );
     }
     let attributes_at = f.get("attributes").map(pos);
@@ -348,64 +426,91 @@ fn decode_queue(r: &mut Reader, item: &Node) -> Option<QueuePlan> {
         }
         None => Some(None),
     };
-    let messages = f.get("messages").map_or(Some(20), |n| {
+    let default_messages = if output == Some(true) { 0 } else { 20 };
+    let messages = f.get("messages").map_or(Some(default_messages), |n| {
         r.int(n, "`messages`", 1, i64::from(MAX_MESSAGES))
             .map(|m| m as u32)
     });
-    let key = f.get("key").map_or(Some(KeyPath::default()), |n| {
+    let key = f.get("key").map_or(Some(KeySpec::default()), |n| {
         let written = r.nonempty(n, "`key`")?;
-        let segments: Vec<String> = written.split('.').map(str::to_string).collect();
-        if segments.iter().any(|s| s.is_empty()) {
-            r.error_hint(
-                n,
-                format!("`{written}` is not a key path"),
-                "object keys (and list indexes) joined by `.`, e.g. `order.id`",
-            );
-            return None;
-        }
-        Some(KeyPath(segments))
+        KeySpec::parse(&written)
+            .map_err(|(message, hint)| r.error_hint(n, message, hint))
+            .ok()
     });
-    let body = match f.get("body") {
-        Some(n) => r.nonempty(n, "`body`").and_then(|text| {
-            if text.contains("{key}") {
-                return Some((Template(text), n));
-            }
-            r.error_hint(
-                n,
-                "the body template holds no `{key}`",
-                "write `{key}` where the business key goes (and `{seq}` for the number)",
-            );
-            None
-        }),
-        None => Some((Template(DEFAULT_BODY.to_string()), item)),
-    };
-    // Every message must carry its own business key where `key:` says.
-    if let (Some((template, at)), Some(key)) = (&body, &key) {
-        let (one, two) = (
-            key.of(&template.render("b-1", 1)),
-            key.of(&template.render("b-2", 2)),
+    let body = f
+        .get("body")
+        .map_or(Some(Body::Text(Template(DEFAULT_BODY.to_string()))), |n| {
+            decode_body(r, n)
+        });
+    let message_attributes = f
+        .get("message_attributes")
+        .map_or(Some(Vec::new()), |n| decode_attributes(r, n));
+    if let (Some(k), Some(attrs)) = (&key, &message_attributes)
+        && let Some(wanted) = k.attribute()
+        && !attrs.iter().any(|a| a.name == wanted)
+    {
+        let at = f.get("key").expect("an attribute key was written");
+        let names: Vec<&str> = attrs.iter().map(|a| a.name.as_str()).collect();
+        r.error_hint(
+            at,
+            format!("the key is read from the attribute `{wanted}`, which no message carries"),
+            if names.is_empty() {
+                "add it under `message_attributes:`".to_string()
+            } else {
+                crate::text::suggest::suggest(wanted, &names)
+            },
         );
-        match (one, two) {
-            (Some(a), Some(b)) if a != b => {}
-            (Some(_), Some(_)) => {
-                r.error_hint(
-                    at,
-                    format!("every message's body has the same value at `{}`", key.written()),
-                    "put `{key}` (or `{seq}`) at the key path, so each message has its own business key",
-                );
-            }
-            _ => {
-                r.error_hint(
-                    at,
-                    format!(
-                        "the body is not JSON with a business key at `{}` (seen for message 1)",
-                        key.written()
-                    ),
-                    "a body such as {\"order\": {\"id\": \"{key}\"}} with `key: order.id`",
-                );
-            }
-        }
     }
+    let template = |r: &mut Reader, what: &str| {
+        f.get(what).map(|n| {
+            r.nonempty(n, &format!("`{what}`"))
+                .map(|t| (Template(t), n))
+        })
+    };
+    let group_id = match template(r, "group_id") {
+        Some(written) => written.map(|(t, _)| Some(t)),
+        None => Some(
+            fifo.unwrap_or(false)
+                .then(|| Template(DEFAULT_GROUP_ID.to_string())),
+        ),
+    };
+    let deduplication_id = match template(r, "deduplication_id") {
+        Some(Some((t, n))) => {
+            if fifo == Some(false) {
+                r.error_hint(
+                    n,
+                    "`deduplication_id` is for a FIFO queue",
+                    "add `fifo: true`, or remove `deduplication_id`",
+                );
+            }
+            Some(Some(t))
+        }
+        Some(None) => None,
+        None => Some(
+            fifo.unwrap_or(false)
+                .then(|| Template(DEFAULT_DEDUPLICATION_ID.to_string())),
+        ),
+    };
+    let first = index == 0;
+    let keys = match f.get("keys") {
+        Some(n) => r.nonempty(n, "`keys`").and_then(|t| {
+            if t.contains("{key}") || t.trim() != t || t.contains(['\n', '\r']) {
+                r.error_hint(
+                    n,
+                    format!("`{t}` cannot be a business key's template"),
+                    "one line without spaces at either end, with `{seq}` (and `{group}`), e.g. \
+                     `order-{seq}`",
+                );
+                return None;
+            }
+            Some(Template(t))
+        }),
+        None => Some(Template(if first {
+            FIRST_KEYS.to_string()
+        } else {
+            format!("{}-{{seq}}", name.as_deref().unwrap_or("q"))
+        })),
+    };
     let (mut before, mut rate, mut bad_send) = (None, None, false);
     if let Some(n) = f.get("send") {
         let s = r.fields(f.key("send").unwrap_or(n), n, "`send`", SEND_KEYS)?;
@@ -435,22 +540,234 @@ fn decode_queue(r: &mut Reader, item: &Node) -> Option<QueuePlan> {
         }
     }
     let messages = messages?;
-    if bad_send {
+    if bad_send
+        || output == Some(true) && f.entries.iter().any(|(k, _, _)| !OUTPUT_KEYS.contains(k))
+    {
         return None;
     }
-    Some(QueuePlan {
+    let queue = QueuePlan {
         name: name?,
+        output: output?,
         fifo: fifo?,
         groups: groups?,
         attributes: attributes?,
         attributes_at,
         dead_letter: dead_letter?,
         messages,
-        body: body?.0,
+        body: body?,
+        message_attributes: message_attributes?,
+        group_id: group_id?,
+        deduplication_id: deduplication_id?,
+        keys: keys?,
         key: key?,
         before: before.unwrap_or(if rate.is_some() { 0 } else { messages }),
         rate,
+    };
+    let rendered = check_messages(r, &f, item, &queue)?;
+    Some((queue, rendered))
+}
+
+/// A body: a template, or one layer (`base64:`, `sns:`) around another body.
+fn decode_body(r: &mut Reader, n: &Node) -> Option<Body> {
+    if !matches!(n.data, YamlData::Mapping(_)) {
+        return r.nonempty(n, "`body`").map(|t| Body::Text(Template(t)));
+    }
+    let f = r.fields(n, n, "a body layer", BODY_LAYERS)?;
+    let [(layer, _, inner)] = f.entries.as_slice() else {
+        r.error_hint(
+            n,
+            "a body layer is one mapping key, `base64:` or `sns:`",
+            "nest layers: `body: {sns: {base64: '{\"id\": \"{key}\"}'}}`",
+        );
+        return None;
+    };
+    let inner = Box::new(decode_body(r, inner)?);
+    Some(match *layer {
+        "base64" => Body::Base64(inner),
+        _ => Body::Sns(inner),
     })
+}
+
+/// `message_attributes:`: each a template (a String attribute) or `{type, value}`.
+fn decode_attributes(r: &mut Reader, n: &Node) -> Option<Vec<AttributePlan>> {
+    let entries = r.map_entries(n, "`message_attributes`")?;
+    if entries.len() > MAX_MESSAGE_ATTRIBUTES {
+        r.error(
+            n,
+            format!(
+                "{} message attributes; a message carries at most {MAX_MESSAGE_ATTRIBUTES}",
+                entries.len()
+            ),
+        );
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (name, k, v) in entries {
+        if let Some(problem) = attribute_name_problem(name) {
+            r.error_hint(
+                k,
+                format!("`{name}` is not a message attribute name"),
+                problem,
+            );
+            ok = false;
+            continue;
+        }
+        let (data_type, value) = if matches!(v.data, YamlData::Mapping(_)) {
+            let Some(a) = r.fields(k, v, &format!("the attribute `{name}`"), ATTRIBUTE_KEYS) else {
+                ok = false;
+                continue;
+            };
+            r.require(&a, ATTRIBUTE_KEYS);
+            let data_type = a.get("type").and_then(|t| {
+                let text = r.nonempty(t, "`type`")?;
+                let base = text.split_once('.').map_or(text.as_str(), |(b, _)| b);
+                let label_ok = text.split_once('.').is_none_or(|(_, l)| {
+                    !l.is_empty()
+                        && l.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                });
+                if !matches!(base, "String" | "Number" | "Binary") || !label_ok {
+                    r.error_hint(
+                        t,
+                        format!("`{text}` is not a message attribute type"),
+                        "`String`, `Number` or `Binary`, optionally with a label: `Number.int`",
+                    );
+                    return None;
+                }
+                Some(text)
+            });
+            let value = a.get("value").and_then(|t| r.nonempty(t, "`value`"));
+            (data_type, value)
+        } else {
+            (
+                Some("String".to_string()),
+                r.nonempty(v, &format!("the attribute `{name}`")),
+            )
+        };
+        match (data_type, value) {
+            (Some(data_type), Some(value)) => out.push(AttributePlan {
+                name: name.to_string(),
+                data_type,
+                value: Template(value),
+            }),
+            _ => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+/// Renders every message of `q` once: each must carry a business key readable where `key:`
+/// says, its own within the queue, numbers where an attribute is a Number, and valid group
+/// and deduplication ids (distinct deduplication ids: SQS would drop a repeat). The first
+/// problem of each sort is reported. Returns each message's key.
+fn check_messages(
+    r: &mut Reader,
+    f: &crate::suite::yaml::Fields,
+    item: &Node,
+    q: &QueuePlan,
+) -> Option<Vec<(u32, String)>> {
+    let at = |k: &str| f.get(k).unwrap_or(item);
+    // A key read from the body fails by the body (or the key); one from an attribute, by the key.
+    let key_at = if q.key.attribute().is_some() {
+        at("key")
+    } else if f.has("body") {
+        at("body")
+    } else {
+        at("key")
+    };
+    let mut out = Vec::with_capacity(q.messages as usize);
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut dedup: HashMap<String, u32> = HashMap::new();
+    let mut ok = true;
+    for i in 1..=q.messages {
+        let m = q.message(i);
+        let attributes = m.attributes_json();
+        let Some(key) = q.key.read(&m.body, attributes.as_ref()) else {
+            let hint = if q.key.attribute().is_some() {
+                "the attribute must hold the key (`{key}`), or a body the rest of `key:` reads"
+            } else if !body_mentions(&q.body) {
+                "the body holds no `{key}` (or `{seq}`); write it where the business key goes"
+            } else {
+                "a body such as {\"order\": {\"id\": \"{key}\"}} with `key: order.id`"
+            };
+            r.error_hint(
+                key_at,
+                format!(
+                    "message {i} has no business key at `{}` (its body is not one `key:` reads)",
+                    q.key.written()
+                ),
+                hint,
+            );
+            return None;
+        };
+        if let Some(j) = seen.insert(key.clone(), i) {
+            // Keys written without `{seq}` are the likelier cause than the body.
+            let keys_at = f
+                .get("keys")
+                .filter(|_| !q.keys.0.contains("{seq}"))
+                .unwrap_or(key_at);
+            r.error_hint(
+                keys_at,
+                format!(
+                    "messages {j} and {i} have the same business key `{key}` at `{}`",
+                    q.key.written()
+                ),
+                "put `{key}` (or `{seq}`) where the key is read, so each message has its own",
+            );
+            return None;
+        }
+        for (name, data_type, value) in &m.attributes {
+            if let AttributeValue::Text(s) = value
+                && data_type.starts_with("Number")
+                && s.trim().parse::<f64>().is_err()
+            {
+                r.error(
+                    at("message_attributes"),
+                    format!("message {i}'s Number attribute `{name}` is `{s}`, not a number"),
+                );
+                ok = false;
+            }
+        }
+        for (what, id) in [
+            ("group_id", &m.group_id),
+            ("deduplication_id", &m.deduplication_id),
+        ] {
+            if let Some(id) = id
+                && !valid_id(id)
+            {
+                r.error_hint(
+                    at(what),
+                    format!("message {i}'s `{what}` is `{id}`, which SQS refuses"),
+                    "1 to 128 letters, digits and punctuation (API_SendMessage)",
+                );
+                ok = false;
+            }
+        }
+        if let Some(d) = &m.deduplication_id
+            && let Some(j) = dedup.insert(d.clone(), i)
+        {
+            r.error_hint(
+                at("deduplication_id"),
+                format!("messages {j} and {i} have the deduplication id `{d}`"),
+                "SQS keeps only the first of two sends with one id in five minutes; put \
+                 `{key}` or `{seq}` in it",
+            );
+            ok = false;
+        }
+        if !ok {
+            return None;
+        }
+        out.push((i, key));
+    }
+    Some(out)
+}
+
+/// Whether a body's text names `{key}` or `{seq}` anywhere.
+fn body_mentions(body: &Body) -> bool {
+    match body {
+        Body::Text(t) => t.0.contains("{key}") || t.0.contains("{seq}"),
+        Body::Base64(inner) | Body::Sns(inner) => body_mentions(inner),
+    }
 }
 
 /// `5/s`, `120/m` or a bare number per second; at most 1000 a second.
@@ -511,9 +828,14 @@ queues:
         assert_eq!(q.attributes["VisibilityTimeout"], "4");
         assert_eq!((q.messages, q.before, q.rate), (12, 2, Some(2.0)));
         assert_eq!(q.gap(), Some(Duration::from_millis(500)));
-        let (key, body) = q.message(7);
-        assert_eq!(body, r#"{"order": {"id": "b-7", "n": 7}}"#);
-        assert_eq!(q.key.of(&body), Some(key));
+        let m = q.message(7);
+        assert_eq!(m.body, r#"{"order": {"id": "b-7", "n": 7}}"#);
+        assert_eq!(q.key.read(&m.body, None), Some(m.key.clone()));
+        // A FIFO queue's defaults: groups dealt round-robin, the key as deduplication id.
+        assert_eq!(
+            (m.group_id.as_deref(), m.deduplication_id.as_deref()),
+            (Some("g-1"), Some("b-7"))
+        );
         assert_eq!(q.env_name(), "SQSPROBE_QUEUE_URL_ORDERS");
         let d = &p.queues[1];
         assert_eq!(
@@ -521,6 +843,9 @@ queues:
             (20, 20, None, false)
         );
         assert_eq!(d.env_name(), "SQSPROBE_QUEUE_URL_AUDIT_LOG");
+        // Every queue but the first has keys of its own.
+        assert_eq!(d.message(3).key, "audit-log-3");
+        assert_eq!(d.message(3).group_id, None);
         assert_eq!(p.messages(), 32);
         assert!(p.sends_during_run());
     }
@@ -531,18 +856,110 @@ queues:
         assert_eq!((p.queues[0].before, p.queues[0].rate), (0, Some(10.0)));
     }
 
+    /// Real shapes: the key in an attribute, a base64 body, an SNS envelope, a raw body, and
+    /// FIFO ids of the plan's own.
     #[test]
-    fn key_paths_read_strings_numbers_and_list_indexes() {
-        let k = KeyPath(vec!["items".into(), "1".into(), "sku".into()]);
+    fn message_shapes_render_and_their_keys_read_back() {
+        let p = plan(
+            r#"
+queues:
+  - name: tasks
+    keys: 'task-{seq}'
+    body: 'not json at all'
+    message_attributes:
+      TaskId: '{key}'
+      Priority: {type: Number, value: '{seq}'}
+      Trace: {type: Binary.raw, value: 'trace-{seq}'}
+    key: attribute:TaskId
+  - name: actors
+    body: {base64: '{"queue_name": "default", "args": ["{key}"]}'}
+    key: base64 | args.0
+  - name: events
+    body: {sns: '{"order": {"id": "{key}"}}'}
+    key: Message.order.id
+  - name: raw
+    body: '{key}'
+    key: .
+  - name: ordered
+    fifo: true
+    groups: 2
+    group_id: 'customer-{group}'
+    deduplication_id: 'dedup-{seq}'
+"#,
+        )
+        .unwrap();
+        let tasks = p.queues[0].message(2);
+        assert_eq!(tasks.key, "task-2");
+        assert_eq!(tasks.body, "not json at all");
         assert_eq!(
-            k.of(r#"{"items": [{"sku": "a"}, {"sku": 9}]}"#),
-            Some("9".into())
+            tasks.attributes,
+            vec![
+                (
+                    "TaskId".into(),
+                    "String".into(),
+                    AttributeValue::Text("task-2".into())
+                ),
+                (
+                    "Priority".into(),
+                    "Number".into(),
+                    AttributeValue::Text("2".into())
+                ),
+                (
+                    "Trace".into(),
+                    "Binary.raw".into(),
+                    AttributeValue::Bytes(b"trace-2".to_vec())
+                ),
+            ]
         );
-        assert_eq!(k.of(r#"{"items": []}"#), None);
-        assert_eq!(k.of("not json"), None);
+        for q in &p.queues {
+            let m = q.message(5);
+            assert_eq!(
+                q.key.read(&m.body, m.attributes_json().as_ref()),
+                Some(m.key.clone()),
+                "{}",
+                q.name
+            );
+        }
+        assert_eq!(p.queues[1].message(1).key, "actors-1");
+        let ordered = p.queues[4].message(3);
         assert_eq!(
-            KeyPath::default().of(r#"{"business_id": "x"}"#),
-            Some("x".into())
+            (
+                ordered.group_id.as_deref(),
+                ordered.deduplication_id.as_deref()
+            ),
+            (Some("customer-1"), Some("dedup-3"))
+        );
+    }
+
+    #[test]
+    fn an_output_queue_is_sent_nothing_and_keyed_by_its_forwards() {
+        let p = plan(
+            "queues:\n  - name: orders\n  - name: shipments\n    output: true\n    key: shipment.order\n",
+        )
+        .unwrap();
+        let out = &p.queues[1];
+        assert!(out.output && out.messages == 0);
+        assert_eq!(p.sources().count(), 1);
+        assert_eq!(p.messages(), 20);
+        let map = p.key_map();
+        assert_eq!(map.of(Some("shipments")).map(|e| e.1), Some(Role::Output));
+        assert_eq!(map.of(Some("orders")).map(|e| e.1), Some(Role::Source));
+        let errors =
+            plan("queues:\n  - name: in\n  - name: out\n    output: true\n    messages: 3\n")
+                .unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e
+                    .starts_with("plan.yaml:5:5: `messages` is for a queue the audit sends to")),
+            "{errors:#?}"
+        );
+        let errors = plan("queues:\n  - name: out\n    output: true\n  - name: in\n").unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("plan.yaml:2:5: the first queue is an output queue")),
+            "{errors:#?}"
         );
     }
 
@@ -564,9 +981,8 @@ queues:
         .unwrap_err();
         let want = [
             "plan.yaml:3:11: `bad name` is not a queue name",
-            "plan.yaml:4:5: `groups` is for a FIFO queue",
+            "plan.yaml:4:5: `groups` is for a queue with message groups",
             "plan.yaml:5:17: `FifoQueue` is set by the plan",
-            "plan.yaml:6:11: the body is not JSON with a business key at `order.id`",
             "plan.yaml:8:20: `before` is 30, more than the queue's 10 messages",
             "plan.yaml:8:30: `fast` is not a rate",
             "plan.yaml:10:19: unknown key `max_recieve_count`",
@@ -577,11 +993,113 @@ queues:
     }
 
     #[test]
+    fn shapes_written_wrong_are_reported_at_their_line_and_column() {
+        let errors = plan(
+            r#"
+queues:
+  - name: a
+    body: '{"id": "{key}"}'
+    key: order.id
+  - name: b
+    message_attributes:
+      AWS.x: '{key}'
+      N: {type: Number, value: 'n-{seq}'}
+      T: {type: Text, value: x}
+    key: attribute:Nope
+  - name: c
+    body: {base64: x, sns: y}
+  - name: d
+    key: 'a || b'
+  - name: e
+    fifo: true
+    deduplication_id: 'same'
+  - name: f
+    group_id: 'has space {seq}'
+  - name: g
+    deduplication_id: '{key}'
+"#,
+        )
+        .unwrap_err();
+        let want = [
+            "plan.yaml:4:11: message 1 has no business key at `order.id`",
+            "plan.yaml:8:7: `AWS.x` is not a message attribute name",
+            "plan.yaml:10:17: `Text` is not a message attribute type",
+            "plan.yaml:13:11: a body layer is one mapping key",
+            "plan.yaml:15:10: `a || b` has an empty stage",
+            "plan.yaml:18:23: messages 1 and 2 have the deduplication id `same`",
+            "plan.yaml:20:15: message 1's `group_id` is `has space 1`",
+            "plan.yaml:22:23: `deduplication_id` is for a FIFO queue",
+        ];
+        for w in want {
+            assert!(errors.iter().any(|e| e.starts_with(w)), "{w}\n{errors:#?}");
+        }
+        let errors = plan(
+            "queues:\n  - name: q\n    message_attributes: {Id: '{key}'}\n    key: attribute:ID\n",
+        )
+        .unwrap_err();
+        assert!(
+            errors[0].starts_with(
+                "plan.yaml:4:10: the key is read from the attribute `ID`, which no message carries"
+            ),
+            "{errors:?}"
+        );
+        let errors = plan(
+            "queues:\n  - name: q\n    message_attributes: {N: {type: Number, value: 'n-{seq}'}}\n",
+        )
+        .unwrap_err();
+        assert!(
+            errors[0].starts_with("plan.yaml:3:25: message 1's Number attribute `N` is `n-1`"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
     fn a_body_without_its_own_key_per_message_is_refused() {
         let errors = plan("queues:\n  - name: q\n    body: '{\"business_key\": \"x-{key}\", \"k\": 1}'\n    key: k\n").unwrap_err();
-        assert!(errors[0].contains("the same value at `k`"), "{errors:?}");
-        let errors = plan("queues:\n  - name: q\n    body: 'plain {seq}'\n").unwrap_err();
-        assert!(errors[0].contains("holds no `{key}`"), "{errors:?}");
+        assert!(
+            errors[0].contains("messages 1 and 2 have the same business key `1`"),
+            "{errors:?}"
+        );
+        let errors = plan("queues:\n  - name: q\n    body: 'plain'\n").unwrap_err();
+        assert!(
+            errors[0].contains("no business key at `business_key`"),
+            "{errors:?}"
+        );
+        let d = parse_plan("plan.yaml", "queues:\n  - name: q\n    body: 'plain'\n").unwrap_err();
+        assert!(
+            d[0].hint
+                .as_deref()
+                .unwrap_or("")
+                .contains("holds no `{key}`"),
+            "{d:?}"
+        );
+    }
+
+    /// Two queues whose keys would meet (here both written `b-{seq}`) are refused: a correct
+    /// consumer's commits of one would read as duplicates of the other's.
+    #[test]
+    fn keys_must_differ_across_queues() {
+        let p = plan("queues:\n  - name: a\n  - name: refunds\n").unwrap();
+        assert_eq!(
+            (p.queues[0].message(1).key, p.queues[1].message(1).key),
+            ("b-1".to_string(), "refunds-1".to_string())
+        );
+        let errors = plan("queues:\n  - name: a\n  - name: b\n").unwrap_err();
+        assert!(
+            errors[0].starts_with("plan.yaml:3:5: message 1 of queue `b` has the business key `b-1`, as message 1 of queue `a` does"),
+            "{errors:?}"
+        );
+        let errors = plan("queues:\n  - name: q\n    keys: 'order'\n").unwrap_err();
+        assert!(
+            errors[0]
+                .starts_with("plan.yaml:3:11: messages 1 and 2 have the same business key `order`"),
+            "{errors:?}"
+        );
+        let errors = plan("queues:\n  - name: q\n    keys: '{key}-x'\n").unwrap_err();
+        assert!(
+            errors[0].contains("cannot be a business key's template"),
+            "{errors:?}"
+        );
     }
 
     #[test]

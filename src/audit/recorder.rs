@@ -3,9 +3,14 @@
 //! answers, so a commit the consumer wrote (and flushed) before its delete is always seen as
 //! before it.
 //!
+//! It hears the other effect channels the same way ([`super::effects`]): a line POSTed to the
+//! emulator's ledger before the POST is answered, and a message the consumer sends to one of
+//! the plan's queues (a forward to an output queue, a hand-off to a source queue) before the
+//! send is answered; so at each acknowledgement it knows exactly what every channel held.
+//!
 //! It also writes `evidence.jsonl` as things happen (each row flushed as written): every
 //! request the consumer made as a `call` row ([`super::calls`]), and the audit's own
-//! `delivery` and `ack` rows, all digest-only.
+//! `delivery`, `ack`, `commit` and `handoff` rows, all digest-only.
 //!
 //! Under `--nemesis` it tells the nemesis ([`super::nemesis::Live`]) of each delivery and
 //! delete once it has recorded it, so a strike lands between the event and its answer, and
@@ -17,9 +22,10 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::calls::{self, Known};
+use super::calls::{self, Known, SETUP_ACCESS_KEY};
+use super::effects::{Channel, Commit, Effects, Handoff};
+use super::key::{KeyMap, Role};
 use super::nemesis::{Act, Event, Live, On};
-use super::plan::{KeyPaths, key_on};
 use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
 use crate::evidence::EvidenceWriter;
 use crate::evidence::format::Record;
@@ -30,9 +36,13 @@ pub struct AckFact {
     pub ack: Ack,
     /// The business key of the message its handle names, when the handle names one.
     pub business_key: Option<String>,
-    /// How many times the ledger held that key at that moment; `None` when there was no
-    /// ledger file yet (or no key to look for).
+    /// How many times the ledger held that key at that moment (the most any one channel
+    /// held: the file, the HTTP ledger, the forwards); `None` when no channel could show it
+    /// yet (or there was no key to look for).
     pub commits_at_ack: Option<u32>,
+    /// Whether the consumer had by then handed that key on in a message of its own to a
+    /// source queue of the plan.
+    pub handed_off: bool,
 }
 
 /// Everything the emulator told the audit, in order.
@@ -43,6 +53,15 @@ pub struct Log {
     /// Each message's business key (by its store-wide seq), read from its body where the
     /// plan says it sits.
     pub keys: BTreeMap<u64, String>,
+    /// What the channels besides the ledger file held, per key, so far.
+    pub effects: Effects,
+    /// Every commit on the HTTP ledger and every forward, in order.
+    pub commits: Vec<Commit>,
+    /// Every message the consumer sent to a source queue of the plan, in order.
+    pub handoffs: Vec<Handoff>,
+    /// Every MessageId heard so far (delivered, forwarded, handed off): a send answered with
+    /// one of them was deduplicated.
+    pub ids: std::collections::HashSet<String>,
     /// What the nemesis did, in order (empty without `--nemesis`).
     pub nemesis: Vec<Act>,
 }
@@ -76,8 +95,8 @@ impl Evidence {
 /// The observer: the log so far, where the consumer's ledger is, and the evidence file.
 pub struct Recorder {
     ledger: PathBuf,
-    /// A queue's name → where its bodies hold the business key.
-    keys: KeyPaths,
+    /// A queue's name → where its messages hold the business key, and its role.
+    keys: KeyMap,
     log: Mutex<Log>,
     evidence: Mutex<Option<Evidence>>,
     nemesis: Option<std::sync::Arc<Live>>,
@@ -111,17 +130,40 @@ struct AckRow<'a> {
     handle_digest: &'a str,
     business_key: Option<&'a str>,
     commits_at_ack: Option<u32>,
+    handed_off: bool,
+    at_ms: u64,
+}
+
+/// A `commit` row: a line of the HTTP ledger, or a forward to an output queue.
+#[derive(Serialize)]
+struct CommitRow<'a> {
+    channel: Channel,
+    business_key: Option<String>,
+    message_id: Option<&'a str>,
+    queue: Option<&'a str>,
+    at_ms: u64,
+}
+
+/// A `handoff` row: a message the consumer sent to a source queue of the plan.
+#[derive(Serialize)]
+struct HandoffRow<'a> {
+    message_id: &'a str,
+    business_key: Option<&'a str>,
+    queue: &'a str,
     at_ms: u64,
 }
 
 impl Recorder {
-    /// A recorder reading the ledger at `ledger`; `keys` says where each queue's bodies hold
-    /// the business key (the default path for a queue not named).
-    pub fn new(ledger: PathBuf, keys: KeyPaths) -> Recorder {
+    /// A recorder reading the ledger at `ledger`; `keys` says where each queue's messages
+    /// hold the business key (the default for a queue not named) and which queues are the
+    /// plan's sources and outputs.
+    pub fn new(ledger: PathBuf, keys: KeyMap) -> Recorder {
+        let mut log = Log::default();
+        log.effects.outputs = keys.has_output();
         Recorder {
             ledger,
             keys,
-            log: Mutex::new(Log::default()),
+            log: Mutex::new(log),
             evidence: Mutex::new(None),
             nemesis: None,
         }
@@ -219,7 +261,10 @@ impl AuditObserver for Recorder {
     }
 
     fn delivered(&self, delivery: Delivery) {
-        let key = key_on(&self.keys, Some(&delivery.queue), &delivery.body);
+        let attributes = (!delivery.attributes.is_empty()).then_some(&delivery.attributes);
+        let key = self
+            .keys
+            .read(Some(&delivery.queue), &delivery.body, attributes);
         self.evidence(|ev| {
             let row = DeliveryRow {
                 message_id: &delivery.message_id,
@@ -245,6 +290,7 @@ impl AuditObserver for Recorder {
             if let Some(key) = key {
                 log.keys.entry(delivery.seq).or_insert(key);
             }
+            log.ids.insert(delivery.message_id.clone());
             log.deliveries.push(delivery);
         }
         if let Some(act) = act {
@@ -255,13 +301,32 @@ impl AuditObserver for Recorder {
     fn acknowledged(&self, ack: Ack) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let key = ack.handle.and_then(|(seq, _)| log.key(seq));
-        let commits_at_ack = key
-            .as_ref()
-            .and_then(|k| read_ledger(&self.ledger).map(|l| l.get(k).copied().unwrap_or(0)));
+        let commits_at_ack = key.as_ref().and_then(|k| {
+            let file = read_ledger(&self.ledger);
+            log.effects.count(file.as_ref(), k)
+        });
+        // A hand-off of the key sent after the acknowledged attempt was delivered carries its
+        // work on.
+        let delivered_at =
+            ack.handle
+                .filter(|_| !log.handoffs.is_empty())
+                .and_then(|(seq, nonce)| {
+                    log.deliveries
+                        .iter()
+                        .rposition(|d| d.seq == seq && d.nonce == nonce)
+                });
+        let handed_off = match (&key, delivered_at) {
+            (Some(k), Some(at)) => log
+                .handoffs
+                .iter()
+                .any(|h| h.key.as_ref() == Some(k) && h.after_deliveries > at),
+            _ => false,
+        };
         let fact = AckFact {
             ack,
             business_key: key,
             commits_at_ack,
+            handed_off,
         };
         self.evidence(|ev| {
             let (op, visibility_timeout) = match fact.ack.op {
@@ -275,6 +340,7 @@ impl AuditObserver for Recorder {
                 handle_digest: &fact.ack.handle_digest,
                 business_key: fact.business_key.as_deref(),
                 commits_at_ack: fact.commits_at_ack,
+                handed_off: fact.handed_off,
                 at_ms: fact.ack.at_ms,
             };
             let result = ev.writer.write_row("ack", &row);
@@ -312,5 +378,228 @@ impl AuditObserver for Recorder {
             let result = ev.writer.write(&Record::Call(row));
             ev.write(result);
         });
+        if call.access_key != Some(SETUP_ACCESS_KEY) {
+            self.sent(call);
+        }
+    }
+
+    fn ledger(&self, lines: &str) {
+        let at_ms = epoch_ms(std::time::SystemTime::now());
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        for line in lines.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            log.effects.commit(Channel::Http, line);
+            let commit = Commit {
+                channel: Channel::Http,
+                key: Some(line.to_string()),
+                message_id: None,
+                queue: None,
+                key_at: None,
+                at_ms,
+            };
+            self.evidence(|ev| write_commit(ev, &commit));
+            log.commits.push(commit);
+        }
+    }
+}
+
+impl Recorder {
+    /// What the consumer's send stored on a queue of the plan: a forward to an output queue
+    /// (a commit), or a hand-off to a source queue; told before the send is answered.
+    fn sent(&self, call: &Called<'_>) {
+        let stored = calls::stored(call);
+        if stored.is_empty() {
+            return;
+        }
+        let at_ms = epoch_ms(call.started + call.latency);
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        for m in stored {
+            let Some((spec, role)) = self.keys.of(m.queue) else {
+                continue;
+            };
+            let key = spec.read(m.body, m.attributes);
+            let queue = m.queue.unwrap_or_default().to_string();
+            // A FIFO queue answers a send it deduplicated with the MessageId of the message it
+            // already holds: nothing new went out, neither a second commit nor a hand-off.
+            if !log.ids.insert(m.message_id.to_string()) {
+                continue;
+            }
+            match role {
+                Role::Output => {
+                    if let Some(k) = &key {
+                        log.effects.commit(Channel::Forward, k);
+                    }
+                    let commit = Commit {
+                        channel: Channel::Forward,
+                        key,
+                        message_id: Some(m.message_id.to_string()),
+                        queue: Some(queue),
+                        key_at: Some(spec.written()),
+                        at_ms,
+                    };
+                    self.evidence(|ev| write_commit(ev, &commit));
+                    log.commits.push(commit);
+                }
+                Role::Source => {
+                    let handoff = Handoff {
+                        message_id: m.message_id.to_string(),
+                        key,
+                        queue,
+                        key_at: spec.written(),
+                        at_ms,
+                        after_deliveries: log.deliveries.len(),
+                    };
+                    self.evidence(|ev| {
+                        let row = HandoffRow {
+                            message_id: &handoff.message_id,
+                            business_key: handoff.key.as_deref(),
+                            queue: &handoff.queue,
+                            at_ms,
+                        };
+                        let result = ev.writer.write_row("handoff", &row);
+                        ev.write(result);
+                    });
+                    log.handoffs.push(handoff);
+                }
+                // A dead-letter queue is the emulator's to fill, not the consumer's.
+                Role::DeadLetter => {}
+            }
+        }
+    }
+}
+
+/// Writes a `commit` row (a ledger line that may hold anything is masked as a body would be).
+fn write_commit(ev: &mut Evidence, commit: &Commit) {
+    let row = CommitRow {
+        channel: commit.channel,
+        business_key: commit.key.as_deref().map(|k| ev.known.masker.mask(k)),
+        message_id: commit.message_id.as_deref(),
+        queue: commit.queue.as_deref(),
+        at_ms: commit.at_ms,
+    };
+    let result = ev.writer.write_row("commit", &row);
+    ev.write(result);
+}
+
+/// Milliseconds since the Unix epoch, the emulator's clock.
+fn epoch_ms(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::key::KeySpec;
+    use serde_json::json;
+
+    fn recorder() -> Recorder {
+        let mut keys = KeyMap::default();
+        keys.insert("orders".into(), KeySpec::default(), Role::Source);
+        keys.insert("out".into(), KeySpec::parse("order").unwrap(), Role::Output);
+        Recorder::new(PathBuf::from("/nonexistent/sqsprobe/ledger.txt"), keys)
+    }
+
+    fn deliver(r: &Recorder, seq: u64, id: &str, body: &str) {
+        r.delivered(Delivery {
+            queue: "arn:aws:sqs:us-east-1:000000000000:orders".into(),
+            message_id: id.into(),
+            seq,
+            nonce: seq,
+            body: body.into(),
+            attributes: Default::default(),
+            at_ms: 0,
+            lease_until_ms: 10_000,
+        });
+    }
+
+    fn delete(r: &Recorder, seq: u64) -> AckFact {
+        r.acknowledged(Ack {
+            queue: "arn:aws:sqs:us-east-1:000000000000:orders".into(),
+            op: AckOp::Delete,
+            handle: Some((seq, seq)),
+            handle_digest: "00".repeat(32),
+            at_ms: 100,
+        });
+        r.log().acks.last().cloned().unwrap()
+    }
+
+    fn send(r: &Recorder, queue: &str, body: &str, id: &str, access_key: &str) {
+        let params =
+            json!({"QueueUrl": format!("http://h/000000000000/{queue}"), "MessageBody": body});
+        let answer = json!({"MessageId": id});
+        r.called(&Called {
+            operation: "SendMessage",
+            params: params.as_object().unwrap(),
+            answer: Ok(&answer),
+            protocol: "json",
+            request_id: "r",
+            sdk_attempt: None,
+            access_key: Some(access_key),
+            started: std::time::SystemTime::now(),
+            latency: std::time::Duration::ZERO,
+        });
+    }
+
+    /// A forward to the output queue is the commit of its key from that moment; the audit's
+    /// own sends are none.
+    #[test]
+    fn a_forward_commits_its_key_before_the_delete_is_heard() {
+        let r = recorder();
+        deliver(&r, 1, "m1", r#"{"business_key": "b-1"}"#);
+        // Before anything: the output queue is a channel, and it holds nothing yet.
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(0));
+        send(&r, "out", r#"{"order": "b-1"}"#, "f1", SETUP_ACCESS_KEY);
+        assert_eq!(
+            delete(&r, 1).commits_at_ack,
+            Some(0),
+            "the audit's own send"
+        );
+        send(&r, "out", r#"{"order": "b-1"}"#, "f1", "consumer");
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(1));
+        let log = r.log();
+        assert_eq!(log.commits.len(), 1);
+        assert_eq!(log.commits[0].message_id.as_deref(), Some("f1"));
+        assert_eq!(log.effects.forwards["b-1"], 1);
+        // A FIFO queue deduplicated a second forward: the same MessageId, no second commit.
+        send(&r, "out", r#"{"order": "b-1"}"#, "f1", "consumer");
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(1));
+        // A forward whose key the output queue cannot read is kept, unread.
+        send(&r, "out", "{}", "f2", "consumer");
+        assert_eq!(r.log().commits[1].key, None);
+    }
+
+    /// A hand-off counts for the attempts delivered before it, never for the new message's
+    /// own delivery.
+    #[test]
+    fn a_hand_off_covers_the_attempts_delivered_before_it() {
+        let r = recorder();
+        deliver(&r, 1, "m1", r#"{"business_key": "b-1"}"#);
+        assert!(!delete(&r, 1).handed_off);
+        send(
+            &r,
+            "orders",
+            r#"{"business_key": "b-1", "retry": 1}"#,
+            "h1",
+            "consumer",
+        );
+        assert!(delete(&r, 1).handed_off);
+        deliver(&r, 2, "h1", r#"{"business_key": "b-1", "retry": 1}"#);
+        let carrier = delete(&r, 2);
+        assert!(!carrier.handed_off);
+        assert_eq!(carrier.commits_at_ack, Some(0));
+        assert_eq!(r.log().handoffs[0].after_deliveries, 1);
+    }
+
+    /// The HTTP ledger's lines are commits as they are heard.
+    #[test]
+    fn the_http_ledger_counts_each_line() {
+        let mut keys = KeyMap::default();
+        keys.insert("orders".into(), KeySpec::default(), Role::Source);
+        let r = Recorder::new(PathBuf::from("/nonexistent/ledger.txt"), keys);
+        deliver(&r, 1, "m1", r#"{"business_key": "b-1"}"#);
+        assert_eq!(delete(&r, 1).commits_at_ack, None, "no channel yet");
+        r.ledger("b-1\n\n  b-2  \nb-1");
+        assert_eq!(delete(&r, 1).commits_at_ack, Some(2));
+        assert_eq!(r.log().effects.http["b-2"], 1);
     }
 }

@@ -4,7 +4,8 @@
 //! JUnit: one `<testsuite>` named `sqsprobe audit`, one `<testcase>` per message (its
 //! MessageId, classname its business key), a `<failure>` naming each finding of it, and one
 //! `<testcase>` `unplaced acknowledgements` with a `<failure>` for the acknowledgements that
-//! named no message (invalid handles); a consumer that could not be judged to the end (it
+//! named no message (invalid handles), and one `effects` for what the ledger and the forwards
+//! hold that no message accounts for; a consumer that could not be judged to the end (it
 //! crashed, the audit ran out of time) is one `<error>` test case `consumer`.
 
 use std::fmt::Write;
@@ -98,9 +99,9 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
 
 /// What an audit without a ledger could not check, in one line.
 fn not_checked_line() -> String {
-    "no ledger was written (SQSPROBE_LEDGER): the work was not checked (ack_before_commit, \
-     duplicate_commit and lost_work), so no message is ACCEPT and the audit is not \
-     clean (exit 5)"
+    "no ledger was written (SQSPROBE_LEDGER, SQSPROBE_LEDGER_URL) and the plan names no output \
+     queue: the work was not checked (ack_before_commit, duplicate_commit, lost_work and \
+     unmatched_commit), so no message is ACCEPT and the audit is not clean (exit 5)"
         .to_string()
 }
 
@@ -226,16 +227,29 @@ pub fn junit(audit: &Audit, ended: &Ended) -> String {
         case.add_property(Property::new("decision", m.decision.as_str()));
         suite.add_test_case(case);
     }
-    let unplaced: Vec<&Finding> = audit
+    // Findings of no judged message: acknowledgements that named none, and what the channels
+    // hold that no message accounts for (a forward, a stray ledger line).
+    let (unplaced, effects): (Vec<&Finding>, Vec<&Finding>) = audit
         .findings
         .iter()
-        .filter(|f| f.message.is_none())
-        .collect();
-    if !unplaced.is_empty() {
-        suite.add_test_case(TestCase::new(
-            "unplaced acknowledgements",
-            failure(unplaced),
-        ));
+        .filter(|f| {
+            f.message
+                .as_ref()
+                .is_none_or(|id| !audit.per_message.iter().any(|m| &m.message == id))
+        })
+        .partition(|f| {
+            matches!(
+                f.kind,
+                super::judge::FindingKind::InvalidHandle | super::judge::FindingKind::UnplacedAck
+            )
+        });
+    for (name, of) in [
+        ("unplaced acknowledgements", unplaced),
+        ("effects", effects),
+    ] {
+        if !of.is_empty() {
+            suite.add_test_case(TestCase::new(name, failure(of)));
+        }
     }
     report.add_test_suite(suite);
     report

@@ -144,14 +144,7 @@ async fn audit_once(
     }
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let ledger = dir.join("ledger.txt");
-    let keys = plan
-        .queues
-        .iter()
-        .flat_map(|q| {
-            let names = [Some(q.queue_name()), q.dead_letter_name()];
-            names.into_iter().flatten().map(|n| (n, q.key.clone()))
-        })
-        .collect();
+    let keys = plan.key_map();
     let mut chaos = options.chaos.unwrap_or_default();
     // The seed used is always recorded: `--seed`, else the spec's, else 0.
     chaos.seed = Some(seed.or(chaos.seed).unwrap_or(0));
@@ -227,7 +220,7 @@ async fn audit_once(
         }
     };
     let (mut remaining, mut dead_lettered) = (Vec::new(), Vec::new());
-    for q in &plan.queues {
+    for q in plan.sources() {
         remaining.extend(emu.holding(&q.queue_name()).unwrap_or_default().0);
         if let Some(dlq) = q.dead_letter_name() {
             dead_lettered.extend(emu.holding(&dlq).unwrap_or_default().0);
@@ -312,6 +305,10 @@ fn launch(
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     env.push(("SQSPROBE_LEDGER".into(), ledger.display().to_string()));
+    env.push((
+        "SQSPROBE_LEDGER_URL".into(),
+        format!("{url}{}", crate::emulator::audit::LEDGER_PATH),
+    ));
     for (q, c) in plan.queues.iter().zip(queues) {
         env.push((q.env_name(), c.url.clone()));
         if let Some(dlq) = &c.dead_letter_url {
@@ -471,7 +468,7 @@ impl Watched<'_> {
     /// dead-letter queue may keep what it received): settled is none of either.
     fn holding(&self) -> (usize, usize) {
         let (mut waiting, mut in_flight) = (0, 0);
-        for q in &self.plan.queues {
+        for q in self.plan.sources() {
             let (stored, (_, flying, _)) = self.emu.holding(&q.queue_name()).unwrap_or_default();
             waiting += stored.len();
             in_flight += flying;
@@ -512,6 +509,8 @@ fn start_row(
                 "rate_per_s": q.rate,
                 "dead_letter": q.dead_letter_name(),
                 "max_receive_count": q.dead_letter,
+                "output": q.output,
+                "body": q.body.shape(),
                 "business_key_at": q.key.written(),
             })
         })

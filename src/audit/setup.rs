@@ -124,13 +124,22 @@ pub async fn send(
     url: &str,
     i: u32,
 ) -> Result<String, String> {
-    let (key, body) = q.message(i);
-    let mut send = client.send_message().queue_url(url).message_body(body);
-    if q.fifo {
-        send = send
-            .message_group_id(format!("g-{}", i % q.groups))
-            .message_deduplication_id(key);
+    use aws_sdk_sqs::primitives::Blob;
+    use aws_sdk_sqs::types::MessageAttributeValue;
+    let m = q.message(i);
+    let mut send = client.send_message().queue_url(url).message_body(m.body);
+    for (name, data_type, value) in m.attributes {
+        let attribute = MessageAttributeValue::builder().data_type(data_type);
+        let attribute = match value {
+            crate::audit::plan::AttributeValue::Text(s) => attribute.string_value(s),
+            crate::audit::plan::AttributeValue::Bytes(b) => attribute.binary_value(Blob::new(b)),
+        };
+        let attribute = attribute.build().map_err(|e| e.to_string())?;
+        send = send.message_attributes(name, attribute);
     }
+    send = send
+        .set_message_group_id(m.group_id)
+        .set_message_deduplication_id(m.deduplication_id);
     let out = send.send().await.map_err(|e| {
         format!(
             "the emulator refused message {i} of queue `{}`: {}",

@@ -617,19 +617,24 @@ pub struct SweepArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "The consumer gets AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_SQS, AWS_REGION, test \
-                  credentials, SQSPROBE_QUEUE_URL and SQSPROBE_LEDGER (a file to append one line \
-                  per business key it commits; without it the work is not checked and the \
-                  audit is never clean) and SQSPROBE_START (1; under --nemesis kill the same \
-                  command is started again after each kill with 2, 3, ...: read back what must \
-                  survive a crash, as the ledger, when starting). Exit codes: 0 clean (no finding, the work checked), \
+                  credentials, SQSPROBE_QUEUE_URL (and SQSPROBE_QUEUE_URL_<NAME> for each queue \
+                  of a plan), SQSPROBE_LEDGER (a file to append one line per business key it \
+                  commits) and SQSPROBE_LEDGER_URL (the same ledger over HTTP on the emulator's \
+                  port: POST the key as the body). A plan's output queues are a third effect \
+                  channel: a message the consumer sends there is the commit of the key it \
+                  carries. Without any of them the work is not checked and the audit is never \
+                  clean. SQSPROBE_START is 1; under --nemesis kill the same command is started \
+                  again after each kill with 2, 3, ...: read back what must survive a crash, as \
+                  the ledger, when starting. Exit codes: 0 clean (no finding, the work checked), \
                   4 findings, 5 could not conclude or could not check the work, 3 the consumer \
                   could not start or the emulator failed, 1 bad command line. docs/audit.md \
                   walks through it."
 )]
 pub struct AuditArgs {
-    /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, body
-    /// templates, where the business key sits, a send rate while the consumer runs. Replaces
-    /// --messages, --fifo, --groups and --visibility-timeout.
+    /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, output
+    /// queues, message shapes (bodies, base64 and SNS layers, message attributes, FIFO group
+    /// and deduplication ids), each queue's keys and where they are read, a send rate while
+    /// the consumer runs. Replaces --messages, --fifo, --groups and --visibility-timeout.
     #[arg(long, value_name = "PLAN.yaml", conflicts_with_all = ["messages", "fifo", "groups", "visibility_timeout"])]
     pub plan: Option<PathBuf>,
 

@@ -27,7 +27,9 @@ pub use ops::access::denies as policy_denies;
 pub use server::{InProcess, RunningEmulator, serve, spawn};
 /// The hooks `sqsprobe audit` observes a consumer through.
 pub mod audit {
-    pub use super::support::audit::{Ack, AckOp, AuditObserver, Called, Delivery, Refusal};
+    pub use super::support::audit::{
+        Ack, AckOp, AuditObserver, Called, Delivery, LEDGER_PATH, Refusal,
+    };
 }
 pub use support::chaos::{Chaos, ChaosSpecError, QUEUE_TAG as CHAOS_TAG, mix as mix_seed};
 pub use support::clock::{Clock, SystemClock, TokioClock};

@@ -569,3 +569,240 @@ fn trials_report_each_finding_kind_as_a_rate() {
     assert!(lo > 0.25 && hi == 1.0, "{rates}");
     assert!(said.contains("stale_handle_ack in 3 of 3 trials"), "{said}");
 }
+
+/// Runs `sqsprobe audit --plan` on one of the example consumers with an example plan.
+fn audit_example(
+    plan: &str,
+    example: &str,
+    args: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let plan = root().join("examples/consumers/plans").join(plan);
+    let script = root().join("examples/consumers/python").join(example);
+    let py = python();
+    let mut command = vec![py.as_str(), script.to_str().unwrap()];
+    command.extend_from_slice(args);
+    audit_plan(&plan, &command, out, run_id)
+}
+
+/// Writes `plan` into `out` and runs `sqsprobe audit --plan` on an inline Python consumer.
+fn audit_inline(
+    plan: &str,
+    consumer: &str,
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value) {
+    let path = out.join(format!("{run_id}.yaml"));
+    std::fs::write(&path, plan).unwrap();
+    let py = python();
+    audit_plan(&path, &[&py, "-c", consumer], out, run_id)
+}
+
+fn evidence_rows(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("evidence.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Real message shapes, each read by the plan as the consumer reads it: base64 of a JSON
+/// message (dramatiq), the key in a message attribute with a body that is not JSON, an SNS
+/// notification with the order inside its `Message` string. A correct consumer is clean, and
+/// every message is judged by its own key.
+#[test]
+fn a_plan_feeds_base64_attribute_and_sns_shaped_messages() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, audit) = audit_example("shapes.yaml", "shapes.py", &[], out.path(), "shapes");
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    assert_eq!(audit["messages"], 12, "{audit}");
+    let mut keys: Vec<&str> = audit["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["business_key"].as_str().unwrap())
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "b-1", "b-2", "b-3", "b-4", "events-1", "events-2", "events-3", "events-4", "task-1",
+            "task-2", "task-3", "task-4"
+        ],
+        "{audit}"
+    );
+    // The evidence reads the same keys out of each delivery, and holds no body.
+    let rows = assert_digest_only_evidence(&out.path().join("shapes"));
+    assert!(
+        rows.iter()
+            .any(|r| r["type"] == "delivery" && r["data"]["business_key"] == "task-2"),
+        "the attribute's key"
+    );
+    let start = rows.iter().find(|r| r["type"] == "audit_start").unwrap();
+    assert_eq!(start["data"]["queues"][2]["body"], "sns(text)");
+}
+
+/// Two queues of the default shape: each has keys of its own, so a correct consumer of both
+/// commits every key once and no commit reads as a duplicate of the other queue's.
+#[test]
+fn two_queues_have_distinct_keys_and_no_false_duplicate_commit() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = out.path().join("two.yaml");
+    std::fs::write(
+        &plan,
+        "queues:\n  - name: orders\n    messages: 3\n  - name: refunds\n    messages: 3\n",
+    )
+    .unwrap();
+    let script = root().join("examples/consumers/python/shapes.py");
+    let py = python();
+    let (code, said, audit) =
+        audit_plan(&plan, &[&py, script.to_str().unwrap()], out.path(), "two");
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    assert_eq!(audit["counts"]["duplicate_commit"], 0, "{audit}");
+    let ledger = std::fs::read_to_string(out.path().join("two/ledger.txt")).unwrap();
+    let mut lines: Vec<&str> = ledger.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        ["b-1", "b-2", "b-3", "refunds-1", "refunds-2", "refunds-3"]
+    );
+}
+
+/// A consume-and-forward stage writes no ledger: its forwards to the plan's output queue are
+/// its commits, so it is clean (exit 0, the work checked); and a retry that publishes the work
+/// again to the same queue before deleting the original is a hand-off, not an
+/// acknowledgement before the commit: the new message is judged in its place.
+#[test]
+fn a_forwarder_commits_by_forwarding_and_a_retry_is_a_hand_off() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, audit) =
+        audit_example("forward.yaml", "forward.py", &[], out.path(), "forward");
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    assert_eq!(
+        audit["ledger"], true,
+        "the output queue shows the work: {audit}"
+    );
+    assert!(!out.path().join("forward/ledger.txt").exists());
+    let rows = evidence_rows(&out.path().join("forward"));
+    let forwards = rows
+        .iter()
+        .filter(|r| r["type"] == "commit" && r["data"]["channel"] == "forward")
+        .count();
+    assert_eq!(forwards, 6);
+
+    let (code, said, audit) = audit_example(
+        "forward.yaml",
+        "forward.py",
+        &["--retry", "b-2"],
+        out.path(),
+        "retry",
+    );
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    let messages = audit["per_message"].as_array().unwrap();
+    assert_eq!(messages.len(), 7, "the hand-off is judged too: {audit}");
+    let handed = messages
+        .iter()
+        .find(|m| m["sent_by"] == "consumer")
+        .unwrap();
+    assert_eq!(handed["business_key"], "b-2");
+    assert_eq!(handed["decision"], "ACCEPT");
+}
+
+/// A consumer that cannot reach the ledger file POSTs each key to the emulator's own port; the
+/// POST is heard before it is answered, so the commit-then-delete consumer is clean and the
+/// delete-then-commit one is at-most-once, every time.
+#[test]
+fn an_http_ledger_is_ordered_like_the_file() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, judged) = audit("http_ledger.py", &[], out.path(), "http");
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(judged["clean"], true, "{judged}");
+    assert!(!out.path().join("http/ledger.txt").exists());
+    let rows = evidence_rows(&out.path().join("http"));
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r["type"] == "commit" && r["data"]["channel"] == "http")
+            .count(),
+        4
+    );
+    let script = root().join("examples/consumers/python/http_ledger.py");
+    let py = python();
+    let (code, said, audit) = audit_command(
+        &[&py, script.to_str().unwrap(), "--delete-first"],
+        &[],
+        out.path(),
+        "http-first",
+    );
+    assert_eq!(code, 4, "{said}");
+    assert_eq!(audit["counts"]["ack_before_commit"], 4, "{audit}");
+}
+
+/// A message whose business key cannot be read where the plan says is a finding of its own
+/// naming its MessageId (here a follow-up the consumer published to the queue without the
+/// key), never counted as work undone; and a ledger of MessageIds instead of keys is pointed
+/// out line by line.
+#[test]
+fn an_unreadable_key_and_a_ledger_of_message_ids_are_named() {
+    let out = tempfile::tempdir().unwrap();
+    let mangle = "import boto3, json, os\n\
+        q = os.environ['SQSPROBE_QUEUE_URL']\n\
+        c = boto3.client('sqs')\n\
+        led = os.environ['SQSPROBE_LEDGER']\n\
+        while True:\n\
+        \x20   for m in c.receive_message(QueueUrl=q, MaxNumberOfMessages=10, WaitTimeSeconds=1).get('Messages', []):\n\
+        \x20       body = json.loads(m['Body'])\n\
+        \x20       if 'business_key' in body:\n\
+        \x20           with open(led, 'a') as f: f.write(body['business_key'] + '\\n')\n\
+        \x20       if body.get('business_key') == 'b-1':\n\
+        \x20           c.send_message(QueueUrl=q, MessageBody=json.dumps({'audit_of': 'b-1'}))\n\
+        \x20       c.delete_message(QueueUrl=q, ReceiptHandle=m['ReceiptHandle'])\n";
+    let (code, said, audit) = audit_inline(
+        "queues:\n  - name: jobs\n    messages: 3\n",
+        mangle,
+        out.path(),
+        "unreadable",
+    );
+    assert_eq!(code, 4, "{said}");
+    let found = kinds(&audit);
+    assert_eq!(
+        found,
+        [("unreadable_key".to_string(), "HOLD".to_string())],
+        "{said}"
+    );
+    let finding = &audit["findings"][0];
+    let id = finding["message"].as_str().unwrap();
+    let handed = audit["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["message"] == id)
+        .expect("the finding names the hand-off's MessageId");
+    assert_eq!(handed["sent_by"], "consumer");
+    assert!(said.contains("FINDING  unreadable_key · HOLD"), "{said}");
+
+    let by_id = "import boto3, os\n\
+        q = os.environ['SQSPROBE_QUEUE_URL']\n\
+        c = boto3.client('sqs')\n\
+        led = os.environ['SQSPROBE_LEDGER']\n\
+        while True:\n\
+        \x20   for m in c.receive_message(QueueUrl=q, MaxNumberOfMessages=10, WaitTimeSeconds=1).get('Messages', []):\n\
+        \x20       with open(led, 'a') as f: f.write(m['MessageId'] + '\\n')\n\
+        \x20       c.delete_message(QueueUrl=q, ReceiptHandle=m['ReceiptHandle'])\n";
+    let (code, said, audit) = audit_inline(
+        "queues:\n  - name: jobs\n    messages: 3\n",
+        by_id,
+        out.path(),
+        "by-id",
+    );
+    assert_eq!(code, 4, "{said}");
+    assert_eq!(audit["counts"]["unmatched_commit"], 3, "{audit}");
+    assert!(
+        said.contains("the MessageId of the message with business key `b-1`"),
+        "{said}"
+    );
+}

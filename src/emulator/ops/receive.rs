@@ -432,6 +432,12 @@ fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[ReceivedMessage
             seq: d.id().seq,
             nonce: d.nonce(),
             body: d.message().body().to_owned(),
+            attributes: d
+                .message()
+                .attributes()
+                .iter()
+                .map(|(name, value)| (name.clone(), value.to_json()))
+                .collect(),
             at_ms: now,
             lease_until_ms,
         });

@@ -21,7 +21,7 @@ use crate::emulator::model::store::Emulator;
 use crate::emulator::ops::answer::Answer;
 use crate::emulator::ops::context::RequestContext;
 use crate::emulator::protocol::{json, query, sts};
-use crate::emulator::support::audit::{Called, Refusal};
+use crate::emulator::support::audit::{AuditObserver, Called, LEDGER_PATH, Refusal};
 use crate::emulator::support::errors::{SqsError, SqsResult};
 use crate::emulator::support::input::{Params, queue_name_from_url};
 use crate::emulator::support::{ids, sigv4};
@@ -190,6 +190,11 @@ pub(crate) async fn answer(
     body: &[u8],
     request_id: &str,
 ) -> Response<Full<Bytes>> {
+    if let Some(audit) = &emu.config.audit
+        && head.path == LEDGER_PATH
+    {
+        return ledger(audit.as_ref(), head, body, request_id);
+    }
     let scope = sigv4::scope(head.authorization.as_deref(), None);
     let mut ctx = RequestContext {
         host: head.host.clone().into_owned(),
@@ -290,6 +295,35 @@ pub(crate) async fn answer(
     }
 }
 
+/// A POST to the audit's ledger: its lines told to the audit before the answer (204), so a
+/// commit posted before an acknowledgement is always heard before it. Anything else there is
+/// refused in plain text: this path is the audit's, not SQS's.
+fn ledger(
+    audit: &dyn AuditObserver,
+    head: &Head<'_>,
+    body: &[u8],
+    request_id: &str,
+) -> Response<Full<Bytes>> {
+    const TEXT: &str = "text/plain; charset=utf-8";
+    if head.method != Method::POST {
+        let said = format!("{LEDGER_PATH} takes a POST of business keys, one a line\n");
+        let mut resp = response(405, TEXT, said.into_bytes(), request_id);
+        resp.headers_mut()
+            .insert(hyper::header::ALLOW, HeaderValue::from_static("POST"));
+        return resp;
+    }
+    let Ok(text) = std::str::from_utf8(body) else {
+        let said = b"the ledger's body must be UTF-8 text\n".to_vec();
+        return response(400, TEXT, said, request_id);
+    };
+    if text.lines().all(|l| l.trim().is_empty()) {
+        let said = b"the ledger's body holds no business key\n".to_vec();
+        return response(400, TEXT, said, request_id);
+    }
+    audit.ledger(text);
+    response(204, TEXT, Vec::new(), request_id)
+}
+
 /// [`dispatch`], and an audit (when one watches) told of the request and its answer.
 async fn dispatch_seen(
     emu: &Arc<Emulator>,
@@ -383,4 +417,70 @@ fn query_error(error: &SqsError, json: bool, request_id: &str) -> Response<Full<
         query::encode_error(error, request_id).into_bytes(),
         request_id,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::support::audit::{Ack, Delivery};
+    use crate::emulator::support::config::EmulatorConfig;
+    use std::sync::Mutex;
+
+    /// An audit that keeps what its ledger was told.
+    #[derive(Debug, Default)]
+    struct Heard(Mutex<Vec<String>>);
+
+    impl AuditObserver for Heard {
+        fn delivered(&self, _: Delivery) {}
+        fn acknowledged(&self, _: Ack) {}
+        fn ledger(&self, lines: &str) {
+            self.0.lock().unwrap().push(lines.to_string());
+        }
+    }
+
+    fn head(method: Method) -> Head<'static> {
+        Head {
+            method,
+            path: LEDGER_PATH.into(),
+            uri_query: "".into(),
+            host: "localhost:9324".into(),
+            target: None,
+            authorization: None,
+            trace_header: None,
+            accept: None,
+            sdk_request: None,
+        }
+    }
+
+    /// While an audit watches, a POST to its ledger is told to it before the 204; anything else
+    /// there is refused in plain words. Without an audit the path is an ordinary (bad) SQS
+    /// request.
+    #[tokio::test]
+    async fn the_audit_ledger_hears_a_post_before_answering_it() {
+        let heard = Arc::new(Heard::default());
+        let emu = Arc::new(Emulator::new(EmulatorConfig {
+            audit: Some(heard.clone()),
+            ..EmulatorConfig::default()
+        }));
+        let posted = answer(&emu, &head(Method::POST), b"b-1\nb-2\n", "r1").await;
+        assert_eq!(posted.status(), 204);
+        assert_eq!(*heard.0.lock().unwrap(), ["b-1\nb-2\n"]);
+        let got = answer(&emu, &head(Method::GET), b"", "r2").await;
+        assert_eq!(got.status(), 405);
+        assert_eq!(got.headers()[hyper::header::ALLOW], "POST");
+        for body in [&b"  \n"[..], &[0xff, 0xfe][..]] {
+            let refused = answer(&emu, &head(Method::POST), body, "r3").await;
+            assert_eq!(refused.status(), 400);
+        }
+        assert_eq!(heard.0.lock().unwrap().len(), 1);
+
+        let plain = Arc::new(Emulator::new(EmulatorConfig::default()));
+        let sqs = answer(&plain, &head(Method::POST), b"b-1", "r4").await;
+        assert_eq!(sqs.status(), 400);
+        let body = sqs.into_body().collect().await.unwrap().to_bytes();
+        assert!(
+            String::from_utf8_lossy(&body).contains("<ErrorResponse"),
+            "{body:?}"
+        );
+    }
 }

@@ -4,6 +4,11 @@
 //! carries, if any). The observer is called synchronously, inside the operation and before the
 //! answer is sent, so whatever it reads then (the consumer's ledger) is read before the
 //! consumer can see the answer: ordering is exact, never a race of file polling.
+//!
+//! While an audit watches, the emulator also answers one path of its own, [`LEDGER_PATH`]: a
+//! consumer that cannot write the audit's ledger file (in a container, on another host)
+//! POSTs each business key it commits there, and the observer hears it before the POST is
+//! answered, so it is ordered exactly as the file's lines are.
 
 use std::fmt::Debug;
 
@@ -18,6 +23,9 @@ pub struct Delivery {
     /// The delivery's nonce: one attempt, and the handle that names it.
     pub nonce: u64,
     pub body: String,
+    /// Its message attributes in the JSON shape of `MessageAttributes` (`{name: {DataType,
+    /// StringValue | BinaryValue (base64)}}`); empty when it has none.
+    pub attributes: serde_json::Map<String, serde_json::Value>,
     /// When it was delivered and when its lease ends, in the emulator's epoch milliseconds.
     pub at_ms: u64,
     pub lease_until_ms: u64,
@@ -79,6 +87,10 @@ pub struct Called<'a> {
     pub latency: std::time::Duration,
 }
 
+/// The path of the audit's ledger on the emulator's own port: `POST /sqsprobe/ledger` with
+/// one business key a line as the body.
+pub const LEDGER_PATH: &str = "/sqsprobe/ledger";
+
 /// Told of every delivery and acknowledgement while an audit runs. Implementations must not
 /// call back into the emulator: `delivered` and `acknowledged` are called with its state
 /// locked; `called` after the operation, before its answer is sent.
@@ -87,6 +99,9 @@ pub trait AuditObserver: Send + Sync + Debug {
     fn acknowledged(&self, ack: Ack);
     /// Every request, answered or refused (throttles and access checks included).
     fn called(&self, _call: &Called<'_>) {}
+    /// The body of a POST to [`LEDGER_PATH`]: one business key a line, each a commit, told
+    /// before the POST is answered.
+    fn ledger(&self, _lines: &str) {}
     /// Whether requests signed with `access_key` are the audit's own (its set-up), which the
     /// emulator's server-wide chaos (latency, throttling) spares: chaos is the consumer's
     /// experiment, never the audit's.
