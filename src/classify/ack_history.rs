@@ -137,9 +137,7 @@ fn answer_of(completion: Completion) -> UseAnswer {
 
 /// Milliseconds since the epoch of an RFC 3339 timestamp, as the rows write them.
 pub fn epoch_ms(t: &str) -> Option<f64> {
-    chrono::DateTime::parse_from_rfc3339(t)
-        .ok()
-        .map(|d| d.timestamp_millis() as f64)
+    crate::evidence::view::parse_time(t).map(|d| d.timestamp_millis() as f64)
 }
 
 /// The acknowledgement facts of a case, from its rows (a multi-trial case's: one trial's).

@@ -249,6 +249,7 @@ pub struct AckCounts {
     Deserialize,
     schemars::JsonSchema,
     strum::IntoStaticStr,
+    strum::Display,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -269,12 +270,6 @@ impl ClassName {
 impl AsRef<str> for ClassName {
     fn as_ref(&self) -> &str {
         self.as_str()
-    }
-}
-
-impl std::fmt::Display for ClassName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -474,6 +474,7 @@ pub struct MessageOutcome {
     Deserialize,
     schemars::JsonSchema,
     strum::IntoStaticStr,
+    strum::Display,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -507,12 +508,6 @@ impl WindowEnded {
     /// The snake_case name, as written.
     pub fn as_str(self) -> &'static str {
         self.into()
-    }
-}
-
-impl std::fmt::Display for WindowEnded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

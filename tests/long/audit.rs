@@ -420,12 +420,12 @@ fn a_consumer_that_discards_every_message_or_purges_is_never_clean() {
     );
     assert!(stdout.contains("the work was not checked"), "{stdout}");
 
-    let purge = "import boto3, os, time\n\
+    let purge = "import boto3, os, threading\n\
         q = os.environ['SQSPROBE_QUEUE_URL']\n\
         c = boto3.client('sqs')\n\
         c.purge_queue(QueueUrl=q)\n\
         open(os.environ['SQSPROBE_LEDGER'], 'a').close()\n\
-        time.sleep(30)\n";
+        threading.Event().wait()\n";
     let (code, stdout, audit) = audit_command(&[&py, "-c", purge], &[], out.path(), "purge");
     assert_eq!(code, 4, "{stdout}");
     assert_eq!(audit["counts"]["gone_without_delete"], 4, "{audit}");

@@ -276,7 +276,7 @@ fn a_bad_nemesis_is_refused_and_one_that_never_strikes_concludes_nothing() {
             "--",
             &py,
             "-c",
-            "import time; time.sleep(30)",
+            "import threading; threading.Event().wait()",
         ],
         &root(),
         Duration::from_secs(60),
