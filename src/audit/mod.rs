@@ -12,6 +12,9 @@
 //! - [`recorder`]: the emulator's audit observer — every delivery (attempt, handle, lease end)
 //!   and every acknowledgement, with the consumer's ledger read at that moment, before the
 //!   emulator answers — and the writer of `evidence.jsonl` as it happens;
+//! - [`history`]: the judge's rows of `evidence.jsonl` (deliveries, acknowledgements, commits,
+//!   hand-offs, the nemesis's acts, the facts at the end) and the log read back from them: the
+//!   runner and `sqsprobe check` judge what the file holds (pure);
 //! - [`calls`]: each request the consumer made as a digest-only evidence `call` row (pure);
 //! - [`judge`]: from that log, what remained on the queue and the final ledger to findings and
 //!   a playbook decision per message (pure);
@@ -30,6 +33,7 @@ pub mod calls;
 pub mod console;
 pub mod consumer;
 pub mod effects;
+pub mod history;
 pub mod html;
 pub mod judge;
 pub mod key;

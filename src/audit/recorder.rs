@@ -24,6 +24,8 @@ use serde::Serialize;
 
 use super::calls::{self, Known, SETUP_ACCESS_KEY};
 use super::effects::{Channel, Commit, Effects, Handoff};
+use super::history::{AckRow, CommitRow, DeliveryRow, FactsRow, HandoffRow};
+use super::judge::End;
 use super::key::{KeyMap, Role};
 use super::nemesis::{Act, Event, Live, On};
 use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
@@ -80,9 +82,22 @@ struct Evidence {
     known: Known,
     /// The first write that failed: the audit says so at the end.
     failed: Option<String>,
+    /// Every business key a `delivery` row has named: a ledger line that is one of them is
+    /// written as it is, so the history read back matches it to its message.
+    keys: std::collections::HashSet<String>,
 }
 
 impl Evidence {
+    /// A ledger line as a row holds it: a key the history already names as it is; anything
+    /// else masked as a body would be (a consumer may write anything to its ledger).
+    fn mask_line(&self, line: &str) -> String {
+        if self.keys.contains(line) {
+            line.to_string()
+        } else {
+            self.known.masker.mask(line)
+        }
+    }
+
     fn write(&mut self, result: std::io::Result<()>) {
         if let Err(e) = result
             && self.failed.is_none()
@@ -108,49 +123,6 @@ impl std::fmt::Debug for Recorder {
             .field("ledger", &self.ledger)
             .finish_non_exhaustive()
     }
-}
-
-/// A `delivery` row: one attempt of one message.
-#[derive(Serialize)]
-struct DeliveryRow<'a> {
-    message_id: &'a str,
-    business_key: Option<&'a str>,
-    attempt_nonce: u64,
-    body_digest: String,
-    at_ms: u64,
-    lease_until_ms: u64,
-}
-
-/// An `ack` row: one delete or visibility change, with what the ledger held then.
-#[derive(Serialize)]
-struct AckRow<'a> {
-    op: &'static str,
-    visibility_timeout: Option<i64>,
-    attempt_nonce: Option<u64>,
-    handle_digest: &'a str,
-    business_key: Option<&'a str>,
-    commits_at_ack: Option<u32>,
-    handed_off: bool,
-    at_ms: u64,
-}
-
-/// A `commit` row: a line of the HTTP ledger, or a forward to an output queue.
-#[derive(Serialize)]
-struct CommitRow<'a> {
-    channel: Channel,
-    business_key: Option<String>,
-    message_id: Option<&'a str>,
-    queue: Option<&'a str>,
-    at_ms: u64,
-}
-
-/// A `handoff` row: a message the consumer sent to a source queue of the plan.
-#[derive(Serialize)]
-struct HandoffRow<'a> {
-    message_id: &'a str,
-    business_key: Option<&'a str>,
-    queue: &'a str,
-    at_ms: u64,
 }
 
 impl Recorder {
@@ -196,6 +168,7 @@ impl Recorder {
             writer,
             known,
             failed: None,
+            keys: Default::default(),
         });
     }
 
@@ -210,6 +183,39 @@ impl Recorder {
             let result = ev.writer.write_row(kind, data);
             ev.write(result);
         }
+    }
+
+    /// Writes the `audit_facts` row: what the queues and the ledger file held at the end (the
+    /// ledger's lines as a commit row holds them).
+    pub fn write_facts(&self, end: &End) {
+        let outputs = self.keys.has_output();
+        self.evidence(|ev| {
+            let ledger = end.ledger.as_ref().map(|lines| {
+                let mut masked: BTreeMap<String, u32> = BTreeMap::new();
+                for (line, n) in lines {
+                    *masked.entry(ev.mask_line(line)).or_default() += n;
+                }
+                masked
+            });
+            let row = FactsRow {
+                sent: end.sent.clone(),
+                remaining: end.remaining.clone(),
+                dead_lettered: end.dead_lettered.clone(),
+                ledger,
+                outputs,
+            };
+            let result = ev.writer.write_row("audit_facts", &row);
+            ev.write(result);
+        });
+    }
+
+    /// The first write to the evidence file that failed, if one did.
+    pub fn write_failure(&self) -> Option<String> {
+        self.evidence
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|ev| ev.failed.clone())
     }
 
     /// Closes the evidence file: how many rows it holds, or the first write that failed.
@@ -266,14 +272,10 @@ impl AuditObserver for Recorder {
             .keys
             .read(Some(&delivery.queue), &delivery.body, attributes);
         self.evidence(|ev| {
-            let row = DeliveryRow {
-                message_id: &delivery.message_id,
-                business_key: key.as_deref(),
-                attempt_nonce: delivery.nonce,
-                body_digest: crate::evidence::sha256_hex(&delivery.body),
-                at_ms: delivery.at_ms,
-                lease_until_ms: delivery.lease_until_ms,
-            };
+            if let Some(k) = &key {
+                ev.keys.insert(k.clone());
+            }
+            let row = DeliveryRow::of(&delivery, key.as_deref());
             let result = ev.writer.write_row("delivery", &row);
             ev.write(result);
         });
@@ -329,21 +331,7 @@ impl AuditObserver for Recorder {
             handed_off,
         };
         self.evidence(|ev| {
-            let (op, visibility_timeout) = match fact.ack.op {
-                AckOp::Delete => ("delete", None),
-                AckOp::ChangeVisibility { timeout_s } => ("change_visibility", Some(timeout_s)),
-            };
-            let row = AckRow {
-                op,
-                visibility_timeout,
-                attempt_nonce: fact.ack.handle.map(|(_, n)| n),
-                handle_digest: &fact.ack.handle_digest,
-                business_key: fact.business_key.as_deref(),
-                commits_at_ack: fact.commits_at_ack,
-                handed_off: fact.handed_off,
-                at_ms: fact.ack.at_ms,
-            };
-            let result = ev.writer.write_row("ack", &row);
+            let result = ev.writer.write_row("ack", &AckRow::of(&fact));
             ev.write(result);
         });
         let act = match (&self.nemesis, fact.ack.op) {
@@ -450,9 +438,10 @@ impl Recorder {
                     };
                     self.evidence(|ev| {
                         let row = HandoffRow {
-                            message_id: &handoff.message_id,
-                            business_key: handoff.key.as_deref(),
-                            queue: &handoff.queue,
+                            message_id: handoff.message_id.clone(),
+                            business_key: handoff.key.clone(),
+                            queue: handoff.queue.clone(),
+                            key_at: handoff.key_at.clone(),
                             at_ms,
                         };
                         let result = ev.writer.write_row("handoff", &row);
@@ -467,13 +456,14 @@ impl Recorder {
     }
 }
 
-/// Writes a `commit` row (a ledger line that may hold anything is masked as a body would be).
+/// Writes a `commit` row.
 fn write_commit(ev: &mut Evidence, commit: &Commit) {
     let row = CommitRow {
         channel: commit.channel,
-        business_key: commit.key.as_deref().map(|k| ev.known.masker.mask(k)),
-        message_id: commit.message_id.as_deref(),
-        queue: commit.queue.as_deref(),
+        business_key: commit.key.as_deref().map(|k| ev.mask_line(k)),
+        message_id: commit.message_id.clone(),
+        queue: commit.queue.clone(),
+        key_at: commit.key_at.clone(),
         at_ms: commit.at_ms,
     };
     let result = ev.writer.write_row("commit", &row);

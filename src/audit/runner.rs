@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::console::say;
 use super::consumer::{Consumer, Launch};
+use super::history;
 use super::judge::{Audit, End, FindingKind, judge};
 use super::nemesis::{Act, ActKind, Live, Nemesis, Record};
 use super::plan::Plan;
@@ -227,7 +228,33 @@ async fn audit_once(
         }
     }
     remaining.extend(dead_lettered.iter().cloned());
-    let log = recorder.log();
+    emu.shutdown().await;
+    recorder.write_facts(&End {
+        sent,
+        remaining,
+        dead_lettered,
+        ledger: read_ledger(&ledger),
+    });
+    // The verdict is judged from the history as the file holds it, not from memory: what
+    // `sqsprobe check` reads later is what was judged now.
+    let evidence_path = dir.join("evidence.jsonl");
+    let history = match recorder.write_failure() {
+        Some(e) => Err(format!("failed to write {}: {e}", evidence_path.display())),
+        None => std::fs::read_to_string(&evidence_path)
+            .map_err(|e| format!("failed to read {} back: {e}", evidence_path.display()))
+            .and_then(|text| {
+                history::read(&text)
+                    .map_err(|e| format!("{} does not read back: {e}", evidence_path.display()))
+            }),
+    };
+    let (log, end) = match history {
+        Ok(read) => read,
+        Err(e) => {
+            say(e);
+            let _ = recorder.finish();
+            return Err(exit_code::RUNTIME_ERROR);
+        }
+    };
     if let Some((_, record)) = nemesis {
         let record = Record {
             acts: log.nemesis.clone(),
@@ -241,16 +268,7 @@ async fn audit_once(
         }
         ended.nemesis = Some(record);
     }
-    let audit = judge(
-        &log,
-        &End {
-            sent,
-            remaining,
-            dead_lettered,
-            ledger: read_ledger(&ledger),
-        },
-    );
-    emu.shutdown().await;
+    let audit = judge(&log, &end);
     recorder.write_row("audit_end", &end_row(&audit, &ended));
     let evidence = recorder.finish().map(|_| ()).map_err(|e| {
         format!(

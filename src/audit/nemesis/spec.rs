@@ -148,7 +148,7 @@ pub enum Strike {
 }
 
 /// The kind of event a point counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum On {
     /// A delete (single or a batch entry), as the emulator is about to answer it.
@@ -176,7 +176,7 @@ pub struct Point {
 }
 
 /// What the nemesis did, in the history's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActKind {
     /// SIGKILL to the consumer's process group.
@@ -201,7 +201,8 @@ impl ActKind {
 }
 
 /// One act of the nemesis: a `nemesis` evidence row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Act {
     pub act: ActKind,
     /// On the emulator's clock (epoch milliseconds), as deliveries and acknowledgements are.
