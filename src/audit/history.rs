@@ -373,7 +373,7 @@ mod tests {
             commits_at_ack: commits,
             handed_off: false,
         };
-        let acks = vec![
+        let acks = [
             ack(&d1, AckOp::ChangeVisibility { timeout_s: 5 }, 150, Some(0)),
             ack(&d1, AckOp::Delete, 1300, Some(1)),
             ack(&d1b, AckOp::Delete, 1400, Some(1)),
