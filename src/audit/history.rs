@@ -21,6 +21,7 @@ use super::judge::End;
 use super::nemesis::Act;
 use super::recorder::{AckFact, Log};
 use crate::emulator::audit::{Ack, AckOp, Delivery};
+use crate::evidence::format::{Call, Completion, Phase};
 
 /// A `delivery` row: one attempt of one message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +111,8 @@ pub struct FactsRow {
     pub ledger: Option<BTreeMap<String, u32>>,
     /// Whether the plan names an output queue (its forwards are a channel from the start).
     pub outputs: bool,
+    /// The queues the audit made (sources, dead-letter and output queues), by name.
+    pub queues: Vec<String>,
 }
 
 impl DeliveryRow {
@@ -174,7 +177,8 @@ impl std::fmt::Display for ReadError {
 
 /// The log and the end as the rows of `text` (an audit's `evidence.jsonl`) record them.
 ///
-/// Rows of other types (`call`, `audit_start`, `consumer_start`, `audit_end`) are not the
+/// A `call` row of the consumer's counts towards the queues it used. Rows of other types
+/// (`audit_start`, `consumer_start`, `audit_end`) are not the
 /// judge's input and are passed over; a row of one of the judge's types that does not read is
 /// an error, and so is a history without its `audit_facts` row (the audit did not finish).
 pub fn read(text: &str) -> Result<(Log, End), ReadError> {
@@ -293,6 +297,15 @@ pub fn read(text: &str) -> Result<(Log, End), ReadError> {
                     after_deliveries: log.deliveries.len(),
                 });
             }
+            "call" => {
+                let call: Call = serde_json::from_value(row.data).map_err(data("call"))?;
+                if call.phase == Phase::Consumer
+                    && let Some(queue) = &call.queue
+                {
+                    let refused = call.completion == Completion::Fail;
+                    log.queues.called(&call.action, queue, refused);
+                }
+            }
             "nemesis" => {
                 let act: Act = serde_json::from_value(row.data).map_err(data("nemesis"))?;
                 log.nemesis.push(act);
@@ -308,6 +321,7 @@ pub fn read(text: &str) -> Result<(Log, End), ReadError> {
                     remaining: f.remaining,
                     dead_lettered: f.dead_lettered,
                     ledger: f.ledger,
+                    queues: f.queues,
                 });
             }
             _ => {}
@@ -350,6 +364,7 @@ mod tests {
             dead_lettered: vec![],
             ledger: Some(BTreeMap::from([("b-1".to_string(), 1)])),
             outputs: false,
+            queues: vec!["orders".into()],
         }
     }
 

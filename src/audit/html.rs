@@ -50,6 +50,26 @@ pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
             esc(&ended.how)
         );
     }
+    if ended.crashed {
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\">Not clean: the consumer {}. The last lines of <code>consumer.log</code>:</p>\n<pre>{}</pre>",
+            esc(&ended.how),
+            esc(&ended.log_tail.join("\n"))
+        );
+    }
+    if !audit.foreign_queues.is_empty() {
+        let named: Vec<String> = audit
+            .foreign_queues
+            .iter()
+            .map(|q| format!("<code>{}</code>", esc(&q.line())))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\">The consumer used queues the audit did not make: {}. The plan's queues are in <code>SQSPROBE_QUEUE_URL</code> and <code>SQSPROBE_QUEUE_URL_&lt;NAME&gt;</code>.</p>",
+            named.join("; ")
+        );
+    }
     if !audit.ledger {
         out.push_str("<p class=\"banner\">Not clean: no ledger was written (<code>SQSPROBE_LEDGER</code>), so the work was not checked (<code>ack_before_commit</code>, <code>duplicate_commit</code>, <code>lost_work</code>) and no message is ACCEPT.</p>\n");
     }
@@ -275,6 +295,7 @@ mod tests {
                 remaining: Vec::new(),
                 dead_lettered: Vec::new(),
                 ledger: None,
+                queues: Vec::new(),
             },
         );
         let ended = Ended {

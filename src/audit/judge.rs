@@ -214,6 +214,9 @@ pub struct Audit {
     pub per_message: Vec<MessageJudgement>,
     /// Every acknowledgement in the order it came, judged.
     pub acknowledgements: Vec<AckJudgement>,
+    /// The queues the consumer used that the audit did not make (a queue name of its own
+    /// configuration leaves the plan's messages unread), with what it did there.
+    pub foreign_queues: Vec<super::queues::ForeignQueue>,
 }
 
 /// What the audit knows at the end, besides the log.
@@ -227,6 +230,8 @@ pub struct End {
     pub dead_lettered: Vec<String>,
     /// The ledger, per business key, or `None` when the consumer never wrote one.
     pub ledger: Option<BTreeMap<String, u32>>,
+    /// The queues the audit made (sources, dead-letter and output queues), by name.
+    pub queues: Vec<String>,
 }
 
 /// Judges the log.
@@ -606,6 +611,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         findings,
         per_message,
         acknowledgements,
+        foreign_queues: log.queues.foreign(&end.queues),
     }
 }
 
@@ -779,6 +785,7 @@ pub(crate) mod tests {
             remaining: remaining.iter().map(|s| format!("m{s}")).collect(),
             ledger: ledger.map(|l| l.iter().map(|(k, n)| (k.to_string(), *n)).collect()),
             dead_lettered: Vec::new(),
+            queues: vec!["orders".into()],
         }
     }
 

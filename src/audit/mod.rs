@@ -15,6 +15,7 @@
 //! - [`history`]: the judge's rows of `evidence.jsonl` (deliveries, acknowledgements, commits,
 //!   hand-offs, the nemesis's acts, the facts at the end) and the log read back from them: the
 //!   runner and `sqsprobe check` judge what the file holds (pure);
+//! - [`queues`]: the queues the consumer used that the audit did not make, named (pure);
 //! - [`calls`]: each request the consumer made as a digest-only evidence `call` row (pure);
 //! - [`judge`]: from that log, what remained on the queue and the final ledger to findings and
 //!   a playbook decision per message (pure);
@@ -39,6 +40,7 @@ pub mod judge;
 pub mod key;
 pub mod nemesis;
 pub mod plan;
+pub mod queues;
 pub mod recorder;
 pub mod report;
 pub mod runner;

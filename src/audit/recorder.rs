@@ -66,6 +66,9 @@ pub struct Log {
     pub ids: std::collections::HashSet<String>,
     /// What the nemesis did, in order (empty without `--nemesis`).
     pub nemesis: Vec<Act>,
+    /// The queues the consumer's requests named, and what it did on each (read back from its
+    /// `call` rows).
+    pub queues: super::queues::QueueUses,
 }
 
 impl Log {
@@ -203,10 +206,25 @@ impl Recorder {
                 dead_lettered: end.dead_lettered.clone(),
                 ledger,
                 outputs,
+                queues: end.queues.clone(),
             };
             let result = ev.writer.write_row("audit_facts", &row);
             ev.write(result);
         });
+    }
+
+    /// `text` with every handle and body the audit has seen, and anything shaped like an
+    /// account id, masked (for what the consumer printed).
+    pub fn mask(&self, text: &str) -> String {
+        match self
+            .evidence
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            Some(ev) => ev.known.masker.mask(text),
+            None => crate::evidence::digest::Masker::default().mask(text),
+        }
     }
 
     /// The first write to the evidence file that failed, if one did.

@@ -29,6 +29,27 @@ pub struct Ended {
     /// Under `--nemesis`: what it was asked, its points, and what it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<super::nemesis::Record>,
+    /// The consumer ended by itself with a failure (a non-zero exit or a signal the audit did
+    /// not send): never a clean audit, and a JUnit error carrying [`Ended::log_tail`].
+    #[serde(default)]
+    pub crashed: bool,
+    /// When it crashed: the last lines of `consumer.log` (its stdout and stderr), masked as
+    /// the evidence is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub log_tail: Vec<String>,
+}
+
+/// What the reports say of the queues the consumer used that the audit did not make.
+fn foreign_line(audit: &Audit) -> Option<String> {
+    if audit.foreign_queues.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = audit.foreign_queues.iter().map(|q| q.line()).collect();
+    Some(format!(
+        "the consumer used queue(s) the audit did not make: {}; the plan's queues are in \
+         SQSPROBE_QUEUE_URL and SQSPROBE_QUEUE_URL_<NAME>",
+        named.join("; ")
+    ))
 }
 
 /// `audit.json`: the judgement, and how the run ended.
@@ -85,6 +106,15 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
     if let Some(nemesis) = &ended.nemesis {
         let _ = writeln!(out, "{}", crate::text::escape::terminal(&nemesis.line()));
     }
+    if ended.crashed && !ended.log_tail.is_empty() {
+        out.push_str("the consumer crashed; the last lines of consumer.log:\n");
+        for line in &ended.log_tail {
+            let _ = writeln!(out, "  | {}", crate::text::escape::terminal(line));
+        }
+    }
+    if let Some(line) = foreign_line(audit) {
+        let _ = writeln!(out, "{}", crate::text::escape::terminal(&line));
+    }
     if !audit.ledger {
         out.push_str(&not_checked_line());
         out.push('\n');
@@ -108,8 +138,10 @@ fn not_checked_line() -> String {
 /// `summary.md`: the verdict, the findings first, then every message.
 pub fn summary(audit: &Audit, ended: &Ended) -> String {
     let mut out = String::from("## sqsprobe audit\n\n");
-    let verdict = if audit.clean && ended.concluded {
+    let verdict = if audit.clean && ended.concluded && !ended.crashed {
         "clean".to_string()
+    } else if ended.crashed && audit.findings.is_empty() {
+        "**not clean: the consumer crashed**".to_string()
     } else if !audit.findings.is_empty() {
         format!("**{} finding(s)**", audit.findings.len())
     } else if !audit.ledger {
@@ -128,6 +160,17 @@ pub fn summary(audit: &Audit, ended: &Ended) -> String {
     }
     if !audit.ledger {
         let _ = writeln!(out, "> {}\n", text(&not_checked_line()));
+    }
+    if let Some(line) = foreign_line(audit) {
+        let _ = writeln!(out, "> {}\n", text(&line));
+    }
+    if ended.crashed && !ended.log_tail.is_empty() {
+        // An indented block: Markdown shows it as it is, whatever the consumer printed.
+        out.push_str("### The consumer crashed: the last lines of `consumer.log`\n\n");
+        for line in &ended.log_tail {
+            let _ = writeln!(out, "    {line}");
+        }
+        out.push('\n');
     }
     if !audit.findings.is_empty() {
         out.push_str("### Findings\n\n");
@@ -191,7 +234,21 @@ pub fn junit(audit: &Audit, ended: &Ended) -> String {
             .set_message(not_checked_line());
         suite.add_test_case(TestCase::new("work", status));
     }
-    if !ended.concluded {
+    if let Some(line) = foreign_line(audit) {
+        suite.add_property(Property::new("foreign_queues", line));
+    }
+    if ended.crashed {
+        // A crash is the consumer's error, not a finding of one message: the cause is in
+        // what it printed last.
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_type("crashed")
+            .set_message(format!("the consumer {}", ended.how))
+            .set_description(ended.log_tail.join("\n"));
+        let mut case = TestCase::new("consumer", status);
+        case.set_system_err(ended.log_tail.join("\n"));
+        suite.add_test_case(case);
+    } else if !ended.concluded {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_type("not_concluded")

@@ -122,7 +122,7 @@ fn exit(done: &[(Audit, Ended)]) -> i32 {
         exit_code::EXPECTATION_FAILED
     } else if done
         .iter()
-        .any(|(audit, ended)| !ended.concluded || !audit.clean)
+        .any(|(audit, ended)| !ended.concluded || !audit.clean || ended.crashed)
     {
         exit_code::INCONCLUSIVE
     } else {
@@ -234,6 +234,11 @@ async fn audit_once(
         remaining,
         dead_lettered,
         ledger: read_ledger(&ledger),
+        queues: plan
+            .queues
+            .iter()
+            .flat_map(|q| std::iter::once(q.queue_name()).chain(q.dead_letter_name()))
+            .collect(),
     });
     // The verdict is judged from the history as the file holds it, not from memory: what
     // `sqsprobe check` reads later is what was judged now.
@@ -392,11 +397,22 @@ impl Watched<'_> {
                     Some(c) => format!("crashed: exit {c}"),
                     None => "was killed by a signal".to_string(),
                 };
+                let crashed = code != Some(0);
+                let log_tail = if crashed {
+                    tail(&launch.log, TAIL_LINES)
+                        .iter()
+                        .map(|l| self.recorder.mask(l))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 break Ended {
                     how,
                     concluded: true,
                     exit_status: code,
                     nemesis: None,
+                    crashed,
+                    log_tail,
                 };
             }
             let mut striking = false;
@@ -498,6 +514,23 @@ impl Watched<'_> {
     }
 }
 
+/// How many of the last lines of `consumer.log` a crash carries into the reports.
+const TAIL_LINES: usize = 20;
+
+/// The last `n` non-empty lines of the file at `path` (each cut at 500 characters: a line is
+/// for a reader, not a dump), or none when it cannot be read.
+fn tail(path: &Path, n: usize) -> Vec<String> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| l.chars().take(500).collect())
+        .collect()
+}
+
 /// The `audit_start` row: what was audited and how (never the consumer's arguments, which may
 /// hold secrets: only its program's file name).
 fn start_row(
@@ -552,6 +585,8 @@ fn end_row(audit: &Audit, ended: &Ended) -> serde_json::Value {
         "how": ended.how,
         "concluded": ended.concluded,
         "exit_status": ended.exit_status,
+        "crashed": ended.crashed,
+        "foreign_queues": audit.foreign_queues,
         "clean": audit.clean,
         "counts": audit.counts,
         "nemesis": ended.nemesis.as_ref().map(Record::line),

@@ -372,21 +372,88 @@ fn a_crashing_consumer_is_recorded_and_still_judged() {
             "--",
             &py,
             "-c",
-            "import sys; sys.exit(3)",
+            "import sys; print('connecting to the broker'); sys.exit('KeyError: ORDERS_QUEUE_URL')",
         ],
         &root(),
         LIMIT,
     );
     assert_eq!(done.code(), 4, "{}\n{}", done.stdout, done.stderr);
     let audit = read_json(&out.path().join("crash/audit.json"));
-    assert_eq!(audit["ended"]["exit_status"], 3);
-    assert_eq!(audit["ended"]["how"], "crashed: exit 3");
+    assert_eq!(audit["ended"]["exit_status"], 1);
+    assert_eq!(audit["ended"]["how"], "crashed: exit 1");
+    assert_eq!(audit["ended"]["crashed"], true);
+    assert_eq!(
+        audit["ended"]["log_tail"],
+        serde_json::json!(["connecting to the broker", "KeyError: ORDERS_QUEUE_URL"])
+    );
     assert_eq!(audit["counts"]["never_acked"], 2);
     assert_eq!(audit["ledger"], false, "it never wrote one");
     assert!(
         done.stdout.contains("no ledger was written"),
         "{}",
         done.stdout
+    );
+    // The cause is where a CI reader looks: on the terminal and in JUnit, as an error.
+    assert!(
+        done.stdout.contains("  | KeyError: ORDERS_QUEUE_URL"),
+        "{}",
+        done.stdout
+    );
+    let junit = std::fs::read_to_string(out.path().join("crash/junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<testcase name="consumer""#)
+            && junit.contains(r#"type="crashed""#)
+            && junit.contains("KeyError: ORDERS_QUEUE_URL"),
+        "{junit}"
+    );
+    let summary = std::fs::read_to_string(out.path().join("crash/summary.md")).unwrap();
+    assert!(
+        summary.contains("    KeyError: ORDERS_QUEUE_URL"),
+        "{summary}"
+    );
+}
+
+/// A consumer that did all its work and then exited with a failure is not clean: the audit
+/// cannot say what a consumer that crashes does in production; and one polling a queue of its
+/// own naming has that queue named, with what it did there.
+#[test]
+fn a_crash_after_the_work_is_not_clean_and_a_queue_of_its_own_is_named() {
+    let out = tempfile::tempdir().unwrap();
+    let py = python();
+    let work_then_crash = "import boto3, os, sys\n\
+        q = os.environ['SQSPROBE_QUEUE_URL']\n\
+        c = boto3.client('sqs')\n\
+        left = 4\n\
+        while left:\n\
+        \x20   for m in c.receive_message(QueueUrl=q, MaxNumberOfMessages=10, WaitTimeSeconds=1).get('Messages', []):\n\
+        \x20       key = __import__('json').loads(m['Body'])['business_key']\n\
+        \x20       open(os.environ['SQSPROBE_LEDGER'], 'a').write(key + '\\n')\n\
+        \x20       c.delete_message(QueueUrl=q, ReceiptHandle=m['ReceiptHandle'])\n\
+        \x20       left -= 1\n\
+        sys.exit('shutting down: connection reset')\n";
+    let (code, stdout, audit) =
+        audit_command(&[&py, "-c", work_then_crash], &[], out.path(), "late-crash");
+    assert_eq!(code, 5, "{stdout}");
+    assert_eq!(audit["findings"].as_array().unwrap().len(), 0, "{audit}");
+    assert_eq!(audit["ended"]["crashed"], true, "{audit}");
+    assert!(stdout.contains("not clean") || stdout.contains("crashed"), "{stdout}");
+
+    let own_queue = "import boto3, os\n\
+        c = boto3.client('sqs')\n\
+        q = c.create_queue(QueueName='orders-dev')['QueueUrl']\n\
+        for _ in range(3):\n\
+        \x20   c.receive_message(QueueUrl=q, WaitTimeSeconds=0)\n";
+    let (code, stdout, audit) =
+        audit_command(&[&py, "-c", own_queue], &[], out.path(), "own-queue");
+    assert_eq!(code, 4, "{stdout}");
+    assert_eq!(
+        audit["foreign_queues"],
+        serde_json::json!([{"queue": "orders-dev", "created": true, "receives": 3, "calls": 4, "refused": 0}]),
+        "{audit}"
+    );
+    assert!(
+        stdout.contains("the consumer used queue(s) the audit did not make: orders-dev (created by the consumer; 3 receives, 4 requests, 0 refused)"),
+        "{stdout}"
     );
 }
 
