@@ -15,6 +15,8 @@
 //! - [`history`]: the judge's rows of `evidence.jsonl` (deliveries, acknowledgements, commits,
 //!   hand-offs, the nemesis's acts, the facts at the end) and the log read back from them: the
 //!   runner and `sqsprobe check` judge what the file holds (pure);
+//! - [`check`]: `sqsprobe check` on an audit folder: judged again from `evidence.jsonl`,
+//!   compared with `audit.json`;
 //! - [`queues`]: the queues the consumer used that the audit did not make, named (pure);
 //! - [`calls`]: each request the consumer made as a digest-only evidence `call` row (pure);
 //! - [`judge`]: from that log, what remained on the queue and the final ledger to findings and
@@ -31,6 +33,7 @@
 //! [`runner::run`].
 
 pub mod calls;
+pub mod check;
 pub mod console;
 pub mod consumer;
 pub mod effects;

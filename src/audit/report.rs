@@ -52,6 +52,31 @@ fn foreign_line(audit: &Audit) -> Option<String> {
     ))
 }
 
+/// The exit code of audits, each its judgement, whether it concluded and whether the consumer
+/// crashed: 4 when one found something definite (or ended judged with a finding), else 5 when
+/// one could not conclude, could not see the work (no ledger) or crashed, else 0: never a clean
+/// exit without proof of work.
+pub fn exit_code(outcomes: &[(&Audit, bool, bool)]) -> i32 {
+    use crate::exit_code;
+    let definite = outcomes.iter().any(|(audit, concluded, _)| {
+        audit
+            .findings
+            .iter()
+            .any(|f| f.kind != super::judge::FindingKind::NeverAcked)
+            || (*concluded && !audit.findings.is_empty())
+    });
+    if definite {
+        exit_code::EXPECTATION_FAILED
+    } else if outcomes
+        .iter()
+        .any(|(audit, concluded, crashed)| !concluded || !audit.clean || *crashed)
+    {
+        exit_code::INCONCLUSIVE
+    } else {
+        exit_code::OK
+    }
+}
+
 /// `audit.json`: the judgement, and how the run ended.
 pub fn json(audit: &Audit, ended: &Ended) -> String {
     #[derive(serde::Serialize)]

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use super::console::say;
 use super::consumer::{Consumer, Launch};
 use super::history;
-use super::judge::{Audit, End, FindingKind, judge};
+use super::judge::{Audit, End, judge};
 use super::nemesis::{Act, ActKind, Live, Nemesis, Record};
 use super::plan::Plan;
 use super::recorder::{Recorder, read_ledger};
@@ -107,27 +107,13 @@ pub async fn run(options: &Options, plan: &Plan, interrupts: &mut impl Interrupt
     exit(&done)
 }
 
-/// The exit code of the audits: 4 when one found something definite (or ended judged with a
-/// finding), else 5 when one could not conclude or could not see the work (no ledger), else 0:
-/// never a clean exit without proof of work.
+/// The exit code of the audits (see [`report::exit_code`]).
 fn exit(done: &[(Audit, Ended)]) -> i32 {
-    let definite = done.iter().any(|(audit, ended)| {
-        audit
-            .findings
-            .iter()
-            .any(|f| f.kind != FindingKind::NeverAcked)
-            || (ended.concluded && !audit.findings.is_empty())
-    });
-    if definite {
-        exit_code::EXPECTATION_FAILED
-    } else if done
+    let outcomes: Vec<(&Audit, bool, bool)> = done
         .iter()
-        .any(|(audit, ended)| !ended.concluded || !audit.clean || ended.crashed)
-    {
-        exit_code::INCONCLUSIVE
-    } else {
-        exit_code::OK
-    }
+        .map(|(audit, ended)| (audit, ended.concluded, ended.crashed))
+        .collect();
+    report::exit_code(&outcomes)
 }
 
 /// One audit into `dir`: the emulator, the queues, the messages, the consumer, the judgement,

@@ -49,8 +49,10 @@ pub enum Command {
     History(HistoryArgs),
     /// Re-judge a run folder from its evidence.jsonl alone: every case's verdict, decision and
     /// intervals, and the run's exit code, derived again from the recorded facts and compared
-    /// with what the run recorded. Exits with the run's code when the evidence supports it,
-    /// 3 when it does not or cannot be re-judged.
+    /// with what the run recorded. An audit folder (audit.json, or trials.json) is judged
+    /// again from its evidence and compared with its audit.json, trial by trial. Exits with
+    /// the run's (or audit's) code when the evidence supports it, 3 when it does not or cannot
+    /// be re-judged.
     Check(CheckArgs),
     /// Save a run as a baseline, or compare a run against one.
     #[command(subcommand)]
@@ -498,7 +500,7 @@ pub struct MatrixArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// A run folder holding evidence.jsonl (or the evidence file itself).
+    /// A run folder holding evidence.jsonl (or the evidence file itself), or an audit folder.
     #[arg(value_name = "RUN_DIR")]
     pub run_dir: PathBuf,
 

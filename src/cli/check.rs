@@ -64,6 +64,9 @@ impl RunCheck {
 
 /// Runs the command.
 pub fn check(args: CheckArgs) -> i32 {
+    if crate::audit::check::is_audit_folder(&args.run_dir) {
+        return check_audit(&args.run_dir);
+    }
     let path = evidence_path(&args.run_dir);
     let evidence = match crate::evidence::read_run(&path) {
         Ok(e) => e,
@@ -89,6 +92,26 @@ pub fn check(args: CheckArgs) -> i32 {
         result.exit_code
     } else {
         exit_code::RUNTIME_ERROR
+    }
+}
+
+/// An audit folder: judged again from its evidence, compared with its `audit.json`; its exit
+/// code when they agree, 3 when they do not or it cannot be re-judged.
+fn check_audit(dir: &Path) -> i32 {
+    match crate::audit::check::check(dir) {
+        Ok(checks) => {
+            print!("{}", crate::audit::check::render(&checks));
+            if checks.iter().all(|c| c.differences.is_empty()) {
+                crate::audit::check::exit_code(&checks)
+            } else {
+                eprintln!("sqsprobe: the audit on record differs from what its evidence gives");
+                exit_code::RUNTIME_ERROR
+            }
+        }
+        Err(e) => {
+            eprintln!("sqsprobe: {e}");
+            exit_code::RUNTIME_ERROR
+        }
     }
 }
 

@@ -436,7 +436,10 @@ fn a_crash_after_the_work_is_not_clean_and_a_queue_of_its_own_is_named() {
     assert_eq!(code, 5, "{stdout}");
     assert_eq!(audit["findings"].as_array().unwrap().len(), 0, "{audit}");
     assert_eq!(audit["ended"]["crashed"], true, "{audit}");
-    assert!(stdout.contains("not clean") || stdout.contains("crashed"), "{stdout}");
+    assert!(
+        stdout.contains("not clean") || stdout.contains("crashed"),
+        "{stdout}"
+    );
 
     let own_queue = "import boto3, os\n\
         c = boto3.client('sqs')\n\
@@ -635,6 +638,46 @@ fn trials_report_each_finding_kind_as_a_rate() {
     });
     assert!(lo > 0.25 && hi == 1.0, "{rates}");
     assert!(said.contains("stale_handle_ack in 3 of 3 trials"), "{said}");
+
+    // Each trial is judged again from its evidence alone, and agrees with what it recorded.
+    let check = run_bin(&["check", dir.to_str().unwrap()], &root(), LIMIT);
+    assert_eq!(check.code(), 4, "{}\n{}", check.stdout, check.stderr);
+    assert_eq!(
+        check.stdout.matches("agrees").count(),
+        3,
+        "{}",
+        check.stdout
+    );
+
+    // A verdict edited after the fact is one the evidence does not support.
+    let one = dir.join("trial-2/audit.json");
+    let mut edited = read_json(&one);
+    edited["counts"]["stale_handle_ack"] = 0.into();
+    edited["clean"] = true.into();
+    std::fs::write(&one, edited.to_string()).unwrap();
+    let check = run_bin(&["check", dir.to_str().unwrap()], &root(), LIMIT);
+    assert_eq!(check.code(), 3, "{}\n{}", check.stdout, check.stderr);
+    assert!(
+        check.stdout.contains("DIFFERS")
+            && check
+                .stdout
+                .contains("`clean`: recorded true, the evidence gives false"),
+        "{}",
+        check.stdout
+    );
+
+    // A history with a row that does not read is refused with its line, never judged around.
+    let evidence = dir.join("trial-1/evidence.jsonl");
+    let text = std::fs::read_to_string(&evidence).unwrap();
+    let broken = text.replacen("\"message_seq\"", "\"message_sequence\"", 1);
+    std::fs::write(&evidence, broken).unwrap();
+    let check = run_bin(&["check", dir.to_str().unwrap()], &root(), LIMIT);
+    assert_eq!(check.code(), 3, "{}\n{}", check.stdout, check.stderr);
+    assert!(
+        check.stderr.contains("a `delivery` row that does not read"),
+        "{}",
+        check.stderr
+    );
 }
 
 /// Runs `sqsprobe audit --plan` on one of the example consumers with an example plan.
