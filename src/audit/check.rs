@@ -66,8 +66,8 @@ fn check_one(dir: &Path) -> Result<AuditCheck, String> {
     let evidence = dir.join("evidence.jsonl");
     let text = std::fs::read_to_string(&evidence)
         .map_err(|e| format!("cannot read {}: {e}", evidence.display()))?;
-    let (log, end) = history::read(&text).map_err(|e| format!("{}: {e}", evidence.display()))?;
-    let audit = judge(&log, &end);
+    let history = history::read(&text).map_err(|e| format!("{}: {e}", evidence.display()))?;
+    let audit = judge(&history.log, &history.end);
     let recorded_path = dir.join("audit.json");
     let recorded: serde_json::Value = std::fs::read_to_string(&recorded_path)
         .map_err(|e| format!("cannot read {}: {e}", recorded_path.display()))

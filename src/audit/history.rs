@@ -17,9 +17,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::effects::{Channel, Commit, Handoff};
-use super::judge::End;
+use super::log::{AckFact, End, Log};
 use super::nemesis::Act;
-use super::recorder::{AckFact, Log};
 use crate::emulator::audit::{Ack, AckOp, Delivery};
 use crate::evidence::format::{Call, Completion, Phase};
 
@@ -175,15 +174,26 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+/// An audit's history as its evidence holds it: what the judge reads, and the consumer's calls
+/// for the report.
+#[derive(Debug, Clone)]
+pub struct History {
+    pub log: Log,
+    pub end: End,
+    /// The consumer's `call` rows, in order.
+    pub consumer_calls: Vec<Call>,
+}
+
 /// The log and the end as the rows of `text` (an audit's `evidence.jsonl`) record them.
 ///
 /// A `call` row of the consumer's counts towards the queues it used. Rows of other types
 /// (`audit_start`, `consumer_start`, `audit_end`) are not the
 /// judge's input and are passed over; a row of one of the judge's types that does not read is
 /// an error, and so is a history without its `audit_facts` row (the audit did not finish).
-pub fn read(text: &str) -> Result<(Log, End), ReadError> {
+pub fn read(text: &str) -> Result<History, ReadError> {
     let mut log = Log::default();
     let mut end = None;
+    let mut consumer_calls = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -305,6 +315,9 @@ pub fn read(text: &str) -> Result<(Log, End), ReadError> {
                     let refused = call.completion == Completion::Fail;
                     log.queues.called(&call.action, queue, refused);
                 }
+                if call.phase == Phase::Consumer {
+                    consumer_calls.push(call);
+                }
             }
             "nemesis" => {
                 let act: Act = serde_json::from_value(row.data).map_err(data("nemesis"))?;
@@ -332,7 +345,11 @@ pub fn read(text: &str) -> Result<(Log, End), ReadError> {
         message: "no `audit_facts` row: the audit did not finish, so there is nothing to judge"
             .into(),
     })?;
-    Ok((log, end))
+    Ok(History {
+        log,
+        end,
+        consumer_calls,
+    })
 }
 
 #[cfg(test)]
@@ -423,7 +440,7 @@ mod tests {
             row("audit_end", &serde_json::json!({"clean": false})),
         ]
         .join("\n");
-        let (log, end) = read(&text).unwrap();
+        let History { log, end, .. } = read(&text).unwrap();
         assert_eq!(log.deliveries.len(), 3);
         assert_eq!(
             log.acks,

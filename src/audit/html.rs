@@ -2,35 +2,31 @@
 //! time axis — each delivery as its lease (from the receive to the lease's end), each
 //! acknowledgement as a mark at its moment, coloured by what the judge found of it (green:
 //! clean, red: REPAIR, amber: HOLD), with its words on hover; under `--nemesis`, each kill
-//! and each start after it as a line across the lanes, each pause as a band. Self-contained:
-//! inline CSS and SVG, no script; every text from the consumer's run escaped.
+//! and each start after it as a line across the lanes, each pause as a band; then the
+//! consumer's calls. Self-contained: inline CSS and SVG, no script; every text from the
+//! consumer's run escaped.
+//!
+//! It is drawn with the run report's parts (`report::html`): its one stylesheet, its time
+//! axis's ticks, and its calls table over the consumer's `call` rows, so a change to how the
+//! reports look is made once.
 
 use std::fmt::Write;
 
 use super::judge::{Audit, FindingKind};
+use super::log::Log;
 use super::nemesis::ActKind;
-use super::recorder::Log;
 use super::report::Ended;
-use crate::evidence::format::Decision;
+use crate::evidence::format::{Call, Decision};
 use crate::text::escape::html_text as esc;
 
 const WIDTH: f64 = 860.0;
 const LANE: f64 = 26.0;
 
-const CSS: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1000px;padding:0 1rem;color:#1f2328}\
-h1{font-size:1.4rem}h2{font-size:1.1rem;margin:1.2rem 0 .4rem}code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:0 .2em;border-radius:3px}\
-ul.findings li{margin:.2rem 0}.REPAIR{color:#a40e26}.HOLD{color:#9a6700}.RECONCILE{color:#8250df}\
-.banner{background:#fff8c5;border:1px solid #d4a72c;padding:.4rem .7rem;border-radius:4px}\
-svg.lanes text{font:11px ui-monospace,monospace;fill:#59636e}svg.lanes .lease{fill:#54aeff;fill-opacity:.35;stroke:#0969da;stroke-width:.5}\
-svg.lanes .ack{stroke:#1f2328;stroke-width:.5}svg.lanes .ok{fill:#2da44e}svg.lanes .repair{fill:#cf222e}svg.lanes .hold{fill:#bf8700}\
-svg.lanes .reconcile{fill:#8250df}p.legend{font-size:12px;color:#59636e}\
-svg.lanes line.nemesis{stroke-width:1.5;stroke-dasharray:4 3}svg.lanes line.kill{stroke:#cf222e}svg.lanes line.restart{stroke:#2da44e}\
-svg.lanes rect.pause{fill:#6e7781;fill-opacity:.18;stroke:none}svg.lanes text.nemesis{font-weight:600}";
-
 /// The page.
-pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
+pub fn render(audit: &Audit, log: &Log, ended: &Ended, calls: &[Call]) -> String {
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqsprobe audit</title><style>{CSS}</style></head><body>\n<h1>sqsprobe audit</h1>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqsprobe audit</title><style>{}</style></head><body>\n<h1>sqsprobe audit</h1>\n",
+        crate::report::html::stylesheet()
     );
     let _ = writeln!(
         out,
@@ -53,7 +49,7 @@ pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
     if ended.crashed {
         let _ = writeln!(
             out,
-            "<p class=\"banner\">Not clean: the consumer {}. The last lines of <code>consumer.log</code>:</p>\n<pre>{}</pre>",
+            "<p class=\"banner\">Not clean: the consumer {}. The last lines of <code>consumer.log</code>:</p>\n<pre class=\"tail\">{}</pre>",
             esc(&ended.how),
             esc(&ended.log_tail.join("\n"))
         );
@@ -95,6 +91,16 @@ pub fn render(audit: &Audit, log: &Log, ended: &Ended) -> String {
         out.push_str("</ul>\n");
     }
     lanes(&mut out, audit, log);
+    if !calls.is_empty() {
+        let _ = writeln!(
+            out,
+            "<h2>The consumer's calls</h2>\n<details><summary>{} request{} as the emulator answered them (handles and bodies as SHA-256)</summary>",
+            calls.len(),
+            if calls.len() == 1 { "" } else { "s" }
+        );
+        crate::report::html::calls_table(&mut out, "consumer", calls.iter().collect());
+        out.push_str("</details>\n");
+    }
     out.push_str("</body></html>\n");
     out
 }
@@ -182,7 +188,19 @@ fn lanes(out: &mut String, audit: &Audit, log: &Log) {
         out,
         "<svg class=\"lanes\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height:.0}\" viewBox=\"0 0 {WIDTH} {height:.0}\" role=\"img\" aria-label=\"deliveries and acknowledgements per message\">"
     );
-    nemesis(out, log, &x, top, height - 16.0);
+    // The time axis, as the run report's timelines tick it: from the first event on.
+    let lanes_bottom = height - 16.0;
+    for (t, label) in crate::report::html::axis_ticks(span) {
+        let gx = x(start + t as u64);
+        let _ = writeln!(
+            out,
+            "<line class=\"grid\" x1=\"{gx:.1}\" y1=\"{:.1}\" x2=\"{gx:.1}\" y2=\"{lanes_bottom:.1}\"/><text class=\"tick\" x=\"{gx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            top - 4.0,
+            lanes_bottom + 12.0,
+            esc(&label)
+        );
+    }
+    nemesis(out, log, &x, top, lanes_bottom);
     for (row, m) in audit.per_message.iter().enumerate() {
         let y = top + row as f64 * LANE;
         let _ = writeln!(
@@ -255,9 +273,9 @@ fn lanes(out: &mut String, audit: &Audit, log: &Log) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::judge::judge;
     use crate::audit::judge::tests::keyed;
-    use crate::audit::judge::{End, judge};
-    use crate::audit::recorder::AckFact;
+    use crate::audit::log::{AckFact, End};
     use crate::emulator::audit::{Ack, AckOp, Delivery};
 
     #[test]
@@ -304,7 +322,7 @@ mod tests {
             exit_status: Some(0),
             ..Ended::default()
         };
-        let page = render(&audit, &log, &ended);
+        let page = render(&audit, &log, &ended, &[]);
         let findings = page.find("<h2>Findings</h2>").expect("findings listed");
         let lanes = page.find("<svg class=\"lanes\"").expect("the lanes drawn");
         assert!(findings < lanes);
@@ -374,7 +392,7 @@ mod tests {
             }),
             ..Ended::default()
         };
-        let page = render(&audit, &log, &ended);
+        let page = render(&audit, &log, &ended, &[]);
         assert_eq!(
             page.matches("<line class=\"nemesis kill\"").count(),
             1,

@@ -58,8 +58,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::effects::Channel;
+use super::log::{End, Log};
 use super::nemesis::{Act, ActKind, On};
-use super::recorder::Log;
 use crate::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
 use crate::emulator::audit::{AckOp, Delivery};
 use crate::evidence::format::Decision;
@@ -217,21 +217,6 @@ pub struct Audit {
     /// The queues the consumer used that the audit did not make (a queue name of its own
     /// configuration leaves the plan's messages unread), with what it did there.
     pub foreign_queues: Vec<super::queues::ForeignQueue>,
-}
-
-/// What the audit knows at the end, besides the log.
-#[derive(Debug, Clone, Default)]
-pub struct End {
-    /// The MessageIds the audit sent, in send order.
-    pub sent: Vec<String>,
-    /// The MessageIds the queues still store (their dead-letter queues included).
-    pub remaining: Vec<String>,
-    /// Those of them a dead-letter queue holds.
-    pub dead_lettered: Vec<String>,
-    /// The ledger, per business key, or `None` when the consumer never wrote one.
-    pub ledger: Option<BTreeMap<String, u32>>,
-    /// The queues the audit made (sources, dead-letter and output queues), by name.
-    pub queues: Vec<String>,
 }
 
 /// Judges the log.
@@ -452,7 +437,7 @@ pub fn judge(log: &Log, end: &End) -> Audit {
         // deletion or retention expiry also empty a queue, and none of them is the consumer's
         // acknowledgement.
         let gone = !end.remaining.contains(message);
-        let deletes: Vec<&crate::audit::recorder::AckFact> = log
+        let deletes: Vec<&crate::audit::log::AckFact> = log
             .acks
             .iter()
             .zip(&reading.uses)
@@ -747,7 +732,7 @@ fn op_name(op: AckOp) -> &'static str {
 pub(crate) mod tests {
     use super::*;
     use crate::audit::effects::{Channel, Commit, Handoff};
-    use crate::audit::recorder::AckFact;
+    use crate::audit::log::AckFact;
     use crate::emulator::audit::Ack;
     use crate::evidence::business_key;
 

@@ -9,6 +9,8 @@
 //!   layers, or from an attribute; pure);
 //! - [`effects`]: the channels besides the ledger file that show the work — the HTTP ledger,
 //!   forwards to output queues, hand-offs (pure);
+//! - [`log`]: the judge's input: deliveries and acknowledgements in order, the effect
+//!   channels at each, and what the audit knew at the end (pure types);
 //! - [`recorder`]: the emulator's audit observer — every delivery (attempt, handle, lease end)
 //!   and every acknowledgement, with the consumer's ledger read at that moment, before the
 //!   emulator answers — and the writer of `evidence.jsonl` as it happens;
@@ -41,6 +43,7 @@ pub mod history;
 pub mod html;
 pub mod judge;
 pub mod key;
+pub mod log;
 pub mod nemesis;
 pub mod plan;
 pub mod queues;
@@ -52,5 +55,6 @@ pub mod setup;
 pub mod shape;
 
 pub use judge::{Audit, Finding, FindingKind, judge};
+pub use log::Log;
 pub use plan::{Plan, parse_plan};
-pub use recorder::{Log, Recorder};
+pub use recorder::Recorder;

@@ -23,60 +23,14 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::calls::{self, Known, SETUP_ACCESS_KEY};
-use super::effects::{Channel, Commit, Effects, Handoff};
+use super::effects::{Channel, Commit, Handoff};
 use super::history::{AckRow, CommitRow, DeliveryRow, FactsRow, HandoffRow};
-use super::judge::End;
 use super::key::{KeyMap, Role};
+use super::log::{AckFact, End, Log};
 use super::nemesis::{Act, Event, Live, On};
 use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
 use crate::evidence::EvidenceWriter;
 use crate::evidence::format::Record;
-
-/// An acknowledgement, with what the ledger said of its message when it arrived.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AckFact {
-    pub ack: Ack,
-    /// The business key of the message its handle names, when the handle names one.
-    pub business_key: Option<String>,
-    /// How many times the ledger held that key at that moment (the most any one channel
-    /// held: the file, the HTTP ledger, the forwards); `None` when no channel could show it
-    /// yet (or there was no key to look for).
-    pub commits_at_ack: Option<u32>,
-    /// Whether the consumer had by then handed that key on in a message of its own to a
-    /// source queue of the plan.
-    pub handed_off: bool,
-}
-
-/// Everything the emulator told the audit, in order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Log {
-    pub deliveries: Vec<Delivery>,
-    pub acks: Vec<AckFact>,
-    /// Each message's business key (by its store-wide seq), read from its body where the
-    /// plan says it sits.
-    pub keys: BTreeMap<u64, String>,
-    /// What the channels besides the ledger file held, per key, so far.
-    pub effects: Effects,
-    /// Every commit on the HTTP ledger and every forward, in order.
-    pub commits: Vec<Commit>,
-    /// Every message the consumer sent to a source queue of the plan, in order.
-    pub handoffs: Vec<Handoff>,
-    /// Every MessageId heard so far (delivered, forwarded, handed off): a send answered with
-    /// one of them was deduplicated.
-    pub ids: std::collections::HashSet<String>,
-    /// What the nemesis did, in order (empty without `--nemesis`).
-    pub nemesis: Vec<Act>,
-    /// The queues the consumer's requests named, and what it did on each (read back from its
-    /// `call` rows).
-    pub queues: super::queues::QueueUses,
-}
-
-impl Log {
-    /// The business key of the message `seq`.
-    pub fn key(&self, seq: u64) -> Option<String> {
-        self.keys.get(&seq).cloned()
-    }
-}
 
 /// Where the recorder writes, and what its rows need to know.
 struct Evidence {

@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 use super::console::say;
 use super::consumer::{Consumer, Launch};
 use super::history;
-use super::judge::{Audit, End, judge};
+use super::judge::{Audit, judge};
+use super::log::End;
 use super::nemesis::{Act, ActKind, Live, Nemesis, Record};
 use super::plan::Plan;
 use super::recorder::{Recorder, read_ledger};
@@ -238,7 +239,11 @@ async fn audit_once(
                     .map_err(|e| format!("{} does not read back: {e}", evidence_path.display()))
             }),
     };
-    let (log, end) = match history {
+    let history::History {
+        log,
+        end,
+        consumer_calls,
+    } = match history {
         Ok(read) => read,
         Err(e) => {
             say(e);
@@ -275,7 +280,12 @@ async fn audit_once(
         .and_then(|()| write("audit.json", report::json(&audit, &ended)))
         .and_then(|()| write("summary.md", report::summary(&audit, &ended)))
         .and_then(|()| write("junit.xml", report::junit(&audit, &ended)))
-        .and_then(|()| write("report.html", super::html::render(&audit, &log, &ended)));
+        .and_then(|()| {
+            write(
+                "report.html",
+                super::html::render(&audit, &log, &ended, &consumer_calls),
+            )
+        });
     let mut stdout = std::io::stdout();
     let _ =
         stdout.write_all(report::terminal(&audit, &ended, &dir.display().to_string()).as_bytes());

@@ -25,5 +25,37 @@ mod timeline;
 mod trials;
 
 pub use matrix::render as render_matrix;
+
+/// The report's one stylesheet, for a page of another command (`sqsprobe audit`'s report).
+pub fn stylesheet() -> &'static str {
+    style::CSS
+}
+
+/// The run report's calls table over `calls` (rows of one history, in order), as a case's is
+/// drawn, for a page of another command: the audit's consumer calls read as a case's do.
+pub fn calls_table(out: &mut String, id: &str, calls: Vec<&crate::evidence::format::Call>) {
+    let view = crate::evidence::view::CaseView {
+        id,
+        suite: None,
+        start: None,
+        calls,
+        steps: Vec::new(),
+        trials: Vec::new(),
+        denies: Vec::new(),
+        facts: Vec::new(),
+        end: None,
+        state: crate::evidence::view::CaseState::DidNotFinish,
+    };
+    calls::table(out, &view);
+}
+
+/// The time axis's tick positions over `span_ms` and a tick's label, as the run report's
+/// timelines draw them.
+pub fn axis_ticks(span_ms: f64) -> Vec<(f64, String)> {
+    axis::ticks(span_ms)
+        .into_iter()
+        .map(|t| (t, axis::tick_label(t)))
+        .collect()
+}
 pub use page::render;
 pub use parts::case_anchor;

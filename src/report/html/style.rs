@@ -1,4 +1,5 @@
-//! The report's one stylesheet, inline in the page (no external asset).
+//! The report's one stylesheet, inline in every page sqsprobe writes — a run's report, the
+//! matrix, an audit's report (no external asset): a change to how a thing looks is made once.
 
 /// CSS for the page, its bars, the timelines and the calls tables.
 pub(crate) const CSS: &str = "
@@ -84,6 +85,13 @@ svg.timeline .window-guide{fill:#0969da;fill-opacity:.05}
 .sighting path{fill:#6e7781}
 .finding path,.sw.finding{fill:#cf222e;background:#cf222e}.finding text{fill:#a40e26;font-weight:600}
 .fault path,.sw.fault{fill:#bf3989;background:#bf3989;stroke:#fff;stroke-width:1}.fault text{fill:#99286e;font-weight:600}
+ul.findings li.REPAIR{color:#a40e26}ul.findings li.HOLD{color:#9a6700}ul.findings li.RECONCILE{color:#8250df}ul.findings li{margin:.2rem 0}
+pre.tail{background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:.4rem .6rem;font:12px ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
+svg.lanes text{font:11px ui-monospace,monospace;fill:#59636e}svg.lanes .lease{fill:#54aeff;fill-opacity:.35;stroke:#0969da;stroke-width:.5}
+svg.lanes .ack{stroke:#1f2328;stroke-width:.5}svg.lanes .ok{fill:#2da44e}svg.lanes .repair{fill:#cf222e}svg.lanes .hold{fill:#bf8700}
+svg.lanes .reconcile{fill:#8250df}svg.lanes line.grid{stroke:#eaeef2}svg.lanes text.tick{fill:#8c959f}
+svg.lanes line.nemesis{stroke-width:1.5;stroke-dasharray:4 3}svg.lanes line.kill{stroke:#cf222e}svg.lanes line.restart{stroke:#2da44e}
+svg.lanes rect.pause{fill:#6e7781;fill-opacity:.18;stroke:none}svg.lanes text.nemesis{font-weight:600}
 ";
 
 /// Shared SVG definitions, written once at the top of the page: the sleep hatching.
