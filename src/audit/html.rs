@@ -259,14 +259,6 @@ fn lanes(out: &mut String, audit: &Audit, log: &Log) {
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "<text x=\"{label_w}\" y=\"{:.1}\">0 s</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.1} s</text>",
-        height - 4.0,
-        WIDTH - 10.0,
-        height - 4.0,
-        span / 1000.0
-    );
     out.push_str("</svg>\n");
 }
 
