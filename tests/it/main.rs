@@ -46,5 +46,6 @@ mod seeded_runs;
 mod serve_clients;
 mod serve_limits;
 mod signals;
+mod standalone;
 mod trials;
 mod virtual_clock;
