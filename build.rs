@@ -4,9 +4,10 @@
 //!   `$OUT_DIR/builtin.rs` holds one `(path, bytes)` row per file, in the order `sqsprobe run`
 //!   finds the files of a checkout's `suites/` (each folder's entries sorted by name, a folder's
 //!   files where its name sorts), so a run of the built-in suites is the run of the checkout's.
-//! - The commit it was built from, for `sqsprobe --version`: `git rev-parse HEAD` when the
-//!   crate is a git checkout (a clone, `cargo install --git`), else the `git.sha1` cargo writes
-//!   into `.cargo_vcs_info.json` of a published crate, else `unknown`.
+//! - The commit it was built from, for `sqsprobe --version`: `$SQSPROBE_BUILD_COMMIT` when set
+//!   (the Dockerfile's build argument: its context has no `.git`), else `git rev-parse HEAD`
+//!   when the crate is a git checkout (a clone, `cargo install --git`), else the `git.sha1`
+//!   cargo writes into `.cargo_vcs_info.json` of a published crate, else `unknown`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,8 +70,16 @@ fn walk(root: &Path, rel: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// The commit, shortened to 12 hex digits, or `unknown`.
+/// The commit, shortened to 12 hex digits, or `unknown`. `SQSPROBE_BUILD_COMMIT` names it
+/// where the build sees no repository (a container build without `.git` in its context).
 fn commit(root: &Path) -> String {
+    println!("cargo:rerun-if-env-changed=SQSPROBE_BUILD_COMMIT");
+    if let Ok(sha) = std::env::var("SQSPROBE_BUILD_COMMIT")
+        && !sha.is_empty()
+        && sha.chars().all(|c| c.is_ascii_hexdigit())
+    {
+        return short(&sha);
+    }
     // Only the crate's own repository: a crate unpacked inside some other repository (a
     // vendored tarball) must not report that repository's commit.
     if root.join(".git").exists()

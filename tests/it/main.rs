@@ -40,6 +40,7 @@ mod ownership;
 mod pin_profile;
 mod progress;
 mod query_protocol;
+mod release_files;
 mod report_html;
 mod report_many;
 mod seeded_runs;

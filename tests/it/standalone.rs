@@ -78,7 +78,11 @@ fn a_copy_alone_runs_the_shipped_suites_with_a_built_in_profile() {
             && evidence.contains("\"suites/partial-batch.yaml\""),
         "{evidence}"
     );
-    assert!(out.stderr.contains("built into the binary"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("built into the binary"),
+        "{}",
+        out.stderr
+    );
     common::assert_checks(&run);
 }
 
