@@ -18,7 +18,8 @@
 #                                      x86_64/aarch64-apple-darwin
 #   SQSPROBE_REPOSITORY                owner/name on GitHub; default sqsprobe/sqsprobe
 #   SQSPROBE_DOWNLOAD_URL              the folder holding SHA256SUMS and the archives,
-#                                      instead of the GitHub release (a mirror; file:// works)
+#                                      instead of the GitHub release: an https:// mirror, or
+#                                      file:// (plain http:// is refused)
 set -eu
 
 version="${SQSPROBE_VERSION:-}"
