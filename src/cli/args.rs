@@ -2,9 +2,11 @@
 //! `bench` are in [`bench`], and the value parsers every flag names in [`values`].
 
 mod bench;
+mod suites;
 mod values;
 
 pub use bench::{BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, bench_defaults};
+pub use suites::{SuitesCommand, SuitesExportArgs};
 
 use crate::sqs::protocol::Protocol;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -20,7 +22,7 @@ use values::{
 /// Exit codes: 0 all passed, 1 bad command line, 2 invalid suite, 3 runtime error,
 /// 4 an expectation failed, 5 inconclusive (no failure), 130 interrupted.
 #[derive(Debug, Parser)]
-#[command(name = "sqsprobe", version, max_term_width = 100)]
+#[command(name = "sqsprobe", version = super::builtin::VERSION, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -67,12 +69,18 @@ pub enum Command {
     /// deletes before the commit, lapsed leases, duplicate commits); with --nemesis, kill it
     /// (and start it again) or pause it at seeded points and find work lost or done twice.
     Audit(Box<AuditArgs>),
+    /// The suites built into the binary, which `run`, `list` and `validate` read when no path
+    /// is given and the working folder has no `suites/`.
+    #[command(subcommand)]
+    Suites(SuitesCommand),
 }
 
 /// Where suites come from and which limits apply.
 #[derive(Debug, Args, Clone)]
 pub struct SuiteArgs {
-    /// Suite files or folders (searched for *.yaml / *.yml). Defaults to `suites/`.
+    /// Suite files or folders (searched for *.yaml / *.yml). Defaults to `suites/`, or, when
+    /// the working folder has none, the suites built into the binary (`sqsprobe suites export`
+    /// writes them out).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 

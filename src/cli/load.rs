@@ -68,9 +68,35 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// Reads and parses every suite, then runs the cross-file checks.
+/// One suite file to read: on disk, or built into the binary (its checkout path and bytes).
+enum Input {
+    File(PathBuf),
+    BuiltIn(&'static str, &'static [u8]),
+}
+
+/// Whether the run reads the suites built into the binary: no path was named and the working
+/// folder has no `suites/` (nothing at all by that name, so a broken link or a file named
+/// `suites` is still reported, not silently replaced).
+pub fn uses_built_in(paths: &[PathBuf]) -> bool {
+    paths.is_empty() && Path::new(DEFAULT_SUITES).symlink_metadata().is_err()
+}
+
+/// The files to read: the built-in suites when [`uses_built_in`], else what [`discover`] finds.
+fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
+    if uses_built_in(paths) {
+        return Ok(super::builtin::suite_files()
+            .map(|(path, bytes)| Input::BuiltIn(path, bytes))
+            .collect());
+    }
+    Ok(discover(paths)?.into_iter().map(Input::File).collect())
+}
+
+/// Reads and parses every suite, then runs the cross-file checks. With no path and no
+/// `suites/` in the working folder, the suites built into the binary, under the paths they
+/// have in the checkout (`suites/stale-handle.yaml`), so their cases, reports and diagnostics
+/// read as a run in the checkout does.
 pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
-    let files = match discover(paths) {
+    let files = match inputs(paths) {
         Ok(f) => f,
         Err(e) => return Loaded::Unreadable(e),
     };
@@ -87,17 +113,27 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     let mut sources = Vec::new();
     let mut rendered = String::new();
     let mut count = 0;
-    for file in &files {
-        let shown = file.display().to_string();
-        let bytes = match read_capped(file, limits.max_suite_bytes) {
-            Ok(b) => b,
-            Err(e) => return Loaded::Unreadable(format!("failed to read {shown}: {e}")),
+    for input in &files {
+        let (shown, bytes) = match input {
+            Input::BuiltIn(path, bytes) => (path.to_string(), bytes.to_vec()),
+            Input::File(file) => {
+                let shown = file.display().to_string();
+                match read_capped(file, limits.max_suite_bytes) {
+                    Ok(b) => (shown, b),
+                    Err(e) => return Loaded::Unreadable(format!("failed to read {shown}: {e}")),
+                }
+            }
         };
         // Shown under a file-level error: the bytes as read, with U+FFFD for what is not
         // UTF-8 (one character per bad sequence, so columns still match).
         let lossy = || String::from_utf8_lossy(&bytes).into_owned();
         if bytes.len() as u64 > limits.max_suite_bytes {
-            let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
+            let size = match input {
+                Input::File(file) => {
+                    std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len())
+                }
+                Input::BuiltIn(_, b) => b.len() as u64,
+            };
             let d = suite::too_large(&shown, size, limits.max_suite_bytes);
             rendered.push_str(&suite::render_all(&[d], &lossy()));
             count += 1;

@@ -7,6 +7,7 @@ mod args;
 mod audit;
 mod baseline;
 mod bench;
+mod builtin;
 mod check;
 mod history;
 mod load;
@@ -46,6 +47,7 @@ pub fn main() -> i32 {
         args::Command::History(a) => history::history(a),
         args::Command::Check(a) => check::check(a),
         args::Command::Baseline(a) => baseline::baseline(a),
+        args::Command::Suites(args::SuitesCommand::Export(a)) => builtin::export(a),
         args::Command::Run(a) if a.clock == args::ClockArg::Virtual => {
             with_virtual_runtime(run::run(*a))
         }

@@ -8,20 +8,12 @@ use std::path::{Path, PathBuf};
 /// Folder holding the shipped profiles, `targets/<name>.yaml`.
 pub const TARGETS_DIR: &str = "targets";
 
-/// The shipped profiles, built into the binary so `--target-profile moto` works from any
-/// folder; a `targets/<name>.yaml` in the working folder (or a path) overrides one.
-const BUILT_IN: &[(&str, &str)] = &[
-    ("aws", include_str!("../../targets/aws.yaml")),
-    ("elasticmq", include_str!("../../targets/elasticmq.yaml")),
-    ("embedded", include_str!("../../targets/embedded.yaml")),
-    ("fakecloud", include_str!("../../targets/fakecloud.yaml")),
-    ("fauxqs", include_str!("../../targets/fauxqs.yaml")),
-    ("goaws", include_str!("../../targets/goaws.yaml")),
-    ("localstack", include_str!("../../targets/localstack.yaml")),
-    ("ministack", include_str!("../../targets/ministack.yaml")),
-    ("moto", include_str!("../../targets/moto.yaml")),
-    ("sqslite", include_str!("../../targets/sqslite.yaml")),
-];
+/// The shipped profiles, built into the binary (`build.rs` embeds every `targets/*.yaml`) so
+/// `--target-profile moto` works from any folder; a `targets/<name>.yaml` in the working
+/// folder (or a path) overrides one.
+fn built_in() -> impl Iterator<Item = (&'static str, &'static str)> {
+    super::builtin::target_profiles()
+}
 
 /// What `versions:` says in a profile no run has measured yet.
 const UNMEASURED: &str = "not yet run";
@@ -49,7 +41,7 @@ pub fn resolve(arg: &str) -> Source {
     if local.is_file() {
         return Source::File(local);
     }
-    match BUILT_IN.iter().find(|(name, _)| *name == arg) {
+    match built_in().find(|(name, _)| *name == arg) {
         Some((name, text)) => Source::BuiltIn(name, text),
         None => Source::File(local),
     }
@@ -66,7 +58,7 @@ pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, i32> {
                 Ok(s) => (shown, s),
                 Err(e) => {
                     eprintln!("sqsprobe: failed to read target profile {shown}: {e}");
-                    let names: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = built_in().map(|(n, _)| n).collect();
                     eprintln!("  built-in profiles: {}", names.join(", "));
                     return Err(exit_code::BAD_COMMAND_LINE);
                 }
@@ -172,11 +164,11 @@ mod tests {
             })
             .collect();
         shipped.sort();
-        let built: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+        let built: Vec<&str> = built_in().map(|(n, _)| n).collect();
         assert_eq!(shipped, built);
-        for (name, text) in BUILT_IN {
+        for (name, text) in built_in() {
             let p = parse_profile(name, text).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-            assert_eq!(p.target, *name);
+            assert_eq!(p.target, name);
         }
     }
 }

@@ -38,6 +38,13 @@ pub async fn run(args: RunArgs) -> i32 {
             return exit_code::BAD_COMMAND_LINE;
         }
     };
+    if load::uses_built_in(&args.suites.paths) {
+        eprintln!(
+            "sqsprobe: no suites/ in this folder: running the {} suite file(s) built into the \
+             binary (`sqsprobe suites export` writes them out to edit)",
+            suites.len()
+        );
+    }
     let selected = load::select(&suites, &args.cases, args.include_slow);
     if selected.is_empty() {
         eprintln!(

@@ -43,9 +43,9 @@ fn python() -> PathBuf {
         })
 }
 
-/// Runs validate.py for `kind` (`github` or `gitlab`) over `files`, `-` reading `stdin`;
+/// Runs validate.py for `kind` (`github`, `gitlab` or `action`) over `files`, `-` reading `stdin`;
 /// returns its exit code and what it printed.
-fn validate(kind: &str, files: &[String], stdin: &str) -> (i32, String) {
+pub fn validate(kind: &str, files: &[String], stdin: &str) -> (i32, String) {
     let python = python();
     let mut child = Command::new(&python)
         .arg(root().join("tests/fixtures/ci-schemas/validate.py"))
