@@ -378,8 +378,8 @@ fn pooled_case(
     })
 }
 
-/// The facts with their acknowledgements read from the case's (or the trial's) `call` rows,
-/// as the run reads them: the history decides, and a `facts` record that counted them
+/// The facts with their acknowledgements, and the messages none took, read from the case's
+/// (or the trial's) `call` rows, as the run reads them: the history decides, and a `facts` record that counted them
 /// otherwise is a difference. Rows written before receives recorded their lease cannot be
 /// read for it; the record's counts stand.
 fn with_history(
@@ -408,6 +408,16 @@ fn with_history(
             facts.acks
         ));
         facts.acks = read;
+    }
+    // The messages no acknowledgement took: from the same rows, by the run's own reading.
+    let unacknowledged = classify::ack_history::unacknowledged(&rows);
+    if unacknowledged != facts.unacknowledged {
+        let which = trial.map(|t| format!("trial {t}: ")).unwrap_or_default();
+        out.differences.push(format!(
+            "{which}the facts record names the unacknowledged messages {:?}, the call rows show {unacknowledged:?}",
+            facts.unacknowledged
+        ));
+        facts.unacknowledged = unacknowledged;
     }
     facts
 }

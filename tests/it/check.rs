@@ -81,6 +81,70 @@ fn check_refuses_a_verdict_its_facts_do_not_support() {
     assert!(c.stdout.contains("does NOT support"), "{}", c.stdout);
 }
 
+/// The messages no acknowledgement took are read from the call rows, not taken from the
+/// `facts` record: a record that says every received message was deleted, when the rows show
+/// one never was, is a difference, and the verdict is the rows'.
+#[test]
+fn check_reads_the_unacknowledged_messages_from_the_call_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("unacked.yaml");
+    std::fs::write(
+        &suite,
+        "suite: unacked\n\
+         cases:\n\
+         \x20 - id: received-never-deleted\n\
+         \x20   behaviour: A message received and never deleted comes back once its lease ends.\n\
+         \x20   source: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html\n\
+         \x20   queues:\n\
+         \x20     work: {visibility_timeout: 1s}\n\
+         \x20   steps:\n\
+         \x20     - send: {queue: work, body: '{\"business_key\":\"k-1\"}'}\n\
+         \x20     - receive: {queue: work, as: A, wait: 1s}\n\
+         \x20       expect: {received: [m1]}\n\
+         \x20     - observe: {queue: work, window: 3s}\n\
+         \x20   expect:\n\
+         \x20     outcome: observed_redelivery\n",
+    )
+    .unwrap();
+    let (_out, run) = run_into(&["run", suite.to_str().unwrap(), "--clock", "virtual"], 0);
+    let c = check(&run);
+    assert_eq!(c.code(), 0, "{}\n{}", c.stdout, c.stderr);
+
+    let path = run.join("evidence.jsonl");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let tampered: String = original
+        .lines()
+        .map(|l| {
+            if l.contains(r#""type":"facts""#) {
+                let mut row: serde_json::Value = serde_json::from_str(l).unwrap();
+                let facts = &mut row["data"];
+                assert!(
+                    facts["unacknowledged"]
+                        .as_array()
+                        .is_some_and(|u| !u.is_empty()),
+                    "the run names its unacknowledged message: {row}"
+                );
+                facts["unacknowledged"] = serde_json::json!([]);
+                row.to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    assert_ne!(tampered, original, "no facts record was found");
+    std::fs::write(&path, tampered).unwrap();
+    let c = check(&run);
+    assert_eq!(c.code(), 3, "{}\n{}", c.stdout, c.stderr);
+    assert!(
+        c.stdout
+            .contains("the facts record names the unacknowledged messages []"),
+        "{}",
+        c.stdout
+    );
+}
+
 /// Evidence written before `facts` records existed cannot be re-judged: check says so for
 /// each case that ran, and exits 3, never passing it unseen.
 #[test]
