@@ -134,7 +134,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: silence about a message nobody received and nobody acknowledged is not an
+    /// Silence about a message nobody received and nobody acknowledged is not an
     /// ACCEPT; nor is a delete bound to no attempt. A refused one still holds.
     #[test]
     fn accept_needs_an_acknowledgement_bound_to_its_attempt() {

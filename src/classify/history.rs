@@ -511,7 +511,7 @@ mod tests {
         )
     }
 
-    /// Issue 20: a `--target aws` run the environment redirected is its own target, never
+    /// A `--target aws` run the environment redirected is its own target, never
     /// pooled with AWS; an endpoint is grouped by its URL.
     #[test]
     fn a_redirected_run_is_never_pooled_with_aws() {

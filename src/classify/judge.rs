@@ -869,7 +869,7 @@ mod tests {
         }
     }
 
-    /// Issue 19: an expected HOLD needs the case's own fault to have fired; a doubt from
+    /// An expected HOLD needs the case's own fault to have fired; a doubt from
     /// elsewhere (the target throttling) is inconclusive, neither a pass nor a failure.
     #[test]
     fn a_hold_whose_fault_never_fired_is_inconclusive() {

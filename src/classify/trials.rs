@@ -406,7 +406,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: a delete timeout stops exactly the trials that would redeliver. Dropping them
+    /// A delete timeout stops exactly the trials that would redeliver. Dropping them
     /// turned a true 28% into 29/29 PASS at least 60%.
     #[test]
     fn trials_censored_by_their_outcome_do_not_make_a_pass() {
@@ -646,7 +646,7 @@ mod tests {
 /// The whole procedure simulated: trials drawn at a known true rate, censored by their own
 /// outcome (a trial that would have shown the class, or one that would not, ends unknown),
 /// pooled, judged. A definite verdict that contradicts the true rate is a wrong one; the
-/// interval's nominal error is 2.5% a side. The rule before issue 19 (unknown trials dropped
+/// interval's nominal error is 2.5% a side. The earlier rule (unknown trials dropped
 /// from the denominator) is judged on the same draws for comparison.
 #[cfg(test)]
 mod simulation {

@@ -210,7 +210,7 @@ mod tests {
         assert!(!Usage::new(None).add(&[row("SendMessage", "q")]));
     }
 
-    /// Issue 20: what never reached the target is not billed (nor counted to the budget).
+    /// What never reached the target is not billed (nor counted to the budget).
     #[test]
     fn attempts_that_never_reached_the_target_are_not_counted() {
         use crate::evidence::format::{Completion, FaultEvidence};

@@ -404,7 +404,7 @@ mod tests {
         assert!(r.remaining().is_empty());
     }
 
-    /// Issue 19: every trial's queue gets a seed of its own, the same for the same inputs.
+    /// Every trial's queue gets a seed of its own, the same for the same inputs.
     #[test]
     fn each_trial_queue_gets_its_own_reproducible_chaos_seed() {
         let run =
@@ -454,7 +454,7 @@ mod tests {
     }
 
     /// moto answers `/<account>/<name>` for one name in two regions: two queues all the same,
-    /// and deleting one leaves the other owned (issue 25).
+    /// and deleting one leaves the other owned.
     #[test]
     fn one_url_in_two_regions_is_two_queues() {
         let r = Registry::default();

@@ -5,7 +5,7 @@
 //! line asked for into a [`Target`]; [`build_client`] is the bare client for callers that
 //! already know their endpoint (`bench`).
 //!
-//! `--target aws` is held to three rules (issue 8, `docs/aws.md`), because the first user is a
+//! `--target aws` is held to three rules (`docs/aws.md`), because the first user is a
 //! CI job holding the keys of a real account:
 //! - **A named region.** `--region`, `AWS_REGION` / `AWS_DEFAULT_REGION` or the profile's
 //!   `region`; without one the command stops. No silent us-east-1, and no guess from instance

@@ -318,7 +318,7 @@ pub fn describe_failure(
 mod tests {
     use super::*;
 
-    /// Issue 20: one line per failure, in words that say what answered.
+    /// One line per failure, in words that say what answered.
     #[test]
     fn failures_read_as_one_line_that_says_what_answered() {
         assert_eq!(

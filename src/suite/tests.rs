@@ -794,7 +794,7 @@ fn regions_and_shared_names_are_checked_where_written() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// Issue 19: a window that short-polls cannot prove silence, so an expectation only silence
+/// A window that short-polls cannot prove silence, so an expectation only silence
 /// meets over it is refused where the outcome is written; allowing a sighting too is fine.
 #[test]
 fn silence_over_a_short_poll_window_is_refused() {

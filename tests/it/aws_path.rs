@@ -1,4 +1,4 @@
-//! `--target aws` driven offline (issue 8, Safety): the binary runs with fake keys in its
+//! `--target aws` driven offline (Safety): the binary runs with fake keys in its
 //! environment and `AWS_ENDPOINT_URL[_SQS|_STS]` or a profile's `endpoint_url` pointing at a
 //! `sqsprobe serve` process, which answers STS GetCallerIdentity with its `--account-id`.
 //!
@@ -181,7 +181,7 @@ async fn a_wrong_account_is_refused_and_nothing_is_created() {
         );
         no_secrets(done);
     }
-    // The refusal names where the list came from (issue 20).
+    // The refusal names where the list came from.
     assert!(
         by_flag
             .stderr
@@ -272,7 +272,7 @@ async fn a_listed_account_runs_and_the_redirect_is_announced_and_recorded() {
     assert_eq!(start.endpoint.as_deref(), Some(serve.url.as_str()));
     assert_eq!(start.region, "eu-west-1");
     assert_eq!(all_queues(&serve.url).await, Vec::<String>::new());
-    // Issue 20: not only the terminal's first line says so: every report does.
+    // Not only the terminal's first line says so: every report does.
     let dir = common::single_run_dir(out.path());
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     assert!(
@@ -339,7 +339,7 @@ async fn a_profile_gives_the_region_and_its_endpoint_url_is_a_redirect_too() {
     assert_eq!(start.endpoint.as_deref(), Some(serve.url.as_str()));
 }
 
-/// Issue 20: an endpoint from the profile's `services` section is called that, not the
+/// An endpoint from the profile's `services` section is called that, not the
 /// profile's own `endpoint_url`.
 #[tokio::test]
 async fn a_services_section_endpoint_is_called_that() {
@@ -647,7 +647,7 @@ fn the_gitlab_pipeline_parses_and_sweeps_after_whatever_happened() {
     assert!(job["resource_group"].is_string());
 }
 
-/// Issue 20: `serve --reject-access-key` and `--expire-access-key` rehearse offline what a
+/// `serve --reject-access-key` and `--expire-access-key` rehearse offline what a
 /// nightly does when AWS refuses its credentials: the run stops before it creates anything,
 /// in one clear error, and says which answer it got.
 #[tokio::test]

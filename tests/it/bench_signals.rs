@@ -1,4 +1,4 @@
-//! `sqsprobe bench` stops on SIGTERM, SIGINT and SIGHUP like every command (issue 8): the phase
+//! `sqsprobe bench` stops on SIGTERM, SIGINT and SIGHUP like every command: the phase
 //! in flight is cut, its queues deleted, what was measured printed, exit 130; both drivers,
 //! against a separate `sqsprobe serve` whose queues are then listed; and the scale workloads'
 //! own `sqsprobe serve`, which neither a signal nor a SIGKILL of the bench leaves running.

@@ -1,4 +1,4 @@
-//! A run stays bounded when the target does not (issue 8, "Bounded"): a hung target is declared
+//! A run stays bounded when the target does not ("Bounded"): a hung target is declared
 //! lost and the run ends soon after, a request budget stops the run cleanly, and partitions
 //! split a selection into disjoint, complete parts.
 
@@ -177,7 +177,7 @@ fn a_request_budget_stops_the_run_cleanly_and_teardown_still_happens() {
     assert!(run.stdout.contains("SQS requests ≈ $"), "{}", run.stdout);
 }
 
-/// Issue 19: a run a budget cut exits 5 whatever its finished cases said (here a failure):
+/// A run a budget cut exits 5 whatever its finished cases said (here a failure):
 /// the cases that finished are the ones the cut let finish.
 #[test]
 fn a_run_cut_by_its_time_budget_exits_with_the_cut_not_with_a_finished_failure() {
@@ -261,7 +261,7 @@ fn partitions_are_disjoint_and_together_complete() {
     assert_eq!(union, listed, "the partitions do not cover the suite");
 }
 
-/// Issue 20: a bound of 0 means nothing a user wants (no budget at all, every call timing
+/// A bound of 0 means nothing a user wants (no budget at all, every call timing
 /// out, a run that stops at once): each is refused, exit 1, with one error line.
 #[test]
 fn zero_bounds_are_refused_with_one_line() {
@@ -282,7 +282,7 @@ fn zero_bounds_are_refused_with_one_line() {
     }
 }
 
-/// Issue 20: a merge that lacks a partition is named on stderr, exits 5 (0 with
+/// A merge that lacks a partition is named on stderr, exits 5 (0 with
 /// `--allow-partial`) and puts an `<error>` in its JUnit; an empty share still writes its run
 /// folder, so the merge of all three sees it ran.
 #[test]
@@ -352,7 +352,7 @@ fn a_merge_missing_a_partition_is_visible_where_ci_looks() {
     assert!(!junit.contains("partitions missing"), "{junit}");
 }
 
-/// Issue 20: a run a budget stopped is not "all skipped, no failures" in JUnit: one `<error>`
+/// A run a budget stopped is not "all skipped, no failures" in JUnit: one `<error>`
 /// names the budget; every case carries its suite file and line for CI's annotations.
 #[test]
 fn a_budget_stopped_run_has_an_error_in_junit_and_cases_carry_file_and_line() {
@@ -383,7 +383,7 @@ fn a_budget_stopped_run_has_an_error_in_junit_and_cases_carry_file_and_line() {
     );
 }
 
-/// Issue 20: a SIGTERM while the target hangs ends the run within about a call timeout: the
+/// A SIGTERM while the target hangs ends the run within about a call timeout: the
 /// call in flight is abandoned, teardown makes one bounded attempt per queue, and neither the
 /// abandoned call nor teardown's silence makes the run report a lost target.
 #[test]

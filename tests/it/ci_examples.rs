@@ -1,4 +1,4 @@
-//! docs/examples/*.yml against the CI services' schemas (issue 20): every GitHub Actions
+//! docs/examples/*.yml against the CI services' schemas: every GitHub Actions
 //! workflow there (`github-*.yml`) is valid against SchemaStore's schema of workflows, every
 //! GitLab pipeline (`gitlab-*.yml`) against GitLab's own schema of `.gitlab-ci.yml`, both
 //! vendored in tests/fixtures/ci-schemas/ (its README says where from). A reader copies these files into a repository and the

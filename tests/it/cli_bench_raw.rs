@@ -377,7 +377,7 @@ fn raw_bench_unreachable_target_is_a_runtime_error_and_the_others_are_measured()
     );
 }
 
-/// Issue 23: DeleteMessage measured alone. Only deletes are in the row (the sends and receives
+/// DeleteMessage measured alone. Only deletes are in the row (the sends and receives
 /// that fill each round are untimed), each one a message deleted, every answer a 200, and the
 /// row's time is the deleting time, about `--duration`, however long the fills took.
 #[test]

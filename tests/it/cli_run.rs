@@ -205,7 +205,7 @@ fn an_unreachable_endpoint_is_one_clear_runtime_error() {
     );
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 
-    // The run folder says what happened, like any other run's (issue 7, rule 12).
+    // The run folder says what happened, like any other run's (rule 12).
     let dir = single_run_dir(out_dir.path());
     let records = read_evidence(&dir.join("evidence.jsonl")).unwrap();
     let Some(Record::RunStart(start)) = records.first() else {
@@ -304,7 +304,7 @@ fn a_queue_under_our_name_but_with_another_runs_tag_is_never_used_or_deleted() {
     assert!(again.stderr.contains("never reused"), "{}", again.stderr);
 }
 
-/// Issue 20: the shipped target profiles are built into the binary, so `--target-profile`
+/// The shipped target profiles are built into the binary, so `--target-profile`
 /// works from any folder, and a profile no run has measured says so when chosen.
 #[test]
 fn built_in_profiles_work_from_any_folder_and_unmeasured_ones_say_so() {

@@ -1,4 +1,4 @@
-//! `deny` steps (issue 9) end to end on the embedded emulator: the runner sets an explicit Deny
+//! `deny` steps end to end on the embedded emulator: the runner sets an explicit Deny
 //! in an owned queue's policy, the emulator refuses the denied actions with AccessDenied (403)
 //! — batches included — without the run mistaking it for refused credentials, the runner lifts
 //! the deny when its `for` runs out or at teardown, and the `deny` record says when the calls

@@ -1,7 +1,7 @@
-//! AWS behaviours the suite grammar still cannot express (issue 10), checked against the
+//! AWS behaviours the suite grammar still cannot express, checked against the
 //! embedded emulator through aws-sdk-sqs and raw HTTP. Each test names its AWS source.
 //!
-//! The rest of issue 10's gaps are conformance cases now, which hold them against every
+//! The rest of these gaps are conformance cases now, which hold them against every
 //! target: regions (`lifecycle-regions-are-namespaces`), AddPermission and RemovePermission
 //! (`suites/conformance/permissions.yaml`), a malformed TaskHandle
 //! (`move-task-cancel-malformed-handle`), the shapes of SequenceNumber and SenderId

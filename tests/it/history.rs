@@ -1,4 +1,4 @@
-//! `sqsprobe history` (issue 9) on real run folders: three "nights" of one multi-trial case on
+//! `sqsprobe history` on real run folders: three "nights" of one multi-trial case on
 //! the embedded emulator, the last one different; the pooled counts and interval, first and
 //! last run, and the flag on the newest run (Fisher's exact test), in text and JSON; bad paths.
 
@@ -120,7 +120,7 @@ fn paths_without_runs_are_refused() {
     assert!(damaged.stderr.contains("skipped"), "{}", damaged.stderr);
 }
 
-/// Issue 19: each trial is pooled once. Two partitions of one `--run-id` are two runs; their
+/// Each trial is pooled once. Two partitions of one `--run-id` are two runs; their
 /// merged folder is the same trials again and is counted instead of them, not beside them.
 #[test]
 fn a_merge_and_its_partitions_pool_each_trial_once() {

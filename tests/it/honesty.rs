@@ -1,4 +1,4 @@
-//! The honesty rules (issue 7), end to end: the real binary, the embedded emulator (or the
+//! The honesty rules, end to end: the real binary, the embedded emulator (or the
 //! emulator behind a proxy that loses one answer), and the evidence it leaves. Each test
 //! failed before the judge moved into `classify`.
 
@@ -81,7 +81,7 @@ fn honesty_rules_hold_end_to_end_on_the_embedded_emulator() {
     );
     assert_eq!(refused.decision, Some(Decision::Hold));
 
-    // Issue 19: an observe whose message was never sent (a throttled send) tracks it all the
+    // An observe whose message was never sent (a throttled send) tracks it all the
     // same, and its outcome expectation never passes over it.
     let unsent = case(&ends, "unsent-messages-prove-nothing");
     assert_eq!(unsent.verdict, Verdict::Inconclusive, "{}", unsent.reason);
@@ -95,7 +95,7 @@ fn honesty_rules_hold_end_to_end_on_the_embedded_emulator() {
         "{:?}",
         unsent.outcomes
     );
-    // Issue 19: silence over a message nobody received nor acknowledged passes its outcome,
+    // Silence over a message nobody received nor acknowledged passes its outcome,
     // but decides nothing: no vacuous ACCEPT.
     let silent = case(&ends, "unacked-silence-is-not-accepted");
     assert_eq!(silent.verdict, Verdict::Pass, "{}", silent.reason);
@@ -105,7 +105,7 @@ fn honesty_rules_hold_end_to_end_on_the_embedded_emulator() {
     );
     assert_eq!(silent.decision, None);
 
-    // Issue 19: the SDK's retry of a lost send left a second copy; it comes back after the
+    // The SDK's retry of a lost send left a second copy; it comes back after the
     // delete under its own MessageId and is placed by its business key: a redelivery.
     let copies = case(&ends, "retried-lost-send-copies");
     assert_eq!(

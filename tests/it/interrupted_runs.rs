@@ -1,6 +1,6 @@
 //! Runs that did not end cleanly, read back by the binary: an evidence file cut mid-line (a
 //! killed run), one with record types from a newer version, and what `report`, `matrix` and
-//! `baseline` make of them (issue 7, rules 6 and 12).
+//! `baseline` make of them (rules 6 and 12).
 
 use crate::common;
 
@@ -95,7 +95,7 @@ fn report_renders_a_run_killed_mid_write_and_says_it_was_interrupted_everywhere(
 
     let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
     let parsed = quick_junit::Report::deserialize_from_str(&junit).unwrap();
-    // The unfinished case, and the interruption itself (issue 20: a red job is never green
+    // The unfinished case, and the interruption itself (a red job is never green
     // in the CI view).
     assert_eq!((parsed.tests, parsed.errors, parsed.failures), (2, 2, 0));
     let run = parsed

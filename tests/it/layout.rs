@@ -193,7 +193,7 @@ fn the_cycle_check_finds_a_cycle() {
     );
 }
 
-/// The forms the check once missed (issue 24): a `use` group, `super::super::`, `self::`.
+/// The forms the check once missed: a `use` group, `super::super::`, `self::`.
 #[test]
 fn the_cycle_check_reads_groups_and_super_chains() {
     let dir = tempfile::tempdir().unwrap();
@@ -231,7 +231,7 @@ fn the_cycle_check_reads_groups_and_super_chains() {
 
 /// A child module named by its own name, with no root: `raw::run()` in the parent, and the
 /// parent's `pub use child::X` (the cycles of `cli/bench.rs` and `runner/mod.rs` the check
-/// once missed: issue 24).
+/// once missed).
 #[test]
 fn the_cycle_check_reads_paths_that_start_at_a_child_module() {
     let dir = made_tree(&[
@@ -257,7 +257,7 @@ fn the_cycle_check_reads_paths_that_start_at_a_child_module() {
 }
 
 /// A path through a name a `use` bound: `use crate::report;` then `report::live::Progress`
-/// imports `report/live.rs`, not only `report/mod.rs` (issue 24).
+/// imports `report/live.rs`, not only `report/mod.rs`.
 #[test]
 fn the_cycle_check_reads_paths_through_a_use_bound_name() {
     let dir = made_tree(&[
@@ -281,7 +281,7 @@ fn the_cycle_check_reads_paths_through_a_use_bound_name() {
 }
 
 /// `super` and `self` inside an inline `mod x { }` are relative to it, not to the file
-/// (`emulator/mod.rs`'s `pub mod audit { pub use super::support::audit::… }`: issue 24).
+/// (`emulator/mod.rs`'s `pub mod audit { pub use super::support::audit::… }`).
 #[test]
 fn the_cycle_check_reads_super_and_self_inside_inline_modules() {
     let dir = made_tree(&[
@@ -305,7 +305,7 @@ fn the_cycle_check_reads_super_and_self_inside_inline_modules() {
 }
 
 /// `$crate::` in a macro names the crate the macro is written in, from the file it is written
-/// in. (The reader before issue 24 read this one already, by accident: it skipped `crate::`
+/// in. (The earlier reader read this one already, by accident: it skipped `crate::`
 /// only after a letter, a digit, `_` or `:`, and `$` is none; the reader now tokenizes
 /// `$crate` as one word, so this guards that it still does.)
 #[test]
@@ -326,7 +326,7 @@ fn the_cycle_check_reads_crate_paths_in_macros() {
 }
 
 /// Test items are dropped wherever they sit, and only they: the code after a file's first
-/// `#[cfg(test)]` is read (the check once stopped there: issue 24), `#[cfg(test)]` in a
+/// `#[cfg(test)]` is read (the check once stopped there), `#[cfg(test)]` in a
 /// comment or a string cuts nothing, and a test-only file imports nothing.
 #[test]
 fn the_cycle_check_drops_every_test_item_and_only_those() {
@@ -571,7 +571,7 @@ fn no_source_file_is_longer_than_one_reader_holds() {
 }
 
 /// Lines a test item holds are not counted, wherever the item sits; every other line is, also
-/// after the first `#[cfg(test)]` (the check once stopped counting there: issue 24).
+/// after the first `#[cfg(test)]` (the check once stopped counting there).
 #[test]
 fn the_size_check_counts_every_line_outside_test_items() {
     let text = "\
@@ -689,4 +689,38 @@ fn the_test_file_check_finds_a_stray_and_an_undeclared_file() {
         found[1].starts_with("tests/stray.rs is a test binary"),
         "{found:#?}"
     );
+}
+
+/// Comments say why, in words a reader can follow: never "issue N" of a tracker the reader
+/// cannot open. A reference to a public project's issue (`LocalStack issue #8234`) names
+/// where to read it and is not matched.
+#[test]
+fn no_comment_points_at_an_issue_number() {
+    let mut found = Vec::new();
+    let mut stack = vec![
+        crate::common::root().join("src"),
+        crate::common::root().join("tests"),
+    ];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            for (n, line) in text.lines().enumerate() {
+                let lower = line.to_ascii_lowercase();
+                let hit = lower
+                    .match_indices("issue ")
+                    .any(|(i, _)| lower[i + 6..].starts_with(|c: char| c.is_ascii_digit()));
+                if hit {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "issue numbers in comments: {found:#?}");
 }

@@ -1,4 +1,4 @@
-//! Ownership fails closed (issue 7, rule 8): only `QueueDoesNotExist` proves a queue name
+//! Ownership fails closed (rule 8): only `QueueDoesNotExist` proves a queue name
 //! free, and two processes given the same `--run-id` never use or delete each other's queues.
 
 use crate::common;
@@ -185,7 +185,7 @@ fn regions_case_leaves(endpoint: &str, run_id: &str) -> Vec<String> {
         .collect()
 }
 
-/// Issue 25: a target that answers the same URL for one name in two regions (moto's
+/// A target that answers the same URL for one name in two regions (moto's
 /// `/<account>/<name>`) still gets one DeleteQueue per region, so nothing is left.
 #[test]
 fn one_name_in_two_regions_is_deleted_in_both_when_urls_omit_the_region() {
@@ -335,7 +335,7 @@ fn an_unanswered_delete_of_a_queue_that_is_gone_leaves_nothing_behind() {
     assert!(alive.is_empty(), "{alive:?}");
 }
 
-/// Issue 20: `run_start.regions` names every region the cases touch, before anything is
+/// `run_start.regions` names every region the cases touch, before anything is
 /// created, and `sweep --regions-of RUN_DIR` sweeps each of them: a run whose teardown failed
 /// leaves queues in two regions, and one sweep removes both.
 #[test]
@@ -395,7 +395,7 @@ fn sweep_regions_of_a_run_folder_removes_what_it_left_in_every_region() {
     assert!(left("us-east-1").is_empty() && left("us-west-2").is_empty());
 }
 
-/// Issue 20: `--regions` restricts a run to the regions an SCP allows: a case whose queues
+/// `--regions` restricts a run to the regions an SCP allows: a case whose queues
 /// are elsewhere is `unsupported`, naming the region, and a run of nothing else refuses.
 #[test]
 fn regions_outside_the_allowed_ones_make_a_case_unsupported() {

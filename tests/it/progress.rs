@@ -1,4 +1,4 @@
-//! Live progress (issue 8): a terminal gets the board of running cases (phase, time left),
+//! Live progress: a terminal gets the board of running cases (phase, time left),
 //! redrawn in place; a pipe (a CI log) gets plain finished lines with no escape sequence and
 //! an uncut summary.
 

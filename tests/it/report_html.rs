@@ -1,4 +1,4 @@
-//! The HTML report (issue 11), checked as a reader gets it.
+//! The HTML report, checked as a reader gets it.
 //!
 //! - Snapshots: the report rendered from fixed evidence files (real runs, checked in under
 //!   `tests/fixtures/evidence/`) must equal `tests/snapshots/`. A change is reviewed as a diff

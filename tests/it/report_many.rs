@@ -1,4 +1,4 @@
-//! `sqsprobe report` over several run folders (issue 11): the folders of a `--partition` run
+//! `sqsprobe report` over several run folders: the folders of a `--partition` run
 //! merged back into one run, and different runs set side by side with links into each.
 
 use crate::common;
@@ -40,7 +40,7 @@ fn the_partitions_of_a_run_merge_into_one_report() {
     let p3 = run(&tmp.path().join("p3"), &["--partition", "3/3"]);
     let out = tmp.path().join("merged");
     let done = report(&[&p3, &p1], &out);
-    // A merge that lacks a partition says so and exits 5 (issue 20).
+    // A merge that lacks a partition says so and exits 5.
     assert_eq!(done.code(), 5, "{}\n{}", done.stdout, done.stderr);
     assert!(
         done.stderr.contains("partition 2/3 of run"),

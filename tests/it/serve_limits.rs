@@ -46,7 +46,7 @@ async fn time_until_closed(stream: &mut TcpStream, limit: Duration) -> Duration 
     started.elapsed()
 }
 
-// Issue 7: `Action=ListQueues&a.a.a…=1` with a few thousand segments overflowed the stack and
+// `Action=ListQueues&a.a.a…=1` with a few thousand segments overflowed the stack and
 // aborted serve; a huge pair count was collected whole.
 #[tokio::test]
 async fn deep_keys_huge_pair_counts_and_deep_json_are_refused_and_serve_keeps_serving() {

@@ -1,4 +1,4 @@
-//! Repeated trials and rates (issue 9), end to end on the embedded emulator: a rate
+//! Repeated trials and rates, end to end on the embedded emulator: a rate
 //! expectation fails when the measured interval sits above its bound, an all-inconclusive
 //! case is never a pass, every trial runs on its own queues with its index on each row, and
 //! the same seed gives the same per-trial outcomes.
@@ -145,7 +145,7 @@ fn classes(records: &[Record], case: &str) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Issue 19: every trial's queue rolls its own dice. With one seed for all, every trial rolled
+/// Every trial's queue rolls its own dice. With one seed for all, every trial rolled
 /// the same first die and a 50% chance came out 0/30 or 30/30; now the trials are independent
 /// draws, and the same `--seed` repeats them trial by trial (on the real clock: each queue
 /// draws in its own request order).

@@ -1,4 +1,4 @@
-//! `sqsprobe run --clock virtual` (issue 10): the embedded emulator and the harness share a
+//! `sqsprobe run --clock virtual`: the embedded emulator and the harness share a
 //! simulated clock, so the conformance suite, slow cases included, runs without waiting, with
 //! the results a real-time run gives; other targets are refused.
 

@@ -1,4 +1,4 @@
-//! `sqsprobe audit` (issue 21) on real consumers: the example consumers run under the binary
+//! `sqsprobe audit` on real consumers: the example consumers run under the binary
 //! against its embedded emulator — Python (boto3, from scripts/venv), JavaScript (the AWS SDK
 //! v3, from scripts/node-consumers) and Rust (aws-sdk-sqs, the crate's `audit-correct`
 //! example). Every faulty adapter of the playbook is flagged with its finding and decision,

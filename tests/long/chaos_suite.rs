@@ -1,4 +1,4 @@
-//! The shipped `suites/chaos/` (issue 9), end to end: on the embedded emulator every case passes
+//! The shipped `suites/chaos/`, end to end: on the embedded emulator every case passes
 //! with the verdict, class and decision its situation calls for, every fault kind leaves its
 //! row; with `--chaos stale-delete-keeps=1` the stale-handle rate fails; against a target without
 //! the emulator's chaos (`sqsprobe serve` by endpoint URL) the suite stays honest — the

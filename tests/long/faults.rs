@@ -1,4 +1,4 @@
-//! Faults injected under the SDK (issue 9), end to end on the embedded emulator: every kind
+//! Faults injected under the SDK, end to end on the embedded emulator: every kind
 //! leaves its mark on the attempt it hit, a lost delete answer is never a clean ACCEPT, and the
 //! same seed injects the same faults.
 

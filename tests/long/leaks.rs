@@ -1,4 +1,4 @@
-//! One masking rule everywhere (issue 7, "Secrets"): no receipt handle, body, account id,
+//! One masking rule everywhere ("Secrets"): no receipt handle, body, account id,
 //! credential or IAM principal that crossed the wire reaches the evidence, a report or the
 //! terminal — over either wire protocol, across every shipped suite. A recording proxy in
 //! front of a real moto server collects what actually crossed; moto's account id

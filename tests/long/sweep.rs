@@ -1,4 +1,4 @@
-//! `sqsprobe sweep` against a real `sqsprobe serve` process (issue 8): past 1,000 queues,
+//! `sqsprobe sweep` against a real `sqsprobe serve` process: past 1,000 queues,
 //! deleting only old queues carrying the ownership tags, leaving untagged, foreign, misnamed
 //! and young ones alone; `--dry-run`, `--run-id`, the account guard, a stop by SIGTERM after
 //! the queue in flight, and exit 3 when a delete is refused.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::bench::raw::connection::Connection;
 use crate::bench::raw::protocol::json_request;
 
-/// Body of every message the scale workloads store: 11 bytes, as in issue 12's figure.
+/// Body of every message the scale workloads store: 11 bytes, as in the documented figure.
 pub const BODY: &str = "hello world";
 
 /// Entries per SendMessageBatch (the SQS maximum).

@@ -151,7 +151,7 @@ pub struct GrowthRatio {
     pub to: u64,
     pub from_p50_us: f64,
     pub to_p50_us: f64,
-    /// `to_p50_us` ÷ `from_p50_us`: 1.0 is a cost independent of size (issue 12: within 2).
+    /// `to_p50_us` ÷ `from_p50_us`: 1.0 is a cost independent of size (within 2).
     pub ratio: f64,
 }
 
@@ -191,7 +191,7 @@ pub struct Startup {
     pub run_overhead: Millis,
     /// The case's own duration (`case_end.duration_ms`), p50.
     pub run_case_p50_ms: f64,
-    /// Issue 12's bounds, for the reader: serve answers within 50 ms, run adds < 200 ms.
+    /// The documented bounds, for the reader: serve answers within 50 ms, run adds < 200 ms.
     pub serve_bound_ms: f64,
     pub run_bound_ms: f64,
 }

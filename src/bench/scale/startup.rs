@@ -23,7 +23,7 @@ const POLL: Duration = Duration::from_micros(500);
 /// The longest one `run` of the suite may take (its case takes well under a second).
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Issue 12's bounds, recorded beside the figures.
+/// The documented bounds, recorded beside the figures.
 const SERVE_BOUND_MS: f64 = 50.0;
 const RUN_BOUND_MS: f64 = 200.0;
 

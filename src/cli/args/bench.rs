@@ -56,7 +56,7 @@ pub mod bench_defaults {
     pub const RAW_DURATION: Duration = Duration::from_secs(3);
     pub const SDK_CLIENTS: &[usize] = &[1];
     pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
-    /// The scale workloads' full measurement (issue 12's sizes).
+    /// The scale workloads' full measurement (the documented sizes).
     pub const DEPTHS: &[u64] = &[1_000, 1_000_000];
     pub const MEMORY_AT: &[u64] = &[200_000, 1_000_000];
     pub const GROUPS: u64 = 10_000;

@@ -794,7 +794,7 @@ mod tests {
         assert!(queue.groups.is_empty());
     }
 
-    // Issue 23: the shortcut a lease of 0 s takes ends where a lease ended by its timer does.
+    // The shortcut a lease of 0 s takes ends where a lease ended by its timer does.
     #[test]
     fn a_lease_of_0_s_ends_as_a_lease_ended_by_its_timer_would() {
         for fifo_queue in [true, false] {

@@ -1,7 +1,7 @@
 //! The emulator's shared state: the map of queues under a read-write lock, each queue under a
 //! mutex of its own.
 //!
-//! The locking rule (issue 23: no global lock on the hot path):
+//! The locking rule (no global lock on the hot path):
 //! - **One queue**: an operation on a single queue (send, receive, delete, change visibility,
 //!   their batches, queue attributes, tags, permissions, purge) takes the store's *read* lock,
 //!   then that queue's mutex ([`Emulator::with_queue`], [`Emulator::lock_queue`]), and holds

@@ -361,7 +361,7 @@ mod tests {
 
     use super::*;
 
-    // Issue 23: the error written straight to bytes is what the `Value` form was, byte for byte.
+    // The error written straight to bytes is what the `Value` form was, byte for byte.
     #[test]
     fn errors_are_written_as_serde_json_writes_their_value() {
         let messages = [
@@ -387,7 +387,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(crate::testing::config(1024))]
 
-        // Issue 23: the eight-bytes-at-a-time scan finds what a byte-by-byte one finds, at
+        // The eight-bytes-at-a-time scan finds what a byte-by-byte one finds, at
         // every position of every word, and a string is written as `serde_json` writes it.
         #[test]
         fn strings_are_written_as_serde_json_writes_them(
@@ -406,7 +406,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(crate::testing::config(256))]
 
-        // Issue 23: SendMessage's answer written straight to bytes is what its `Value` form
+        // SendMessage's answer written straight to bytes is what its `Value` form
         // was, byte for byte, with and without each optional member.
         #[test]
         fn a_sent_answer_is_written_as_serde_json_writes_its_value(

@@ -496,7 +496,7 @@ mod tests {
         assert!(!dice.stale_delete_keeps(fifo));
     }
 
-    /// Issue 19: a queue's outcomes follow its own requests, however other queues' requests
+    /// A queue's outcomes follow its own requests, however other queues' requests
     /// interleave with them (on the real clock, arrival order is not the same twice).
     #[test]
     fn each_queue_draws_in_its_own_request_order() {

@@ -80,7 +80,7 @@ mod tests {
     use super::*;
     use crate::runner::target::{Protocol, TargetConfig, TargetKind, build_client};
 
-    /// Issue 19: the embedded target's fixed key `sqsprobe` is public: the run's masker must
+    /// The embedded target's fixed key `sqsprobe` is public: the run's masker must
     /// not take it for a secret, or every queue name reads `<credential>-…`.
     #[tokio::test]
     async fn the_fixed_keys_are_not_masked_as_credentials() {

@@ -99,7 +99,7 @@ mod tests {
         suite.cases.into_iter().next().expect("one case")
     }
 
-    /// Issue 20: `--trials` is a floor: it never lowers a case's own larger `trials:`.
+    /// `--trials` is a floor: it never lowers a case's own larger `trials:`.
     #[test]
     fn the_trials_flag_never_lowers_a_cases_own_count() {
         assert_eq!(trials_of(&case(15), Some(5)), 15);

@@ -1,5 +1,5 @@
 //! A receive's answer written straight to bytes is the answer the `Value` path wrote: the
-//! reference below is the renderer ReceiveMessage used before (issue 23), kept verbatim, and a
+//! reference below is the renderer ReceiveMessage used before, kept verbatim, and a
 //! seeded property test renders random messages (bodies and attributes with quotes, `&`, `<`,
 //! `\r`, control characters, unicode; every data type, custom ones too; any subset of system
 //! attributes and attribute filters) both ways, in all three forms: the JSON protocol, the
@@ -23,7 +23,7 @@ use crate::emulator::ops::answer::{Answer, Received, ReceivedMessage};
 use crate::emulator::protocol::{json, query};
 use crate::emulator::test_support::emulator;
 
-/// ReceiveMessage's renderer before issue 23: one `Value` per message.
+/// ReceiveMessage's earlier renderer: one `Value` per message.
 fn reference(
     emu: &Emulator,
     key: &str,
