@@ -16,6 +16,7 @@ mod common;
 
 mod aws;
 mod aws_path;
+mod bench_index;
 mod bench_scale;
 mod bench_signals;
 mod bounded;
