@@ -272,8 +272,8 @@ impl Requests {
     /// `<ReceiptHandle>` can only be an element (a `<` inside text is written `&lt;`).
     ///
     /// The search is memchr's (SIMD) over the bytes, with the finders built once: `str`'s
-    /// substring search and the UTF-8 check before it were 2 % of the machine's CPU under the
-    /// receive workload (perf, docs/performance.md, "Fifth round").
+    /// substring search and the UTF-8 check before it showed in the machine's CPU profile under
+    /// the receive workload (docs/performance.md).
     pub fn message_count(&self, body: &[u8]) -> usize {
         static JSON_KEY: LazyLock<Finder<'static>> =
             LazyLock::new(|| Finder::new(b"\"ReceiptHandle\""));

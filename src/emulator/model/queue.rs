@@ -231,8 +231,8 @@ impl Queue {
     /// has since only leased, re-leased or removed messages (a receive): then only its own
     /// leases of 0 s can have come due, since it added no message for retention to expire and
     /// a removal opens no deduplication record that is already closed (`DedupCache::release`).
-    /// A tick's other steps cost ~450 instructions under the queue's lock, and a receive of
-    /// ten looks again after every lease.
+    /// A tick's other steps are paid under the queue's lock, and a receive of ten looks again
+    /// after every lease.
     pub fn tick_again(&mut self, now: u64) {
         debug_assert!(now <= self.now_ms, "tick_again before the operation's tick");
         if self.drain_timers(now) {

@@ -16,10 +16,9 @@
 //!
 //! Only the numbers differ from handle to handle, so a queue encodes its head once, when it is
 //! created ([`Encoder`], kept in the queue), and the writers of an answer copy that head and
-//! then each handle's [`numbers`], written two digits a table lookup: a handle written as
-//! base64 of the whole text cost ~1,550 instructions, most of the rendering of a received
-//! message; the head encoded once per receive and each handle copied into a `String` of its
-//! own, ~1,200 + ~250 each.
+//! then each handle's [`numbers`], written two digits a table lookup: base64 of the whole text
+//! was most of the cost of rendering a received message, and so was a `String` of its own for
+//! each handle (docs/performance.md has the measurements).
 
 use std::sync::Arc;
 
@@ -153,7 +152,7 @@ static PAIRS: [[u8; 2]; 4096] = hex::digit_pairs(ALPHABET);
 /// Writes `n` as `out.len()` digits of base64's alphabet, most significant first.
 fn write_digits(out: &mut [u8], mut n: u64) {
     // From the least significant digits up, two at a time through a table (one at a time was
-    // ~145 instructions of each handle answered; docs/performance.md, "Sixth round"), in 64-bit
+    // a measurable part of each handle answered: docs/performance.md), in 64-bit
     // arithmetic (11 digits hold 66 bits: the top one takes the last 4); a digit above the
     // number's bits reads 0.
     let mut pairs = out.rchunks_exact_mut(2);

@@ -60,8 +60,8 @@ impl Answer {
 /// What a sent message is answered with: SendMessage's whole answer, and each successful entry
 /// of SendMessageBatch's (with its `Id`). Held as the ids and digests themselves, so that the
 /// JSON protocol writes SendMessage's answer straight to bytes (`protocol/json.rs`): building
-/// and serialising the `Value` form was ~2,500 of a SendMessage's instructions
-/// (docs/performance.md, "Fifth round"). [`Sent::to_map`] is that form, for the rest.
+/// and serialising the `Value` form was a large part of a SendMessage's cost
+/// (docs/performance.md). [`Sent::to_map`] is that form, for the rest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Sent {
     /// The MessageId, hyphenated, lower-case ASCII.
@@ -171,8 +171,8 @@ impl Received {
 /// Built once and written in place: the MessageId's and the receipt handle's text are written
 /// by the writers straight into the answer, from the id and the lease. A copy taken under the
 /// lock, then rendered into a second struct with both texts and a handle sharing its queue's
-/// head, was ~500 instructions of each message answered, a third of them moving the structs
-/// (`callgrind`, docs/performance.md, "Sixth round").
+/// head, cost each message answered a third of its rendering in moving the structs alone
+/// (docs/performance.md).
 #[derive(Debug)]
 pub(crate) struct ReceivedMessage {
     /// The leased copy: the body and the message attributes are read from it.

@@ -38,7 +38,7 @@ impl RequestContext {
     ///
     /// Every send asks, and a client sends with one credential: each thread remembers the last
     /// credential and its id, so the SHA-256 runs once per credential, not once per message
-    /// (4,500 of a SendMessage's instructions, `callgrind`, docs/performance.md).
+    /// (it was the largest part of a SendMessage's cost: docs/performance.md).
     pub fn sender_id(&self, account_id: &str) -> String {
         thread_local! {
             static LAST: std::cell::RefCell<(String, String)> =

@@ -3,9 +3,9 @@
 //! `serde_json`'s machinery; anything else is left to `serde_json` ([`super::json::decode`]).
 //!
 //! Why: decoding a ReceiveMessage's four members into a `Value` map through `serde_json` was
-//! ~4,400 instructions, on every request of every operation (callgrind, docs/performance.md,
-//! "Fifth round"), and building even a plain map of them ~2,000 ("Sixth round"): the members
-//! are borrowed from the body instead ([`Flat`]). This reader gives up (`None`) at the first
+//! the largest cost on every request of every operation, and building even a plain map of
+//! them half of it (docs/performance.md): the members are borrowed from the body instead
+//! ([`Flat`]). This reader gives up (`None`) at the first
 //! thing it does not take in whole — an escape, a control character, a nested value,
 //! `true`/`false`/`null`, a negative, fractional or long number, malformed text — so that what
 //! it returns is always exactly what `serde_json` returns for the same bytes (a property test
@@ -20,8 +20,7 @@ use crate::emulator::support::input::{Flat, Scalar};
 /// integers; `None` when it is anything else.
 pub(crate) fn object(body: &[u8]) -> Option<Flat<'_>> {
     // The whole body checked as UTF-8 once (a body that is not is malformed JSON, which
-    // `serde_json` names): each string is then a slice of it, where a check of each was ~115
-    // instructions (docs/performance.md, "Sixth round").
+    // `serde_json` names): each string is then a slice of it, without a check of its own.
     let text = std::str::from_utf8(body).ok()?;
     let mut reader = Reader {
         text,
@@ -78,9 +77,8 @@ fn escaped_bytes(v: u64) -> u64 {
 /// character below 0x20 (it writes everything else, 0x7f and non-ASCII among it, as it is).
 ///
 /// Eight bytes at a time ([`escaped_bytes`]), so a body that needs no escaping, the usual one,
-/// is scanned in about a tenth of the instructions `serde_json`'s byte-by-byte table takes and
-/// then copied whole: the scan was ~300 instructions of every 100-byte body a receive wrote
-/// (docs/performance.md, "Fifth round").
+/// is scanned in about a tenth of the work `serde_json`'s byte-by-byte table does and then
+/// copied whole (docs/performance.md).
 pub(super) fn needs_escape(bytes: &[u8]) -> bool {
     let mut words = bytes.chunks_exact(8);
     words.any(|word| escaped_bytes(u64::from_le_bytes(word.try_into().unwrap_or_default())) != 0)
@@ -153,7 +151,7 @@ impl<'a> Reader<'a> {
     ///
     /// ASCII text is scanned eight bytes at a time for the first quote, backslash, control
     /// character or non-ASCII byte, in one pass (a `memchr2`, the escape scan and a UTF-8
-    /// check were ~350 instructions of each of a request's names and values); text that is
+    /// check were three passes over each of a request's names and values); text that is
     /// not ASCII is scanned on from the first such byte for its closing quote.
     fn string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;

@@ -42,7 +42,7 @@ pub(crate) const MAX_DEPTH: usize = 32;
 ///
 /// A string is crossed by memchr's search for its next quote or backslash rather than a byte
 /// at a time: a SendMessage's body is mostly its `MessageBody`, and the byte-by-byte scan of it
-/// was ~1,000 of the request's instructions (docs/performance.md, "Fifth round").
+/// was a large part of the request's cost (docs/performance.md).
 fn nesting_depth(body: &[u8], limit: usize) -> usize {
     let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
     while let Some(&b) = body.get(i) {
@@ -325,7 +325,7 @@ pub(crate) fn encode_error(error: &SqsError) -> (Vec<u8>, String) {
         Vec::with_capacity(32 + spec.namespace.len() + spec.shape.len() + error.message.len());
     body.extend_from_slice(b"{\"__type\":");
     // Written straight to bytes, as `serde_json` writes `{"__type": …, "message": …}` (its
-    // keys in byte order): a `Value` and two `format!`s were ~1,000 instructions of every
+    // keys in byte order): a `Value` and two `format!`s were most of the cost of every
     // error, the no-op among them. The table's names need no escaping; should one ever, it
     // is escaped like the message.
     if is_plain_name(spec.namespace) && is_plain_name(spec.shape) {

@@ -28,8 +28,8 @@ use crate::emulator::support::{ids, sigv4};
 
 /// What the answer depends on besides the body.
 ///
-/// Borrowed from the request's parts: copying the head into owned strings was ~1,800
-/// instructions a request (callgrind, docs/performance.md), and the answer only reads it.
+/// Borrowed from the request's parts: copying the head into owned strings was a measurable
+/// part of every request (docs/performance.md), and the answer only reads it.
 /// `Cow` so that tests can build heads of their own.
 #[derive(Debug, Clone)]
 pub(crate) struct Head<'a> {

@@ -2,10 +2,9 @@
 //! digest (32 digits) and a UUID (36 characters, hyphenated), into arrays on the stack.
 //!
 //! Why not the `hex` and `uuid` crates' own writers: `hex::encode` collects `char`s into a
-//! `String` (~1,200 instructions a digest, on every send) and `encode_to_slice` and uuid's
-//! hyphenated writer take a nibble at a time (~130 each, ten of each per receive of ten); a
-//! table of the 256 byte pairs writes a byte's two digits at once (callgrind,
-//! docs/performance.md, "Fifth round"). Both crates stay the oracles of the tests below.
+//! `String` (on every send) and `encode_to_slice` and uuid's hyphenated writer take a nibble
+//! at a time (ten of each per receive of ten); a table of the 256 byte pairs writes a byte's
+//! two digits at once (docs/performance.md). Both crates stay the oracles of the tests below.
 
 /// The two lower-case hex digits of every byte value, in byte order.
 const PAIRS: [[u8; 2]; 256] = digit_pairs(b"0123456789abcdef");

@@ -46,9 +46,8 @@ impl Params<'_> {
 /// borrowed from the body they were read from (`protocol/flat_json.rs` reads them).
 ///
 /// Why not a `serde_json::Map`: building one (a `String` per name and per string value, a
-/// B-tree insert per member) and dropping it was ~2,000 of a ReceiveMessage's instructions
-/// (`callgrind`, docs/performance.md, "Sixth round"); a request has a handful of members,
-/// found by a look along them.
+/// B-tree insert per member) and dropping it was a large part of a ReceiveMessage's cost
+/// (docs/performance.md); a request has a handful of members, found by a look along them.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Flat<'a> {
     members: Vec<(&'a str, Scalar<'a>)>,
@@ -269,14 +268,13 @@ pub(crate) fn queue_name_from_url(url: &str) -> SqsResult<String> {
 /// queue reads this, so it borrows and reads the path from its end without collecting it.
 ///
 /// Bytes, not `str` patterns: `find("://")` sets up a substring searcher and the `split`s a
-/// char matcher per call, 2,100 of a DeleteMessage's instructions (`callgrind`,
-/// docs/performance.md); the URL's delimiters are ASCII, so byte positions are char
-/// boundaries.
+/// char matcher per call, a large part of a DeleteMessage's cost (docs/performance.md); the
+/// URL's delimiters are ASCII, so byte positions are char boundaries.
 pub(crate) fn queue_ref_from_url(url: &str) -> SqsResult<(Option<&str>, &str)> {
     let url = url.trim();
     let bytes = url.as_bytes();
     // The first `://`: memchr's search for each `:`, then a look at the two bytes after it
-    // (a window compared at every byte was ~500 of a request's instructions).
+    // (not a window compared at every byte).
     let scheme_end = memchr::memchr_iter(b':', bytes).find(|&i| bytes[i + 1..].starts_with(b"//"));
     let path = match scheme_end {
         Some(i) => {

@@ -19,8 +19,8 @@ pub(crate) struct Scope<'a> {
 /// The credential of a SigV4 `Authorization` header, if it has one.
 ///
 /// Every request carries one, so the usual shape (`AWS4-HMAC-SHA256 Credential=…`) is a
-/// prefix check and the end a byte scan; a substring search and a `char` scan were 3,600
-/// instructions a request (`callgrind`, docs/performance.md). Header values reach here as
+/// prefix check and the end a byte scan; a substring search and a `char` scan were a large
+/// part of every request's cost (docs/performance.md). Header values reach here as
 /// visible ASCII (`HeaderValue::to_str`), so ASCII whitespace is all the whitespace there is.
 fn header_credential(authorization: &str) -> Option<&str> {
     const KEY: &str = "Credential=";
@@ -36,8 +36,8 @@ fn header_credential(authorization: &str) -> Option<&str> {
 }
 
 /// The first four `/`-separated fields of a credential (access key, date, region, service), as
-/// `split('/')` gives them, in one pass over the bytes: four `Split::next` calls were ~600
-/// instructions a request (callgrind).
+/// `split('/')` gives them, in one pass over the bytes rather than four `Split::next` calls on
+/// every request.
 fn fields(credential: &str) -> [Option<&str>; 4] {
     let mut out = [None; 4];
     let mut start = 0;
