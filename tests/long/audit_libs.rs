@@ -232,7 +232,8 @@ fn clean_over_20_seeds(lib: Lib) {
             assert!(of("kill") >= 1, "{what}: {audit}");
             assert_eq!(of("kill"), of("restart"), "{what}: {audit}");
             assert!(
-                acts.iter().any(|a| a["act"] == "kill" && a["on"] == "delete"),
+                acts.iter()
+                    .any(|a| a["act"] == "kill" && a["on"] == "delete"),
                 "{what}: {audit}"
             );
         }
@@ -310,7 +311,12 @@ fn a_lapsed_lease_is_a_lease_finding_in_every_library() {
 /// A handler that does not look its key up in the ledger commits a redelivery again.
 #[test]
 fn a_naive_handler_under_redelivery_commits_twice_in_every_library() {
-    for lib in [Lib::Celery, Lib::Dramatiq, Lib::SqsWorkers, Lib::SqsConsumer] {
+    for lib in [
+        Lib::Celery,
+        Lib::Dramatiq,
+        Lib::SqsWorkers,
+        Lib::SqsConsumer,
+    ] {
         if lib.installed() {
             let misuse = match lib {
                 Lib::Celery | Lib::Dramatiq => "naive",
@@ -340,5 +346,16 @@ fn acknowledge_first_is_ack_before_commit_and_lost_work_under_kill() {
                 LOST.0,
             );
         }
+    }
+}
+
+/// Celery acknowledges a task that raised (`task_acks_on_failure_or_timeout`, on by default),
+/// late acknowledgement or not: each message is deleted with its work undone. The recipe
+/// creates its ledger when the worker starts, so the audit sees the channel and finds the
+/// work lost, instead of calling it unchecked.
+#[test]
+fn a_celery_task_that_fails_is_acknowledged_and_its_work_lost() {
+    if Lib::Celery.installed() {
+        flagged_with(Lib::Celery, "fails", &[], &[ACK_FIRST, LOST], LOST.0);
     }
 }

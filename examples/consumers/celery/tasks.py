@@ -23,6 +23,12 @@ ORDERS_MISUSE, so the same command line runs it:
     long-task   a task longer than the queue's visibility timeout, and a prefetch of 4: the
                 lease lapses under the worker (lease_expired_mid_handler)
     naive       no ledger lookup: a redelivery runs the task again (duplicate_commit)
+    fails       the task raises for every order: Celery acknowledges a failed task all the
+                same (`task_acks_on_failure_or_timeout`, on by default), so each message is
+                deleted with its work undone (ack_before_commit, lost_work)
+
+The ledger is created when the worker starts, before any task: an audit then knows the
+consumer's effect channel even when no task ever commits.
 """
 
 import fcntl
@@ -33,6 +39,8 @@ from celery import Celery
 
 MISUSE = os.environ.get("ORDERS_MISUSE", "")
 LEDGER = os.environ["SQSPROBE_LEDGER"]
+
+open(LEDGER, "a").close()
 
 app = Celery("orders", broker="sqs://")
 app.conf.broker_transport_options = {
@@ -49,6 +57,8 @@ app.conf.worker_prefetch_multiplier = 4 if MISUSE == "long-task" else 1
 @app.task(name="orders.charge")
 def charge(order_id):
     """Charges one order once: the ledger, locked, says whether it is done."""
+    if MISUSE == "fails":
+        raise RuntimeError("the payment service is down")
     with open(LEDGER, "a+") as ledger:
         fcntl.flock(ledger, fcntl.LOCK_EX)
         ledger.seek(0)

@@ -31,6 +31,8 @@ from dramatiq_sqs import SQSBroker
 MISUSE = os.environ.get("ORDERS_MISUSE", "")
 LEDGER = os.environ["SQSPROBE_LEDGER"]
 
+open(LEDGER, "a").close()  # created at start: the audit sees the channel before any commit
+
 broker = SQSBroker(visibility_timeout=2)
 dramatiq.set_broker(broker)
 

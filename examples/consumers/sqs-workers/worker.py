@@ -37,6 +37,7 @@ def committed():
 
 
 done = committed()
+open(LEDGER, "a").close()  # created at start: the audit sees the channel before any commit
 sqs = SQSEnv()
 queue = sqs.queue("orders", queue_url=os.environ["SQSPROBE_QUEUE_URL"])
 
