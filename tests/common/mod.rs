@@ -62,10 +62,49 @@ pub fn run_bin(args: &[&str], cwd: &Path, limit: Duration) -> Finished {
         .spawn()
         .expect("start sqsprobe");
     let finished = wait_bounded(child, limit);
-    if args.first() == Some(&"run") {
-        recheck_out(args, cwd);
+    match args.first() {
+        Some(&"run") => recheck_out(args, cwd),
+        Some(&"audit") => recheck_audits(args, cwd, finished.code()),
+        _ => {}
     }
     finished
+}
+
+/// The audit folder an `audit` wrote (`--out`/`--run-id`), judged again by `sqsprobe check`
+/// from its evidence alone: it must agree with the `audit.json` the audit wrote, and derive
+/// the audit's own exit code again. Every audit the tests make goes through here (`run_bin`),
+/// as every run does.
+pub fn recheck_audits(args: &[&str], cwd: &Path, code: i32) {
+    let (Some(out), Some(run_id)) = (
+        out_folder(args, cwd),
+        args.iter()
+            .position(|a| *a == "--run-id")
+            .and_then(|i| args.get(i + 1)),
+    ) else {
+        return;
+    };
+    let dir = out.join(run_id);
+    // An audit refused before it started, or stopped, wrote no judgement to check.
+    if dir.join("audit.json").is_file() || dir.join("trials.json").is_file() {
+        let check = wait_bounded(
+            Command::new(bin())
+                .args(["check", dir.to_str().expect("a UTF-8 path")])
+                .env("NO_COLOR", "1")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start sqsprobe check"),
+            Duration::from_secs(60),
+        );
+        assert!(
+            check.code() == code && !check.stdout.contains("DIFFERS"),
+            "sqsprobe check {} disagrees with the audit (exit {}, the audit's {code}):\n{}\n{}",
+            dir.display(),
+            check.code(),
+            check.stdout,
+            check.stderr
+        );
+    }
 }
 
 /// The `--out` folder of a command's arguments, resolved against `cwd`.
@@ -132,16 +171,21 @@ pub fn assert_checks(dir: &Path) {
 pub fn wait_bounded(mut child: Child, limit: Duration) -> Finished {
     let deadline = Instant::now() + limit;
     // Read output on threads so a chatty child cannot block on a full pipe.
-    let mut out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
+    // A pipe the caller already reads (a server's stderr read from its start) is theirs.
+    let out = child.stdout.take();
+    let err = child.stderr.take();
     let out_t = std::thread::spawn(move || {
         let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        if let Some(mut out) = out {
+            let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        }
         s
     });
     let err_t = std::thread::spawn(move || {
         let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        if let Some(mut err) = err {
+            let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        }
         s
     });
     let status = loop {

@@ -1,19 +1,25 @@
-//! `sqsprobe serve` as a real process on a free loopback port, for tests that need the binary
-//! (signals, limits, clients in other languages).
+//! `sqsprobe serve` as a real process on loopback, for tests that need the binary (signals,
+//! limits, clients in other languages). It binds `127.0.0.1:0` and the test reads the port the
+//! kernel gave it from serve's own "listening on" line: no port is picked and then raced for.
 
+use std::io::BufRead;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::{Finished, bin, free_port, wait_bounded, wait_for_port};
+use super::{Finished, bin, wait_bounded};
 
 /// A running `sqsprobe serve`; killed on drop if a test did not stop it.
 pub struct Serve {
     pub child: Option<Child>,
     pub url: String,
     pub addr: SocketAddr,
+    /// What it wrote to stderr so far (read on a thread of its own, from the start).
+    stderr: Arc<Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Serve {
@@ -24,24 +30,51 @@ impl Serve {
 
     /// `serve` with extra arguments (e.g. `--chaos SPEC`, `--max-queues 2`).
     pub fn start_with(extra: &[&str]) -> Serve {
-        let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
-        let child = Command::new(bin())
-            .args(["serve", "--listen", &addr.to_string()])
+        let mut child = Command::new(bin())
+            .args(["serve", "--listen", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("start sqsprobe serve");
-        let mut serve = Serve {
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pipe = child.stderr.take().expect("piped stderr");
+        let kept = stderr.clone();
+        let reader = std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in std::io::BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.split("listening on http://").nth(1)
+                    && let Some(addr) = rest.split_whitespace().next()
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(addr.parse::<SocketAddr>());
+                }
+                let mut all = kept.lock().unwrap();
+                all.push_str(&line);
+                all.push('\n');
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(Ok(addr)) => addr,
+            other => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = reader.join();
+                panic!(
+                    "sqsprobe serve did not say where it listens ({other:?}); stderr:\n{}",
+                    stderr.lock().unwrap()
+                );
+            }
+        };
+        Serve {
             child: Some(child),
             url: format!("http://{addr}"),
             addr,
-        };
-        if !wait_for_port(addr, Duration::from_secs(10)) {
-            serve.kill();
-            panic!("sqsprobe serve did not listen on {addr} within 10s");
+            stderr,
+            reader: Some(reader),
         }
-        serve
     }
 
     /// Whether the process is still running.
@@ -59,7 +92,13 @@ impl Serve {
             .status()
             .expect("run kill");
         assert!(status.success(), "kill -{signal} failed");
-        wait_bounded(child, limit)
+        let mut done = wait_bounded(child, limit);
+        // Its stderr was read from the start: the whole of it, once the pipe has closed.
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        done.stderr = self.stderr.lock().unwrap().clone();
+        done
     }
 
     /// Kills the process (no-op if it already stopped).
