@@ -635,10 +635,13 @@ pub struct SweepArgs {
                   carries. Without any of them the work is not checked and the audit is never \
                   clean. SQSPROBE_START is 1; under --nemesis kill the same command is started \
                   again after each kill with 2, 3, ...: read back what must survive a crash, as \
-                  the ledger, when starting. Exit codes: 0 clean (no finding, the work checked), \
-                  4 findings, 5 could not conclude or could not check the work, 3 the consumer \
-                  could not start or the emulator failed, 1 bad command line. docs/audit.md \
-                  walks through it."
+                  the ledger, when starting. A consumer that crashes is never clean: its last \
+                  lines of output are in the reports and a JUnit error; queues it used that the \
+                  audit did not make are named. The verdict is judged from evidence.jsonl, and \
+                  `sqsprobe check AUDIT_DIR` judges it again. Exit codes: 0 clean (no finding, \
+                  the work checked, no crash), 4 findings, 5 could not conclude, could not check \
+                  the work or crashed, 3 the consumer could not start or the emulator failed, 1 \
+                  bad command line. docs/audit.md walks through it."
 )]
 pub struct AuditArgs {
     /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, output
