@@ -9,6 +9,8 @@
 //!   layers, or from an attribute; pure);
 //! - [`effects`]: the channels besides the ledger file that show the work — the HTTP ledger,
 //!   forwards to output queues, hand-offs (pure);
+//! - [`lambda`]: `--lambda`, a Lambda function's runtime under an event source mapping played
+//!   against the emulator (the Runtime API, the mapping, the Lambda findings);
 //! - [`recorder`]: the emulator's audit observer — every delivery (attempt, handle, lease end)
 //!   and every acknowledgement, with the consumer's ledger read at that moment, before the
 //!   emulator answers — and the writer of `evidence.jsonl` as it happens;
@@ -33,6 +35,7 @@ pub mod effects;
 pub mod html;
 pub mod judge;
 pub mod key;
+pub mod lambda;
 pub mod nemesis;
 pub mod plan;
 pub mod recorder;

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use super::console::say;
 use super::consumer::{Consumer, Launch};
 use super::judge::{Audit, End, FindingKind, judge};
+use super::lambda::{Mapping, NotStarted};
 use super::nemesis::{Act, ActKind, Live, Nemesis, Record};
 use super::plan::Plan;
 use super::recorder::{Recorder, read_ledger};
@@ -58,6 +59,8 @@ pub struct Options {
     /// The audit folder: `<out>/<run id>`.
     pub out: PathBuf,
     pub run_id: String,
+    /// `--lambda`: the consumer is a Lambda function's runtime, fed by an event source mapping.
+    pub lambda: Option<super::lambda::Settings>,
 }
 
 /// What stops an audit from outside (the command's signals): each `next` is the name of the
@@ -201,8 +204,48 @@ async fn audit_once(
     if let Some((_, record)) = &nemesis {
         say(format_args!("nemesis on: {}", record.spec));
     }
+    let mapping = match options.lambda {
+        Some(settings) => {
+            match Mapping::start(settings, &url, &queues[0].url, recorder.clone()).await {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    let code = match e {
+                        NotStarted::Refused(m) => {
+                            say(m);
+                            exit_code::BAD_COMMAND_LINE
+                        }
+                        NotStarted::Failed(m) => {
+                            say(m);
+                            exit_code::RUNTIME_ERROR
+                        }
+                    };
+                    emu.shutdown().await;
+                    return Err(code);
+                }
+            }
+        }
+        None => None,
+    };
     let mut sender = Sender::new(&client, plan, &queues);
-    let launch = launch(options, plan, &queues, &url, &ledger, &dir)?;
+    let mut launch = launch(options, plan, &queues, &url, &ledger, &dir)?;
+    // The function's other execution environments, one per concurrent batch beyond the first.
+    let mut environments = Vec::new();
+    if let (Some(m), Some(settings)) = (&mapping, options.lambda) {
+        launch.env.extend(m.env(&settings));
+        for _ in 1..settings.concurrency {
+            match launch.start(1) {
+                Ok(c) => environments.push(c),
+                Err(e) => {
+                    say(format_args!(
+                        "the function could not start ({}): {e}",
+                        launch.program
+                    ));
+                    emu.shutdown().await;
+                    return Err(exit_code::RUNTIME_ERROR);
+                }
+            }
+        }
+    }
     let watched = Watched {
         options,
         plan,
@@ -212,6 +255,17 @@ async fn audit_once(
     };
     let ended = watched.watch(&launch, &mut sender, interrupts).await;
     let sent = sender.stop().await;
+    for c in &mut environments {
+        c.stop().await;
+    }
+    let lambda = match mapping {
+        Some(m) => {
+            let init_errors = m.init_errors();
+            let source = m.source.clone();
+            Some((m.stop().await, source, init_errors))
+        }
+        None => None,
+    };
     let mut ended = match ended {
         Ok(ended) => ended,
         Err(code) => {
@@ -241,7 +295,7 @@ async fn audit_once(
         }
         ended.nemesis = Some(record);
     }
-    let audit = judge(
+    let mut audit = judge(
         &log,
         &End {
             sent,
@@ -251,6 +305,26 @@ async fn audit_once(
         },
     );
     emu.shutdown().await;
+    let lambda_json = match (&lambda, options.lambda) {
+        (Some((invocations, source, init_errors)), Some(settings)) => {
+            if !init_errors.is_empty() {
+                ended.concluded = false;
+                ended.how = format!(
+                    "{}; the function's runtime reported an init error ({})",
+                    ended.how,
+                    init_errors.join(", ")
+                );
+            }
+            Some(super::lambda::report::apply(
+                &mut audit,
+                invocations,
+                source,
+                settings,
+                init_errors,
+            ))
+        }
+        _ => None,
+    };
     recorder.write_row("audit_end", &end_row(&audit, &ended));
     let evidence = recorder.finish().map(|_| ()).map_err(|e| {
         format!(
@@ -266,7 +340,11 @@ async fn audit_once(
         .and_then(|()| write("audit.json", report::json(&audit, &ended)))
         .and_then(|()| write("summary.md", report::summary(&audit, &ended)))
         .and_then(|()| write("junit.xml", report::junit(&audit, &ended)))
-        .and_then(|()| write("report.html", super::html::render(&audit, &log, &ended)));
+        .and_then(|()| write("report.html", super::html::render(&audit, &log, &ended)))
+        .and_then(|()| match lambda_json {
+            Some(text) => write("lambda.json", text),
+            None => Ok(()),
+        });
     let mut stdout = std::io::stdout();
     let _ =
         stdout.write_all(report::terminal(&audit, &ended, &dir.display().to_string()).as_bytes());

@@ -2,9 +2,11 @@
 //! `bench` are in [`bench`], and the value parsers every flag names in [`values`].
 
 mod bench;
+mod lambda;
 mod values;
 
 pub use bench::{BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, bench_defaults};
+pub use lambda::LambdaArgs;
 
 use crate::sqs::protocol::Protocol;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -695,7 +697,11 @@ pub struct AuditArgs {
     #[arg(long, value_name = "ID", value_parser = parse_run_id)]
     pub run_id: Option<String>,
 
-    /// The consumer to audit, after `--`: a command and its arguments.
+    #[command(flatten)]
+    pub lambda: LambdaArgs,
+
+    /// The consumer to audit, after `--`: a command and its arguments (under --lambda, the
+    /// function's runtime).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }

@@ -1,0 +1,482 @@
+//! The event source mapping, played against the audit's emulator as AWS documents it ("Using
+//! Lambda with Amazon SQS", "Handling errors for an SQS event source in Lambda"): each of
+//! `--concurrency` pollers long-polls the queue, gathers records up to the batch size or until
+//! the batching window closes, invokes the function through the Runtime API
+//! ([`super::runtime_api`]) with the SQS event ([`super::event`]), and then:
+//! - on success deletes the batch (DeleteMessageBatch);
+//! - on a function error or timeout deletes nothing: every record returns when its visibility
+//!   timeout ends, and is received again (its receive count up), until the queue's redrive
+//!   policy moves it to the dead-letter queue after `maxReceiveCount` receives (the emulator's
+//!   redrive, as SQS's);
+//! - with `ReportBatchItemFailures` deletes all but the reported records, or nothing when the
+//!   response is one AWS treats as a complete failure.
+//!
+//! Its SQS calls are signed with a key of its own and go through the emulator like any
+//! consumer's, so the recorder sees every delivery and delete and the audit's judge reads
+//! them as it reads a polling consumer's. The ledger is read at the start and the end of each
+//! invocation (the same reading an acknowledgement gets), which is what the Lambda findings
+//! ([`super::findings`]) are made of.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aws_sdk_sqs::types::{DeleteMessageBatchRequestEntry, MessageSystemAttributeName};
+use base64::Engine;
+use serde::Serialize;
+use tokio::sync::watch;
+
+use super::event::{self, Disposition, Failure, Record, WrongId};
+use super::runtime_api::RuntimeApi;
+use super::settings::Settings;
+use crate::audit::recorder::Recorder;
+use crate::audit::setup::REGION;
+
+/// The access key the mapping signs its calls with: its calls are a consumer's.
+pub const MAPPING_ACCESS_KEY: &str = "sqsprobe-lambda-esm";
+
+/// The function's name, in its ARN and environment.
+pub const FUNCTION: &str = "sqsprobe-audit-function";
+
+/// The longest long poll SQS allows, which the mapping uses while its batch is empty.
+const LONG_POLL_S: i32 = 20;
+
+/// One record of an invocation, with what the ledger held of its key around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Invoked {
+    pub message_id: String,
+    pub business_key: Option<String>,
+    pub group: Option<String>,
+    /// Its `ApproximateReceiveCount` in the event.
+    pub receive_count: u32,
+    /// The ledger's commits of its key when the invocation started and when it ended (`None`:
+    /// no channel could show them yet).
+    pub commits_before: Option<u32>,
+    pub commits_after: Option<u32>,
+}
+
+impl Invoked {
+    /// Whether the invocation committed the record's work (its key's commits went up).
+    pub fn committed(&self) -> bool {
+        self.commits_after.unwrap_or(0) > self.commits_before.unwrap_or(0)
+    }
+
+    /// Whether the record's work was committed by the invocation's end, by it or before it.
+    pub fn done(&self) -> bool {
+        self.commits_after.unwrap_or(0) > 0
+    }
+}
+
+/// One invocation: its batch, how it ended, and which records returned to the queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Invocation {
+    pub request_id: String,
+    pub started_ms: u64,
+    pub ended_ms: u64,
+    pub records: Vec<Invoked>,
+    /// `success`, `partial`, or the whole batch's failure (`function_error`, `timeout`,
+    /// `invalid_response`, `wrong_item_identifier`).
+    pub outcome: &'static str,
+    pub error_type: Option<String>,
+    pub wrong_identifier: Option<WrongId>,
+    /// Indices of the records that returned to the queue (every one on a failure).
+    pub returned: Vec<usize>,
+}
+
+/// The queue the mapping reads, as GetQueueAttributes tells it.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub url: String,
+    pub arn: String,
+    pub fifo: bool,
+    pub visibility_timeout_s: u64,
+    pub dead_letter: bool,
+}
+
+/// The running mapping.
+pub struct Mapping {
+    api: Arc<RuntimeApi>,
+    stop: watch::Sender<bool>,
+    pollers: Vec<tokio::task::JoinHandle<()>>,
+    invocations: Arc<Mutex<Vec<Invocation>>>,
+    pub source: Source,
+}
+
+/// Why the mapping did not start.
+#[derive(Debug)]
+pub enum NotStarted {
+    /// What CreateEventSourceMapping would refuse: a bad command line.
+    Refused(String),
+    /// The emulator or the API failed.
+    Failed(String),
+}
+
+/// The SDK client of the mapping at `url`.
+fn client(url: &str) -> aws_sdk_sqs::Client {
+    let conf = aws_sdk_sqs::Config::builder()
+        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
+        .region(aws_sdk_sqs::config::Region::new(REGION))
+        .endpoint_url(url)
+        .credentials_provider(aws_sdk_sqs::config::Credentials::new(
+            MAPPING_ACCESS_KEY,
+            MAPPING_ACCESS_KEY,
+            None,
+            None,
+            "sqsprobe-lambda",
+        ))
+        .build();
+    aws_sdk_sqs::Client::from_conf(conf)
+}
+
+impl Mapping {
+    /// Reads the queue at `queue_url`, checks the settings against it as
+    /// CreateEventSourceMapping does, serves the Runtime API and starts the pollers.
+    pub async fn start(
+        settings: Settings,
+        url: &str,
+        queue_url: &str,
+        recorder: Arc<Recorder>,
+    ) -> Result<Mapping, NotStarted> {
+        let client = client(url);
+        let source = source(&client, queue_url)
+            .await
+            .map_err(NotStarted::Failed)?;
+        settings.check(source.fifo).map_err(NotStarted::Refused)?;
+        settings
+            .check_queue(source.visibility_timeout_s)
+            .map_err(NotStarted::Refused)?;
+        let arn = format!("arn:aws:lambda:{REGION}:000000000000:function:{FUNCTION}");
+        let api =
+            Arc::new(RuntimeApi::start(&arn).await.map_err(|e| {
+                NotStarted::Failed(format!("the Runtime API failed to start: {e}"))
+            })?);
+        let (stop, stopped) = watch::channel(false);
+        let invocations = Arc::new(Mutex::new(Vec::new()));
+        let pollers = (0..settings.concurrency)
+            .map(|_| {
+                let poller = Poller {
+                    client: client.clone(),
+                    source: source.clone(),
+                    settings,
+                    api: api.clone(),
+                    recorder: recorder.clone(),
+                    invocations: invocations.clone(),
+                };
+                let stopped = stopped.clone();
+                tokio::spawn(poller.run(stopped))
+            })
+            .collect();
+        Ok(Mapping {
+            api,
+            stop,
+            pollers,
+            invocations,
+            source,
+        })
+    }
+
+    /// The function's environment: the Runtime API's address and the variables a Lambda
+    /// runtime reads.
+    pub fn env(&self, settings: &Settings) -> Vec<(String, String)> {
+        let timeout_s = settings.function_timeout.as_secs().max(1);
+        [
+            ("AWS_LAMBDA_RUNTIME_API", self.api.address()),
+            ("AWS_LAMBDA_FUNCTION_NAME", FUNCTION.to_string()),
+            ("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST".to_string()),
+            ("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128".to_string()),
+            ("AWS_LAMBDA_FUNCTION_TIMEOUT", timeout_s.to_string()),
+            (
+                "AWS_LAMBDA_LOG_GROUP_NAME",
+                format!("/aws/lambda/{FUNCTION}"),
+            ),
+            ("AWS_LAMBDA_LOG_STREAM_NAME", "sqsprobe".to_string()),
+            ("AWS_EXECUTION_ENV", "sqsprobe-audit".to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+
+    /// Stops the pollers (an invocation in flight is left: its records return after their
+    /// visibility timeout) and the API; every invocation that ended, in order.
+    pub async fn stop(self) -> Vec<Invocation> {
+        let _ = self.stop.send(true);
+        for p in self.pollers {
+            let _ = p.await;
+        }
+        self.api.stop();
+        let mut all = self
+            .invocations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        all.sort_by_key(|i| i.started_ms);
+        all
+    }
+
+    /// The `errorType` of each `/init/error` the runtime posted.
+    pub fn init_errors(&self) -> Vec<String> {
+        self.api.init_errors()
+    }
+}
+
+/// The queue's ARN, FIFO-ness, visibility timeout and redrive policy.
+async fn source(client: &aws_sdk_sqs::Client, queue_url: &str) -> Result<Source, String> {
+    use aws_sdk_sqs::types::QueueAttributeName as Name;
+    let answer = client
+        .get_queue_attributes()
+        .queue_url(queue_url)
+        .attribute_names(Name::All)
+        .send()
+        .await
+        .map_err(|e| {
+            format!(
+                "the mapping could not read the queue: {}",
+                crate::evidence::sdk_error::sdk_error_line(&e)
+            )
+        })?;
+    let attributes = answer.attributes().cloned().unwrap_or_default();
+    let get = |n: Name| attributes.get(&n).cloned();
+    Ok(Source {
+        url: queue_url.to_string(),
+        arn: get(Name::QueueArn).unwrap_or_default(),
+        fifo: get(Name::FifoQueue).as_deref() == Some("true"),
+        visibility_timeout_s: get(Name::VisibilityTimeout)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(30),
+        dead_letter: get(Name::RedrivePolicy).is_some_and(|p| !p.is_empty()),
+    })
+}
+
+/// One poller: gather, invoke, delete, over and over.
+struct Poller {
+    client: aws_sdk_sqs::Client,
+    source: Source,
+    settings: Settings,
+    api: Arc<RuntimeApi>,
+    recorder: Arc<Recorder>,
+    invocations: Arc<Mutex<Vec<Invocation>>>,
+}
+
+impl Poller {
+    async fn run(self, mut stopped: watch::Receiver<bool>) {
+        loop {
+            if *stopped.borrow() {
+                return;
+            }
+            let batch = tokio::select! {
+                b = self.gather() => b,
+                _ = stopped.wait_for(|s| *s) => return,
+            };
+            if batch.is_empty() {
+                continue;
+            }
+            let invoked = tokio::select! {
+                i = self.invoke(batch) => i,
+                _ = stopped.wait_for(|s| *s) => return,
+            };
+            if let Some(invocation) = invoked {
+                self.recorder.write_row("lambda_invocation", &invocation);
+                self.invocations
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(invocation);
+            }
+        }
+    }
+
+    /// Records up to the batch size: one receive without a batching window, else receives
+    /// until the batch is full or the window, opened by the first record, closes.
+    async fn gather(&self) -> Vec<Record> {
+        let want = self.settings.batch_size as usize;
+        let mut batch: Vec<Record> = Vec::new();
+        let mut opened: Option<Instant> = None;
+        loop {
+            let wait_s = match opened {
+                None => LONG_POLL_S,
+                Some(at) => {
+                    let left = self.settings.batching_window.saturating_sub(at.elapsed());
+                    if left.is_zero() {
+                        return batch;
+                    }
+                    i32::try_from(left.as_secs_f64().ceil() as u64)
+                        .unwrap_or(LONG_POLL_S)
+                        .min(LONG_POLL_S)
+                }
+            };
+            let max = (want - batch.len()).min(10) as i32;
+            let received = self
+                .client
+                .receive_message()
+                .queue_url(&self.source.url)
+                .max_number_of_messages(max)
+                .wait_time_seconds(wait_s)
+                .message_system_attribute_names(MessageSystemAttributeName::All)
+                .message_attribute_names("All")
+                .send()
+                .await;
+            let messages = match received {
+                Ok(r) => r.messages.unwrap_or_default(),
+                // A failed receive is retried, as the mapping's pollers retry.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if opened.is_some() && self.settings.batching_window.is_zero() {
+                        return batch;
+                    }
+                    continue;
+                }
+            };
+            batch.extend(messages.into_iter().map(record));
+            if !batch.is_empty() && opened.is_none() {
+                opened = Some(Instant::now());
+            }
+            if batch.len() >= want || (!batch.is_empty() && self.settings.batching_window.is_zero())
+            {
+                return batch;
+            }
+        }
+    }
+
+    /// Invokes the function with `batch`, then deletes what the answer says is done.
+    async fn invoke(&self, batch: Vec<Record>) -> Option<Invocation> {
+        let request_id = uuid::Uuid::new_v4().to_string();
+        let mut records: Vec<Invoked> = batch
+            .iter()
+            .map(|r| {
+                let business_key = self.recorder.key_of_message(&r.message_id);
+                let commits_before = business_key
+                    .as_deref()
+                    .and_then(|k| self.recorder.commits_now(k));
+                Invoked {
+                    message_id: r.message_id.clone(),
+                    business_key,
+                    group: r.group().map(str::to_string),
+                    receive_count: r
+                        .attributes
+                        .get("ApproximateReceiveCount")
+                        .and_then(|v| v.as_str())
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(0),
+                    commits_before,
+                    commits_after: None,
+                }
+            })
+            .collect();
+        let started_ms = now_ms();
+        let body = event::event(&batch, &self.source.arn, REGION).to_string();
+        let answer = self
+            .api
+            .invoke(
+                &request_id,
+                body.into_bytes(),
+                self.settings.function_timeout,
+            )
+            .await?;
+        let ended_ms = now_ms();
+        for r in &mut records {
+            r.commits_after = r
+                .business_key
+                .as_deref()
+                .and_then(|k| self.recorder.commits_now(k));
+        }
+        let disposition = event::dispose(&batch, &answer, self.settings.report_batch_item_failures);
+        let (outcome, error_type, wrong_identifier, returned) = match &disposition {
+            Disposition::Success => ("success", None, None, Vec::new()),
+            Disposition::Partial(failed) => ("partial", None, None, failed.clone()),
+            Disposition::Failure(why) => {
+                let error_type = match why {
+                    Failure::FunctionError(t) => Some(t.clone()),
+                    _ => None,
+                };
+                let wrong = match why {
+                    Failure::WrongIdentifier(w) => Some(*w),
+                    _ => None,
+                };
+                (why.as_str(), error_type, wrong, (0..batch.len()).collect())
+            }
+        };
+        let done: Vec<&Record> = batch
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !returned.contains(i))
+            .map(|(_, r)| r)
+            .collect();
+        self.delete(&done).await;
+        Some(Invocation {
+            request_id,
+            started_ms,
+            ended_ms,
+            records,
+            outcome,
+            error_type,
+            wrong_identifier,
+            returned,
+        })
+    }
+
+    /// Deletes `done` in batches of ten. A failed delete is not retried: its record comes
+    /// back after its visibility timeout, as one does on AWS.
+    async fn delete(&self, done: &[&Record]) {
+        for chunk in done.chunks(10) {
+            let entries: Vec<DeleteMessageBatchRequestEntry> = chunk
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    DeleteMessageBatchRequestEntry::builder()
+                        .id(i.to_string())
+                        .receipt_handle(&r.receipt_handle)
+                        .build()
+                        .ok()
+                })
+                .collect();
+            let _ = self
+                .client
+                .delete_message_batch()
+                .queue_url(&self.source.url)
+                .set_entries(Some(entries))
+                .send()
+                .await;
+        }
+    }
+}
+
+/// A received message as an event record.
+fn record(m: aws_sdk_sqs::types::Message) -> Record {
+    let attributes = m
+        .attributes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k.as_str().to_string(), serde_json::Value::String(v)))
+        .collect();
+    let message_attributes = m
+        .message_attributes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, v)| {
+            let binary = v
+                .binary_value
+                .as_ref()
+                .map(|b| base64::engine::general_purpose::STANDARD.encode(b.as_ref()));
+            let value = event::message_attribute(
+                &v.data_type,
+                v.string_value.as_deref(),
+                binary.as_deref(),
+            );
+            (name, value)
+        })
+        .collect();
+    Record {
+        message_id: m.message_id.unwrap_or_default(),
+        receipt_handle: m.receipt_handle.unwrap_or_default(),
+        body: m.body.unwrap_or_default(),
+        md5_of_body: m.md5_of_body.unwrap_or_default(),
+        attributes,
+        message_attributes,
+    }
+}
+
+/// Milliseconds since the Unix epoch, the emulator's clock.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

@@ -1,0 +1,23 @@
+//! `sqsprobe audit --lambda`: a Lambda function's SQS handler, run by its own runtime (any
+//! process that speaks the Lambda Runtime API, such as `python -m awslambdaric app.handler`)
+//! under an event source mapping played against the audit's emulator.
+//!
+//! - [`settings`]: the mapping's settings and the checks CreateEventSourceMapping makes (pure);
+//! - [`event`]: the SQS event, and what the mapping makes of the function's answer (pure);
+//! - [`runtime_api`]: the Runtime API served to the function on a loopback port;
+//! - [`mapping`]: the pollers — gather a batch, invoke, delete what is done — whose SQS calls
+//!   the recorder sees as a consumer's;
+//! - [`findings`]: the Lambda findings, judged beside the audit's own from the same history
+//!   (pure); [`report`] adds them to the audit and writes `lambda.json` (pure).
+//!
+//! The runner (`super::runner`) starts the mapping before the function and stops it after.
+
+pub mod event;
+pub mod findings;
+pub mod mapping;
+pub mod report;
+pub mod runtime_api;
+pub mod settings;
+
+pub use mapping::{Invocation, Mapping, NotStarted};
+pub use settings::Settings;
