@@ -340,7 +340,14 @@ async fn audit_once(
         .and_then(|()| write("audit.json", report::json(&audit, &ended)))
         .and_then(|()| write("summary.md", report::summary(&audit, &ended)))
         .and_then(|()| write("junit.xml", report::junit(&audit, &ended)))
-        .and_then(|()| write("report.html", super::html::render(&audit, &log, &ended)))
+        .and_then(|()| {
+            let mut page = super::html::render(&audit, &log, &ended);
+            if let Some((invocations, _, _)) = &lambda {
+                let lanes = super::lambda::html::section(invocations);
+                page = page.replacen("</body></html>", &format!("{lanes}</body></html>"), 1);
+            }
+            write("report.html", page)
+        })
         .and_then(|()| match lambda_json {
             Some(text) => write("lambda.json", text),
             None => Ok(()),

@@ -232,6 +232,11 @@ fn each_faulty_handler_is_flagged_with_its_kind() {
                     outcomes(&dir).iter().any(|o| o == "function_error"),
                     "{said}"
                 );
+                // The invocations are lanes of the report: the failed batch, every record back.
+                let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+                assert!(page.contains("<h2>Invocations</h2>"), "{page}");
+                assert!(page.contains("data-outcome=\"function_error\""), "{page}");
+                assert!(page.contains("class=\"returned\""), "{page}");
             }
             "receipt_handle_ids.handler" => {
                 assert!(
@@ -335,4 +340,83 @@ fn the_function_timeout_fails_a_batch_and_is_held_to_the_visibility_timeout() {
     let o = outcomes(&dir);
     assert_eq!(o.first().map(String::as_str), Some("timeout"), "{o:?}");
     assert_eq!(o.last().map(String::as_str), Some("success"), "{o:?}");
+}
+
+/// Batches bigger than one receive, gathered over the batching window; and several execution
+/// environments taking batches at once, each record still done once.
+#[test]
+fn the_batching_window_fills_big_batches_and_concurrency_runs_environments_side_by_side() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, said, audit, dir) = audit_lambda(
+        "powertools_correct.handler",
+        &[
+            "--report-batch-item-failures",
+            "--messages",
+            "24",
+            "--visibility-timeout",
+            "3s",
+            "--batch-size",
+            "20",
+            "--batching-window",
+            "1s",
+        ],
+        &[],
+        out.path(),
+        "window",
+    );
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    let lambda = read_json(&dir.join("lambda.json"));
+    let sizes: Vec<usize> = lambda["invocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["records"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes.first(), Some(&20), "{sizes:?}");
+    // Above 10 without a window: refused, as CreateEventSourceMapping refuses it.
+    let (code, said, _, _) = audit_lambda(
+        "powertools_correct.handler",
+        &[
+            "--messages",
+            "2",
+            "--visibility-timeout",
+            "3s",
+            "--batch-size",
+            "20",
+        ],
+        &[],
+        out.path(),
+        "no-window",
+    );
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("--batching-window"), "{said}");
+    // Three environments, each of whose first invocations waits (bounded) for the other two
+    // to start: they all succeed only when the batches run side by side.
+    let barrier = tempfile::tempdir().unwrap();
+    let barrier_env = format!("LAMBDA_BARRIER_DIR={}", barrier.path().display());
+    let (code, said, audit, dir) = audit_lambda(
+        "barrier.handler",
+        &[
+            "--messages",
+            "12",
+            "--visibility-timeout",
+            "48s",
+            "--function-timeout",
+            "8s",
+            "--batch-size",
+            "2",
+            "--concurrency",
+            "3",
+            "--max-duration",
+            "30s",
+        ],
+        &[&barrier_env],
+        out.path(),
+        "concurrency",
+    );
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    let o = outcomes(&dir);
+    assert!(o.len() >= 6 && o.iter().all(|x| x == "success"), "{o:?}");
 }

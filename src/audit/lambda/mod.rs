@@ -8,12 +8,14 @@
 //! - [`mapping`]: the pollers — gather a batch, invoke, delete what is done — whose SQS calls
 //!   the recorder sees as a consumer's;
 //! - [`findings`]: the Lambda findings, judged beside the audit's own from the same history
-//!   (pure); [`report`] adds them to the audit and writes `lambda.json` (pure).
+//!   (pure); [`report`] adds them to the audit and writes `lambda.json`, [`html`] draws the
+//!   invocations as lanes of `report.html` (both pure).
 //!
 //! The runner (`super::runner`) starts the mapping before the function and stops it after.
 
 pub mod event;
 pub mod findings;
+pub mod html;
 pub mod mapping;
 pub mod report;
 pub mod runtime_api;
