@@ -630,7 +630,8 @@ pub struct SweepArgs {
                   the ledger, when starting. Exit codes: 0 clean (no finding, the work checked), \
                   4 findings, 5 could not conclude or could not check the work, 3 the consumer \
                   could not start or the emulator failed, 1 bad command line. docs/audit.md \
-                  walks through it."
+                  walks through it. Under --lambda the command is a Lambda function's runtime, \
+                  given AWS_LAMBDA_RUNTIME_API (docs/audit.md#lambda)."
 )]
 pub struct AuditArgs {
     /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, output
