@@ -435,3 +435,26 @@ fn the_batching_window_fills_big_batches_and_concurrency_runs_environments_side_
     let o = outcomes(&dir);
     assert!(o.len() >= 6 && o.iter().all(|x| x == "success"), "{o:?}");
 }
+
+/// The event and the context, as the handler sees them through awslambdaric, have the shape
+/// AWS documents: every record field, the system attributes (and a FIFO queue's), message
+/// attributes of each type in the event's camelCase, md5OfBody of the body, the request id,
+/// the function's ARN and a deadline in the future. The handler fails an invocation on the
+/// first difference.
+#[test]
+fn the_handler_sees_the_documented_event_and_context() {
+    let out = tempfile::tempdir().unwrap();
+    let plan = root().join("examples/lambda/plans/shape.yaml");
+    let (code, said, audit, dir) = audit_lambda(
+        "event_shape.handler",
+        &["--plan", plan.to_str().unwrap()],
+        &[],
+        out.path(),
+        "shape",
+    );
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(audit["clean"], true, "{audit}");
+    let o = outcomes(&dir);
+    assert!(!o.is_empty() && o.iter().all(|x| x == "success"), "{o:?}");
+    assert_no_handles(&dir);
+}
