@@ -37,6 +37,23 @@ fn audit_lambda(
     run_id: &str,
 ) -> (i32, String, serde_json::Value, std::path::PathBuf) {
     let py = python();
+    let mut runtime: Vec<&str> = Vec::new();
+    if !env.is_empty() {
+        runtime.push("env");
+        runtime.extend_from_slice(env);
+    }
+    runtime.extend_from_slice(&[&py, "-m", "awslambdaric", handler]);
+    audit_runtime(&runtime, flags, out, run_id)
+}
+
+/// Runs `sqsprobe audit --lambda FLAGS -- RUNTIME...` in the handlers' folder: exit code,
+/// output, `audit.json` (null when none), and the audit folder.
+fn audit_runtime(
+    runtime: &[&str],
+    flags: &[&str],
+    out: &Path,
+    run_id: &str,
+) -> (i32, String, serde_json::Value, std::path::PathBuf) {
     let mut args = vec!["audit", "--lambda", "--idle", "1s"];
     // Defaults a test may set otherwise.
     for (flag, value) in [("--max-duration", "60s"), ("--function-timeout", "500ms")] {
@@ -46,11 +63,7 @@ fn audit_lambda(
     }
     args.extend_from_slice(flags);
     args.extend_from_slice(&["--out", out.to_str().unwrap(), "--run-id", run_id, "--"]);
-    if !env.is_empty() {
-        args.push("env");
-        args.extend_from_slice(env);
-    }
-    args.extend_from_slice(&[&py, "-m", "awslambdaric", handler]);
+    args.extend_from_slice(runtime);
     let done = run_bin(&args, &root().join("examples/lambda/python"), LIMIT);
     let dir = out.join(run_id);
     let json = dir.join("audit.json");
@@ -457,4 +470,46 @@ fn the_handler_sees_the_documented_event_and_context() {
     let o = outcomes(&dir);
     assert!(!o.is_empty() && o.iter().all(|x| x == "success"), "{o:?}");
     assert_no_handles(&dir);
+}
+
+/// A second runtime: the Rust handler on AWS's `lambda_runtime` crate (the crate's example
+/// `lambda-correct`, built if the test run did not build it), clean with chaos on.
+#[test]
+fn the_rust_runtime_client_handler_is_clean_with_chaos_on() {
+    let binary = common::bin()
+        .parent()
+        .expect("target/debug")
+        .join("examples/lambda-correct");
+    if !binary.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+        let built = std::process::Command::new(cargo)
+            .args(["build", "--example", "lambda-correct"])
+            .current_dir(root())
+            .status()
+            .expect("cargo runs");
+        assert!(built.success(), "the Rust example handler does not build");
+    }
+    let out = tempfile::tempdir().unwrap();
+    for seed in ["1", "2"] {
+        let run_id = format!("rust-{seed}");
+        let (code, said, audit, dir) = audit_runtime(
+            &[binary.to_str().unwrap()],
+            &[
+                "--report-batch-item-failures",
+                "--messages",
+                "8",
+                "--visibility-timeout",
+                "3s",
+                "--chaos",
+                CHAOS,
+                "--seed",
+                seed,
+            ],
+            out.path(),
+            &run_id,
+        );
+        assert_eq!(code, 0, "seed {seed}: {said}");
+        assert_eq!(audit["clean"], true, "{audit}");
+        assert!(returned_some(&dir), "{said}");
+    }
 }
