@@ -228,22 +228,17 @@ async fn audit_once(
     };
     let mut sender = Sender::new(&client, plan, &queues);
     let mut launch = launch(options, plan, &queues, &url, &ledger, &dir)?;
-    // The function's other execution environments, one per concurrent batch beyond the first.
-    let mut environments = Vec::new();
     if let (Some(m), Some(settings)) = (&mapping, options.lambda) {
         launch.env.extend(m.env(&settings));
-        for _ in 1..settings.concurrency {
-            match launch.start(1) {
-                Ok(c) => environments.push(c),
-                Err(e) => {
-                    say(format_args!(
-                        "the function could not start ({}): {e}",
-                        launch.program
-                    ));
-                    emu.shutdown().await;
-                    return Err(exit_code::RUNTIME_ERROR);
-                }
-            }
+        // The function's other execution environments, one per concurrent batch beyond the
+        // first (the audit's consumer, started by the watch).
+        if let Err(e) = m.start_environments(&launch) {
+            say(format_args!(
+                "the function could not start ({}): {e}",
+                launch.program
+            ));
+            emu.shutdown().await;
+            return Err(exit_code::RUNTIME_ERROR);
         }
     }
     let watched = Watched {
@@ -252,12 +247,10 @@ async fn audit_once(
         emu: &emu,
         recorder: &recorder,
         nemesis: nemesis.as_ref().map(|(live, _)| &**live),
+        lambda: mapping.as_ref(),
     };
     let ended = watched.watch(&launch, &mut sender, interrupts).await;
     let sent = sender.stop().await;
-    for c in &mut environments {
-        c.stop().await;
-    }
     let lambda = match mapping {
         Some(m) => {
             let init_errors = m.init_errors();
@@ -421,6 +414,9 @@ struct Watched<'a> {
     emu: &'a RunningEmulator,
     recorder: &'a Recorder,
     nemesis: Option<&'a Live>,
+    /// Under `--lambda`: the mapping, which resets the consumer (the first execution
+    /// environment) after a timeout.
+    lambda: Option<&'a Mapping>,
 }
 
 impl Watched<'_> {
@@ -448,7 +444,10 @@ impl Watched<'_> {
                 () = tokio::time::sleep(TICK) => {}
             }
             if let Some(status) = consumer.exited() {
-                if self.nemesis.is_some_and(Live::killed) {
+                // Killed by the nemesis, or reset by the mapping after a timeout: started again.
+                if self.nemesis.is_some_and(Live::killed)
+                    || self.lambda.is_some_and(Mapping::take_reset)
+                {
                     consumer = self.start(launch)?;
                     idle_since = None;
                     continue;
@@ -527,6 +526,9 @@ impl Watched<'_> {
         })?;
         if let Some(nemesis) = self.nemesis {
             nemesis.started(consumer.group());
+        }
+        if let Some(mapping) = self.lambda {
+            mapping.first_started(consumer.group());
         }
         self.recorder.write_row(
             "consumer_start",

@@ -368,6 +368,16 @@ fn the_function_timeout_fails_a_batch_and_is_held_to_the_visibility_timeout() {
     let o = outcomes(&dir);
     assert_eq!(o.first().map(String::as_str), Some("timeout"), "{o:?}");
     assert_eq!(o.last().map(String::as_str), Some("success"), "{o:?}");
+    // The timed-out environment was ended, as Lambda resets it, and a fresh runtime took the
+    // retry: the work the slow invocation would have finished never happened.
+    let lambda = read_json(&dir.join("lambda.json"));
+    assert_eq!(lambda["invocations"][0]["reset"], true, "{lambda}");
+    let evidence = std::fs::read_to_string(dir.join("evidence.jsonl")).unwrap();
+    assert_eq!(
+        evidence.matches("\"consumer_start\"").count(),
+        2,
+        "{evidence}"
+    );
 }
 
 /// Batches bigger than one receive, gathered over the batching window; and several execution

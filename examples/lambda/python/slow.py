@@ -1,6 +1,7 @@
 """Slow on a record's first receive: sleeps LAMBDA_SLEEP seconds (default 1) before the work,
-so an invocation outlives a shorter function timeout and its whole batch returns; the retry
-finds the work in the ledger and does not do it again.
+so an invocation outlives a shorter function timeout: its whole batch returns, the mapping ends
+the execution environment (as Lambda resets it), and the retry, on a fresh runtime, does the
+work.
 
     sqsprobe audit --lambda --function-timeout 500ms -- python -m awslambdaric slow.handler
 """

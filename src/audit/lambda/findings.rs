@@ -276,6 +276,7 @@ mod tests {
             error_type: None,
             wrong_identifier: None,
             returned,
+            reset: false,
         }
     }
 

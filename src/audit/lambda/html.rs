@@ -124,6 +124,7 @@ mod tests {
             error_type: (outcome == "function_error").then(|| "ValueError".into()),
             wrong_identifier: None,
             returned,
+            reset: false,
         };
         let page = section(&[
             inv("aaaaaaaa-1", "function_error", vec![0, 1]),

@@ -4,7 +4,8 @@
 //! the batching window closes, invokes the function through the Runtime API
 //! ([`super::runtime_api`]) with the SQS event ([`super::event`]), and then:
 //! - on success deletes the batch (DeleteMessageBatch);
-//! - on a function error or timeout deletes nothing: every record returns when its visibility
+//! - on a function error or timeout deletes nothing (after a timeout it also resets the
+//!   execution environment: kills the runtime's process group and starts it again): every record returns when its visibility
 //!   timeout ends, and is received again (its receive count up), until the queue's redrive
 //!   policy moves it to the dead-letter queue after `maxReceiveCount` receives (the emulator's
 //!   redrive, as SQS's);
@@ -28,6 +29,7 @@ use tokio::sync::watch;
 use super::event::{self, Disposition, Failure, Record, WrongId};
 use super::runtime_api::RuntimeApi;
 use super::settings::Settings;
+use crate::audit::consumer::{Consumer, Launch, signal_group};
 use crate::audit::recorder::Recorder;
 use crate::audit::setup::REGION;
 
@@ -80,6 +82,8 @@ pub struct Invocation {
     pub wrong_identifier: Option<WrongId>,
     /// Indices of the records that returned to the queue (every one on a failure).
     pub returned: Vec<usize>,
+    /// Whether the mapping reset the execution environment after it (a timeout).
+    pub reset: bool,
 }
 
 /// The queue the mapping reads, as GetQueueAttributes tells it.
@@ -94,11 +98,49 @@ pub struct Source {
 
 /// The running mapping.
 pub struct Mapping {
-    api: Arc<RuntimeApi>,
+    /// One Runtime API per execution environment: environment `i` takes poller `i`'s batches.
+    apis: Vec<Arc<RuntimeApi>>,
+    environments: Arc<Environments>,
     stop: watch::Sender<bool>,
     pollers: Vec<tokio::task::JoinHandle<()>>,
     invocations: Arc<Mutex<Vec<Invocation>>>,
     pub source: Source,
+}
+
+/// The function's execution environments: the first is the audit's consumer (the runner starts
+/// it, and starts it again after a reset), the others the mapping's own.
+#[derive(Default)]
+struct Environments {
+    /// The first environment's process group, once started.
+    first: Mutex<Option<i32>>,
+    /// Set when the mapping reset the first environment: its exit is not a crash.
+    first_reset: std::sync::atomic::AtomicBool,
+    /// Environment `i`'s launch and process at `i - 1`.
+    others: Mutex<Vec<(Launch, Option<Consumer>)>>,
+}
+
+impl Environments {
+    /// Ends environment `i` at once (SIGKILL to its process group), as Lambda resets an
+    /// execution environment after a timeout, and starts it again (the first: the runner does,
+    /// on seeing it exit). Whether there was one to reset.
+    fn reset(&self, i: usize) -> bool {
+        if i == 0 {
+            let group = *self.first.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(group) = group else { return false };
+            self.first_reset
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            return signal_group(group, rustix::process::Signal::KILL);
+        }
+        let mut others = self.others.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((launch, process)) = others.get_mut(i - 1) else {
+            return false;
+        };
+        if let Some(group) = process.as_ref().and_then(Consumer::group) {
+            signal_group(group, rustix::process::Signal::KILL);
+        }
+        *process = launch.start(1).ok();
+        true
+    }
 }
 
 /// Why the mapping did not start.
@@ -145,19 +187,27 @@ impl Mapping {
             .check_queue(source.visibility_timeout_s)
             .map_err(NotStarted::Refused)?;
         let arn = format!("arn:aws:lambda:{REGION}:000000000000:function:{FUNCTION}");
-        let api =
-            Arc::new(RuntimeApi::start(&arn).await.map_err(|e| {
-                NotStarted::Failed(format!("the Runtime API failed to start: {e}"))
-            })?);
+        let mut apis = Vec::new();
+        for _ in 0..settings.concurrency {
+            let api = RuntimeApi::start(&arn)
+                .await
+                .map_err(|e| NotStarted::Failed(format!("the Runtime API failed to start: {e}")))?;
+            apis.push(Arc::new(api));
+        }
         let (stop, stopped) = watch::channel(false);
         let invocations = Arc::new(Mutex::new(Vec::new()));
-        let pollers = (0..settings.concurrency)
-            .map(|_| {
+        let environments = Arc::new(Environments::default());
+        let pollers = apis
+            .iter()
+            .enumerate()
+            .map(|(environment, api)| {
                 let poller = Poller {
                     client: client.clone(),
                     source: source.clone(),
                     settings,
                     api: api.clone(),
+                    environment,
+                    environments: environments.clone(),
                     recorder: recorder.clone(),
                     invocations: invocations.clone(),
                 };
@@ -166,7 +216,8 @@ impl Mapping {
             })
             .collect();
         Ok(Mapping {
-            api,
+            apis,
+            environments,
             stop,
             pollers,
             invocations,
@@ -174,12 +225,17 @@ impl Mapping {
         })
     }
 
-    /// The function's environment: the Runtime API's address and the variables a Lambda
-    /// runtime reads.
+    /// The variables of the first execution environment (the audit's consumer): its Runtime
+    /// API's address and what a Lambda runtime reads.
     pub fn env(&self, settings: &Settings) -> Vec<(String, String)> {
+        self.env_of(0, settings)
+    }
+
+    /// The variables of execution environment `i`.
+    fn env_of(&self, i: usize, settings: &Settings) -> Vec<(String, String)> {
         let timeout_s = settings.function_timeout.as_secs().max(1);
         [
-            ("AWS_LAMBDA_RUNTIME_API", self.api.address()),
+            ("AWS_LAMBDA_RUNTIME_API", self.apis[i].address()),
             ("AWS_LAMBDA_FUNCTION_NAME", FUNCTION.to_string()),
             ("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST".to_string()),
             ("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128".to_string()),
@@ -196,14 +252,66 @@ impl Mapping {
         .collect()
     }
 
+    /// Starts the execution environments beyond the first: `launch` (the first's, with the
+    /// audit's variables), each with its own Runtime API.
+    pub fn start_environments(&self, launch: &Launch) -> std::io::Result<()> {
+        for i in 1..self.apis.len() {
+            let mut own = launch.clone();
+            for (k, v) in &mut own.env {
+                if k == "AWS_LAMBDA_RUNTIME_API" {
+                    *v = self.apis[i].address();
+                }
+            }
+            let process = own.start(1)?;
+            self.environments
+                .others
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((own, Some(process)));
+        }
+        Ok(())
+    }
+
+    /// The first execution environment (the audit's consumer) started, as process group
+    /// `group`.
+    pub fn first_started(&self, group: Option<i32>) {
+        *self
+            .environments
+            .first
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = group;
+    }
+
+    /// Whether the first environment's exit was the mapping's reset (once per reset).
+    pub fn take_reset(&self) -> bool {
+        self.environments
+            .first_reset
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Stops the pollers (an invocation in flight is left: its records return after their
-    /// visibility timeout) and the API; every invocation that ended, in order.
+    /// visibility timeout), the environments beyond the first, and the APIs; every
+    /// invocation that ended, in order.
     pub async fn stop(self) -> Vec<Invocation> {
         let _ = self.stop.send(true);
         for p in self.pollers {
             let _ = p.await;
         }
-        self.api.stop();
+        let others = std::mem::take(
+            &mut *self
+                .environments
+                .others
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        for (_, process) in others {
+            if let Some(mut process) = process {
+                process.stop().await;
+            }
+        }
+        for api in &self.apis {
+            api.stop();
+        }
         let mut all = self
             .invocations
             .lock()
@@ -213,9 +321,9 @@ impl Mapping {
         all
     }
 
-    /// The `errorType` of each `/init/error` the runtime posted.
+    /// The `errorType` of each `/init/error` the runtimes posted.
     pub fn init_errors(&self) -> Vec<String> {
-        self.api.init_errors()
+        self.apis.iter().flat_map(|a| a.init_errors()).collect()
     }
 }
 
@@ -253,6 +361,9 @@ struct Poller {
     source: Source,
     settings: Settings,
     api: Arc<RuntimeApi>,
+    /// Which execution environment takes this poller's batches (through `api`).
+    environment: usize,
+    environments: Arc<Environments>,
     recorder: Arc<Recorder>,
     invocations: Arc<Mutex<Vec<Invocation>>>,
 }
@@ -372,6 +483,9 @@ impl Poller {
             )
             .await?;
         let ended_ms = now_ms();
+        // Lambda ends an execution environment whose invocation timed out: nothing it was
+        // still doing goes on, and the next invocation meets a fresh runtime.
+        let reset = answer == event::Answer::Timeout && self.environments.reset(self.environment);
         for r in &mut records {
             r.commits_after = r
                 .business_key
@@ -410,6 +524,7 @@ impl Poller {
             error_type,
             wrong_identifier,
             returned,
+            reset,
         })
     }
 

@@ -6,10 +6,10 @@
 //! `Lambda-Runtime-Trace-Id`), `POST /runtime/invocation/{id}/response`,
 //! `POST /runtime/invocation/{id}/error` and `POST /runtime/init/error`.
 //!
-//! An invocation is handed to whichever runtime asks for the next one; its function timeout
-//! runs from that moment, as Lambda's does from the start of the invocation. An answer to an
-//! invocation that has timed out is accepted and ignored (Lambda would have reset the
-//! execution environment; the audit does not, and says so in docs/audit.md).
+//! One API serves one execution environment. An invocation is handed to the runtime when it
+//! asks for the next one; its function timeout runs from that moment, as Lambda's does from the
+//! start of the invocation. An answer to an invocation that has timed out is accepted and
+//! ignored (the mapping resets the environment then, so one rarely comes).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
