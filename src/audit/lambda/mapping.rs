@@ -4,11 +4,11 @@
 //! the batching window closes, invokes the function through the Runtime API
 //! ([`super::runtime_api`]) with the SQS event ([`super::event`]), and then:
 //! - on success deletes the batch (DeleteMessageBatch);
-//! - on a function error or timeout deletes nothing (after a timeout it also resets the
-//!   execution environment: kills the runtime's process group and starts it again): every record returns when its visibility
+//! - on a function error or timeout deletes nothing: every record returns when its visibility
 //!   timeout ends, and is received again (its receive count up), until the queue's redrive
 //!   policy moves it to the dead-letter queue after `maxReceiveCount` receives (the emulator's
-//!   redrive, as SQS's);
+//!   redrive, as SQS's); after a timeout it also resets the execution environment (kills the
+//!   runtime's process group and starts it again), as Lambda does;
 //! - with `ReportBatchItemFailures` deletes all but the reported records, or nothing when the
 //!   response is one AWS treats as a complete failure.
 //!
