@@ -67,11 +67,16 @@ impl Settings {
     /// timeout. `Err` is AWS's refusal, worded as Lambda words it.
     pub fn check_queue(&self, visibility_timeout_s: u64) -> Result<(), String> {
         if self.function_timeout > Duration::from_secs(visibility_timeout_s) {
+            // Lambda's words take whole seconds; a timeout with a fraction is shown as it was given.
+            let timeout = if self.function_timeout.subsec_nanos() == 0 {
+                format!("{} seconds", self.function_timeout.as_secs())
+            } else {
+                crate::duration::format(self.function_timeout)
+            };
             return Err(format!(
                 "the event source mapping is refused, as CreateEventSourceMapping refuses it: \
                  Queue visibility timeout: {visibility_timeout_s} seconds is less than Function \
-                 timeout: {}",
-                crate::duration::format(self.function_timeout)
+                 timeout: {timeout}"
             ));
         }
         Ok(())
@@ -125,7 +130,7 @@ mod tests {
         assert!(s.check_queue(3).is_ok());
         let refused = s.check_queue(2).unwrap_err();
         assert!(
-            refused.contains("Queue visibility timeout: 2 seconds is less than Function timeout"),
+            refused.contains("Queue visibility timeout: 2 seconds is less than Function timeout: 3 seconds"),
             "{refused}"
         );
         assert!(s.near_visibility(17));
