@@ -347,7 +347,9 @@ fn the_function_timeout_fails_a_batch_and_is_held_to_the_visibility_timeout() {
     );
     assert_eq!(code, 1, "{said}");
     assert!(
-        said.contains("Queue visibility timeout: 3 seconds is less than Function timeout: 4 seconds"),
+        said.contains(
+            "Queue visibility timeout: 3 seconds is less than Function timeout: 4 seconds"
+        ),
         "{said}"
     );
     // A first invocation that outlives its timeout fails its batch; the retry finds the work

@@ -130,7 +130,9 @@ mod tests {
         assert!(s.check_queue(3).is_ok());
         let refused = s.check_queue(2).unwrap_err();
         assert!(
-            refused.contains("Queue visibility timeout: 2 seconds is less than Function timeout: 3 seconds"),
+            refused.contains(
+                "Queue visibility timeout: 2 seconds is less than Function timeout: 3 seconds"
+            ),
             "{refused}"
         );
         assert!(s.near_visibility(17));
