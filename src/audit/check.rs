@@ -67,7 +67,11 @@ fn check_one(dir: &Path) -> Result<AuditCheck, String> {
     let text = std::fs::read_to_string(&evidence)
         .map_err(|e| format!("cannot read {}: {e}", evidence.display()))?;
     let history = history::read(&text).map_err(|e| format!("{}: {e}", evidence.display()))?;
-    let audit = judge(&history.log, &history.end);
+    let mut audit = judge(&history.log, &history.end);
+    if let Some((invocations, facts)) = &history.lambda {
+        // The Lambda findings, from the invocations the evidence holds, as the audit made them.
+        super::lambda::report::apply(&mut audit, invocations, facts);
+    }
     let recorded_path = dir.join("audit.json");
     let recorded: serde_json::Value = std::fs::read_to_string(&recorded_path)
         .map_err(|e| format!("cannot read {}: {e}", recorded_path.display()))

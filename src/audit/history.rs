@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::effects::{Channel, Commit, Handoff};
+use super::lambda::invocation::{Invocation, LambdaFacts};
 use super::log::{AckFact, End, Log};
 use super::nemesis::Act;
 use crate::emulator::audit::{Ack, AckOp, Delivery};
@@ -182,18 +183,23 @@ pub struct History {
     pub end: End,
     /// The consumer's `call` rows, in order.
     pub consumer_calls: Vec<Call>,
+    /// Under `--lambda`: the invocations, in order, and the mapping's facts.
+    pub lambda: Option<(Vec<Invocation>, LambdaFacts)>,
 }
 
 /// The log and the end as the rows of `text` (an audit's `evidence.jsonl`) record them.
 ///
-/// A `call` row of the consumer's counts towards the queues it used. Rows of other types
-/// (`audit_start`, `consumer_start`, `audit_end`) are not the
+/// A `call` row of the consumer's counts towards the queues it used; under `--lambda`, the
+/// `lambda_invocation` rows and the `lambda_facts` row are the Lambda findings' input. Rows of
+/// other types (`audit_start`, `consumer_start`, `audit_end`) are not the
 /// judge's input and are passed over; a row of one of the judge's types that does not read is
 /// an error, and so is a history without its `audit_facts` row (the audit did not finish).
 pub fn read(text: &str) -> Result<History, ReadError> {
     let mut log = Log::default();
     let mut end = None;
     let mut consumer_calls = Vec::new();
+    let mut invocations = Vec::new();
+    let mut lambda_facts = None;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -319,6 +325,19 @@ pub fn read(text: &str) -> Result<History, ReadError> {
                     consumer_calls.push(call);
                 }
             }
+            "lambda_invocation" => {
+                let invocation: Invocation =
+                    serde_json::from_value(row.data).map_err(data("lambda_invocation"))?;
+                invocations.push(invocation);
+            }
+            "lambda_facts" => {
+                if lambda_facts.is_some() {
+                    return Err(at("a second `lambda_facts` row".into()));
+                }
+                let facts: LambdaFacts =
+                    serde_json::from_value(row.data).map_err(data("lambda_facts"))?;
+                lambda_facts = Some(facts);
+            }
             "nemesis" => {
                 let act: Act = serde_json::from_value(row.data).map_err(data("nemesis"))?;
                 log.nemesis.push(act);
@@ -345,10 +364,23 @@ pub fn read(text: &str) -> Result<History, ReadError> {
         message: "no `audit_facts` row: the audit did not finish, so there is nothing to judge"
             .into(),
     })?;
+    let lambda = match (lambda_facts, invocations.is_empty()) {
+        (Some(facts), _) => Some((invocations, facts)),
+        (None, true) => None,
+        (None, false) => {
+            return Err(ReadError {
+                line: None,
+                message: "`lambda_invocation` rows without the `lambda_facts` row: the \
+                          Lambda audit did not finish"
+                    .into(),
+            });
+        }
+    };
     Ok(History {
         log,
         end,
         consumer_calls,
+        lambda,
     })
 }
 

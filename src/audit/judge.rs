@@ -79,6 +79,13 @@ pub enum FindingKind {
     UnplacedAck,
     UnreadableKey,
     UnmatchedCommit,
+    // The Lambda findings (`audit --lambda`, made by `super::lambda::findings`).
+    BatchFailureRedo,
+    WrongItemIdentifier,
+    FifoOrderBroken,
+    PoisonWithoutDlq,
+    SwallowedFailure,
+    FunctionTimeoutNearVisibility,
 }
 
 impl FindingKind {
@@ -111,6 +118,12 @@ impl FindingKind {
             FindingKind::UnplacedAck => "unplaced_ack",
             FindingKind::UnreadableKey => "unreadable_key",
             FindingKind::UnmatchedCommit => "unmatched_commit",
+            FindingKind::BatchFailureRedo => "batch_failure_redo",
+            FindingKind::WrongItemIdentifier => "wrong_item_identifier",
+            FindingKind::FifoOrderBroken => "fifo_order_broken",
+            FindingKind::PoisonWithoutDlq => "poison_without_dlq",
+            FindingKind::SwallowedFailure => "swallowed_failure",
+            FindingKind::FunctionTimeoutNearVisibility => "function_timeout_near_visibility",
         }
     }
 
@@ -129,7 +142,14 @@ impl FindingKind {
             return d;
         }
         match self {
-            FindingKind::AckBeforeCommit | FindingKind::LostWork => Decision::Repair,
+            FindingKind::AckBeforeCommit
+            | FindingKind::LostWork
+            | FindingKind::WrongItemIdentifier
+            | FindingKind::FifoOrderBroken
+            | FindingKind::PoisonWithoutDlq
+            | FindingKind::SwallowedFailure => Decision::Repair,
+            FindingKind::FunctionTimeoutNearVisibility => Decision::Hold,
+            FindingKind::BatchFailureRedo => Decision::Reconcile,
             FindingKind::NeverAcked
             | FindingKind::GoneWithoutDelete
             | FindingKind::UnreadableKey
@@ -143,14 +163,27 @@ impl FindingKind {
         }
     }
 
+    /// The Lambda findings, in the order reports list them (only an `audit --lambda` counts
+    /// them).
+    pub const LAMBDA: [FindingKind; 6] = [
+        FindingKind::BatchFailureRedo,
+        FindingKind::WrongItemIdentifier,
+        FindingKind::FifoOrderBroken,
+        FindingKind::PoisonWithoutDlq,
+        FindingKind::SwallowedFailure,
+        FindingKind::FunctionTimeoutNearVisibility,
+    ];
+
     /// Whether it needs the ledger to be judged.
-    fn needs_ledger(self) -> bool {
+    pub fn needs_ledger(self) -> bool {
         matches!(
             self,
             FindingKind::AckBeforeCommit
                 | FindingKind::DuplicateCommit
                 | FindingKind::LostWork
                 | FindingKind::UnmatchedCommit
+                | FindingKind::BatchFailureRedo
+                | FindingKind::SwallowedFailure
         )
     }
 }
@@ -666,7 +699,7 @@ fn effect_findings(log: &Log, end: &End, messages: &[MessageJudgement]) -> Vec<F
 }
 
 /// The most urgent decision among a message's findings: REPAIR, then HOLD, then RECONCILE.
-fn worst(kinds: &[FindingKind]) -> Option<Decision> {
+pub fn worst(kinds: &[FindingKind]) -> Option<Decision> {
     let rank = |d: Decision| match d {
         Decision::Repair => 0,
         Decision::Hold => 1,

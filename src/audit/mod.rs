@@ -9,6 +9,8 @@
 //!   layers, or from an attribute; pure);
 //! - [`effects`]: the channels besides the ledger file that show the work — the HTTP ledger,
 //!   forwards to output queues, hand-offs (pure);
+//! - [`lambda`]: `--lambda`, a Lambda function's runtime under an event source mapping played
+//!   against the emulator (the Runtime API, the mapping, the Lambda findings);
 //! - [`log`]: the judge's input: deliveries and acknowledgements in order, the effect
 //!   channels at each, and what the audit knew at the end (pure types);
 //! - [`recorder`]: the emulator's audit observer — every delivery (attempt, handle, lease end)
@@ -43,6 +45,7 @@ pub mod history;
 pub mod html;
 pub mod judge;
 pub mod key;
+pub mod lambda;
 pub mod log;
 pub mod nemesis;
 pub mod plan;

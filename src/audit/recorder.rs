@@ -211,6 +211,25 @@ impl Recorder {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// The business key of the message `message_id`, once it has been delivered.
+    pub fn key_of_message(&self, message_id: &str) -> Option<String> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let seq = log
+            .deliveries
+            .iter()
+            .rev()
+            .find(|d| d.message_id == message_id)?
+            .seq;
+        log.key(seq)
+    }
+
+    /// How many times the ledger holds `key` now, as an acknowledgement would read it.
+    pub fn commits_now(&self, key: &str) -> Option<u32> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let file = read_ledger(&self.ledger);
+        log.effects.count(file.as_ref(), key)
+    }
+
     fn evidence(&self, write: impl FnOnce(&mut Evidence)) {
         if let Some(ev) = self
             .evidence

@@ -362,7 +362,14 @@ pub struct KindRate {
 pub fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
     let unknown = done.iter().filter(|(_, e)| !e.concluded).count() as u32;
     let mut kinds = std::collections::BTreeMap::new();
-    for kind in super::judge::FindingKind::ALL {
+    let lambda = super::judge::FindingKind::LAMBDA;
+    for kind in super::judge::FindingKind::ALL.into_iter().chain(lambda) {
+        // The Lambda kinds only where an audit counted them (`--lambda`).
+        let counted =
+            |a: &Audit| a.counts.contains_key(kind.as_str()) || a.unchecked.contains(&kind);
+        if lambda.contains(&kind) && !done.iter().any(|(a, _)| counted(a)) {
+            continue;
+        }
         // A trial that did not check this kind (no ledger for the work's kinds) is unknown
         // for it, as one that did not conclude is; a kind no trial checked is not reported.
         let unchecked = |a: &Audit| a.unchecked.contains(&kind);

@@ -28,6 +28,7 @@ use super::console::say;
 use super::consumer::{Consumer, Launch};
 use super::history;
 use super::judge::{Audit, judge};
+use super::lambda::{Mapping, NotStarted};
 use super::log::End;
 use super::nemesis::{Act, ActKind, Live, Nemesis, Record};
 use super::plan::Plan;
@@ -60,6 +61,8 @@ pub struct Options {
     /// The audit folder: `<out>/<run id>`.
     pub out: PathBuf,
     pub run_id: String,
+    /// `--lambda`: the consumer is a Lambda function's runtime, fed by an event source mapping.
+    pub lambda: Option<super::lambda::Settings>,
 }
 
 /// What stops an audit from outside (the command's signals): each `next` is the name of the
@@ -189,17 +192,62 @@ async fn audit_once(
     if let Some((_, record)) = &nemesis {
         say(format_args!("nemesis on: {}", record.spec));
     }
+    let mapping = match options.lambda {
+        Some(settings) => {
+            match Mapping::start(settings, &url, &queues[0].url, recorder.clone()).await {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    let code = match e {
+                        NotStarted::Refused(m) => {
+                            say(m);
+                            exit_code::BAD_COMMAND_LINE
+                        }
+                        NotStarted::Failed(m) => {
+                            say(m);
+                            exit_code::RUNTIME_ERROR
+                        }
+                    };
+                    emu.shutdown().await;
+                    return Err(code);
+                }
+            }
+        }
+        None => None,
+    };
     let mut sender = Sender::new(&client, plan, &queues);
-    let launch = launch(options, plan, &queues, &url, &ledger, &dir)?;
+    let mut launch = launch(options, plan, &queues, &url, &ledger, &dir)?;
+    if let (Some(m), Some(settings)) = (&mapping, options.lambda) {
+        launch.env.extend(m.env(&settings));
+        // The function's other execution environments, one per concurrent batch beyond the
+        // first (the audit's consumer, started by the watch).
+        if let Err(e) = m.start_environments(&launch) {
+            say(format_args!(
+                "the function could not start ({}): {e}",
+                launch.program
+            ));
+            emu.shutdown().await;
+            return Err(exit_code::RUNTIME_ERROR);
+        }
+    }
     let watched = Watched {
         options,
         plan,
         emu: &emu,
         recorder: &recorder,
         nemesis: nemesis.as_ref().map(|(live, _)| &**live),
+        lambda: mapping.as_ref(),
     };
     let ended = watched.watch(&launch, &mut sender, interrupts).await;
     let sent = sender.stop().await;
+    // The mapping stopped, its facts are the last Lambda row: the invocations are in the
+    // evidence already, one row each as they ended.
+    if let (Some(m), Some(settings)) = (mapping, options.lambda) {
+        let init_errors = m.init_errors();
+        let source = m.source.clone();
+        m.stop().await;
+        let facts = super::lambda::report::facts(settings, &source, init_errors);
+        recorder.write_row("lambda_facts", &facts);
+    }
     let mut ended = match ended {
         Ok(ended) => ended,
         Err(code) => {
@@ -243,6 +291,7 @@ async fn audit_once(
         log,
         end,
         consumer_calls,
+        lambda: lambda_history,
     } = match history {
         Ok(read) => read,
         Err(e) => {
@@ -264,7 +313,21 @@ async fn audit_once(
         }
         ended.nemesis = Some(record);
     }
-    let audit = judge(&log, &end);
+    let mut audit = judge(&log, &end);
+    let lambda_json = match &lambda_history {
+        Some((invocations, facts)) => {
+            if !facts.init_errors.is_empty() {
+                ended.concluded = false;
+                ended.how = format!(
+                    "{}; the function's runtime reported an init error ({})",
+                    ended.how,
+                    facts.init_errors.join(", ")
+                );
+            }
+            Some(super::lambda::report::apply(&mut audit, invocations, facts))
+        }
+        None => None,
+    };
     recorder.write_row("audit_end", &end_row(&audit, &ended));
     let evidence = recorder.finish().map(|_| ()).map_err(|e| {
         format!(
@@ -281,10 +344,16 @@ async fn audit_once(
         .and_then(|()| write("summary.md", report::summary(&audit, &ended)))
         .and_then(|()| write("junit.xml", report::junit(&audit, &ended)))
         .and_then(|()| {
-            write(
-                "report.html",
-                super::html::render(&audit, &log, &ended, &consumer_calls),
-            )
+            let mut page = super::html::render(&audit, &log, &ended, &consumer_calls);
+            if let Some((invocations, _)) = &lambda_history {
+                let lanes = super::lambda::html::section(invocations);
+                page = page.replacen("</body></html>", &format!("{lanes}</body></html>"), 1);
+            }
+            write("report.html", page)
+        })
+        .and_then(|()| match lambda_json {
+            Some(text) => write("lambda.json", text),
+            None => Ok(()),
         });
     let mut stdout = std::io::stdout();
     let _ =
@@ -355,6 +424,9 @@ struct Watched<'a> {
     emu: &'a RunningEmulator,
     recorder: &'a Recorder,
     nemesis: Option<&'a Live>,
+    /// Under `--lambda`: the mapping, which resets the consumer (the first execution
+    /// environment) after a timeout.
+    lambda: Option<&'a Mapping>,
 }
 
 impl Watched<'_> {
@@ -382,7 +454,10 @@ impl Watched<'_> {
                 () = tokio::time::sleep(TICK) => {}
             }
             if let Some(status) = consumer.exited() {
-                if self.nemesis.is_some_and(Live::killed) {
+                // Killed by the nemesis, or reset by the mapping after a timeout: started again.
+                if self.nemesis.is_some_and(Live::killed)
+                    || self.lambda.is_some_and(Mapping::take_reset)
+                {
                     consumer = self.start(launch)?;
                     idle_since = None;
                     continue;
@@ -472,6 +547,9 @@ impl Watched<'_> {
         })?;
         if let Some(nemesis) = self.nemesis {
             nemesis.started(consumer.group());
+        }
+        if let Some(mapping) = self.lambda {
+            mapping.first_started(consumer.group());
         }
         self.recorder.write_row(
             "consumer_start",

@@ -2,10 +2,12 @@
 //! `bench` are in [`bench`], and the value parsers every flag names in [`values`].
 
 mod bench;
+mod lambda;
 mod suites;
 mod values;
 
 pub use bench::{BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, bench_defaults};
+pub use lambda::LambdaArgs;
 pub use suites::{SuitesCommand, SuitesExportArgs};
 
 use crate::sqs::protocol::Protocol;
@@ -641,7 +643,8 @@ pub struct SweepArgs {
                   `sqsprobe check AUDIT_DIR` judges it again. Exit codes: 0 clean (no finding, \
                   the work checked, no crash), 4 findings, 5 could not conclude, could not check \
                   the work or crashed, 3 the consumer could not start or the emulator failed, 1 \
-                  bad command line. docs/audit.md walks through it."
+                  bad command line. docs/audit.md walks through it. Under --lambda the command is a Lambda \
+                  function's runtime, given AWS_LAMBDA_RUNTIME_API (docs/audit.md#lambda)."
 )]
 pub struct AuditArgs {
     /// An audit plan (docs/audit.md#plans): queues, attributes, dead-letter queues, output
@@ -708,7 +711,11 @@ pub struct AuditArgs {
     #[arg(long, value_name = "ID", value_parser = parse_run_id)]
     pub run_id: Option<String>,
 
-    /// The consumer to audit, after `--`: a command and its arguments.
+    #[command(flatten)]
+    pub lambda: LambdaArgs,
+
+    /// The consumer to audit, after `--`: a command and its arguments (under --lambda, the
+    /// function's runtime).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }

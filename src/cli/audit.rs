@@ -41,6 +41,7 @@ pub async fn run(args: AuditArgs) -> i32 {
         idle: args.idle,
         max_duration: args.max_duration,
         out: args.out,
+        lambda: args.lambda.settings(),
     };
     runner::run(&options, &plan, &mut signals).await
 }

@@ -7,6 +7,7 @@
 mod common;
 
 mod audit;
+mod audit_lambda;
 mod audit_libs;
 mod audit_nemesis;
 mod chaos_suite;
