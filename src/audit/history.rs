@@ -507,6 +507,67 @@ mod tests {
         );
     }
 
+    /// A Lambda audit's invocations and facts read back as written; invocations without the
+    /// facts are an audit that did not finish, and an outcome the mapping never names is
+    /// refused.
+    #[test]
+    fn the_lambda_rows_read_back_and_an_unfinished_lambda_history_is_refused() {
+        use crate::audit::lambda::invocation::{Invoked, Outcome};
+        let invocation = Invocation {
+            request_id: "r-1".into(),
+            started_ms: 10,
+            ended_ms: 20,
+            records: vec![Invoked {
+                message_id: "m-1".into(),
+                business_key: Some("b-1".into()),
+                group: None,
+                receive_count: 1,
+                commits_before: Some(0),
+                commits_after: Some(1),
+            }],
+            outcome: Outcome::Partial,
+            error_type: None,
+            wrong_identifier: None,
+            returned: vec![0],
+            reset: false,
+        };
+        let facts_row = LambdaFacts {
+            batch_size: 10,
+            batching_window_ms: 0,
+            report_batch_item_failures: true,
+            function_timeout_ms: 3000,
+            concurrency: 1,
+            fifo: false,
+            dead_letter: false,
+            visibility_timeout_s: 30,
+            init_errors: vec![],
+        };
+        let text = [
+            row("lambda_invocation", &invocation),
+            row("lambda_facts", &facts_row),
+            row("audit_facts", &facts()),
+        ]
+        .join("\n");
+        let read_back = read(&text).unwrap().lambda.unwrap();
+        assert_eq!(read_back, (vec![invocation.clone()], facts_row));
+
+        let unfinished = [
+            row("lambda_invocation", &invocation),
+            row("audit_facts", &facts()),
+        ];
+        assert!(
+            read(&unfinished.join("\n"))
+                .unwrap_err()
+                .message
+                .contains("lambda_facts")
+        );
+
+        let mut odd = serde_json::to_value(&invocation).unwrap();
+        odd["outcome"] = "mostly_fine".into();
+        let text = [row("lambda_invocation", &odd), row("audit_facts", &facts())].join("\n");
+        assert_eq!(read(&text).unwrap_err().line, Some(1));
+    }
+
     #[test]
     fn a_history_that_did_not_finish_or_has_a_bad_row_is_refused_with_its_line() {
         let d = row("delivery", &DeliveryRow::of(&delivery(1, 1, 0), None));
