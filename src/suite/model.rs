@@ -211,6 +211,9 @@ pub struct Wire {
     pub accept: Option<ReplyFormat>,
     /// `params: none`: the request carries no parameters at all, not even `Action`.
     pub no_params: bool,
+    /// `indexes: none`: each list or map of one item goes without its index, the query API's
+    /// early form (`AttributeName=All`, `Attribute.Name=X&Attribute.Value=Y`; boto 2's).
+    pub unindexed: bool,
 }
 
 /// The HTTP method of a `wire:` request.
