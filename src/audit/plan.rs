@@ -47,7 +47,7 @@ const QUEUE_KEYS: &[&str] = &[
 ];
 /// What an output queue may say: it only receives the consumer's forwards.
 const OUTPUT_KEYS: &[&str] = &["name", "output", "fifo", "attributes", "key"];
-const DEAD_LETTER_KEYS: &[&str] = &["max_receive_count"];
+const DEAD_LETTER_KEYS: &[&str] = &["max_receive_count", "attributes"];
 const SEND_KEYS: &[&str] = &["before", "rate"];
 const BODY_LAYERS: &[&str] = &["base64", "sns"];
 const ATTRIBUTE_KEYS: &[&str] = &["type", "value"];
@@ -96,6 +96,9 @@ pub struct QueuePlan {
     pub attributes_at: Option<Pos>,
     /// A dead-letter queue `<name>-dlq` and the receives after which a message moves there.
     pub dead_letter: Option<u32>,
+    /// The dead-letter queue's CreateQueue attributes as written (`MessageRetentionPeriod:
+    /// 60`, to see the retention trap); the emulator checks them.
+    pub dead_letter_attributes: BTreeMap<String, String>,
     pub messages: u32,
     pub body: Body,
     pub message_attributes: Vec<AttributePlan>,
@@ -223,6 +226,7 @@ impl Plan {
                 )]),
                 attributes_at: None,
                 dead_letter: None,
+                dead_letter_attributes: BTreeMap::new(),
                 messages,
                 body: Body::Text(Template(DEFAULT_BODY.to_string())),
                 message_attributes: Vec::new(),
@@ -399,26 +403,24 @@ fn decode_queue(
     }
     let attributes_at = f.get("attributes").map(pos);
     let attributes = match f.get("attributes") {
-        Some(n) => r.string_map(n, "`attributes`").inspect(|map| {
-            for (own, instead) in OWN_KEYS {
-                if map.contains_key(*own) {
-                    r.error_hint(
-                        n,
-                        format!("`{own}` is set by the plan, not under `attributes`"),
-                        format!("write `{instead}`"),
-                    );
-                }
-            }
-        }),
+        Some(n) => r
+            .string_map(n, "`attributes`")
+            .inspect(|map| refuse_own_keys(r, n, map)),
         None => Some(BTreeMap::new()),
     };
     // `Some(None)`: no dead-letter queue; `None`: one written wrong (reported).
+    let mut dead_letter_attributes = Some(BTreeMap::new());
     let dead_letter = match f.get("dead_letter") {
         Some(n) => {
             let owner = f.key("dead_letter").unwrap_or(n);
             r.fields(owner, n, "`dead_letter`", DEAD_LETTER_KEYS)
                 .and_then(|d| {
                     r.require(&d, &["max_receive_count"]);
+                    if let Some(a) = d.get("attributes") {
+                        dead_letter_attributes = r
+                            .string_map(a, "`dead_letter.attributes`")
+                            .inspect(|map| refuse_own_keys(r, a, map));
+                    }
                     d.get("max_receive_count")
                 })
                 .and_then(|n| r.int(n, "`max_receive_count`", 1, 1000))
@@ -553,6 +555,7 @@ fn decode_queue(
         attributes: attributes?,
         attributes_at,
         dead_letter: dead_letter?,
+        dead_letter_attributes: dead_letter_attributes?,
         messages,
         body: body?,
         message_attributes: message_attributes?,
@@ -586,6 +589,20 @@ fn decode_body(r: &mut Reader, n: &Node) -> Option<Body> {
         "base64" => Body::Base64(inner),
         _ => Body::Sns(inner),
     })
+}
+
+/// The attributes a plan sets with its own keys are refused under `attributes:` (the queue's
+/// or its dead-letter queue's), with the key that sets them.
+fn refuse_own_keys(r: &mut Reader, n: &Node, map: &BTreeMap<String, String>) {
+    for (own, instead) in OWN_KEYS {
+        if map.contains_key(*own) {
+            r.error_hint(
+                n,
+                format!("`{own}` is set by the plan, not under `attributes`"),
+                format!("write `{instead}`"),
+            );
+        }
+    }
 }
 
 /// `message_attributes:`: each a template (a String attribute) or `{type, value}`.
@@ -1124,5 +1141,47 @@ queues:
         assert!(errors[0].contains("sends 12000 messages"), "{errors:?}");
         let errors = plan("").unwrap_err();
         assert!(errors[0].contains("the plan is empty"), "{errors:?}");
+    }
+}
+
+#[cfg(test)]
+mod dead_letter_attribute_tests {
+    use super::*;
+
+    fn plan(src: &str) -> Result<Plan, Vec<String>> {
+        parse_plan("plan.yaml", src).map_err(|d| d.iter().map(Diagnostic::one_line).collect())
+    }
+
+    /// Every queue attribute can be set, the dead-letter queue's too: its retention is what
+    /// shows the retention trap (a standard queue's moved message keeps its send time).
+    #[test]
+    fn a_dead_letter_queue_takes_its_own_attributes() {
+        let p = plan(
+            "queues:\n  - name: orders\n    attributes: {MessageRetentionPeriod: 600}\n    \
+             dead_letter: {max_receive_count: 2, attributes: {MessageRetentionPeriod: 60, \
+             VisibilityTimeout: 5}}\n",
+        )
+        .unwrap();
+        let q = &p.queues[0];
+        assert_eq!(q.attributes["MessageRetentionPeriod"], "600");
+        assert_eq!(q.dead_letter, Some(2));
+        assert_eq!(q.dead_letter_attributes["MessageRetentionPeriod"], "60");
+        assert_eq!(q.dead_letter_attributes["VisibilityTimeout"], "5");
+        let bad = plan(
+            "queues:\n  - name: o\n    dead_letter: {max_receive_count: 2, attributes: {RedrivePolicy: x}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(bad.len(), 1, "{bad:?}");
+        assert!(
+            bad[0].contains("`RedrivePolicy` is set by the plan, not under `attributes`"),
+            "{bad:?}"
+        );
+        let misspelt =
+            plan("queues:\n  - name: o\n    dead_letter: {max_receive_count: 2, atributes: {}}\n")
+                .unwrap_err();
+        assert!(
+            misspelt[0].contains("did you mean `attributes`"),
+            "{misspelt:?}"
+        );
     }
 }

@@ -64,6 +64,9 @@ pub async fn prepare(
             if q.fifo {
                 create = create.attributes(Name::FifoQueue, "true");
             }
+            for (k, v) in &q.dead_letter_attributes {
+                create = create.attributes(Name::from(k.as_str()), v);
+            }
             let dlq = create
                 .send()
                 .await

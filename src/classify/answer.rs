@@ -169,11 +169,11 @@ pub fn check_step(expect: &StepExpect, obs: &Observed<'_>) -> Check {
     }
 
     if let Some(received) = &obs.received {
-        if let Some(n) = expect.messages
-            && received.len() != n as usize
+        if let Some(want) = expect.messages
+            && !want.allows(received.len())
         {
             failures.push(format!(
-                "expected {n} message(s), received {}",
+                "expected {want} message(s), received {}",
                 received.len()
             ));
         }
@@ -479,7 +479,7 @@ fn check_failed_entries(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{FailedEntryExpect, Pos, Spanned};
+    use crate::suite::model::{CountExpect, FailedEntryExpect, Pos, Spanned};
 
     fn err(kind: FailureKind, code: &str) -> CallError {
         CallError {
@@ -647,7 +647,7 @@ mod tests {
     #[test]
     fn message_counts_labels_and_attributes_are_checked() {
         let expect = StepExpect {
-            messages: Some(1),
+            messages: Some(CountExpect::exactly(1)),
             received: vec![Spanned {
                 value: "m1".into(),
                 pos: Pos::default(),

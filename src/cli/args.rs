@@ -223,6 +223,17 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Selection")]
     pub include_slow: bool,
 
+    /// Also run cases tagged `team-policy`: bounds the team sets that AWS does not publish (the
+    /// stale-delete rate's 25%); left out by default so they never fail a default run.
+    #[arg(long, help_heading = "Selection")]
+    pub include_team_policy: bool,
+
+    /// Print what each selected case would create, how long it waits, the SQS requests it makes
+    /// and what they cost at AWS list prices, and which cases are contested or a team policy;
+    /// then exit 0 without resolving the target: no credentials, no network, nothing created.
+    #[arg(long, help_heading = "Selection")]
+    pub dry_run: bool,
+
     /// Where to send calls. Defaults to `endpoint` when --endpoint-url is given, else `embedded`.
     #[arg(long, value_enum, help_heading = "Target")]
     pub target: Option<TargetArg>,

@@ -209,17 +209,30 @@ pub fn case_matches(pattern: &str, id: &str) -> bool {
         .is_none_or(|last| last.is_empty() || id.ends_with(last))
 }
 
-/// The cases to run: matching `--case` (any pattern), and not tagged `slow` unless asked.
+/// Which tagged cases a run takes besides the rest: `slow` ones and team policies are left
+/// out unless asked for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Include {
+    /// `--include-slow`.
+    pub slow: bool,
+    /// `--include-team-policy`.
+    pub team_policy: bool,
+}
+
+/// The cases to run: matching `--case` (any pattern), and not tagged `slow` or
+/// [`crate::suite::TEAM_POLICY_TAG`] unless asked.
 pub fn select<'a>(
     suites: &'a [Suite],
     patterns: &[String],
-    include_slow: bool,
+    include: Include,
 ) -> Vec<(&'a Suite, &'a Case)> {
+    let tagged = |c: &Case, tag: &str| c.tags.iter().any(|t| t == tag);
     suites
         .iter()
         .flat_map(|s| s.cases.iter().map(move |c| (s, c)))
         .filter(|(_, c)| patterns.is_empty() || patterns.iter().any(|p| case_matches(p, &c.id)))
-        .filter(|(_, c)| include_slow || !c.tags.iter().any(|t| t == "slow"))
+        .filter(|(_, c)| include.slow || !tagged(c, "slow"))
+        .filter(|(_, c)| include.team_policy || !tagged(c, crate::suite::TEAM_POLICY_TAG))
         .collect()
 }
 

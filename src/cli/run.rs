@@ -45,7 +45,33 @@ pub async fn run(args: RunArgs) -> i32 {
             suites.len()
         );
     }
-    let selected = load::select(&suites, &args.cases, args.include_slow);
+    let include = load::Include {
+        slow: args.include_slow,
+        team_policy: args.include_team_policy,
+    };
+    let selected = load::select(&suites, &args.cases, include);
+    if !args.include_team_policy {
+        let policies: Vec<&str> = load::select(
+            &suites,
+            &args.cases,
+            load::Include {
+                team_policy: true,
+                ..include
+            },
+        )
+        .into_iter()
+        .filter(|(_, c)| c.tags.iter().any(|t| t == crate::suite::TEAM_POLICY_TAG))
+        .map(|(_, c)| c.id.as_str())
+        .collect();
+        if !policies.is_empty() {
+            say(format_args!(
+                "{} team-policy case(s) left out ({}): bounds the team sets, not ones AWS \
+                 publishes; --include-team-policy runs them",
+                policies.len(),
+                policies.join(", ")
+            ));
+        }
+    }
     if selected.is_empty() {
         eprintln!(
             "sqsprobe: no case matches{}{}",
@@ -54,10 +80,13 @@ pub async fn run(args: RunArgs) -> i32 {
             } else {
                 format!(" --case {}", args.cases.join(" --case "))
             },
-            if args.include_slow {
-                ""
-            } else {
-                " (cases tagged `slow` need --include-slow)"
+            match (args.include_slow, args.include_team_policy) {
+                (true, true) => "",
+                (false, true) => " (cases tagged `slow` need --include-slow)",
+                (true, false) => " (cases tagged `team-policy` need --include-team-policy)",
+                (false, false) => {
+                    " (cases tagged `slow` need --include-slow, `team-policy` --include-team-policy)"
+                }
             }
         );
         return exit_code::BAD_COMMAND_LINE;
@@ -80,6 +109,27 @@ pub async fn run(args: RunArgs) -> i32 {
         // An empty share still writes its run folder (see `execute`), so a merge of the
         // partitions sees it was run rather than missing.
         plan = runner::schedule::partition(plan, k, n);
+    }
+    if args.dry_run {
+        // Named the way a run names it, without reading a profile: a dry run touches nothing.
+        let region = args
+            .reach
+            .region
+            .first()
+            .cloned()
+            .or_else(|| std::env::var("AWS_REGION").ok())
+            .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok())
+            .unwrap_or_else(|| "us-east-1".to_string());
+        let target = match args.target.map(TargetArg::kind) {
+            Some(runner::TargetKind::Aws) => format!("aws ({region})"),
+            Some(runner::TargetKind::Endpoint) | None if args.reach.endpoint_url.is_some() => {
+                "an endpoint".to_string()
+            }
+            _ => "the embedded emulator".to_string(),
+        };
+        let cases: Vec<&crate::suite::Case> = plan.iter().map(|p| &p.case).collect();
+        print!("{}", report::dry_run::render(&target, &region, &cases));
+        return exit_code::OK;
     }
     let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 

@@ -341,6 +341,9 @@ pub struct WireEvidence {
     /// True when the request carried no parameters at all, not even `Action`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_params: bool,
+    /// True when each list or map of one item went without its index (`AttributeName=All`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unindexed: bool,
     /// `json`, `xml` or `other`: the form of the reply; absent when none came.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<String>,

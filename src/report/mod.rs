@@ -17,6 +17,7 @@
 //! The I/O edges: [`write_run_folder`] writes the three files of a run folder (for `run` and
 //! `report` alike), and [`live::consume`] writes a live run's evidence and progress.
 
+pub mod dry_run;
 mod folder;
 pub mod history;
 pub mod html;

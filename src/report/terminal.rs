@@ -121,6 +121,21 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
     for note in totals.notes() {
         out.push_str(&format!("  ({note})\n"));
     }
+    let policies: Vec<String> = run
+        .cases
+        .iter()
+        .filter(|c| {
+            c.start
+                .is_some_and(|s| s.tags.iter().any(|t| t == crate::suite::TEAM_POLICY_TAG))
+        })
+        .map(|c| format!("{} {}", plain(c.id), c.state.label()))
+        .collect();
+    if !policies.is_empty() {
+        out.push_str(&format!(
+            "  (team policy, a bound the team sets and AWS does not publish: {})\n",
+            policies.join(", ")
+        ));
+    }
     if run.interrupted() {
         out.push_str("run interrupted: results are partial\n");
     }
@@ -237,6 +252,26 @@ run folder: runs/run-1
         assert!(
             out.lines()
                 .any(|l| l == "2 passed, 1 failed, 1 inconclusive, 1 error")
+        );
+    }
+
+    /// A case tagged team-policy is named as the team's policy under the totals, with its
+    /// verdict; a run without one has no such line (the test above).
+    #[test]
+    fn a_team_policy_case_is_named_as_such() {
+        let mut records = full_run();
+        for r in &mut records {
+            if let Record::CaseStart(s) = r
+                && s.case == "old-handle"
+            {
+                s.tags.push(crate::suite::TEAM_POLICY_TAG.to_string());
+            }
+        }
+        let out = render(&records, "runs/run-1", 0, false);
+        assert!(
+            out.lines().any(|l| l
+                == "  (team policy, a bound the team sets and AWS does not publish: old-handle FAIL)"),
+            "{out}"
         );
     }
 

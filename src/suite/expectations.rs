@@ -19,8 +19,10 @@ pub struct StepExpect {
     /// `status: 400` — HTTP status of the response. A status of 400 or more is an expected
     /// error response even without `error:` (any code); see [`StepExpect::expects_error`].
     pub status: Option<u16>,
-    /// `messages: N` — receive returned exactly N messages.
-    pub messages: Option<u32>,
+    /// `messages: N` — receive returned exactly N messages; `messages: {at_least?, at_most?}`
+    /// — a count within these bounds (a short poll that may miss, a receive that may return
+    /// fewer than asked).
+    pub messages: Option<CountExpect>,
     /// `received: [m1, m2]` — these labels were in the response (receive/observe).
     pub received: Vec<Spanned<String>>,
     /// `successful: N` — batch Successful count.
@@ -56,6 +58,41 @@ pub struct StepExpect {
     /// `reply: json | xml` — the form the query-protocol reply came in (query-protocol cases:
     /// a request that accepts JSON, say, is answered in JSON).
     pub reply: Option<Spanned<ReplyFormat>>,
+}
+
+/// How many messages an answer may hold: `at_least..=at_most` (`at_most` open when `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountExpect {
+    /// The fewest allowed.
+    pub at_least: u32,
+    /// The most allowed, if any.
+    pub at_most: Option<u32>,
+}
+
+impl CountExpect {
+    /// Exactly `n`.
+    pub fn exactly(n: u32) -> Self {
+        Self {
+            at_least: n,
+            at_most: Some(n),
+        }
+    }
+
+    /// Whether `n` messages meet it.
+    pub fn allows(&self, n: usize) -> bool {
+        n >= self.at_least as usize && self.at_most.is_none_or(|hi| n <= hi as usize)
+    }
+}
+
+impl std::fmt::Display for CountExpect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.at_least, self.at_most) {
+            (lo, Some(hi)) if lo == hi => write!(f, "{lo}"),
+            (0, Some(hi)) => write!(f, "at most {hi}"),
+            (lo, Some(hi)) => write!(f, "{lo} to {hi}"),
+            (lo, None) => write!(f, "at least {lo}"),
+        }
+    }
 }
 
 impl StepExpect {

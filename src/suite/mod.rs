@@ -28,5 +28,7 @@ pub use intake::{too_large, utf8_text};
 pub use limits::{Limits, check_run};
 pub use model::*;
 pub(crate) use parse::step_calls;
-pub use parse::{CALL_ALLOWANCE, PROTOCOLS, case_budget, case_waits, parse_suite};
+pub use parse::{
+    CALL_ALLOWANCE, CaseRequests, PROTOCOLS, case_budget, case_requests, case_waits, parse_suite,
+};
 pub use source::LineIndex;

@@ -27,6 +27,11 @@ pub struct Suite {
     pub cases: Vec<Case>,
 }
 
+/// The tag of a case whose bound is the team's policy, not a behaviour AWS publishes (a rate
+/// no AWS page states): left out of a run unless `--include-team-policy`, so it never fails
+/// the default run, and named as a team policy wherever it is listed.
+pub const TEAM_POLICY_TAG: &str = "team-policy";
+
 /// One bounded experiment with its own queues.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -206,6 +211,9 @@ pub struct Wire {
     pub accept: Option<ReplyFormat>,
     /// `params: none`: the request carries no parameters at all, not even `Action`.
     pub no_params: bool,
+    /// `indexes: none`: each list or map of one item goes without its index, the query API's
+    /// early form (`AttributeName=All`, `Attribute.Name=X&Attribute.Value=Y`; boto 2's).
+    pub unindexed: bool,
 }
 
 /// The HTTP method of a `wire:` request.

@@ -824,3 +824,35 @@ fn silence_over_a_short_poll_window_is_refused() {
     let long = step.replace("wait: 0s", "wait: 1s");
     assert!(parse(&long).is_ok());
 }
+
+#[test]
+fn a_message_count_is_a_number_or_a_range_with_positioned_errors() {
+    let src = with_steps(
+        "      - receive: {queue: q, wait: 0s}\n        expect: {messages: {at_most: 1}}\n",
+    );
+    let suite = parse(&src).unwrap();
+    let want = suite.cases[0].steps[0].expect.messages.unwrap();
+    assert_eq!(
+        want,
+        CountExpect {
+            at_least: 0,
+            at_most: Some(1)
+        }
+    );
+    assert!(want.allows(0) && want.allows(1) && !want.allows(2));
+    assert_eq!(want.to_string(), "at most 1");
+    let src = with_steps(
+        "      - receive: {queue: q}\n        expect: {messages: {at_least: 3, at_most: 1}}\n",
+    );
+    assert_eq!(
+        only_error(&src),
+        "suites/x.yaml:9:29: `at_least` (3) is above `at_most` (1): no count meets both"
+    );
+    let src = with_steps("      - receive: {queue: q}\n        expect: {messages: {at_mots: 1}}\n");
+    assert!(
+        only_error(&src)
+            .starts_with("suites/x.yaml:9:29: unknown key `at_mots` in a message count"),
+        "{}",
+        only_error(&src)
+    );
+}

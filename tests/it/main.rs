@@ -29,6 +29,7 @@ mod cli_run;
 mod cli_validate;
 mod cli_validate_hostile;
 mod deny;
+mod dry_run;
 mod emulator_fidelity;
 mod emulator_layers;
 mod emulator_robustness;

@@ -14,7 +14,14 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn run(extra: &[&str], expect_code: i32) -> Vec<Record> {
-    let mut args = vec!["run", "suites/chaos", "--seed", "3", "--quiet"];
+    let mut args = vec![
+        "run",
+        "suites/chaos",
+        "--seed",
+        "3",
+        "--quiet",
+        "--include-team-policy",
+    ];
     args.extend_from_slice(extra);
     run_records(&args, expect_code, LIMIT).0
 }

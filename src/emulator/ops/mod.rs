@@ -20,3 +20,5 @@ pub(crate) mod send;
 mod chaos_tests;
 #[cfg(test)]
 mod concurrency_tests;
+#[cfg(test)]
+mod write_honesty_tests;

@@ -1,9 +1,10 @@
 //! AddPermission and RemovePermission: statements in the queue's `Policy` attribute.
 //!
 //! Each permission is one statement whose `Sid` is its label, in the policy document AWS
-//! writes (`Version` 2012-10-17, `Id` `<queue arn>/SQSDefaultPolicy`, principals
+//! writes (`Version` 2008-10-17 — the older policy language version, not the 2012-10-17 a
+//! hand-written policy carries —, `Id` `<queue arn>/SQSDefaultPolicy`, principals
 //! `arn:aws:iam::<account>:root`, actions `SQS:<Action>`, the queue as `Resource`)
-//! (LocalStack AWS-validated `test_sqs_permission_lifecycle`). Policies are stored and read
+//! (LocalStack AWS-validated `test_sqs_permission_lifecycle`, recorded 2024-04-30). Policies are stored and read
 //! back, never evaluated: the emulator does not model IAM.
 
 use serde_json::{Map, Value, json};
@@ -55,7 +56,7 @@ fn statements(policy: Option<&str>) -> Vec<Value> {
 
 fn document(arn: &str, statements: Vec<Value>) -> String {
     json!({
-        "Version": "2012-10-17",
+        "Version": "2008-10-17",
         "Id": format!("{arn}/SQSDefaultPolicy"),
         "Statement": statements,
     })
@@ -198,7 +199,7 @@ mod tests {
         .await
         .unwrap();
         let doc = policy(&emu, &url).await.unwrap();
-        assert_eq!(doc["Version"], "2012-10-17");
+        assert_eq!(doc["Version"], "2008-10-17");
         assert_eq!(
             doc["Id"],
             "arn:aws:sqs:us-east-1:000000000000:q/SQSDefaultPolicy"

@@ -335,6 +335,10 @@ pub(crate) fn untag_queue(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
+    // Required in SQS's model: without it the call would answer 200 having removed nothing.
+    if input.raw("TagKeys").is_none() {
+        return Err(SqsError::missing_parameter("TagKeys"));
+    }
     let keys = input.string_list("TagKeys")?;
     emu.with_queue(&key, |_, queue, _| {
         for key in keys {

@@ -100,44 +100,76 @@ impl Node {
     }
 }
 
-/// `[{Name: k, Value: v}, …]` (or `Key`/`Value`) → `{k: v}`.
-fn pairs_to_map(value: Value, key_field: &str) -> Value {
-    let Value::Array(items) = value else {
-        return Value::Object(Map::new());
+/// `[{Name: k, Value: v}, …]` (or `Key`/`Value`) → `{k: v}`, for the member the query
+/// protocol calls `query`.
+///
+/// Every pair is applied or the request is refused: a write that answers 200 and applies
+/// nothing would tell its caller a lie. So a numbered pair without its key
+/// (`Attribute.1.Value=5` alone) is `MissingParameter`, and a member in no form SQS defines
+/// (`Attribute=5`) is refused as a value of the wrong type, as the JSON protocol refuses
+/// `"Attributes": "5"`. The unindexed single pair (`Attribute.Name=X&Attribute.Value=Y`) is
+/// the form of the query API's early versions, which real SQS took from clients still
+/// sending it (boto 2's `set_queue_attribute`, run by its integration suite against SQS):
+/// it is one pair. An empty value (`Attribute=`) is an empty map, as botocore writes an empty
+/// collection.
+fn pairs_to_map(value: Value, key_field: &str, query: &str) -> Result<Value, SqsError> {
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(fields)
+            if fields.contains_key(key_field)
+                && fields.keys().all(|k| k == key_field || k == "Value") =>
+        {
+            vec![Value::Object(fields)]
+        }
+        Value::String(s) if s.is_empty() => Vec::new(),
+        _ => {
+            return Err(SqsError::serialization(format!(
+                "Unexpected value type for parameter {query}."
+            )));
+        }
     };
     let mut out = Map::new();
-    for item in items {
+    for (n, item) in items.into_iter().enumerate() {
+        let missing = || SqsError::missing_parameter(&format!("{query}.{}.{key_field}", n + 1));
         let Value::Object(mut fields) = item else {
-            continue;
+            return Err(missing());
         };
         let Some(Value::String(key)) = fields.remove(key_field) else {
-            continue;
+            return Err(missing());
         };
         out.insert(key, fields.remove("Value").unwrap_or(Value::Null));
     }
-    Value::Object(out)
+    Ok(Value::Object(out))
 }
 
 /// Renames query parameter names to the JSON protocol's members ([`query_members::REQUEST`]),
 /// recursively for the structures in a list (batch entries).
-fn normalize(map: Map<String, Value>) -> Map<String, Value> {
+///
+/// A list member given once without an index (`AttributeName=All`, `AWSAccountId=…`,
+/// `ActionName=…`) is a list of that one item: the early query API's unindexed form, which
+/// real SQS took from boto 2 (`get_queue_attributes`, `add_permission`, run against SQS by
+/// its integration suite).
+fn normalize(map: Map<String, Value>) -> Result<Map<String, Value>, SqsError> {
     let mut out = Map::new();
     for (key, value) in map {
         let (key, value) = match query_members::request_by_query(&key) {
             Some(member) => {
                 let value = match (member.layout, value) {
-                    (Layout::Map { key, .. }, value) => pairs_to_map(value, key),
+                    (Layout::Map { key, .. }, value) => pairs_to_map(value, key, member.query)?,
                     (Layout::List, Value::Array(items)) => Value::Array(
                         items
                             .into_iter()
                             .map(|item| match item {
-                                Value::Object(m) => Value::Object(normalize(m)),
-                                other => other,
+                                Value::Object(m) => normalize(m).map(Value::Object),
+                                other => Ok(other),
                             })
-                            .collect(),
+                            .collect::<Result<_, _>>()?,
                     ),
                     // Batch entries that are not numbered are no entries (EmptyBatchRequest).
                     (Layout::List, _) if member.json == "Entries" => Value::Array(Vec::new()),
+                    (Layout::List, Value::String(one)) if !one.is_empty() => {
+                        Value::Array(vec![Value::String(one)])
+                    }
                     (Layout::List, other) => other,
                 };
                 (member.json.to_owned(), value)
@@ -154,7 +186,7 @@ fn normalize(map: Map<String, Value>) -> Map<String, Value> {
         };
         out.insert(key, value);
     }
-    out
+    Ok(out)
 }
 
 /// Decodes form pairs into (Action, parameters).
@@ -187,7 +219,7 @@ pub(crate) fn decode(
         }
     }
     let params = match root.into_value() {
-        Value::Object(map) => normalize(map),
+        Value::Object(map) => normalize(map)?,
         _ => Map::new(),
     };
     Ok((action, params))

@@ -267,6 +267,7 @@ impl Caller {
                 to_url: to.map(|(_, url)| url),
                 accept: wire.accept,
                 no_params: wire.no_params,
+                unindexed: wire.unindexed,
             },
         });
         Ok(())
@@ -548,6 +549,7 @@ impl StepWire {
             to: self.to_name.clone(),
             accept: self.form.accept.map(|a| a.as_str().to_string()),
             no_params: self.form.no_params,
+            unindexed: self.form.unindexed,
             reply: None,
         }
     }

@@ -26,12 +26,21 @@ pub struct WireForm {
     pub accept: Option<ReplyFormat>,
     /// No parameters at all, not even `Action`.
     pub no_params: bool,
+    /// Each list or map of one item without its index (`AttributeName.1=All` →
+    /// `AttributeName=All`): the early query API's form, which boto 2 still sends.
+    pub unindexed: bool,
 }
 
 /// Why a form could not be applied.
 #[derive(Debug, thiserror::Error)]
-#[error("wire: cannot send to {0}: not a URL")]
+#[error("wire: {0}")]
 pub(super) struct WireError(String);
+
+impl WireError {
+    fn not_a_url(url: &str) -> Self {
+        WireError(format!("cannot send to {url}: not a URL"))
+    }
+}
 
 impl WireForm {
     /// The form the runner put on a request, if any.
@@ -46,13 +55,18 @@ impl WireForm {
         } else {
             String::from_utf8_lossy(request.body().bytes().unwrap_or_default()).into_owned()
         };
+        let form = if self.unindexed {
+            unindex(&form)?
+        } else {
+            form
+        };
         let endpoint = parse(request.uri())?;
         let path = match &self.to_url {
             Some(url) => parse(url)?.path().to_owned(),
             None => endpoint.path().to_owned(),
         };
         let (Some(scheme), Some(authority)) = (endpoint.scheme_str(), endpoint.authority()) else {
-            return Err(WireError(request.uri().to_owned()));
+            return Err(WireError::not_a_url(request.uri()));
         };
         let origin = format!("{scheme}://{authority}");
         let headers = request.headers_mut();
@@ -78,12 +92,48 @@ impl WireForm {
         };
         request
             .set_method(self.method.as_str())
-            .map_err(|_| WireError(uri.clone()))?;
+            .map_err(|_| WireError::not_a_url(&uri))?;
         request
             .set_uri(uri.as_str())
-            .map_err(|_| WireError(uri.clone()))?;
+            .map_err(|_| WireError::not_a_url(&uri))?;
         Ok(request)
     }
+}
+
+/// The form with every `Name.1` (`Name.1.Key`) written `Name` (`Name.Key`): the unindexed
+/// form of a list or map of one item. A name with a second item has no such form: an error.
+fn unindex(form: &str) -> Result<String, WireError> {
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(form.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let indexed = |key: &str| -> Option<(String, String)> {
+        let mut parts = key.splitn(3, '.');
+        let name = parts.next()?;
+        let index = parts.next()?;
+        index.parse::<u32>().ok()?;
+        Some((name.to_owned(), index.to_owned()))
+    };
+    if let Some((name, _)) = pairs
+        .iter()
+        .filter_map(|(k, _)| indexed(k))
+        .find(|(_, i)| i != "1")
+    {
+        return Err(WireError(format!(
+            "`indexes: none` needs one item: `{name}` has more than one"
+        )));
+    }
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    for (key, value) in &pairs {
+        let key = match indexed(key) {
+            Some((name, _)) => match key.splitn(3, '.').nth(2) {
+                Some(rest) => format!("{name}.{rest}"),
+                None => name,
+            },
+            None => key.clone(),
+        };
+        out.append_pair(&key, value);
+    }
+    Ok(out.finish())
 }
 
 /// A URL with a scheme and a host, as `to:` and the endpoint must be.
@@ -91,7 +141,7 @@ fn parse(url: &str) -> Result<Uri, WireError> {
     url.parse::<Uri>()
         .ok()
         .filter(|u| u.scheme().is_some() && u.authority().is_some())
-        .ok_or_else(|| WireError(url.to_owned()))
+        .ok_or_else(|| WireError::not_a_url(url))
 }
 
 /// Puts a call's [`WireForm`] on its request for the query connector.
@@ -136,6 +186,7 @@ mod tests {
             to_url: Some("http://elsewhere.invalid:4566/123/q".into()),
             accept: Some(ReplyFormat::Json),
             no_params: false,
+            unindexed: false,
         };
         let r = form
             .apply(form_post("Action=ListQueues&Version=2012-11-05"))
@@ -149,6 +200,36 @@ mod tests {
         assert_eq!(r.body().bytes(), Some(&b""[..]));
         assert_eq!(r.headers().get("content-type"), None);
         assert_eq!(r.headers().get("accept"), Some("application/json"));
+    }
+
+    #[test]
+    fn indexes_none_sends_one_item_lists_and_maps_unindexed() {
+        let form = WireForm {
+            unindexed: true,
+            ..WireForm::default()
+        };
+        let r = form
+            .apply(form_post(
+                "Action=SetQueueAttributes&QueueUrl=http%3A%2F%2Fh%2F1%2Fq&Attribute.1.Name=VisibilityTimeout&Attribute.1.Value=9",
+            ))
+            .unwrap();
+        assert_eq!(
+            r.body().bytes(),
+            Some(
+                &b"Action=SetQueueAttributes&QueueUrl=http%3A%2F%2Fh%2F1%2Fq&Attribute.Name=VisibilityTimeout&Attribute.Value=9"[..]
+            )
+        );
+        let r = form
+            .apply(form_post("Action=GetQueueAttributes&AttributeName.1=All"))
+            .unwrap();
+        assert_eq!(
+            r.body().bytes(),
+            Some(&b"Action=GetQueueAttributes&AttributeName=All"[..])
+        );
+        assert!(
+            form.apply(form_post("AttributeName.1=A&AttributeName.2=B"))
+                .is_err()
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::steps::step_calls;
-use crate::suite::model::{Action, Case, Fault, FaultKind, QueueDef, RetryPolicy, Step};
+use crate::suite::model::{Action, Case, Fault, FaultKind, QueueDef, QueueKind, RetryPolicy, Step};
 
 /// Allowance for one SQS call in [`case_budget`] (request, response, and a slow endpoint).
 pub const CALL_ALLOWANCE: Duration = Duration::from_secs(2);
@@ -18,6 +18,58 @@ const RECEIVE_WAIT_ATTRIBUTE: &str = "ReceiveMessageWaitTimeSeconds";
 /// The longest ReceiveMessageWaitTimeSeconds AWS accepts; a larger value is refused, so it
 /// is never in effect.
 const MAX_RECEIVE_WAIT: Duration = Duration::from_secs(20);
+
+/// The most SQS requests one run of a case (one trial) makes when every call answers at once:
+/// a create and a delete per queue under `queues:` the runner creates, each step's calls, an
+/// observe's `max_receives` receives (and, with `delete: true`, a delete per receive: what a
+/// watch of one message at a time deletes), a deny's two. Under `retries: standard` every call
+/// may be tried three times. An estimate for a dry run, not a bound on what a target makes a
+/// case do (a batch's failed entries, an observe that sees many messages per receive).
+pub fn case_requests(case: &Case) -> CaseRequests {
+    let attempts: u64 = match case.retries {
+        RetryPolicy::None => 1,
+        RetryPolicy::Standard => 3,
+    };
+    let mut requests = CaseRequests {
+        standard: 2 * case.queues.iter().filter(|q| q.create).count() as u64,
+        fifo: 0,
+    };
+    // Upper bound on the price: with any FIFO queue in the case, its message operations are
+    // counted at the FIFO rate.
+    let any_fifo = case
+        .queues
+        .iter()
+        .chain(case.steps.iter().filter_map(|s| match &s.action {
+            Action::CreateQueue(def) => Some(def),
+            _ => None,
+        }))
+        .any(|q| q.kind == QueueKind::Fifo);
+    for step in &case.steps {
+        for op in step_calls(&step.action) {
+            let n = match &step.action {
+                Action::Observe(o) if *op != "ReceiveMessage" => u64::from(o.max_receives),
+                _ => calls_to(step, op),
+            } * attempts;
+            let fifo_rate =
+                any_fifo && crate::sqs::operations::by_name(op).is_some_and(|o| o.fifo_billed);
+            if fifo_rate {
+                requests.fifo += n;
+            } else {
+                requests.standard += n;
+            }
+        }
+    }
+    requests
+}
+
+/// SQS requests by the rate they are billed at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CaseRequests {
+    /// Billed at the standard rate.
+    pub standard: u64,
+    /// Billed at the FIFO rate.
+    pub fifo: u64,
+}
 
 /// The longest a case can take: every sleep, every receive's wait, every observe window,
 /// plus [`CALL_ALLOWANCE`] per SQS call. The calls are each step that calls SQS (an observe

@@ -56,11 +56,7 @@ pub(super) fn decode_step_expect(
         match *key {
             "error" => e.error = r.nonempty(v, "`error` (an error code)"),
             "status" => e.status = r.int(v, "`status`", 100, 599).map(|n| n as u16),
-            "messages" => {
-                e.messages = r
-                    .int(v, "`messages`", 0, i64::from(u32::MAX))
-                    .map(|n| n as u32)
-            }
+            "messages" => e.messages = decode_count(r, v),
             "successful" => {
                 e.successful = r
                     .int(v, "`successful`", 0, i64::from(u32::MAX))
@@ -327,6 +323,48 @@ pub(super) fn decode_outcome(
         r.error(v, "`outcome` is empty");
     }
     Some(OutcomeExpect::PerMessage(per))
+}
+
+/// `messages: N` (exactly) or `messages: {at_least?: N, at_most?: N}` (a range, for answers
+/// AWS leaves open: a short poll that may miss).
+fn decode_count(r: &mut Reader, v: &Node) -> Option<CountExpect> {
+    let max = i64::from(u32::MAX);
+    if !matches!(v.data, YamlData::Mapping(_)) {
+        return r
+            .int(v, "`messages`", 0, max)
+            .map(|n| CountExpect::exactly(n as u32));
+    }
+    let f = r.fields(v, v, "a message count", &["at_least", "at_most"])?;
+    let at_least = f
+        .get("at_least")
+        .and_then(|n| r.int(n, "`at_least`", 0, max));
+    let at_most = f.get("at_most").and_then(|n| r.int(n, "`at_most`", 0, max));
+    if f.entries.is_empty() {
+        if f.missing("at_least") && f.missing("at_most") {
+            r.error_hint(
+                v,
+                "`messages` has no bound",
+                "give a number, or `at_least`, `at_most`, or both",
+            );
+        }
+        return None;
+    }
+    if f.entries.len() != usize::from(at_least.is_some()) + usize::from(at_most.is_some()) {
+        return None;
+    }
+    if let (Some(lo), Some(hi)) = (at_least, at_most)
+        && lo > hi
+    {
+        r.error(
+            f.key("at_least").unwrap_or(v),
+            format!("`at_least` ({lo}) is above `at_most` ({hi}): no count meets both"),
+        );
+        return None;
+    }
+    Some(CountExpect {
+        at_least: at_least.unwrap_or(0) as u32,
+        at_most: at_most.map(|n| n as u32),
+    })
 }
 
 /// `rate: {<class>: {at_least?: <share>, at_most?: <share>}}`.

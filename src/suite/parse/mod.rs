@@ -34,7 +34,7 @@ mod steps;
 mod suite;
 mod wire;
 
-pub use budget::{CALL_ALLOWANCE, case_budget, case_waits};
+pub use budget::{CALL_ALLOWANCE, CaseRequests, case_budget, case_requests, case_waits};
 pub use case::PROTOCOLS;
 pub(crate) use steps::step_calls;
 pub use suite::parse_suite;

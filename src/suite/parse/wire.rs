@@ -15,7 +15,7 @@ use crate::suite::yaml::{Node, Reader, pos};
 use crate::text::suggest::suggest;
 
 /// The keys of `wire:`.
-const WIRE_KEYS: &[&str] = &["method", "to", "accept", "params"];
+const WIRE_KEYS: &[&str] = &["method", "to", "accept", "params", "indexes"];
 const METHODS: &[&str] = &["GET", "POST"];
 const FORMATS: &[&str] = &["json", "xml"];
 
@@ -82,6 +82,20 @@ pub(super) fn decode_wire(
                     n,
                     format!("`params` is `none` or absent, not `{other}`"),
                     "`params: none` sends no parameters at all, not even Action",
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = f.get("indexes") {
+        match r.string(n, "`indexes`").as_deref() {
+            Some("none") => wire.unindexed = true,
+            Some(other) => {
+                r.error_hint(
+                    n,
+                    format!("`indexes` is `none` or absent, not `{other}`"),
+                    "`indexes: none` sends a list or map of one item without its `.1`, as boto 2 did",
                 );
                 ok = false;
             }
