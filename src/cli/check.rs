@@ -400,23 +400,29 @@ fn with_history(
     if unleased {
         return facts;
     }
+    let which = trial.map(|t| format!("trial {t}: ")).unwrap_or_default();
+    let mut differ = |what: &str, recorded: String, read: String| {
+        out.differences.push(format!(
+            "{which}the facts record {what} {recorded}, the call rows show {read}"
+        ));
+    };
     let read = classify::ack_history::ack_facts(&rows);
     if read != facts.acks {
-        let which = trial.map(|t| format!("trial {t}: ")).unwrap_or_default();
-        out.differences.push(format!(
-            "{which}the facts record counts the acknowledgements {:?}, the call rows show {read:?}",
-            facts.acks
-        ));
+        differ(
+            "counts the acknowledgements",
+            format!("{:?}", facts.acks),
+            format!("{read:?}"),
+        );
         facts.acks = read;
     }
     // The messages no acknowledgement took: from the same rows, by the run's own reading.
     let unacknowledged = classify::ack_history::unacknowledged(&rows);
     if unacknowledged != facts.unacknowledged {
-        let which = trial.map(|t| format!("trial {t}: ")).unwrap_or_default();
-        out.differences.push(format!(
-            "{which}the facts record names the unacknowledged messages {:?}, the call rows show {unacknowledged:?}",
-            facts.unacknowledged
-        ));
+        differ(
+            "names the unacknowledged messages",
+            format!("{:?}", facts.unacknowledged),
+            format!("{unacknowledged:?}"),
+        );
         facts.unacknowledged = unacknowledged;
     }
     facts

@@ -86,16 +86,7 @@ pub fn recheck_audits(args: &[&str], cwd: &Path, code: i32) {
     let dir = out.join(run_id);
     // An audit refused before it started, or stopped, wrote no judgement to check.
     if dir.join("audit.json").is_file() || dir.join("trials.json").is_file() {
-        let check = wait_bounded(
-            Command::new(bin())
-                .args(["check", dir.to_str().expect("a UTF-8 path")])
-                .env("NO_COLOR", "1")
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("start sqsprobe check"),
-            Duration::from_secs(60),
-        );
+        let check = check(&dir);
         assert!(
             check.code() == code && !check.stdout.contains("DIFFERS"),
             "sqsprobe check {} disagrees with the audit (exit {}, the audit's {code}):\n{}\n{}",
@@ -142,10 +133,9 @@ pub fn recheck_dir(out: &Path) {
     }
 }
 
-/// `sqsprobe check DIR` agrees with the run folder: it says the evidence supports every
-/// verdict, and exits with the code the run recorded.
-pub fn assert_checks(dir: &Path) {
-    let check = wait_bounded(
+/// `sqsprobe check DIR`, finished.
+fn check(dir: &Path) -> Finished {
+    wait_bounded(
         Command::new(bin())
             .args(["check", dir.to_str().expect("a UTF-8 path")])
             .env("NO_COLOR", "1")
@@ -154,7 +144,13 @@ pub fn assert_checks(dir: &Path) {
             .spawn()
             .expect("start sqsprobe check"),
         Duration::from_secs(60),
-    );
+    )
+}
+
+/// `sqsprobe check DIR` agrees with the run folder: it says the evidence supports every
+/// verdict, and exits with the code the run recorded.
+pub fn assert_checks(dir: &Path) {
+    let check = check(dir);
     assert!(
         check
             .stdout

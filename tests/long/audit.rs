@@ -536,18 +536,25 @@ fn a_consumer_that_cannot_start_and_a_missing_command_are_refused() {
 /// The Rust example consumer (`cargo build --example audit-correct`), built if the test run
 /// did not build it already.
 pub(crate) fn rust_consumer() -> PathBuf {
+    rust_example("audit-correct")
+}
+
+/// The crate's example `name` (`cargo build --example NAME`), built if the test run did not
+/// build it already.
+pub(crate) fn rust_example(name: &str) -> PathBuf {
     let path = common::bin()
         .parent()
         .expect("target/debug")
-        .join("examples/audit-correct");
+        .join("examples")
+        .join(name);
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
         let built = std::process::Command::new(cargo)
-            .args(["build", "--example", "audit-correct"])
+            .args(["build", "--example", name])
             .current_dir(root())
             .status()
             .expect("cargo runs");
-        assert!(built.success(), "the Rust example consumer does not build");
+        assert!(built.success(), "the example {name} does not build");
     }
     path
 }

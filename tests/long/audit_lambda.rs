@@ -488,19 +488,7 @@ fn the_handler_sees_the_documented_event_and_context() {
 /// `lambda-correct`, built if the test run did not build it), clean with chaos on.
 #[test]
 fn the_rust_runtime_client_handler_is_clean_with_chaos_on() {
-    let binary = common::bin()
-        .parent()
-        .expect("target/debug")
-        .join("examples/lambda-correct");
-    if !binary.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-        let built = std::process::Command::new(cargo)
-            .args(["build", "--example", "lambda-correct"])
-            .current_dir(root())
-            .status()
-            .expect("cargo runs");
-        assert!(built.success(), "the Rust example handler does not build");
-    }
+    let binary = crate::audit::rust_example("lambda-correct");
     let out = tempfile::tempdir().unwrap();
     for seed in ["1", "2"] {
         let run_id = format!("rust-{seed}");

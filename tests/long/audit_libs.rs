@@ -227,15 +227,7 @@ fn clean_over_20_seeds(lib: Lib) {
             assert_eq!(code, 0, "{what}: {said}");
             assert_eq!(audit["clean"], true, "{what}: {audit}");
             assert_eq!(audit["unchecked"], serde_json::json!([]), "{what}: {audit}");
-            let acts = audit["ended"]["nemesis"]["acts"].as_array().unwrap();
-            let of = |act: &str| acts.iter().filter(|a| a["act"] == act).count();
-            assert!(of("kill") >= 1, "{what}: {audit}");
-            assert_eq!(of("kill"), of("restart"), "{what}: {audit}");
-            assert!(
-                acts.iter()
-                    .any(|a| a["act"] == "kill" && a["on"] == "delete"),
-                "{what}: {audit}"
-            );
+            crate::audit_nemesis::assert_struck(&audit, &what);
         }
     }
 }

@@ -137,7 +137,7 @@ fn the_correct_python_consumer_stays_clean_under_kill_and_chaos_over_many_seeds(
 }
 
 /// The nemesis struck: at least one kill, the first at a delete, each followed by a restart.
-fn assert_struck(audit: &serde_json::Value, what: &str) {
+pub(crate) fn assert_struck(audit: &serde_json::Value, what: &str) {
     let acts = audit["ended"]["nemesis"]["acts"].as_array().unwrap();
     let of = |act: &str| acts.iter().filter(|a| a["act"] == act).count();
     assert!(of("kill") >= 1, "{what}: {audit}");
