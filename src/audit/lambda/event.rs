@@ -126,18 +126,7 @@ pub enum Failure {
     WrongIdentifier(WrongId),
 }
 
-impl Failure {
-    /// The invocation's outcome it makes.
-    pub fn outcome(&self) -> super::invocation::Outcome {
-        use super::invocation::Outcome;
-        match self {
-            Failure::FunctionError(_) => Outcome::FunctionError,
-            Failure::Timeout => Outcome::Timeout,
-            Failure::InvalidResponse => Outcome::InvalidResponse,
-            Failure::WrongIdentifier(_) => Outcome::WrongItemIdentifier,
-        }
-    }
-}
+impl Failure {}
 
 /// What the mapping makes of `answer` for `records`.
 pub fn dispose(records: &[Record], answer: &Answer, report_failures: bool) -> Disposition {

@@ -461,7 +461,12 @@ impl Poller {
                     Failure::WrongIdentifier(w) => Some(*w),
                     _ => None,
                 };
-                (why.outcome(), error_type, wrong, (0..batch.len()).collect())
+                (
+                    outcome_of(why),
+                    error_type,
+                    wrong,
+                    (0..batch.len()).collect(),
+                )
             }
         };
         let done: Vec<&Record> = batch
@@ -550,4 +555,14 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The invocation's outcome a whole-batch failure makes.
+fn outcome_of(failure: &Failure) -> Outcome {
+    match failure {
+        Failure::FunctionError(_) => Outcome::FunctionError,
+        Failure::Timeout => Outcome::Timeout,
+        Failure::InvalidResponse => Outcome::InvalidResponse,
+        Failure::WrongIdentifier(_) => Outcome::WrongItemIdentifier,
+    }
 }
