@@ -126,8 +126,6 @@ pub enum Failure {
     WrongIdentifier(WrongId),
 }
 
-impl Failure {}
-
 /// What the mapping makes of `answer` for `records`.
 pub fn dispose(records: &[Record], answer: &Answer, report_failures: bool) -> Disposition {
     let body = match answer {
