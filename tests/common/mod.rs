@@ -334,6 +334,28 @@ pub fn wait_for_queue(
     }
 }
 
+/// Waits (bounded by `limit`) until a run folder under `out` has written an evidence row
+/// holding `needle` (rows are flushed as written): a test reaches a phase of a run by what the
+/// run recorded, never by sleeping.
+pub fn wait_for_evidence(out: &Path, needle: &str, limit: Duration, what: &str) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let written = std::fs::read_dir(out)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                std::fs::read_to_string(e.path().join("evidence.jsonl"))
+                    .is_ok_and(|text| text.lines().any(|l| l.contains(needle)))
+            });
+        if written {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Names of the queues on `endpoint` whose name starts with `prefix`.
 pub async fn queues_with_prefix(endpoint: &str, prefix: &str) -> Vec<String> {
     queues_with_prefix_in(endpoint, "us-east-1", prefix).await

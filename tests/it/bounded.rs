@@ -65,7 +65,12 @@ fn a_hung_target_is_declared_lost_and_the_run_ends_soon_after() {
         Duration::from_secs(20),
         "the run never created its queue",
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    common::wait_for_evidence(
+        out.path(),
+        r#""phase":"observe""#,
+        Duration::from_secs(30),
+        "the run never began its observation",
+    );
     assert!(
         Command::new("kill")
             .args(["-STOP", &pid])
@@ -415,7 +420,12 @@ fn a_signal_while_the_target_hangs_ends_soon_and_never_blames_the_target() {
         Duration::from_secs(20),
         "the run never created its queue",
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    common::wait_for_evidence(
+        out.path(),
+        r#""phase":"observe""#,
+        Duration::from_secs(30),
+        "the run never began its observation",
+    );
     let signal = |sig: &str, pid: &str| {
         assert!(
             Command::new("kill")

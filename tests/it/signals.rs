@@ -41,8 +41,13 @@ fn start_observing(url: &str, out: &std::path::Path, rt: &tokio::runtime::Runtim
         Duration::from_secs(30),
         "the run never created its queue",
     );
-    // Past the send and the receive: inside the window.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Past the send and the receive: inside the window, once an observing receive is recorded.
+    common::wait_for_evidence(
+        out,
+        r#""phase":"observe""#,
+        Duration::from_secs(30),
+        "the run never began its observation",
+    );
     child
 }
 
@@ -108,7 +113,20 @@ fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
     let out = tempfile::tempdir().unwrap();
     let child = start_observing(&proxy.url, out.path(), rt);
     send_signal(&child, "TERM");
-    std::thread::sleep(Duration::from_millis(500));
+    // Tearing down: the proxy holds the DeleteQueue the first signal led to.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !rigged
+        .seen()
+        .requests
+        .iter()
+        .any(|r| matches!(r, common::proxy::WireRequest::Json(t) if t == "AmazonSQS.DeleteQueue"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the run never began its teardown"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let started = Instant::now();
     send_signal(&child, "TERM");
     let done = common::wait_bounded(child, Duration::from_secs(10));
