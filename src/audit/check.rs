@@ -20,8 +20,8 @@ pub struct AuditCheck {
     pub audit: super::Audit,
     /// Where `audit.json` differs from the judgement made again, one line per field.
     pub differences: Vec<String>,
-    /// Whether it concluded and whether the consumer crashed, as `audit.json` recorded: they
-    /// are the consumer's run, not the judge's, and go into the exit code.
+    /// Whether it concluded and whether the consumer crashed, as the evidence's `audit_end`
+    /// row says: they are the consumer's run, not the judge's, and go into the exit code.
     pub concluded: bool,
     pub crashed: bool,
 }
@@ -80,15 +80,39 @@ fn check_one(dir: &Path) -> Result<AuditCheck, String> {
                 .map_err(|e| format!("{} is not JSON: {e}", recorded_path.display()))
         })?;
     let judged = serde_json::to_value(&audit).map_err(|e| e.to_string())?;
-    let differences = differences(&judged, &recorded);
-    let ended = &recorded["ended"];
+    let mut differences = differences(&judged, &recorded);
+    // How the consumer's run ended is the evidence's `audit_end` row, not the summary's claim.
+    let (concluded, crashed) = ended_row(&text)
+        .ok_or_else(|| format!("{}: no `audit_end` row that reads", evidence.display()))?;
+    for (name, value) in [("concluded", concluded), ("crashed", crashed)] {
+        if recorded["ended"][name].as_bool() != Some(value) {
+            differences.push(format!(
+                "`ended.{name}`: recorded {}, the evidence gives {value}",
+                recorded["ended"][name]
+            ));
+        }
+    }
     Ok(AuditCheck {
         folder: dir.to_path_buf(),
         audit,
         differences,
-        concluded: ended["concluded"].as_bool().unwrap_or(false),
-        crashed: ended["crashed"].as_bool().unwrap_or(false),
+        concluded,
+        crashed,
     })
+}
+
+/// Whether the audit concluded and whether the consumer crashed, as the `audit_end` row of
+/// the evidence `text` says; `None` without one that reads (the audit did not finish).
+fn ended_row(text: &str) -> Option<(bool, bool)> {
+    let row: serde_json::Value = text
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|r| r["type"] == "audit_end")?;
+    Some((
+        row["data"]["concluded"].as_bool()?,
+        row["data"]["crashed"].as_bool()?,
+    ))
 }
 
 /// Each field of the judgement that `recorded` holds otherwise, one line each.
@@ -159,5 +183,21 @@ mod tests {
             vec!["`clean`: recorded true, the evidence gives false".to_string()]
         );
         assert!(differences(&judged, &judged).is_empty());
+    }
+
+    #[test]
+    fn how_the_run_ended_is_read_from_the_last_audit_end_row() {
+        let text = [
+            r#"{"type":"audit_start","data":{}}"#,
+            r#"{"type":"audit_end","data":{"concluded":true,"crashed":true}}"#,
+        ]
+        .join("\n");
+        assert_eq!(ended_row(&text), Some((true, true)));
+        assert_eq!(ended_row(r#"{"type":"audit_start","data":{}}"#), None);
+        assert_eq!(
+            ended_row(r#"{"type":"audit_end","data":{"concluded":true}}"#),
+            None,
+            "a row without `crashed` does not say how the run ended"
+        );
     }
 }

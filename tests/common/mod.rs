@@ -327,9 +327,18 @@ pub fn wait_for_queue(
     limit: Duration,
     what: &str,
 ) {
+    wait_until(what, limit, || {
+        !rt.block_on(queues_with_prefix(endpoint, prefix)).is_empty()
+    });
+}
+
+/// Waits until `done` holds, checking it every 50 ms; past `limit`, the test fails with `what`.
+/// The one bounded wait of the tests: what is waited on is a fact (a queue, an evidence row, a
+/// proxy's hold, a child process), and the limit is a hang guard, never a timing assertion.
+pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + limit;
-    while rt.block_on(queues_with_prefix(endpoint, prefix)).is_empty() {
-        assert!(Instant::now() < deadline, "{what}");
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} (not within {limit:?})");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -338,22 +347,16 @@ pub fn wait_for_queue(
 /// holding `needle` (rows are flushed as written): a test reaches a phase of a run by what the
 /// run recorded, never by sleeping.
 pub fn wait_for_evidence(out: &Path, needle: &str, limit: Duration, what: &str) {
-    let deadline = Instant::now() + limit;
-    loop {
-        let written = std::fs::read_dir(out)
+    wait_until(what, limit, || {
+        std::fs::read_dir(out)
             .into_iter()
             .flatten()
             .flatten()
             .any(|e| {
                 std::fs::read_to_string(e.path().join("evidence.jsonl"))
                     .is_ok_and(|text| text.lines().any(|l| l.contains(needle)))
-            });
-        if written {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+            })
+    });
 }
 
 /// Names of the queues on `endpoint` whose name starts with `prefix`.

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::serve::Serve;
-use common::{bin, send_signal, wait_bounded};
+use common::{bin, send_signal, wait_bounded, wait_until};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -64,14 +64,11 @@ fn a_signal_cuts_a_bench_and_deletes_its_queues() {
         }
         let child = start_bench(&args);
         // Signalled inside a phase with queues (the raw driver measures its no-op first).
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while !queues(&serve).contains("sqsprobe-bench") {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{driver}: the bench made no queue within 30 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_until(
+            &format!("{driver}: the bench made no queue"),
+            Duration::from_secs(30),
+            || queues(&serve).contains("sqsprobe-bench"),
+        );
         std::thread::sleep(Duration::from_millis(300));
         send_signal(&child, signal);
         let done = wait_bounded(child, Duration::from_secs(20));
@@ -126,17 +123,6 @@ fn gone(pid: u32) -> bool {
         Ok(stat) => stat
             .rsplit_once(')')
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
-}
-
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + limit;
-    while !done() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{what} within {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -114,19 +114,15 @@ fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
     let child = start_observing(&proxy.url, out.path(), rt);
     send_signal(&child, "TERM");
     // Tearing down: the proxy holds the DeleteQueue the first signal led to.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !rigged
-        .seen()
-        .requests
-        .iter()
-        .any(|r| matches!(r, common::proxy::WireRequest::Json(t) if t == "AmazonSQS.DeleteQueue"))
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the run never began its teardown"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until(
+        "the run never began its teardown",
+        Duration::from_secs(30),
+        || {
+            rigged.seen().requests.iter().any(
+                |r| matches!(r, common::proxy::WireRequest::Json(t) if t == "AmazonSQS.DeleteQueue"),
+            )
+        },
+    );
     let started = Instant::now();
     send_signal(&child, "TERM");
     let done = common::wait_bounded(child, Duration::from_secs(10));

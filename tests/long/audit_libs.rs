@@ -207,28 +207,18 @@ fn clean_over_20_seeds(lib: Lib) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let seeds: Vec<u64> = (1..=20).collect();
-    for chunk in seeds.chunks(4) {
-        let handles: Vec<_> = chunk
-            .iter()
-            .map(|&seed| {
-                let out = out.path().to_path_buf();
-                std::thread::spawn(move || {
-                    let seed_s = seed.to_string();
-                    let run_id = format!("{}-kill-{seed}", lib.folder());
-                    let flags = ["--nemesis", "kill", "--chaos", CHAOS, "--seed", &seed_s];
-                    (seed, audit(lib, None, &flags, &out, &run_id))
-                })
-            })
-            .collect();
-        for h in handles {
-            let (seed, (code, said, audit)) = h.join().unwrap();
-            let what = format!("{} seed {seed}", lib.folder());
-            assert_eq!(code, 0, "{what}: {said}");
-            assert_eq!(audit["clean"], true, "{what}: {audit}");
-            assert_eq!(audit["unchecked"], serde_json::json!([]), "{what}: {audit}");
-            crate::audit_nemesis::assert_struck(&audit, &what);
-        }
+    let results = crate::audit::four_at_a_time((1..=20).collect(), |seed: u64| {
+        let seed_s = seed.to_string();
+        let run_id = format!("{}-kill-{seed}", lib.folder());
+        let flags = ["--nemesis", "kill", "--chaos", CHAOS, "--seed", &seed_s];
+        (seed, audit(lib, None, &flags, out.path(), &run_id))
+    });
+    for (seed, (code, said, audit)) in results {
+        let what = format!("{} seed {seed}", lib.folder());
+        assert_eq!(code, 0, "{what}: {said}");
+        assert_eq!(audit["clean"], true, "{what}: {audit}");
+        assert_eq!(audit["unchecked"], serde_json::json!([]), "{what}: {audit}");
+        crate::audit_nemesis::assert_struck(&audit, &what);
     }
 }
 

@@ -106,33 +106,34 @@ fn an_acknowledge_first_consumer_loses_work_under_kill_in_every_trial_whatever_i
 fn the_correct_python_consumer_stays_clean_under_kill_and_chaos_over_many_seeds() {
     let out = tempfile::tempdir().unwrap();
     let chaos = "duplicate=0.3,redeliver-after-delete=0.3,stale-delete-keeps=0.5,reorder=0.5";
-    let seeds: Vec<u64> = (1..=20).collect();
-    for chunk in seeds.chunks(4) {
-        let handles: Vec<_> = chunk
-            .iter()
-            .map(|&seed| {
-                let out = out.path().to_path_buf();
-                std::thread::spawn(move || {
-                    let py = python();
-                    let script = example("correct.py");
-                    let seed_s = seed.to_string();
-                    let run_id = format!("kill-{seed}");
-                    let got = audit_command(
-                        &[&py, &script],
-                        &["--nemesis", "kill", "--chaos", chaos, "--seed", &seed_s],
-                        &out,
-                        &run_id,
-                    );
-                    (seed, got)
-                })
-            })
-            .collect();
-        for h in handles {
-            let (seed, (code, said, audit)) = h.join().unwrap();
-            assert_eq!(code, 0, "seed {seed}: {said}");
-            assert_eq!(audit["clean"], true, "seed {seed}: {audit}");
-            assert_struck(&audit, &format!("seed {seed}"));
-        }
+    let command = [python(), example("correct.py")];
+    clean_under_kill_over_20_seeds("python", &command, chaos, out.path());
+}
+
+/// `command`, audited under `--nemesis kill` and `chaos` over seeds 1 to 20 (four at a time),
+/// with a lease it outlasts by seconds: clean every time, and struck every time.
+fn clean_under_kill_over_20_seeds(name: &str, command: &[String], chaos: &str, out: &Path) {
+    let command: Vec<&str> = command.iter().map(String::as_str).collect();
+    let results = crate::audit::four_at_a_time((1..=20).collect(), |seed: u64| {
+        let seed_s = seed.to_string();
+        let run_id = format!("{name}-kill-{seed}");
+        let flags = [
+            "--nemesis",
+            "kill",
+            "--chaos",
+            chaos,
+            "--seed",
+            &seed_s,
+            "--visibility-timeout",
+            crate::audit::CLEAN_LEASE,
+        ];
+        let got = audit_command(&command, &flags, out, &run_id);
+        (run_id, got)
+    });
+    for (run_id, (code, said, audit)) in results {
+        assert_eq!(code, 0, "{run_id}: {said}");
+        assert_eq!(audit["clean"], true, "{run_id}: {audit}");
+        assert_struck(&audit, &run_id);
     }
 }
 
@@ -169,37 +170,8 @@ fn the_correct_javascript_and_rust_consumers_stay_clean_under_kill_and_chaos() {
             vec!["node".to_string(), correct.to_str().unwrap().to_string()],
         ),
     ];
-    let runs: Vec<(&str, &Vec<String>, u64)> = consumers
-        .iter()
-        .flat_map(|(name, command)| (1..=20).map(move |seed| (*name, command, seed)))
-        .collect();
-    for chunk in runs.chunks(4) {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|&(name, command, seed)| {
-                    let out = out.path();
-                    scope.spawn(move || {
-                        let seed_s = seed.to_string();
-                        let run_id = format!("{name}-kill-{seed}");
-                        let command: Vec<&str> = command.iter().map(String::as_str).collect();
-                        let got = audit_command(
-                            &command,
-                            &["--nemesis", "kill", "--chaos", chaos, "--seed", &seed_s],
-                            out,
-                            &run_id,
-                        );
-                        (run_id, got)
-                    })
-                })
-                .collect();
-            for h in handles {
-                let (run_id, (code, said, audit)) = h.join().unwrap();
-                assert_eq!(code, 0, "{run_id}: {said}");
-                assert_eq!(audit["clean"], true, "{run_id}: {audit}");
-                assert_struck(&audit, &run_id);
-            }
-        });
+    for (name, command) in &consumers {
+        clean_under_kill_over_20_seeds(name, command, chaos, out.path());
     }
 }
 
