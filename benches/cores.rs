@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use sqsprobe::emulator::{EmulatorConfig, InProcess};
+use sqsprobe_emulator::{EmulatorConfig, InProcess};
 
 /// A message body of the bench's usual size.
 const BODY: &str = "sqsprobe cores bench: a message body of about one hundred bytes, the same for every message sent.";
@@ -183,7 +183,7 @@ fn run(options: &Options) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let running = runtime
-        .block_on(sqsprobe::emulator::spawn(
+        .block_on(sqsprobe_emulator::spawn(
             "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
             EmulatorConfig::default(),
         ))

@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::key::KeyMap;
-use crate::emulator::audit::Called;
-use crate::evidence::digest::Masker;
-use crate::evidence::format::{Call, Completion, EntryEvidence, MessageEvidence, Phase};
-use crate::evidence::sha256_hex;
+use sqsprobe_core::evidence::digest::Masker;
+use sqsprobe_core::evidence::format::{Call, Completion, EntryEvidence, MessageEvidence, Phase};
+use sqsprobe_core::evidence::sha256_hex;
+use sqsprobe_emulator::audit::Called;
 
 /// The `case` of every consumer row.
 pub const CASE: &str = "consumer";
@@ -116,7 +116,7 @@ pub fn row(run_id: &str, called: &Called<'_>, known: &Known) -> Call {
                 ));
             }
         }
-        op if crate::sqs::operations::is_batch(op) => {
+        op if sqsprobe_facts::sqs::operations::is_batch(op) => {
             rows = batch_entries(op, params, answer, known);
             if op == "SendMessageBatch" {
                 messages = sent_in_batch(params, answer, queue.as_deref(), known);
@@ -378,8 +378,8 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
     use crate::audit::key::{KeySpec, Role};
-    use crate::emulator::audit::Refusal;
     use serde_json::json;
+    use sqsprobe_emulator::audit::Refusal;
     use std::time::{Duration, SystemTime};
 
     fn called<'a>(

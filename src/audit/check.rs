@@ -152,7 +152,7 @@ pub fn render(checks: &[AuditCheck]) -> String {
         };
         out.push_str(&format!(
             "{state:<8} audit {}: {} messages, {} finding{}{}{}\n",
-            crate::text::escape::terminal(&c.folder.display().to_string()),
+            sqsprobe_facts::text::escape::terminal(&c.folder.display().to_string()),
             c.audit.messages,
             c.audit.findings.len(),
             if c.audit.findings.len() == 1 { "" } else { "s" },
@@ -164,7 +164,10 @@ pub fn render(checks: &[AuditCheck]) -> String {
             }
         ));
         for d in &c.differences {
-            out.push_str(&format!("         {}\n", crate::text::escape::terminal(d)));
+            out.push_str(&format!(
+                "         {}\n",
+                sqsprobe_facts::text::escape::terminal(d)
+            ));
         }
     }
     out

@@ -20,8 +20,8 @@ use super::effects::{Channel, Commit, Handoff};
 use super::lambda::invocation::{Invocation, LambdaFacts};
 use super::log::{AckFact, End, Log};
 use super::nemesis::Act;
-use crate::emulator::audit::{Ack, AckOp, Delivery};
-use crate::evidence::format::{Call, Completion, Phase};
+use sqsprobe_core::evidence::format::{Call, Completion, Phase};
+use sqsprobe_emulator::audit::{Ack, AckOp, Delivery};
 
 /// A `delivery` row: one attempt of one message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,7 +124,7 @@ impl DeliveryRow {
             message_seq: delivery.seq,
             business_key: key.map(str::to_string),
             attempt_nonce: delivery.nonce,
-            body_digest: crate::evidence::sha256_hex(&delivery.body),
+            body_digest: sqsprobe_core::evidence::sha256_hex(&delivery.body),
             at_ms: delivery.at_ms,
             lease_until_ms: delivery.lease_until_ms,
         }

@@ -16,8 +16,8 @@ use super::judge::{Audit, FindingKind};
 use super::log::Log;
 use super::nemesis::ActKind;
 use super::report::Ended;
-use crate::evidence::format::{Call, Decision};
-use crate::text::escape::html_text as esc;
+use sqsprobe_core::evidence::format::{Call, Decision};
+use sqsprobe_facts::text::escape::html_text as esc;
 
 const WIDTH: f64 = 860.0;
 const LANE: f64 = 26.0;
@@ -268,7 +268,7 @@ mod tests {
     use crate::audit::judge::judge;
     use crate::audit::judge::tests::keyed;
     use crate::audit::log::{AckFact, End};
-    use crate::emulator::audit::{Ack, AckOp, Delivery};
+    use sqsprobe_emulator::audit::{Ack, AckOp, Delivery};
 
     #[test]
     fn findings_come_first_and_each_ack_is_a_mark_in_its_lane() {

@@ -60,9 +60,9 @@ use serde::Serialize;
 use super::effects::Channel;
 use super::log::{End, Log};
 use super::nemesis::{Act, ActKind, On};
-use crate::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
-use crate::emulator::audit::{AckOp, Delivery};
-use crate::evidence::format::Decision;
+use sqsprobe_core::classify::leases::{self, AckClass, HandleOp, HandleUse, Span, UseAnswer};
+use sqsprobe_core::evidence::format::Decision;
+use sqsprobe_emulator::audit::{AckOp, Delivery};
 
 /// What a finding is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -766,8 +766,8 @@ pub(crate) mod tests {
     use super::*;
     use crate::audit::effects::{Channel, Commit, Handoff};
     use crate::audit::log::AckFact;
-    use crate::emulator::audit::Ack;
-    use crate::evidence::business_key;
+    use sqsprobe_core::evidence::business_key;
+    use sqsprobe_emulator::audit::Ack;
 
     fn delivery(seq: u64, nonce: u64, at: u64, lease: u64) -> Delivery {
         Delivery {
@@ -1103,10 +1103,10 @@ pub(crate) mod tests {
     /// `audit`, get the same class and the same decision.
     #[test]
     fn run_and_audit_decide_the_same_acknowledgement_alike() {
-        use crate::classify::{ack_history, decide};
-        use crate::evidence::fixtures::{call, received};
-        use crate::evidence::format::Phase;
-        use crate::suite::model::OutcomeClass;
+        use sqsprobe_core::classify::{ack_history, decide};
+        use sqsprobe_core::evidence::fixtures::{call, received};
+        use sqsprobe_core::evidence::format::Phase;
+        use sqsprobe_core::suite::model::OutcomeClass;
         // (lease, delete at, a newer attempt at, whether it deletes with its own handle).
         for (lease, delete_at, newer_at, newer_acks, class) in [
             (1_000, 1_500, None, false, AckClass::Late),

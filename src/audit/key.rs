@@ -116,7 +116,7 @@ impl KeySpec {
     /// `MessageAttributes`: `{name: {DataType, StringValue | BinaryValue (base64)}}`).
     pub fn read(&self, body: &str, attributes: Option<&Map<String, Value>>) -> Option<String> {
         if self.written.is_none() {
-            return crate::evidence::business_key(body);
+            return sqsprobe_core::evidence::business_key(body);
         }
         let mut at = match &self.attribute {
             None => At::Text(body.to_string()),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::effects::{Commit, Effects, Handoff};
 use super::nemesis::Act;
-use crate::emulator::audit::{Ack, Delivery};
+use sqsprobe_emulator::audit::{Ack, Delivery};
 
 /// An acknowledgement, with what the ledger said of its message when it arrived.
 #[derive(Debug, Clone, PartialEq, Eq)]

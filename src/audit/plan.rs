@@ -19,9 +19,9 @@ use saphyr::YamlData;
 pub use super::key::{KeyMap, KeySpec, Role};
 pub use super::shape::{AttributePlan, AttributeValue, Body, Planned, Template, Vars};
 use super::shape::{attribute_name_problem, valid_id};
-use crate::suite::Diagnostic;
-use crate::suite::model::Pos;
-use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
+use sqsprobe_core::suite::Diagnostic;
+use sqsprobe_core::suite::model::Pos;
+use sqsprobe_core::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
 
 const PLAN_FILE: DocumentKind = DocumentKind {
     noun: "plan",
@@ -459,7 +459,7 @@ fn decode_queue(
             if names.is_empty() {
                 "add it under `message_attributes:`".to_string()
             } else {
-                crate::text::suggest::suggest(wanted, &names)
+                sqsprobe_facts::text::suggest::suggest(wanted, &names)
             },
         );
     }
@@ -679,7 +679,7 @@ fn decode_attributes(r: &mut Reader, n: &Node) -> Option<Vec<AttributePlan>> {
 /// problem of each sort is reported. Returns each message's key.
 fn check_messages(
     r: &mut Reader,
-    f: &crate::suite::yaml::Fields,
+    f: &sqsprobe_core::suite::yaml::Fields,
     item: &Node,
     q: &QueuePlan,
 ) -> Option<Vec<(u32, String)>> {

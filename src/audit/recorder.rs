@@ -28,9 +28,9 @@ use super::history::{AckRow, CommitRow, DeliveryRow, FactsRow, HandoffRow};
 use super::key::{KeyMap, Role};
 use super::log::{AckFact, End, Log};
 use super::nemesis::{Act, Event, Live, On};
-use crate::emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
-use crate::evidence::EvidenceWriter;
-use crate::evidence::format::Record;
+use sqsprobe_core::evidence::EvidenceWriter;
+use sqsprobe_core::evidence::format::Record;
+use sqsprobe_emulator::audit::{Ack, AckOp, AuditObserver, Called, Delivery};
 
 /// Where the recorder writes, and what its rows need to know.
 struct Evidence {
@@ -177,7 +177,7 @@ impl Recorder {
             .as_ref()
         {
             Some(ev) => ev.known.masker.mask(text),
-            None => crate::evidence::digest::Masker::default().mask(text),
+            None => sqsprobe_core::evidence::digest::Masker::default().mask(text),
         }
     }
 

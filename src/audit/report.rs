@@ -13,7 +13,7 @@ use std::fmt::Write;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::judge::{Audit, Finding};
-use crate::text::escape::{markdown_code as code, markdown_text as text};
+use sqsprobe_facts::text::escape::{markdown_code as code, markdown_text as text};
 
 /// How the consumer's run ended, for the reports.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -57,7 +57,7 @@ fn foreign_line(audit: &Audit) -> Option<String> {
 /// one could not conclude, could not see the work (no ledger) or crashed, else 0: never a clean
 /// exit without proof of work.
 pub fn exit_code(outcomes: &[(&Audit, bool, bool)]) -> i32 {
-    use crate::exit_code;
+    use sqsprobe_facts::exit_code;
     let definite = outcomes.iter().any(|(audit, concluded, _)| {
         audit
             .findings
@@ -106,7 +106,7 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
         let _ = writeln!(
             out,
             "FINDING  {}",
-            crate::text::escape::terminal(&finding_line(f))
+            sqsprobe_facts::text::escape::terminal(&finding_line(f))
         );
     }
     let counts: Vec<String> = audit
@@ -126,19 +126,23 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
         } else {
             format!(" ({})", counts.join(", "))
         },
-        crate::text::escape::terminal(&ended.how)
+        sqsprobe_facts::text::escape::terminal(&ended.how)
     );
     if let Some(nemesis) = &ended.nemesis {
-        let _ = writeln!(out, "{}", crate::text::escape::terminal(&nemesis.line()));
+        let _ = writeln!(
+            out,
+            "{}",
+            sqsprobe_facts::text::escape::terminal(&nemesis.line())
+        );
     }
     if ended.crashed && !ended.log_tail.is_empty() {
         out.push_str("the consumer crashed; the last lines of consumer.log:\n");
         for line in &ended.log_tail {
-            let _ = writeln!(out, "  | {}", crate::text::escape::terminal(line));
+            let _ = writeln!(out, "  | {}", sqsprobe_facts::text::escape::terminal(line));
         }
     }
     if let Some(line) = foreign_line(audit) {
-        let _ = writeln!(out, "{}", crate::text::escape::terminal(&line));
+        let _ = writeln!(out, "{}", sqsprobe_facts::text::escape::terminal(&line));
     }
     if !audit.ledger {
         out.push_str(&not_checked_line());
@@ -147,7 +151,7 @@ pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
     let _ = writeln!(
         out,
         "audit folder: {}",
-        crate::text::escape::terminal(run_dir)
+        sqsprobe_facts::text::escape::terminal(run_dir)
     );
     out
 }
@@ -386,7 +390,7 @@ pub fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
             .iter()
             .filter(|(a, e)| !e.concluded || unchecked(a))
             .count() as u32;
-        let (low, high) = crate::classify::rate::Sample {
+        let (low, high) = sqsprobe_core::classify::rate::Sample {
             k: found,
             unknown: unknown_here,
             n,
@@ -430,8 +434,8 @@ impl Rates {
                 "  {kind} in {} of {} trials [{}, {}]",
                 r.found,
                 self.trials,
-                crate::classify::rate::percent(r.interval[0]),
-                crate::classify::rate::percent(r.interval[1])
+                sqsprobe_core::classify::rate::percent(r.interval[0]),
+                sqsprobe_core::classify::rate::percent(r.interval[1])
             );
         }
         out

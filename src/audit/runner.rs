@@ -36,9 +36,9 @@ use super::recorder::{Recorder, read_ledger};
 use super::report::{self, Ended};
 use super::sender::Sender;
 use super::setup::{self, Created, REGION};
-use crate::emulator::{Chaos, EmulatorConfig, RunningEmulator};
-use crate::evidence::EvidenceWriter;
-use crate::exit_code;
+use sqsprobe_core::evidence::EvidenceWriter;
+use sqsprobe_emulator::{Chaos, EmulatorConfig, RunningEmulator};
+use sqsprobe_facts::exit_code;
 
 /// How often the queues are looked at.
 const TICK: Duration = Duration::from_millis(100);
@@ -169,7 +169,7 @@ async fn audit_once(
         strict_cooldowns: false,
         ..EmulatorConfig::default()
     };
-    let emu = match crate::emulator::spawn(([127, 0, 0, 1], 0).into(), config).await {
+    let emu = match sqsprobe_emulator::spawn(([127, 0, 0, 1], 0).into(), config).await {
         Ok(emu) => emu,
         Err(e) => {
             say(format_args!("the emulator failed to start: {e}"));
@@ -395,7 +395,7 @@ fn launch(
     env.push(("SQSPROBE_LEDGER".into(), ledger.display().to_string()));
     env.push((
         "SQSPROBE_LEDGER_URL".into(),
-        format!("{url}{}", crate::emulator::audit::LEDGER_PATH),
+        format!("{url}{}", sqsprobe_emulator::audit::LEDGER_PATH),
     ));
     for (q, c) in plan.queues.iter().zip(queues) {
         env.push((q.env_name(), c.url.clone()));
@@ -500,7 +500,7 @@ impl Watched<'_> {
                     break Ended {
                         how: format!(
                             "stopped once every message was deleted and nothing was in flight for {}",
-                            crate::duration::format(self.options.idle)
+                            sqsprobe_facts::duration::format(self.options.idle)
                         ),
                         concluded: true,
                         ..Ended::default()
@@ -513,7 +513,7 @@ impl Watched<'_> {
                 break Ended {
                     how: format!(
                         "stopped at --max-duration {} with {waiting} message(s) still on the queue{}",
-                        crate::duration::format(self.options.max_duration),
+                        sqsprobe_facts::duration::format(self.options.max_duration),
                         if self.plan.queues.len() > 1 { "s" } else { "" }
                     ),
                     concluded: false,
@@ -641,7 +641,7 @@ fn start_row(
         })
         .collect();
     serde_json::json!({
-        "format": crate::evidence::format::FORMAT,
+        "format": sqsprobe_core::evidence::format::FORMAT,
         "run_id": options.run_id,
         "started_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "program": program,

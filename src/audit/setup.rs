@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::calls::SETUP_ACCESS_KEY;
 use super::plan::{Plan, QueuePlan};
-use crate::evidence::sdk_error::sdk_error_line;
+use crate::runner::sdk_error::sdk_error_line;
 
 /// The region the consumer is told, and the emulator's.
 pub const REGION: &str = "us-east-1";

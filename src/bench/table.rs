@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::result::{Operation, TargetResult};
-use crate::text::escape::markdown_text;
+use sqsprobe_facts::text::escape::markdown_text;
 
 /// One line per non-empty list, `\n<what>: a, b`: what a baseline comparison could not match
 /// (rows or figures on one side only), shared by the raw and the scale comparison.

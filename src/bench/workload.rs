@@ -61,7 +61,7 @@ impl ClientLog {
                 if self.first_error[i].is_none() {
                     // Printed and saved in --json: masked like evidence (server messages carry
                     // queue URLs with the account id, and principal ARNs).
-                    self.first_error[i] = Some(crate::evidence::digest::mask_identities(
+                    self.first_error[i] = Some(sqsprobe_core::evidence::digest::mask_identities(
                         &DisplayErrorContext(e).to_string(),
                     ));
                 }
@@ -81,7 +81,7 @@ async fn client_for(url: &str, region: Option<String>) -> Client {
         endpoint_url: Some(url.to_string()),
         region,
         profile: None,
-        protocol: crate::sqs::protocol::Protocol::Json,
+        protocol: sqsprobe_facts::sqs::protocol::Protocol::Json,
     };
     let (client, _) = build_client(&target).await;
     let conf = client

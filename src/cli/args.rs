@@ -10,8 +10,8 @@ pub use bench::{BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, ben
 pub use lambda::LambdaArgs;
 pub use suites::{SuitesCommand, SuitesExportArgs};
 
-use crate::sqs::protocol::Protocol;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use sqsprobe_facts::sqs::protocol::Protocol;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use values::{
@@ -117,21 +117,40 @@ impl TargetArg {
 }
 
 /// The wire protocol of `sqsprobe run` (`--protocol`): the one enum of `sqs/protocol.rs`, with
-/// each value's help.
-impl ValueEnum for Protocol {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Protocol::ALL
+/// each value's help. A parser of its own, because `Protocol` lives on the facts floor, which
+/// knows nothing of clap.
+#[derive(Clone, Copy)]
+pub struct ProtocolParser;
+
+impl clap::builder::TypedValueParser for ProtocolParser {
+    type Value = Protocol;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Protocol, clap::Error> {
+        let names =
+            clap::builder::PossibleValuesParser::new(self.possible_values().into_iter().flatten());
+        let name = names.parse_ref(cmd, arg, value)?;
+        Protocol::from_name(&name)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd))
     }
 
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        let help = match self {
-            Protocol::Json => "AWS JSON 1.0, what aws-sdk-sqs speaks",
-            Protocol::Query => {
-                "The form-encoded / XML query protocol, translated under the SDK (emulators \
-                 only; see docs/query-protocol.md)"
-            }
-        };
-        Some(clap::builder::PossibleValue::new(self.as_str()).help(help))
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Protocol::ALL.into_iter().map(|p| {
+            let help = match p {
+                Protocol::Json => "AWS JSON 1.0, what aws-sdk-sqs speaks",
+                Protocol::Query => {
+                    "The form-encoded / XML query protocol, translated under the SDK (emulators \
+                     only; see docs/query-protocol.md)"
+                }
+            };
+            clap::builder::PossibleValue::new(p.as_str()).help(help)
+        })))
     }
 }
 
@@ -253,12 +272,12 @@ pub struct RunArgs {
     /// in run_start with the seed it drew from: its own `seed=`, which is then also the run's
     /// seed unless `--seed` is given (the spec alone repeats the run), else the run's seed.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos, help_heading = "Target")]
-    pub chaos: Option<crate::emulator::Chaos>,
+    pub chaos: Option<sqsprobe_emulator::Chaos>,
 
     /// Wire protocol: `json` (AWS JSON 1.0) or `query` (form requests, XML replies).
     #[arg(
         long,
-        value_enum,
+        value_parser = ProtocolParser,
         default_value = "json",
         value_name = "PROTOCOL",
         help_heading = "Target"
@@ -427,7 +446,7 @@ pub struct ServeArgs {
     /// short-poll-miss, reorder, duplicate, latency, throttle, seed; docs/chaos.md). Off by
     /// default.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos)]
-    pub chaos: Option<crate::emulator::Chaos>,
+    pub chaos: Option<sqsprobe_emulator::Chaos>,
 
     /// Most queues held; CreateQueue beyond it answers 403 OverLimit.
     #[arg(
@@ -686,7 +705,7 @@ pub struct AuditArgs {
     /// The emulator's chaos (docs/chaos.md): duplicate, redeliver-after-delete,
     /// stale-delete-keeps, short-poll-miss, reorder, latency, throttle, seed.
     #[arg(long, value_name = "SPEC", value_parser = parse_chaos)]
-    pub chaos: Option<crate::emulator::Chaos>,
+    pub chaos: Option<sqsprobe_emulator::Chaos>,
 
     /// The chaos seed (overrides the spec's `seed=`): the same seed repeats the audit.
     #[arg(long, value_name = "N")]

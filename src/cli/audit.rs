@@ -8,7 +8,7 @@ use super::args::AuditArgs;
 use super::signals::Signals;
 use crate::audit::plan::Plan;
 use crate::audit::runner::{self, Interrupts, Options};
-use crate::exit_code;
+use sqsprobe_facts::exit_code;
 
 /// The queue of an audit without a plan: one emulator per audit, so a fixed name keeps a
 /// seeded audit's dice (drawn per queue) the same from one audit to the next.
@@ -66,7 +66,7 @@ fn load_plan(args: &AuditArgs) -> Result<Plan, i32> {
         );
         exit_code::BAD_COMMAND_LINE
     })?;
-    let source = match crate::suite::utf8_text(&shown, &bytes) {
+    let source = match sqsprobe_core::suite::utf8_text(&shown, &bytes) {
         Ok(s) => s.to_string(),
         Err(d) => {
             let _ = writeln!(std::io::stderr(), "{}", d.one_line());
@@ -77,7 +77,7 @@ fn load_plan(args: &AuditArgs) -> Result<Plan, i32> {
         let _ = write!(
             std::io::stderr(),
             "{}",
-            crate::suite::render_all(&diags, &source)
+            sqsprobe_core::suite::render_all(&diags, &source)
         );
         exit_code::BAD_COMMAND_LINE
     })

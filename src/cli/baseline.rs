@@ -1,10 +1,10 @@
 //! `sqsprobe baseline save|compare`: keep a run as a reference, and compare later runs with it.
 
 use super::args::{BaselineCommand, BaselineCompareArgs, BaselineSaveArgs};
-use crate::conformance::baseline::{self, Baseline};
-use crate::exit_code;
 use crate::runner::TargetKind;
 use crate::runner::target::is_aws_endpoint;
+use sqsprobe_core::conformance::baseline::{self, Baseline};
+use sqsprobe_facts::exit_code;
 use std::path::Path;
 
 /// Runs the subcommand and returns the exit code.

@@ -17,10 +17,10 @@ use super::args::{BenchArgs, BenchDriverArg, BenchTargetArg, bench_defaults};
 use crate::bench::{
     BenchReport, TargetResult, Workload, markdown_table, result_json, run_target, throughput_ratio,
 };
-use crate::emulator::{EmulatorConfig, RunningEmulator, spawn};
-use crate::exit_code;
 use bounds::{MAX_CLIENTS, check_phases};
 use interrupt::watch_signals;
+use sqsprobe_emulator::{EmulatorConfig, RunningEmulator, spawn};
+use sqsprobe_facts::exit_code;
 
 /// A target to measure: its table name, and how to reach it.
 enum Planned {
@@ -160,8 +160,8 @@ async fn run_sdk(args: BenchArgs) -> i32 {
             eprintln!(
                 "sqsprobe: bench {} ({url}): {clients} client(s), {} warm-up + {} measured",
                 target.name(),
-                crate::duration::format(args.warmup),
-                crate::duration::format(duration)
+                sqsprobe_facts::duration::format(args.warmup),
+                sqsprobe_facts::duration::format(duration)
             );
             if stop.requested() {
                 break;

@@ -4,7 +4,7 @@
 //! copy and edit.
 
 use super::args::SuitesExportArgs;
-use crate::exit_code;
+use sqsprobe_facts::exit_code;
 use std::path::{Path, PathBuf};
 
 mod generated {

@@ -14,12 +14,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::classify::{self, Judgement, StopReason, recorded};
-use crate::conformance;
-use crate::conformance::profile::Profile;
-use crate::evidence::format::{Call, CaseEnd, Phase, RunEnd, RunStart, Verdict};
-use crate::evidence::view::{CaseView, RunView};
-use crate::exit_code;
+use sqsprobe_core::classify::{self, Judgement, StopReason, recorded};
+use sqsprobe_core::conformance;
+use sqsprobe_core::conformance::profile::Profile;
+use sqsprobe_core::evidence::format::{Call, CaseEnd, Phase, RunEnd, RunStart, Verdict};
+use sqsprobe_core::evidence::view::{CaseView, RunView};
+use sqsprobe_facts::exit_code;
 
 use super::args::CheckArgs;
 
@@ -68,7 +68,7 @@ pub fn check(args: CheckArgs) -> i32 {
         return check_audit(&args.run_dir);
     }
     let path = evidence_path(&args.run_dir);
-    let evidence = match crate::evidence::read_run(&path) {
+    let evidence = match sqsprobe_core::evidence::read_run(&path) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("sqsprobe: {e}");
@@ -275,7 +275,7 @@ fn check_case(
 fn single_case(
     case: &CaseView<'_>,
     end: &CaseEnd,
-    expect: Option<&crate::evidence::format::ExpectRecord>,
+    expect: Option<&sqsprobe_core::evidence::format::ExpectRecord>,
     out: &mut CaseCheck,
 ) -> Option<CaseEnd> {
     let facts: Vec<_> = case.facts.iter().filter(|f| f.trial.is_none()).collect();
@@ -312,7 +312,7 @@ fn single_case(
 fn pooled_case(
     case: &CaseView<'_>,
     end: &CaseEnd,
-    expect: Option<&crate::evidence::format::ExpectRecord>,
+    expect: Option<&sqsprobe_core::evidence::format::ExpectRecord>,
     line: u32,
     out: &mut CaseCheck,
 ) -> Option<CaseEnd> {
@@ -486,7 +486,7 @@ fn compare(recorded: &CaseEnd, rejudged: &CaseEnd, differences: &mut Vec<String>
             format!("{:?}", r.intervals),
             format!("{:?}", j.intervals),
         );
-        let per = |t: &crate::evidence::format::Trials| {
+        let per = |t: &sqsprobe_core::evidence::format::Trials| {
             t.per_trial
                 .iter()
                 .map(|p| (p.trial, p.verdict.as_str(), p.class))
@@ -529,7 +529,9 @@ pub fn render(result: &RunCheck, path: &Path) -> String {
             *counts.entry("differ").or_default() += 1;
             format!("  DIFFERS: {}", c.differences.join("; "))
         };
-        out.push_str(&crate::text::escape::terminal(&format!("{line}{state}")));
+        out.push_str(&sqsprobe_facts::text::escape::terminal(&format!(
+            "{line}{state}"
+        )));
         out.push('\n');
     }
     for note in &result.notes {

@@ -2,13 +2,13 @@
 //! per case, target and region, and flag a newest run whose rate differs from the others'.
 //!
 //! The I/O edge only: finding run folders, reading their evidence through
-//! [`crate::evidence::view::RunView`]; the pooling and the test are
-//! [`crate::classify::history`], the text is [`crate::report::history`].
+//! [`sqsprobe_core::evidence::view::RunView`]; the pooling and the test are
+//! [`sqsprobe_core::classify::history`], the text is [`crate::report::history`].
 
 use super::args::HistoryArgs;
-use crate::classify::history::{self, CaseSample};
-use crate::evidence::view::RunView;
-use crate::exit_code;
+use sqsprobe_core::classify::history::{self, CaseSample};
+use sqsprobe_core::evidence::view::RunView;
+use sqsprobe_facts::exit_code;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -69,7 +69,7 @@ pub fn history(args: HistoryArgs) -> i32 {
                 "sqsprobe: warning: {}: run {} was already read from {other}; skipped (each \
                  trial is pooled once)",
                 dir.display(),
-                crate::text::escape::terminal(part)
+                sqsprobe_facts::text::escape::terminal(part)
             );
             continue;
         }
@@ -82,7 +82,7 @@ pub fn history(args: HistoryArgs) -> i32 {
             eprintln!(
                 "sqsprobe: warning: {}: case {}: {why}; not pooled",
                 dir.display(),
-                crate::text::escape::terminal(case)
+                sqsprobe_facts::text::escape::terminal(case)
             );
         }
         samples.extend(cases.into_iter().filter(|s| wanted(&s.case)));

@@ -1,6 +1,6 @@
 //! Reading suite files from disk and selecting cases (the I/O edge of `suite`).
 
-use crate::suite::{self, Case, Diagnostic, Limits, Suite};
+use sqsprobe_core::suite::{self, Case, Diagnostic, Limits, Suite};
 use std::path::{Path, PathBuf};
 
 /// The folder used when no path is given.
@@ -220,7 +220,7 @@ pub struct Include {
 }
 
 /// The cases to run: matching `--case` (any pattern), and not tagged `slow` or
-/// [`crate::suite::TEAM_POLICY_TAG`] unless asked.
+/// [`sqsprobe_core::suite::TEAM_POLICY_TAG`] unless asked.
 pub fn select<'a>(
     suites: &'a [Suite],
     patterns: &[String],
@@ -232,7 +232,7 @@ pub fn select<'a>(
         .flat_map(|s| s.cases.iter().map(move |c| (s, c)))
         .filter(|(_, c)| patterns.is_empty() || patterns.iter().any(|p| case_matches(p, &c.id)))
         .filter(|(_, c)| include.slow || !tagged(c, "slow"))
-        .filter(|(_, c)| include.team_policy || !tagged(c, crate::suite::TEAM_POLICY_TAG))
+        .filter(|(_, c)| include.team_policy || !tagged(c, sqsprobe_core::suite::TEAM_POLICY_TAG))
         .collect()
 }
 

@@ -2,9 +2,9 @@
 //! `matrix.html` (each cell linking to the case in its run folder's `report.html`).
 
 use super::args::MatrixArgs;
-use crate::conformance::matrix;
-use crate::exit_code;
-use crate::text::escape::terminal;
+use sqsprobe_core::conformance::matrix;
+use sqsprobe_facts::exit_code;
+use sqsprobe_facts::text::escape::terminal;
 use std::io::Write;
 
 /// Runs the command and returns the exit code.
@@ -23,7 +23,7 @@ pub fn matrix(args: MatrixArgs) -> i32 {
         None => None,
         Some(path) => match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
-            .and_then(|text| crate::conformance::facts::parse_facts(&text))
+            .and_then(|text| sqsprobe_core::conformance::facts::parse_facts(&text))
         {
             Ok(f) => Some(f),
             Err(e) => {
@@ -54,7 +54,7 @@ pub fn matrix(args: MatrixArgs) -> i32 {
     for (name, text) in [
         (
             "matrix.md",
-            crate::conformance::markdown::render_markdown(&m),
+            sqsprobe_core::conformance::markdown::render_markdown(&m),
         ),
         ("matrix.json", json),
     ] {

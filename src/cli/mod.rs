@@ -1,6 +1,6 @@
 //! The command line: argument parsing and the commands.
 //!
-//! Each command is a function returning the process exit code (`crate::exit_code`); `main`
+//! Each command is a function returning the process exit code (`sqsprobe_facts::exit_code`); `main`
 //! does nothing but call [`main`] and exit with what it returns.
 
 mod args;
@@ -33,9 +33,9 @@ pub fn main() -> i32 {
             // clap exits 2 on usage errors; 2 means "invalid suite" here.
             return match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    crate::exit_code::OK
+                    sqsprobe_facts::exit_code::OK
                 }
-                _ => crate::exit_code::BAD_COMMAND_LINE,
+                _ => sqsprobe_facts::exit_code::BAD_COMMAND_LINE,
             };
         }
     };
@@ -85,7 +85,7 @@ fn block_on(
         Ok(rt) => rt.block_on(fut),
         Err(e) => {
             eprintln!("sqsprobe: failed to start the async runtime: {e}");
-            crate::exit_code::RUNTIME_ERROR
+            sqsprobe_facts::exit_code::RUNTIME_ERROR
         }
     }
 }

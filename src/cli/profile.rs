@@ -1,8 +1,8 @@
 //! Finding and reading a target profile for `run --target-profile NAME|PATH`.
 
-use crate::conformance::{Profile, parse_profile, unknown_cases};
-use crate::exit_code;
-use crate::suite::Suite;
+use sqsprobe_core::conformance::{Profile, parse_profile, unknown_cases};
+use sqsprobe_core::suite::Suite;
+use sqsprobe_facts::exit_code;
 use std::path::{Path, PathBuf};
 
 /// Folder holding the shipped profiles, `targets/<name>.yaml`.

@@ -13,10 +13,10 @@
 //! (the conformance matrix's page), each cell linking to the case in its run's report.
 
 use super::args::ReportArgs;
-use crate::conformance::matrix;
-use crate::evidence::{EvidenceWriter, Record, merge, read_run};
-use crate::exit_code;
 use crate::report;
+use sqsprobe_core::conformance::matrix;
+use sqsprobe_core::evidence::{EvidenceWriter, Record, merge, read_run};
+use sqsprobe_facts::exit_code;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -59,7 +59,9 @@ fn render_all(args: &ReportArgs) -> Result<bool, String> {
         }
         let parts: Vec<&[Record]> = group.iter().map(|&i| runs[i].1.as_slice()).collect();
         let records = merge::merge(&parts);
-        let first = crate::evidence::RunView::new(parts[0]).run_id().to_string();
+        let first = sqsprobe_core::evidence::RunView::new(parts[0])
+            .run_id()
+            .to_string();
         let dir = if alone {
             args.out.clone()
         } else {

@@ -2,13 +2,13 @@
 
 use super::args::{RunArgs, TargetArg};
 use super::load::{self, Loaded};
-use crate::evidence::{EvidenceWriter, Record, RunView};
-use crate::exit_code;
 use crate::report;
 use crate::runner::target::{Target, TargetRequest};
 use crate::runner::{self, PlannedCase, Registry, RunSettings};
-use crate::suite::Limits;
 use chrono::{DateTime, Utc};
+use sqsprobe_core::evidence::{EvidenceWriter, Record, RunView};
+use sqsprobe_core::suite::Limits;
+use sqsprobe_facts::exit_code;
 use std::io::Write;
 use std::path::Path;
 use tokio::sync::{mpsc, watch};
@@ -60,7 +60,11 @@ pub async fn run(args: RunArgs) -> i32 {
             },
         )
         .into_iter()
-        .filter(|(_, c)| c.tags.iter().any(|t| t == crate::suite::TEAM_POLICY_TAG))
+        .filter(|(_, c)| {
+            c.tags
+                .iter()
+                .any(|t| t == sqsprobe_core::suite::TEAM_POLICY_TAG)
+        })
         .map(|(_, c)| c.id.as_str())
         .collect();
         if !policies.is_empty() {
@@ -127,7 +131,7 @@ pub async fn run(args: RunArgs) -> i32 {
             }
             _ => "the embedded emulator".to_string(),
         };
-        let cases: Vec<&crate::suite::Case> = plan.iter().map(|p| &p.case).collect();
+        let cases: Vec<&sqsprobe_core::suite::Case> = plan.iter().map(|p| &p.case).collect();
         print!("{}", report::dry_run::render(&target, &region, &cases));
         return exit_code::OK;
     }
@@ -372,11 +376,11 @@ async fn execute(
     if let Some(profile) = &settings.profile {
         let run = RunView::new(&records);
         summary.push_str(
-            &crate::conformance::profile::changes(run.case_ends()).render(&profile.target),
+            &sqsprobe_core::conformance::profile::changes(run.case_ends()).render(&profile.target),
         );
     }
     let (standard, fifo) = settings.usage.counts();
-    summary.push_str(&crate::sqs::pricing::cost_line(
+    summary.push_str(&sqsprobe_facts::sqs::pricing::cost_line(
         standard,
         fifo,
         &settings.region,

@@ -5,8 +5,8 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 
 use super::args::{QueueUrlsArg, ServeArgs};
-use crate::emulator::{EmulatorConfig, QueueUrls, serve};
-use crate::exit_code;
+use sqsprobe_emulator::{EmulatorConfig, QueueUrls, serve};
+use sqsprobe_facts::exit_code;
 
 pub async fn run(args: ServeArgs) -> i32 {
     // Signal handlers go in before the port opens, so a signal sent as soon as the port answers

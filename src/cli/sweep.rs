@@ -9,10 +9,10 @@
 
 use super::args::{SweepArgs, SweepTargetArg};
 use super::signals::Signals;
-use crate::exit_code;
 use crate::runner::TargetKind;
 use crate::runner::sweep::{SweepFilter, SweepTotals, human, sweep};
 use crate::runner::target;
+use sqsprobe_facts::exit_code;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -126,7 +126,7 @@ fn regions_to_sweep(args: &SweepArgs) -> Result<Vec<Option<String>>, String> {
     let mut regions: Vec<String> = args.reach.region.clone();
     if let Some(dir) = &args.regions_of {
         let records = super::report::read_run_folder(dir)?;
-        let view = crate::evidence::RunView::new(&records);
+        let view = sqsprobe_core::evidence::RunView::new(&records);
         let start = view.start.ok_or_else(|| {
             format!(
                 "{}: no run_start, so the regions the run touched are unknown; give them with --region",

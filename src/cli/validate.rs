@@ -2,8 +2,8 @@
 
 use super::args::{ListArgs, ValidateArgs};
 use super::load::{self, Loaded};
-use crate::exit_code;
-use crate::suite::{Limits, Suite, case_budget};
+use sqsprobe_core::suite::{Limits, Suite, case_budget};
+use sqsprobe_facts::exit_code;
 use std::io::Write;
 
 /// Writes to stdout; a closed pipe (`sqsprobe list | head`) ends the output, not the process.
@@ -72,7 +72,7 @@ pub fn list(args: ListArgs) -> i32 {
                 } else {
                     c.tags.join(",")
                 },
-                crate::duration::format(case_budget(c)),
+                sqsprobe_facts::duration::format(case_budget(c)),
                 c.sources.first().cloned().unwrap_or_default(),
             ));
         }

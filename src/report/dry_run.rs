@@ -3,18 +3,18 @@
 //! A pure function of the selected cases: for each, the queues the runner and its steps
 //! create (each deleted at teardown), how long it waits (its sleeps, receive waits and
 //! observe windows) and its budget (the deadline the runner gives it), the SQS requests it
-//! makes and what they cost at AWS list prices ([`crate::sqs::pricing`]), and whether it is
+//! makes and what they cost at AWS list prices ([`sqsprobe_facts::sqs::pricing`]), and whether it is
 //! contested (tagged `contested`: targets answer it differently), a team policy (tagged
 //! `team-policy`: a bound AWS does not publish), or slow. Nothing here needs a target,
 //! credentials or the network, so a dry run against `--target aws` is free and safe.
 
 use std::fmt::Write as _;
 
-use crate::conformance::matrix::CONTESTED_TAG;
-use crate::duration;
-use crate::sqs::pricing;
-use crate::suite::model::{Action, Case, QueueKind, TEAM_POLICY_TAG};
-use crate::suite::{case_budget, case_requests, case_waits};
+use sqsprobe_core::conformance::matrix::CONTESTED_TAG;
+use sqsprobe_core::suite::model::{Action, Case, QueueKind, TEAM_POLICY_TAG};
+use sqsprobe_core::suite::{case_budget, case_requests, case_waits};
+use sqsprobe_facts::duration;
+use sqsprobe_facts::sqs::pricing;
 
 /// One case's line of the dry run.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,7 +136,7 @@ pub fn render(target: &str, region: &str, cases: &[&Case]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::{Limits, parse_suite};
+    use sqsprobe_core::suite::{Limits, parse_suite};
 
     fn cases(src: &str) -> Vec<Case> {
         parse_suite("suites/x.yaml", src, &Limits::default())

@@ -1,7 +1,7 @@
 //! The run folder's reports, rendered from its records and written side by side with
 //! `evidence.jsonl`: the same three files whether `run` just finished or `report` re-renders.
 
-use crate::evidence::Record;
+use sqsprobe_core::evidence::Record;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ pub fn write_run_folder(dir: &Path, records: &[Record]) -> Result<(), FolderErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::full_run;
+    use sqsprobe_core::evidence::fixtures::full_run;
 
     #[test]
     fn writes_the_three_reports_and_names_the_file_that_failed() {

@@ -2,9 +2,9 @@
 //! runs set aside as the same draw as another), and the newest run against the others, with
 //! the reading of each comparison (pure: a [`History`] in, lines out).
 
-use crate::classify::history::{Comparison, Group, History, Reading};
-use crate::classify::rate::percent;
-use crate::text::escape::terminal;
+use sqsprobe_core::classify::history::{Comparison, Group, History, Reading};
+use sqsprobe_core::classify::rate::percent;
+use sqsprobe_facts::text::escape::terminal;
 
 /// The whole history, one block per group.
 pub fn render(history: &History) -> String {
@@ -180,7 +180,7 @@ fn p_value(p: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::history::{CaseSample, pool};
+    use sqsprobe_core::classify::history::{CaseSample, pool};
     use std::collections::BTreeMap;
 
     fn sample(run: &str, day: u32, redelivered: u32) -> CaseSample {

@@ -34,10 +34,10 @@
 //!   CI annotates the suite; within a suite, unsupported cases come last.
 
 use super::wording::decision_name;
-use crate::evidence::Record;
-use crate::evidence::format::Verdict;
-use crate::evidence::view::{CaseState, CaseView, RunView, parse_time};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use sqsprobe_core::evidence::Record;
+use sqsprobe_core::evidence::format::Verdict;
+use sqsprobe_core::evidence::view::{CaseState, CaseView, RunView, parse_time};
 use std::time::Duration;
 
 /// Name of the `<testsuite>` holding cases that never started.
@@ -281,7 +281,7 @@ fn test_case(case: &CaseView) -> TestCase {
             system_out.push_str(&format!("known divergence: {note}\n"));
         }
         if let Some(trials) = &end.trials {
-            let tally = crate::classify::trials::tally(trials);
+            let tally = sqsprobe_core::classify::trials::tally(trials);
             test_case.add_property(Property::new("trials", &tally));
             system_out.push_str(&tally);
             system_out.push('\n');
@@ -316,7 +316,7 @@ fn unfinished_description(case: &CaseView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::*;
+    use sqsprobe_core::evidence::fixtures::*;
 
     fn status_of<'a>(report: &'a Report, name: &str) -> &'a TestCase {
         report
@@ -469,7 +469,7 @@ mod tests {
             "unsupported on target profile moto: no message move tasks",
             &[],
         )));
-        records.push(run_end(crate::exit_code::OK));
+        records.push(run_end(sqsprobe_facts::exit_code::OK));
         let report = Report::deserialize_from_str(&render(&records)).expect("parses back");
         assert_eq!((report.tests, report.skipped, report.errors), (1, 1, 0));
         let (kind, text, _) = message(status_of(&report, "move-task"));

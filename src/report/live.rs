@@ -9,7 +9,7 @@
 
 use super::progress::{Board, CasePlan};
 use super::terminal;
-use crate::evidence::{EvidenceWriter, Record};
+use sqsprobe_core::evidence::{EvidenceWriter, Record};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;

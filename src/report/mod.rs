@@ -3,7 +3,7 @@
 //!
 //! Every renderer is a pure function of `&[Record]` (no I/O, no clock), so it can run on a
 //! live run's records or on an `evidence.jsonl` read back later. They read the run through
-//! [`crate::evidence::view`], which groups records by case and says honestly what an
+//! [`sqsprobe_core::evidence::view`], which groups records by case and says honestly what an
 //! interrupted run left: cases that did not finish, cases never started.
 //!
 //! - [`junit::render`]: JUnit XML for CI (`quick-junit`).

@@ -11,10 +11,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::evidence::Record;
-use crate::evidence::format::Phase;
-use crate::suite::model::{Action, Case};
-use crate::text::escape::terminal as plain;
+use sqsprobe_core::evidence::Record;
+use sqsprobe_core::evidence::format::Phase;
+use sqsprobe_core::suite::model::{Action, Case};
+use sqsprobe_facts::text::escape::terminal as plain;
 
 /// A case is SLOW once it has run this much longer than its planned waits.
 pub const SLOW_MARGIN: Duration = Duration::from_secs(2);
@@ -25,7 +25,7 @@ pub struct CasePlan {
     pub id: String,
     /// Per step: its keyword and how long it waits by design (sleep, window, receive wait).
     pub steps: Vec<(&'static str, Option<Duration>)>,
-    /// Its planned waits in total ([`crate::suite::case_waits`]).
+    /// Its planned waits in total ([`sqsprobe_core::suite::case_waits`]).
     pub expected: Duration,
     /// Trials it runs (1 for most).
     pub trials: u32,
@@ -50,7 +50,7 @@ impl CasePlan {
         CasePlan {
             id: case.id.clone(),
             steps,
-            expected: crate::suite::case_waits(case),
+            expected: sqsprobe_core::suite::case_waits(case),
             trials: case.trials.max(1),
         }
     }
@@ -247,8 +247,8 @@ fn cut(line: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures;
-    use crate::evidence::format::{StepEnd, Verdict};
+    use sqsprobe_core::evidence::fixtures;
+    use sqsprobe_core::evidence::format::{StepEnd, Verdict};
 
     fn step_end(case: &str, step: usize) -> Record {
         Record::Step(StepEnd {
@@ -259,7 +259,7 @@ mod tests {
             keyword: "receive".to_string(),
             started_at: fixtures::at(0),
             ended_at: fixtures::at(0),
-            check: crate::evidence::facts::CheckKind::Pass,
+            check: sqsprobe_core::evidence::facts::CheckKind::Pass,
             trial: None,
         })
     }

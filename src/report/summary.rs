@@ -19,10 +19,10 @@
 //! so a suite or server cannot inject links, images or HTML into the comment.
 
 use super::wording::{decision_name, exit_meaning, format_ms, partition_words};
-use crate::evidence::Record;
-use crate::evidence::format::CaseEnd;
-use crate::evidence::view::{CaseView, RunView};
-use crate::text::escape::{markdown_code as code, markdown_text as text};
+use sqsprobe_core::evidence::Record;
+use sqsprobe_core::evidence::format::CaseEnd;
+use sqsprobe_core::evidence::view::{CaseView, RunView};
+use sqsprobe_facts::text::escape::{markdown_code as code, markdown_text as text};
 use std::fmt::Write;
 
 /// Above this many cases the full table is collapsed (`<details>`): a GitHub step summary
@@ -132,7 +132,7 @@ fn header(out: &mut String, run: &RunView) {
                 let _ = writeln!(
                     out,
                     "{}.\n",
-                    text(&crate::sqs::pricing::cost_line(
+                    text(&sqsprobe_facts::sqs::pricing::cost_line(
                         requests.saturating_sub(fifo),
                         fifo,
                         run.start.map_or("us-east-1", |s| s.region.as_str())
@@ -199,7 +199,7 @@ fn details(out: &mut String, case: &CaseView) {
 /// interval over every started trial).
 fn class(end: &CaseEnd) -> String {
     match (&end.trials, &end.classification) {
-        (Some(trials), _) => text(&crate::classify::trials::tally(trials)),
+        (Some(trials), _) => text(&sqsprobe_core::classify::trials::tally(trials)),
         (None, Some(class)) => code(class.as_str()),
         (None, None) => dash(),
     }
@@ -237,7 +237,7 @@ fn deliveries(end: &CaseEnd) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::*;
+    use sqsprobe_core::evidence::fixtures::*;
 
     #[test]
     fn full_run_snapshot() {
@@ -340,13 +340,13 @@ observation throttled
         let mut records = vec![run_start(&refs)];
         for id in &ids {
             let verdict = if id == "c7" {
-                crate::evidence::format::Verdict::Fail
+                sqsprobe_core::evidence::format::Verdict::Fail
             } else {
-                crate::evidence::format::Verdict::Pass
+                sqsprobe_core::evidence::format::Verdict::Pass
             };
             records.push(Record::CaseEnd(case_end(id, verdict, "why", &[])));
         }
-        records.push(run_end(crate::exit_code::EXPECTATION_FAILED));
+        records.push(run_end(sqsprobe_facts::exit_code::EXPECTATION_FAILED));
         let out = render(&records);
         let failing = out.find("#### FAIL `c7`").expect("the failure is listed");
         let table = out

@@ -20,10 +20,10 @@
 //! so a server cannot send escape sequences to the user's terminal.
 
 use super::wording::run_exit_meaning;
-use crate::evidence::Record;
-use crate::evidence::format::{CaseEnd, Verdict};
-use crate::evidence::view::{CaseState, CaseView, RunView};
-use crate::text::escape::terminal as plain;
+use sqsprobe_core::evidence::Record;
+use sqsprobe_core::evidence::format::{CaseEnd, Verdict};
+use sqsprobe_core::evidence::view::{CaseState, CaseView, RunView};
+use sqsprobe_facts::text::escape::terminal as plain;
 
 /// Narrowest reason column kept when cutting to the width.
 const MIN_REASON: usize = 16;
@@ -73,7 +73,7 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
         .iter()
         .filter_map(|c| {
             let trials = c.end?.trials.as_ref()?;
-            Some((plain(c.id), crate::classify::trials::tally(trials)))
+            Some((plain(c.id), sqsprobe_core::classify::trials::tally(trials)))
         })
         .collect();
     let label_w = column_width(&rows, 0, not_started.is_empty());
@@ -125,8 +125,11 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
         .cases
         .iter()
         .filter(|c| {
-            c.start
-                .is_some_and(|s| s.tags.iter().any(|t| t == crate::suite::TEAM_POLICY_TAG))
+            c.start.is_some_and(|s| {
+                s.tags
+                    .iter()
+                    .any(|t| t == sqsprobe_core::suite::TEAM_POLICY_TAG)
+            })
         })
         .map(|c| format!("{} {}", plain(c.id), c.state.label()))
         .collect();
@@ -159,7 +162,7 @@ pub fn render(records: &[Record], run_dir: &str, width: usize, colour: bool) -> 
 pub fn progress_line(end: &CaseEnd, done: usize, total: usize) -> String {
     let label = end.verdict.as_str().to_uppercase();
     let class = match &end.trials {
-        Some(trials) => format!("  {}", crate::classify::trials::tally(trials)),
+        Some(trials) => format!("  {}", sqsprobe_core::classify::trials::tally(trials)),
         None => end
             .classification
             .map(|c| c.as_str())
@@ -231,7 +234,7 @@ fn cut(text: &str, room: usize, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::*;
+    use sqsprobe_core::evidence::fixtures::*;
 
     #[test]
     fn full_run_lists_non_passing_cases_and_totals() {
@@ -264,7 +267,8 @@ run folder: runs/run-1
             if let Record::CaseStart(s) = r
                 && s.case == "old-handle"
             {
-                s.tags.push(crate::suite::TEAM_POLICY_TAG.to_string());
+                s.tags
+                    .push(sqsprobe_core::suite::TEAM_POLICY_TAG.to_string());
             }
         }
         let out = render(&records, "runs/run-1", 0, false);
@@ -297,7 +301,7 @@ run folder: runs/x
     #[test]
     fn exit_130_reads_as_an_interruption() {
         let mut records = interrupted_run();
-        let Record::RunEnd(mut end) = run_end(crate::exit_code::INTERRUPTED) else {
+        let Record::RunEnd(mut end) = run_end(sqsprobe_facts::exit_code::INTERRUPTED) else {
             unreachable!()
         };
         end.interrupted = true;
@@ -349,8 +353,8 @@ run folder: runs/x
     #[test]
     fn progress_lines_name_the_case_and_carry_no_control_characters() {
         let mut end = case_end("stale-ack", Verdict::Pass, "ok", &[]);
-        end.classification = Some(crate::evidence::facts::ClassName::ObservedRedelivery);
-        end.decision = Some(crate::evidence::format::Decision::Reconcile);
+        end.classification = Some(sqsprobe_core::evidence::facts::ClassName::ObservedRedelivery);
+        end.decision = Some(sqsprobe_core::evidence::format::Decision::Reconcile);
         assert_eq!(
             progress_line(&end, 2, 5),
             "            PASS [   1.5s] (2/5) suites/ack.yaml  stale-ack  observed_redelivery → RECONCILE"

@@ -2,9 +2,9 @@
 //! playbook's decision names, durations and timestamps as shown, and what part of a split run
 //! a run folder holds.
 
-use crate::evidence::format::{Decision, RunStart};
-use crate::evidence::view::RunView;
-use crate::exit_code;
+use sqsprobe_core::evidence::format::{Decision, RunStart};
+use sqsprobe_core::evidence::view::RunView;
+use sqsprobe_facts::exit_code;
 
 /// What the run's exit code means, or that none was recorded.
 pub(crate) fn run_exit_meaning(run: &RunView) -> String {
@@ -136,7 +136,7 @@ pub(crate) fn sweep_command(start: &RunStart, region: &str) -> String {
     )
 }
 
-/// The documented meaning of an exit code (see `crate::exit_code`).
+/// The documented meaning of an exit code (see `sqsprobe_facts::exit_code`).
 pub(crate) fn exit_meaning(code: i32) -> &'static str {
     match code {
         exit_code::OK => "every case passed",
@@ -167,8 +167,8 @@ pub(crate) fn format_ms(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::{run_end, run_start};
-    use crate::evidence::format::{LeftQueue, Record};
+    use sqsprobe_core::evidence::fixtures::{run_end, run_start};
+    use sqsprobe_core::evidence::format::{LeftQueue, Record};
 
     #[test]
     fn left_queues_are_named_with_the_sweep_that_removes_them() {
@@ -177,7 +177,7 @@ mod tests {
         };
         start.target = "endpoint".into();
         start.endpoint = Some("http://127.0.0.1:5000".into());
-        let Record::RunEnd(mut end) = run_end(crate::exit_code::RUNTIME_ERROR) else {
+        let Record::RunEnd(mut end) = run_end(sqsprobe_facts::exit_code::RUNTIME_ERROR) else {
             panic!("not a run_end")
         };
         let records = vec![Record::RunStart(start.clone()), Record::RunEnd(end.clone())];

@@ -5,11 +5,6 @@
 //! invisible: the SDK reports only the last one. Per-call retry settings are applied here too,
 //! so an experiment chooses whether a throttle is retried or recorded.
 
-/// The failure facts a call's answer becomes here; defined below the runner, in `classify`,
-/// whose step checks read them.
-pub use crate::classify::{CallError, FailureKind};
-use crate::evidence::Masker;
-use crate::evidence::format::{Call, Completion, Phase};
 use aws_sdk_sqs::config::interceptors::{
     BeforeTransmitInterceptorContextRef, FinalizerInterceptorContextRef,
 };
@@ -19,6 +14,11 @@ use aws_sdk_sqs::operation::RequestId;
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::http::Response as HttpResponse;
 use chrono::{DateTime, SecondsFormat, Utc};
+/// The failure facts a call's answer becomes here; defined below the runner, in `classify`,
+/// whose step checks read them.
+pub use sqsprobe_core::classify::{CallError, FailureKind};
+use sqsprobe_core::evidence::Masker;
+use sqsprobe_core::evidence::format::{Call, Completion, Phase};
 use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
 
@@ -40,7 +40,7 @@ struct AttemptNote {
     query_error: Option<(String, bool)>,
     transport_error: Option<String>,
     /// The fault injected into this attempt, if any.
-    fault: Option<crate::evidence::format::FaultEvidence>,
+    fault: Option<sqsprobe_core::evidence::format::FaultEvidence>,
     /// The form of a query-protocol reply (`json`, `xml`, `other`), as the query client saw
     /// it before translating it for the SDK.
     reply: Option<String>,
@@ -72,7 +72,7 @@ impl AttemptRecorder {
 
     /// Notes that the attempt in progress got an injected fault (the fault connector calls
     /// this between the attempt's start and its end).
-    pub fn note_fault(&self, fault: crate::evidence::format::FaultEvidence) {
+    pub fn note_fault(&self, fault: sqsprobe_core::evidence::format::FaultEvidence) {
         if let Ok(mut notes) = self.notes.lock()
             && let Some(note) = notes.last_mut()
         {
@@ -232,7 +232,7 @@ pub struct CallMeta {
     pub clock: crate::runner::clock::RunClock,
     /// The query-protocol form a step's `wire:` gives the call (its `reply` is filled per
     /// attempt).
-    pub wire: Option<crate::evidence::format::WireEvidence>,
+    pub wire: Option<sqsprobe_core::evidence::format::WireEvidence>,
 }
 
 impl CallMeta {
@@ -341,7 +341,7 @@ where
                 completion,
                 fault: note.fault.clone(),
                 wire: meta.wire.clone().map(|w| {
-                    Box::new(crate::evidence::format::WireEvidence {
+                    Box::new(sqsprobe_core::evidence::format::WireEvidence {
                         reply: note.reply.clone(),
                         ..w
                     })
@@ -420,9 +420,9 @@ where
             let named = |is: fn(&str) -> bool| {
                 code.as_deref().is_some_and(is) || error_type.as_deref().is_some_and(is)
             };
-            let kind = if named(crate::sqs::errors::is_auth) {
+            let kind = if named(sqsprobe_facts::sqs::errors::is_auth) {
                 FailureKind::Refused
-            } else if named(crate::sqs::errors::is_throttling) {
+            } else if named(sqsprobe_facts::sqs::errors::is_throttling) {
                 FailureKind::Throttled
             } else if status.is_some_and(|s| s >= 500) {
                 FailureKind::ServerError

@@ -98,7 +98,7 @@ impl RunClock {
 
 /// The emulator reads the same clock as the harness: one axis for message timestamps,
 /// leases and the run's evidence.
-impl crate::emulator::Clock for RunClock {
+impl sqsprobe_emulator::Clock for RunClock {
     fn now_millis(&self) -> u64 {
         u64::try_from(self.now().timestamp_millis()).unwrap_or(0)
     }
@@ -118,7 +118,7 @@ mod tests {
         assert_eq!(clock.now(), t0, "real time passing does not move it");
         tokio::time::sleep(Duration::from_secs(300)).await;
         assert_eq!((clock.now() - t0).num_seconds(), 300);
-        use crate::emulator::Clock;
+        use sqsprobe_emulator::Clock;
         assert_eq!(
             clock.now_millis(),
             u64::try_from(clock.now().timestamp_millis()).unwrap()

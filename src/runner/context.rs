@@ -9,13 +9,13 @@ use super::halt::Halt;
 use super::policy;
 use super::queues::Registry;
 use super::target::TargetKind;
-use crate::evidence::Record;
+use sqsprobe_core::evidence::Record;
 
 /// What every case of a run shares.
 pub struct RunContext {
     pub client: aws_sdk_sqs::Client,
     /// The run's masker (its credentials, the shape rules); each case starts from a copy.
-    pub masker: crate::evidence::Masker,
+    pub masker: sqsprobe_core::evidence::Masker,
     pub run_id: String,
     /// This process's instance id, tagged on every queue it creates (`sqsprobe:instance`).
     pub instance: String,
@@ -39,7 +39,7 @@ pub struct RunContext {
     pub target: TargetKind,
     /// The embedded emulator's `--chaos`: its queue settings go on every owned queue's tag with
     /// a seed of the queue's own (see [`QueueChaos`](super::queues::QueueChaos)).
-    pub emulator_chaos: Option<crate::emulator::Chaos>,
+    pub emulator_chaos: Option<sqsprobe_emulator::Chaos>,
     /// The run's region, the client's: a queue with another `region:` is called in that one.
     pub region: String,
     /// Where every timestamp of the run comes from (real, or virtual under `--clock virtual`).

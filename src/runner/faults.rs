@@ -25,8 +25,8 @@ use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use crate::evidence::format::FaultEvidence;
-use crate::suite::model::{Fault, FaultKind};
+use sqsprobe_core::evidence::format::FaultEvidence;
+use sqsprobe_core::suite::model::{Fault, FaultKind};
 
 use super::call::AttemptRecorder;
 
@@ -311,7 +311,7 @@ fn local_error(status: u16, code: &str, message: &str) -> HttpResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{Pos, Spanned};
+    use sqsprobe_core::suite::model::{Pos, Spanned};
 
     fn fault(
         kind: FaultKind,

@@ -5,7 +5,7 @@
 //! replaces a lesser one (a target lost after a budget ran out is what the run reports), two
 //! of one kind keep the first. The order is `classify::stop`'s.
 
-use crate::classify::StopReason;
+use sqsprobe_core::classify::StopReason;
 use std::sync::Arc;
 use tokio::sync::watch;
 

@@ -1,5 +1,5 @@
 //! The SDK's HTTP client for the embedded emulator under a virtual clock: each request is
-//! answered by the emulator in this process ([`crate::emulator::InProcess`]), never sent
+//! answered by the emulator in this process ([`sqsprobe_emulator::InProcess`]), never sent
 //! through a socket.
 //!
 //! With no socket in between, every wait of a run is a tokio timer, so a paused runtime can
@@ -19,12 +19,12 @@ use aws_smithy_types::body::SdkBody;
 /// An [`HttpClient`] that hands every request to the in-process emulator.
 #[derive(Debug, Clone)]
 pub struct InProcessClient {
-    emulator: crate::emulator::InProcess,
+    emulator: sqsprobe_emulator::InProcess,
 }
 
 impl InProcessClient {
     /// A client answered by `emulator`.
-    pub fn new(emulator: crate::emulator::InProcess) -> InProcessClient {
+    pub fn new(emulator: sqsprobe_emulator::InProcess) -> InProcessClient {
         InProcessClient { emulator }
     }
 }
@@ -99,9 +99,9 @@ mod tests {
 
     #[tokio::test]
     async fn the_sdk_reaches_the_emulator_without_a_socket() {
-        let emu = crate::emulator::spawn(
+        let emu = sqsprobe_emulator::spawn(
             "127.0.0.1:0".parse().unwrap(),
-            crate::emulator::EmulatorConfig::default(),
+            sqsprobe_emulator::EmulatorConfig::default(),
         )
         .await
         .unwrap();

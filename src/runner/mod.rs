@@ -30,6 +30,7 @@ pub mod query_protocol;
 pub mod queues;
 pub mod run;
 pub mod schedule;
+pub mod sdk_error;
 pub mod sweep;
 pub mod target;
 

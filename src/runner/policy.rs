@@ -7,10 +7,10 @@
 //! in a row got no response at all the run declares the target lost: it starts no new case,
 //! and teardown tries each delete once.
 
-use crate::evidence::format::{Call, Completion, Phase};
-use crate::suite::model::RetryPolicy;
 use aws_sdk_sqs::config::retry::RetryConfig;
 use aws_sdk_sqs::config::timeout::TimeoutConfig;
+use sqsprobe_core::evidence::format::{Call, Completion, Phase};
+use sqsprobe_core::suite::model::RetryPolicy;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -107,7 +107,7 @@ impl Health {
 }
 
 /// The run's SQS requests (every attempt that reached the target is one: see
-/// [`crate::sqs::pricing::billed`]), split by the rate they are billed at, and the request
+/// [`sqsprobe_facts::sqs::pricing::billed`]), split by the rate they are billed at, and the request
 /// budget (`--max-requests`).
 #[derive(Debug, Default)]
 pub struct Usage {
@@ -128,17 +128,18 @@ impl Usage {
     pub fn add(&self, rows: &[Call]) -> bool {
         let before = self.total();
         for row in rows.iter().filter(|r| {
-            crate::sqs::pricing::billed(
+            sqsprobe_facts::sqs::pricing::billed(
                 r.fault.as_ref().map(|f| f.kind.as_str()),
                 r.http_status,
                 r.completion == Completion::Fail,
             )
         }) {
-            let counter = if crate::sqs::pricing::fifo_billed(&row.action, row.queue.as_deref()) {
-                &self.fifo
-            } else {
-                &self.standard
-            };
+            let counter =
+                if sqsprobe_facts::sqs::pricing::fifo_billed(&row.action, row.queue.as_deref()) {
+                    &self.fifo
+                } else {
+                    &self.standard
+                };
             counter.fetch_add(1, Ordering::Relaxed);
         }
         let after = self.total();
@@ -198,7 +199,7 @@ mod tests {
     #[test]
     fn usage_counts_attempts_by_rate_and_says_once_when_the_budget_is_spent() {
         let row = |action: &str, queue: &str| {
-            let mut c = crate::evidence::fixtures::call("c", Phase::Step, action, 0, 1);
+            let mut c = sqsprobe_core::evidence::fixtures::call("c", Phase::Step, action, 0, 1);
             c.queue = Some(queue.to_string());
             c
         };
@@ -213,9 +214,10 @@ mod tests {
     /// What never reached the target is not billed (nor counted to the budget).
     #[test]
     fn attempts_that_never_reached_the_target_are_not_counted() {
-        use crate::evidence::format::{Completion, FaultEvidence};
+        use sqsprobe_core::evidence::format::{Completion, FaultEvidence};
         let row = |status: Option<u16>, completion: Completion, fault: Option<&str>| {
-            let mut c = crate::evidence::fixtures::call("c", Phase::Step, "SendMessage", 0, 1);
+            let mut c =
+                sqsprobe_core::evidence::fixtures::call("c", Phase::Step, "SendMessage", 0, 1);
             c.http_status = status;
             c.completion = completion;
             c.fault = fault.map(|kind| FaultEvidence {

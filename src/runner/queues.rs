@@ -5,8 +5,8 @@
 //! returned. The [`Registry`] is that list; teardown and Ctrl-C handling read it, and nothing
 //! else (no listing, no name matching) can make a queue "ours".
 
-use crate::evidence::sha256_hex;
-use crate::suite::model::{QueueDef, QueueKind, RedriveAllow};
+use sqsprobe_core::evidence::sha256_hex;
+use sqsprobe_core::suite::model::{QueueDef, QueueKind, RedriveAllow};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -204,7 +204,7 @@ pub struct QueueChaos<'a> {
     /// The case's `emulator_chaos:` spec, if it has one.
     pub case_spec: Option<&'a str>,
     /// The run's `--chaos`, whose queue settings every other queue gets.
-    pub run: Option<&'a crate::emulator::Chaos>,
+    pub run: Option<&'a sqsprobe_emulator::Chaos>,
     /// The run's seed (`run_start.seed`).
     pub run_seed: u64,
     pub case: &'a str,
@@ -223,8 +223,8 @@ impl QueueChaos<'_> {
     /// behaviour is on.
     pub fn tag(&self) -> Option<String> {
         let mut chaos = match (self.case_spec, self.run) {
-            (Some(spec), _) => crate::emulator::Chaos::parse_queue(spec).ok()?,
-            (None, Some(run)) => crate::emulator::Chaos {
+            (Some(spec), _) => sqsprobe_emulator::Chaos::parse_queue(spec).ok()?,
+            (None, Some(run)) => sqsprobe_emulator::Chaos {
                 latency: std::time::Duration::ZERO,
                 throttle: 0.0,
                 ..*run
@@ -238,7 +238,7 @@ impl QueueChaos<'_> {
             "{}\u{1f}{}\u{1f}{}\u{1f}{}",
             self.run_seed, self.case, self.trial, self.label
         );
-        chaos.seed = Some(crate::emulator::mix_seed(chaos.seed.unwrap_or(0), &key));
+        chaos.seed = Some(sqsprobe_emulator::mix_seed(chaos.seed.unwrap_or(0), &key));
         Some(chaos.to_string())
     }
 }
@@ -253,7 +253,7 @@ pub fn create_tags(
 ) -> BTreeMap<String, String> {
     let mut t = def.tags.clone();
     if let Some(spec) = emulator_chaos {
-        t.insert(crate::emulator::CHAOS_TAG.into(), spec.into());
+        t.insert(sqsprobe_emulator::CHAOS_TAG.into(), spec.into());
     }
     t.insert(OWNER_TAG.into(), "sqsprobe".into());
     t.insert(RUN_TAG.into(), run_id.into());
@@ -265,7 +265,7 @@ pub fn create_tags(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{Pos, Redrive, Spanned};
+    use sqsprobe_core::suite::model::{Pos, Redrive, Spanned};
 
     #[test]
     fn only_this_run_and_this_process_make_a_queue_ours() {
@@ -407,8 +407,8 @@ mod tests {
     /// Every trial's queue gets a seed of its own, the same for the same inputs.
     #[test]
     fn each_trial_queue_gets_its_own_reproducible_chaos_seed() {
-        let run =
-            crate::emulator::Chaos::parse("redeliver-after-delete=0.5,latency=5ms,seed=3").unwrap();
+        let run = sqsprobe_emulator::Chaos::parse("redeliver-after-delete=0.5,latency=5ms,seed=3")
+            .unwrap();
         let tag = |case_spec, trial, label, run_seed| {
             QueueChaos {
                 case_spec,
@@ -441,7 +441,7 @@ mod tests {
             "{from_run}"
         );
         assert!(!from_run.contains("latency"), "{from_run}");
-        let quiet = crate::emulator::Chaos::parse("latency=5ms").unwrap();
+        let quiet = sqsprobe_emulator::Chaos::parse("latency=5ms").unwrap();
         let none = QueueChaos {
             case_spec: None,
             run: Some(&quiet),

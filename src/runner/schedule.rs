@@ -4,8 +4,8 @@
 //! short ones fill the gaps instead of trailing after them (nextest does the same with slow
 //! tests). Partitions deal the cases out the same way, so N CI jobs get similar shares.
 
-use crate::suite::case_budget;
-use crate::suite::model::Case;
+use sqsprobe_core::suite::case_budget;
+use sqsprobe_core::suite::model::Case;
 
 /// A case to run and the suite file it came from.
 #[derive(Debug, Clone)]
@@ -53,7 +53,9 @@ pub fn partition(plan: Vec<PlannedCase>, k: usize, n: usize) -> Vec<PlannedCase>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{Action, Case, CaseExpect, Pos, RetryPolicy, Step, StepExpect};
+    use sqsprobe_core::suite::model::{
+        Action, Case, CaseExpect, Pos, RetryPolicy, Step, StepExpect,
+    };
     use std::time::Duration;
 
     fn planned(id: &str, sleep_s: u64) -> PlannedCase {
@@ -82,7 +84,7 @@ mod tests {
                 faults: Vec::new(),
                 emulator_chaos: None,
                 area: None,
-                aspect: crate::suite::area::Aspect::Semantics,
+                aspect: sqsprobe_core::suite::area::Aspect::Semantics,
             },
         }
     }

@@ -309,8 +309,8 @@ pub struct ListError(pub String);
 
 /// Whether an SDK error says the queue does not exist.
 fn is_missing(code: Option<&str>) -> bool {
-    code.and_then(crate::sqs::errors::by_code)
-        .is_some_and(|spec| *spec == crate::sqs::errors::QUEUE_DOES_NOT_EXIST)
+    code.and_then(sqsprobe_facts::sqs::errors::by_code)
+        .is_some_and(|spec| *spec == sqsprobe_facts::sqs::errors::QUEUE_DOES_NOT_EXIST)
 }
 
 /// Every queue URL under `prefix`, following NextToken past each page of 1,000. Stops early

@@ -31,7 +31,7 @@ use aws_sdk_sqs::config::{Credentials, SharedCredentialsProvider};
 use aws_types::service_config::ServiceConfigKey;
 use std::time::Duration;
 
-pub use crate::evidence::sdk_error::sdk_error_line;
+pub use crate::runner::sdk_error::sdk_error_line;
 
 /// The fixed access key (and secret) the embedded target signs with: public, not a secret.
 pub const EMBEDDED_KEY: &str = "sqsprobe";
@@ -69,9 +69,9 @@ impl TargetKind {
 
 /// The wire protocol calls use (the query protocol through
 /// [`super::query_protocol::QueryProtocolClient`]).
-pub use crate::sqs::protocol::Protocol;
+pub use sqsprobe_facts::sqs::protocol::Protocol;
 
-pub use crate::sqs::endpoint::is_aws_endpoint;
+pub use sqsprobe_facts::sqs::endpoint::is_aws_endpoint;
 
 /// Why `--protocol query` cannot reach `endpoint`, if it cannot: the SDK signs the JSON body
 /// before the query client rewrites it, so the signature would not match what AWS receives.
@@ -197,7 +197,7 @@ fn sqs_client(sdk_config: &SdkConfig, target: &TargetConfig) -> aws_sdk_sqs::Cli
 fn sqs_client_via(
     sdk_config: &SdkConfig,
     target: &TargetConfig,
-    in_process: Option<crate::emulator::InProcess>,
+    in_process: Option<sqsprobe_emulator::InProcess>,
 ) -> aws_sdk_sqs::Client {
     use super::in_process::InProcessClient;
     use super::query_protocol::QueryProtocolClient;
@@ -350,11 +350,13 @@ pub enum TargetError {
 }
 
 impl TargetError {
-    /// The process exit code (`crate::exit_code`).
+    /// The process exit code (`sqsprobe_facts::exit_code`).
     pub fn exit_code(&self) -> i32 {
         match self {
-            TargetError::Usage(_) | TargetError::Refused(_) => crate::exit_code::BAD_COMMAND_LINE,
-            TargetError::Failed(_) => crate::exit_code::RUNTIME_ERROR,
+            TargetError::Usage(_) | TargetError::Refused(_) => {
+                sqsprobe_facts::exit_code::BAD_COMMAND_LINE
+            }
+            TargetError::Failed(_) => sqsprobe_facts::exit_code::RUNTIME_ERROR,
         }
     }
 }
@@ -370,8 +372,8 @@ pub struct TargetRequest {
     pub profile: Option<String>,
     pub protocol: Protocol,
     /// `--chaos`, for the embedded emulator only.
-    pub chaos: Option<crate::emulator::Chaos>,
-    /// The embedded emulator's [`chaos_name_prefix`](crate::emulator::EmulatorConfig): the
+    pub chaos: Option<sqsprobe_emulator::Chaos>,
+    /// The embedded emulator's [`chaos_name_prefix`](sqsprobe_emulator::EmulatorConfig): the
     /// run's queue-name prefix, so its chaos dice do not follow the random run id.
     pub chaos_name_prefix: Option<String>,
     /// `--allow-account`: the only accounts `--target aws` may touch (empty: any). Ignored by
@@ -492,7 +494,7 @@ pub struct Target {
     pub info: TargetInfo,
     pub client: aws_sdk_sqs::Client,
     /// The embedded emulator, which lives as long as the command: shut it down at the end.
-    pub emulator: Option<crate::emulator::RunningEmulator>,
+    pub emulator: Option<sqsprobe_emulator::RunningEmulator>,
 }
 
 /// The kind of target a command line means; refuses the combinations that mean nothing.
@@ -562,17 +564,17 @@ pub async fn resolve(
     let endpoint_url = match kind {
         TargetKind::Embedded => {
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-            let clock: Option<std::sync::Arc<dyn crate::emulator::Clock>> = match virtual_clock {
+            let clock: Option<std::sync::Arc<dyn sqsprobe_emulator::Clock>> = match virtual_clock {
                 true => Some(std::sync::Arc::new(req.clock)),
                 false => None,
             };
-            let config = crate::emulator::EmulatorConfig {
+            let config = sqsprobe_emulator::EmulatorConfig {
                 chaos: req.chaos.unwrap_or_default(),
                 chaos_name_prefix: req.chaos_name_prefix.clone(),
                 clock,
-                ..crate::emulator::EmulatorConfig::default()
+                ..sqsprobe_emulator::EmulatorConfig::default()
             };
-            let emu = crate::emulator::spawn(addr, config).await.map_err(|e| {
+            let emu = sqsprobe_emulator::spawn(addr, config).await.map_err(|e| {
                 TargetError::Failed(format!("failed to start the embedded emulator: {e}"))
             })?;
             let url = emu.endpoint_url();
@@ -592,7 +594,7 @@ pub async fn resolve(
     let in_process = emulator
         .as_ref()
         .filter(|_| virtual_clock)
-        .map(crate::emulator::RunningEmulator::in_process);
+        .map(sqsprobe_emulator::RunningEmulator::in_process);
     let client = sqs_client_via(&sdk_config, &config, in_process);
 
     let (endpoint, endpoint_source, sdk_endpoint, account) = match kind {
@@ -624,7 +626,7 @@ pub async fn resolve(
         // Recorded and printed without any `user:password@` the URL may carry.
         endpoint: endpoint
             .as_deref()
-            .map(crate::evidence::digest::strip_userinfo),
+            .map(sqsprobe_core::evidence::digest::strip_userinfo),
         endpoint_source,
         sdk_endpoint,
         account,
@@ -762,7 +764,10 @@ mod tests {
             &["111111111111", "333333333333"],
         );
         let refused = other.check_account().unwrap_err();
-        assert_eq!(refused.exit_code(), crate::exit_code::BAD_COMMAND_LINE);
+        assert_eq!(
+            refused.exit_code(),
+            sqsprobe_facts::exit_code::BAD_COMMAND_LINE
+        );
         assert!(refused.to_string().contains("2222********"), "{refused}");
         assert!(!refused.to_string().contains("222222222222"), "{refused}");
         assert!(
@@ -779,7 +784,7 @@ mod tests {
         );
         assert_eq!(
             unknown.check_account().unwrap_err().exit_code(),
-            crate::exit_code::RUNTIME_ERROR
+            sqsprobe_facts::exit_code::RUNTIME_ERROR
         );
         // Without a guard an unknown account is said, not refused.
         let unguarded = aws(None, Account::Unknown("timed out".into()), &[]);

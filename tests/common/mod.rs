@@ -424,27 +424,27 @@ pub fn run_records(
     args: &[&str],
     expect_code: i32,
     limit: Duration,
-) -> (Vec<sqsprobe::evidence::Record>, Finished) {
+) -> (Vec<sqsprobe_core::evidence::Record>, Finished) {
     let out = tempfile::tempdir().expect("a temporary folder");
     let mut all = args.to_vec();
     all.extend_from_slice(&["--out", out.path().to_str().expect("a UTF-8 path")]);
     let run = run_bin(&all, &root(), limit);
     assert_eq!(run.code(), expect_code, "{}\n{}", run.stdout, run.stderr);
     let records =
-        sqsprobe::evidence::read_evidence(&single_run_dir(out.path()).join("evidence.jsonl"))
+        sqsprobe_core::evidence::read_evidence(&single_run_dir(out.path()).join("evidence.jsonl"))
             .expect("strict evidence");
     (records, run)
 }
 
 /// The `case_end` of `case` (panics when there is none).
 pub fn case_end<'a>(
-    records: &'a [sqsprobe::evidence::Record],
+    records: &'a [sqsprobe_core::evidence::Record],
     case: &str,
-) -> &'a sqsprobe::evidence::format::CaseEnd {
+) -> &'a sqsprobe_core::evidence::format::CaseEnd {
     records
         .iter()
         .find_map(|r| match r {
-            sqsprobe::evidence::Record::CaseEnd(e) if e.case == case => Some(e),
+            sqsprobe_core::evidence::Record::CaseEnd(e) if e.case == case => Some(e),
             _ => None,
         })
         .unwrap_or_else(|| panic!("no case_end for {case}"))
@@ -452,13 +452,15 @@ pub fn case_end<'a>(
 
 /// The `call` rows of `case`'s steps (observations included), in order.
 pub fn step_calls<'a>(
-    records: &'a [sqsprobe::evidence::Record],
+    records: &'a [sqsprobe_core::evidence::Record],
     case: &str,
-) -> Vec<&'a sqsprobe::evidence::format::Call> {
+) -> Vec<&'a sqsprobe_core::evidence::format::Call> {
     records
         .iter()
         .filter_map(|r| match r {
-            sqsprobe::evidence::Record::Call(c) if c.case == case && c.step.is_some() => Some(c),
+            sqsprobe_core::evidence::Record::Call(c) if c.case == case && c.step.is_some() => {
+                Some(c)
+            }
             _ => None,
         })
         .collect()

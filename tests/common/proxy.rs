@@ -333,7 +333,7 @@ async fn start_with(upstream: SocketAddr, mischief: Mischief) -> Proxy {
 /// wire. The proxy, and the emulator it started, stop on drop.
 pub struct Rigged {
     pub rt: tokio::runtime::Runtime,
-    emu: Option<sqsprobe::emulator::RunningEmulator>,
+    emu: Option<sqsprobe_emulator::RunningEmulator>,
     upstream: SocketAddr,
     /// The proxy: give its `url` to the binary under test.
     pub proxy: Proxy,
@@ -353,9 +353,9 @@ impl Rigged {
     pub fn start(mischief: Mischief) -> Rigged {
         let rt = runtime();
         let emu = rt
-            .block_on(sqsprobe::emulator::spawn(
+            .block_on(sqsprobe_emulator::spawn(
                 "127.0.0.1:0".parse().expect("an address"),
-                sqsprobe::emulator::EmulatorConfig::default(),
+                sqsprobe_emulator::EmulatorConfig::default(),
             ))
             .expect("the emulator starts");
         let upstream = emu.local_addr();

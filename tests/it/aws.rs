@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::{Record, read_evidence};
+use sqsprobe_core::evidence::{Record, read_evidence};
 use std::time::Duration;
 
 #[test]
@@ -52,7 +52,7 @@ fn shipped_suites_pass_against_real_aws_and_leave_nothing_behind() {
     let text =
         std::fs::read_to_string(single_run_dir(out_dir.path()).join("evidence.jsonl")).unwrap();
     assert_eq!(
-        sqsprobe::evidence::digest::mask_account_ids(&text),
+        sqsprobe_core::evidence::digest::mask_account_ids(&text),
         text,
         "an account id reached the evidence"
     );

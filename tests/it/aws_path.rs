@@ -13,7 +13,7 @@ use crate::common;
 
 use common::serve::Serve;
 use common::{Finished, bin, root, wait_bounded};
-use sqsprobe::evidence::{Record, read_evidence};
+use sqsprobe_core::evidence::{Record, read_evidence};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -86,7 +86,7 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
-fn run_start(out: &Path) -> sqsprobe::evidence::format::RunStart {
+fn run_start(out: &Path) -> sqsprobe_core::evidence::format::RunStart {
     let dir = common::single_run_dir(out);
     read_evidence(&dir.join("evidence.jsonl"))
         .unwrap()
@@ -510,7 +510,7 @@ fn the_iam_policy_names_exactly_the_actions_the_harness_calls() {
         .map(|f| std::fs::read_to_string(f).unwrap())
         .collect();
     // Every SQS operation the runner (cases, teardown, preflight, sweep) sends through the SDK.
-    let called: BTreeSet<String> = sqsprobe::emulator::OPERATIONS
+    let called: BTreeSet<String> = sqsprobe_emulator::OPERATIONS
         .iter()
         .filter(|op| source.contains(&format!(".{}()", snake(op))))
         .map(|op| iam_action(op))

@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::{CaseEnd, Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use sqsprobe_core::evidence::format::{CaseEnd, Record, Verdict};
+use sqsprobe_core::evidence::read_evidence;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};

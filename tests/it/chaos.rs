@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::{Record, read_evidence};
+use sqsprobe_core::evidence::{Record, read_evidence};
 use std::path::Path;
 use std::time::Duration;
 
@@ -115,7 +115,7 @@ fn chaos_is_refused_off_the_embedded_target_and_when_misspelt() {
 }
 
 /// Runs one case of `tests/fixtures/emulator-chaos.yaml` with `extra` args; its step rows.
-fn fixture_calls(case: &str, extra: &[&str]) -> Vec<sqsprobe::evidence::format::Call> {
+fn fixture_calls(case: &str, extra: &[&str]) -> Vec<sqsprobe_core::evidence::format::Call> {
     let out = tempfile::tempdir().unwrap();
     let mut args = vec![
         "run",
@@ -140,7 +140,7 @@ fn fixture_calls(case: &str, extra: &[&str]) -> Vec<sqsprobe::evidence::format::
 }
 
 /// The labels each receive row of `calls` got, in the order returned.
-fn received(calls: &[sqsprobe::evidence::format::Call]) -> Vec<Vec<String>> {
+fn received(calls: &[sqsprobe_core::evidence::format::Call]) -> Vec<Vec<String>> {
     calls
         .iter()
         .filter(|c| c.action == "ReceiveMessage")

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{Moto, queues_with_prefix, root, run_bin, single_run_dir};
-use sqsprobe::evidence::{Record, format::Verdict, read_evidence};
+use sqsprobe_core::evidence::{Record, format::Verdict, read_evidence};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -35,7 +35,7 @@ fn playbook_suites() -> Vec<String> {
     paths
 }
 
-fn case_ends(records: &[Record]) -> Vec<&sqsprobe::evidence::format::CaseEnd> {
+fn case_ends(records: &[Record]) -> Vec<&sqsprobe_core::evidence::format::CaseEnd> {
     records
         .iter()
         .filter_map(|r| match r {
@@ -94,7 +94,7 @@ fn shipped_suites_pass_against_moto_and_leave_a_complete_run_folder() {
     for r in &records {
         if let Record::Call(c) = r
             && c.action == "DeleteMessage"
-            && c.phase == sqsprobe::evidence::format::Phase::Step
+            && c.phase == sqsprobe_core::evidence::format::Phase::Step
         {
             let d = c.handle_digest.as_deref().unwrap();
             assert_eq!(d.len(), 64);

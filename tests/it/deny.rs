@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::run_records;
-use sqsprobe::evidence::format::{Call, Completion, DenyEnd, Phase, Record, Verdict};
+use sqsprobe_core::evidence::format::{Call, Completion, DenyEnd, Phase, Record, Verdict};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);

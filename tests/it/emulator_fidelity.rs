@@ -21,7 +21,7 @@ use aws_sdk_sqs::Client;
 use aws_sdk_sqs::config::retry::RetryConfig;
 use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_sqs::types::{MessageSystemAttributeName, QueueAttributeName};
-use sqsprobe::emulator::{EmulatorConfig, RunningEmulator, spawn};
+use sqsprobe_emulator::{EmulatorConfig, RunningEmulator, spawn};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::timeout;
 

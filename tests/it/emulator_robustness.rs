@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::serve::post;
-use sqsprobe::emulator::{EmulatorConfig, OPERATIONS, spawn};
+use sqsprobe_emulator::{EmulatorConfig, OPERATIONS, spawn};
 use std::time::Duration;
 use tokio::time::timeout;
 

@@ -10,7 +10,7 @@ use aws_sdk_sqs::types::{
     DeleteMessageBatchRequestEntry, MessageAttributeValue, MessageSystemAttributeName,
     QueueAttributeName, SendMessageBatchRequestEntry,
 };
-use sqsprobe::emulator::{EmulatorConfig, RunningEmulator, spawn};
+use sqsprobe_emulator::{EmulatorConfig, RunningEmulator, spawn};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::timeout;
 

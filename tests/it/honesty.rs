@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{root, run_bin};
-use sqsprobe::evidence::format::{CaseEnd, Decision, Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use sqsprobe_core::evidence::format::{CaseEnd, Decision, Record, Verdict};
+use sqsprobe_core::evidence::read_evidence;
 use std::path::Path;
 use std::time::Duration;
 

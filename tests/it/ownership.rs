@@ -4,8 +4,8 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::{Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use sqsprobe_core::evidence::format::{Record, Verdict};
+use sqsprobe_core::evidence::read_evidence;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use crate::common;
 
 use common::proxy::{Mischief, Rigged, WireRequest};
 use common::{Moto, root, run_bin, single_run_dir};
-use sqsprobe::evidence::{Record, read_evidence};
+use sqsprobe_core::evidence::{Record, read_evidence};
 use std::path::Path;
 use std::time::Duration;
 

@@ -19,8 +19,8 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir, wait_bounded};
-use sqsprobe::evidence::format::Record;
-use sqsprobe::evidence::read_evidence;
+use sqsprobe_core::evidence::format::Record;
+use sqsprobe_core::evidence::read_evidence;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

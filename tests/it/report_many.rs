@@ -4,8 +4,8 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::Record;
-use sqsprobe::evidence::read_evidence;
+use sqsprobe_core::evidence::format::Record;
+use sqsprobe_core::evidence::read_evidence;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

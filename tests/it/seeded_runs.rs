@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::{Record, read_evidence};
+use sqsprobe_core::evidence::{Record, read_evidence};
 use std::collections::BTreeMap;
 use std::time::Duration;
 

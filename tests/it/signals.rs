@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{Moto, queues_with_prefix, root, send_signal, single_run_dir};
-use sqsprobe::evidence::format::{Record, Verdict};
-use sqsprobe::evidence::read_evidence;
+use sqsprobe_core::evidence::format::{Record, Verdict};
+use sqsprobe_core::evidence::read_evidence;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

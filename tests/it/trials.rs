@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{case_end as end, run_records};
-use sqsprobe::evidence::format::{Record, Verdict};
+use sqsprobe_core::evidence::format::{Record, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 

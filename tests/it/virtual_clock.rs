@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{root, run_bin, single_run_dir};
-use sqsprobe::evidence::format::Verdict;
-use sqsprobe::evidence::{Record, RunView, read_evidence};
+use sqsprobe_core::evidence::format::Verdict;
+use sqsprobe_core::evidence::{Record, RunView, read_evidence};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{Moto, root, run_bin, single_run_dir};
-use sqsprobe::evidence::{Record, format::Verdict, read_evidence};
+use sqsprobe_core::evidence::{Record, format::Verdict, read_evidence};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -65,10 +65,10 @@ fn readme_shows_this_run(printed: &str) {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "yaml") {
             let text = std::fs::read_to_string(&path).unwrap();
-            playbook += sqsprobe::suite::parse_suite(
+            playbook += sqsprobe_core::suite::parse_suite(
                 &path.display().to_string(),
                 &text,
-                &sqsprobe::suite::Limits::default(),
+                &sqsprobe_core::suite::Limits::default(),
             )
             .unwrap()
             .cases
@@ -130,17 +130,20 @@ fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
         .map(|a| a["area"].as_str().unwrap())
         .collect();
     // Every area of the fixed list, in its order: the shipped suites cover them all.
-    let all: Vec<&str> = sqsprobe::suite::area::AREAS.iter().map(|a| a.key).collect();
+    let all: Vec<&str> = sqsprobe_core::suite::area::AREAS
+        .iter()
+        .map(|a| a.key)
+        .collect();
     assert_eq!(areas, all);
     // README.md: "the conformance suite (over 170 cases in the matrix's twelve areas)".
     let mut conformance_cases = 0;
     for entry in std::fs::read_dir(root().join("suites/conformance")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        let suite = sqsprobe::suite::parse_suite(
+        let suite = sqsprobe_core::suite::parse_suite(
             &path.display().to_string(),
             &text,
-            &sqsprobe::suite::Limits::default(),
+            &sqsprobe_core::suite::Limits::default(),
         )
         .unwrap();
         conformance_cases += suite.cases.len();
@@ -203,7 +206,7 @@ fn matrix_of_embedded_and_moto_over_the_shipped_suites() {
     }
     for area in json["areas"].as_array().unwrap() {
         let key = area["area"].as_str().unwrap();
-        assert!(sqsprobe::suite::area::area(key).is_some(), "{key}");
+        assert!(sqsprobe_core::suite::area::area(key).is_some(), "{key}");
     }
     // moto diverges in semantics somewhere (move tasks it does not implement are unsupported,
     // but its lapsed FIFO handle deletes): the surprises list is not empty, and cites cases.

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{case_end as end, run_records, step_calls};
-use sqsprobe::evidence::format::{Completion, Decision, Record, Verdict};
+use sqsprobe_core::evidence::format::{Completion, Decision, Record, Verdict};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);

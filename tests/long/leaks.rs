@@ -68,7 +68,7 @@ fn nothing_secret_reaches_any_output_over_either_protocol_across_every_suite() {
         let outputs = outputs(out.path(), &run);
         // Text under 8 bytes is not masked in free text (docs/evidence-format.md): the
         // literal handles some cases write (`garbage`) and one-word bodies.
-        let long = |s: &&String| s.len() >= sqsprobe::evidence::digest::MIN_SECRET;
+        let long = |s: &&String| s.len() >= sqsprobe_core::evidence::digest::MIN_SECRET;
         for handle in seen.handles.iter().filter(long) {
             assert_absent(&outputs, handle, "a receipt handle");
         }

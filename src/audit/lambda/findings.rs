@@ -61,7 +61,7 @@ pub fn findings(invocations: &[Invocation], audit: &Audit, ctx: &Context) -> Vec
                  timeout ({}): AWS advises at least six, so that a batch retried after throttling \
                  does not outlive its lease",
                 ctx.visibility_timeout_s,
-                crate::duration::format(ctx.settings.function_timeout)
+                sqsprobe_facts::duration::format(ctx.settings.function_timeout)
             ),
         ));
     }

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::invocation::Invocation;
-use crate::text::escape::html_text as esc;
+use sqsprobe_facts::text::escape::html_text as esc;
 
 const WIDTH: f64 = 960.0;
 /// The left margin, where each lane's label sits.

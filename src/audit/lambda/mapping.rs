@@ -295,7 +295,7 @@ async fn source(client: &aws_sdk_sqs::Client, queue_url: &str) -> Result<Source,
         .map_err(|e| {
             format!(
                 "the mapping could not read the queue: {}",
-                crate::evidence::sdk_error::sdk_error_line(&e)
+                crate::runner::sdk_error::sdk_error_line(&e)
             )
         })?;
     let attributes = answer.attributes().cloned().unwrap_or_default();

@@ -71,7 +71,7 @@ impl Settings {
             let timeout = if self.function_timeout.subsec_nanos() == 0 {
                 format!("{} seconds", self.function_timeout.as_secs())
             } else {
-                crate::duration::format(self.function_timeout)
+                sqsprobe_facts::duration::format(self.function_timeout)
             };
             return Err(format!(
                 "the event source mapping is refused, as CreateEventSourceMapping refuses it: \

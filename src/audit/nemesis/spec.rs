@@ -62,7 +62,7 @@ impl Nemesis {
             if !WORDS.contains(&word) {
                 return Err(format!(
                     "unknown nemesis `{word}`{}: write kill, pause, kill=N or pause=N",
-                    crate::text::suggest::suggest(word, &WORDS)
+                    sqsprobe_facts::text::suggest::suggest(word, &WORDS)
                 ));
             }
             if seen.contains(&word) {

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use super::report::{RawReport, RawRow, RawWorkload};
 use super::table::target_cell;
-use crate::text::escape::markdown_text;
+use sqsprobe_facts::text::escape::markdown_text;
 
 /// One row present in both runs.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! ([`ServerThread`]), as a separate `sqsprobe serve` process would be.
 
 use super::server_thread::ServerThread;
-use crate::emulator::{EmulatorConfig, serve};
+use sqsprobe_emulator::{EmulatorConfig, serve};
 
 /// A running emulator; dropping it stops the server and joins its thread.
 pub struct EmbeddedServer(ServerThread);

@@ -13,7 +13,7 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-pub use crate::sqs::protocol::Protocol;
+pub use sqsprobe_facts::sqs::protocol::Protocol;
 
 /// The operation name of the no-op: no SQS API has it, so a server answers it with its
 /// unknown-operation error after parsing the request and before any queue work.

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::report::{RawRow, RawWorkload};
-use crate::text::escape::markdown_text;
+use sqsprobe_facts::text::escape::markdown_text;
 
 /// Microseconds with enough digits for loopback latencies (tens of µs) and slow peers alike.
 fn us(v: Option<f64>) -> String {

@@ -90,7 +90,7 @@ impl ConnectionLog {
         if self.first_error.is_none() {
             // Printed and saved in --json: masked like evidence (a server's message may carry
             // an account id or a principal ARN).
-            self.first_error = Some(crate::evidence::digest::mask_identities(&what()));
+            self.first_error = Some(sqsprobe_core::evidence::digest::mask_identities(&what()));
         }
     }
 }

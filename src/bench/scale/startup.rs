@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use super::report::{Millis, Startup};
 use super::server::{START_TIMEOUT, ServeProcess, child_command};
 use crate::bench::Stop;
-use crate::evidence::format::Record;
+use sqsprobe_core::evidence::format::Record;
 
 /// Between two attempts at the first answer.
 const POLL: Duration = Duration::from_micros(500);
@@ -127,7 +127,7 @@ fn case_duration_ms(out: &Path) -> Result<u64, String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.is_dir())
         .ok_or_else(|| format!("run wrote no run folder under {}", out.display()))?;
-    let records = crate::evidence::read_evidence(&run.join("evidence.jsonl"))
+    let records = sqsprobe_core::evidence::read_evidence(&run.join("evidence.jsonl"))
         .map_err(|e| format!("the run's evidence: {e}"))?;
     records
         .iter()

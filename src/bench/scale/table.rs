@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::compare::{ScaleComparison, Unit};
 use super::report::ScaleReport;
-use crate::text::escape::markdown_text;
+use sqsprobe_facts::text::escape::markdown_text;
 
 fn us(v: Option<f64>) -> String {
     v.map_or_else(|| "–".to_string(), |v| format!("{v:.0}"))

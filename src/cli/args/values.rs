@@ -45,8 +45,8 @@ pub(super) fn parse_partition(s: &str) -> Result<(usize, usize), String> {
 }
 
 /// The emulator's chaos spec (docs/chaos.md), as `--chaos` takes it.
-pub(super) fn parse_chaos(s: &str) -> Result<crate::emulator::Chaos, String> {
-    crate::emulator::Chaos::parse(s).map_err(|e| e.to_string())
+pub(super) fn parse_chaos(s: &str) -> Result<sqsprobe_emulator::Chaos, String> {
+    sqsprobe_emulator::Chaos::parse(s).map_err(|e| e.to_string())
 }
 
 /// An audit's `--nemesis` spec: `kill`, `pause`, `kill=N`, `pause=N`, comma-separated.
@@ -56,7 +56,7 @@ pub(super) fn parse_nemesis(s: &str) -> Result<crate::audit::nemesis::Nemesis, S
 
 /// A duration as suites write one (`1500ms`, `90s`, `5m`).
 pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    crate::duration::parse(s).map_err(|e| e.to_string())
+    sqsprobe_facts::duration::parse(s).map_err(|e| e.to_string())
 }
 
 /// An AWS account id: 12 digits.

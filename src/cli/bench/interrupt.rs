@@ -1,7 +1,7 @@
 //! How a signal stops a bench, whichever driver measures it. Shared by the SDK driver
 //! (`bench.rs`) and the raw one (`raw.rs`), below both.
 
-use crate::exit_code;
+use sqsprobe_facts::exit_code;
 
 /// The first Ctrl-C, SIGTERM or SIGHUP stops the bench cleanly: the phase in flight ends
 /// within a call, its queues are deleted, its row is dropped, no further phase or target

@@ -19,8 +19,8 @@ use crate::bench::raw::{
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
 };
-use crate::exit_code;
-use crate::text::escape::terminal;
+use sqsprobe_facts::exit_code;
+use sqsprobe_facts::text::escape::terminal;
 
 /// Where a planned target is: a server this run starts, or an endpoint.
 enum Place {
@@ -365,8 +365,8 @@ pub async fn run(args: BenchArgs) -> i32 {
             target.name,
             target.url,
             target.protocol.as_str(),
-            crate::duration::format(options.warmup),
-            crate::duration::format(options.duration)
+            sqsprobe_facts::duration::format(options.warmup),
+            sqsprobe_facts::duration::format(options.duration)
         );
         let mut progress = |line: &str| eprintln!("sqsprobe:   {}", terminal(line));
         let outcome = match planned.place {

@@ -5,7 +5,7 @@
 use super::super::args::{BenchArgs, bench_defaults};
 use crate::bench::Stop;
 use crate::bench::scale::{Measure, ScaleReport, ScaleSizes, ScaleWorkload, growth_ratios};
-use crate::text::escape::terminal;
+use sqsprobe_facts::text::escape::terminal;
 
 /// Largest size of a depth or memory fill: 10M 11-byte messages is ~3 GB of RSS.
 const MAX_MESSAGES: u64 = 10_000_000;

@@ -7,9 +7,9 @@
 //! digest can push it out of its box.
 
 use super::picture::{call_title, harness_role, message_labels, step_number};
-use crate::evidence::format::{Call, Completion, Phase};
-use crate::evidence::view::{CaseView, parse_time};
-use crate::text::escape::{html_attr as attr, html_text as esc};
+use sqsprobe_core::evidence::format::{Call, Completion, Phase};
+use sqsprobe_core::evidence::view::{CaseView, parse_time};
+use sqsprobe_facts::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
 /// Columns: header and width in percent.
@@ -151,8 +151,8 @@ fn short(digest: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::full_run;
-    use crate::evidence::view::RunView;
+    use sqsprobe_core::evidence::fixtures::full_run;
+    use sqsprobe_core::evidence::view::RunView;
 
     #[test]
     fn digests_are_short_with_the_whole_on_hover_and_steps_count_from_one() {
@@ -178,7 +178,7 @@ mod tests {
     fn a_server_message_gets_its_own_row() {
         let mut records = full_run();
         for r in &mut records {
-            if let crate::evidence::Record::Call(c) = r
+            if let sqsprobe_core::evidence::Record::Call(c) = r
                 && c.action == "DeleteMessage"
             {
                 c.completion = Completion::Fail;

@@ -8,10 +8,10 @@
 
 use super::super::wording::format_ms;
 use super::marks::{Mark, MarkKind, Part, Shape, bar, cap, lane_name, outcome};
-use crate::classify::ack_history::CallHistory;
-use crate::classify::leases::{AckClass, LeaseEnd, UseAnswer};
-use crate::evidence::format::{Call, Completion, Phase};
-use crate::evidence::view::CaseView;
+use sqsprobe_core::classify::ack_history::CallHistory;
+use sqsprobe_core::classify::leases::{AckClass, LeaseEnd, UseAnswer};
+use sqsprobe_core::evidence::format::{Call, Completion, Phase};
+use sqsprobe_core::evidence::view::CaseView;
 
 /// A lease to draw, in its lane and track among that lane's leases.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! a call that both the picture ([`super::picture`]) and the lease reconstruction
 //! ([`super::leases`]) need — which lane it belongs to and what it answered.
 
-use crate::evidence::format::{Call, Completion, Phase};
+use sqsprobe_core::evidence::format::{Call, Completion, Phase};
 
 /// A case's timeline, ready to draw.
 #[derive(Debug)]

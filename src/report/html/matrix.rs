@@ -1,6 +1,6 @@
 //! Several runs side by side (`matrix.html`, and `report A B …`'s page): targets as columns
 //! with their scores, cases grouped by area, each cell linking to the case in its run's
-//! `report.html`. The model is [`crate::conformance::matrix`]; this is only its picture.
+//! `report.html`. The model is [`sqsprobe_core::conformance::matrix`]; this is only its picture.
 //!
 //! Self-contained like the report: the report's stylesheet inline, no script, everything from
 //! the records escaped. A cell's hover text is its note (the profile's reason, or why the case
@@ -9,11 +9,11 @@
 use super::axis::GridTick;
 use super::parts::case_anchor;
 use super::style::CSS;
-use crate::conformance::facts::{Facts, TargetFacts};
-use crate::conformance::markdown as facts;
-use crate::conformance::markdown::{SAME_AUTHORS, score_cell};
-use crate::conformance::matrix::{CellState, MAX_SURPRISES, Matrix, percent};
-use crate::text::escape::{html_attr as attr, html_text as esc};
+use sqsprobe_core::conformance::facts::{Facts, TargetFacts};
+use sqsprobe_core::conformance::markdown as facts;
+use sqsprobe_core::conformance::markdown::{SAME_AUTHORS, score_cell};
+use sqsprobe_core::conformance::matrix::{CellState, MAX_SURPRISES, Matrix, percent};
+use sqsprobe_facts::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
 /// The CSS class of a cell: the report's verdict colours.
@@ -326,9 +326,9 @@ table.facts td{white-space:normal;max-width:18em;font-size:.85em}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::matrix::build;
-    use crate::evidence::fixtures::verdicts_run as run;
-    use crate::evidence::format::Verdict;
+    use sqsprobe_core::conformance::matrix::build;
+    use sqsprobe_core::evidence::fixtures::verdicts_run as run;
+    use sqsprobe_core::evidence::format::Verdict;
 
     #[test]
     fn every_run_cell_links_to_its_case() {
@@ -397,7 +397,7 @@ mod tests {
         );
         let mut m = build(&[("1".to_string(), a)]).unwrap();
         m.facts = Some(
-            crate::conformance::facts::parse_facts(
+            sqsprobe_core::conformance::facts::parse_facts(
                 r#"{"format": "sqsprobe-facts/1", "measured_at": "t", "cpus": 2, "targets": [
                   {"target": "<m>", "startup_ms": 120, "bench": {"send_per_second": 5000}},
                   {"target": "other", "startup_ms": 3}]}"#,

@@ -33,8 +33,8 @@ pub fn stylesheet() -> &'static str {
 
 /// The run report's calls table over `calls` (rows of one history, in order), as a case's is
 /// drawn, for a page of another command: the audit's consumer calls read as a case's do.
-pub fn calls_table(out: &mut String, id: &str, calls: Vec<&crate::evidence::format::Call>) {
-    let view = crate::evidence::view::CaseView {
+pub fn calls_table(out: &mut String, id: &str, calls: Vec<&sqsprobe_core::evidence::format::Call>) {
+    let view = sqsprobe_core::evidence::view::CaseView {
         id,
         suite: None,
         start: None,
@@ -44,7 +44,7 @@ pub fn calls_table(out: &mut String, id: &str, calls: Vec<&crate::evidence::form
         denies: Vec::new(),
         facts: Vec::new(),
         end: None,
-        state: crate::evidence::view::CaseState::DidNotFinish,
+        state: sqsprobe_core::evidence::view::CaseState::DidNotFinish,
     };
     calls::table(out, &view);
 }

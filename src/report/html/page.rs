@@ -25,7 +25,7 @@
 //!
 //! No external asset and no script: CSS and SVG are inline, `<details>` opens and closes
 //! natively, and hover text is SVG `<title>` and HTML `title`. Everything taken from the records
-//! is escaped by `crate::text::escape`: element content with `html_text`, attribute values with
+//! is escaped by `sqsprobe_facts::text::escape`: element content with `html_text`, attribute values with
 //! `html_attr`. Suite authors control ids, titles, behaviour and sources; servers control error
 //! codes, messages and request ids.
 
@@ -33,10 +33,10 @@ use super::super::wording::{decision_name, exit_meaning, format_ms, partition_wo
 use super::parts::{case_anchor, findings, state_class};
 use super::style::CSS;
 use super::{calls, timeline, trials};
-use crate::evidence::Record;
-use crate::evidence::format::{CaseEnd, Decision, DenyEnd, RunStart, Verdict};
-use crate::evidence::view::{CaseState, CaseView, RunView};
-use crate::text::escape::{html_attr as attr, html_text as esc};
+use sqsprobe_core::evidence::Record;
+use sqsprobe_core::evidence::format::{CaseEnd, Decision, DenyEnd, RunStart, Verdict};
+use sqsprobe_core::evidence::view::{CaseState, CaseView, RunView};
+use sqsprobe_facts::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
 /// Renders the whole report as one HTML document.
@@ -76,7 +76,7 @@ pub(crate) fn target_words(start: &RunStart) -> String {
     if let Some(profile) = &start.target_profile {
         words.push_str(&format!(", target profile {profile}"));
     }
-    if start.protocol != crate::sqs::protocol::Protocol::Json {
+    if start.protocol != sqsprobe_facts::sqs::protocol::Protocol::Json {
         words.push_str(&format!(", over the {} protocol", start.protocol.as_str()));
     }
     words
@@ -412,7 +412,7 @@ fn case_section(out: &mut String, case: &CaseView, open: bool) {
         let _ = write!(
             out,
             " <small>{}</small>",
-            esc(&crate::classify::trials::tally(t))
+            esc(&sqsprobe_core::classify::trials::tally(t))
         );
     }
     // The anchor is inside the collapsed part, so following a link to it opens the case.
@@ -636,8 +636,8 @@ pub(crate) fn code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::*;
-    use crate::evidence::format::{Finding, MessageOutcome};
+    use sqsprobe_core::evidence::fixtures::*;
+    use sqsprobe_core::evidence::format::{Finding, MessageOutcome};
 
     const SCRIPT: &str = "<script>alert(1)</script>";
     const IMG: &str = "\"><img src=x onerror=alert(1)>";
@@ -699,7 +699,7 @@ mod tests {
                         message: evil.clone(),
                         message_id: Some(evil.clone()),
                         // Classes are typed: nothing a target says reaches them.
-                        class: crate::evidence::facts::ClassName::Inconclusive,
+                        class: sqsprobe_core::evidence::facts::ClassName::Inconclusive,
                         reason: Some(evil.clone()),
                         sightings: 1,
                         deliveries: 2,
@@ -815,7 +815,7 @@ mod tests {
         s.target_profile = None;
         s.endpoint = None;
         s.region = "eu-west-1".to_string();
-        s.protocol = crate::sqs::protocol::Protocol::Query;
+        s.protocol = sqsprobe_facts::sqs::protocol::Protocol::Query;
         assert_eq!(
             target_words(&s),
             "AWS in eu-west-1, over the query protocol"
@@ -853,7 +853,7 @@ mod tests {
 
     #[test]
     fn a_deny_says_when_the_calls_saw_it_escaped() {
-        use crate::evidence::format::DenyEnd;
+        use sqsprobe_core::evidence::format::DenyEnd;
         let mut records = full_run();
         records.insert(
             records.len() - 1,

@@ -2,8 +2,8 @@
 //! side-by-side matrix: a case's fragment id, the CSS class of its state, its findings as a
 //! list. Kept below them all, so none of them imports another for these.
 
-use crate::evidence::view::{CaseState, CaseView};
-use crate::text::escape::html_text as esc;
+use sqsprobe_core::evidence::view::{CaseState, CaseView};
+use sqsprobe_facts::text::escape::html_text as esc;
 use std::fmt::Write;
 
 /// The fragment id of a case's section (`report.html#case-…`): the id's letters, digits,

@@ -22,10 +22,10 @@ pub(crate) use super::marks::outcome;
 use super::marks::{
     HARNESS, Lane, Mark, MarkKind, OBSERVE, Part, Picture, STEPS, Shape, lane_name,
 };
-use crate::evidence::facts::ClassName;
-use crate::evidence::format::{Call, Completion, Phase, StepEnd};
-use crate::evidence::view::{CaseView, parse_time};
 use chrono::{DateTime, FixedOffset};
+use sqsprobe_core::evidence::facts::ClassName;
+use sqsprobe_core::evidence::format::{Call, Completion, Phase, StepEnd};
+use sqsprobe_core::evidence::view::{CaseView, parse_time};
 
 /// Works out the picture of `case`, or `None` when it has nothing to draw.
 pub(crate) fn picture(case: &CaseView) -> Option<Picture> {
@@ -154,7 +154,7 @@ pub(crate) fn harness_role(call: &Call) -> (&'static str, bool) {
         [&call.error_type, &call.error_code]
             .into_iter()
             .flatten()
-            .any(|c| crate::sqs::errors::by_code(c).is_some_and(|e| e.shape == shape))
+            .any(|c| sqsprobe_facts::sqs::errors::by_code(c).is_some_and(|e| e.shape == shape))
     };
     match (call.phase, call.action.as_str()) {
         (Phase::Setup, "GetQueueUrl") if is("QueueDoesNotExist") => (
@@ -669,10 +669,10 @@ fn sighting_marks(case: &CaseView, call: &Call, rel: &impl Fn(&str) -> Option<f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::Record;
-    use crate::evidence::fixtures::*;
-    use crate::evidence::format::{Phase, Verdict};
-    use crate::evidence::view::RunView;
+    use sqsprobe_core::evidence::Record;
+    use sqsprobe_core::evidence::fixtures::*;
+    use sqsprobe_core::evidence::format::{Phase, Verdict};
+    use sqsprobe_core::evidence::view::RunView;
 
     /// The stale-handle experiment: A's 1 s lease lapses, B receives with 30 s, A deletes.
     fn stale_handle() -> Vec<Record> {
@@ -814,7 +814,7 @@ mod tests {
         let mut records = full_run();
         records.insert(
             3,
-            Record::Step(crate::evidence::format::StepEnd {
+            Record::Step(sqsprobe_core::evidence::format::StepEnd {
                 run_id: RUN.to_string(),
                 case: "stale-ack".to_string(),
                 step: 1,
@@ -822,7 +822,7 @@ mod tests {
                 keyword: "sleep".to_string(),
                 started_at: at(200),
                 ended_at: at(1150),
-                check: crate::evidence::facts::CheckKind::Fail,
+                check: sqsprobe_core::evidence::facts::CheckKind::Fail,
                 trial: None,
             }),
         );
@@ -830,7 +830,7 @@ mod tests {
             if let Record::CaseEnd(e) = r
                 && e.case == "stale-ack"
             {
-                e.findings.push(crate::evidence::format::Finding {
+                e.findings.push(sqsprobe_core::evidence::format::Finding {
                     step: Some(1),
                     line: 30,
                     message: "step 2 (sleep): it broke".to_string(),
@@ -862,7 +862,7 @@ mod tests {
             {
                 c.completion = Completion::Info;
                 c.http_status = None;
-                c.fault = Some(crate::evidence::format::FaultEvidence {
+                c.fault = Some(sqsprobe_core::evidence::format::FaultEvidence {
                     kind: "lose-response".to_string(),
                     scope: "step".to_string(),
                     delay_ms: None,

@@ -8,8 +8,8 @@
 use super::axis::{GridTick, Want, place, text_width, tick_label, ticks};
 use super::marks::{Lane, Mark, MarkKind, Picture, SWATCHES, Shape};
 use super::picture::picture;
-use crate::evidence::view::CaseView;
-use crate::text::escape::{html_attr as attr, html_text as esc};
+use sqsprobe_core::evidence::view::CaseView;
+use sqsprobe_facts::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
 const WIDTH: f64 = 1000.0;
@@ -257,8 +257,8 @@ pub(crate) fn legend() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::full_run;
-    use crate::evidence::view::RunView;
+    use sqsprobe_core::evidence::fixtures::full_run;
+    use sqsprobe_core::evidence::view::RunView;
 
     /// The legend's table and the stylesheet agree: every swatch is coloured, and every kind
     /// the picture draws is one of the table's.

@@ -6,7 +6,7 @@
 //!   unknown ones counted both ways (`case_end.trials`), drawn as a bar on a 0–100% scale with
 //!   the range the rate is known to lie in and, for a class the case bounds (`rate:`, recorded
 //!   as `trials.bounds`), the allowed zone and the bound's edges. The bar is coloured by what
-//!   the judge makes of the interval ([`crate::classify::rate::judge`], the words of the
+//!   the judge makes of the interval ([`sqsprobe_core::classify::rate::judge`], the words of the
 //!   case's own finding): inside (holds), outside (violated), or straddling it (too few
 //!   trials, with how many would settle it and which way).
 //! - The strip: one square per trial in trial order, coloured by its class and outlined by its
@@ -19,12 +19,12 @@
 
 use super::parts::{case_anchor, findings, state_class};
 use super::{calls, timeline};
-use crate::classify::rate::{Bound, RateCheck, Sample, judge, percent};
-use crate::classify::trials::sample_of;
-use crate::evidence::facts::ClassName;
-use crate::evidence::format::{RateBound, Trials, Verdict};
-use crate::evidence::view::{CaseState, CaseView};
-use crate::text::escape::{html_attr as attr, html_text as esc};
+use sqsprobe_core::classify::rate::{Bound, RateCheck, Sample, judge, percent};
+use sqsprobe_core::classify::trials::sample_of;
+use sqsprobe_core::evidence::facts::ClassName;
+use sqsprobe_core::evidence::format::{RateBound, Trials, Verdict};
+use sqsprobe_core::evidence::view::{CaseState, CaseView};
+use sqsprobe_facts::text::escape::{html_attr as attr, html_text as esc};
 use std::fmt::Write;
 
 const BAR_W: f64 = 300.0;
@@ -270,9 +270,9 @@ fn trial_section(out: &mut String, case: &CaseView, trial: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::fixtures::{TRIALS_CASE, trials_run};
-    use crate::evidence::format::Record;
-    use crate::evidence::view::RunView;
+    use sqsprobe_core::evidence::fixtures::{TRIALS_CASE, trials_run};
+    use sqsprobe_core::evidence::format::Record;
+    use sqsprobe_core::evidence::view::RunView;
 
     fn rendered(records: &[Record]) -> String {
         let run = RunView::new(records);

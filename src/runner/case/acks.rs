@@ -5,16 +5,16 @@
 use super::calls::Caller;
 use super::ledger::{Ledger, Receipt};
 use super::queue_table::QueueTable;
-use crate::classify::{BatchOutcome, Check, Observed};
-use crate::evidence::format::{EntryEvidence, Phase};
-use crate::evidence::{Masker, sha256_hex};
 use crate::runner::call::Recorded;
-use crate::suite::model::{BatchHandle, BatchVisibility, HandleRef, Spanned, Step};
 use aws_sdk_sqs::operation::change_message_visibility_batch::ChangeMessageVisibilityBatchOutput;
 use aws_sdk_sqs::operation::delete_message_batch::DeleteMessageBatchOutput;
 use aws_sdk_sqs::types::{
     BatchResultErrorEntry, ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
 };
+use sqsprobe_core::classify::{BatchOutcome, Check, Observed};
+use sqsprobe_core::evidence::format::{EntryEvidence, Phase};
+use sqsprobe_core::evidence::{Masker, sha256_hex};
+use sqsprobe_core::suite::model::{BatchHandle, BatchVisibility, HandleRef, Spanned, Step};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -94,7 +94,7 @@ pub(super) async fn change_visibility(
         attempt,
         Some(&one.label),
     );
-    let secs = crate::sqs::limits::wire_seconds(*timeout);
+    let secs = sqsprobe_facts::sqs::limits::wire_seconds(*timeout);
     let mut rec = call!(
         sqs,
         meta,
@@ -198,7 +198,9 @@ pub(super) async fn handle_batch(
                     ChangeMessageVisibilityBatchRequestEntry::builder()
                         .id(e.id)
                         .receipt_handle(handle)
-                        .set_visibility_timeout(e.timeout.map(crate::sqs::limits::wire_seconds))
+                        .set_visibility_timeout(
+                            e.timeout.map(sqsprobe_facts::sqs::limits::wire_seconds),
+                        )
                         .build()
                         .map_err(|err| built(err, e.id))
                 })

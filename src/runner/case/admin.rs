@@ -4,10 +4,10 @@
 use super::calls::Caller;
 use super::lifecycle;
 use super::queue_table::QueueTable;
-use crate::classify::{Check, Observed, ReceivedMsg};
-use crate::evidence::format::Phase;
-use crate::suite::model::{Case, QueueDef, Spanned, Step};
 use aws_sdk_sqs::types::QueueAttributeName;
+use sqsprobe_core::classify::{Check, Observed, ReceivedMsg};
+use sqsprobe_core::evidence::format::Phase;
+use sqsprobe_core::suite::model::{Case, QueueDef, Spanned, Step};
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -10,15 +10,15 @@
 use super::denies::Denies;
 use super::queue_table::QueueTable;
 use super::stop::Stops;
-use crate::classify::{CallError, Check, FailureKind, Observed, StopReason, check_step};
-use crate::evidence::Masker;
-use crate::evidence::format::{Call, Phase, Record};
 use crate::runner::call::{AttemptRecorder, CallMeta, Recorded, record};
 use crate::runner::context::RunContext;
 use crate::runner::faults::{FaultClient, FaultPlan, StepFault};
 use crate::runner::query_protocol::{WireForm, WireInterceptor};
-use crate::suite::model::{Case, RetryPolicy, Step, StepExpect};
 use chrono::{DateTime, Utc};
+use sqsprobe_core::classify::{CallError, Check, FailureKind, Observed, StopReason, check_step};
+use sqsprobe_core::evidence::Masker;
+use sqsprobe_core::evidence::format::{Call, Phase, Record};
+use sqsprobe_core::suite::model::{Case, RetryPolicy, Step, StepExpect};
 use std::sync::Arc;
 
 /// Sends one SDK operation as a recorded call of the case: `call!(sqs, meta, <fluent builder>)`.
@@ -51,16 +51,16 @@ macro_rules! call {
 /// administration steps and the permission and move-task steps are each one line of it.
 macro_rules! one_call {
     ($sqs:expr, $queues:expr, $step:expr, $action:literal, $queue:expr, $op:expr) => {
-        one_call!($sqs, $queues, $step, $action, $queue, $op, view: |_rec| $crate::classify::Observed::default())
+        one_call!($sqs, $queues, $step, $action, $queue, $op, view: |_rec| sqsprobe_core::classify::Observed::default())
     };
     ($sqs:expr, $queues:expr, $step:expr, $action:literal, $queue:expr, $op:expr, then: |$rec:ident| $then:block) => {{
-        let meta = $sqs.meta($queues, $crate::evidence::format::Phase::Step, Some($step), $action, None, $queue);
+        let meta = $sqs.meta($queues, sqsprobe_core::evidence::format::Phase::Step, Some($step), $action, None, $queue);
         let mut $rec = call!($sqs, meta, $op).await;
         $then
-        Ok($sqs.check(&$step.expect, &mut $rec, $crate::classify::Observed::default()))
+        Ok($sqs.check(&$step.expect, &mut $rec, sqsprobe_core::classify::Observed::default()))
     }};
     ($sqs:expr, $queues:expr, $step:expr, $action:literal, $queue:expr, $op:expr, view: |$rec:ident| $view:expr) => {{
-        let meta = $sqs.meta($queues, $crate::evidence::format::Phase::Step, Some($step), $action, None, $queue);
+        let meta = $sqs.meta($queues, sqsprobe_core::evidence::format::Phase::Step, Some($step), $action, None, $queue);
         let mut rec = call!($sqs, meta, $op).await;
         let view = {
             let $rec = &rec;
@@ -205,7 +205,7 @@ impl Caller {
     pub(super) fn emit_rows<O>(&mut self, rec: &mut Recorded<O>) {
         for row in rec.rows.drain(..) {
             if matches!(
-                crate::sqs::operations::single(&row.action),
+                sqsprobe_facts::sqs::operations::single(&row.action),
                 "ReceiveMessage" | "DeleteMessage" | "ChangeMessageVisibility"
             ) {
                 self.history.push(row.clone());
@@ -218,13 +218,13 @@ impl Caller {
     /// its rows.
     pub(super) fn unacknowledged(&self) -> Vec<String> {
         let rows: Vec<&Call> = self.history.iter().collect();
-        crate::classify::ack_history::unacknowledged(&rows)
+        sqsprobe_core::classify::ack_history::unacknowledged(&rows)
     }
 
     /// The acknowledgement facts of the case so far, read from its rows.
-    pub(super) fn ack_facts(&self) -> crate::classify::AckFacts {
+    pub(super) fn ack_facts(&self) -> sqsprobe_core::classify::AckFacts {
         let rows: Vec<&Call> = self.history.iter().collect();
-        crate::classify::ack_history::ack_facts(&rows)
+        sqsprobe_core::classify::ack_history::ack_facts(&rows)
     }
 
     /// Begins `step`: its `fault:` armed, no wire form (the step arms its own), no answer yet.
@@ -255,7 +255,7 @@ impl Caller {
             }
             None => None,
         };
-        let operation = crate::suite::step_calls(&step.action)
+        let operation = sqsprobe_core::suite::step_calls(&step.action)
             .first()
             .copied()
             .ok_or_else(|| format!("step {} makes no SQS call for `wire`", step.index + 1))?;
@@ -396,7 +396,7 @@ impl Caller {
                 .rows
                 .iter()
                 .filter(|r| {
-                    r.completion == crate::evidence::format::Completion::Info
+                    r.completion == sqsprobe_core::evidence::format::Completion::Info
                         && r.fault.as_ref().is_some_and(|f| f.kind != "latency")
                 })
                 .count() as u32;
@@ -484,7 +484,7 @@ impl Caller {
 
 /// The record of a call given up while in flight: one `info` row saying why.
 fn abandoned_call<O>(meta: CallMeta, started_at: DateTime<Utc>, why: &str) -> Recorded<O> {
-    let row = crate::evidence::format::Call {
+    let row = sqsprobe_core::evidence::format::Call {
         error_message: Some(format!("abandoned: {why}")),
         ..meta.row(started_at, meta.clock.now())
     };
@@ -543,8 +543,8 @@ struct StepWire {
 
 impl StepWire {
     /// The call row's `wire` (its `reply` is filled per attempt).
-    fn evidence(&self) -> crate::evidence::format::WireEvidence {
-        crate::evidence::format::WireEvidence {
+    fn evidence(&self) -> sqsprobe_core::evidence::format::WireEvidence {
+        sqsprobe_core::evidence::format::WireEvidence {
             method: self.form.method.as_str().to_string(),
             to: self.to_name.clone(),
             accept: self.form.accept.map(|a| a.as_str().to_string()),

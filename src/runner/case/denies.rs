@@ -11,11 +11,11 @@
 //! policies, every call of the case tells the table its answer ([`Denies::see`]), and each deny
 //! lifted becomes its `deny` record ([`ActiveDeny::end`]).
 
-use crate::classify::{CallError, FailureKind};
-use crate::evidence::format::DenyEnd;
 use crate::runner::call::rfc3339;
-use crate::suite::model::Step;
 use chrono::{DateTime, Utc};
+use sqsprobe_core::classify::{CallError, FailureKind};
+use sqsprobe_core::evidence::format::DenyEnd;
+use sqsprobe_core::suite::model::Step;
 use tokio::time::Instant;
 
 /// A deny the case set, with what the calls saw of it.
@@ -45,7 +45,7 @@ impl ActiveDeny {
     /// Whether it denies a call of `operation` on the queue labelled `label` (batches go by
     /// their single action, as SQS authorizes them).
     fn covers(&self, operation: &str, label: &str) -> bool {
-        let action = crate::sqs::iam::action_for(operation);
+        let action = sqsprobe_facts::sqs::iam::action_for(operation);
         self.label == label && self.actions.contains(&action)
     }
 
@@ -243,7 +243,7 @@ fn in_force<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{Action, Pos, StepExpect};
+    use sqsprobe_core::suite::model::{Action, Pos, StepExpect};
     use std::time::Duration;
 
     fn deny(index: usize, actions: &[&str]) -> ActiveDeny {
@@ -308,13 +308,13 @@ mod tests {
             in_force(&[a], "q", None).is_empty(),
             "a lifted deny is no longer in force"
         );
-        assert!(crate::emulator::policy_denies(
+        assert!(sqsprobe_emulator::policy_denies(
             &text,
             "DeleteMessageBatch",
             "arn:aws:sqs:r:1:q",
             "1"
         ));
-        assert!(!crate::emulator::policy_denies(
+        assert!(!sqsprobe_emulator::policy_denies(
             &text,
             "ReceiveMessage",
             "arn:aws:sqs:r:1:q",

@@ -7,11 +7,11 @@
 use super::calls::Caller;
 use super::denies::ActiveDeny;
 use super::queue_table::QueueTable;
-use crate::classify::{Check, Observed};
-use crate::evidence::format::{Phase, Record};
-use crate::suite::model::{Deny, QueueDef, Step};
 use aws_sdk_sqs::types::QueueAttributeName;
 use chrono::Utc;
+use sqsprobe_core::classify::{Check, Observed};
+use sqsprobe_core::evidence::format::{Phase, Record};
+use sqsprobe_core::suite::model::{Deny, QueueDef, Step};
 use tokio::time::Instant;
 
 /// The `deny` step: sets the queue's `Policy` to the denies in force on it and this one, and

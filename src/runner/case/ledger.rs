@@ -7,8 +7,8 @@
 //! is testable without a target. What the acknowledgements were is read from the case's
 //! `call` rows (`classify::ack_history`), not kept here.
 
-use crate::classify::{CallError, FailureKind, SendState, TrackedMessage};
-use crate::evidence::{business_key, sha256_hex};
+use sqsprobe_core::classify::{CallError, FailureKind, SendState, TrackedMessage};
+use sqsprobe_core::evidence::{business_key, sha256_hex};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One receive of one message by a named attempt.

@@ -7,14 +7,14 @@
 use super::calls::Caller;
 use super::deny;
 use super::queue_table::QueueTable;
-use crate::classify::FailureKind;
-use crate::evidence::format::{Phase, QueueCleanup};
 use crate::runner::call::Recorded;
 use crate::runner::queues::{Ownership, QueueChaos, create_attributes, create_tags, ownership};
 use crate::runner::target::TargetKind;
-use crate::suite::model::{Case, QueueDef, RedriveAllow, Step, arn_refs, substitute_arns};
 use aws_sdk_sqs::operation::create_queue::CreateQueueOutput;
 use aws_sdk_sqs::types::QueueAttributeName;
+use sqsprobe_core::classify::FailureKind;
+use sqsprobe_core::evidence::format::{Phase, QueueCleanup};
+use sqsprobe_core::suite::model::{Case, QueueDef, RedriveAllow, Step, arn_refs, substitute_arns};
 use std::collections::{BTreeMap, HashMap};
 
 /// Creates the case's `queues:`, dead-letter targets first so their ARNs exist.
@@ -423,14 +423,14 @@ fn creation_order(mut pending: Vec<QueueDef>) -> Vec<QueueDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::model::{Pos, Spanned};
+    use sqsprobe_core::suite::model::{Pos, Spanned};
 
     #[test]
     fn dead_letter_queues_are_created_before_their_sources() {
         let def = |label: &str, dlq: Option<&str>| QueueDef {
             label: label.to_string(),
             create: true,
-            redrive: dlq.map(|d| crate::suite::model::Redrive {
+            redrive: dlq.map(|d| sqsprobe_core::suite::model::Redrive {
                 dlq: Spanned {
                     value: d.to_string(),
                     pos: Pos::default(),

@@ -5,14 +5,14 @@ use super::acks::failed_entry;
 use super::calls::Caller;
 use super::ledger::Ledger;
 use super::queue_table::QueueTable;
-use crate::classify::{BatchOutcome, CallError, Check, FailureKind, Observed};
-use crate::evidence::format::{Completion, EntryEvidence, MessageEvidence, Phase};
-use crate::evidence::{business_key, sha256_hex};
-use crate::suite::model::{BatchSend, Body, Send as SendStep, Spanned, Step};
 use aws_sdk_sqs::types::{MessageAttributeValue, SendMessageBatchRequestEntry};
 use aws_smithy_types::Blob;
 use base64::Engine;
 use md5::{Digest, Md5};
+use sqsprobe_core::classify::{BatchOutcome, CallError, Check, FailureKind, Observed};
+use sqsprobe_core::evidence::format::{Completion, EntryEvidence, MessageEvidence, Phase};
+use sqsprobe_core::evidence::{business_key, sha256_hex};
+use sqsprobe_core::suite::model::{BatchSend, Body, Send as SendStep, Spanned, Step};
 use std::collections::HashMap;
 
 /// The `send` step: one SendMessage, the message noted in the ledger as sent (or not), and
@@ -44,7 +44,7 @@ pub(super) async fn send(
             .send_message()
             .queue_url(&url)
             .message_body(&body)
-            .set_delay_seconds(send.delay.map(crate::sqs::limits::wire_seconds))
+            .set_delay_seconds(send.delay.map(sqsprobe_facts::sqs::limits::wire_seconds))
             .set_message_group_id(send.group.clone())
             .set_message_deduplication_id(send.dedup_id.clone())
             .set_message_attributes(attrs)
@@ -118,7 +118,7 @@ pub(super) async fn send_batch(
         let entry = SendMessageBatchRequestEntry::builder()
             .id(&e.id)
             .message_body(&body)
-            .set_delay_seconds(e.send.delay.map(crate::sqs::limits::wire_seconds))
+            .set_delay_seconds(e.send.delay.map(sqsprobe_facts::sqs::limits::wire_seconds))
             .set_message_group_id(e.send.group.clone())
             .set_message_deduplication_id(e.send.dedup_id.clone())
             .set_message_attributes(message_attributes(&e.send)?)
@@ -224,7 +224,7 @@ pub(super) async fn send_batch(
 
 /// The attempts of a send call before its last that got no definite answer (`info`): each
 /// may have put a copy on the queue under a MessageId nobody answered.
-fn lost_before(rows: &[crate::evidence::format::Call]) -> u32 {
+fn lost_before(rows: &[sqsprobe_core::evidence::format::Call]) -> u32 {
     let before = rows.len().saturating_sub(1);
     rows[..before]
         .iter()
@@ -276,12 +276,12 @@ pub(super) fn md5_hex(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn row(completion: Completion) -> crate::evidence::format::Call {
-        crate::evidence::format::Call {
+    fn row(completion: Completion) -> sqsprobe_core::evidence::format::Call {
+        sqsprobe_core::evidence::format::Call {
             completion,
-            ..crate::evidence::fixtures::call(
+            ..sqsprobe_core::evidence::fixtures::call(
                 "c",
-                crate::evidence::format::Phase::Step,
+                sqsprobe_core::evidence::format::Phase::Step,
                 "SendMessage",
                 0,
                 1,

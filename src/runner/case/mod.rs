@@ -46,13 +46,13 @@ use record::CaseRecord;
 use super::call::rfc3339;
 use super::context::RunContext;
 use super::target::TargetKind;
-use crate::classify::{self, CaseFacts, Check, StepResult, StopReason};
-use crate::evidence::Masker;
-use crate::evidence::format::{
+use chrono::Utc;
+use sqsprobe_core::classify::{self, CaseFacts, Check, StepResult, StopReason};
+use sqsprobe_core::evidence::Masker;
+use sqsprobe_core::evidence::format::{
     CaseEnd, CaseStart, MessageOutcome, QueueCleanup, Record, StepEnd, Window,
 };
-use crate::suite::model::Case;
-use chrono::Utc;
+use sqsprobe_core::suite::model::Case;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -293,13 +293,13 @@ impl CaseRun {
                 .window_end
                 .as_ref()
                 .map(|e| e.label())
-                .unwrap_or(crate::evidence::format::WindowEnded::Unknown),
+                .unwrap_or(sqsprobe_core::evidence::format::WindowEnded::Unknown),
             unknown_receives: w.unknown_receives,
         });
         let findings = judged
             .findings
             .into_iter()
-            .map(|f| crate::evidence::format::Finding {
+            .map(|f| sqsprobe_core::evidence::format::Finding {
                 message: self.sqs.masker().mask(&f.message),
                 ..f
             })
@@ -355,7 +355,7 @@ pub fn case_start(
         emulator_chaos: lifecycle::emulator_chaos(case, target).map(str::to_string),
         area: case.area.clone(),
         aspect: Some(case.aspect.key().to_string()),
-        expect: crate::classify::recorded::expect_record(&case.expect),
+        expect: sqsprobe_core::classify::recorded::expect_record(&case.expect),
     }
 }
 

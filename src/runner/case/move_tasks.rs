@@ -3,8 +3,8 @@
 use super::calls::Caller;
 use super::lifecycle;
 use super::queue_table::QueueTable;
-use crate::classify::{Check, Observed};
-use crate::suite::model::{Spanned, Step, TaskRef};
+use sqsprobe_core::classify::{Check, Observed};
+use sqsprobe_core::suite::model::{Spanned, Step, TaskRef};
 use std::collections::BTreeMap;
 
 /// `start-move-task`: StartMessageMoveTask from the source's ARN; the task's handle is kept

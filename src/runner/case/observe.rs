@@ -6,15 +6,15 @@ use super::deny;
 use super::ledger::{Ledger, Receipt};
 use super::messages::md5_hex;
 use super::queue_table::QueueTable;
-use crate::classify::{
-    Check, CutReason, FailureKind, Observed, ReceivedMsg, WindowEnd, WindowFacts, check_window,
-};
-use crate::evidence::format::{Completion, MessageEvidence, Phase};
-use crate::evidence::{business_key, sha256_hex};
 use crate::runner::call::{CallMeta, Recorded};
-use crate::suite::model::{Observe, Receive, Step};
 use aws_sdk_sqs::operation::receive_message::ReceiveMessageOutput;
 use aws_sdk_sqs::types::MessageSystemAttributeName;
+use sqsprobe_core::classify::{
+    Check, CutReason, FailureKind, Observed, ReceivedMsg, WindowEnd, WindowFacts, check_window,
+};
+use sqsprobe_core::evidence::format::{Completion, MessageEvidence, Phase};
+use sqsprobe_core::evidence::{business_key, sha256_hex};
+use sqsprobe_core::suite::model::{Observe, Receive, Step};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -87,8 +87,8 @@ async fn receive_call(
             .receive_message()
             .queue_url(url)
             .set_max_number_of_messages(p.max)
-            .set_wait_time_seconds(p.wait.map(crate::sqs::limits::wire_seconds))
-            .set_visibility_timeout(p.visibility.map(crate::sqs::limits::wire_seconds))
+            .set_wait_time_seconds(p.wait.map(sqsprobe_facts::sqs::limits::wire_seconds))
+            .set_visibility_timeout(p.visibility.map(sqsprobe_facts::sqs::limits::wire_seconds))
             .set_receive_request_attempt_id(p.request_attempt_id.clone());
         for n in &p.attribute_names {
             req = req.message_system_attribute_names(MessageSystemAttributeName::from(n.as_str()));

@@ -5,8 +5,8 @@
 use super::calls::Caller;
 use super::lifecycle;
 use super::queue_table::QueueTable;
-use crate::classify::Check;
-use crate::suite::model::{Account, AddPermission, Spanned, Step};
+use sqsprobe_core::classify::Check;
+use sqsprobe_core::suite::model::{Account, AddPermission, Spanned, Step};
 
 /// `add-permission`: AddPermission, `self` in `accounts:` read from the queue's ARN.
 pub(super) async fn add_permission(
@@ -68,7 +68,7 @@ async fn own_account(
 ) -> Result<String, String> {
     lifecycle::ensure_arn(sqs, queues, label).await;
     let arn = queues.arn(label)?;
-    crate::sqs::arn::parse(&arn)
+    sqsprobe_facts::sqs::arn::parse(&arn)
         .map(|a| a.account)
         .filter(|a| !a.is_empty())
         .map(str::to_string)

@@ -7,7 +7,7 @@
 //! what the answers were. Everything here is a lookup or a rule over what it holds.
 
 use crate::runner::queues::{OwnedQueue, Registry, queue_name, run_prefix};
-use crate::suite::model::{Action, Case, QueueDef};
+use sqsprobe_core::suite::model::{Action, Case, QueueDef};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
@@ -207,7 +207,7 @@ impl QueueTable {
             .queues
             .values()
             .find_map(|q| {
-                let arn = crate::sqs::arn::parse(q.arn.as_deref()?)?;
+                let arn = sqsprobe_facts::sqs::arn::parse(q.arn.as_deref()?)?;
                 Some((arn.partition.to_string(), arn.account.to_string()))
             })
             .unwrap_or_else(|| ("aws".to_string(), "000000000000".to_string()));
@@ -357,8 +357,12 @@ mod tests {
     use super::*;
 
     fn case(yaml: &str) -> Case {
-        let suite = crate::suite::parse_suite("t.yaml", yaml, &crate::suite::Limits::default())
-            .expect("a valid suite");
+        let suite = sqsprobe_core::suite::parse_suite(
+            "t.yaml",
+            yaml,
+            &sqsprobe_core::suite::Limits::default(),
+        )
+        .expect("a valid suite");
         suite.cases.into_iter().next().expect("one case")
     }
 

@@ -3,7 +3,7 @@
 //! delete), filled in as the case runs so that a case cut at any point still hands over what it
 //! gathered.
 
-use crate::classify::{StepResult, StopReason, WindowFacts};
+use sqsprobe_core::classify::{StepResult, StopReason, WindowFacts};
 
 /// The record of one case (see the module doc).
 #[derive(Debug, Default)]

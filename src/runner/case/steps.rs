@@ -19,8 +19,8 @@ use super::move_tasks;
 use super::observe;
 use super::permissions;
 use super::queue_table::QueueTable;
-use crate::classify::{Check, WindowFacts};
-use crate::suite::model::{Action, Case, Step};
+use sqsprobe_core::classify::{Check, WindowFacts};
+use sqsprobe_core::suite::model::{Action, Case, Step};
 use std::time::Duration;
 use tokio::time::Instant;
 

@@ -5,10 +5,10 @@
 //! The step loop asks between steps; a call in flight, a sleep and an observation poll wait on
 //! [`Stops::until_requested`] beside their own work, so a stop cuts them short.
 
-use crate::classify::StopReason;
 use crate::runner::context::RunContext;
 use crate::runner::halt::Halt;
-use crate::suite::model::Case;
+use sqsprobe_core::classify::StopReason;
+use sqsprobe_core::suite::model::Case;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -29,7 +29,7 @@ pub(super) struct Stops {
 impl Stops {
     /// The stops of `case` in the run of `ctx`, its deadline counted from now.
     pub(super) fn new(ctx: &RunContext, case: &Case) -> Stops {
-        let budget = crate::suite::case_budget(case);
+        let budget = sqsprobe_core::suite::case_budget(case);
         Stops {
             halt: ctx.halt.clone(),
             budget,
@@ -82,7 +82,7 @@ impl Stops {
         let budget = self.budget + DEADLINE_SLACK;
         format!(
             "{}: its budget plus {}s",
-            crate::duration::format(budget),
+            sqsprobe_facts::duration::format(budget),
             DEADLINE_SLACK.as_secs()
         )
     }

@@ -16,12 +16,12 @@
 //! "Message"}, "RequestId"}` (AWS-validated in LocalStack's `TestSqsQueryApi` for
 //! GetQueueAttributes and for errors; the other results are read by the same rules), its
 //! renamed lists under AWS's names only (`ReceiveMessageResult.messages`:
-//! [`crate::sqs::query_json`]).
+//! [`sqsprobe_facts::sqs::query_json`]).
 
-use crate::sqs::query_members::{self, Layout, Member};
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use serde_json::{Map, Value, json};
+use sqsprobe_facts::sqs::query_members::{self, Layout, Member};
 
 /// One XML element: its local name, text, and child elements in order.
 #[derive(Debug, Default, PartialEq)]
@@ -219,7 +219,7 @@ fn object(operation: &str, el: &Element) -> Map<String, Value> {
 }
 
 fn is_batch(operation: &str) -> bool {
-    crate::sqs::operations::is_batch(operation)
+    sqsprobe_facts::sqs::operations::is_batch(operation)
 }
 
 /// A decoded reply: the JSON body, and the headers the JSON protocol carries.
@@ -369,7 +369,7 @@ pub(crate) fn json_reply(operation: &str, status: u16, body: &[u8]) -> Option<Re
         Some(Value::Object(result)) => json_object(result)
             .into_iter()
             .filter_map(|(k, v)| {
-                crate::sqs::query_json::member_from_json_form(operation, &k)
+                sqsprobe_facts::sqs::query_json::member_from_json_form(operation, &k)
                     .map(|name| (name.to_owned(), v))
             })
             .collect(),

@@ -7,8 +7,8 @@
 //! (`Entries=`, `MessageAttributeNames=`), as botocore's query serializer sends it ("The query
 //! protocol serializes empty lists"): the item name is only known once there is an item.
 
-use crate::sqs::query_members::{self, Layout, Member};
 use serde_json::{Map, Value};
+use sqsprobe_facts::sqs::query_members::{self, Layout, Member};
 
 /// The query API version every SQS query request names.
 pub(crate) const API_VERSION: &str = "2012-11-05";
@@ -23,7 +23,7 @@ pub(crate) enum EncodeError {
 }
 
 /// How a JSON member is written in the query protocol: under its name in the table of
-/// [`crate::sqs::query_members`], as a map of numbered pairs or a list, or as it is.
+/// [`sqsprobe_facts::sqs::query_members`], as a map of numbered pairs or a list, or as it is.
 fn member(operation: &str, json_name: &str) -> Option<&'static Member> {
     query_members::request_by_json(operation, json_name)
 }

@@ -9,13 +9,13 @@
 //! that does not resolve here is still reached), `accept:` adds `Accept`, and `params: none`
 //! drops the form, `Action` included.
 
-use crate::suite::model::{ReplyFormat, WireMethod};
 use aws_sdk_sqs::config::interceptors::BeforeTransmitInterceptorContextMut;
 use aws_sdk_sqs::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
 use aws_smithy_types::body::SdkBody;
 use hyper::Uri;
+use sqsprobe_core::suite::model::{ReplyFormat, WireMethod};
 
 /// One call's query-protocol request form.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

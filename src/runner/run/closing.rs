@@ -11,10 +11,10 @@
 
 use super::settings::RunSettings;
 use super::trials::TrialSet;
-use crate::classify::{self, StopReason};
-use crate::evidence::format::{CaseEnd, LeftQueue, RunEnd, Verdict};
 use crate::runner::call::rfc3339;
 use crate::runner::schedule::PlannedCase;
+use sqsprobe_core::classify::{self, StopReason};
+use sqsprobe_core::evidence::format::{CaseEnd, LeftQueue, RunEnd, Verdict};
 use std::collections::BTreeMap;
 use tokio::time::Instant;
 
@@ -147,7 +147,7 @@ pub fn run_end(settings: &RunSettings, started: Instant, close: RunClose<'_>) ->
         exit_code: close.exit_code,
         requests: Some(standard + fifo),
         fifo_requests: Some(fifo),
-        cost_usd: Some(crate::sqs::pricing::cost_usd(standard, fifo)),
+        cost_usd: Some(sqsprobe_facts::sqs::pricing::cost_usd(standard, fifo)),
         left_queues: close.left_queues,
         halted: close.halted.map(|why| why.describe()),
         stop: close.stop.as_ref().map(classify::recorded::stop_facts),

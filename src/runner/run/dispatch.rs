@@ -11,16 +11,16 @@ use super::closing::{RunClose, Unrun, pooled_end, run_end, unrun_end};
 use super::opening::{not_runnable, run_start};
 use super::settings::RunSettings;
 use super::trials::{TrialResult, TrialSet, trials_of};
-use crate::classify::{self, StopReason};
-use crate::conformance;
-use crate::evidence::Masker;
-use crate::evidence::format::{CaseEnd, LeftQueue, Record, Verdict};
 use crate::runner::case::{case_start, run_case, run_trial};
 use crate::runner::context::RunContext;
 use crate::runner::halt::Halt;
 use crate::runner::queues::Registry;
 use crate::runner::schedule::{PlannedCase, longest_first};
 use crate::runner::target::TargetKind;
+use sqsprobe_core::classify::{self, StopReason};
+use sqsprobe_core::conformance;
+use sqsprobe_core::evidence::Masker;
+use sqsprobe_core::evidence::format::{CaseEnd, LeftQueue, Record, Verdict};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
@@ -110,7 +110,7 @@ fn context(
         emulator_chaos: settings
             .emulator_chaos
             .as_deref()
-            .and_then(|spec| crate::emulator::Chaos::parse(spec).ok())
+            .and_then(|spec| sqsprobe_emulator::Chaos::parse(spec).ok())
             .filter(|_| settings.target == TargetKind::Embedded),
         region: settings.region.clone(),
         clock: settings.clock,
@@ -122,7 +122,7 @@ async fn time_budget(halt: Halt, budget: std::time::Duration) {
     tokio::time::sleep(budget).await;
     halt.set(StopReason::Budget(format!(
         "the time budget (--max-duration {})",
-        crate::duration::format(budget)
+        sqsprobe_facts::duration::format(budget)
     )));
 }
 

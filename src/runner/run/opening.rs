@@ -4,11 +4,11 @@
 
 use super::closing::{Unrun, unrun_end};
 use super::settings::RunSettings;
-use crate::conformance;
-use crate::evidence::format::{CaseEnd, FORMAT, RunStart};
 use crate::runner::call::rfc3339;
 use crate::runner::schedule::PlannedCase;
 use chrono::Utc;
+use sqsprobe_core::conformance;
+use sqsprobe_core::evidence::format::{CaseEnd, FORMAT, RunStart};
 
 /// The first record of a run: what it is about to do, and against what.
 pub fn run_start(
@@ -26,7 +26,8 @@ pub fn run_start(
         target_profile: settings.target_profile.clone(),
         target_profile_source: settings.target_profile_source.clone(),
         // The run's protocol was read from `--protocol`'s own list of names.
-        protocol: crate::sqs::protocol::Protocol::from_name(&settings.protocol).unwrap_or_default(),
+        protocol: sqsprobe_facts::sqs::protocol::Protocol::from_name(&settings.protocol)
+            .unwrap_or_default(),
         started_at: rfc3339(started_at),
         suites: settings.suites.clone(),
         cases: plan.iter().map(|p| p.case.id.clone()).collect(),

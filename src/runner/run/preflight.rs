@@ -1,13 +1,13 @@
 //! The reachability check before any case: one ListQueues that matches nothing yet, so a wrong
 //! endpoint or refused credentials are one clear error rather than one per case.
 
-use crate::evidence::Masker;
-use crate::evidence::format::{Phase, Record};
 use crate::runner::call::{CallMeta, FailureKind, record};
 use crate::runner::clock::RunClock;
 use crate::runner::policy::Usage;
 use crate::runner::queues::run_prefix;
 use crate::runner::target::is_fixed_key;
+use sqsprobe_core::evidence::Masker;
+use sqsprobe_core::evidence::format::{Phase, Record};
 use tokio::sync::mpsc;
 
 /// Why a run could not start.
@@ -84,9 +84,9 @@ mod tests {
     /// not take it for a secret, or every queue name reads `<credential>-…`.
     #[tokio::test]
     async fn the_fixed_keys_are_not_masked_as_credentials() {
-        let emu = crate::emulator::spawn(
+        let emu = sqsprobe_emulator::spawn(
             "127.0.0.1:0".parse().unwrap(),
-            crate::emulator::EmulatorConfig::default(),
+            sqsprobe_emulator::EmulatorConfig::default(),
         )
         .await
         .unwrap();

@@ -1,8 +1,8 @@
 //! What a run needs besides its cases, and the id that names it.
 
-use crate::conformance::Profile;
 use crate::runner::target::TargetKind;
 use chrono::Utc;
+use sqsprobe_core::conformance::Profile;
 use std::sync::Arc;
 
 /// Everything a run needs besides its cases.
@@ -59,7 +59,7 @@ pub struct Seeds {
     pub run: u64,
     /// `--chaos` with its seed named (`run_start.emulator_chaos`): the spec's own `seed=`, else
     /// the run's seed.
-    pub chaos: Option<crate::emulator::Chaos>,
+    pub chaos: Option<sqsprobe_emulator::Chaos>,
 }
 
 impl Seeds {
@@ -67,13 +67,13 @@ impl Seeds {
     /// names a seed.
     pub fn resolve(
         seed: Option<u64>,
-        chaos: Option<crate::emulator::Chaos>,
+        chaos: Option<sqsprobe_emulator::Chaos>,
         random: impl FnOnce() -> u64,
     ) -> Seeds {
         let run = seed.or(chaos.and_then(|c| c.seed)).unwrap_or_else(random);
         Seeds {
             run,
-            chaos: chaos.map(|c| crate::emulator::Chaos {
+            chaos: chaos.map(|c| sqsprobe_emulator::Chaos {
                 seed: Some(c.seed.unwrap_or(run)),
                 ..c
             }),
@@ -92,7 +92,7 @@ pub fn new_run_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator::Chaos;
+    use sqsprobe_emulator::Chaos;
 
     #[test]
     fn every_seed_a_run_draws_from_is_named() {

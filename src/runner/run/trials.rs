@@ -1,11 +1,11 @@
 //! How many trials a case runs, and the trials of one multi-trial case while they run: which
 //! finished with what, which will not run, and when the case can be closed.
 
-use crate::classify::Judgement;
-use crate::evidence::format::CaseEnd;
 use crate::runner::schedule::PlannedCase;
-use crate::suite::model::Case;
 use chrono::{DateTime, Utc};
+use sqsprobe_core::classify::Judgement;
+use sqsprobe_core::evidence::format::CaseEnd;
+use sqsprobe_core::suite::model::Case;
 
 /// How many trials `case` runs: the larger of `--trials` and its own `trials:` (the flag is
 /// a floor: it never lowers a case's own count, which its rate may need).
@@ -94,8 +94,12 @@ mod tests {
             "cases:\n  - id: c\n    behaviour: b\n    source: s\n    trials: {trials}\n    \
              steps:\n      - sleep: 1s\n"
         );
-        let suite = crate::suite::parse_suite("t.yaml", &src, &crate::suite::Limits::default())
-            .expect("a valid suite");
+        let suite = sqsprobe_core::suite::parse_suite(
+            "t.yaml",
+            &src,
+            &sqsprobe_core::suite::Limits::default(),
+        )
+        .expect("a valid suite");
         suite.cases.into_iter().next().expect("one case")
     }
 
