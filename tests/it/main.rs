@@ -31,7 +31,6 @@ mod cli_validate_hostile;
 mod deny;
 mod dry_run;
 mod emulator_fidelity;
-mod emulator_layers;
 mod emulator_robustness;
 mod emulator_sdk;
 mod history;
