@@ -3,7 +3,7 @@
 //!
 //! Under a virtual clock the whole run — runner, cases, the embedded emulator — lives on one
 //! current-thread tokio runtime started paused, and the SDK reaches the emulator in-process
-//! ([`super::in_process`]), never through a socket. Tokio then *is* a discrete-event
+//! ([`sqsprobe_emulator::InProcessClient`]), never through a socket. Tokio then *is* a discrete-event
 //! scheduler: its clock stands still while any task can run, and when every task is waiting
 //! (a `sleep` step, an observe window's long poll, a lease, a delay, a dedup window, a purge
 //! cooldown, an attempt timeout) it jumps to the earliest pending deadline. Concurrent cases

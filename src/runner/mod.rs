@@ -16,7 +16,8 @@
 //! - `sweep`: deleting the owned queues runs left behind, and nothing else.
 //! - `query_protocol`: the HTTP client behind `--protocol query` (AWS JSON ↔ query translation).
 //! - `clock`: the run's clock, real or virtual (`--clock virtual`, shared with the emulator);
-//!   `in_process`: the HTTP client that reaches the embedded emulator without a socket under it.
+//!   (The HTTP client that reaches the embedded emulator without a socket is the emulator's own,
+//!   `sqsprobe_emulator::InProcessClient`.)
 
 pub mod call;
 pub mod case;
@@ -24,7 +25,6 @@ pub mod clock;
 pub mod context;
 pub mod faults;
 pub mod halt;
-pub mod in_process;
 pub mod policy;
 pub mod query_protocol;
 pub mod queues;

@@ -199,9 +199,9 @@ fn sqs_client_via(
     target: &TargetConfig,
     in_process: Option<sqsprobe_emulator::InProcess>,
 ) -> aws_sdk_sqs::Client {
-    use super::in_process::InProcessClient;
     use super::query_protocol::QueryProtocolClient;
     use aws_smithy_runtime_api::client::http::SharedHttpClient;
+    use sqsprobe_emulator::InProcessClient;
     let mut builder = aws_sdk_sqs::config::Builder::from(sdk_config);
     if let Some(url) = &target.endpoint_url {
         builder = builder.endpoint_url(url);

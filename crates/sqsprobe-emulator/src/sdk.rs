@@ -1,12 +1,14 @@
-//! The SDK's HTTP client for the embedded emulator under a virtual clock: each request is
-//! answered by the emulator in this process ([`sqsprobe_emulator::InProcess`]), never sent
-//! through a socket.
+//! aws-sdk-sqs's HTTP client answered by the emulator in this process (feature `sdk`): each
+//! request is handed to [`InProcess::answer`](crate::InProcess::answer), never sent through a
+//! socket.
 //!
-//! With no socket in between, every wait of a run is a tokio timer, so a paused runtime can
-//! jump to the next deadline whenever all tasks wait without a request ever being caught in
-//! flight (see [`super::clock`]). Everything above the HTTP client is the same as over a
-//! socket: the SDK serialises, signs, applies timeouts and parses the reply, the query
-//! protocol client and the fault client wrap this one as they wrap a real one.
+//! With no socket in between, every wait is a tokio timer, so a paused runtime
+//! (`#[tokio::test(start_paused = true)]`, or `sqsprobe run --clock virtual`) jumps to the next
+//! deadline whenever all tasks wait, and a 30-second visibility timeout lapses at once, without a
+//! request ever being caught in flight. Everything above the HTTP client is the same as over a
+//! socket: the SDK serialises, signs, applies timeouts and retries, and parses the reply; a
+//! client that wraps the SDK's HTTP client (sqsprobe's query-protocol and fault clients) wraps
+//! this one as it wraps a real one.
 
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
@@ -19,12 +21,12 @@ use aws_smithy_types::body::SdkBody;
 /// An [`HttpClient`] that hands every request to the in-process emulator.
 #[derive(Debug, Clone)]
 pub struct InProcessClient {
-    emulator: sqsprobe_emulator::InProcess,
+    emulator: crate::InProcess,
 }
 
 impl InProcessClient {
     /// A client answered by `emulator`.
-    pub fn new(emulator: sqsprobe_emulator::InProcess) -> InProcessClient {
+    pub fn new(emulator: crate::InProcess) -> InProcessClient {
         InProcessClient { emulator }
     }
 }
@@ -91,58 +93,4 @@ fn from_hyper(response: hyper::Response<bytes::Bytes>) -> Result<HttpResponse, C
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn the_sdk_reaches_the_emulator_without_a_socket() {
-        let emu = sqsprobe_emulator::spawn(
-            "127.0.0.1:0".parse().unwrap(),
-            sqsprobe_emulator::EmulatorConfig::default(),
-        )
-        .await
-        .unwrap();
-        let conf = aws_sdk_sqs::Config::builder()
-            .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-            .region(aws_sdk_sqs::config::Region::new("eu-west-1"))
-            .endpoint_url(emu.endpoint_url())
-            .credentials_provider(aws_sdk_sqs::config::Credentials::new(
-                "k", "s", None, None, "test",
-            ))
-            .http_client(InProcessClient::new(emu.in_process()))
-            .build();
-        let sqs = aws_sdk_sqs::Client::from_conf(conf);
-        let url = sqs
-            .create_queue()
-            .queue_name("inproc")
-            .send()
-            .await
-            .unwrap()
-            .queue_url
-            .unwrap();
-        assert!(
-            url.starts_with(&emu.endpoint_url()) && url.ends_with("/inproc"),
-            "queue URLs name the endpoint, as over a socket: {url}"
-        );
-        sqs.send_message()
-            .queue_url(&url)
-            .message_body("b")
-            .send()
-            .await
-            .unwrap();
-        let got = sqs.receive_message().queue_url(&url).send().await.unwrap();
-        assert_eq!(got.messages.unwrap()[0].body.as_deref(), Some("b"));
-        let err = sqs
-            .get_queue_url()
-            .queue_name("missing")
-            .send()
-            .await
-            .unwrap_err();
-        use aws_sdk_sqs::error::ProvideErrorMetadata;
-        assert_eq!(err.code(), Some("AWS.SimpleQueueService.NonExistentQueue"));
-        emu.shutdown().await;
-    }
 }
