@@ -266,8 +266,11 @@ impl CommandError {
             | PlanInvalid { .. } => exit_code::BAD_COMMAND_LINE,
             Target(TargetError::Usage(_) | TargetError::Refused(_)) => exit_code::BAD_COMMAND_LINE,
             Target(TargetError::Failed(_)) => exit_code::RUNTIME_ERROR,
-            Audit(AuditError::RunIdReused { .. } | AuditError::NoCommand)
-            | Audit(AuditError::LambdaRefused(_)) => exit_code::BAD_COMMAND_LINE,
+            Audit(
+                AuditError::RunIdReused { .. }
+                | AuditError::NoCommand
+                | AuditError::LambdaRefused(_),
+            ) => exit_code::BAD_COMMAND_LINE,
             Audit(
                 AuditError::LambdaFailed(_)
                 | AuditError::CreateFolder { .. }
