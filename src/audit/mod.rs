@@ -19,6 +19,7 @@
 //! - [`history`]: the judge's rows of `evidence.jsonl` (deliveries, acknowledgements, commits,
 //!   hand-offs, the nemesis's acts, the facts at the end) and the log read back from them: the
 //!   runner and `sqsprobe check` judge what the file holds (pure);
+//! - [`error`]: how the runner ends without a judgement (a signal, or what failed);
 //! - [`check`]: `sqsprobe check` on an audit folder: judged again from `evidence.jsonl`,
 //!   compared with `audit.json`;
 //! - [`queues`]: the queues the consumer used that the audit did not make, named (pure);
@@ -41,6 +42,7 @@ pub mod check;
 pub mod console;
 pub mod consumer;
 pub mod effects;
+pub mod error;
 pub mod history;
 pub mod html;
 pub mod judge;
@@ -57,6 +59,7 @@ pub mod sender;
 pub mod setup;
 pub mod shape;
 
+pub use error::{AuditEnd, AuditError};
 pub use judge::{Audit, Finding, FindingKind, judge};
 pub use log::Log;
 pub use plan::{Plan, parse_plan};

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::console::say;
 use super::consumer::{Consumer, Launch};
+use super::error::{AuditEnd, AuditError};
 use super::history;
 use super::judge::{Audit, judge};
 use super::lambda::{Mapping, NotStarted};
@@ -38,7 +39,6 @@ use super::sender::Sender;
 use super::setup::{self, Created, REGION};
 use sqsprobe_core::evidence::EvidenceWriter;
 use sqsprobe_emulator::{Chaos, EmulatorConfig, RunningEmulator};
-use sqsprobe_facts::exit_code;
 
 /// How often the queues are looked at.
 const TICK: Duration = Duration::from_millis(100);
@@ -72,20 +72,33 @@ pub trait Interrupts {
     fn next(&mut self) -> impl std::future::Future<Output = &'static str>;
 }
 
-/// Runs the audit (each trial of it) and returns the process exit code.
-pub async fn run(options: &Options, plan: &Plan, interrupts: &mut impl Interrupts) -> i32 {
+/// An audit that ended without a judgement: a signal, or a failure.
+enum Stop {
+    Interrupted,
+    Failed(AuditError),
+}
+
+impl From<AuditError> for Stop {
+    fn from(e: AuditError) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+/// Runs the audit (each trial of it): judged, interrupted, or what kept it from a judgement.
+pub async fn run(
+    options: &Options,
+    plan: &Plan,
+    interrupts: &mut impl Interrupts,
+) -> Result<AuditEnd, AuditError> {
     let dir = options.out.join(&options.run_id);
     if dir.join("audit.json").exists() || dir.join("trials.json").exists() {
-        say(format_args!(
-            "{} already holds an audit; a run id is never reused",
-            dir.display()
-        ));
-        return exit_code::BAD_COMMAND_LINE;
+        return Err(AuditError::RunIdReused { dir });
     }
     if options.trials == 1 {
         return match audit_once(options, plan, &dir, options.seed, interrupts).await {
-            Ok((audit, ended)) => exit(&[(audit, ended)]),
-            Err(code) => code,
+            Ok((audit, ended)) => Ok(exit(&[(audit, ended)])),
+            Err(Stop::Interrupted) => Ok(AuditEnd::Interrupted),
+            Err(Stop::Failed(e)) => Err(e),
         };
     }
     // Trials: each a fresh emulator, queue and consumer, seeded seed, seed + 1, ...
@@ -99,40 +112,39 @@ pub async fn run(options: &Options, plan: &Plan, interrupts: &mut impl Interrupt
         let trial_dir = dir.join(format!("trial-{}", k + 1));
         match audit_once(options, plan, &trial_dir, Some(seed), interrupts).await {
             Ok(result) => done.push(result),
-            Err(code) => return code,
+            Err(Stop::Interrupted) => return Ok(AuditEnd::Interrupted),
+            Err(Stop::Failed(e)) => return Err(e),
         }
     }
     let rates = report::rates(&done, options.trials);
     let _ = std::io::stdout().write_all(rates.terminal().as_bytes());
-    if let Err(e) = std::fs::write(dir.join("trials.json"), rates.json()) {
-        say(format_args!("failed to write trials.json: {e}"));
-        return exit_code::RUNTIME_ERROR;
-    }
-    exit(&done)
+    std::fs::write(dir.join("trials.json"), rates.json())
+        .map_err(|e| AuditError::Files(format!("failed to write trials.json: {e}")))?;
+    Ok(exit(&done))
 }
 
-/// The exit code of the audits (see [`report::exit_code`]).
-fn exit(done: &[(Audit, Ended)]) -> i32 {
+/// The audits' judgement (see [`report::exit_code`]).
+fn exit(done: &[(Audit, Ended)]) -> AuditEnd {
     let outcomes: Vec<(&Audit, bool, bool)> = done
         .iter()
         .map(|(audit, ended)| (audit, ended.concluded, ended.crashed))
         .collect();
-    report::exit_code(&outcomes)
+    AuditEnd::Judged(report::exit_code(&outcomes))
 }
 
 /// One audit into `dir`: the emulator, the queues, the messages, the consumer, the judgement,
-/// the folder's reports. `Err` is the exit code of a failure that leaves nothing to judge.
+/// the folder's reports. `Err`: a signal or a failure left nothing to judge.
 async fn audit_once(
     options: &Options,
     plan: &Plan,
     dir: &Path,
     seed: Option<u64>,
     interrupts: &mut impl Interrupts,
-) -> Result<(Audit, Ended), i32> {
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        say(format_args!("failed to create {}: {e}", dir.display()));
-        return Err(exit_code::RUNTIME_ERROR);
-    }
+) -> Result<(Audit, Ended), Stop> {
+    std::fs::create_dir_all(dir).map_err(|source| AuditError::CreateFolder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let ledger = dir.join("ledger.txt");
     let keys = plan.key_map();
@@ -156,9 +168,12 @@ async fn audit_once(
     let recorder = Arc::new(recorder);
     match EvidenceWriter::create(&dir.join("evidence.jsonl")) {
         Ok(writer) => recorder.write_to(&options.run_id, writer),
-        Err(e) => {
-            say(format_args!("failed to create evidence.jsonl: {e}"));
-            return Err(exit_code::RUNTIME_ERROR);
+        Err(source) => {
+            return Err(AuditError::CreateFile {
+                name: "evidence.jsonl",
+                source,
+            }
+            .into());
         }
     }
     let record = nemesis.as_ref().map(|(_, r)| r);
@@ -169,21 +184,16 @@ async fn audit_once(
         strict_cooldowns: false,
         ..EmulatorConfig::default()
     };
-    let emu = match sqsprobe_emulator::spawn(([127, 0, 0, 1], 0).into(), config).await {
-        Ok(emu) => emu,
-        Err(e) => {
-            say(format_args!("the emulator failed to start: {e}"));
-            return Err(exit_code::RUNTIME_ERROR);
-        }
-    };
+    let emu = sqsprobe_emulator::spawn(([127, 0, 0, 1], 0).into(), config)
+        .await
+        .map_err(AuditError::Emulator)?;
     let url = emu.endpoint_url();
     let client = setup::client(&url);
     let queues = match setup::prepare(&client, plan, options.plan_path.as_deref()).await {
         Ok(p) => p,
         Err(e) => {
-            say(e);
             emu.shutdown().await;
-            return Err(exit_code::RUNTIME_ERROR);
+            return Err(AuditError::Setup(e).into());
         }
     };
     if !chaos.is_off() {
@@ -197,18 +207,12 @@ async fn audit_once(
             match Mapping::start(settings, &url, &queues[0].url, recorder.clone()).await {
                 Ok(m) => Some(m),
                 Err(e) => {
-                    let code = match e {
-                        NotStarted::Refused(m) => {
-                            say(m);
-                            exit_code::BAD_COMMAND_LINE
-                        }
-                        NotStarted::Failed(m) => {
-                            say(m);
-                            exit_code::RUNTIME_ERROR
-                        }
-                    };
                     emu.shutdown().await;
-                    return Err(code);
+                    return Err(match e {
+                        NotStarted::Refused(m) => AuditError::LambdaRefused(m),
+                        NotStarted::Failed(m) => AuditError::LambdaFailed(m),
+                    }
+                    .into());
                 }
             }
         }
@@ -220,13 +224,14 @@ async fn audit_once(
         launch.env.extend(m.env(&settings));
         // The function's other execution environments, one per concurrent batch beyond the
         // first (the audit's consumer, started by the watch).
-        if let Err(e) = m.start_environments(&launch) {
-            say(format_args!(
-                "the function could not start ({}): {e}",
-                launch.program
-            ));
+        if let Err(source) = m.start_environments(&launch) {
             emu.shutdown().await;
-            return Err(exit_code::RUNTIME_ERROR);
+            return Err(AuditError::Start {
+                what: "function",
+                program: launch.program.clone(),
+                source,
+            }
+            .into());
         }
     }
     let watched = Watched {
@@ -295,9 +300,8 @@ async fn audit_once(
     } = match history {
         Ok(read) => read,
         Err(e) => {
-            say(e);
             let _ = recorder.finish();
-            return Err(exit_code::RUNTIME_ERROR);
+            return Err(AuditError::Files(e).into());
         }
     };
     if let Some((_, record)) = nemesis {
@@ -359,10 +363,7 @@ async fn audit_once(
     let _ =
         stdout.write_all(report::terminal(&audit, &ended, &dir.display().to_string()).as_bytes());
     let _ = stdout.flush();
-    if let Err(e) = written {
-        say(e);
-        return Err(exit_code::RUNTIME_ERROR);
-    }
+    written.map_err(AuditError::Files)?;
     Ok((audit, ended))
 }
 
@@ -375,11 +376,8 @@ fn launch(
     url: &str,
     ledger: &Path,
     dir: &Path,
-) -> Result<Launch, i32> {
-    let (program, rest) = options
-        .command
-        .split_first()
-        .ok_or(exit_code::BAD_COMMAND_LINE)?;
+) -> Result<Launch, AuditError> {
+    let (program, rest) = options.command.split_first().ok_or(AuditError::NoCommand)?;
     let mut env: Vec<(String, String)> = [
         ("AWS_ENDPOINT_URL", url),
         ("AWS_ENDPOINT_URL_SQS", url),
@@ -404,10 +402,10 @@ fn launch(
         }
     }
     let log = dir.join("consumer.log");
-    if let Err(e) = std::fs::File::create(&log) {
-        say(format_args!("failed to create consumer.log: {e}"));
-        return Err(exit_code::RUNTIME_ERROR);
-    }
+    std::fs::File::create(&log).map_err(|source| AuditError::CreateFile {
+        name: "consumer.log",
+        source,
+    })?;
     Ok(Launch {
         program: program.clone(),
         args: rest.to_vec(),
@@ -437,7 +435,7 @@ impl Watched<'_> {
         launch: &Launch,
         sender: &mut Sender,
         interrupts: &mut impl Interrupts,
-    ) -> Result<Ended, i32> {
+    ) -> Result<Ended, Stop> {
         let mut consumer = self.start(launch)?;
         // The held-back messages go from here on: after the consumer has started, never before.
         sender.begin();
@@ -449,7 +447,7 @@ impl Watched<'_> {
                     self.stand_down();
                     consumer.stop().await;
                     say(format_args!("{name}: interrupted; the consumer was stopped, nothing is judged"));
-                    return Err(exit_code::INTERRUPTED);
+                    return Err(Stop::Interrupted);
                 }
                 () = tokio::time::sleep(TICK) => {}
             }
@@ -535,15 +533,13 @@ impl Watched<'_> {
 
     /// Starts the consumer and records it (`consumer_start`; after a kill, the nemesis's
     /// `restart` too).
-    fn start(&self, launch: &Launch) -> Result<Consumer, i32> {
+    fn start(&self, launch: &Launch) -> Result<Consumer, AuditError> {
         let restart = self.nemesis.is_some_and(Live::killed);
         let start = self.nemesis.map_or(0, Live::starts) + 1;
-        let consumer = launch.start(start).map_err(|e| {
-            say(format_args!(
-                "the consumer could not start ({}): {e}",
-                launch.program
-            ));
-            exit_code::RUNTIME_ERROR
+        let consumer = launch.start(start).map_err(|source| AuditError::Start {
+            what: "consumer",
+            program: launch.program.clone(),
+            source,
         })?;
         if let Some(nemesis) = self.nemesis {
             nemesis.started(consumer.group());

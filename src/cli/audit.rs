@@ -2,13 +2,12 @@
 //! them to the audit's runner (`audit::runner`), which starts the emulator and the consumer,
 //! watches, judges and writes the audit folder.
 
-use std::io::Write;
-
 use super::args::AuditArgs;
+use super::error::{CommandError, Outcome};
 use super::signals::Signals;
+use crate::audit::AuditEnd;
 use crate::audit::plan::Plan;
 use crate::audit::runner::{self, Interrupts, Options};
-use sqsprobe_facts::exit_code;
 
 /// The queue of an audit without a plan: one emulator per audit, so a fixed name keeps a
 /// seeded audit's dice (drawn per queue) the same from one audit to the next.
@@ -20,13 +19,10 @@ impl Interrupts for Signals {
     }
 }
 
-/// Runs the command and returns the process exit code.
-pub async fn run(args: AuditArgs) -> i32 {
+/// Runs the command: the audits' own code once judged.
+pub async fn run(args: AuditArgs) -> Result<Outcome, CommandError> {
     let mut signals = Signals::new();
-    let plan = match load_plan(&args) {
-        Ok(plan) => plan,
-        Err(code) => return code,
-    };
+    let plan = load_plan(&args)?;
     let options = Options {
         run_id: args
             .run_id
@@ -43,12 +39,15 @@ pub async fn run(args: AuditArgs) -> i32 {
         out: args.out,
         lambda: args.lambda.settings(),
     };
-    runner::run(&options, &plan, &mut signals).await
+    match runner::run(&options, &plan, &mut signals).await? {
+        AuditEnd::Judged(code) => Ok(Outcome::Verdict(code)),
+        AuditEnd::Interrupted => Ok(Outcome::Interrupted),
+    }
 }
 
-/// The plan: `--plan`'s file (its problems printed at their lines, exit 1), else one queue
-/// from the flags.
-fn load_plan(args: &AuditArgs) -> Result<Plan, i32> {
+/// The plan: `--plan`'s file (its problems rendered at their lines), else one queue from the
+/// flags.
+fn load_plan(args: &AuditArgs) -> Result<Plan, CommandError> {
     let Some(path) = &args.plan else {
         return Ok(Plan::single(
             QUEUE,
@@ -59,26 +58,16 @@ fn load_plan(args: &AuditArgs) -> Result<Plan, i32> {
         ));
     };
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        let _ = writeln!(
-            std::io::stderr(),
-            "sqsprobe: failed to read the plan {shown}: {e}"
-        );
-        exit_code::BAD_COMMAND_LINE
+    let bytes = std::fs::read(path).map_err(|source| CommandError::PlanUnreadable {
+        shown: shown.clone(),
+        source,
     })?;
-    let source = match sqsprobe_core::suite::utf8_text(&shown, &bytes) {
-        Ok(s) => s.to_string(),
-        Err(d) => {
-            let _ = writeln!(std::io::stderr(), "{}", d.one_line());
-            return Err(exit_code::BAD_COMMAND_LINE);
-        }
-    };
-    crate::audit::parse_plan(&shown, &source).map_err(|diags| {
-        let _ = write!(
-            std::io::stderr(),
-            "{}",
-            sqsprobe_core::suite::render_all(&diags, &source)
-        );
-        exit_code::BAD_COMMAND_LINE
+    let source = sqsprobe_core::suite::utf8_text(&shown, &bytes)
+        .map_err(|d| CommandError::PlanNotText(d.one_line()))?
+        .to_string();
+    crate::audit::parse_plan(&shown, &source).map_err(|diags| CommandError::PlanInvalid {
+        count: diags.len(),
+        rendered: sqsprobe_core::suite::render_all(&diags, &source),
+        shown,
     })
 }

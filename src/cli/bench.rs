@@ -14,13 +14,13 @@ mod scale;
 use std::time::Duration;
 
 use super::args::{BenchArgs, BenchDriverArg, BenchTargetArg, bench_defaults};
+use super::error::{CommandError, Outcome};
 use crate::bench::{
     BenchReport, TargetResult, Workload, markdown_table, result_json, run_target, throughput_ratio,
 };
 use bounds::{MAX_CLIENTS, check_phases};
 use interrupt::watch_signals;
 use sqsprobe_emulator::{EmulatorConfig, RunningEmulator, spawn};
-use sqsprobe_facts::exit_code;
 
 /// A target to measure: its table name, and how to reach it.
 enum Planned {
@@ -100,22 +100,18 @@ fn clients(args: &BenchArgs) -> Vec<usize> {
         .unwrap_or_else(|| bench_defaults::SDK_CLIENTS.to_vec())
 }
 
-/// Runs the command with the chosen driver; returns the exit code.
-pub async fn run(args: BenchArgs) -> i32 {
+/// Runs the command with the chosen driver: [`Outcome::Broken`] when a target or a scale
+/// measurement failed (the rest still measured and reported), [`Outcome::Failed`] when a
+/// figure fell below `--fail-below`, [`Outcome::Interrupted`] when a signal stopped it.
+pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     match args.driver {
         BenchDriverArg::Raw => raw::run(args).await,
         BenchDriverArg::Sdk => run_sdk(args).await,
     }
 }
 
-async fn run_sdk(args: BenchArgs) -> i32 {
-    let targets = match plan(&args) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::BAD_COMMAND_LINE;
-        }
-    };
+async fn run_sdk(args: BenchArgs) -> Result<Outcome, CommandError> {
+    let targets = plan(&args).map_err(CommandError::BenchPlan)?;
     let baseline = args
         .reference
         .clone()
@@ -141,8 +137,9 @@ async fn run_sdk(args: BenchArgs) -> i32 {
                         url
                     }
                     Err(e) => {
-                        eprintln!("sqsprobe: failed to start the embedded emulator: {e}");
-                        return exit_code::RUNTIME_ERROR;
+                        return Err(CommandError::ServerStart(format!(
+                            "failed to start the embedded emulator: {e}"
+                        )));
                     }
                 }
             }
@@ -214,23 +211,18 @@ async fn run_sdk(args: BenchArgs) -> i32 {
                 .map(|r| result_json(r.clone(), throughput_ratio(r, &results, &baseline)))
                 .collect(),
         };
-        let text = match serde_json::to_string_pretty(&report) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("sqsprobe: failed to encode the JSON report: {e}");
-                return exit_code::RUNTIME_ERROR;
-            }
-        };
-        if let Err(e) = std::fs::write(path, text + "\n") {
-            eprintln!("sqsprobe: failed to write {}: {e}", path.display());
-            return exit_code::RUNTIME_ERROR;
-        }
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|source| CommandError::Serialize {
+                what: "JSON report",
+                source,
+            })?;
+        std::fs::write(path, text + "\n").map_err(|e| CommandError::write(path, e))?;
     }
-    if stop.requested() {
-        exit_code::INTERRUPTED
+    Ok(if stop.requested() {
+        Outcome::Interrupted
     } else if failed {
-        exit_code::RUNTIME_ERROR
+        Outcome::Broken
     } else {
-        exit_code::OK
-    }
+        Outcome::Done
+    })
 }

@@ -4,7 +4,7 @@
 //! copy and edit.
 
 use super::args::SuitesExportArgs;
-use sqsprobe_facts::exit_code;
+use super::error::{CommandError, Outcome};
 use std::path::{Path, PathBuf};
 
 mod generated {
@@ -43,38 +43,30 @@ fn is_yaml(path: &str) -> bool {
 
 /// `sqsprobe suites export [DIR]`: writes every built-in file of `suites/` under `DIR`, keeping
 /// its sub-folders; refuses to overwrite a file unless `--force`.
-pub fn export(args: SuitesExportArgs) -> i32 {
+pub fn export(args: SuitesExportArgs) -> Result<Outcome, CommandError> {
     let plan: Vec<(PathBuf, &[u8])> = SUITES
         .iter()
         .map(|(path, bytes)| (args.dir.join(relative(path)), *bytes))
         .collect();
     if !args.force {
-        let existing: Vec<String> = plan
+        let paths: Vec<String> = plan
             .iter()
             .filter(|(p, _)| p.symlink_metadata().is_ok())
             .map(|(p, _)| p.display().to_string())
             .collect();
-        if !existing.is_empty() {
-            eprintln!(
-                "sqsprobe: {} file(s) already exist, nothing was written (--force overwrites): {}",
-                existing.len(),
-                existing.join(", ")
-            );
-            return exit_code::BAD_COMMAND_LINE;
+        if !paths.is_empty() {
+            return Err(CommandError::FilesExist { paths });
         }
     }
     for (path, bytes) in &plan {
-        if let Err(e) = write(path, bytes) {
-            eprintln!("sqsprobe: failed to write {}: {e}", path.display());
-            return exit_code::RUNTIME_ERROR;
-        }
+        write(path, bytes).map_err(|e| CommandError::write(path, e))?;
     }
     println!(
         "wrote {} built-in suite file(s) to {}",
         plan.len(),
         args.dir.display()
     );
-    exit_code::OK
+    Ok(Outcome::Done)
 }
 
 /// A built-in path without its leading `suites/`.

@@ -19,9 +19,9 @@ use sqsprobe_core::conformance;
 use sqsprobe_core::conformance::profile::Profile;
 use sqsprobe_core::evidence::format::{Call, CaseEnd, Phase, RunEnd, RunStart, Verdict};
 use sqsprobe_core::evidence::view::{CaseView, RunView};
-use sqsprobe_facts::exit_code;
 
 use super::args::CheckArgs;
+use super::error::{CommandError, Outcome};
 
 /// What `check` found for one case.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,56 +62,38 @@ impl RunCheck {
     }
 }
 
-/// Runs the command.
-pub fn check(args: CheckArgs) -> i32 {
+/// Runs the command: the run's own code when the evidence supports it.
+pub fn check(args: CheckArgs) -> Result<Outcome, CommandError> {
     if crate::audit::check::is_audit_folder(&args.run_dir) {
         return check_audit(&args.run_dir);
     }
     let path = evidence_path(&args.run_dir);
-    let evidence = match sqsprobe_core::evidence::read_run(&path) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
+    let evidence = sqsprobe_core::evidence::read_run(&path)
+        .map_err(|e| CommandError::Evidence(e.to_string()))?;
     for w in &evidence.warnings {
         eprintln!("sqsprobe: warning: {}:{w}", path.display());
     }
     let view = RunView::new(&evidence.records);
-    let profile = match load_profile(view.start, args.target_profile.as_deref()) {
-        Ok(p) => p,
-        Err(why) => {
-            eprintln!("sqsprobe: {why}");
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
+    let profile = load_profile(view.start, args.target_profile.as_deref())
+        .map_err(CommandError::CheckProfile)?;
     let result = check_run(&view, profile.as_ref());
     print!("{}", render(&result, &path));
     if result.agrees() {
-        result.exit_code
+        Ok(Outcome::Verdict(result.exit_code))
     } else {
-        exit_code::RUNTIME_ERROR
+        Err(CommandError::CheckDisagrees { audit: false })
     }
 }
 
 /// An audit folder: judged again from its evidence, compared with its `audit.json`; its exit
 /// code when they agree, 3 when they do not or it cannot be re-judged.
-fn check_audit(dir: &Path) -> i32 {
-    match crate::audit::check::check(dir) {
-        Ok(checks) => {
-            print!("{}", crate::audit::check::render(&checks));
-            if checks.iter().all(|c| c.differences.is_empty()) {
-                crate::audit::check::exit_code(&checks)
-            } else {
-                eprintln!("sqsprobe: the audit on record differs from what its evidence gives");
-                exit_code::RUNTIME_ERROR
-            }
-        }
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            exit_code::RUNTIME_ERROR
-        }
+fn check_audit(dir: &Path) -> Result<Outcome, CommandError> {
+    let checks = crate::audit::check::check(dir).map_err(CommandError::Evidence)?;
+    print!("{}", crate::audit::check::render(&checks));
+    if checks.iter().all(|c| c.differences.is_empty()) {
+        Ok(Outcome::Verdict(crate::audit::check::exit_code(&checks)))
+    } else {
+        Err(CommandError::CheckDisagrees { audit: true })
     }
 }
 

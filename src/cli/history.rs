@@ -6,29 +6,19 @@
 //! [`sqsprobe_core::classify::history`], the text is [`crate::report::history`].
 
 use super::args::HistoryArgs;
+use super::error::{CommandError, Outcome};
 use sqsprobe_core::classify::history::{self, CaseSample};
 use sqsprobe_core::evidence::view::RunView;
-use sqsprobe_facts::exit_code;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Runs the command and returns the exit code.
-pub fn history(args: HistoryArgs) -> i32 {
-    let dirs = match run_folders(&args.paths) {
-        Ok(d) if d.is_empty() => {
-            eprintln!(
-                "sqsprobe: no run folder (a folder holding evidence.jsonl) in {}",
-                shown(&args.paths)
-            );
-            return exit_code::BAD_COMMAND_LINE;
-        }
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::BAD_COMMAND_LINE;
-        }
-    };
+/// Runs the command.
+pub fn history(args: HistoryArgs) -> Result<Outcome, CommandError> {
+    let dirs = run_folders(&args.paths).map_err(CommandError::HistoryPath)?;
+    if dirs.is_empty() {
+        return Err(CommandError::NoRunFolder { paths: args.paths });
+    }
     let mut samples: Vec<CaseSample> = Vec::new();
     let mut unreadable = 0;
     let mut read = Vec::new();
@@ -88,8 +78,7 @@ pub fn history(args: HistoryArgs) -> i32 {
         samples.extend(cases.into_iter().filter(|s| wanted(&s.case)));
     }
     if unreadable == dirs.len() {
-        eprintln!("sqsprobe: none of the {unreadable} run folder(s) could be read");
-        return exit_code::RUNTIME_ERROR;
+        return Err(CommandError::NoneReadable { count: unreadable });
     }
     if unreadable > 0 {
         eprintln!(
@@ -99,13 +88,10 @@ pub fn history(args: HistoryArgs) -> i32 {
     }
     let pooled = history::pool(samples);
     let text = if args.json {
-        match serde_json::to_string_pretty(&pooled) {
-            Ok(j) => j + "\n",
-            Err(e) => {
-                eprintln!("sqsprobe: failed to serialize the history: {e}");
-                return exit_code::RUNTIME_ERROR;
-            }
-        }
+        serde_json::to_string_pretty(&pooled).map_err(|source| CommandError::Serialize {
+            what: "history",
+            source,
+        })? + "\n"
     } else {
         crate::report::history::render(&pooled)
     };
@@ -113,18 +99,10 @@ pub fn history(args: HistoryArgs) -> i32 {
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
     if args.fail_on_change && pooled.groups.iter().any(|g| g.flagged()) {
-        exit_code::EXPECTATION_FAILED
+        Ok(Outcome::Failed)
     } else {
-        exit_code::OK
+        Ok(Outcome::Done)
     }
-}
-
-fn shown(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The run folders under `paths`: a folder holding `evidence.jsonl` is one; any other folder is

@@ -2,55 +2,40 @@
 //! `matrix.html` (each cell linking to the case in its run folder's `report.html`).
 
 use super::args::MatrixArgs;
+use super::error::{CommandError, Outcome};
 use sqsprobe_core::conformance::matrix;
-use sqsprobe_facts::exit_code;
 use sqsprobe_facts::text::escape::terminal;
 use std::io::Write;
 
-/// Runs the command and returns the exit code.
-pub fn matrix(args: MatrixArgs) -> i32 {
+/// Runs the command.
+pub fn matrix(args: MatrixArgs) -> Result<Outcome, CommandError> {
     let mut runs = Vec::new();
     for dir in &args.run_dirs {
-        match super::report::read_run_folder(dir) {
-            Ok(records) => runs.push((dir.display().to_string(), records)),
-            Err(e) => {
-                eprintln!("sqsprobe: {e}");
-                return exit_code::RUNTIME_ERROR;
-            }
-        }
+        let records = super::report::read_run_folder(dir).map_err(CommandError::Evidence)?;
+        runs.push((dir.display().to_string(), records));
     }
     let facts = match &args.facts {
         None => None,
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| sqsprobe_core::conformance::facts::parse_facts(&text))
-        {
-            Ok(f) => Some(f),
-            Err(e) => {
-                eprintln!("sqsprobe: {}: {e}", path.display());
-                return exit_code::BAD_COMMAND_LINE;
-            }
-        },
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| sqsprobe_core::conformance::facts::parse_facts(&text))
+                .map_err(|reason| CommandError::FactsUnreadable {
+                    path: path.clone(),
+                    reason,
+                })?,
+        ),
     };
-    let mut m = match matrix::build(&runs) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
+    let mut m = matrix::build(&runs).map_err(|e| CommandError::Evidence(e.to_string()))?;
     m.facts = facts;
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("sqsprobe: failed to create {}: {e}", args.out.display());
-        return exit_code::RUNTIME_ERROR;
-    }
-    let json = match serde_json::to_string_pretty(&m) {
-        Ok(j) => j + "\n",
-        Err(e) => {
-            eprintln!("sqsprobe: failed to serialize the matrix: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
+    std::fs::create_dir_all(&args.out).map_err(|source| CommandError::CreateFolder {
+        path: args.out.clone(),
+        source,
+    })?;
+    let json = serde_json::to_string_pretty(&m).map_err(|source| CommandError::Serialize {
+        what: "matrix",
+        source,
+    })? + "\n";
     for (name, text) in [
         (
             "matrix.md",
@@ -59,16 +44,10 @@ pub fn matrix(args: MatrixArgs) -> i32 {
         ("matrix.json", json),
     ] {
         let path = args.out.join(name);
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("sqsprobe: failed to write {}: {e}", path.display());
-            return exit_code::RUNTIME_ERROR;
-        }
+        std::fs::write(&path, text).map_err(|e| CommandError::write(&path, e))?;
     }
-    if let Err(e) = super::report::write_side_by_side(&args.out, &args.run_dirs, &m, "matrix.html")
-    {
-        eprintln!("sqsprobe: {e}");
-        return exit_code::RUNTIME_ERROR;
-    }
+    super::report::write_side_by_side(&args.out, &args.run_dirs, &m, "matrix.html")
+        .map_err(CommandError::Report)?;
     let mut out = String::new();
     for c in &m.columns {
         let s = &c.score;
@@ -96,5 +75,5 @@ pub fn matrix(args: MatrixArgs) -> i32 {
     let mut stdout = std::io::stdout();
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
-    exit_code::OK
+    Ok(Outcome::Done)
 }

@@ -1,7 +1,8 @@
 //! The command line: argument parsing and the commands.
 //!
-//! Each command is a function returning the process exit code (`sqsprobe_facts::exit_code`); `main`
-//! does nothing but call [`main`] and exit with what it returns.
+//! Each command is a function returning its [`Outcome`] or the [`CommandError`] that stopped
+//! it; [`error::finish`] prints the error and maps either to the exit code, in one place.
+//! The binary's `main` does nothing but call [`main`] and exit with what it returns.
 
 mod args;
 mod audit;
@@ -9,6 +10,7 @@ mod baseline;
 mod bench;
 mod builtin;
 mod check;
+pub mod error;
 mod history;
 mod load;
 mod matrix;
@@ -21,23 +23,26 @@ mod sweep;
 mod validate;
 
 pub use args::Cli;
+pub use error::{CommandError, Outcome};
 
 use clap::Parser;
 
 /// Parses the command line, runs the command, returns the exit code.
 pub fn main() -> i32 {
+    error::finish(command())
+}
+
+fn command() -> Result<Outcome, CommandError> {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            // clap exits 2 on usage errors; 2 means "invalid suite" here.
-            return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    sqsprobe_facts::exit_code::OK
-                }
-                _ => sqsprobe_facts::exit_code::BAD_COMMAND_LINE,
-            };
-        }
+        // Help and the version are what was asked for, not a bad command line.
+        Err(e) => match e.kind() {
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                let _ = e.print();
+                return Ok(Outcome::Done);
+            }
+            _ => return Err(CommandError::CommandLine(e)),
+        },
     };
     match cli.command {
         args::Command::Validate(a) => validate::validate(a),
@@ -59,7 +64,10 @@ pub fn main() -> i32 {
     }
 }
 
-fn with_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
+/// What every command returns.
+type Ended = Result<Outcome, CommandError>;
+
+fn with_runtime(fut: impl std::future::Future<Output = Ended>) -> Ended {
     block_on(
         tokio::runtime::Builder::new_multi_thread().enable_all(),
         fut,
@@ -68,7 +76,7 @@ fn with_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
 
 /// One thread, its clock paused: time moves only when every task waits, to the next deadline
 /// (`run --clock virtual`, see `runner::clock`).
-fn with_virtual_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
+fn with_virtual_runtime(fut: impl std::future::Future<Output = Ended>) -> Ended {
     block_on(
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -79,13 +87,10 @@ fn with_virtual_runtime(fut: impl std::future::Future<Output = i32>) -> i32 {
 
 fn block_on(
     builder: &mut tokio::runtime::Builder,
-    fut: impl std::future::Future<Output = i32>,
-) -> i32 {
-    match builder.build() {
-        Ok(rt) => rt.block_on(fut),
-        Err(e) => {
-            eprintln!("sqsprobe: failed to start the async runtime: {e}");
-            sqsprobe_facts::exit_code::RUNTIME_ERROR
-        }
-    }
+    fut: impl std::future::Future<Output = Ended>,
+) -> Ended {
+    builder
+        .build()
+        .map_err(CommandError::Runtime)?
+        .block_on(fut)
 }

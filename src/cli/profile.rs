@@ -1,8 +1,8 @@
 //! Finding and reading a target profile for `run --target-profile NAME|PATH`.
 
+use super::error::CommandError;
 use sqsprobe_core::conformance::{Profile, parse_profile, unknown_cases};
 use sqsprobe_core::suite::Suite;
-use sqsprobe_facts::exit_code;
 use std::path::{Path, PathBuf};
 
 /// Folder holding the shipped profiles, `targets/<name>.yaml`.
@@ -47,37 +47,36 @@ pub fn resolve(arg: &str) -> Source {
     }
 }
 
-/// Reads and parses the profile, printing problems; unknown case ids are printed as warnings
-/// (a run over some of the suites leaves other entries unmatched). `Err` is the exit code.
-pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, i32> {
+/// Reads and parses the profile; unknown case ids are printed as warnings (a run over some of
+/// the suites leaves other entries unmatched).
+pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, CommandError> {
     let (shown, source) = match resolve(arg) {
         Source::BuiltIn(name, text) => (format!("{name} (built in)"), text.to_string()),
         Source::File(path) => {
             let shown = path.display().to_string();
             match std::fs::read_to_string(&path) {
                 Ok(s) => (shown, s),
-                Err(e) => {
-                    eprintln!("sqsprobe: failed to read target profile {shown}: {e}");
-                    let names: Vec<&str> = built_in().map(|(n, _)| n).collect();
-                    eprintln!("  built-in profiles: {}", names.join(", "));
-                    return Err(exit_code::BAD_COMMAND_LINE);
+                Err(source) => {
+                    return Err(CommandError::ProfileUnreadable {
+                        shown,
+                        source,
+                        built_in: built_in().map(|(n, _)| n).collect(),
+                    });
                 }
             }
         }
     };
-    let profile = match parse_profile(&shown, &source) {
-        Ok(p) => p,
-        Err(diags) => {
-            for d in &diags {
-                eprintln!("{}\n", d.render(&source));
-            }
-            eprintln!(
-                "sqsprobe: {} error(s) in target profile {shown}; nothing was run",
-                diags.len()
-            );
-            return Err(exit_code::INVALID_SUITE);
+    let profile = parse_profile(&shown, &source).map_err(|diags| {
+        let rendered = diags
+            .iter()
+            .map(|d| format!("{}\n\n", d.render(&source)))
+            .collect();
+        CommandError::ProfileInvalid {
+            shown: shown.clone(),
+            count: diags.len(),
+            rendered,
         }
-    };
+    })?;
     let ids: Vec<&str> = suites
         .iter()
         .flat_map(|s| s.cases.iter().map(|c| c.id.as_str()))

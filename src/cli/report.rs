@@ -13,22 +13,22 @@
 //! (the conformance matrix's page), each cell linking to the case in its run's report.
 
 use super::args::ReportArgs;
+use super::error::{CommandError, Outcome};
 use crate::report;
 use sqsprobe_core::conformance::matrix;
 use sqsprobe_core::evidence::{EvidenceWriter, Record, merge, read_run};
-use sqsprobe_facts::exit_code;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub fn report(args: ReportArgs) -> i32 {
-    match render_all(&args) {
-        Ok(partial) if partial && !args.allow_partial => exit_code::INCONCLUSIVE,
-        Ok(_) => exit_code::OK,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            exit_code::RUNTIME_ERROR
-        }
-    }
+/// Renders the reports; [`Outcome::Partial`] when a merge lacks partitions and
+/// `--allow-partial` was not given.
+pub fn report(args: ReportArgs) -> Result<Outcome, CommandError> {
+    let partial = render_all(&args).map_err(CommandError::Report)?;
+    Ok(if partial && !args.allow_partial {
+        Outcome::Partial
+    } else {
+        Outcome::Done
+    })
 }
 
 /// One run to report on: where its reports live, and its records.

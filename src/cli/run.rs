@@ -1,6 +1,7 @@
 //! `sqsprobe run`: load, pick a target, run, write the run folder, print the summary.
 
 use super::args::{RunArgs, TargetArg};
+use super::error::{CommandError, Outcome};
 use super::load::{self, Loaded};
 use crate::report;
 use crate::runner::target::{Target, TargetRequest};
@@ -14,8 +15,8 @@ use std::path::Path;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-/// Runs the command and returns the process exit code.
-pub async fn run(args: RunArgs) -> i32 {
+/// Runs the command: the run's own code ([`Outcome::Verdict`]) once it has run.
+pub async fn run(args: RunArgs) -> Result<Outcome, CommandError> {
     // From the first moment: a signal during start-up is queued and stops the run cleanly
     // once it starts, instead of killing it before anything is accounted for.
     let signals = super::signals::Signals::new();
@@ -29,14 +30,13 @@ pub async fn run(args: RunArgs) -> i32 {
     let suites = match load::load(&args.suites.paths, &limits) {
         Loaded::Ok(s) => s,
         Loaded::Invalid { rendered, count } => {
-            eprint!("{rendered}");
-            eprintln!("sqsprobe: {count} error(s) in suites; nothing was run");
-            return exit_code::INVALID_SUITE;
+            return Err(CommandError::InvalidSuites {
+                rendered,
+                count,
+                in_a_run: true,
+            });
         }
-        Loaded::Unreadable(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::BAD_COMMAND_LINE;
-        }
+        Loaded::Unreadable(e) => return Err(CommandError::SuitesUnreadable(e)),
     };
     if load::uses_built_in(&args.suites.paths) {
         eprintln!(
@@ -77,29 +77,14 @@ pub async fn run(args: RunArgs) -> i32 {
         }
     }
     if selected.is_empty() {
-        eprintln!(
-            "sqsprobe: no case matches{}{}",
-            if args.cases.is_empty() {
-                String::new()
-            } else {
-                format!(" --case {}", args.cases.join(" --case "))
-            },
-            match (args.include_slow, args.include_team_policy) {
-                (true, true) => "",
-                (false, true) => " (cases tagged `slow` need --include-slow)",
-                (true, false) => " (cases tagged `team-policy` need --include-team-policy)",
-                (false, false) => {
-                    " (cases tagged `slow` need --include-slow, `team-policy` --include-team-policy)"
-                }
-            }
-        );
-        return exit_code::BAD_COMMAND_LINE;
+        return Err(CommandError::NoCaseMatches {
+            cases: args.cases.clone(),
+            slow: args.include_slow,
+            team_policy: args.include_team_policy,
+        });
     }
     let profile = match &args.target_profile {
-        Some(arg) => match super::profile::load(arg, &suites) {
-            Ok(p) => Some(p),
-            Err(code) => return code,
-        },
+        Some(arg) => Some(super::profile::load(arg, &suites)?),
         None => None,
     };
     let mut plan: Vec<PlannedCase> = selected
@@ -133,16 +118,13 @@ pub async fn run(args: RunArgs) -> i32 {
         };
         let cases: Vec<&sqsprobe_core::suite::Case> = plan.iter().map(|p| &p.case).collect();
         print!("{}", report::dry_run::render(&target, &region, &cases));
-        return exit_code::OK;
+        return Ok(Outcome::Done);
     }
     let suite_paths: Vec<String> = suites.iter().map(|s| s.path.clone()).collect();
 
     let protocol = args.protocol;
     if args.reach.region.len() > 1 {
-        say(
-            "run takes one --region, its own (--regions R,... lists the regions its cases may touch)",
-        );
-        return exit_code::BAD_COMMAND_LINE;
+        return Err(CommandError::OneRegion);
     }
     let seeds = runner::run::Seeds::resolve(args.seed, args.chaos, rand::random);
     let run_id = args.run_id.clone().unwrap_or_else(runner::new_run_id);
@@ -157,13 +139,7 @@ pub async fn run(args: RunArgs) -> i32 {
     };
     // For --target aws the first line names the region and the masked account (and any
     // redirection) before anything else happens; the account guard has spoken once this returns.
-    let target = match runner::target::resolve(request, |line| say(line)).await {
-        Ok(target) => target,
-        Err(e) => {
-            say(&e);
-            return e.exit_code();
-        }
-    };
+    let target = runner::target::resolve(request, |line| say(line)).await?;
     let profile = profile.map(|p| std::sync::Arc::new(p.for_protocol(protocol.as_str())));
     let Target {
         info,
@@ -171,15 +147,13 @@ pub async fn run(args: RunArgs) -> i32 {
         emulator: embedded,
     } = target;
     if !args.regions.is_empty() && !args.regions.contains(&info.region) {
-        say(format_args!(
-            "the run's region {} is not in --regions {}; add it, or run in one of them",
-            info.region,
-            args.regions.join(",")
-        ));
-        return exit_code::BAD_COMMAND_LINE;
+        return Err(CommandError::RegionNotListed {
+            region: info.region,
+            regions: args.regions,
+        });
     }
 
-    let code = execute(
+    let ended = execute(
         signals,
         client,
         plan,
@@ -222,7 +196,7 @@ pub async fn run(args: RunArgs) -> i32 {
     if let Some(emu) = embedded {
         emu.shutdown().await;
     }
-    code
+    ended
 }
 
 /// What the run prints as it goes: nothing with `--quiet`; plain lines with `--no-progress`,
@@ -247,7 +221,7 @@ async fn execute(
     settings: RunSettings,
     out: &Path,
     progress: report::live::Progress,
-) -> i32 {
+) -> Result<Outcome, CommandError> {
     // A run that would run nothing does not pass (nextest refuses an empty run the same way).
     let skipped: Vec<runner::run::Skip> = plan
         .iter()
@@ -274,32 +248,21 @@ async fn execute(
         if by_region > 0 {
             why.push(format!("{by_region} in regions outside --regions"));
         }
-        say(format_args!(
-            "no case can run: all {} selected case(s) are skipped ({}); nothing was run",
-            plan.len(),
-            why.join(", ")
-        ));
-        return exit_code::BAD_COMMAND_LINE;
+        return Err(CommandError::NothingRunnable {
+            count: plan.len(),
+            why,
+        });
     }
     let run_dir = out.join(&settings.run_id);
     if run_dir.join("evidence.jsonl").exists() {
-        say(format_args!(
-            "{} already holds a run; a run id is never reused",
-            run_dir.display()
-        ));
-        return exit_code::BAD_COMMAND_LINE;
+        return Err(CommandError::RunIdReused { dir: run_dir });
     }
-    if let Err(e) = std::fs::create_dir_all(&run_dir) {
-        say(format_args!("failed to create {}: {e}", run_dir.display()));
-        return exit_code::RUNTIME_ERROR;
-    }
-    let writer = match EvidenceWriter::create(&run_dir.join("evidence.jsonl")) {
-        Ok(w) => w,
-        Err(e) => {
-            say(format_args!("failed to create the evidence file: {e}"));
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
+    std::fs::create_dir_all(&run_dir).map_err(|source| CommandError::CreateFolder {
+        path: run_dir.clone(),
+        source,
+    })?;
+    let writer = EvidenceWriter::create(&run_dir.join("evidence.jsonl"))
+        .map_err(CommandError::CreateEvidence)?;
 
     if plan.is_empty() {
         return empty_share(&settings, writer, &run_dir);
@@ -398,7 +361,7 @@ async fn execute(
             leftover.len()
         ));
     }
-    code
+    Ok(Outcome::Verdict(code))
 }
 
 /// The records of a run that stopped at its reachability check: `run_start` (the runner
@@ -430,7 +393,11 @@ fn unreached_run(
 /// A partition whose share holds no case: its run folder records the empty share (`run_start`
 /// with no case, `run_end` exit 0) so that `sqsprobe report` merging the partitions sees this
 /// one ran, and one line says so.
-fn empty_share(settings: &RunSettings, writer: EvidenceWriter, run_dir: &Path) -> i32 {
+fn empty_share(
+    settings: &RunSettings,
+    writer: EvidenceWriter,
+    run_dir: &Path,
+) -> Result<Outcome, CommandError> {
     let now = settings.clock.now();
     let records = vec![
         Record::RunStart(runner::run::run_start(settings, &[], now)),
@@ -445,17 +412,14 @@ fn empty_share(settings: &RunSettings, writer: EvidenceWriter, run_dir: &Path) -
     ];
     let written = write_all(writer, &records)
         .and_then(|()| report::write_run_folder(run_dir, &records).map_err(|e| e.to_string()));
-    if let Err(e) = written {
-        say(format_args!("failed to write {}: {e}", run_dir.display()));
-        return exit_code::RUNTIME_ERROR;
-    }
+    written.map_err(|e| CommandError::write(run_dir, e))?;
     say(format_args!(
         "partition {} holds no case (the selection has fewer cases than partitions); recorded as \
          an empty share in {}",
         settings.partition.as_deref().unwrap_or("?"),
         run_dir.display()
     ));
-    exit_code::OK
+    Ok(Outcome::Done)
 }
 
 fn write_all(mut writer: EvidenceWriter, records: &[Record]) -> Result<(), String> {
@@ -500,5 +464,5 @@ async fn watch_interrupts(
     for q in left {
         say(format_args!("  {} (in {})", q.name, q.region));
     }
-    std::process::exit(exit_code::INTERRUPTED);
+    std::process::exit(Outcome::Interrupted.exit_code());
 }

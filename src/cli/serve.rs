@@ -5,29 +5,24 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 
 use super::args::{QueueUrlsArg, ServeArgs};
+use super::error::{CommandError, Outcome};
 use sqsprobe_emulator::{EmulatorConfig, QueueUrls, serve};
-use sqsprobe_facts::exit_code;
 
-pub async fn run(args: ServeArgs) -> i32 {
+/// Serves until a signal; a signal is how it is meant to stop, so it ends [`Outcome::Done`].
+pub async fn run(args: ServeArgs) -> Result<Outcome, CommandError> {
     // Signal handlers go in before the port opens, so a signal sent as soon as the port answers
     // is never the default (killing) action.
     let (stop_tx, stop_rx) = oneshot::channel();
-    let stop_signal = match first_signal() {
-        Ok(first) => tokio::spawn(async move {
-            let _ = stop_tx.send(first.await);
-        }),
-        Err(e) => {
-            eprintln!("sqsprobe: failed to install signal handlers: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind(args.listen).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("sqsprobe: failed to listen on {}: {e}", args.listen);
-            return exit_code::RUNTIME_ERROR;
-        }
-    };
+    let first = first_signal().map_err(CommandError::Signals)?;
+    let stop_signal = tokio::spawn(async move {
+        let _ = stop_tx.send(first.await);
+    });
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|source| CommandError::Listen {
+            addr: args.listen,
+            source,
+        })?;
     let addr = listener
         .local_addr()
         .map(|a| a.to_string())
@@ -65,16 +60,9 @@ pub async fn run(args: ServeArgs) -> i32 {
     let served = serve(listener, config, shutdown).await;
     stop_signal.abort();
     let signal = name_rx.await.unwrap_or("shutdown");
-    match served {
-        Ok(()) => {
-            eprintln!("sqsprobe: emulator stopped ({signal})");
-            exit_code::OK
-        }
-        Err(e) => {
-            eprintln!("sqsprobe: emulator failed: {e}");
-            exit_code::RUNTIME_ERROR
-        }
-    }
+    served.map_err(CommandError::Emulator)?;
+    eprintln!("sqsprobe: emulator stopped ({signal})");
+    Ok(Outcome::Done)
 }
 
 /// Installs SIGINT, SIGTERM and SIGHUP handlers; the future resolves to the first one's name.

@@ -8,34 +8,26 @@
 //! a signal (after the queue in flight).
 
 use super::args::{SweepArgs, SweepTargetArg};
+use super::error::{CommandError, Outcome};
 use super::signals::Signals;
 use crate::runner::TargetKind;
 use crate::runner::sweep::{SweepFilter, SweepTotals, human, sweep};
 use crate::runner::target;
-use sqsprobe_facts::exit_code;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Runs the command and returns the process exit code.
-pub async fn run(args: SweepArgs) -> i32 {
+/// Runs the command: [`Outcome::Broken`] when a listing or a queue failed,
+/// [`Outcome::Interrupted`] when a signal stopped it.
+pub async fn run(args: SweepArgs) -> Result<Outcome, CommandError> {
     // From the first moment, so a signal during start-up stops the sweep instead of killing it.
     let signals = Signals::new();
     let kind = match (args.target, &args.reach.endpoint_url) {
         (Some(SweepTargetArg::Aws), _) => TargetKind::Aws,
         (Some(SweepTargetArg::Endpoint), _) | (None, Some(_)) => TargetKind::Endpoint,
-        (None, None) => {
-            say("sweep needs --endpoint-url URL or --target aws: what to sweep is never implied");
-            return exit_code::BAD_COMMAND_LINE;
-        }
+        (None, None) => return Err(CommandError::SweepNeedsTarget),
     };
-    let regions = match regions_to_sweep(&args) {
-        Ok(r) => r,
-        Err(e) => {
-            say(&e);
-            return exit_code::BAD_COMMAND_LINE;
-        }
-    };
+    let regions = regions_to_sweep(&args).map_err(CommandError::SweepRegions)?;
     let filter = SweepFilter::new(args.older_than, args.run_id.clone());
     let which = match (&filter.run_id, filter.older_than) {
         (Some(run), None) => format!("the queues of run {run}"),
@@ -63,9 +55,8 @@ pub async fn run(args: SweepArgs) -> i32 {
         let target = match target::resolve(request, |line| say(line)).await {
             Ok(t) => t,
             Err(e) => {
-                say(&e);
                 watcher.abort();
-                return e.exit_code();
+                return Err(e.into());
             }
         };
         say(format_args!(
@@ -110,13 +101,13 @@ pub async fn run(args: SweepArgs) -> i32 {
             failed_regions.join(", ")
         ));
     }
-    if stop.load(Ordering::SeqCst) {
-        exit_code::INTERRUPTED
+    Ok(if stop.load(Ordering::SeqCst) {
+        Outcome::Interrupted
     } else if totals.failed > 0 || !failed_regions.is_empty() {
-        exit_code::RUNTIME_ERROR
+        Outcome::Broken
     } else {
-        exit_code::OK
-    }
+        Outcome::Done
+    })
 }
 
 /// The regions to sweep, in order: each `--region`, then each region `--regions-of` names
@@ -160,7 +151,7 @@ async fn watch_signals(mut signals: Signals, stop: Arc<AtomicBool>) {
     stop.store(true, Ordering::SeqCst);
     let second = signals.next().await;
     say(format_args!("{second}: left at once"));
-    std::process::exit(exit_code::INTERRUPTED);
+    std::process::exit(Outcome::Interrupted.exit_code());
 }
 
 /// One line on stderr, prefixed `sqsprobe: `; a closed stderr is not worth a panic.

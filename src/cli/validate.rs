@@ -1,9 +1,9 @@
 //! `sqsprobe validate` and `sqsprobe list`: read-only views of suites.
 
 use super::args::{ListArgs, ValidateArgs};
+use super::error::{CommandError, Outcome};
 use super::load::{self, Loaded};
 use sqsprobe_core::suite::{Limits, Suite, case_budget};
-use sqsprobe_facts::exit_code;
 use std::io::Write;
 
 /// Writes to stdout; a closed pipe (`sqsprobe list | head`) ends the output, not the process.
@@ -11,56 +11,45 @@ fn out(text: std::fmt::Arguments) {
     let _ = std::io::stdout().lock().write_fmt(text);
 }
 
-/// Writes to stderr, as [`out`] does to stdout.
-fn err(text: std::fmt::Arguments) {
-    let _ = std::io::stderr().lock().write_fmt(text);
-}
-
-fn load_or_report(paths: &[std::path::PathBuf], limits: &Limits) -> Result<Vec<Suite>, i32> {
+fn load_or_report(
+    paths: &[std::path::PathBuf],
+    limits: &Limits,
+) -> Result<Vec<Suite>, CommandError> {
     match load::load(paths, limits) {
         Loaded::Ok(s) => Ok(s),
-        Loaded::Invalid { rendered, count } => {
-            err(format_args!("{rendered}sqsprobe: {count} error(s)\n"));
-            Err(exit_code::INVALID_SUITE)
-        }
-        Loaded::Unreadable(e) => {
-            err(format_args!("sqsprobe: {e}\n"));
-            Err(exit_code::BAD_COMMAND_LINE)
-        }
+        Loaded::Invalid { rendered, count } => Err(CommandError::InvalidSuites {
+            rendered,
+            count,
+            in_a_run: false,
+        }),
+        Loaded::Unreadable(e) => Err(CommandError::SuitesUnreadable(e)),
     }
 }
 
 /// Checks suites; prints every error, or a one-line confirmation.
-pub fn validate(args: ValidateArgs) -> i32 {
+pub fn validate(args: ValidateArgs) -> Result<Outcome, CommandError> {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
         ..Limits::default()
     };
-    match load_or_report(&args.suites.paths, &limits) {
-        Ok(suites) => {
-            let cases: usize = suites.iter().map(|s| s.cases.len()).sum();
-            out(format_args!(
-                "{} suite file(s), {cases} case(s): valid\n",
-                suites.len()
-            ));
-            exit_code::OK
-        }
-        Err(code) => code,
-    }
+    let suites = load_or_report(&args.suites.paths, &limits)?;
+    let cases: usize = suites.iter().map(|s| s.cases.len()).sum();
+    out(format_args!(
+        "{} suite file(s), {cases} case(s): valid\n",
+        suites.len()
+    ));
+    Ok(Outcome::Done)
 }
 
 /// Prints one line per case: `file:line  id  [tags]  budget  source`, then a total.
-pub fn list(args: ListArgs) -> i32 {
+pub fn list(args: ListArgs) -> Result<Outcome, CommandError> {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
         ..Limits::default()
     };
-    let suites = match load_or_report(&args.suites.paths, &limits) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
+    let suites = load_or_report(&args.suites.paths, &limits)?;
     let mut rows = Vec::new();
     for s in &suites {
         for c in &s.cases {
@@ -96,5 +85,5 @@ pub fn list(args: ListArgs) -> i32 {
         rows.len(),
         suites.len()
     ));
-    exit_code::OK
+    Ok(Outcome::Done)
 }

@@ -334,7 +334,7 @@ pub enum Account {
     Unknown(String),
 }
 
-/// Why a target could not be resolved; each maps to one exit code.
+/// Why a target could not be resolved; each maps to one exit code (`cli::error`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
     /// The command line asks for something impossible (exit 1).
@@ -347,18 +347,6 @@ pub enum TargetError {
     /// while the account guard needed it (exit 3).
     #[error("{0}")]
     Failed(String),
-}
-
-impl TargetError {
-    /// The process exit code (`sqsprobe_facts::exit_code`).
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            TargetError::Usage(_) | TargetError::Refused(_) => {
-                sqsprobe_facts::exit_code::BAD_COMMAND_LINE
-            }
-            TargetError::Failed(_) => sqsprobe_facts::exit_code::RUNTIME_ERROR,
-        }
-    }
 }
 
 /// What a command line asks for.
@@ -764,10 +752,7 @@ mod tests {
             &["111111111111", "333333333333"],
         );
         let refused = other.check_account().unwrap_err();
-        assert_eq!(
-            refused.exit_code(),
-            sqsprobe_facts::exit_code::BAD_COMMAND_LINE
-        );
+        assert!(matches!(refused, TargetError::Refused(_)), "{refused:?}");
         assert!(refused.to_string().contains("2222********"), "{refused}");
         assert!(!refused.to_string().contains("222222222222"), "{refused}");
         assert!(
@@ -782,10 +767,10 @@ mod tests {
             Account::Unknown("timed out".into()),
             &["111111111111"],
         );
-        assert_eq!(
-            unknown.check_account().unwrap_err().exit_code(),
-            sqsprobe_facts::exit_code::RUNTIME_ERROR
-        );
+        assert!(matches!(
+            unknown.check_account().unwrap_err(),
+            TargetError::Failed(_)
+        ));
         // Without a guard an unknown account is said, not refused.
         let unguarded = aws(None, Account::Unknown("timed out".into()), &[]);
         assert_eq!(unguarded.check_account(), Ok(()));

@@ -16,6 +16,18 @@ pub const INCONCLUSIVE: i32 = 5;
 /// evidence is valid.
 pub const INTERRUPTED: i32 = 130;
 
+/// Every code above with its name, in the order of `docs/exit-codes.md`'s table; tests hold
+/// the constants, that table and `--help` to this list.
+pub const ALL: [(i32, &str); 7] = [
+    (OK, "OK"),
+    (BAD_COMMAND_LINE, "BAD_COMMAND_LINE"),
+    (INVALID_SUITE, "INVALID_SUITE"),
+    (RUNTIME_ERROR, "RUNTIME_ERROR"),
+    (EXPECTATION_FAILED, "EXPECTATION_FAILED"),
+    (INCONCLUSIVE, "INCONCLUSIVE"),
+    (INTERRUPTED, "INTERRUPTED"),
+];
+
 /// The worse of two runs' exit codes, as one run of both would have exited: interrupted (130)
 /// > fail (4) > error (3) > inconclusive (5) > pass (0); any other code is worse than all.
 pub fn worst(a: i32, b: i32) -> i32 {
@@ -43,5 +55,18 @@ mod tests {
         assert_eq!(worst(EXPECTATION_FAILED, RUNTIME_ERROR), EXPECTATION_FAILED);
         assert_eq!(worst(EXPECTATION_FAILED, INTERRUPTED), INTERRUPTED);
         assert_eq!(worst(OK, OK), OK);
+    }
+
+    /// A constant added to this file and not to [`ALL`] fails here (and [`ALL`] is what the
+    /// docs and `--help` are held to).
+    #[test]
+    fn every_constant_is_in_the_list() {
+        let declared: Vec<&str> = include_str!("exit_code.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub const ")?.strip_suffix(';'))
+            .filter_map(|l| l.split_once(": i32 = ").map(|(name, _)| name))
+            .collect();
+        let listed: Vec<&str> = ALL.iter().map(|(_, name)| *name).collect();
+        assert_eq!(declared, listed);
     }
 }

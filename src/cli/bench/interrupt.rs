@@ -1,7 +1,7 @@
 //! How a signal stops a bench, whichever driver measures it. Shared by the SDK driver
 //! (`bench.rs`) and the raw one (`raw.rs`), below both.
 
-use sqsprobe_facts::exit_code;
+use crate::cli::error::Outcome;
 
 /// The first Ctrl-C, SIGTERM or SIGHUP stops the bench cleanly: the phase in flight ends
 /// within a call, its queues are deleted, its row is dropped, no further phase or target
@@ -22,5 +22,5 @@ pub(super) async fn watch_signals(stop: crate::bench::Stop) {
         "sqsprobe: {second} again: leaving now; queues named sqsprobe-bench-* of the phase in \
          flight may remain on the target"
     );
-    std::process::exit(exit_code::INTERRUPTED);
+    std::process::exit(Outcome::Interrupted.exit_code());
 }

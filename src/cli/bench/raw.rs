@@ -19,7 +19,7 @@ use crate::bench::raw::{
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
 };
-use sqsprobe_facts::exit_code;
+use crate::cli::error::{CommandError, Outcome};
 use sqsprobe_facts::text::escape::terminal;
 
 /// Where a planned target is: a server this run starts, or an endpoint.
@@ -294,26 +294,16 @@ fn read_baseline(path: &Path, targets: &[Planned]) -> Result<RawReport, String> 
     Ok(report)
 }
 
-/// Runs the command; returns the exit code.
-pub async fn run(args: BenchArgs) -> i32 {
+/// Runs the command.
+pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     let Plan {
         targets,
         options,
         scale: scale_plan,
-    } = match plan(&args) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::BAD_COMMAND_LINE;
-        }
-    };
-    let baseline = match args.baseline.as_deref().map(|p| read_baseline(p, &targets)) {
+    } = plan(&args).map_err(CommandError::BenchPlan)?;
+    let baseline = match args.baseline.as_deref() {
         None => None,
-        Some(Ok(b)) => Some(b),
-        Some(Err(e)) => {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::BAD_COMMAND_LINE;
-        }
+        Some(p) => Some(read_baseline(p, &targets).map_err(CommandError::BenchPlan)?),
     };
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
@@ -340,20 +330,11 @@ pub async fn run(args: BenchArgs) -> i32 {
                 .map(|s| servers.1.insert(s).endpoint_url())
                 .map_err(|e| format!("failed to start the reference server: {e}")),
         };
-        let url = match started {
-            Ok(url) => url,
-            Err(e) => {
-                eprintln!("sqsprobe: {e}");
-                return exit_code::RUNTIME_ERROR;
-            }
-        };
-        let endpoint = match parse_endpoint(&url) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("sqsprobe: {}: {e}", planned.name);
-                return exit_code::BAD_COMMAND_LINE;
-            }
-        };
+        let url = started.map_err(CommandError::ServerStart)?;
+        let endpoint = parse_endpoint(&url).map_err(|e| CommandError::BenchEndpoint {
+            target: planned.name.clone(),
+            reason: e.to_string(),
+        })?;
         let target = RawTarget {
             name: planned.name.clone(),
             url,
@@ -452,23 +433,20 @@ pub async fn run(args: BenchArgs) -> i32 {
                 std::fs::write(path, text + "\n")
                     .map_err(|e| format!("failed to write {}: {e}", path.display()))
             });
-        if let Err(e) = written {
-            eprintln!("sqsprobe: {e}");
-            return exit_code::RUNTIME_ERROR;
-        }
+        written.map_err(CommandError::Report)?;
     }
     let regressed = baseline
         .as_ref()
         .is_some_and(|base| compare_with(base, &report, args.fail_below));
-    if options.stop.requested() {
-        exit_code::INTERRUPTED
+    Ok(if options.stop.requested() {
+        Outcome::Interrupted
     } else if failed {
-        exit_code::RUNTIME_ERROR
+        Outcome::Broken
     } else if regressed {
-        exit_code::EXPECTATION_FAILED
+        Outcome::Failed
     } else {
-        exit_code::OK
-    }
+        Outcome::Done
+    })
 }
 
 /// Prints the comparison of `report` with `base` (raw rows, then scale figures); true when a

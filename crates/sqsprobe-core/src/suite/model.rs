@@ -332,7 +332,7 @@ pub enum Action {
 
 impl Action {
     /// The step name as written in YAML (`send`, `delete-batch`, ...); the grammar of each is
-    /// the parser's step table (`src/suite/parse/steps.rs`).
+    /// the parser's step table (`crates/sqsprobe-core/src/suite/parse/steps.rs`).
     pub fn keyword(&self) -> &'static str {
         match self {
             Action::Send(_) => "send",
