@@ -343,6 +343,55 @@ pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// A child's stderr, read line by line from its start on a thread of its own, so a test can
+/// wait for a line the child prints (the phase it announces) and still see the whole of it at
+/// the end.
+pub struct Stderr {
+    text: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stderr {
+    /// Takes `child`'s piped stderr and starts reading it.
+    pub fn watch(child: &mut Child) -> Stderr {
+        use std::io::BufRead;
+        let pipe = child.stderr.take().expect("a piped stderr");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let kept = text.clone();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut all = kept.lock().unwrap();
+                all.push_str(&line);
+                all.push('\n');
+            }
+        });
+        Stderr {
+            text,
+            reader: Some(reader),
+        }
+    }
+
+    /// What the child has printed so far.
+    pub fn so_far(&self) -> String {
+        self.text.lock().unwrap().clone()
+    }
+
+    /// Waits (bounded by `limit`) until the child has printed a line holding `needle`.
+    pub fn wait_for(&self, needle: &str, limit: Duration, what: &str) {
+        wait_until(what, limit, || self.text.lock().unwrap().contains(needle));
+    }
+
+    /// Waits for `child` as [`wait_bounded`] does, with the whole of its stderr.
+    pub fn finish(mut self, child: Child, limit: Duration) -> Finished {
+        let mut done = wait_bounded(child, limit);
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        done.stderr = self.so_far();
+        done
+    }
+}
+
 /// Waits (bounded by `limit`) until a run folder under `out` has written an evidence row
 /// holding `needle` (rows are flushed as written): a test reaches a phase of a run by what the
 /// run recorded, never by sleeping.

@@ -135,14 +135,12 @@ fn a_closed_pipe_ends_the_output_of_list_and_validate_not_the_process() {
             .unwrap();
         drop(child.stdout.take());
         drop(child.stderr.take());
-        let deadline = std::time::Instant::now() + LIMIT;
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(std::time::Instant::now() < deadline, "{args:?} hangs");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let mut status = None;
+        common::wait_until(&format!("{args:?} hangs"), LIMIT, || {
+            status = child.try_wait().unwrap();
+            status.is_some()
+        });
+        let status = status.expect("an exit status");
         assert_eq!(status.code(), Some(want), "{args:?}");
     }
 }
