@@ -68,9 +68,7 @@ async fn create_queue_json(addr: std::net::SocketAddr, name: &str) -> String {
 
 /// The headers of an AWS JSON request for `operation`.
 fn json_headers(operation: &str) -> String {
-    format!(
-        "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.{operation}\r\n"
-    )
+    format!("Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.{operation}\r\n")
 }
 
 /// One request on a keep-alive connection, its whole answer read: the connection is then
@@ -94,7 +92,11 @@ async fn answered_keep_alive(addr: std::net::SocketAddr) -> TcpStream {
         assert!(n > 0, "closed before answering");
         got.extend_from_slice(&buf[..n]);
     }
-    assert!(got.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&got));
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
     stream
 }
 
@@ -255,7 +257,11 @@ async fn slow_heads_and_idle_connections_are_closed_after_their_bounds() {
         .await
         .unwrap();
     let mut idle = answered_keep_alive(serve.addr).await;
-    until_closed(&mut idle, "a keep-alive connection idle past --idle-timeout").await;
+    until_closed(
+        &mut idle,
+        "a keep-alive connection idle past --idle-timeout",
+    )
+    .await;
     assert!(
         still_open(&slow),
         "the idle bound closed a connection in the middle of its head"
@@ -281,9 +287,14 @@ async fn connections_beyond_the_cap_wait_for_a_free_slot() {
     let send = format!(r#"{{"QueueUrl":"{url}","MessageBody":"third"}}"#);
     let addr = serve.addr;
     let third =
-        tokio::spawn(async move { post(addr, &json_headers("SendMessage"), send.as_bytes()).await });
+        tokio::spawn(
+            async move { post(addr, &json_headers("SendMessage"), send.as_bytes()).await },
+        );
     let (status, text) = third.await.unwrap();
-    assert_eq!(status, 200, "the third connection is served once a slot frees: {text}");
+    assert_eq!(
+        status, 200,
+        "the third connection is served once a slot frees: {text}"
+    );
     // It was served after the first request ended (its body never came: a 408, then the
     // connection closed), not while both slots were taken.
     let (first_answer, first_open) = read_now(&first);
@@ -316,7 +327,10 @@ async fn sigterm_answers_the_long_poll_in_flight_then_exits_0() {
         .await
         .unwrap();
     let (status, text) = answer(&mut in_flight).await;
-    assert_eq!(status, 200, "the long poll got a normal answer, not a reset: {text}");
+    assert_eq!(
+        status, 200,
+        "the long poll got a normal answer, not a reset: {text}"
+    );
     assert!(!text.contains("\"Messages\""), "{text}");
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
     assert_eq!(
