@@ -213,18 +213,17 @@ fn tls_server_name(hello: &[u8]) -> Option<String> {
 impl PageServer {
     fn start(pages: Vec<(&'static str, String)>) -> PageServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (log, halt) = (seen.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
-            while !halt.load(Ordering::SeqCst) {
-                let Ok((mut conn, _)) = listener.accept() else {
-                    std::thread::sleep(Duration::from_millis(10));
-                    continue;
-                };
-                conn.set_nonblocking(false).unwrap();
+            // Blocking accepts; `finish` wakes the last one with a connection of its own.
+            for conn in listener.incoming() {
+                if halt.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut conn) = conn else { continue };
                 conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
                 let mut buf = [0u8; 4096];
                 // A connection opened speculatively and never used says nothing.
@@ -279,6 +278,7 @@ impl PageServer {
 
     fn finish(mut self) -> Vec<Seen> {
         self.stop.store(true, Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
         if let Some(t) = self.thread.take() {
             t.join().unwrap();
         }
