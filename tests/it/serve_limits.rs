@@ -272,8 +272,8 @@ async fn slow_heads_and_idle_connections_are_closed_after_their_bounds() {
 /// At the cap, with every connection in a request, a new client waits for a slot: it is
 /// served once one frees, and not before. The first request holds its slot until its body
 /// bound (`--header-read-timeout`) cuts it; the second is a long poll; the third sends the
-/// message the long poll is waiting for. Served at once, the third would have woken the long
-/// poll while the first still held its connection.
+/// message the long poll is waiting for. Served at once, the third would be answered while the
+/// first still holds its connection; served when the slot frees, after the first is closed.
 #[tokio::test]
 async fn connections_beyond_the_cap_wait_for_a_free_slot() {
     let serve = Serve::start_with(&["--max-connections", "2", "--header-read-timeout", "3s"]);
