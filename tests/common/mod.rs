@@ -1,5 +1,6 @@
-//! Shared helpers for the integration tests: the built binary, a moto server on a free
-//! loopback port, bounded waits, and a direct SDK client for checking what is left behind.
+//! Shared helpers for the integration tests: the built binary, a moto server on a loopback
+//! port it reports, bounded waits on facts, and a direct SDK client for checking what is left
+//! behind.
 
 #![allow(dead_code)]
 
@@ -21,7 +22,8 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A port nobody listens on right now.
+/// A port nobody listens on right now: for an endpoint that must refuse connections (a
+/// server the tests start binds port 0 and says which port it got).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -205,18 +207,6 @@ pub fn wait_bounded(mut child: Child, limit: Duration) -> Finished {
     }
 }
 
-/// Waits until something accepts connections on `addr`, at most `limit`.
-pub fn wait_for_port(addr: SocketAddr, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    false
-}
-
 /// Where moto_server is: `SQSPROBE_MOTO_SERVER`, the repo's `.venv`, or PATH.
 fn moto_server_path() -> PathBuf {
     if let Some(p) = std::env::var_os("SQSPROBE_MOTO_SERVER") {
@@ -229,7 +219,7 @@ fn moto_server_path() -> PathBuf {
     PathBuf::from("moto_server")
 }
 
-/// A moto server on a free loopback port, stopped on drop.
+/// A moto server on a loopback port the kernel chose, stopped on drop.
 pub struct Moto {
     child: Child,
     pub url: String,
@@ -237,15 +227,16 @@ pub struct Moto {
 }
 
 impl Moto {
-    /// Starts moto. These tests need it: `scripts/test` installs it into `.venv`.
+    /// Starts moto. These tests need it: `scripts/test` installs it into `.venv`. It binds
+    /// port 0 and the test reads the port from moto's own "Running on" line: no port is picked
+    /// and then raced for.
     pub fn start() -> Moto {
-        let port = free_port();
-        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        use std::io::BufRead;
         let path = moto_server_path();
-        let child = Command::new(&path)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        let mut child = Command::new(&path)
+            .args(["-H", "127.0.0.1", "-p", "0"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| {
                 panic!(
@@ -254,14 +245,35 @@ impl Moto {
                     path.display()
                 )
             });
+        // werkzeug says ` * Running on http://127.0.0.1:PORT`, then logs a line per request
+        // to stderr: the reader goes on draining it so moto never blocks on a full pipe.
+        let pipe = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                if let Some(addr) = line
+                    .split("Running on http://")
+                    .nth(1)
+                    .and_then(|rest| rest.split_whitespace().next())
+                    .and_then(|a| a.parse::<SocketAddr>().ok())
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(addr);
+                }
+            }
+        });
+        let Ok(addr) = rx.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("moto did not say where it listens within 60s");
+        };
         let mut moto = Moto {
             child,
-            url: format!("http://127.0.0.1:{port}"),
+            url: format!("http://{addr}"),
             addr,
         };
-        if !wait_for_port(addr, Duration::from_secs(30))
-            || !answers_http(addr, Duration::from_secs(30))
-        {
+        if !answers_http(addr, Duration::from_secs(30)) {
             let _ = moto.child.kill();
             panic!("moto did not start answering on {addr} within 30s");
         }
@@ -340,6 +352,55 @@ pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     while !done() {
         assert!(Instant::now() < deadline, "{what} (not within {limit:?})");
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A child's stderr, read line by line from its start on a thread of its own, so a test can
+/// wait for a line the child prints (the phase it announces) and still see the whole of it at
+/// the end.
+pub struct Stderr {
+    text: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stderr {
+    /// Takes `child`'s piped stderr and starts reading it.
+    pub fn watch(child: &mut Child) -> Stderr {
+        use std::io::BufRead;
+        let pipe = child.stderr.take().expect("a piped stderr");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let kept = text.clone();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut all = kept.lock().unwrap();
+                all.push_str(&line);
+                all.push('\n');
+            }
+        });
+        Stderr {
+            text,
+            reader: Some(reader),
+        }
+    }
+
+    /// What the child has printed so far.
+    pub fn so_far(&self) -> String {
+        self.text.lock().unwrap().clone()
+    }
+
+    /// Waits (bounded by `limit`) until the child has printed a line holding `needle`.
+    pub fn wait_for(&self, needle: &str, limit: Duration, what: &str) {
+        wait_until(what, limit, || self.text.lock().unwrap().contains(needle));
+    }
+
+    /// Waits for `child` as [`wait_bounded`] does, with the whole of its stderr.
+    pub fn finish(mut self, child: Child, limit: Duration) -> Finished {
+        let mut done = wait_bounded(child, limit);
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        done.stderr = self.so_far();
+        done
     }
 }
 

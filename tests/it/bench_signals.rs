@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::serve::Serve;
-use common::{bin, send_signal, wait_bounded, wait_until};
+use common::{Stderr, bin, send_signal, wait_bounded, wait_until};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -63,13 +63,13 @@ fn a_signal_cuts_a_bench_and_deletes_its_queues() {
             args.extend(["--clients", "2"]);
         }
         let child = start_bench(&args);
-        // Signalled inside a phase with queues (the raw driver measures its no-op first).
+        // Signalled inside a phase with queues (the raw driver measures its no-op first): its
+        // queue is on the server.
         wait_until(
             &format!("{driver}: the bench made no queue"),
             Duration::from_secs(30),
             || queues(&serve).contains("sqsprobe-bench"),
         );
-        std::thread::sleep(Duration::from_millis(300));
         send_signal(&child, signal);
         let done = wait_bounded(child, Duration::from_secs(20));
         assert_eq!(
@@ -139,9 +139,10 @@ impl Drop for Server {
     }
 }
 
-/// A scale bench in the middle of a long fill, and the `sqsprobe serve` it started.
-fn scale_bench_with_its_server(json: &std::path::Path) -> (Child, Server) {
-    let child = start_bench(&[
+/// A scale bench in the middle of a long fill, the `sqsprobe serve` it started, and what the
+/// bench has printed.
+fn scale_bench_with_its_server(json: &std::path::Path) -> (Child, Server, Stderr) {
+    let mut child = start_bench(&[
         "--workload",
         "memory",
         "--memory-at",
@@ -158,18 +159,23 @@ fn scale_bench_with_its_server(json: &std::path::Path) -> (Child, Server) {
             server.is_some()
         },
     );
-    // Inside the fill.
-    std::thread::sleep(Duration::from_millis(500));
-    (child, Server(server.expect("a server")))
+    // Inside the fill: the bench says it has begun it (ten million messages take minutes).
+    let stderr = Stderr::watch(&mut child);
+    stderr.wait_for(
+        "filling to 10000000 messages",
+        Duration::from_secs(60),
+        "the bench never began its fill",
+    );
+    (child, Server(server.expect("a server")), stderr)
 }
 
 #[test]
 fn a_signal_stops_a_scale_bench_and_its_server() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("scale.json");
-    let (child, server) = scale_bench_with_its_server(&json);
+    let (child, server, stderr) = scale_bench_with_its_server(&json);
     send_signal(&child, "TERM");
-    let done = wait_bounded(child, Duration::from_secs(30));
+    let done = stderr.finish(child, Duration::from_secs(30));
     assert_eq!(done.code(), 130, "{}\n{}", done.stdout, done.stderr);
     assert!(
         done.stderr.contains("SIGTERM: stopping the bench"),
@@ -188,7 +194,7 @@ fn a_signal_stops_a_scale_bench_and_its_server() {
 #[test]
 fn a_killed_scale_bench_takes_its_server_along() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (mut child, server) = scale_bench_with_its_server(&dir.path().join("scale.json"));
+    let (mut child, server, _stderr) = scale_bench_with_its_server(&dir.path().join("scale.json"));
     // SIGKILL: no handler, no unwinding; the kernel's parent-death signal ends the server.
     child.kill().expect("kill the bench");
     let _ = child.wait();

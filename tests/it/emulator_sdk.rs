@@ -20,14 +20,20 @@ async fn start() -> (RunningEmulator, Client) {
     let emu = spawn("127.0.0.1:0".parse().unwrap(), EmulatorConfig::default())
         .await
         .unwrap();
-    let conf = aws_sdk_sqs::Config::builder()
+    let client = client_for(&emu, aws_sdk_sqs::Config::builder());
+    (emu, client)
+}
+
+/// A client of `emu` built on `conf` (its HTTP client, when the test chose one).
+fn client_for(emu: &RunningEmulator, conf: aws_sdk_sqs::config::Builder) -> Client {
+    let conf = conf
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .endpoint_url(emu.endpoint_url())
         .credentials_provider(Credentials::new("test", "test", None, None, "static"))
         .retry_config(RetryConfig::disabled())
         .build();
-    (emu, Client::from_conf(conf))
+    Client::from_conf(conf)
 }
 
 async fn create(client: &Client, name: &str, attrs: &[(QueueAttributeName, &str)]) -> String {
@@ -328,27 +334,39 @@ async fn batch_partial_failure() {
     .unwrap();
 }
 
-#[tokio::test]
+/// In virtual time (a paused runtime, the SDK answered by the emulator in this process, so
+/// every wait is a tokio timer): the clock moves only when every task waits, and then jumps to
+/// the next deadline. A poll that was not woken by the send answers at its own deadline, 20
+/// virtual seconds on, and the test sees it on the clock, whatever the machine's load.
+#[tokio::test(start_paused = true)]
 async fn long_poll_wakes_on_send() {
     timeout(BOUND, async {
-        let (emu, client) = start().await;
+        let emu = spawn("127.0.0.1:0".parse().unwrap(), EmulatorConfig::default())
+            .await
+            .unwrap();
+        let client = client_for(
+            &emu,
+            aws_sdk_sqs::Config::builder()
+                .http_client(sqsprobe_emulator::InProcessClient::new(emu.in_process())),
+        );
         let url = create(&client, "poll", &[]).await;
+        let started = tokio::time::Instant::now();
         let receiver = {
             let client = client.clone();
             let url = url.clone();
             tokio::spawn(async move {
-                let started = std::time::Instant::now();
                 let out = client
                     .receive_message()
                     .queue_url(&url)
-                    .wait_time_seconds(10)
+                    .wait_time_seconds(20)
                     .send()
                     .await
                     .unwrap();
-                (out.messages().len(), started.elapsed())
+                out.messages().len()
             })
         };
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // A virtual second passes only once every task waits: the poll is parked.
+        tokio::time::sleep(Duration::from_secs(1)).await;
         client
             .send_message()
             .queue_url(&url)
@@ -356,9 +374,12 @@ async fn long_poll_wakes_on_send() {
             .send()
             .await
             .unwrap();
-        let (count, elapsed) = receiver.await.unwrap();
-        assert_eq!(count, 1);
-        assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+        assert_eq!(receiver.await.unwrap(), 1);
+        let waited = started.elapsed();
+        assert!(
+            waited < Duration::from_secs(20),
+            "the poll answered at its deadline ({waited:?} of virtual time), not on the send"
+        );
         emu.shutdown().await;
     })
     .await

@@ -42,6 +42,7 @@ mod pin_profile;
 mod progress;
 mod query_protocol;
 mod release_files;
+mod rendered;
 mod report_html;
 mod report_many;
 mod seeded_runs;

@@ -1,9 +1,9 @@
 //! The HTML report, checked as a reader gets it.
 //!
-//! - Snapshots: the report rendered from fixed evidence files (real runs, checked in under
-//!   `tests/fixtures/evidence/`) must equal `tests/snapshots/`. A change is reviewed as a diff
-//!   of those files: run with `SQSPROBE_UPDATE_SNAPSHOTS=1` to write them anew, then read
-//!   `git diff tests/snapshots` (and open the page in a browser).
+//! - Snapshots (insta, `tests/it/snapshots/`): the report rendered from fixed evidence files
+//!   (real runs, checked in under `tests/fixtures/evidence/`). A change is reviewed with
+//!   `cargo insta review` (or `INSTA_UPDATE=always` and `git diff tests/it/snapshots`), and by
+//!   opening the page in a browser. The summaries of the same files are in `rendered`.
 //! - Self-contained: nothing in the page loads anything (no script, stylesheet, font, image,
 //!   frame), statically; and in headless Chromium, served from a loopback server that every
 //!   host name resolves to, the page makes no request but its own.
@@ -37,56 +37,16 @@ fn evidence(name: &str) -> Vec<Record> {
     read_evidence(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Compares `actual` with the snapshot `name`, or writes it when asked to.
-fn snapshot(name: &str, actual: &str) {
-    let path = root().join("tests/snapshots").join(name);
-    if std::env::var_os("SQSPROBE_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "{} is missing: run with SQSPROBE_UPDATE_SNAPSHOTS=1 to write it, then review it",
-            path.display()
-        )
-    });
-    if expected == actual {
-        return;
-    }
-    let new = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::write(&new, actual).unwrap();
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let at = e
-        .iter()
-        .zip(&a)
-        .position(|(x, y)| x != y)
-        .unwrap_or(e.len().min(a.len()));
-    panic!(
-        "{name} differs from its snapshot from line {}:\n- {}\n+ {}\nthe new rendering is {}; \
-         if the change is intended, run with SQSPROBE_UPDATE_SNAPSHOTS=1 and review \
-         `git diff tests/snapshots`",
-        at + 1,
-        e.get(at).unwrap_or(&"(end of file)"),
-        a.get(at).unwrap_or(&"(end of file)"),
-        new.display()
-    );
-}
-
 #[test]
 fn the_playbook_report_matches_its_snapshot() {
     let records = evidence("playbook.jsonl");
-    snapshot("playbook.html", &sqsprobe::report::html::render(&records));
+    insta::assert_snapshot!("playbook_html", sqsprobe::report::html::render(&records));
 }
 
 #[test]
-fn the_trials_report_and_summary_match_their_snapshots() {
+fn the_trials_report_matches_its_snapshot() {
     let records = evidence("trials.jsonl");
-    snapshot("trials.html", &sqsprobe::report::html::render(&records));
-    snapshot(
-        "trials-summary.md",
-        &sqsprobe::report::summary::render(&records),
-    );
+    insta::assert_snapshot!("trials_html", sqsprobe::report::html::render(&records));
 }
 
 /// What in a page would make a browser fetch something.
@@ -253,18 +213,17 @@ fn tls_server_name(hello: &[u8]) -> Option<String> {
 impl PageServer {
     fn start(pages: Vec<(&'static str, String)>) -> PageServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (log, halt) = (seen.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
-            while !halt.load(Ordering::SeqCst) {
-                let Ok((mut conn, _)) = listener.accept() else {
-                    std::thread::sleep(Duration::from_millis(10));
-                    continue;
-                };
-                conn.set_nonblocking(false).unwrap();
+            // Blocking accepts; `finish` wakes the last one with a connection of its own.
+            for conn in listener.incoming() {
+                if halt.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut conn) = conn else { continue };
                 conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
                 let mut buf = [0u8; 4096];
                 // A connection opened speculatively and never used says nothing.
@@ -319,6 +278,7 @@ impl PageServer {
 
     fn finish(mut self) -> Vec<Seen> {
         self.stop.store(true, Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
         if let Some(t) = self.thread.take() {
             t.join().unwrap();
         }

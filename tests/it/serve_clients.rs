@@ -38,7 +38,7 @@ fn boto3(endpoint: &str, script: &str) -> Value {
         .tempfile()
         .expect("temp file for the boto3 script");
     let prelude = r#"
-import json, sys, time, uuid
+import json, sys, uuid
 try:
     import boto3
     from botocore.config import Config
@@ -83,8 +83,8 @@ fn boto3_delete_with_stale_handle_after_redelivery_returns_200() {
 url = sqs.create_queue(QueueName=name)["QueueUrl"]
 sqs.send_message(QueueUrl=url, MessageBody="stale")
 a = sqs.receive_message(QueueUrl=url, VisibilityTimeout=1, WaitTimeSeconds=2)["Messages"]
-time.sleep(1.5)
-b = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=2).get("Messages", [])
+# A long poll answers as soon as the lease lapses and the message is receivable again.
+b = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10).get("Messages", [])
 resp = sqs.delete_message(QueueUrl=url, ReceiptHandle=a[0]["ReceiptHandle"])
 print(json.dumps({
     "status": resp["ResponseMetadata"]["HTTPStatusCode"],
@@ -121,8 +121,8 @@ first = sqs.delete_message(QueueUrl=url, ReceiptHandle=a[0]["ReceiptHandle"])
 b = sqs.receive_message(QueueUrl=url, VisibilityTimeout=1, WaitTimeSeconds=3).get("Messages", [])
 if b:
     sqs.delete_message(QueueUrl=url, ReceiptHandle=b[0]["ReceiptHandle"])
-time.sleep(1.5)
-c = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", [])
+# A long poll past the lease (1 s): a message delivered again would answer it.
+c = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=3).get("Messages", [])
 print(json.dumps({
     "first_status": first["ResponseMetadata"]["HTTPStatusCode"],
     "again": bool(b) and b[0]["MessageId"] == a[0]["MessageId"],
@@ -149,8 +149,9 @@ src = sqs.create_queue(QueueName=name, Attributes={
     "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "1"})})["QueueUrl"]
 sqs.send_message(QueueUrl=src, MessageBody="poison")
 first = sqs.receive_message(QueueUrl=src, VisibilityTimeout=1, WaitTimeSeconds=2).get("Messages", [])
-time.sleep(1.5)
-second = sqs.receive_message(QueueUrl=src, VisibilityTimeout=1, WaitTimeSeconds=1).get("Messages", [])
+# A long poll past the lease (1 s): the message, receivable again, moves to the DLQ on it
+# instead of being delivered a second time.
+second = sqs.receive_message(QueueUrl=src, VisibilityTimeout=1, WaitTimeSeconds=3).get("Messages", [])
 moved = sqs.receive_message(QueueUrl=dlq, WaitTimeSeconds=2,
                             MessageSystemAttributeNames=["ApproximateReceiveCount"]).get("Messages", [])
 print(json.dumps({

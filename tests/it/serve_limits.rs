@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_sqs::error::ProvideErrorMetadata;
 use common::serve::{Serve, post};
@@ -14,26 +14,16 @@ use tokio::time::timeout;
 
 const FORM: &str = "Content-Type: application/x-www-form-urlencoded\r\n";
 
-async fn create_queue(sqs: &aws_sdk_sqs::Client, name: &str) -> String {
-    let created = sqs.create_queue().queue_name(name).send().await;
-    created
-        .expect("CreateQueue")
-        .queue_url()
-        .unwrap_or_default()
-        .to_owned()
-}
-
 async fn still_serving(serve: &mut Serve) {
     assert!(serve.running(), "serve exited");
     let (status, text) = post(serve.addr, FORM, b"Action=ListQueues&Version=2012-11-05").await;
     assert_eq!(status, 200, "{text}");
 }
 
-/// Reads until the server closes the connection; returns how long that took.
-async fn time_until_closed(stream: &mut TcpStream, limit: Duration) -> Duration {
-    let started = Instant::now();
+/// Reads until the server closes the connection (a hang guard of 30 s, never a timing bound).
+async fn until_closed(stream: &mut TcpStream, what: &str) {
     let mut buf = [0u8; 4096];
-    timeout(limit, async {
+    timeout(Duration::from_secs(30), async {
         loop {
             match stream.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
@@ -42,8 +32,126 @@ async fn time_until_closed(stream: &mut TcpStream, limit: Duration) -> Duration 
         }
     })
     .await
-    .expect("the server closed the connection within the bound");
-    started.elapsed()
+    .unwrap_or_else(|_| panic!("{what}: the server never closed the connection"));
+}
+
+/// What the server has sent on `stream` so far, read without waiting, and whether it has left
+/// the connection open (no end of file after it).
+fn read_now(stream: &TcpStream) -> (String, bool) {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let open = loop {
+        match stream.try_read(&mut buf) {
+            Ok(0) => break false,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break true,
+            Err(_) => break false,
+        }
+    };
+    (String::from_utf8_lossy(&got).to_string(), open)
+}
+
+/// Whether the server has left `stream` open ([`read_now`]).
+fn still_open(stream: &TcpStream) -> bool {
+    read_now(stream).1
+}
+
+/// The `QueueUrl` of queue `name`, created with one JSON request on a connection of its own.
+async fn create_queue_json(addr: std::net::SocketAddr, name: &str) -> String {
+    let body = format!(r#"{{"QueueName":"{name}"}}"#);
+    let (status, text) = post(addr, &json_headers("CreateQueue"), body.as_bytes()).await;
+    assert_eq!(status, 200, "{text}");
+    let at = text.find("\r\n\r\n").expect("a body") + 4;
+    let created: serde_json::Value = serde_json::from_str(&text[at..]).expect("JSON");
+    created["QueueUrl"].as_str().expect("a QueueUrl").to_owned()
+}
+
+/// The headers of an AWS JSON request for `operation`.
+fn json_headers(operation: &str) -> String {
+    format!("Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.{operation}\r\n")
+}
+
+/// One request on a keep-alive connection, its whole answer read: the connection is then
+/// idle between requests.
+async fn answered_keep_alive(addr: std::net::SocketAddr) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = b"Action=ListQueues";
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\n{FORM}Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !answer_complete(&got) {
+        let n = timeout(Duration::from_secs(30), stream.read(&mut buf))
+            .await
+            .expect("an answer")
+            .unwrap();
+        assert!(n > 0, "closed before answering");
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    stream
+}
+
+/// Whether `got` holds a whole HTTP answer (head and Content-Length body).
+fn answer_complete(got: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(got);
+    let Some(end) = text.find("\r\n\r\n") else {
+        return false;
+    };
+    let length: usize = text[..end]
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    got.len() >= end + 4 + length
+}
+
+/// A request in flight that holds its connection's slot as long as the test wants: its head
+/// asks `Expect: 100-continue`, and the server's `100 Continue` says the server read the head
+/// and is serving the request (the body is read inside the service). The body (`body_len`
+/// bytes) is the caller's to send.
+async fn in_a_request(addr: std::net::SocketAddr, headers: &str, body_len: usize) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Length: {body_len}\r\n\
+         Expect: 100-continue\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let continue_line = b"HTTP/1.1 100 Continue\r\n\r\n";
+    let mut got = vec![0u8; continue_line.len()];
+    timeout(Duration::from_secs(30), stream.read_exact(&mut got))
+        .await
+        .expect("the server asks for the body")
+        .expect("a 100 Continue");
+    assert_eq!(got, continue_line, "{}", String::from_utf8_lossy(&got));
+    stream
+}
+
+/// The rest of an answer on `stream`, to its end (`Connection: close`): (status, text).
+async fn answer(stream: &mut TcpStream) -> (u16, String) {
+    let mut out = Vec::new();
+    timeout(Duration::from_secs(30), stream.read_to_end(&mut out))
+        .await
+        .expect("an answer")
+        .expect("read the answer");
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
+    (status, text)
 }
 
 // `Action=ListQueues&a.a.a…=1` with a few thousand segments overflowed the stack and
@@ -120,92 +228,110 @@ async fn queue_message_and_byte_caps_answer_over_limit() {
     send(big).await.expect("room again after a purge");
 }
 
+/// Which bound applies to which phase, told apart by which connection the server closes first:
+/// each server has one short bound and one of an hour. A connection that is left open while
+/// the other, silent since later, is closed cannot be under the short bound.
 #[tokio::test]
 async fn slow_heads_and_idle_connections_are_closed_after_their_bounds() {
-    let mut serve = Serve::start_with(&["--header-read-timeout", "1s", "--idle-timeout", "2s"]);
-    // A head that never completes (slowloris).
+    // The head bound: a head that never completes (slowloris) is closed, and a keep-alive
+    // connection silent since before that head began is not (the head bound does not apply
+    // between requests).
+    let mut serve = Serve::start_with(&["--header-read-timeout", "1s", "--idle-timeout", "1h"]);
+    let idle = answered_keep_alive(serve.addr).await;
     let mut slow = TcpStream::connect(serve.addr).await.unwrap();
     slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\n")
         .await
         .unwrap();
-    let took = time_until_closed(&mut slow, Duration::from_secs(10)).await;
-    assert!(took >= Duration::from_millis(800), "closed after {took:?}");
-
-    // A keep-alive connection: one request, then silence.
-    let mut idle = TcpStream::connect(serve.addr).await.unwrap();
-    let body = b"Action=ListQueues";
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: x\r\n{FORM}Content-Length: {}\r\n\r\n",
-        body.len()
+    until_closed(&mut slow, "a head that never completes").await;
+    assert!(
+        still_open(&idle),
+        "the head bound closed a keep-alive connection between requests"
     );
-    idle.write_all(head.as_bytes()).await.unwrap();
-    idle.write_all(body).await.unwrap();
-    let mut first = [0u8; 12];
-    idle.read_exact(&mut first).await.unwrap();
-    assert_eq!(&first, b"HTTP/1.1 200");
-    let took = time_until_closed(&mut idle, Duration::from_secs(10)).await;
-    // The idle bound (2 s), not the head bound (1 s), applies between requests.
-    assert!(took >= Duration::from_millis(1500), "closed after {took:?}");
+    still_serving(&mut serve).await;
+
+    // The idle bound: a keep-alive connection silent after its answer is closed, and a head
+    // begun before that silence is not (the idle bound does not apply to a head).
+    let mut serve = Serve::start_with(&["--header-read-timeout", "1h", "--idle-timeout", "1s"]);
+    let mut slow = TcpStream::connect(serve.addr).await.unwrap();
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let mut idle = answered_keep_alive(serve.addr).await;
+    until_closed(
+        &mut idle,
+        "a keep-alive connection idle past --idle-timeout",
+    )
+    .await;
+    assert!(
+        still_open(&slow),
+        "the idle bound closed a connection in the middle of its head"
+    );
     still_serving(&mut serve).await;
 }
 
+/// At the cap, with every connection in a request, a new client waits for a slot: it is
+/// served once one frees, and not before. The first request holds its slot until its body
+/// bound (`--header-read-timeout`) cuts it; the second is a long poll; the third sends the
+/// message the long poll is waiting for. Served at once, the third would be answered while the
+/// first still holds its connection; served when the slot frees, after the first is closed.
 #[tokio::test]
 async fn connections_beyond_the_cap_wait_for_a_free_slot() {
-    let serve = Serve::start_with(&["--max-connections", "2"]);
-    let sqs = common::client(&serve.url).await;
-    let url = create_queue(&sqs, "q").await;
-    drop(sqs);
-    // Two long polls hold both slots for 3 s.
-    let json =
-        "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.ReceiveMessage\r\n";
-    let poll = format!(r#"{{"QueueUrl":"{url}","WaitTimeSeconds":3}}"#);
-    let started = Instant::now();
-    let holders: Vec<_> = (0..2)
-        .map(|_| {
-            let poll = poll.clone();
-            tokio::spawn(async move { post(serve.addr, json, poll.as_bytes()).await })
-        })
-        .collect();
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let (status, _) = post(serve.addr, FORM, b"Action=ListQueues").await;
-    let waited = started.elapsed();
-    assert_eq!(status, 200);
-    assert!(
-        waited >= Duration::from_millis(2500),
-        "the third connection was served after {waited:?}, before a slot was free"
+    let serve = Serve::start_with(&["--max-connections", "2", "--header-read-timeout", "3s"]);
+    let url = create_queue_json(serve.addr, "q").await;
+    // Both slots are taken by requests being served: the server has asked for their bodies.
+    let poll = format!(r#"{{"QueueUrl":"{url}","WaitTimeSeconds":20}}"#);
+    let first = in_a_request(serve.addr, &json_headers("ReceiveMessage"), poll.len()).await;
+    let mut second = in_a_request(serve.addr, &json_headers("ReceiveMessage"), poll.len()).await;
+    second.write_all(poll.as_bytes()).await.unwrap();
+    // The third client sends a message.
+    let send = format!(r#"{{"QueueUrl":"{url}","MessageBody":"third"}}"#);
+    let addr = serve.addr;
+    let third =
+        tokio::spawn(
+            async move { post(addr, &json_headers("SendMessage"), send.as_bytes()).await },
+        );
+    let (status, text) = third.await.unwrap();
+    assert_eq!(
+        status, 200,
+        "the third connection is served once a slot frees: {text}"
     );
-    for holder in holders {
-        assert_eq!(holder.await.unwrap().0, 200);
-    }
+    // It was served after the first request ended (its body never came: a 408, then the
+    // connection closed), not while both slots were taken.
+    let (first_answer, first_open) = read_now(&first);
+    assert!(
+        !first_open,
+        "the third connection was served while both slots were taken"
+    );
+    assert!(first_answer.starts_with("HTTP/1.1 4"), "{first_answer}");
+    let (status, text) = answer(&mut second).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        text.contains("\"Body\":\"third\""),
+        "the long poll got the message: {text}"
+    );
 }
 
+/// A long poll in flight when SIGTERM comes answers (with no message) and serve exits 0. Its
+/// wait (20 s) is far beyond the shutdown grace (5 s) that cuts a request still running: the
+/// answer itself says the poll ended on the signal.
 #[tokio::test]
 async fn sigterm_answers_the_long_poll_in_flight_then_exits_0() {
-    let mut serve = Serve::start();
-    let sqs = common::client(&serve.url).await;
-    let url = create_queue(&sqs, "q").await;
-    let poll = tokio::spawn(async move {
-        let started = Instant::now();
-        let out = sqs
-            .receive_message()
-            .queue_url(url)
-            .wait_time_seconds(20)
-            .send()
-            .await;
-        (out, started.elapsed())
-    });
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    let mut serve = Serve::start_with(&["--shutdown-grace", "5s"]);
+    let url = create_queue_json(serve.addr, "q").await;
+    let poll = format!(r#"{{"QueueUrl":"{url}","WaitTimeSeconds":20}}"#);
+    // In flight: the server read its head and asked for its body.
+    let mut in_flight = in_a_request(serve.addr, &json_headers("ReceiveMessage"), poll.len()).await;
+    in_flight.write_all(poll.as_bytes()).await.unwrap();
     let addr = serve.addr;
     let done = tokio::task::spawn_blocking(move || serve.signal("TERM", Duration::from_secs(15)))
         .await
         .unwrap();
-    let (out, took) = poll.await.unwrap();
-    let out = out.expect("the long poll got a normal answer, not a reset");
-    assert!(out.messages().is_empty());
-    assert!(
-        took < Duration::from_secs(10),
-        "the poll ended after {took:?}"
+    let (status, text) = answer(&mut in_flight).await;
+    assert_eq!(
+        status, 200,
+        "the long poll got a normal answer, not a reset: {text}"
     );
+    assert!(!text.contains("\"Messages\""), "{text}");
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
     assert_eq!(
         done.stderr.lines().last(),

@@ -8,7 +8,7 @@ use common::{Moto, queues_with_prefix, root, send_signal, single_run_dir};
 use sqsprobe_core::evidence::format::{Record, Verdict};
 use sqsprobe_core::evidence::read_evidence;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
@@ -123,14 +123,12 @@ fn a_second_signal_leaves_at_once_and_names_what_it_abandons() {
             )
         },
     );
-    let started = Instant::now();
+    // It leaves without the DeleteQueue's answer: the queue is still on the target (the proxy
+    // holds the request 20 s) and named as abandoned. A run that waited for it would find the
+    // queue deleted.
     send_signal(&child, "TERM");
-    let done = common::wait_bounded(child, Duration::from_secs(10));
+    let done = common::wait_bounded(child, Duration::from_secs(30));
     common::recheck_dir(out.path());
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "the second signal did not leave at once"
-    );
     assert_eq!(done.code(), 130, "{}", done.stderr);
     assert!(
         done.stderr.contains("abandoned 1 owned queue(s)"),

@@ -287,14 +287,12 @@ async fn sigterm_stops_a_sweep_after_the_queue_in_flight() {
         .status()
         .unwrap();
     assert!(kill.success());
-    let deadline = std::time::Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(std::time::Instant::now() < deadline, "sweep did not stop");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut status = None;
+    common::wait_until("sweep did not stop", LIMIT, || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    let status = status.expect("an exit status");
     reader.join().unwrap();
     lines.extend(rx.try_iter());
     let mut stderr = String::new();
