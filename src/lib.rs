@@ -11,8 +11,8 @@
 //! watches a consumer under the emulator and judges what it did; [`bench`] measures the
 //! emulator; [`cli`] wires the commands together.
 
-pub mod audit;
-pub mod bench;
+mod audit;
+mod bench;
 pub mod cli;
 pub mod report;
-pub mod runner;
+mod runner;

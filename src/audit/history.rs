@@ -495,8 +495,8 @@ mod tests {
         for (d, full) in memory.deliveries.iter_mut().zip([&d1, &d2, &d1b]) {
             *d = full.clone();
         }
-        let judged = crate::audit::judge(&log, &end);
-        let from_memory = crate::audit::judge(&memory, &end);
+        let judged = crate::audit::judge::judge(&log, &end);
+        let from_memory = crate::audit::judge::judge(&memory, &end);
         assert_eq!(
             serde_json::to_value(&judged).unwrap(),
             serde_json::to_value(&from_memory).unwrap()

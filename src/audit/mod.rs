@@ -60,7 +60,5 @@ pub mod setup;
 pub mod shape;
 
 pub use error::{AuditEnd, AuditError};
-pub use judge::{Audit, Finding, FindingKind, judge};
-pub use log::Log;
-pub use plan::{Plan, parse_plan};
-pub use recorder::Recorder;
+pub use judge::Audit;
+pub use plan::parse_plan;

@@ -23,7 +23,7 @@ mod stop;
 mod table;
 mod workload;
 
-pub use result::{BenchReport, OpStats, Operation, TargetResult, TargetResultJson, result_json};
+pub use result::{BenchReport, TargetResult, result_json};
 pub use stats::{Latency, percentile};
 pub use stop::Stop;
 pub use table::{markdown_table, throughput_ratio};

@@ -340,7 +340,7 @@ pub struct RunArgs {
 
     /// After this many calls in a row without any response the target counts as lost: no new
     /// case starts, the rest are marked not run, teardown still tries every queue once.
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..), help_heading = "Execution")]
+    #[arg(long, value_name = "N", default_value_t = crate::runner::policy::DEFAULT_LOST_AFTER, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..), help_heading = "Execution")]
     pub lost_after: u32,
 
     /// Stop the run cleanly once it has made this many SQS requests (every attempt counts):

@@ -35,9 +35,7 @@ pub mod sweep;
 pub mod target;
 
 pub use clock::{ClockKind, RunClock};
-pub use context::RunContext;
-pub use halt::Halt;
 pub use queues::{Registry, new_instance};
-pub use run::{RunOutcome, RunSettings, new_run_id, preflight, run_plan};
+pub use run::{RunSettings, new_run_id, preflight, run_plan};
 pub use schedule::PlannedCase;
-pub use target::{Protocol, TargetConfig, TargetKind, build_client, query_protocol_refusal};
+pub use target::TargetKind;

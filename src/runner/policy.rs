@@ -15,9 +15,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The default timeout of one attempt of a call without a long poll (`--call-timeout`).
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(6);
-
 /// How many calls in a row may get no response before the target counts as lost
 /// (`--lost-after`).
 pub const DEFAULT_LOST_AFTER: u32 = 5;
@@ -254,7 +251,7 @@ mod tests {
             Phase::Teardown,
             RetryPolicy::None,
             None,
-            DEFAULT_CALL_TIMEOUT,
+            Duration::from_secs(6),
             true,
         )
         .build();
@@ -263,7 +260,7 @@ mod tests {
             Phase::Teardown,
             RetryPolicy::None,
             None,
-            DEFAULT_CALL_TIMEOUT,
+            Duration::from_secs(6),
             false,
         )
         .build();

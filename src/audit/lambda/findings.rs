@@ -286,7 +286,7 @@ mod tests {
     }
 
     fn audit() -> Audit {
-        crate::audit::judge(&Default::default(), &Default::default())
+        crate::audit::judge::judge(&Default::default(), &Default::default())
     }
 
     fn kinds(found: &[Finding]) -> Vec<FindingKind> {

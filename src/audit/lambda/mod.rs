@@ -24,6 +24,5 @@ pub mod report;
 pub mod runtime_api;
 pub mod settings;
 
-pub use invocation::{Invocation, LambdaFacts, Outcome};
 pub use mapping::{Mapping, NotStarted};
 pub use settings::Settings;

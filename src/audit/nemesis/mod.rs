@@ -8,4 +8,4 @@ pub mod live;
 pub mod spec;
 
 pub use live::{Event, Live};
-pub use spec::{Act, ActKind, Nemesis, On, Point, Record};
+pub use spec::{Act, ActKind, Nemesis, On, Record};

@@ -24,14 +24,14 @@ pub mod table;
 pub mod target;
 pub mod workload;
 
-pub use compare::{Comparison, compare, comparison_markdown};
+pub use compare::{compare, comparison_markdown};
 pub use embedded::EmbeddedServer;
-pub use endpoint::{EndpointError, RawEndpoint, is_aws_host, parse_endpoint};
+pub use endpoint::parse_endpoint;
 pub use protocol::Protocol;
 pub use reference::ReferenceServer;
 pub use report::{
     Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, REFERENCE_END, RawReport,
-    RawRow, RawTargetInfo, RawWorkload, apply_ceilings, build_profile, is_reference, load_average,
+    RawWorkload, apply_ceilings, build_profile, is_reference, load_average,
 };
 pub use table::raw_markdown_table;
-pub use target::{RawOptions, RawTarget, TargetOutcome, run_target};
+pub use target::{RawOptions, RawTarget, run_target};

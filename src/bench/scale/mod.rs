@@ -20,12 +20,8 @@ pub mod server;
 pub mod startup;
 pub mod table;
 
-pub use compare::{ComparedFigure, ScaleComparison, Unit, compare_scale};
-pub use measure::{Measure, Recorded};
-pub use report::{
-    DepthRow, GrowthRatio, MemoryRow, Millis, QueueKind, QueuesRow, ScaleReport, ScaleSizes,
-    ScaleWorkload, Startup, growth_ratios,
-};
-pub use server::ServeProcess;
+pub use compare::compare_scale;
+pub use measure::Measure;
+pub use report::{ScaleReport, ScaleSizes, ScaleWorkload, growth_ratios};
 pub use startup::measure_startup;
 pub use table::{scale_comparison_markdown, scale_markdown, scale_value};

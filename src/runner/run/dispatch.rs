@@ -30,11 +30,6 @@ use tokio::time::Instant;
 /// What a finished (or interrupted) run produced.
 #[derive(Debug)]
 pub struct RunOutcome {
-    /// Every `case_end` sent, in plan order: a case the run stopped itself before is closed
-    /// as not run; a case a signal kept from starting has none.
-    pub cases: Vec<CaseEnd>,
-    /// A signal interrupted the run.
-    pub interrupted: bool,
     /// Why the run stopped itself, if it did (one line for the terminal).
     pub halted: Option<StopReason>,
     /// Owned queues that could not be proven deleted: a user must know about these (also in
@@ -471,8 +466,6 @@ impl<'a> Dispatcher<'a> {
         );
         let _ = self.events.send(Record::RunEnd(end));
         RunOutcome {
-            cases,
-            interrupted,
             halted,
             leftover,
             exit_code,

@@ -20,8 +20,8 @@ mod settings;
 mod trials;
 
 pub use closing::{RunClose, run_end};
-pub use dispatch::{RunOutcome, run_plan};
+pub use dispatch::run_plan;
 pub use opening::{Skip, not_runnable, run_start};
-pub use preflight::{RunError, preflight};
+pub use preflight::preflight;
 pub use settings::{RunSettings, Seeds, new_run_id};
 pub use trials::trials_of;
