@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use super::model::{Answer, Profile, ProfileEntry, StepPin};
 use crate::suite::Diagnostic;
-use crate::suite::model::Pos;
 use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
 use crate::text::suggest::closest;
 
@@ -212,6 +211,7 @@ pub fn unknown_cases(profile: &Profile, known_cases: &[&str]) -> Vec<Diagnostic>
 mod tests {
     use super::super::fixtures::*;
     use super::*;
+    use crate::suite::model::Pos;
 
     #[test]
     fn parses_a_profile() {
