@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use super::model::{Answer, Profile, ProfileEntry, StepPin};
 use crate::suite::Diagnostic;
-use crate::suite::model::Pos;
 use crate::suite::yaml::{DocumentKind, Node, Reader, parse_document, pos};
 use sqsprobe_facts::text::suggest::closest;
 
@@ -39,6 +38,14 @@ pub fn parse_profile(path: &str, source: &str) -> Result<Profile, Vec<Diagnostic
     parse_document(path, source, PROFILE_FILE, decode)
 }
 
+/// Whether two entries can hold for one run: either applies to every protocol, or they name one
+/// in common.
+fn overlap(a: &ProfileEntry, b: &ProfileEntry) -> bool {
+    a.protocols.is_empty()
+        || b.protocols.is_empty()
+        || a.protocols.iter().any(|p| b.protocols.contains(p))
+}
+
 fn decode(r: &mut Reader, root: &Node) -> Option<Profile> {
     let f = r.fields(root, root, "the target profile", PROFILE_KEYS)?;
     r.require(&f, &["target"]);
@@ -50,23 +57,24 @@ fn decode(r: &mut Reader, root: &Node) -> Option<Profile> {
     let known_divergences = entries(r, f.get("known_divergences"), "a known divergence", true);
     let unsupported = entries(r, f.get("unsupported"), "an unsupported case", false);
 
-    // A case is either expected to diverge or not run at all, and listed once.
-    let mut seen: BTreeMap<&str, Pos> = BTreeMap::new();
+    // A case is either expected to diverge or not run at all, and listed once per protocol: a
+    // target can show one case's divergence at another step over each wire protocol, so two
+    // entries limited to protocols that do not overlap are two pins, never two answers for one run.
+    let mut seen: BTreeMap<&str, Vec<&ProfileEntry>> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for e in known_divergences.iter().chain(&unsupported) {
-        match seen.get(e.case.as_str()) {
+        let earlier = seen.entry(e.case.as_str()).or_default();
+        match earlier.iter().find(|first| overlap(first, e)) {
             Some(first) => duplicates.push(Diagnostic::new(
                 r.path,
                 e.pos,
                 e.case.chars().count() as u32,
                 format!(
                     "case `{}` is listed twice; first at line {}",
-                    e.case, first.line
+                    e.case, first.pos.line
                 ),
             )),
-            None => {
-                seen.insert(&e.case, e.pos);
-            }
+            None => earlier.push(e),
         }
     }
     r.diags.extend(duplicates);
@@ -203,6 +211,7 @@ pub fn unknown_cases(profile: &Profile, known_cases: &[&str]) -> Vec<Diagnostic>
 mod tests {
     use super::super::fixtures::*;
     use super::*;
+    use crate::suite::model::Pos;
 
     #[test]
     fn parses_a_profile() {
@@ -246,6 +255,45 @@ known_divergences:
             "{}",
             errs[0].one_line()
         );
+    }
+
+    #[test]
+    fn a_case_is_listed_once_per_protocol() {
+        let src = "\
+target: ministack
+known_divergences:
+  - case: a
+    protocols: [json]
+    step: 2
+    finding: f
+    reason: r
+    reference: x
+  - case: a
+    protocols: [query]
+    step: 1
+    answer: {status: 400}
+    reason: r
+    reference: x
+";
+        let p = parse_profile("p.yaml", src).unwrap();
+        let pinned = |protocol: &str| {
+            p.for_protocol(protocol)
+                .known_divergence("a")
+                .and_then(|e| e.step)
+        };
+        assert_eq!(pinned("json"), Some(StepPin::At(2)));
+        assert_eq!(pinned("query"), Some(StepPin::At(1)));
+        // Entries that can both hold for one run are refused, whichever list they are in.
+        for other in ["[json, query]", "[json]"] {
+            let bad = src.replacen("[query]", other, 1);
+            let errs = parse_profile("p.yaml", &bad).unwrap_err();
+            assert_eq!(
+                errs[0].one_line(),
+                "p.yaml:9:11: case `a` is listed twice; first at line 3"
+            );
+        }
+        let unlimited = src.replacen("    protocols: [query]\n", "", 1);
+        assert!(parse_profile("p.yaml", &unlimited).is_err());
     }
 
     #[test]
