@@ -6,6 +6,10 @@ use super::stats::percentile;
 
 /// The three calls of one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[expect(
+    clippy::enum_variant_names,
+    reason = "the variants are SQS's own operation names"
+)]
 pub enum Operation {
     SendMessage,
     ReceiveMessage,
