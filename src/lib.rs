@@ -9,7 +9,8 @@
 //! Here, I/O at the edges: [`runner`] drives a target through aws-sdk-sqs and records every
 //! call; [`report`] renders JUnit, Markdown and HTML from the recorded evidence; [`audit`]
 //! watches a consumer under the emulator and judges what it did; [`bench`] measures the
-//! emulator; [`cli`] wires the commands together.
+//! throughput, latency and growth of SQS-compatible servers; [`cli`] wires the commands
+//! together.
 
 mod audit;
 mod bench;

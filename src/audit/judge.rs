@@ -1325,4 +1325,25 @@ pub(crate) mod tests {
         assert!(m1.findings.contains(&FindingKind::UnmatchedCommit));
         assert_eq!(m1.decision, Decision::Repair);
     }
+
+    /// Every finding is a row of docs/audit.md's tables, with the decision the judge gives it:
+    /// a new finding is not done until a reader can look it up.
+    #[test]
+    fn every_finding_is_documented_with_its_decision() {
+        let doc = include_str!("../../docs/audit.md");
+        for kind in FindingKind::ALL.into_iter().chain(FindingKind::LAMBDA) {
+            let head = format!("| `{}` |", kind.as_str());
+            let row = doc
+                .lines()
+                .find(|l| l.starts_with(&head))
+                .unwrap_or_else(|| panic!("docs/audit.md has no row for `{}`", kind.as_str()));
+            let decision = kind.decision().as_str();
+            assert!(
+                row.split('|').nth(2).is_some_and(|c| c.contains(decision))
+                    || row.split('|').nth(3).is_some_and(|c| c.contains(decision)),
+                "docs/audit.md gives `{}` another decision than {decision}",
+                kind.as_str()
+            );
+        }
+    }
 }

@@ -501,3 +501,121 @@ fn no_comment_points_at_an_issue_number() {
     }
     assert!(found.is_empty(), "issue numbers in comments: {found:#?}");
 }
+
+/// Every module opens with its `//!` doc, saying what it holds: the architecture page points
+/// at those docs rather than repeating them.
+#[test]
+fn every_source_file_opens_with_its_module_doc() {
+    let mut bare = Vec::new();
+    for src in source_roots() {
+        for file in reached_and_present(&src).1 {
+            let text = std::fs::read_to_string(&file).unwrap();
+            if !text.starts_with("//!") {
+                bare.push(shown(&file));
+            }
+        }
+    }
+    assert!(bare.is_empty(), "no `//!` module doc: {bare:?}");
+}
+
+/// The paths a page names in backticks, outside fenced blocks: `*.rs` files and folders
+/// (`name/`); a placeholder (`cli/<command>.rs`) names no file.
+fn named_paths(doc: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in doc.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        out.extend(line.split('`').skip(1).step_by(2).filter(|t| {
+            (t.ends_with(".rs") || t.ends_with('/'))
+                && !t.contains(|c: char| c.is_whitespace() || "<>:*".contains(c))
+        }));
+    }
+    out
+}
+
+/// The paths `doc` names that do not exist under `root`. A path with a folder is relative to
+/// the repository root, a crate's `src/` (`src/` or `crates/*/src/`) or a room of one (a
+/// folder directly under it); a bare file name (`lifecycle.rs`) is a file at the root or
+/// somewhere under a crate's `src/`.
+fn missing_paths<'a>(doc: &'a str, root: &Path) -> Vec<&'a str> {
+    let mut srcs = vec![root.join("src")];
+    if let Ok(crates) = std::fs::read_dir(root.join("crates")) {
+        srcs.extend(crates.map(|e| e.unwrap().path().join("src")));
+    }
+    srcs.retain(|s| s.is_dir());
+    let mut bases = vec![root.to_path_buf()];
+    let mut names: BTreeSet<String> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for src in &srcs {
+        bases.push(src.clone());
+        bases.extend(
+            std::fs::read_dir(src)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_dir()),
+        );
+        for entry in walkdir::WalkDir::new(src) {
+            names.insert(entry.unwrap().file_name().to_string_lossy().into_owned());
+        }
+    }
+    named_paths(doc)
+        .into_iter()
+        .filter(|path| match path.contains('/') {
+            true => !bases.iter().any(|b| b.join(path).exists()),
+            false => !names.contains(*path),
+        })
+        .collect()
+}
+
+/// Every file and folder docs/architecture.md names exists: a path the page names is one a
+/// reader can open, and a move that leaves the page behind fails here.
+#[test]
+fn every_path_the_architecture_names_exists() {
+    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    assert!(named_paths(&doc).len() > 50, "the page names its files");
+    let missing = missing_paths(&doc, &root());
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md names paths that do not exist: {missing:?}"
+    );
+}
+
+#[test]
+fn the_path_check_finds_a_made_up_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "build.rs",
+        "src/cli/run.rs",
+        "crates/x/src/suite/parse/steps.rs",
+        "docs/a.md",
+    ] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "").unwrap();
+    }
+    let doc = "\
+Real: `cli/run.rs`, `src/cli/run.rs`, `suite/`, `parse/steps.rs`, `steps.rs`, `build.rs`, `docs/`.
+Not paths: `cli/<command>.rs`, `a b/`, `crate::cli`, `docs/a.md`.
+Made up: `cli/walk.rs`, `walk.rs`, `nowhere/`, `crates/x/src/parse/steps.rs`.
+```
+in/a_block.rs
+```
+";
+    assert_eq!(
+        missing_paths(doc, dir.path()),
+        [
+            "cli/walk.rs",
+            "walk.rs",
+            "nowhere/",
+            "crates/x/src/parse/steps.rs"
+        ]
+    );
+}
