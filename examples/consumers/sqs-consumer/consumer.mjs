@@ -65,7 +65,7 @@ const app = Consumer.create({
     if (flags.has("--no-await")) {
       charge(key, 200); // not awaited: the delete comes first
     } else {
-      await charge(key, flags.has("--no-heartbeat") ? 1500 : 100);
+      await charge(key, flags.has("--no-heartbeat") ? 3500 : 100);
     }
     return message;
   },
