@@ -191,9 +191,9 @@ pub fn cpu_notes(rows: &[RawRow], pinning: Option<&Pinning>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::raw::cpu::RowCpu;
     use crate::bench::raw::report::apply_ceilings;
     use crate::bench::raw::report::tests::row;
-    use crate::bench::raw::cpu::RowCpu;
     use crate::bench::raw::{REFERENCE, REFERENCE_END};
 
     #[test]
@@ -271,8 +271,14 @@ mod tests {
         apply_ceilings(&mut rows);
         let table = raw_markdown_table(&rows);
         let lines: Vec<&str> = table.lines().collect();
-        assert!(lines[0].ends_with("| reconnects | client CPU | server CPU |"), "{table}");
-        assert!(lines[2].ends_with("| 0 | 0 | 1.02 bound | 0.93 |"), "{table}");
+        assert!(
+            lines[0].ends_with("| reconnects | client CPU | server CPU |"),
+            "{table}"
+        );
+        assert!(
+            lines[2].ends_with("| 0 | 0 | 1.02 bound | 0.93 |"),
+            "{table}"
+        );
         assert!(lines[3].ends_with("| 0 | 0 | 0.70 | 1.25 |"), "{table}");
         assert!(lines[4].ends_with("| 0 | 0 | – | – |"), "{table}");
         assert!(lines[5].ends_with("| 0 | 0 | 1.00 ? | – |"), "{table}");

@@ -351,7 +351,9 @@ fn server_place(
         }
         (Some(pid), None) => Ok(ServerPlace::Process(pid)),
         (None, Some(_)) => Err(CommandError::BenchPlan(format!(
-            "--pin: the server of target {} is not a process of this user listening on this              machine's port {port}, so it cannot be pinned; pin it yourself (taskset) and run              without --pin",
+            "--pin: the server of target {} is not a process of this user listening on this \
+             machine's port {port}, so it cannot be pinned; pin it yourself (taskset) and run \
+             without --pin",
             planned.name
         ))),
         (None, None) => Ok(ServerPlace::Unknown),
@@ -385,6 +387,14 @@ pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     };
     if let Some(p) = &pinning {
         eprintln!("sqsprobe: {}", p.describe());
+        // Every endpoint's server found and pinned before anything is measured.
+        for planned in &targets {
+            if let Place::Endpoint(url) = &planned.place
+                && let Ok(e) = parse_endpoint(url)
+            {
+                server_place(planned, e.port, &e.host, Some(p))?;
+            }
+        }
     }
     let mut rows = Vec::new();
     let mut infos: Vec<crate::bench::raw::RawTargetInfo> = Vec::new();
