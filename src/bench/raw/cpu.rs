@@ -37,6 +37,9 @@ pub struct RowCpu {
     pub server_cpu_s: Option<f64>,
     /// CPU seconds every process on the machine spent (`/proc/stat`), when it could be read.
     pub machine_busy_s: Option<f64>,
+    /// With `--pin`: CPU seconds every process spent on the client's cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cores_busy_s: Option<f64>,
     /// CPUs the run may use.
     pub cpus: usize,
     /// CPUs the client may use: its own cores with `--pin`, else all of them.
@@ -67,6 +70,7 @@ impl RowCpu {
             client_cpu_s: self.client_cpu_s + other.client_cpu_s,
             server_cpu_s: sum(self.server_cpu_s, other.server_cpu_s),
             machine_busy_s: sum(self.machine_busy_s, other.machine_busy_s),
+            client_cores_busy_s: sum(self.client_cores_busy_s, other.client_cores_busy_s),
             cpus: self.cpus,
             client_cores: self.client_cores,
             pinned: self.pinned,
@@ -80,7 +84,9 @@ impl RowCpu {
 /// Whether the client held the row's rate back. `None` when the figures cannot tell.
 ///
 /// - The client's own cores full (≥ [`SATURATED`] of them): it could not have sent faster.
-///   With `--pin` that is the whole rule, since the server had cores of its own.
+///   With `--pin` the server had cores of its own, so otherwise the client was not bound,
+///   unless its cores were full all the same (other processes on them): the client was short
+///   of CPU, but whether that set the rate cannot be told, so `None`.
 /// - Not pinned, client and server share every core. Once the machine is full (≥
 ///   [`SATURATED`] of all CPUs busy, any process counted), a request costs the pair the
 ///   client's CPU plus the server's, so a target's fraction of the reference is
@@ -95,7 +101,8 @@ pub fn client_bound(cpu: &RowCpu) -> Option<bool> {
         return Some(true);
     }
     if cpu.pinned {
-        return Some(false);
+        let cores_busy = cpu.client_cores_busy_s? / cpu.wall_s;
+        return (cores_busy < SATURATED * cpu.client_cores as f64).then_some(false);
     }
     let busy = cpu.machine_busy_s? / cpu.wall_s;
     if busy < SATURATED * cpu.cpus as f64 {
@@ -116,11 +123,13 @@ pub enum ServerPlace {
 }
 
 /// What a target's rows read their CPU from, and the cores the run gave the client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuProbe {
     pub server: ServerPlace,
     pub cpus: usize,
     pub client_cores: usize,
+    /// With `--pin`: the client's CPUs (empty otherwise).
+    pub client_cpus: Vec<usize>,
     pub pinned: bool,
 }
 
@@ -131,6 +140,7 @@ pub struct CpuSample {
     process_s: Option<f64>,
     server_s: Option<f64>,
     machine_busy_s: Option<f64>,
+    client_cores_busy_s: Option<f64>,
 }
 
 impl CpuProbe {
@@ -149,6 +159,11 @@ impl CpuProbe {
             process_s,
             server_s,
             machine_busy_s: proc::machine_busy_s(),
+            client_cores_busy_s: if self.client_cpus.is_empty() {
+                None
+            } else {
+                proc::cpus_busy_s(&self.client_cpus)
+            },
         }
     }
 
@@ -166,6 +181,7 @@ impl CpuProbe {
             client_cpu_s: client,
             server_cpu_s: server,
             machine_busy_s: delta(start.machine_busy_s, end.machine_busy_s),
+            client_cores_busy_s: delta(start.client_cores_busy_s, end.client_cores_busy_s),
             cpus: self.cpus,
             client_cores: self.client_cores,
             pinned: self.pinned,
@@ -226,7 +242,22 @@ pub mod proc {
     /// CPU seconds every CPU spent busy (not idle, not waiting on I/O) since boot.
     pub fn machine_busy_s() -> Option<f64> {
         let text = std::fs::read_to_string("/proc/stat").ok()?;
-        let line = text.lines().find(|l| l.starts_with("cpu "))?;
+        busy_of(text.lines().find(|l| l.starts_with("cpu "))?)
+    }
+
+    /// CPU seconds the CPUs `cpus` spent busy since boot.
+    pub fn cpus_busy_s(cpus: &[usize]) -> Option<f64> {
+        let text = std::fs::read_to_string("/proc/stat").ok()?;
+        let mut total = 0.0;
+        for c in cpus {
+            let name = format!("cpu{c} ");
+            total += busy_of(text.lines().find(|l| l.starts_with(&name))?)?;
+        }
+        Some(total)
+    }
+
+    /// The busy seconds of one `cpu` line of /proc/stat.
+    fn busy_of(line: &str) -> Option<f64> {
         let values: Vec<u64> = line
             .split_whitespace()
             .skip(1)
@@ -311,6 +342,8 @@ pub mod proc {
         fn this_process_has_cpu_time_and_the_machine_busy_time() {
             assert!(process_cpu_s(None).is_some());
             assert!(machine_busy_s().is_some());
+            assert!(cpus_busy_s(&[0]).is_some());
+            assert_eq!(cpus_busy_s(&[usize::MAX]), None);
             assert!(server_threads_cpu_s().is_some());
         }
     }
@@ -329,6 +362,9 @@ pub mod proc {
     pub fn machine_busy_s() -> Option<f64> {
         None
     }
+    pub fn cpus_busy_s(_cpus: &[usize]) -> Option<f64> {
+        None
+    }
     pub fn listener_pid(_port: u16) -> Option<u32> {
         None
     }
@@ -344,6 +380,7 @@ mod tests {
             client_cpu_s: client * 2.0,
             server_cpu_s: server.map(|s| s * 2.0),
             machine_busy_s: busy.map(|b| b * 2.0),
+            client_cores_busy_s: pinned.then(|| client * 2.0),
             cpus: 2,
             client_cores: if pinned { 1 } else { 2 },
             pinned,
@@ -362,6 +399,12 @@ mod tests {
             client_bound(&cpu(0.85, Some(1.0), Some(2.0), true)),
             Some(false)
         );
+        // Its core full, but of other processes' work: short of CPU, bound or not unknown.
+        let mut crowded = cpu(0.5, Some(0.5), Some(2.0), true);
+        crowded.client_cores_busy_s = Some(1.96);
+        assert_eq!(client_bound(&crowded), None);
+        crowded.client_cores_busy_s = None;
+        assert_eq!(client_bound(&crowded), None);
     }
 
     #[test]

@@ -147,6 +147,7 @@ mod tests {
             client_cpu_s: 1.0,
             server_cpu_s: Some(0.9),
             machine_busy_s: Some(2.0),
+            client_cores_busy_s: None,
             cpus: 2,
             client_cores: 2,
             pinned: false,

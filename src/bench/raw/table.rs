@@ -112,9 +112,10 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
         out.push_str(
             "client CPU, server CPU = cores' worth each used over the measured phases (1.00: \
              one core all the time; – where it could not be read); `bound`: the client held the \
-             row's rate back (its own cores ≥ 90 % busy, or, sharing the cores with the server, \
+             row's rate back (its own cores ≥ 90 % busy; or, sharing the cores with the server, \
              the machine ≥ 90 % busy and the client using at least what the server did); `?`: \
-             the figures cannot tell.\n",
+             the figures cannot tell (with --pin: the client's cores were full of other \
+             processes' work).\n",
         );
     }
     out
@@ -250,6 +251,7 @@ mod tests {
             client_cpu_s: client * 2.0,
             server_cpu_s: server.map(|s| s * 2.0),
             machine_busy_s: Some(3.9),
+            client_cores_busy_s: None,
             cpus: 2,
             client_cores: if pinned { 1 } else { 2 },
             pinned,

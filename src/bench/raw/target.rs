@@ -169,7 +169,7 @@ impl Setup<'_> {
         let warmup_end = Instant::now() + options.warmup;
         let measure_end = warmup_end + options.duration;
         // The CPU is read over the measured part only, at the instants the phases turn.
-        let probe = self.target.cpu;
+        let probe = self.target.cpu.clone();
         let sampler = tokio::spawn(async move {
             tokio::time::sleep_until(warmup_end.into()).await;
             let start = probe.sample();

@@ -439,6 +439,7 @@ pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
                     server: place,
                     cpus,
                     client_cores: pinning.as_ref().map_or(cpus, |p| p.client.len()),
+                    client_cpus: pinning.as_ref().map_or(Vec::new(), |p| p.client.clone()),
                     pinned: pinning.is_some(),
                 },
             };
