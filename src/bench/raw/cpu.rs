@@ -380,7 +380,7 @@ mod tests {
             client_cpu_s: client * 2.0,
             server_cpu_s: server.map(|s| s * 2.0),
             machine_busy_s: busy.map(|b| b * 2.0),
-            client_cores_busy_s: pinned.then(|| client * 2.0),
+            client_cores_busy_s: pinned.then_some(client * 2.0),
             cpus: 2,
             client_cores: if pinned { 1 } else { 2 },
             pinned,
