@@ -179,7 +179,8 @@ pub fn cpu_notes(rows: &[RawRow], pinning: Option<&Pinning>) -> String {
                 let _ = writeln!(
                     out,
                     "\nnote: {run}{} × {}: whether the client held the reference back cannot be told \
-                     (a CPU figure could not be read).",
+                     (a CPU figure could not be read, or, pinned, the client's cores were full \
+                     of other processes' work).",
                     markdown_text(&r.target),
                     r.connections
                 );
