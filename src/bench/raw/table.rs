@@ -300,7 +300,7 @@ mod tests {
             "{notes}"
         );
         assert!(!notes.contains("embedded"), "{notes}");
-        assert!(!notes.contains("pinned"), "{notes}");
+        assert!(!notes.contains("pinned: the server"), "{notes}");
     }
 
     #[test]
