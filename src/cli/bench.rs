@@ -43,6 +43,9 @@ fn refuse_raw_flags(args: &BenchArgs) -> Result<(), String> {
     let given = [
         ("--connections", args.connections.is_some()),
         ("--no-reference", args.no_reference),
+        ("--serve-reference", args.serve_reference.is_some()),
+        ("--pin", args.pin),
+        ("--repeat", args.repeat != 1),
         ("--workload", !args.workload.is_empty()),
         ("--protocol", !args.protocol.is_empty()),
         ("--baseline", args.baseline.is_some()),

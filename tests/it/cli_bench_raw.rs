@@ -101,9 +101,11 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
         &json,
     );
     assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    // The rows' table, up to the legend (the spread table below it names the rows again).
     let table: Vec<&str> = done
         .stdout
         .lines()
+        .take_while(|l| !l.is_empty())
         .filter(|l| l.starts_with("| embedded |"))
         .collect();
     assert_eq!(table.len(), 12, "{}", done.stdout);
@@ -154,6 +156,35 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
         assert!(r["reference_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
     }
     assert!(done.stdout.contains("| vs reference |"), "{}", done.stdout);
+    // One run: the fractions are printed with no claim.
+    assert!(
+        done.stdout.contains("| vs reference, median |"),
+        "{}",
+        done.stdout
+    );
+    assert!(done.stdout.contains("claim none"), "{}", done.stdout);
+    assert_eq!(report["repeats"], 1);
+    // Linux: every timed row read the client's CPU and the in-process server's, and says
+    // whether the client held it back (true, false or unknown); the delete workload, whose
+    // fills run between its timed deletes, reads none.
+    if cfg!(target_os = "linux") {
+        assert!(
+            done.stdout.contains("| client CPU | server CPU |"),
+            "{}",
+            done.stdout
+        );
+        for r in report["rows"].as_array().expect("rows") {
+            if r["workload"] == "delete" {
+                assert_eq!(r.get("cpu"), None, "{r}");
+                continue;
+            }
+            let cpu = &r["cpu"];
+            assert!(cpu["client_cpu_s"].as_f64().is_some(), "{r}");
+            assert!(cpu["server_cpu_s"].as_f64().is_some(), "{r}");
+            assert!(cpu["wall_s"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+            assert_eq!(cpu["pinned"], false, "{r}");
+        }
+    }
     assert_rows_complete(&report, "embedded", &[1, 2]);
     // The emulator answers the no-op with its unknown-operation error.
     let noop = &rows(&report, "embedded")[0];
@@ -300,7 +331,8 @@ fn raw_bench_refuses_aws_hosts_and_misplaced_flags() {
         "nothing is measured when a target is refused"
     );
 
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (&["--repeat", "0"], "--repeat must be between 1 and 100"),
         (&["--clients", "2"], "--clients is for --driver sdk"),
         (
             &["--baseline", "embedded"],
@@ -318,6 +350,34 @@ fn raw_bench_refuses_aws_hosts_and_misplaced_flags() {
         assert_eq!(done.code(), 1, "{args:?}: {}", done.stderr);
         assert!(done.stderr.contains(message), "{args:?}: {}", done.stderr);
     }
+    // --pin cannot pin a server it cannot find (or, below 2 CPUs or off Linux, at all):
+    // refused before anything is measured.
+    let port = common::free_port().to_string();
+    let nobody = format!("s=http://127.0.0.1:{port}");
+    let done = bench(
+        &["--pin", "--endpoint", &nobody, "--workload", "send"],
+        &json,
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("cannot be pinned")
+            || done.stderr.contains("at least 2 CPUs")
+            || done.stderr.contains("only Linux"),
+        "{}",
+        done.stderr
+    );
+    assert!(!done.stderr.contains("reference noop"), "{}", done.stderr);
+    let done = run_bin(
+        &["bench", "--driver", "sdk", "--pin"],
+        &root(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(done.code(), 1, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("--pin is for --driver raw"),
+        "{}",
+        done.stderr
+    );
     let done = run_bin(
         &["bench", "--driver", "sdk", "--connections", "2"],
         &root(),
@@ -429,4 +489,92 @@ fn raw_bench_delete_workload_times_only_the_deletes() {
         "{row}"
     );
     assert!(row["ceiling_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+}
+
+#[test]
+fn raw_bench_reads_a_serve_process_cpu_and_repeats_with_the_spread() {
+    let serve = common::serve::Serve::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("raw.json");
+    let endpoint = format!("s={}", serve.url);
+    let done = bench(
+        &[
+            "--endpoint",
+            &endpoint,
+            "--connections",
+            "1",
+            "--workload",
+            "send",
+            "--duration",
+            "200ms",
+            "--warmup",
+            "50ms",
+            "--repeat",
+            "2",
+        ],
+        &json,
+    );
+    assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+    let report = common::read_json(&json);
+    assert_eq!(report["repeats"], 2);
+    let sends: Vec<&Value> = rows(&report, "s")
+        .into_iter()
+        .filter(|r| r["workload"] == "send")
+        .collect();
+    assert_eq!(sends.len(), 2, "{report}");
+    assert_eq!(
+        sends[0].get("repeat"),
+        None,
+        "the first run's index is left out"
+    );
+    assert_eq!(sends[1]["repeat"], 1);
+    // The `serve` process is found by its listening port, and its CPU read.
+    if cfg!(target_os = "linux") {
+        for r in &sends {
+            assert!(r["cpu"]["server_cpu_s"].as_f64().is_some(), "{r}");
+        }
+    }
+    assert!(
+        done.stdout.contains("| s | send | 1 | 2 |"),
+        "the spread over both runs: {}",
+        done.stdout
+    );
+    assert!(done.stdout.contains("over 2 runs"), "{}", done.stdout);
+}
+
+#[test]
+fn serve_reference_answers_another_client_until_a_signal() {
+    use std::io::{Read, Write};
+    let mut child = std::process::Command::new(common::bin())
+        .args(["bench", "--serve-reference", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the reference server");
+    let stderr = common::Stderr::watch(&mut child);
+    stderr.wait_for(
+        "reference server on http://",
+        Duration::from_secs(30),
+        "the address",
+    );
+    let text = stderr.so_far();
+    let addr = text
+        .split("reference server on http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("an address")
+        .to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
+    stream
+        .write_all(
+            b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
+        )
+        .expect("write");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.contains("MD5OfMessageBody"), "{answer}");
+    common::send_signal(&child, "INT");
+    let done = stderr.finish(child, Duration::from_secs(30));
+    assert_eq!(done.code(), 0, "{}", done.stderr);
 }

@@ -9,9 +9,9 @@ pub struct EmbeddedServer(ServerThread);
 
 impl EmbeddedServer {
     /// Binds 127.0.0.1 on an ephemeral port and serves with as many worker threads as
-    /// `sqsprobe serve` would have (one per CPU).
-    pub fn start() -> std::io::Result<Self> {
-        ServerThread::start("sqsprobe-bench-emulator", |listener, mut stop| async move {
+    /// `sqsprobe serve` would have (one per CPU), on the CPUs `pin` names when given.
+    pub fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
+        ServerThread::start("emulator", pin, |listener, mut stop| async move {
             let _ = serve(listener, EmulatorConfig::default(), async move {
                 let _ = stop.wait_for(|s| *s).await;
             })

@@ -24,9 +24,17 @@ const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","Me
 pub struct ReferenceServer(ServerThread);
 
 impl ReferenceServer {
-    /// Binds 127.0.0.1 on an ephemeral port and serves with one worker thread per CPU.
-    pub fn start() -> std::io::Result<Self> {
-        ServerThread::start("sqsprobe-bench-reference", serve).map(Self)
+    /// Binds 127.0.0.1 on an ephemeral port and serves with one worker thread per CPU, on
+    /// the CPUs `pin` names when given.
+    pub fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
+        ServerThread::start("reference", pin, serve).map(Self)
+    }
+
+    /// Serves on `listener` until the process ends (`bench --serve-reference`, for a load
+    /// generator other than the bench's own client).
+    pub async fn serve_forever(listener: tokio::net::TcpListener) {
+        let (_stop, stopped) = watch::channel(false);
+        serve(listener, stopped).await;
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -81,7 +89,7 @@ mod tests {
 
     #[tokio::test]
     async fn answers_any_request_with_the_fixed_reply_and_stops_when_dropped() {
-        let server = ReferenceServer::start().unwrap();
+        let server = ReferenceServer::start(None).unwrap();
         let url = server.endpoint_url();
         let addr = url.trim_start_matches("http://").to_string();
         let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();

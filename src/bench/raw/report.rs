@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::cpu::RowCpu;
+use super::pin::Pinning;
 use crate::bench::scale::ScaleReport;
 pub use crate::bench::stats::Latency;
 
@@ -118,6 +120,15 @@ pub struct RawRow {
     /// was measured). Absent when the run had no reference, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_ratio: Option<f64>,
+    /// CPU of the client, the server and the machine over the measured phases, and whether
+    /// the client held the rate back ([`super::cpu`]). Absent where `/proc` could not be read,
+    /// for the delete workload (its untimed fills run between the timed deletes), and in
+    /// older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<RowCpu>,
+    /// Which of the run's repeats (`--repeat`, from 0) measured the row; 0 in older files.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeat: u32,
     /// The first unexpected answer or failure, so a failing row says why.
     pub first_error: Option<String>,
 }
@@ -145,8 +156,8 @@ pub struct Machine {
 }
 
 /// The whole raw run, as written by `--json FILE`.
-/// `shared_queues` of a report written before the option existed.
-fn one_queue() -> usize {
+/// `shared_queues` and `repeats` of a report written before the options existed.
+fn one() -> usize {
     1
 }
 
@@ -164,7 +175,7 @@ pub struct RawReport {
     pub prefill: u64,
     /// Queues the send and receive workloads spread their connections over (`--shared-queues`;
     /// 1 in files from before it existed).
-    #[serde(default = "one_queue")]
+    #[serde(default = "one")]
     pub shared_queues: usize,
     pub connections: Vec<usize>,
     pub workloads: Vec<RawWorkload>,
@@ -179,6 +190,16 @@ pub struct RawReport {
     /// and in version 2.
     #[serde(default)]
     pub scale: Option<ScaleReport>,
+    /// How many times the targets were measured (`--repeat`); 1 in older files.
+    #[serde(default = "one")]
+    pub repeats: usize,
+    /// The CPUs the server and the client were pinned to (`--pin`), if they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinning: Option<Pinning>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The reference server's target name in tables and JSON ([`super::reference`]), measured
@@ -283,6 +304,8 @@ pub(crate) mod tests {
             ceiling_ratio: None,
             run_ceiling_ratio: None,
             reference_ratio: None,
+            cpu: None,
+            repeat: 0,
             first_error: None,
         }
     }
@@ -375,6 +398,8 @@ pub(crate) mod tests {
             targets: Vec::new(),
             rows,
             scale: None,
+            repeats: 1,
+            pinning: None,
         }
     }
 

@@ -8,6 +8,9 @@ use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
+use super::cpu::SERVER_THREAD_PREFIX;
+use super::pin::pin_this_thread;
+
 /// A running server; dropping it tells the server to stop and joins its thread.
 pub struct ServerThread {
     addr: SocketAddr,
@@ -17,8 +20,10 @@ pub struct ServerThread {
 
 impl ServerThread {
     /// Binds 127.0.0.1 on an ephemeral port and runs `serve(listener, stop)` on a new
-    /// multi-threaded runtime in a thread named `name`; `stop` turns true when this is dropped.
-    pub fn start<F, Fut>(name: &str, serve: F) -> std::io::Result<Self>
+    /// multi-threaded runtime in threads named [`SERVER_THREAD_PREFIX`] + `role` (so their
+    /// CPU is told from the client's), each pinned to `pin` when given; `stop` turns true when
+    /// this is dropped.
+    pub fn start<F, Fut>(role: &str, pin: Option<&[usize]>, serve: F) -> std::io::Result<Self>
     where
         F: FnOnce(tokio::net::TcpListener, watch::Receiver<bool>) -> Fut + Send + 'static,
         Fut: Future<Output = ()>,
@@ -26,21 +31,32 @@ impl ServerThread {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
+        let name = format!("{SERVER_THREAD_PREFIX}{role}");
+        let pin: Option<Vec<usize>> = pin.map(<[usize]>::to_vec);
+        let pin_here = pin.clone();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
-            .thread_name(name)
+            .thread_name(&name)
+            .on_thread_start(move || {
+                if let Some(cpus) = &pin {
+                    // A CPU the process may use: setting it does not fail but for a CPU
+                    // taken offline meanwhile, and then the thread runs where it may.
+                    let _ = pin_this_thread(cpus);
+                }
+            })
             .build()?;
         let (stop, stopped) = watch::channel(false);
-        let thread = std::thread::Builder::new()
-            .name(name.into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                        return;
-                    };
-                    serve(listener, stopped).await;
-                });
-            })?;
+        let thread = std::thread::Builder::new().name(name).spawn(move || {
+            if let Some(cpus) = &pin_here {
+                let _ = pin_this_thread(cpus);
+            }
+            runtime.block_on(async move {
+                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                    return;
+                };
+                serve(listener, stopped).await;
+            });
+        })?;
         Ok(Self {
             addr,
             stop: Some(stop),

@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use super::report::{RawRow, RawWorkload};
+use super::pin::Pinning;
+use super::report::{RawRow, RawWorkload, is_reference};
 use sqsprobe_facts::text::escape::markdown_text;
 
 /// Microseconds with enough digits for loopback latencies (tens of µs) and slow peers alike.
@@ -39,15 +40,29 @@ pub fn target_cell(target: &str, protocol: &str) -> String {
 /// run, each row's fraction of it is a column of its own.
 pub fn raw_markdown_table(rows: &[RawRow]) -> String {
     let referenced = rows.iter().any(|r| r.reference_ratio.is_some());
+    let with_cpu = rows.iter().any(|r| r.cpu.is_some());
+    // With --repeat, each row says which run measured it.
+    let repeated = rows.iter().any(|r| r.repeat > 0);
     let mut out = String::new();
+    out.push_str(if repeated { "| run " } else { "" });
     out.push_str("| target | workload | conns | req/s | msgs/s | ceiling |");
     out.push_str(if referenced { " vs reference |" } else { "" });
-    out.push_str(" vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |\n");
+    out.push_str(" vs best no-op | p50 µs | p99 µs | p999 µs | errors | reconnects |");
+    out.push_str(if with_cpu {
+        " client CPU | server CPU |\n"
+    } else {
+        "\n"
+    });
+    out.push_str(if repeated { "|--:" } else { "" });
     out.push_str("|---|---|--:|--:|--:|--:|");
     out.push_str(if referenced { "--:|" } else { "" });
-    out.push_str("--:|--:|--:|--:|--:|--:|\n");
+    out.push_str("--:|--:|--:|--:|--:|--:|");
+    out.push_str(if with_cpu { "--:|--:|\n" } else { "\n" });
     for r in rows {
         let target = target_cell(&r.target, &r.protocol);
+        if repeated {
+            let _ = write!(out, "| {} ", r.repeat + 1);
+        }
         let _ = write!(
             out,
             "| {target} | {} | {} | {} | {} | {} |",
@@ -63,7 +78,7 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
         if referenced {
             let _ = write!(out, " {} |", ratio(r.reference_ratio));
         }
-        let _ = writeln!(
+        let _ = write!(
             out,
             " {} | {} | {} | {} | {} | {} |",
             ratio(r.run_ceiling_ratio),
@@ -73,6 +88,10 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
             r.errors,
             r.reconnects,
         );
+        if with_cpu {
+            let _ = write!(out, " {} |", cpu_cells(r));
+        }
+        out.push('\n');
     }
     out.push_str(
         "\nceiling = req/s ÷ the same target's no-op req/s at the same connection count (1.00: the \
@@ -89,12 +108,92 @@ pub fn raw_markdown_table(rows: &[RawRow]) -> String {
              (end)`); its req/s is the mean of the two.\n",
         );
     }
+    if with_cpu {
+        out.push_str(
+            "client CPU, server CPU = cores' worth each used over the measured phases (1.00: \
+             one core all the time; – where it could not be read); `bound`: the client held the \
+             row's rate back (its own cores ≥ 90 % busy; or, sharing the cores with the server, \
+             the machine ≥ 90 % busy and the client using at least what the server did); `?`: \
+             the figures cannot tell (with --pin: the client's cores were full of other \
+             processes' work).\n",
+        );
+    }
+    out
+}
+
+/// The two CPU cells of a row: the client's cores used (marked when it held the rate back,
+/// or when that cannot be told) and the server's.
+fn cpu_cells(r: &RawRow) -> String {
+    let Some(cpu) = &r.cpu else {
+        return "– | –".to_string();
+    };
+    let mark = match cpu.client_bound {
+        Some(true) => " bound",
+        Some(false) => "",
+        None => " ?",
+    };
+    format!(
+        "{}{mark} | {}",
+        ratio(cpu.client_cores_used()),
+        ratio(cpu.server_cores_used())
+    )
+}
+
+/// What the CPU readings say about the run, printed under the table: the pinning, and a
+/// warning for every reference measurement the client held back (its rate is then not the
+/// machine's limit, and every fraction against it leans towards 1), or that could not tell.
+pub fn cpu_notes(rows: &[RawRow], pinning: Option<&Pinning>) -> String {
+    let mut out = String::new();
+    if let Some(p) = pinning {
+        let _ = writeln!(out, "\n{}.", p.describe());
+    }
+    let repeated = rows.iter().any(|r| r.repeat > 0);
+    for r in rows.iter().filter(|r| is_reference(&r.target)) {
+        let Some(cpu) = &r.cpu else { continue };
+        let used = ratio(cpu.client_cores_used());
+        let run = if repeated {
+            format!("run {}, ", r.repeat + 1)
+        } else {
+            String::new()
+        };
+        match cpu.client_bound {
+            Some(true) => {
+                let _ = writeln!(
+                    out,
+                    "\nwarning: {run}{} × {}: the reference is client-bound (the client used {used} \
+                     of {} core(s){}): its rate is the bench client's limit, not the machine's, \
+                     and the fractions against it lean towards 1. Run with --pin, or cross-check \
+                     with another load generator (scripts/bench-crosscheck).",
+                    markdown_text(&r.target),
+                    r.connections,
+                    cpu.client_cores,
+                    if cpu.pinned {
+                        ", its own"
+                    } else {
+                        ", shared with the server"
+                    },
+                );
+            }
+            Some(false) => {}
+            None => {
+                let _ = writeln!(
+                    out,
+                    "\nnote: {run}{} × {}: whether the client held the reference back cannot be told \
+                     (a CPU figure could not be read, or, pinned, the client's cores were full \
+                     of other processes' work).",
+                    markdown_text(&r.target),
+                    r.connections
+                );
+            }
+        }
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::raw::cpu::RowCpu;
     use crate::bench::raw::report::apply_ceilings;
     use crate::bench::raw::report::tests::row;
     use crate::bench::raw::{REFERENCE, REFERENCE_END};
@@ -145,6 +244,98 @@ mod tests {
             table.contains("| reference (end) | noop | 4 | 90000 |"),
             "{table}"
         );
+    }
+
+    fn cpu(client: f64, server: Option<f64>, pinned: bool, bound: Option<bool>) -> RowCpu {
+        RowCpu {
+            wall_s: 2.0,
+            client_cpu_s: client * 2.0,
+            server_cpu_s: server.map(|s| s * 2.0),
+            machine_busy_s: Some(3.9),
+            client_cores_busy_s: None,
+            cpus: 2,
+            client_cores: if pinned { 1 } else { 2 },
+            pinned,
+            client_bound: bound,
+        }
+    }
+
+    #[test]
+    fn cpu_columns_mark_the_client_bound_rows_and_the_notes_warn_of_the_reference() {
+        let mut rows = vec![
+            row(REFERENCE, RawWorkload::Noop, 4, 100_000.0),
+            row("embedded", RawWorkload::Send, 4, 60_000.0),
+            row("embedded", RawWorkload::Delete, 4, 50_000.0),
+            row(REFERENCE_END, RawWorkload::Noop, 4, 100_000.0),
+        ];
+        rows[0].cpu = Some(cpu(1.02, Some(0.93), false, Some(true)));
+        rows[1].cpu = Some(cpu(0.7, Some(1.25), false, Some(false)));
+        rows[3].cpu = Some(cpu(1.0, None, false, None));
+        apply_ceilings(&mut rows);
+        let table = raw_markdown_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(
+            lines[0].ends_with("| reconnects | client CPU | server CPU |"),
+            "{table}"
+        );
+        assert!(
+            lines[2].ends_with("| 0 | 0 | 1.02 bound | 0.93 |"),
+            "{table}"
+        );
+        assert!(lines[3].ends_with("| 0 | 0 | 0.70 | 1.25 |"), "{table}");
+        assert!(lines[4].ends_with("| 0 | 0 | – | – |"), "{table}");
+        assert!(lines[5].ends_with("| 0 | 0 | 1.00 ? | – |"), "{table}");
+        assert!(table.contains("`bound`: the client held"), "{table}");
+        let notes = cpu_notes(&rows, None);
+        assert!(
+            notes.contains(
+                "warning: reference × 4: the reference is client-bound (the client used 1.02 of \
+                 2 core(s), shared with the server)"
+            ),
+            "{notes}"
+        );
+        assert!(notes.contains("lean towards 1"), "{notes}");
+        assert!(
+            notes.contains("note: reference (end) × 4: whether the client held"),
+            "{notes}"
+        );
+        assert!(!notes.contains("embedded"), "{notes}");
+        assert!(!notes.contains("pinned: the server"), "{notes}");
+    }
+
+    #[test]
+    fn pinned_runs_say_so_and_a_free_client_gives_no_warning() {
+        let mut rows = vec![row(REFERENCE, RawWorkload::Noop, 16, 100_000.0)];
+        rows[0].cpu = Some(cpu(0.6, Some(0.99), true, Some(false)));
+        let pinning = Pinning {
+            server: vec![0],
+            client: vec![1],
+        };
+        let notes = cpu_notes(&rows, Some(&pinning));
+        assert_eq!(
+            notes,
+            "\npinned: the server on CPU 0, the client on CPU 1.\n"
+        );
+        rows[0].cpu = Some(cpu(0.97, Some(0.99), true, Some(true)));
+        let notes = cpu_notes(&rows, Some(&pinning));
+        assert!(notes.contains("1 core(s), its own)"), "{notes}");
+    }
+
+    #[test]
+    fn repeated_runs_number_their_rows() {
+        let mut rows = vec![
+            row("embedded", RawWorkload::Noop, 4, 50_000.0),
+            row("embedded", RawWorkload::Noop, 4, 40_000.0),
+        ];
+        rows[1].repeat = 1;
+        rows[1].target = REFERENCE.into();
+        rows[1].cpu = Some(cpu(0.97, Some(0.99), true, Some(true)));
+        assert!(cpu_notes(&rows, None).contains("warning: run 2, reference × 4:"));
+        let table = raw_markdown_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].starts_with("| run | target |"), "{table}");
+        assert!(lines[2].starts_with("| 1 | embedded | noop |"), "{table}");
+        assert!(lines[3].starts_with("| 2 | reference | noop |"), "{table}");
     }
 
     #[test]

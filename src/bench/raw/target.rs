@@ -8,6 +8,7 @@ use hyper::header::HeaderValue;
 use tokio::task::JoinSet;
 
 use super::connection::{Answer, Connection};
+use super::cpu::{CpuProbe, RowCpu};
 use super::delete::{self, Deleter};
 use super::endpoint::RawEndpoint;
 use super::protocol::{BATCH_SIZE, Prepared, Protocol, Requests};
@@ -36,6 +37,8 @@ pub struct RawTarget {
     pub url: String,
     pub endpoint: RawEndpoint,
     pub protocol: Protocol,
+    /// Where its server's CPU and the client's are read from, over each measured phase.
+    pub cpu: CpuProbe,
 }
 
 /// Everything measured on one target; `info.error` says why it stopped early, if it did.
@@ -165,6 +168,14 @@ impl Setup<'_> {
         }
         let warmup_end = Instant::now() + options.warmup;
         let measure_end = warmup_end + options.duration;
+        // The CPU is read over the measured part only, at the instants the phases turn.
+        let probe = self.target.cpu.clone();
+        let sampler = tokio::spawn(async move {
+            tokio::time::sleep_until(warmup_end.into()).await;
+            let start = probe.sample();
+            tokio::time::sleep_until(measure_end.into()).await;
+            probe.between(&start, &probe.sample())
+        });
         let mut tasks = JoinSet::new();
         for i in 0..connections {
             let queue_url = match workload {
@@ -194,6 +205,12 @@ impl Setup<'_> {
                 }
             }
         }
+        let cpu = if options.stop.requested() {
+            sampler.abort();
+            None
+        } else {
+            sampler.await.ok().flatten()
+        };
         self.delete_queues(&mut admin, &queues).await;
         let finished = logs.iter().filter_map(|l| l.finished).max();
         Ok(Measured {
@@ -203,6 +220,7 @@ impl Setup<'_> {
                 .as_secs_f64(),
             reconnects,
             error: prefill_error,
+            cpu,
         })
     }
 
@@ -225,6 +243,9 @@ impl Setup<'_> {
             elapsed_s: phase.elapsed_s,
             reconnects: phase.reconnects,
             error: warmup.error.or(phase.error),
+            // The fills run between the timed deletes: the process's CPU over the phase
+            // would be theirs as much as the deletes'.
+            cpu: None,
         }
     }
 
@@ -238,6 +259,11 @@ impl Setup<'_> {
         let elapsed: f64 = phases.iter().map(|p| p.elapsed_s).sum();
         let reconnects = phases.iter().map(|p| p.reconnects).sum();
         let phase_error = phases.iter().find_map(|p| p.error.clone());
+        let cpu = phases
+            .iter()
+            .map(|p| p.cpu.clone())
+            .reduce(|a, b| Some(a?.combine(&b?)))
+            .flatten();
         let (all, latency, operations) = merge(phases.into_iter().flat_map(|p| p.logs).collect());
         let requests = operations.iter().map(|o| o.requests).sum::<u64>();
         let rate = |n: u64| {
@@ -271,6 +297,8 @@ impl Setup<'_> {
             ceiling_ratio: None,
             run_ceiling_ratio: None,
             reference_ratio: None,
+            cpu,
+            repeat: 0,
             first_error: phase_error.or(all.first_error),
         }
     }
@@ -331,6 +359,8 @@ struct Measured {
     elapsed_s: f64,
     reconnects: u64,
     error: Option<String>,
+    /// CPU over the measured part, when it could be read.
+    cpu: Option<RowCpu>,
 }
 
 /// Measures one target: every connection count, the no-op first, then each workload.

@@ -102,6 +102,23 @@ pub struct BenchArgs {
     #[arg(long, help_heading = "Targets")]
     pub no_reference: bool,
 
+    /// raw driver: serve only the reference server on ADDR (e.g. 127.0.0.1:9500) until
+    /// interrupted, measuring nothing: for a load generator other than the bench's own client
+    /// (scripts/bench-crosscheck).
+    #[arg(long, value_name = "ADDR", help_heading = "Targets")]
+    pub serve_reference: Option<std::net::SocketAddr>,
+
+    /// raw driver (Linux, 2 CPUs or more): pin the server to the first half of the CPUs and
+    /// the bench's client to the rest (sched_setaffinity), so neither takes the other's CPU; an
+    /// --endpoint's server must be a process of this user listening on this machine.
+    #[arg(long, help_heading = "Workload")]
+    pub pin: bool,
+
+    /// raw driver: measure every target this many times, one run after the other; each row's
+    /// fraction of the reference is printed as its median and range over the runs.
+    #[arg(long, value_name = "N", default_value = "1", help_heading = "Workload")]
+    pub repeat: usize,
+
     /// sdk driver: concurrent clients, each on its own queue; a list runs each count (e.g.
     /// 1,8). Default 1.
     #[arg(

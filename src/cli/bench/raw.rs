@@ -10,11 +10,13 @@ use super::super::args::{BenchArgs, BenchTargetArg, BenchWorkloadArg, bench_defa
 use super::bounds::{MAX_CLIENTS, check_phases};
 use super::interrupt::watch_signals;
 use super::scale::{self, ScalePlan};
+use crate::bench::raw::pin::{allowed, pin_process, split};
 use crate::bench::raw::{
-    EmbeddedServer, Machine, Protocol, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE,
-    REFERENCE_END, RawOptions, RawReport, RawTarget, RawWorkload, ReferenceServer, apply_ceilings,
-    build_profile, compare, comparison_markdown, is_reference, load_average, parse_endpoint,
-    raw_markdown_table, run_target,
+    CpuProbe, EmbeddedServer, Machine, Pinning, Protocol, RAW_REPORT_PREVIOUS_VERSION,
+    RAW_REPORT_VERSION, REFERENCE, REFERENCE_END, RawOptions, RawReport, RawTarget, RawWorkload,
+    ReferenceServer, ServerPlace, apply_ceilings, build_profile, compare, comparison_markdown,
+    cpu::proc::listener_pid, cpu_notes, is_reference, load_average, parse_endpoint,
+    raw_markdown_table, run_target, spread_markdown, spreads,
 };
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
@@ -137,6 +139,8 @@ fn refuse_raw_only_flags(args: &BenchArgs) -> Result<(), String> {
         ("--no-reference", args.no_reference),
         ("--protocol", !args.protocol.is_empty()),
         ("--duration", args.duration.is_some()),
+        ("--pin", args.pin),
+        ("--repeat", args.repeat != 1),
     ];
     match given.iter().find(|(_, on)| *on) {
         Some((flag, _)) => Err(format!(
@@ -238,6 +242,9 @@ fn plan(args: &BenchArgs) -> Result<Plan, String> {
             "--shared-queues must be between 1 and {MAX_CLIENTS}"
         ));
     }
+    if args.repeat == 0 || args.repeat > 100 {
+        return Err("--repeat must be between 1 and 100".into());
+    }
     if let Some(r) = args.fail_below
         && !(r > 0.0 && r.is_finite())
     {
@@ -294,8 +301,70 @@ fn read_baseline(path: &Path, targets: &[Planned]) -> Result<RawReport, String> 
     Ok(report)
 }
 
+/// `--serve-reference ADDR`: the reference server alone, until a signal.
+async fn serve_reference(addr: std::net::SocketAddr) -> Result<Outcome, CommandError> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| CommandError::ServerStart(format!("cannot listen on {addr}: {e}")))?;
+    let bound = listener.local_addr().map_or(addr, |a| a);
+    eprintln!("sqsprobe: the bench's reference server on http://{bound} (Ctrl-C to stop)");
+    let mut signals = crate::cli::signals::Signals::new();
+    tokio::select! {
+        _ = ReferenceServer::serve_forever(listener) => Ok(Outcome::Done),
+        _ = signals.next() => Ok(Outcome::Done),
+    }
+}
+
+/// `--pin`: the split of the CPUs, with this process's threads (the client's, and every
+/// thread they start) pinned to the client's half; refused where it cannot be done.
+fn pin_client(args: &BenchArgs) -> Result<Option<Pinning>, CommandError> {
+    if !args.pin {
+        return Ok(None);
+    }
+    let pinning = allowed()
+        .and_then(|cpus| split(&cpus))
+        .map_err(CommandError::BenchPlan)?;
+    pin_process(None, &pinning.client)
+        .map_err(|e| CommandError::BenchPlan(format!("--pin: {e}")))?;
+    Ok(Some(pinning))
+}
+
+/// Where a target's server runs, for its CPU (and, with `--pin`, pinned to the server's
+/// half): in this process, or the process listening on a loopback endpoint's port.
+fn server_place(
+    planned: &Planned,
+    port: u16,
+    host: &str,
+    pinning: Option<&Pinning>,
+) -> Result<ServerPlace, CommandError> {
+    if !matches!(planned.place, Place::Endpoint(_)) {
+        return Ok(ServerPlace::InProcess);
+    }
+    let loopback = matches!(host, "127.0.0.1" | "localhost" | "::1" | "[::1]");
+    let pid = if loopback { listener_pid(port) } else { None };
+    match (pid, pinning) {
+        (Some(pid), Some(p)) => {
+            pin_process(Some(pid), &p.server).map_err(|e| {
+                CommandError::BenchPlan(format!("--pin: target {}: {e}", planned.name))
+            })?;
+            Ok(ServerPlace::Process(pid))
+        }
+        (Some(pid), None) => Ok(ServerPlace::Process(pid)),
+        (None, Some(_)) => Err(CommandError::BenchPlan(format!(
+            "--pin: the server of target {} is not a process of this user listening on this \
+             machine's port {port}, so it cannot be pinned; pin it yourself (taskset) and run \
+             without --pin",
+            planned.name
+        ))),
+        (None, None) => Ok(ServerPlace::Unknown),
+    }
+}
+
 /// Runs the command.
 pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
+    if let Some(addr) = args.serve_reference {
+        return serve_reference(addr).await;
+    }
     let Plan {
         targets,
         options,
@@ -311,90 +380,139 @@ pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     if let Some([one, five, fifteen]) = load_start {
         eprintln!("sqsprobe: {cpus} CPUs, load average {one:.2} {five:.2} {fifteen:.2}");
     }
+    let pinning = if targets.is_empty() {
+        None
+    } else {
+        pin_client(&args)?
+    };
+    if let Some(p) = &pinning {
+        eprintln!("sqsprobe: {}", p.describe());
+        // Every endpoint's server found and pinned before anything is measured.
+        for planned in &targets {
+            if let Place::Endpoint(url) = &planned.place
+                && let Ok(e) = parse_endpoint(url)
+            {
+                server_place(planned, e.port, &e.host, Some(p))?;
+            }
+        }
+    }
     let mut rows = Vec::new();
-    let mut infos = Vec::new();
+    let mut infos: Vec<crate::bench::raw::RawTargetInfo> = Vec::new();
     let mut failed = false;
     let watcher = tokio::spawn(watch_signals(options.stop.clone()));
-    for planned in &targets {
+    for repeat in 0..args.repeat {
         if options.stop.requested() {
             break;
         }
-        // The servers this run starts are started per target, the emulator from an empty store.
-        let mut servers: (Option<EmbeddedServer>, Option<ReferenceServer>) = (None, None);
-        let started = match &planned.place {
-            Place::Endpoint(url) => Ok(url.clone()),
-            Place::Embedded => EmbeddedServer::start()
-                .map(|s| servers.0.insert(s).endpoint_url())
-                .map_err(|e| format!("failed to start the embedded emulator: {e}")),
-            Place::Reference => ReferenceServer::start()
-                .map(|s| servers.1.insert(s).endpoint_url())
-                .map_err(|e| format!("failed to start the reference server: {e}")),
-        };
-        let url = started.map_err(CommandError::ServerStart)?;
-        let endpoint = parse_endpoint(&url).map_err(|e| CommandError::BenchEndpoint {
-            target: planned.name.clone(),
-            reason: e.to_string(),
-        })?;
-        let target = RawTarget {
-            name: planned.name.clone(),
-            url,
-            endpoint,
-            protocol: planned.protocol,
-        };
-        eprintln!(
-            "sqsprobe: bench {} ({}, {}): {} warm-up + {} measured per row",
-            target.name,
-            target.url,
-            target.protocol.as_str(),
-            sqsprobe_facts::duration::format(options.warmup),
-            sqsprobe_facts::duration::format(options.duration)
-        );
-        let mut progress = |line: &str| eprintln!("sqsprobe:   {}", terminal(line));
-        let outcome = match planned.place {
-            // The reference answers everything with one 200: only its no-op is a figure.
-            Place::Reference => {
-                let noop_only = RawOptions {
-                    workloads: Vec::new(),
-                    ..options.clone()
-                };
-                run_target(&target, &noop_only, &mut progress).await
+        if args.repeat > 1 {
+            eprintln!("sqsprobe: run {} of {}", repeat + 1, args.repeat);
+        }
+        let mut run_rows = Vec::new();
+        for planned in &targets {
+            if options.stop.requested() {
+                break;
             }
-            _ => run_target(&target, &options, &mut progress).await,
-        };
-        drop(servers);
-        for row in &outcome.rows {
-            if let Some(e) = &row.first_error {
+            let server_pin = pinning.as_ref().map(|p| p.server.as_slice());
+            // The servers this run starts are started per target, the emulator from an empty store.
+            let mut servers: (Option<EmbeddedServer>, Option<ReferenceServer>) = (None, None);
+            let started = match &planned.place {
+                Place::Endpoint(url) => Ok(url.clone()),
+                Place::Embedded => EmbeddedServer::start(server_pin)
+                    .map(|s| servers.0.insert(s).endpoint_url())
+                    .map_err(|e| format!("failed to start the embedded emulator: {e}")),
+                Place::Reference => ReferenceServer::start(server_pin)
+                    .map(|s| servers.1.insert(s).endpoint_url())
+                    .map_err(|e| format!("failed to start the reference server: {e}")),
+            };
+            let url = started.map_err(CommandError::ServerStart)?;
+            let endpoint = parse_endpoint(&url).map_err(|e| CommandError::BenchEndpoint {
+                target: planned.name.clone(),
+                reason: e.to_string(),
+            })?;
+            let place = server_place(planned, endpoint.port, &endpoint.host, pinning.as_ref())?;
+            let target = RawTarget {
+                name: planned.name.clone(),
+                url,
+                endpoint,
+                protocol: planned.protocol,
+                cpu: CpuProbe {
+                    server: place,
+                    cpus,
+                    client_cores: pinning.as_ref().map_or(cpus, |p| p.client.len()),
+                    client_cpus: pinning.as_ref().map_or(Vec::new(), |p| p.client.clone()),
+                    pinned: pinning.is_some(),
+                },
+            };
+            eprintln!(
+                "sqsprobe: bench {} ({}, {}): {} warm-up + {} measured per row",
+                target.name,
+                target.url,
+                target.protocol.as_str(),
+                sqsprobe_facts::duration::format(options.warmup),
+                sqsprobe_facts::duration::format(options.duration)
+            );
+            let mut progress = |line: &str| eprintln!("sqsprobe:   {}", terminal(line));
+            let outcome = match planned.place {
+                // The reference answers everything with one 200: only its no-op is a figure.
+                Place::Reference => {
+                    let noop_only = RawOptions {
+                        workloads: Vec::new(),
+                        ..options.clone()
+                    };
+                    run_target(&target, &noop_only, &mut progress).await
+                }
+                _ => run_target(&target, &options, &mut progress).await,
+            };
+            drop(servers);
+            for row in &outcome.rows {
+                if let Some(e) = &row.first_error {
+                    eprintln!(
+                        "sqsprobe:   {} {} × {}: {} error(s), first: {}",
+                        row.target,
+                        row.workload.as_str(),
+                        row.connections,
+                        row.errors,
+                        terminal(e)
+                    );
+                }
+            }
+            if let Some(e) = &outcome.info.error {
+                eprintln!("sqsprobe:   {} failed: {}", target.name, terminal(e));
+                failed = true;
+            }
+            if !outcome.info.leaked_queues.is_empty() {
                 eprintln!(
-                    "sqsprobe:   {} {} × {}: {} error(s), first: {}",
-                    row.target,
-                    row.workload.as_str(),
-                    row.connections,
-                    row.errors,
-                    terminal(e)
+                    "sqsprobe:   could not delete: {}",
+                    terminal(&outcome.info.leaked_queues.join(", "))
                 );
             }
+            run_rows.extend(outcome.rows);
+            // One entry per target: a later run adds what it could not delete, and why it
+            // stopped, to the first run's.
+            match infos.iter_mut().find(|i| i.name == outcome.info.name) {
+                Some(info) => {
+                    info.leaked_queues.extend(outcome.info.leaked_queues);
+                    info.error = info.error.take().or(outcome.info.error);
+                }
+                None => infos.push(outcome.info),
+            }
         }
-        if let Some(e) = &outcome.info.error {
-            eprintln!("sqsprobe:   {} failed: {}", target.name, terminal(e));
-            failed = true;
+        // Each run's fractions are of its own reference.
+        apply_ceilings(&mut run_rows);
+        for row in &mut run_rows {
+            row.repeat = repeat as u32;
         }
-        if !outcome.info.leaked_queues.is_empty() {
-            eprintln!(
-                "sqsprobe:   could not delete: {}",
-                terminal(&outcome.info.leaked_queues.join(", "))
-            );
-        }
-        rows.extend(outcome.rows);
-        infos.push(outcome.info);
+        rows.extend(run_rows);
     }
     let scale_report = match &scale_plan {
         Some(p) if !options.stop.requested() => Some(scale::run(p, &options.stop).await),
         _ => None,
     };
     watcher.abort();
-    apply_ceilings(&mut rows);
     if !targets.is_empty() {
         print!("{}", raw_markdown_table(&rows));
+        print!("{}", cpu_notes(&rows, pinning.as_ref()));
+        print!("{}", spread_markdown(&spreads(&rows), args.repeat));
     }
     if let Some(s) = &scale_report {
         print!("{}", scale_markdown(s));
@@ -425,6 +543,8 @@ pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
         targets: infos,
         rows,
         scale: scale_report,
+        repeats: args.repeat,
+        pinning,
     };
     if let Some(path) = &args.json {
         let written = serde_json::to_string_pretty(&report)
