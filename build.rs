@@ -30,7 +30,7 @@ fn main() {
         let constant = folder.to_uppercase();
         code.push_str(&format!(
             "/// Every file under `{folder}/` at build time: (path as in the checkout, bytes).\n\
-             pub const {constant}: &[(&str, &[u8])] = &[\n"
+             pub(crate) const {constant}: &[(&str, &[u8])] = &[\n"
         ));
         for rel in files {
             let shown = rel

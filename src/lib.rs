@@ -12,6 +12,11 @@
 //! throughput, latency and growth of SQS-compatible servers; [`cli`] wires the commands
 //! together.
 
+// `pub` at this level is the crate's API: the binary runs `cli::main` and the tests read
+// `report`. Everything else is reachable only inside the crate, and the lint turns a `pub` that
+// promises more into `pub(crate)`.
+#![warn(unreachable_pub)]
+
 mod audit;
 mod bench;
 pub mod cli;

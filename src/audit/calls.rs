@@ -18,15 +18,15 @@ use sqsprobe_core::evidence::sha256_hex;
 use sqsprobe_emulator::audit::Called;
 
 /// The `case` of every consumer row.
-pub const CASE: &str = "consumer";
+pub(crate) const CASE: &str = "consumer";
 
 /// The access key the audit's own set-up signs with (creating queues, sending the messages):
 /// its calls are rows of phase `setup` and case `audit`, not the consumer's.
-pub const SETUP_ACCESS_KEY: &str = "sqsprobe-audit-setup";
+pub(crate) const SETUP_ACCESS_KEY: &str = "sqsprobe-audit-setup";
 
 /// What the rows need beyond the request: what the audit knows of handles and queues.
 #[derive(Debug, Default)]
-pub struct Known {
+pub(crate) struct Known {
     /// A handle's digest → the MessageId and business key of the delivery that issued it.
     pub handles: HashMap<String, (String, Option<String>)>,
     /// A queue's name → where the business key sits in its messages.
@@ -46,7 +46,7 @@ impl Known {
     }
 
     /// Learns the handles and bodies of a request and its answer (before a row masks them).
-    pub fn learn(&mut self, called: &Called<'_>) {
+    pub(crate) fn learn(&mut self, called: &Called<'_>) {
         let queue = queue_name(called.params);
         for body in bodies(called.params) {
             self.masker.add_body(body);
@@ -78,7 +78,7 @@ impl Known {
 }
 
 /// The row of one request.
-pub fn row(run_id: &str, called: &Called<'_>, known: &Known) -> Call {
+pub(crate) fn row(run_id: &str, called: &Called<'_>, known: &Known) -> Call {
     let params = called.params;
     let queue = queue_name(params);
     let handle_digest = str_of(params, "ReceiptHandle").map(sha256_hex);
@@ -289,7 +289,7 @@ fn sent_in_batch(
 
 /// One message a send stored, as its request wrote it.
 #[derive(Debug, Clone, Copy)]
-pub struct Stored<'a> {
+pub(crate) struct Stored<'a> {
     /// The queue's name, from the request's `QueueUrl`.
     pub queue: Option<&'a str>,
     pub message_id: &'a str,
@@ -298,7 +298,7 @@ pub struct Stored<'a> {
 }
 
 /// The messages a SendMessage or SendMessageBatch stored (only the entries that succeeded).
-pub fn stored<'a>(called: &'a Called<'_>) -> Vec<Stored<'a>> {
+pub(crate) fn stored<'a>(called: &'a Called<'_>) -> Vec<Stored<'a>> {
     let params = called.params;
     let queue = str_of(params, "QueueUrl")
         .and_then(|u| u.trim_end_matches('/').rsplit('/').next())

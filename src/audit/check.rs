@@ -14,7 +14,7 @@ use super::report;
 
 /// What checking one audit folder found.
 #[derive(Debug, Clone)]
-pub struct AuditCheck {
+pub(crate) struct AuditCheck {
     pub folder: PathBuf,
     /// The audit judged again from the evidence.
     pub audit: super::Audit,
@@ -27,12 +27,12 @@ pub struct AuditCheck {
 }
 
 /// Whether `dir` holds an audit (one, or trials of one) rather than a suite run.
-pub fn is_audit_folder(dir: &Path) -> bool {
+pub(crate) fn is_audit_folder(dir: &Path) -> bool {
     dir.join("audit.json").is_file() || dir.join("trials.json").is_file()
 }
 
 /// Checks the audit in `dir`, or each of its trials; `Err` when one cannot be re-judged.
-pub fn check(dir: &Path) -> Result<Vec<AuditCheck>, String> {
+pub(crate) fn check(dir: &Path) -> Result<Vec<AuditCheck>, String> {
     if dir.join("audit.json").is_file() {
         return Ok(vec![check_one(dir)?]);
     }
@@ -54,7 +54,7 @@ pub fn check(dir: &Path) -> Result<Vec<AuditCheck>, String> {
 }
 
 /// The exit code the checked audits come to, judged again.
-pub fn exit_code(checks: &[AuditCheck]) -> i32 {
+pub(crate) fn exit_code(checks: &[AuditCheck]) -> i32 {
     let outcomes: Vec<(&super::Audit, bool, bool)> = checks
         .iter()
         .map(|c| (&c.audit, c.concluded, c.crashed))
@@ -142,7 +142,7 @@ fn differences(judged: &serde_json::Value, recorded: &serde_json::Value) -> Vec<
 }
 
 /// `check`'s lines for the audits.
-pub fn render(checks: &[AuditCheck]) -> String {
+pub(crate) fn render(checks: &[AuditCheck]) -> String {
     let mut out = String::new();
     for c in checks {
         let state = if c.differences.is_empty() {

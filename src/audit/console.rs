@@ -4,6 +4,6 @@
 use std::io::Write;
 
 /// Writes `line` to stderr as `sqsprobe: line`.
-pub fn say(line: impl std::fmt::Display) {
+pub(crate) fn say(line: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "sqsprobe: {line}");
 }

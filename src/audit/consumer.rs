@@ -14,7 +14,7 @@ const GRACE: Duration = Duration::from_secs(5);
 
 /// How to start the consumer: the command, the variables it gets, where its output goes.
 #[derive(Debug, Clone)]
-pub struct Launch {
+pub(crate) struct Launch {
     pub program: String,
     pub args: Vec<String>,
     /// Set on top of the audit's own environment.
@@ -27,7 +27,7 @@ pub struct Launch {
 
 /// A started consumer.
 #[derive(Debug)]
-pub struct Consumer {
+pub(crate) struct Consumer {
     child: tokio::process::Child,
     group: Option<Pid>,
 }
@@ -35,7 +35,7 @@ pub struct Consumer {
 impl Launch {
     /// Starts the command in a process group of its own, as its `start`-th start
     /// (`SQSPROBE_START`: 1, then one more for each start after a nemesis kill).
-    pub fn start(&self, start: u32) -> std::io::Result<Consumer> {
+    pub(crate) fn start(&self, start: u32) -> std::io::Result<Consumer> {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -67,17 +67,17 @@ impl Launch {
 
 impl Consumer {
     /// The process group's id (its leader's pid).
-    pub fn group(&self) -> Option<i32> {
+    pub(crate) fn group(&self) -> Option<i32> {
         self.group.map(Pid::as_raw_nonzero).map(|p| p.get())
     }
 
     /// Its exit status, once it has ended.
-    pub fn exited(&mut self) -> Option<ExitStatus> {
+    pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 
     /// SIGTERM to the group (and SIGCONT, should it be stopped), SIGKILL after [`GRACE`].
-    pub async fn stop(&mut self) {
+    pub(crate) async fn stop(&mut self) {
         if self.exited().is_some() {
             return;
         }
@@ -98,6 +98,6 @@ impl Consumer {
 }
 
 /// Sends `signal` to the process group `group`; whether it was sent.
-pub fn signal_group(group: i32, signal: Signal) -> bool {
+pub(crate) fn signal_group(group: i32, signal: Signal) -> bool {
     Pid::from_raw(group).is_some_and(|pid| kill_process_group(pid, signal).is_ok())
 }

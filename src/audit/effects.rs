@@ -21,7 +21,7 @@ use serde::Serialize;
 /// Where a commit was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Channel {
+pub(crate) enum Channel {
     /// A line of `SQSPROBE_LEDGER`.
     File,
     /// A line POSTed to the emulator's ledger.
@@ -32,7 +32,7 @@ pub enum Channel {
 
 /// A commit seen on the HTTP ledger or as a forward.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Commit {
+pub(crate) struct Commit {
     pub channel: Channel,
     /// The business key: the ledger's line, or what the forward carries where the output
     /// queue's `key:` reads it (`None`: it cannot be read there).
@@ -47,7 +47,7 @@ pub struct Commit {
 
 /// A message the consumer sent to a source queue of the plan: the work handed on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Handoff {
+pub(crate) struct Handoff {
     pub message_id: String,
     pub key: Option<String>,
     pub queue: String,
@@ -60,7 +60,7 @@ pub struct Handoff {
 
 /// What the channels besides the file held so far: per key, per channel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Effects {
+pub(crate) struct Effects {
     pub http: BTreeMap<String, u32>,
     pub forwards: BTreeMap<String, u32>,
     /// Whether the plan names an output queue: its forwards are a channel from the start, so
@@ -70,7 +70,7 @@ pub struct Effects {
 
 impl Effects {
     /// Counts a commit of `key` on `channel` (the file is read, not counted here).
-    pub fn commit(&mut self, channel: Channel, key: &str) {
+    pub(crate) fn commit(&mut self, channel: Channel, key: &str) {
         let tally = match channel {
             Channel::Http => &mut self.http,
             Channel::Forward => &mut self.forwards,
@@ -81,12 +81,12 @@ impl Effects {
 
     /// Whether some channel can show the work: the file exists (`file`), a line was POSTed,
     /// or the plan names an output queue.
-    pub fn any(&self, file: bool) -> bool {
+    pub(crate) fn any(&self, file: bool) -> bool {
         file || !self.http.is_empty() || self.outputs
     }
 
     /// `key`'s commits: the most any one channel holds; `None` when no channel can show them.
-    pub fn count(&self, file: Option<&BTreeMap<String, u32>>, key: &str) -> Option<u32> {
+    pub(crate) fn count(&self, file: Option<&BTreeMap<String, u32>>, key: &str) -> Option<u32> {
         if !self.any(file.is_some()) {
             return None;
         }
@@ -102,7 +102,10 @@ impl Effects {
 
     /// Every key's commits over the channels (the file's as `file`); `None` when no channel
     /// can show the work.
-    pub fn combined(&self, file: Option<&BTreeMap<String, u32>>) -> Option<BTreeMap<String, u32>> {
+    pub(crate) fn combined(
+        &self,
+        file: Option<&BTreeMap<String, u32>>,
+    ) -> Option<BTreeMap<String, u32>> {
         if !self.any(file.is_some()) {
             return None;
         }
@@ -120,7 +123,10 @@ impl Effects {
     }
 
     /// Each channel's distinct lines (keys), for pointing out those that match no message.
-    pub fn lines<'a>(&'a self, file: Option<&'a BTreeMap<String, u32>>) -> Vec<(Channel, &'a str)> {
+    pub(crate) fn lines<'a>(
+        &'a self,
+        file: Option<&'a BTreeMap<String, u32>>,
+    ) -> Vec<(Channel, &'a str)> {
         let mut out = Vec::new();
         for (channel, m) in [
             (Channel::File, file),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// How the audit runner ended without failing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuditEnd {
+pub(crate) enum AuditEnd {
     /// Judged: the audits' exit code ([`super::report::exit_code`]).
     Judged(i32),
     /// A signal stopped it before anything could be judged (said as it came).

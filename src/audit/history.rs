@@ -26,7 +26,7 @@ use sqsprobe_emulator::audit::{Ack, AckOp, Delivery};
 /// A `delivery` row: one attempt of one message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DeliveryRow {
+pub(crate) struct DeliveryRow {
     /// The queue's name (never its ARN or URL).
     pub queue: String,
     pub message_id: String,
@@ -44,7 +44,7 @@ pub struct DeliveryRow {
 /// What an acknowledgement asked, on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum AckOpName {
+pub(crate) enum AckOpName {
     Delete,
     ChangeVisibility,
 }
@@ -52,7 +52,7 @@ pub enum AckOpName {
 /// An `ack` row: one delete or visibility change, with what the effect channels held then.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AckRow {
+pub(crate) struct AckRow {
     pub queue: String,
     pub op: AckOpName,
     /// A visibility change's new timeout, in seconds.
@@ -74,7 +74,7 @@ pub struct AckRow {
 /// A `commit` row: a line of the HTTP ledger, or a forward to an output queue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CommitRow {
+pub(crate) struct CommitRow {
     pub channel: Channel,
     /// The key committed; a line that is no key the audit delivered is masked as a body would
     /// be (it may hold anything).
@@ -89,7 +89,7 @@ pub struct CommitRow {
 /// A `handoff` row: a message the consumer sent to a source queue of the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HandoffRow {
+pub(crate) struct HandoffRow {
     pub message_id: String,
     pub business_key: Option<String>,
     pub queue: String,
@@ -100,7 +100,7 @@ pub struct HandoffRow {
 /// The `audit_facts` row: what the audit knew at the end, besides the rows before it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FactsRow {
+pub(crate) struct FactsRow {
     /// The MessageIds the audit sent, in send order.
     pub sent: Vec<String>,
     /// The MessageIds the queues still stored (dead-letter queues included).
@@ -117,7 +117,7 @@ pub struct FactsRow {
 
 impl DeliveryRow {
     /// The row of `delivery`, whose business key is `key`.
-    pub fn of(delivery: &Delivery, key: Option<&str>) -> DeliveryRow {
+    pub(crate) fn of(delivery: &Delivery, key: Option<&str>) -> DeliveryRow {
         DeliveryRow {
             queue: queue_name(&delivery.queue),
             message_id: delivery.message_id.clone(),
@@ -133,7 +133,7 @@ impl DeliveryRow {
 
 impl AckRow {
     /// The row of `fact`.
-    pub fn of(fact: &AckFact) -> AckRow {
+    pub(crate) fn of(fact: &AckFact) -> AckRow {
         let (op, visibility_timeout) = match fact.ack.op {
             AckOp::Delete => (AckOpName::Delete, None),
             AckOp::ChangeVisibility { timeout_s } => (AckOpName::ChangeVisibility, Some(timeout_s)),
@@ -160,7 +160,7 @@ fn queue_name(queue: &str) -> String {
 
 /// A history that cannot be read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadError {
+pub(crate) struct ReadError {
     /// 1-based line of `evidence.jsonl`, when one line is at fault.
     pub line: Option<usize>,
     pub message: String,
@@ -178,7 +178,7 @@ impl std::fmt::Display for ReadError {
 /// An audit's history as its evidence holds it: what the judge reads, and the consumer's calls
 /// for the report.
 #[derive(Debug, Clone)]
-pub struct History {
+pub(crate) struct History {
     pub log: Log,
     pub end: End,
     /// The consumer's `call` rows, in order.
@@ -194,7 +194,7 @@ pub struct History {
 /// other types (`audit_start`, `consumer_start`, `audit_end`) are not the
 /// judge's input and are passed over; a row of one of the judge's types that does not read is
 /// an error, and so is a history without its `audit_facts` row (the audit did not finish).
-pub fn read(text: &str) -> Result<History, ReadError> {
+pub(crate) fn read(text: &str) -> Result<History, ReadError> {
     let mut log = Log::default();
     let mut end = None;
     let mut consumer_calls = Vec::new();

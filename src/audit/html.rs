@@ -23,7 +23,7 @@ const WIDTH: f64 = 860.0;
 const LANE: f64 = 26.0;
 
 /// The page.
-pub fn render(audit: &Audit, log: &Log, ended: &Ended, calls: &[Call]) -> String {
+pub(crate) fn render(audit: &Audit, log: &Log, ended: &Ended, calls: &[Call]) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqsprobe audit</title><style>{}</style></head><body>\n<h1>sqsprobe audit</h1>\n",
         crate::report::html::stylesheet()

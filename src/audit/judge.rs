@@ -67,7 +67,7 @@ use sqsprobe_emulator::audit::{AckOp, Delivery};
 /// What a finding is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FindingKind {
+pub(crate) enum FindingKind {
     StaleHandleAck,
     AckBeforeCommit,
     LeaseExpiredMidHandler,
@@ -90,7 +90,7 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [FindingKind; 11] = [
+    pub(crate) const ALL: [FindingKind; 11] = [
         FindingKind::StaleHandleAck,
         FindingKind::AckBeforeCommit,
         FindingKind::LeaseExpiredMidHandler,
@@ -105,7 +105,7 @@ impl FindingKind {
     ];
 
     /// The snake_case name reports and `audit.json` use.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             FindingKind::StaleHandleAck => "stale_handle_ack",
             FindingKind::AckBeforeCommit => "ack_before_commit",
@@ -129,7 +129,7 @@ impl FindingKind {
 
     /// The playbook's decision for it: for the kinds about one acknowledgement's place in
     /// its lease, the class's own (`classify::leases::AckClass::decision`), as `run` decides.
-    pub fn decision(self) -> Decision {
+    pub(crate) fn decision(self) -> Decision {
         let class = match self {
             FindingKind::StaleHandleAck => Some(AckClass::OtherAttempt),
             // `late` and `superseded` alike: the attempt's own handle after its lease.
@@ -165,7 +165,7 @@ impl FindingKind {
 
     /// The Lambda findings, in the order reports list them (only an `audit --lambda` counts
     /// them).
-    pub const LAMBDA: [FindingKind; 6] = [
+    pub(crate) const LAMBDA: [FindingKind; 6] = [
         FindingKind::BatchFailureRedo,
         FindingKind::WrongItemIdentifier,
         FindingKind::FifoOrderBroken,
@@ -175,7 +175,7 @@ impl FindingKind {
     ];
 
     /// Whether it needs the ledger to be judged.
-    pub fn needs_ledger(self) -> bool {
+    pub(crate) fn needs_ledger(self) -> bool {
         matches!(
             self,
             FindingKind::AckBeforeCommit
@@ -190,7 +190,7 @@ impl FindingKind {
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub kind: FindingKind,
     pub decision: Decision,
     pub business_key: Option<String>,
@@ -203,7 +203,7 @@ pub struct Finding {
 
 /// One message, judged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MessageJudgement {
+pub(crate) struct MessageJudgement {
     pub message: String,
     pub business_key: Option<String>,
     pub deliveries: u32,
@@ -219,7 +219,7 @@ pub struct MessageJudgement {
 
 /// One acknowledgement, judged: which message and attempt it named, and its finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AckJudgement {
+pub(crate) struct AckJudgement {
     /// `delete` or `change_visibility`.
     pub op: &'static str,
     pub message: Option<String>,
@@ -232,7 +232,7 @@ pub struct AckJudgement {
 
 /// The whole audit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Audit {
+pub(crate) struct Audit {
     pub messages: u32,
     /// No finding, and the work was checked (a ledger): never clean without proof of work.
     pub clean: bool,
@@ -253,7 +253,7 @@ pub struct Audit {
 }
 
 /// Judges the log.
-pub fn judge(log: &Log, end: &End) -> Audit {
+pub(crate) fn judge(log: &Log, end: &End) -> Audit {
     let mut findings = Vec::new();
     // Every channel's commits per key; `None`: nothing could show the work.
     let commits_of = log.effects.combined(end.ledger.as_ref());
@@ -699,7 +699,7 @@ fn effect_findings(log: &Log, end: &End, messages: &[MessageJudgement]) -> Vec<F
 }
 
 /// The most urgent decision among a message's findings: REPAIR, then HOLD, then RECONCILE.
-pub fn worst(kinds: &[FindingKind]) -> Option<Decision> {
+pub(crate) fn worst(kinds: &[FindingKind]) -> Option<Decision> {
     let rank = |d: Decision| match d {
         Decision::Repair => 0,
         Decision::Hold => 1,

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 /// Where a message's business key is read.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct KeySpec {
+pub(crate) struct KeySpec {
     /// The pipeline as written; `None` for the default (`business_key` at the top).
     written: Option<String>,
     /// The message attribute the pipeline starts from; `None`: the body.
@@ -47,7 +47,7 @@ enum At {
 
 impl KeySpec {
     /// Reads a `key:` as written: `Err((message, hint))` when it is not a pipeline.
-    pub fn parse(written: &str) -> Result<KeySpec, (String, String)> {
+    pub(crate) fn parse(written: &str) -> Result<KeySpec, (String, String)> {
         let bad = |what: String| {
             Err((
                 what,
@@ -101,20 +101,24 @@ impl KeySpec {
     }
 
     /// The key as written, `business_key` for the default.
-    pub fn written(&self) -> String {
+    pub(crate) fn written(&self) -> String {
         self.written
             .clone()
             .unwrap_or_else(|| "business_key".to_string())
     }
 
     /// The message attribute the key starts from, when it does.
-    pub fn attribute(&self) -> Option<&str> {
+    pub(crate) fn attribute(&self) -> Option<&str> {
         self.attribute.as_deref()
     }
 
     /// The business key of a message with `body` and `attributes` (the JSON shape of
     /// `MessageAttributes`: `{name: {DataType, StringValue | BinaryValue (base64)}}`).
-    pub fn read(&self, body: &str, attributes: Option<&Map<String, Value>>) -> Option<String> {
+    pub(crate) fn read(
+        &self,
+        body: &str,
+        attributes: Option<&Map<String, Value>>,
+    ) -> Option<String> {
         if self.written.is_none() {
             return sqsprobe_core::evidence::business_key(body);
         }
@@ -198,7 +202,7 @@ fn attribute_text(value: &Value) -> Option<String> {
 
 /// What a queue of a plan is to the audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// The audit sends the plan's messages to it; the consumer consumes it.
     Source,
     /// A source queue's dead-letter queue.
@@ -211,22 +215,22 @@ pub enum Role {
 /// Each queue of a plan, by name (dead-letter queues too): where its messages hold the
 /// business key, and its role.
 #[derive(Debug, Clone, Default)]
-pub struct KeyMap(HashMap<String, (KeySpec, Role)>);
+pub(crate) struct KeyMap(HashMap<String, (KeySpec, Role)>);
 
 impl KeyMap {
     /// Adds queue `name`.
-    pub fn insert(&mut self, name: String, spec: KeySpec, role: Role) {
+    pub(crate) fn insert(&mut self, name: String, spec: KeySpec, role: Role) {
         self.0.insert(name, (spec, role));
     }
 
     /// Queue `queue`'s entry (a name or an ARN or URL: its last segment is the name).
-    pub fn of(&self, queue: Option<&str>) -> Option<&(KeySpec, Role)> {
+    pub(crate) fn of(&self, queue: Option<&str>) -> Option<&(KeySpec, Role)> {
         let name = queue.map(|q| q.rsplit([':', '/']).next().unwrap_or(q))?;
         self.0.get(name)
     }
 
     /// The business key of a message on `queue`, by that queue's key, else the default one.
-    pub fn read(
+    pub(crate) fn read(
         &self,
         queue: Option<&str>,
         body: &str,
@@ -239,7 +243,7 @@ impl KeyMap {
     }
 
     /// Whether some queue is an output queue (the consumer's forwards are its commits).
-    pub fn has_output(&self) -> bool {
+    pub(crate) fn has_output(&self) -> bool {
         self.0.values().any(|(_, role)| *role == Role::Output)
     }
 }

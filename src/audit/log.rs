@@ -11,7 +11,7 @@ use sqsprobe_emulator::audit::{Ack, Delivery};
 
 /// An acknowledgement, with what the ledger said of its message when it arrived.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AckFact {
+pub(crate) struct AckFact {
     pub ack: Ack,
     /// The business key of the message its handle names, when the handle names one.
     pub business_key: Option<String>,
@@ -26,7 +26,7 @@ pub struct AckFact {
 
 /// Everything the emulator told the audit, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Log {
+pub(crate) struct Log {
     pub deliveries: Vec<Delivery>,
     pub acks: Vec<AckFact>,
     /// Each message's business key (by its store-wide seq), read from its body where the
@@ -50,14 +50,14 @@ pub struct Log {
 
 impl Log {
     /// The business key of the message `seq`.
-    pub fn key(&self, seq: u64) -> Option<String> {
+    pub(crate) fn key(&self, seq: u64) -> Option<String> {
         self.keys.get(&seq).cloned()
     }
 }
 
 /// What the audit knows at the end, besides the log.
 #[derive(Debug, Clone, Default)]
-pub struct End {
+pub(crate) struct End {
     /// The MessageIds the audit sent, in send order.
     pub sent: Vec<String>,
     /// The MessageIds the queues still store (their dead-letter queues included).

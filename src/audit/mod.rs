@@ -37,28 +37,28 @@
 //! The command (`cli/audit.rs`) only reads the command line and the plan and calls
 //! [`runner::run`].
 
-pub mod calls;
-pub mod check;
-pub mod console;
-pub mod consumer;
-pub mod effects;
-pub mod error;
-pub mod history;
-pub mod html;
-pub mod judge;
-pub mod key;
-pub mod lambda;
-pub mod log;
-pub mod nemesis;
-pub mod plan;
-pub mod queues;
-pub mod recorder;
-pub mod report;
-pub mod runner;
-pub mod sender;
-pub mod setup;
-pub mod shape;
+pub(crate) mod calls;
+pub(crate) mod check;
+pub(crate) mod console;
+pub(crate) mod consumer;
+pub(crate) mod effects;
+pub(crate) mod error;
+pub(crate) mod history;
+pub(crate) mod html;
+pub(crate) mod judge;
+pub(crate) mod key;
+pub(crate) mod lambda;
+pub(crate) mod log;
+pub(crate) mod nemesis;
+pub(crate) mod plan;
+pub(crate) mod queues;
+pub(crate) mod recorder;
+pub(crate) mod report;
+pub(crate) mod runner;
+pub(crate) mod sender;
+pub(crate) mod setup;
+pub(crate) mod shape;
 
-pub use error::{AuditEnd, AuditError};
-pub use judge::Audit;
-pub use plan::parse_plan;
+pub(crate) use error::{AuditEnd, AuditError};
+pub(crate) use judge::Audit;
+pub(crate) use plan::parse_plan;

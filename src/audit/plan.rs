@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use saphyr::YamlData;
 
-pub use super::key::{KeyMap, KeySpec, Role};
-pub use super::shape::{AttributePlan, AttributeValue, Body, Planned, Template, Vars};
+pub(crate) use super::key::{KeyMap, KeySpec, Role};
+pub(crate) use super::shape::{AttributePlan, AttributeValue, Body, Planned, Template, Vars};
 use super::shape::{attribute_name_problem, valid_id};
 use sqsprobe_core::suite::Diagnostic;
 use sqsprobe_core::suite::model::Pos;
@@ -59,7 +59,7 @@ const OWN_KEYS: &[(&str, &str)] = &[
 ];
 
 /// The body every message has unless a plan says otherwise.
-pub const DEFAULT_BODY: &str = r#"{"business_key": "{key}", "seq": {seq}}"#;
+pub(crate) const DEFAULT_BODY: &str = r#"{"business_key": "{key}", "seq": {seq}}"#;
 
 /// A FIFO queue's message group unless a plan says otherwise.
 const DEFAULT_GROUP_ID: &str = "g-{group}";
@@ -71,17 +71,17 @@ const DEFAULT_DEDUPLICATION_ID: &str = "{key}";
 const MAX_MESSAGE_ATTRIBUTES: usize = 10;
 
 /// The most messages one audit sends, over all its queues.
-pub const MAX_MESSAGES: u32 = 10_000;
+pub(crate) const MAX_MESSAGES: u32 = 10_000;
 
 /// A whole plan: at least one queue; the first is the consumer's `SQSPROBE_QUEUE_URL`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub queues: Vec<QueuePlan>,
 }
 
 /// One queue of a plan and the messages sent to it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QueuePlan {
+pub(crate) struct QueuePlan {
     /// The queue's name, without `.fifo` (added for a FIFO queue).
     pub name: String,
     /// An output queue: the audit sends it nothing; a message the consumer sends to it is the
@@ -119,23 +119,23 @@ pub struct QueuePlan {
 
 impl QueuePlan {
     /// The queue's name as created (`.fifo` for a FIFO queue).
-    pub fn queue_name(&self) -> String {
+    pub(crate) fn queue_name(&self) -> String {
         with_fifo(&self.name, self.fifo)
     }
 
     /// The dead-letter queue's name as created, when there is one.
-    pub fn dead_letter_name(&self) -> Option<String> {
+    pub(crate) fn dead_letter_name(&self) -> Option<String> {
         self.dead_letter
             .map(|_| with_fifo(&format!("{}-dlq", self.name), self.fifo))
     }
 
     /// The gap between two sends of the messages sent while the consumer runs.
-    pub fn gap(&self) -> Option<Duration> {
+    pub(crate) fn gap(&self) -> Option<Duration> {
         self.rate.map(|r| Duration::from_secs_f64(1.0 / r))
     }
 
     /// Message `i` (1-based, over this queue), rendered.
-    pub fn message(&self, i: u32) -> Planned {
+    pub(crate) fn message(&self, i: u32) -> Planned {
         let group = i % self.groups.max(1);
         let key = self.keys.render(&Vars {
             key: "",
@@ -170,12 +170,12 @@ impl QueuePlan {
     }
 
     /// The environment variable naming this queue's URL (`SQSPROBE_QUEUE_URL_ORDERS`).
-    pub fn env_name(&self) -> String {
+    pub(crate) fn env_name(&self) -> String {
         env_name("SQSPROBE_QUEUE_URL_", &self.name)
     }
 
     /// The environment variable naming its dead-letter queue's URL (`SQSPROBE_DLQ_URL_ORDERS`).
-    pub fn dead_letter_env_name(&self) -> String {
+    pub(crate) fn dead_letter_env_name(&self) -> String {
         env_name("SQSPROBE_DLQ_URL_", &self.name)
     }
 }
@@ -207,7 +207,7 @@ const FIRST_KEYS: &str = "b-{seq}";
 
 impl Plan {
     /// The plan of an audit without `--plan`: one queue as the command line says.
-    pub fn single(
+    pub(crate) fn single(
         name: &str,
         messages: u32,
         fifo: bool,
@@ -241,13 +241,13 @@ impl Plan {
     }
 
     /// The queues the audit sends to (every queue but the output queues).
-    pub fn sources(&self) -> impl Iterator<Item = &QueuePlan> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &QueuePlan> {
         self.queues.iter().filter(|q| !q.output)
     }
 
     /// Every queue by its name as created (dead-letter queues too): where its messages hold
     /// the business key, and its role.
-    pub fn key_map(&self) -> KeyMap {
+    pub(crate) fn key_map(&self) -> KeyMap {
         let mut map = KeyMap::default();
         for q in &self.queues {
             let role = if q.output { Role::Output } else { Role::Source };
@@ -261,7 +261,7 @@ impl Plan {
 }
 
 /// Parses a plan file. Returns every problem found, not just the first.
-pub fn parse_plan(path: &str, source: &str) -> Result<Plan, Vec<Diagnostic>> {
+pub(crate) fn parse_plan(path: &str, source: &str) -> Result<Plan, Vec<Diagnostic>> {
     parse_document(path, source, PLAN_FILE, decode)
 }
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 /// What the consumer did on one queue the audit did not make.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ForeignQueue {
+pub(crate) struct ForeignQueue {
     /// The queue's name as the consumer's requests named it.
     pub queue: String,
     /// The consumer created it (a `CreateQueue` answered with success).
@@ -27,7 +27,7 @@ pub struct ForeignQueue {
 
 impl ForeignQueue {
     /// One line: `orders-dev (created by the consumer; 12 receives, 14 requests, 0 refused)`.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         format!(
             "{} ({}{} receive{}, {} request{}, {} refused)",
             self.queue,
@@ -47,14 +47,14 @@ impl ForeignQueue {
 
 /// The consumer's use of queues, request by request, as its `call` rows record it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct QueueUses {
+pub(crate) struct QueueUses {
     /// Per queue the consumer named: what it did there.
     pub used: BTreeMap<String, ForeignQueue>,
 }
 
 impl QueueUses {
     /// Counts one request of the consumer's: `action` on `queue`, refused or not.
-    pub fn called(&mut self, action: &str, queue: &str, refused: bool) {
+    pub(crate) fn called(&mut self, action: &str, queue: &str, refused: bool) {
         let q = self
             .used
             .entry(queue.to_string())
@@ -72,7 +72,7 @@ impl QueueUses {
     }
 
     /// The queues used that are not among `made` (the audit's), by name.
-    pub fn foreign(&self, made: &[String]) -> Vec<ForeignQueue> {
+    pub(crate) fn foreign(&self, made: &[String]) -> Vec<ForeignQueue> {
         let made: BTreeSet<&str> = made.iter().map(String::as_str).collect();
         self.used
             .values()

@@ -65,7 +65,7 @@ impl Evidence {
 }
 
 /// The observer: the log so far, where the consumer's ledger is, and the evidence file.
-pub struct Recorder {
+pub(crate) struct Recorder {
     ledger: PathBuf,
     /// A queue's name → where its messages hold the business key, and its role.
     keys: KeyMap,
@@ -86,7 +86,7 @@ impl Recorder {
     /// A recorder reading the ledger at `ledger`; `keys` says where each queue's messages
     /// hold the business key (the default for a queue not named) and which queues are the
     /// plan's sources and outputs.
-    pub fn new(ledger: PathBuf, keys: KeyMap) -> Recorder {
+    pub(crate) fn new(ledger: PathBuf, keys: KeyMap) -> Recorder {
         let mut log = Log::default();
         log.effects.outputs = keys.has_output();
         Recorder {
@@ -99,13 +99,13 @@ impl Recorder {
     }
 
     /// The same recorder telling `nemesis` of every delivery and delete.
-    pub fn with_nemesis(mut self, nemesis: std::sync::Arc<Live>) -> Recorder {
+    pub(crate) fn with_nemesis(mut self, nemesis: std::sync::Arc<Live>) -> Recorder {
         self.nemesis = Some(nemesis);
         self
     }
 
     /// Records one act of the nemesis: in the log and as a `nemesis` row.
-    pub fn act(&self, act: Act) {
+    pub(crate) fn act(&self, act: Act) {
         self.write_row("nemesis", &act);
         self.log
             .lock()
@@ -115,7 +115,7 @@ impl Recorder {
     }
 
     /// Writes every row from now on to `writer`, under `run_id`.
-    pub fn write_to(&self, run_id: &str, writer: EvidenceWriter) {
+    pub(crate) fn write_to(&self, run_id: &str, writer: EvidenceWriter) {
         let known = Known {
             keys: self.keys.clone(),
             ..Known::default()
@@ -130,7 +130,7 @@ impl Recorder {
     }
 
     /// Writes one row of the audit's own (`audit_start`, `audit_end`).
-    pub fn write_row(&self, kind: &str, data: &impl Serialize) {
+    pub(crate) fn write_row(&self, kind: &str, data: &impl Serialize) {
         if let Some(ev) = self
             .evidence
             .lock()
@@ -144,7 +144,7 @@ impl Recorder {
 
     /// Writes the `audit_facts` row: what the queues and the ledger file held at the end (the
     /// ledger's lines as a commit row holds them).
-    pub fn write_facts(&self, end: &End) {
+    pub(crate) fn write_facts(&self, end: &End) {
         let outputs = self.keys.has_output();
         self.evidence(|ev| {
             let ledger = end.ledger.as_ref().map(|lines| {
@@ -169,7 +169,7 @@ impl Recorder {
 
     /// `text` with every handle and body the audit has seen, and anything shaped like an
     /// account id, masked (for what the consumer printed).
-    pub fn mask(&self, text: &str) -> String {
+    pub(crate) fn mask(&self, text: &str) -> String {
         match self
             .evidence
             .lock()
@@ -182,7 +182,7 @@ impl Recorder {
     }
 
     /// The first write to the evidence file that failed, if one did.
-    pub fn write_failure(&self) -> Option<String> {
+    pub(crate) fn write_failure(&self) -> Option<String> {
         self.evidence
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -191,7 +191,7 @@ impl Recorder {
     }
 
     /// Closes the evidence file: how many rows it holds, or the first write that failed.
-    pub fn finish(&self) -> Result<u64, String> {
+    pub(crate) fn finish(&self) -> Result<u64, String> {
         match self
             .evidence
             .lock()
@@ -208,12 +208,12 @@ impl Recorder {
 
     /// A copy of the log so far (for the tests: the audit judges what the evidence holds).
     #[cfg(test)]
-    pub fn log(&self) -> Log {
+    pub(crate) fn log(&self) -> Log {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The business key of the message `message_id`, once it has been delivered.
-    pub fn key_of_message(&self, message_id: &str) -> Option<String> {
+    pub(crate) fn key_of_message(&self, message_id: &str) -> Option<String> {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let seq = log
             .deliveries
@@ -225,7 +225,7 @@ impl Recorder {
     }
 
     /// How many times the ledger holds `key` now, as an acknowledgement would read it.
-    pub fn commits_now(&self, key: &str) -> Option<u32> {
+    pub(crate) fn commits_now(&self, key: &str) -> Option<u32> {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let file = read_ledger(&self.ledger);
         log.effects.count(file.as_ref(), key)
@@ -244,7 +244,7 @@ impl Recorder {
 }
 
 /// The ledger's lines, counted per business key; `None` when the file does not exist.
-pub fn read_ledger(path: &std::path::Path) -> Option<BTreeMap<String, u32>> {
+pub(crate) fn read_ledger(path: &std::path::Path) -> Option<BTreeMap<String, u32>> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut counts = BTreeMap::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {

@@ -17,7 +17,7 @@ use sqsprobe_facts::text::escape::{markdown_code as code, markdown_text as text}
 
 /// How the consumer's run ended, for the reports.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Ended {
+pub(crate) struct Ended {
     /// One line: `exited 0`, `crashed: exit 1`, `stopped after --idle 3s with nothing in
     /// flight`, `stopped at --max-duration 2m with 3 messages in flight`.
     pub how: String,
@@ -56,7 +56,7 @@ fn foreign_line(audit: &Audit) -> Option<String> {
 /// crashed: 4 when one found something definite (or ended judged with a finding), else 5 when
 /// one could not conclude, could not see the work (no ledger) or crashed, else 0: never a clean
 /// exit without proof of work.
-pub fn exit_code(outcomes: &[(&Audit, bool, bool)]) -> i32 {
+pub(crate) fn exit_code(outcomes: &[(&Audit, bool, bool)]) -> i32 {
     use sqsprobe_facts::exit_code;
     let definite = outcomes.iter().any(|(audit, concluded, _)| {
         audit
@@ -78,7 +78,7 @@ pub fn exit_code(outcomes: &[(&Audit, bool, bool)]) -> i32 {
 }
 
 /// `audit.json`: the judgement, and how the run ended.
-pub fn json(audit: &Audit, ended: &Ended) -> String {
+pub(crate) fn json(audit: &Audit, ended: &Ended) -> String {
     #[derive(serde::Serialize)]
     struct Out<'a> {
         #[serde(flatten)]
@@ -100,7 +100,7 @@ fn finding_line(f: &Finding) -> String {
 }
 
 /// The terminal's lines: each finding, then the counts and the verdict.
-pub fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
+pub(crate) fn terminal(audit: &Audit, ended: &Ended, run_dir: &str) -> String {
     let mut out = String::new();
     for f in &audit.findings {
         let _ = writeln!(
@@ -165,7 +165,7 @@ fn not_checked_line() -> String {
 }
 
 /// `summary.md`: the verdict, the findings first, then every message.
-pub fn summary(audit: &Audit, ended: &Ended) -> String {
+pub(crate) fn summary(audit: &Audit, ended: &Ended) -> String {
     let mut out = String::from("## sqsprobe audit\n\n");
     let verdict = if audit.clean && ended.concluded && !ended.crashed {
         "clean".to_string()
@@ -244,7 +244,7 @@ pub fn summary(audit: &Audit, ended: &Ended) -> String {
 }
 
 /// `junit.xml`.
-pub fn junit(audit: &Audit, ended: &Ended) -> String {
+pub(crate) fn junit(audit: &Audit, ended: &Ended) -> String {
     let mut report = Report::new("sqsprobe audit");
     let mut suite = TestSuite::new("sqsprobe audit");
     suite.add_property(Property::new(
@@ -347,7 +347,7 @@ pub fn junit(audit: &Audit, ended: &Ended) -> String {
 /// found, as a rate with the interval of a case's trials (`classify::rate::Sample`: a trial
 /// that could not conclude counted both ways).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Rates {
+pub(crate) struct Rates {
     pub trials: u32,
     /// Trials that could not conclude (messages still in flight at `--max-duration`).
     pub unknown: u32,
@@ -357,13 +357,13 @@ pub struct Rates {
 
 /// One kind's rate over the trials.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct KindRate {
+pub(crate) struct KindRate {
     pub found: u32,
     pub interval: [f64; 2],
 }
 
 /// The rates of `done`, `n` trials started.
-pub fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
+pub(crate) fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
     let unknown = done.iter().filter(|(_, e)| !e.concluded).count() as u32;
     let mut kinds = std::collections::BTreeMap::new();
     let lambda = super::judge::FindingKind::LAMBDA;
@@ -413,12 +413,12 @@ pub fn rates(done: &[(Audit, Ended)], n: u32) -> Rates {
 
 impl Rates {
     /// `trials.json`.
-    pub fn json(&self) -> String {
+    pub(crate) fn json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
     /// One line per kind: `stale_handle_ack in 5 of 5 trials [47.8%, 100%]`.
-    pub fn terminal(&self) -> String {
+    pub(crate) fn terminal(&self) -> String {
         let mut out = format!(
             "{} trials{}:\n",
             self.trials,

@@ -45,7 +45,7 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// What an audit is asked to do: the command's settings, parsed.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// The consumer: a program and its arguments.
     pub command: Vec<String>,
     /// The plan's file, when it came from one (a refusal names its line).
@@ -67,7 +67,7 @@ pub struct Options {
 
 /// What stops an audit from outside (the command's signals): each `next` is the name of the
 /// next one to arrive.
-pub trait Interrupts {
+pub(crate) trait Interrupts {
     /// Waits for the next interruption and names it (`SIGTERM`).
     fn next(&mut self) -> impl std::future::Future<Output = &'static str>;
 }
@@ -85,7 +85,7 @@ impl From<AuditError> for Stop {
 }
 
 /// Runs the audit (each trial of it): judged, interrupted, or what kept it from a judgement.
-pub async fn run(
+pub(crate) async fn run(
     options: &Options,
     plan: &Plan,
     interrupts: &mut impl Interrupts,

@@ -8,7 +8,7 @@ use super::plan::{Plan, QueuePlan};
 use super::setup::{Created, send};
 
 /// The held-back messages and the MessageIds sent so far.
-pub struct Sender {
+pub(crate) struct Sender {
     /// Each queue with messages held back, with its URL; emptied by [`Sender::begin`].
     held: Vec<(QueuePlan, String)>,
     client: aws_sdk_sqs::Client,
@@ -19,7 +19,7 @@ pub struct Sender {
 impl Sender {
     /// A sender of `plan`'s held-back messages to the `queues` made of it, the messages sent
     /// before the consumer started counted first.
-    pub fn new(client: &aws_sdk_sqs::Client, plan: &Plan, queues: &[Created]) -> Sender {
+    pub(crate) fn new(client: &aws_sdk_sqs::Client, plan: &Plan, queues: &[Created]) -> Sender {
         let before: Vec<String> = queues.iter().flat_map(|c| c.sent.clone()).collect();
         let held = plan
             .queues
@@ -37,7 +37,7 @@ impl Sender {
     }
 
     /// Starts sending the held-back messages: the first one gap from now, then one a gap.
-    pub fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         for (q, url) in std::mem::take(&mut self.held) {
             let Some(gap) = q.gap() else {
                 continue;
@@ -57,7 +57,7 @@ impl Sender {
 
     /// Whether every message has been sent; a send that failed is said once and ends its
     /// queue's sending.
-    pub fn done(&mut self) -> bool {
+    pub(crate) fn done(&mut self) -> bool {
         if !self.held.is_empty() {
             return false;
         }
@@ -70,7 +70,7 @@ impl Sender {
     }
 
     /// Stops what is still sending: every MessageId sent, in send order.
-    pub async fn stop(mut self) -> Vec<String> {
+    pub(crate) async fn stop(mut self) -> Vec<String> {
         self.tasks.abort_all();
         while let Some(joined) = self.tasks.join_next().await {
             if let Ok(Err(e)) = joined {

@@ -9,13 +9,13 @@ use super::plan::{Plan, QueuePlan};
 use crate::runner::sdk_error::sdk_error_line;
 
 /// The region the consumer is told, and the emulator's.
-pub const REGION: &str = "us-east-1";
+pub(crate) const REGION: &str = "us-east-1";
 
 /// A plan queue's visibility timeout when its attributes set none: the flag's default.
 const DEFAULT_VISIBILITY_S: &str = "10";
 
 /// The SDK client of the audit's own set-up at `url`.
-pub fn client(url: &str) -> aws_sdk_sqs::Client {
+pub(crate) fn client(url: &str) -> aws_sdk_sqs::Client {
     let conf = aws_sdk_sqs::Config::builder()
         .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
         .region(aws_sdk_sqs::config::Region::new(REGION))
@@ -34,7 +34,7 @@ pub fn client(url: &str) -> aws_sdk_sqs::Client {
 /// A queue of the plan as created: its URL, its dead-letter queue's, and the MessageIds sent
 /// before the consumer started.
 #[derive(Debug, Clone)]
-pub struct Created {
+pub(crate) struct Created {
     pub url: String,
     pub dead_letter_url: Option<String>,
     pub sent: Vec<String>,
@@ -42,7 +42,7 @@ pub struct Created {
 
 /// Creates the plan's queues (each dead-letter queue first) and sends the messages that go
 /// before the consumer starts. `path` is the plan's file, for the position of a refusal.
-pub async fn prepare(
+pub(crate) async fn prepare(
     client: &aws_sdk_sqs::Client,
     plan: &Plan,
     path: Option<&Path>,
@@ -121,7 +121,7 @@ pub async fn prepare(
 }
 
 /// Sends message `i` of queue `q`: its MessageId.
-pub async fn send(
+pub(crate) async fn send(
     client: &aws_sdk_sqs::Client,
     q: &QueuePlan,
     url: &str,

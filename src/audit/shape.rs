@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 /// The values a template's placeholders stand for in one message.
 #[derive(Debug, Clone, Copy)]
-pub struct Vars<'a> {
+pub(crate) struct Vars<'a> {
     /// `{key}`: the message's business key as the plan assigns it.
     pub key: &'a str,
     /// `{seq}`: its number on its queue, from 1.
@@ -23,10 +23,10 @@ pub struct Vars<'a> {
 /// A template: text with `{key}`, `{seq}` and `{group}` standing for the message's values;
 /// every other character, braces included, is itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template(pub String);
+pub(crate) struct Template(pub String);
 
 impl Template {
-    pub fn render(&self, v: &Vars<'_>) -> String {
+    pub(crate) fn render(&self, v: &Vars<'_>) -> String {
         self.0
             .replace("{key}", v.key)
             .replace("{seq}", &v.seq.to_string())
@@ -36,7 +36,7 @@ impl Template {
 
 /// A message body: a template, or a layer around another body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Body {
+pub(crate) enum Body {
     Text(Template),
     /// The inner body's text, base64-encoded (standard alphabet, padded).
     Base64(Box<Body>),
@@ -46,14 +46,14 @@ pub enum Body {
 }
 
 /// The topic an SNS envelope names as its sender.
-pub const SNS_TOPIC_ARN: &str = "arn:aws:sns:us-east-1:000000000000:sqsprobe-audit";
+pub(crate) const SNS_TOPIC_ARN: &str = "arn:aws:sns:us-east-1:000000000000:sqsprobe-audit";
 
 /// An SNS envelope's `Timestamp`: fixed, so that a plan renders the same bytes every time.
 const SNS_TIMESTAMP: &str = "2026-01-01T00:00:00.000Z";
 
 impl Body {
     /// Message `v.seq`'s body on queue `queue`.
-    pub fn render(&self, queue: &str, v: &Vars<'_>) -> String {
+    pub(crate) fn render(&self, queue: &str, v: &Vars<'_>) -> String {
         match self {
             Body::Text(t) => t.render(v),
             Body::Base64(inner) => STANDARD.encode(inner.render(queue, v)),
@@ -62,7 +62,7 @@ impl Body {
     }
 
     /// How the body is layered, outermost first (`sns(base64(text))`), for the evidence.
-    pub fn shape(&self) -> String {
+    pub(crate) fn shape(&self) -> String {
         match self {
             Body::Text(_) => "text".to_string(),
             Body::Base64(inner) => format!("base64({})", inner.shape()),
@@ -117,7 +117,7 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 /// `Number`, `Binary`, each optionally with a custom label: `Number.int`), and its value's
 /// template (for Binary, the rendered text's bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AttributePlan {
+pub(crate) struct AttributePlan {
     pub name: String,
     pub data_type: String,
     pub value: Template,
@@ -125,7 +125,7 @@ pub struct AttributePlan {
 
 impl AttributePlan {
     /// The data type without its custom label: `String`, `Number` or `Binary`.
-    pub fn base_type(&self) -> &str {
+    pub(crate) fn base_type(&self) -> &str {
         self.data_type
             .split_once('.')
             .map_or(self.data_type.as_str(), |(base, _)| base)
@@ -134,14 +134,14 @@ impl AttributePlan {
 
 /// A rendered attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AttributeValue {
+pub(crate) enum AttributeValue {
     Text(String),
     Bytes(Vec<u8>),
 }
 
 /// One message of a plan, rendered: what the audit sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planned {
+pub(crate) struct Planned {
     /// The business key the plan assigns it (`{key}`).
     pub key: String,
     pub body: String,
@@ -154,7 +154,7 @@ pub struct Planned {
 impl Planned {
     /// The attributes in the JSON shape of `MessageAttributes`, as the emulator's observer
     /// and a key's `attribute:` stage read them; `None` when there are none.
-    pub fn attributes_json(&self) -> Option<Map<String, Value>> {
+    pub(crate) fn attributes_json(&self) -> Option<Map<String, Value>> {
         if self.attributes.is_empty() {
             return None;
         }
@@ -176,7 +176,7 @@ impl Planned {
 
 /// Whether `id` is a valid MessageGroupId or MessageDeduplicationId: 1 to 128 alphanumeric
 /// or punctuation characters (API_SendMessage).
-pub fn valid_id(id: &str) -> bool {
+pub(crate) fn valid_id(id: &str) -> bool {
     (1..=128).contains(&id.len())
         && id
             .chars()
@@ -186,7 +186,7 @@ pub fn valid_id(id: &str) -> bool {
 /// Why a message attribute's name is not one SQS takes, if it is not (the rules of
 /// SendMessage's `MessageAttribute.N.Name`: up to 256 characters of letters, digits, `_`, `-`
 /// and `.`; no `AWS.` or `Amazon.` prefix; not starting or ending with `.`; no `..`).
-pub fn attribute_name_problem(name: &str) -> Option<&'static str> {
+pub(crate) fn attribute_name_problem(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
     if name.is_empty() || name.len() > 256 {
         Some("1 to 256 characters")

@@ -15,16 +15,16 @@
 //!
 //! docs/performance.md records what both measured on one machine.
 
-pub mod raw;
+pub(crate) mod raw;
 mod result;
-pub mod scale;
+pub(crate) mod scale;
 mod stats;
 mod stop;
 mod table;
 mod workload;
 
-pub use result::{BenchReport, TargetResult, result_json};
-pub use stats::{Latency, percentile};
-pub use stop::Stop;
-pub use table::{markdown_table, throughput_ratio};
-pub use workload::{Workload, run_target};
+pub(crate) use result::{BenchReport, TargetResult, result_json};
+pub(crate) use stats::{Latency, percentile};
+pub(crate) use stop::Stop;
+pub(crate) use table::{markdown_table, throughput_ratio};
+pub(crate) use workload::{Workload, run_target};

@@ -10,7 +10,7 @@ use super::stats::percentile;
     clippy::enum_variant_names,
     reason = "the variants are SQS's own operation names"
 )]
-pub enum Operation {
+pub(crate) enum Operation {
     SendMessage,
     ReceiveMessage,
     DeleteMessage,
@@ -18,14 +18,14 @@ pub enum Operation {
 
 impl Operation {
     /// All operations, in cycle order.
-    pub const ALL: [Operation; 3] = [
+    pub(crate) const ALL: [Operation; 3] = [
         Operation::SendMessage,
         Operation::ReceiveMessage,
         Operation::DeleteMessage,
     ];
 
     /// The SQS API name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Operation::SendMessage => "SendMessage",
             Operation::ReceiveMessage => "ReceiveMessage",
@@ -36,7 +36,7 @@ impl Operation {
 
 /// Latency and error counts of one operation over the measured phase.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OpStats {
+pub(crate) struct OpStats {
     pub operation: Operation,
     /// Calls that returned success.
     pub ok: u64,
@@ -52,7 +52,7 @@ pub struct OpStats {
 
 impl OpStats {
     /// Summarises latency samples (microseconds, any order) and error counts.
-    pub fn from_samples(
+    pub(crate) fn from_samples(
         operation: Operation,
         mut samples_us: Vec<u64>,
         errors: u64,
@@ -72,7 +72,7 @@ impl OpStats {
 
 /// One target at one client count.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TargetResult {
+pub(crate) struct TargetResult {
     /// `embedded` or the NAME of `--endpoint NAME=URL`.
     pub target: String,
     pub endpoint_url: String,
@@ -91,7 +91,7 @@ pub struct TargetResult {
 
 impl TargetResult {
     /// Completed cycles per second of the measured phase.
-    pub fn messages_per_second(&self) -> f64 {
+    pub(crate) fn messages_per_second(&self) -> f64 {
         if self.elapsed_s > 0.0 {
             self.cycles as f64 / self.elapsed_s
         } else {
@@ -100,19 +100,19 @@ impl TargetResult {
     }
 
     /// Errors over all operations.
-    pub fn errors(&self) -> u64 {
+    pub(crate) fn errors(&self) -> u64 {
         self.operations.iter().map(|o| o.errors).sum()
     }
 
     /// The stats of one operation.
-    pub fn op(&self, operation: Operation) -> Option<&OpStats> {
+    pub(crate) fn op(&self, operation: Operation) -> Option<&OpStats> {
         self.operations.iter().find(|o| o.operation == operation)
     }
 }
 
 /// The whole SDK-driver run, as written by `--json FILE`.
 #[derive(Debug, Clone, Serialize)]
-pub struct BenchReport {
+pub(crate) struct BenchReport {
     /// Format version of this JSON document (2: `driver` added, `baseline` renamed
     /// `reference`).
     pub version: u32,
@@ -131,7 +131,7 @@ pub struct BenchReport {
 
 /// A [`TargetResult`] with the derived numbers spelled out for readers of the JSON.
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetResultJson {
+pub(crate) struct TargetResultJson {
     #[serde(flatten)]
     pub result: TargetResult,
     pub messages_per_second: f64,
@@ -140,7 +140,10 @@ pub struct TargetResultJson {
 }
 
 /// Pairs a result with its derived throughput and ratio for the JSON report.
-pub fn result_json(result: TargetResult, ratio_to_baseline: Option<f64>) -> TargetResultJson {
+pub(crate) fn result_json(
+    result: TargetResult,
+    ratio_to_baseline: Option<f64>,
+) -> TargetResultJson {
     TargetResultJson {
         messages_per_second: result.messages_per_second(),
         ratio_to_baseline,

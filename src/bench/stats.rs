@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Nearest rank always returns a value that was observed, so a p99 over few samples is the
 /// slowest real call rather than an interpolation nobody measured.
-pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+pub(crate) fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     if sorted.is_empty() || !(p > 0.0 && p <= 100.0) {
         return None;
     }
@@ -21,7 +21,7 @@ pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
 /// Latency percentiles by nearest rank over the successful requests, microseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Latency {
+pub(crate) struct Latency {
     pub p50_us: Option<f64>,
     pub p99_us: Option<f64>,
     pub p999_us: Option<f64>,
@@ -30,7 +30,7 @@ pub struct Latency {
 
 impl Latency {
     /// Summarises nanosecond samples (any order).
-    pub fn from_nanos(mut samples: Vec<u64>) -> Self {
+    pub(crate) fn from_nanos(mut samples: Vec<u64>) -> Self {
         samples.sort_unstable();
         let us = |p: f64| percentile(&samples, p).map(|ns| ns as f64 / 1000.0);
         Latency {

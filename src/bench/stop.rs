@@ -17,31 +17,31 @@ struct Inner {
 
 /// Shared by the command and every connection or client of a run.
 #[derive(Debug, Clone, Default)]
-pub struct Stop(Arc<Inner>);
+pub(crate) struct Stop(Arc<Inner>);
 
 impl Stop {
     /// Asks every loop to stop at its next iteration.
-    pub fn request(&self) {
+    pub(crate) fn request(&self) {
         self.0.requested.store(true, Ordering::SeqCst);
     }
 
     /// Whether a stop was asked for.
-    pub fn requested(&self) -> bool {
+    pub(crate) fn requested(&self) -> bool {
         self.0.requested.load(Ordering::SeqCst)
     }
 
     /// Records a child process that [`Stop::kill_children`] must kill.
-    pub fn adopt(&self, pid: u32) {
+    pub(crate) fn adopt(&self, pid: u32) {
         self.children().push(pid);
     }
 
     /// Forgets a child, before its owner kills and reaps it (a reaped id may be reused).
-    pub fn release(&self, pid: u32) {
+    pub(crate) fn release(&self, pid: u32) {
         self.children().retain(|&p| p != pid);
     }
 
     /// SIGKILLs every adopted child still recorded: for the exit that does not unwind.
-    pub fn kill_children(&self) {
+    pub(crate) fn kill_children(&self) {
         for pid in self.children().drain(..) {
             kill(pid);
         }

@@ -7,7 +7,7 @@ use sqsprobe_facts::text::escape::markdown_text;
 
 /// One line per non-empty list, `\n<what>: a, b`: what a baseline comparison could not match
 /// (rows or figures on one side only), shared by the raw and the scale comparison.
-pub fn unmatched_lines(out: &mut String, lists: &[(&str, &[String])]) {
+pub(super) fn unmatched_lines(out: &mut String, lists: &[(&str, &[String])]) {
     for (what, list) in lists {
         if !list.is_empty() {
             let names: Vec<String> = list.iter().map(|l| markdown_text(l)).collect();
@@ -18,7 +18,7 @@ pub fn unmatched_lines(out: &mut String, lists: &[(&str, &[String])]) {
 
 /// `result`'s throughput over the baseline's with the same client count; `None` when there
 /// is no such baseline row or the baseline completed nothing.
-pub fn throughput_ratio(
+pub(crate) fn throughput_ratio(
     result: &TargetResult,
     results: &[TargetResult],
     baseline: &str,
@@ -48,7 +48,7 @@ fn ratio(r: Option<f64>) -> String {
 }
 
 /// One row per result, in the order given; latencies in milliseconds.
-pub fn markdown_table(results: &[TargetResult], baseline: &str) -> String {
+pub(crate) fn markdown_table(results: &[TargetResult], baseline: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -21,7 +21,7 @@ const RECEIVE_WAIT_SECONDS: i32 = 1;
 
 /// What every client does and for how long.
 #[derive(Debug, Clone)]
-pub struct Workload {
+pub(crate) struct Workload {
     pub clients: usize,
     /// The measured phase; no cycle starts after it ends.
     pub duration: Duration,
@@ -239,7 +239,7 @@ const SETUP_LIMIT: Duration = Duration::from_secs(30);
 /// Benchmarks one target and returns what was measured. Errors when the queues could not be
 /// created (the target is unreachable or refuses CreateQueue); queues that were created are
 /// deleted either way.
-pub async fn run_target(
+pub(crate) async fn run_target(
     name: &str,
     url: &str,
     workload: &Workload,

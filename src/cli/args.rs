@@ -6,9 +6,11 @@ mod lambda;
 mod suites;
 mod values;
 
-pub use bench::{BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, bench_defaults};
-pub use lambda::LambdaArgs;
-pub use suites::{SuitesCommand, SuitesExportArgs};
+pub(super) use bench::{
+    BenchArgs, BenchDriverArg, BenchTargetArg, BenchWorkloadArg, bench_defaults,
+};
+pub(super) use lambda::LambdaArgs;
+pub(super) use suites::{SuitesCommand, SuitesExportArgs};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sqsprobe_facts::sqs::protocol::Protocol;
@@ -120,7 +122,7 @@ impl TargetArg {
 /// each value's help. A parser of its own, because `Protocol` lives on the facts floor, which
 /// knows nothing of clap.
 #[derive(Clone, Copy)]
-pub struct ProtocolParser;
+pub(super) struct ProtocolParser;
 
 impl clap::builder::TypedValueParser for ProtocolParser {
     type Value = Protocol;

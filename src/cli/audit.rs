@@ -20,7 +20,7 @@ impl Interrupts for Signals {
 }
 
 /// Runs the command: the audits' own code once judged.
-pub async fn run(args: AuditArgs) -> Result<Outcome, CommandError> {
+pub(super) async fn run(args: AuditArgs) -> Result<Outcome, CommandError> {
     let mut signals = Signals::new();
     let plan = load_plan(&args)?;
     let options = Options {

@@ -8,7 +8,7 @@ use sqsprobe_core::conformance::baseline::{self, Baseline};
 use std::path::Path;
 
 /// Runs the subcommand.
-pub fn baseline(cmd: BaselineCommand) -> Result<Outcome, CommandError> {
+pub(super) fn baseline(cmd: BaselineCommand) -> Result<Outcome, CommandError> {
     match cmd {
         BaselineCommand::Save(a) => save(a),
         BaselineCommand::Compare(a) => compare(a),

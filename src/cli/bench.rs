@@ -106,7 +106,7 @@ fn clients(args: &BenchArgs) -> Vec<usize> {
 /// Runs the command with the chosen driver: [`Outcome::Broken`] when a target or a scale
 /// measurement failed (the rest still measured and reported), [`Outcome::Failed`] when a
 /// figure fell below `--fail-below`, [`Outcome::Interrupted`] when a signal stopped it.
-pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
+pub(super) async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     match args.driver {
         BenchDriverArg::Raw => raw::run(args).await,
         BenchDriverArg::Sdk => run_sdk(args).await,

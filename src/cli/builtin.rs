@@ -12,10 +12,10 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 }
 
-pub use generated::{SUITES, TARGETS};
+pub(super) use generated::{SUITES, TARGETS};
 
 /// The version `--version` prints: the crate's version and the commit it was built from.
-pub const VERSION: &str = concat!(
+pub(super) const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (commit ",
     env!("SQSPROBE_COMMIT"),
@@ -24,12 +24,12 @@ pub const VERSION: &str = concat!(
 
 /// The built-in suite files `run`, `list` and `validate` read: the `*.yaml` / `*.yml` under
 /// `suites/`, in the order a walk of the checkout's folder finds them.
-pub fn suite_files() -> impl Iterator<Item = (&'static str, &'static [u8])> {
+pub(super) fn suite_files() -> impl Iterator<Item = (&'static str, &'static [u8])> {
     SUITES.iter().copied().filter(|(path, _)| is_yaml(path))
 }
 
 /// The built-in target profiles: (name, text), the stem of each `targets/NAME.yaml`.
-pub fn target_profiles() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub(super) fn target_profiles() -> impl Iterator<Item = (&'static str, &'static str)> {
     TARGETS.iter().filter_map(|(path, bytes)| {
         let name = path.strip_prefix("targets/")?.strip_suffix(".yaml")?;
         let text = std::str::from_utf8(bytes).ok()?;
@@ -43,7 +43,7 @@ fn is_yaml(path: &str) -> bool {
 
 /// `sqsprobe suites export [DIR]`: writes every built-in file of `suites/` under `DIR`, keeping
 /// its sub-folders; refuses to overwrite a file unless `--force`.
-pub fn export(args: SuitesExportArgs) -> Result<Outcome, CommandError> {
+pub(super) fn export(args: SuitesExportArgs) -> Result<Outcome, CommandError> {
     let plan: Vec<(PathBuf, &[u8])> = SUITES
         .iter()
         .map(|(path, bytes)| (args.dir.join(relative(path)), *bytes))

@@ -25,7 +25,7 @@ use super::error::{CommandError, Outcome};
 
 /// What `check` found for one case.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CaseCheck {
+pub(super) struct CaseCheck {
     pub case: String,
     /// The verdict as re-judged, or `None` when it could not be.
     pub verdict: Option<Verdict>,
@@ -42,7 +42,7 @@ pub struct CaseCheck {
 
 /// The whole folder, re-judged.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunCheck {
+pub(super) struct RunCheck {
     pub cases: Vec<CaseCheck>,
     /// The exit code derived again, and the one `run_end` recorded (absent: the run did not
     /// finish).
@@ -54,7 +54,7 @@ pub struct RunCheck {
 
 impl RunCheck {
     /// Whether every case was re-judged and agrees, and so does the exit code.
-    pub fn agrees(&self) -> bool {
+    pub(super) fn agrees(&self) -> bool {
         self.cases
             .iter()
             .all(|c| c.cannot.is_none() && c.differences.is_empty())
@@ -63,7 +63,7 @@ impl RunCheck {
 }
 
 /// Runs the command: the run's own code when the evidence supports it.
-pub fn check(args: CheckArgs) -> Result<Outcome, CommandError> {
+pub(super) fn check(args: CheckArgs) -> Result<Outcome, CommandError> {
     if crate::audit::check::is_audit_folder(&args.run_dir) {
         return check_audit(&args.run_dir);
     }
@@ -119,7 +119,7 @@ fn load_profile(start: Option<&RunStart>, given: Option<&str>) -> Result<Option<
 }
 
 /// Re-judges every case of `view` and derives the run's exit code again.
-pub fn check_run(view: &RunView<'_>, profile: Option<&Profile>) -> RunCheck {
+pub(super) fn check_run(view: &RunView<'_>, profile: Option<&Profile>) -> RunCheck {
     let mut cases = Vec::new();
     let mut verdicts = Vec::new();
     for case in &view.cases {
@@ -479,7 +479,7 @@ fn compare(recorded: &CaseEnd, rejudged: &CaseEnd, differences: &mut Vec<String>
 }
 
 /// The text `check` prints.
-pub fn render(result: &RunCheck, path: &Path) -> String {
+pub(super) fn render(result: &RunCheck, path: &Path) -> String {
     let mut out = String::new();
     let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
     for c in &result.cases {
@@ -553,7 +553,7 @@ pub fn render(result: &RunCheck, path: &Path) -> String {
 }
 
 /// The evidence file of a run folder, or the file itself.
-pub fn evidence_path(dir: &Path) -> PathBuf {
+pub(super) fn evidence_path(dir: &Path) -> PathBuf {
     if dir.is_dir() {
         dir.join("evidence.jsonl")
     } else {

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Runs the command.
-pub fn history(args: HistoryArgs) -> Result<Outcome, CommandError> {
+pub(super) fn history(args: HistoryArgs) -> Result<Outcome, CommandError> {
     let dirs = run_folders(&args.paths).map_err(CommandError::HistoryPath)?;
     if dirs.is_empty() {
         return Err(CommandError::NoRunFolder { paths: args.paths });

@@ -4,10 +4,10 @@ use sqsprobe_core::suite::{self, Case, Diagnostic, Limits, Suite};
 use std::path::{Path, PathBuf};
 
 /// The folder used when no path is given.
-pub const DEFAULT_SUITES: &str = "suites";
+pub(super) const DEFAULT_SUITES: &str = "suites";
 
 /// Parsed suites, or everything that is wrong with them, rendered for a terminal.
-pub enum Loaded {
+pub(super) enum Loaded {
     Ok(Vec<Suite>),
     /// Rendered diagnostics (hurl style) and how many there were.
     Invalid {
@@ -23,7 +23,7 @@ pub enum Loaded {
 /// except one that leads back to a folder being walked (a loop: its files are found through
 /// the folder itself). A file reached twice (`a.yaml a.yaml`, `./a.yaml`, a folder and a file
 /// in it, a link) is one file, kept under the first spelling it was reached by.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub(super) fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![PathBuf::from(DEFAULT_SUITES)]
     } else {
@@ -77,7 +77,7 @@ enum Input {
 /// Whether the run reads the suites built into the binary: no path was named and the working
 /// folder has no `suites/` (nothing at all by that name, so a broken link or a file named
 /// `suites` is still reported, not silently replaced).
-pub fn uses_built_in(paths: &[PathBuf]) -> bool {
+pub(super) fn uses_built_in(paths: &[PathBuf]) -> bool {
     paths.is_empty() && Path::new(DEFAULT_SUITES).symlink_metadata().is_err()
 }
 
@@ -95,7 +95,7 @@ fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
 /// `suites/` in the working folder, the suites built into the binary, under the paths they
 /// have in the checkout (`suites/stale-handle.yaml`), so their cases, reports and diagnostics
 /// read as a run in the checkout does.
-pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
+pub(super) fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     let files = match inputs(paths) {
         Ok(f) => f,
         Err(e) => return Loaded::Unreadable(e),
@@ -186,7 +186,7 @@ fn read_capped(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 }
 
 /// Whether `id` matches a `--case` pattern: a substring, where `*` matches any run.
-pub fn case_matches(pattern: &str, id: &str) -> bool {
+pub(super) fn case_matches(pattern: &str, id: &str) -> bool {
     if !pattern.contains('*') {
         return id.contains(pattern);
     }
@@ -212,7 +212,7 @@ pub fn case_matches(pattern: &str, id: &str) -> bool {
 /// Which tagged cases a run takes besides the rest: `slow` ones and team policies are left
 /// out unless asked for.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Include {
+pub(super) struct Include {
     /// `--include-slow`.
     pub slow: bool,
     /// `--include-team-policy`.
@@ -221,7 +221,7 @@ pub struct Include {
 
 /// The cases to run: matching `--case` (any pattern), and not tagged `slow` or
 /// [`sqsprobe_core::suite::TEAM_POLICY_TAG`] unless asked.
-pub fn select<'a>(
+pub(super) fn select<'a>(
     suites: &'a [Suite],
     patterns: &[String],
     include: Include,

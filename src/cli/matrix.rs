@@ -8,7 +8,7 @@ use sqsprobe_facts::text::escape::terminal;
 use std::io::Write;
 
 /// Runs the command.
-pub fn matrix(args: MatrixArgs) -> Result<Outcome, CommandError> {
+pub(super) fn matrix(args: MatrixArgs) -> Result<Outcome, CommandError> {
     let mut runs = Vec::new();
     for dir in &args.run_dirs {
         let records = super::report::read_run_folder(dir).map_err(CommandError::Evidence)?;

@@ -6,7 +6,7 @@ use sqsprobe_core::suite::Suite;
 use std::path::{Path, PathBuf};
 
 /// Folder holding the shipped profiles, `targets/<name>.yaml`.
-pub const TARGETS_DIR: &str = "targets";
+pub(super) const TARGETS_DIR: &str = "targets";
 
 /// The shipped profiles, built into the binary (`build.rs` embeds every `targets/*.yaml`) so
 /// `--target-profile moto` works from any folder; a `targets/<name>.yaml` in the working
@@ -24,14 +24,14 @@ const SHOWN_UNKNOWN: usize = 3;
 /// Where a profile comes from: a file (a path, or `targets/<name>.yaml` in the working
 /// folder), or the copy built into the binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(super) enum Source {
     File(PathBuf),
     BuiltIn(&'static str, &'static str),
 }
 
 /// A bare name means `targets/<name>.yaml` when the working folder has it, else the built-in
 /// profile of that name; anything that looks like a path is used as given.
-pub fn resolve(arg: &str) -> Source {
+pub(super) fn resolve(arg: &str) -> Source {
     let looks_like_path =
         arg.contains('/') || arg.contains('\\') || arg.ends_with(".yaml") || arg.ends_with(".yml");
     let local = Path::new(TARGETS_DIR).join(format!("{arg}.yaml"));
@@ -49,7 +49,7 @@ pub fn resolve(arg: &str) -> Source {
 
 /// Reads and parses the profile; unknown case ids are printed as warnings (a run over some of
 /// the suites leaves other entries unmatched).
-pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, CommandError> {
+pub(super) fn load(arg: &str, suites: &[Suite]) -> Result<Profile, CommandError> {
     let (shown, source) = match resolve(arg) {
         Source::BuiltIn(name, text) => (format!("{name} (built in)"), text.to_string()),
         Source::File(path) => {
@@ -107,7 +107,7 @@ pub fn load(arg: &str, suites: &[Suite]) -> Result<Profile, CommandError> {
 
 /// Reads the profile `arg` names (a built-in name or a file), quietly: for `sqsprobe check`,
 /// which maps a finished run's cases again and has no suites to hold its entries against.
-pub fn read(arg: &str) -> Result<Profile, String> {
+pub(super) fn read(arg: &str) -> Result<Profile, String> {
     let (shown, source) = match resolve(arg) {
         Source::BuiltIn(name, text) => (format!("{name} (built in)"), text.to_string()),
         Source::File(path) => {

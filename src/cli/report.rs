@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// Renders the reports; [`Outcome::Partial`] when a merge lacks partitions and
 /// `--allow-partial` was not given.
-pub fn report(args: ReportArgs) -> Result<Outcome, CommandError> {
+pub(super) fn report(args: ReportArgs) -> Result<Outcome, CommandError> {
     let partial = render_all(&args).map_err(CommandError::Report)?;
     Ok(if partial && !args.allow_partial {
         Outcome::Partial

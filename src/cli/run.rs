@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 /// Runs the command: the run's own code ([`Outcome::Verdict`]) once it has run.
-pub async fn run(args: RunArgs) -> Result<Outcome, CommandError> {
+pub(super) async fn run(args: RunArgs) -> Result<Outcome, CommandError> {
     // From the first moment: a signal during start-up is queued and stops the run cleanly
     // once it starts, instead of killing it before anything is accounted for.
     let signals = super::signals::Signals::new();

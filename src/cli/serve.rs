@@ -9,7 +9,7 @@ use super::error::{CommandError, Outcome};
 use sqsprobe_emulator::{EmulatorConfig, QueueUrls, serve};
 
 /// Serves until a signal; a signal is how it is meant to stop, so it ends [`Outcome::Done`].
-pub async fn run(args: ServeArgs) -> Result<Outcome, CommandError> {
+pub(super) async fn run(args: ServeArgs) -> Result<Outcome, CommandError> {
     // Signal handlers go in before the port opens, so a signal sent as soon as the port answers
     // is never the default (killing) action.
     let (stop_tx, stop_rx) = oneshot::channel();

@@ -5,7 +5,7 @@
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 /// A listener for SIGINT, SIGTERM and SIGHUP.
-pub struct Signals {
+pub(super) struct Signals {
     int: Option<Signal>,
     term: Option<Signal>,
     hup: Option<Signal>,
@@ -14,7 +14,7 @@ pub struct Signals {
 impl Signals {
     /// Starts listening. A signal that cannot be listened for (never on Linux) is skipped
     /// rather than failing the command.
-    pub fn new() -> Signals {
+    pub(super) fn new() -> Signals {
         Signals {
             int: signal(SignalKind::interrupt()).ok(),
             term: signal(SignalKind::terminate()).ok(),
@@ -23,7 +23,7 @@ impl Signals {
     }
 
     /// Waits for the next of the three and names it (`SIGTERM`).
-    pub async fn next(&mut self) -> &'static str {
+    pub(super) async fn next(&mut self) -> &'static str {
         async fn recv(s: &mut Option<Signal>) {
             match s {
                 Some(s) => {

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs the command: [`Outcome::Broken`] when a listing or a queue failed,
 /// [`Outcome::Interrupted`] when a signal stopped it.
-pub async fn run(args: SweepArgs) -> Result<Outcome, CommandError> {
+pub(super) async fn run(args: SweepArgs) -> Result<Outcome, CommandError> {
     // From the first moment, so a signal during start-up stops the sweep instead of killing it.
     let signals = Signals::new();
     let kind = match (args.target, &args.reach.endpoint_url) {

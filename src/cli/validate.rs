@@ -27,7 +27,7 @@ fn load_or_report(
 }
 
 /// Checks suites; prints every error, or a one-line confirmation.
-pub fn validate(args: ValidateArgs) -> Result<Outcome, CommandError> {
+pub(super) fn validate(args: ValidateArgs) -> Result<Outcome, CommandError> {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,
@@ -43,7 +43,7 @@ pub fn validate(args: ValidateArgs) -> Result<Outcome, CommandError> {
 }
 
 /// Prints one line per case: `file:line  id  [tags]  budget  source`, then a total.
-pub fn list(args: ListArgs) -> Result<Outcome, CommandError> {
+pub(super) fn list(args: ListArgs) -> Result<Outcome, CommandError> {
     let limits = Limits {
         max_case_duration: args.suites.max_case_duration,
         max_slow_case_duration: args.suites.max_slow_case_duration,

@@ -16,14 +16,14 @@ use aws_smithy_runtime_api::http::Response as HttpResponse;
 use chrono::{DateTime, SecondsFormat, Utc};
 /// The failure facts a call's answer becomes here; defined below the runner, in `classify`,
 /// whose step checks read them.
-pub use sqsprobe_core::classify::{CallError, FailureKind};
+pub(crate) use sqsprobe_core::classify::{CallError, FailureKind};
 use sqsprobe_core::evidence::Masker;
 use sqsprobe_core::evidence::format::{Call, Completion, Phase};
 use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
 
 /// Formats a timestamp the way evidence does: RFC 3339, UTC, milliseconds.
-pub fn rfc3339(t: DateTime<Utc>) -> String {
+pub(crate) fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
@@ -48,7 +48,7 @@ struct AttemptNote {
 
 /// The interceptor that fills [`AttemptNote`]s; one per call.
 #[derive(Debug, Clone, Default)]
-pub struct AttemptRecorder {
+pub(crate) struct AttemptRecorder {
     /// The run's clock: attempts are timed on it.
     clock: crate::runner::clock::RunClock,
     notes: Arc<Mutex<Vec<AttemptNote>>>,
@@ -59,7 +59,7 @@ pub struct AttemptRecorder {
 
 impl AttemptRecorder {
     /// A recorder timing attempts on `clock`.
-    pub fn new(clock: crate::runner::clock::RunClock) -> AttemptRecorder {
+    pub(crate) fn new(clock: crate::runner::clock::RunClock) -> AttemptRecorder {
         AttemptRecorder {
             clock,
             ..AttemptRecorder::default()
@@ -72,7 +72,7 @@ impl AttemptRecorder {
 
     /// Notes that the attempt in progress got an injected fault (the fault connector calls
     /// this between the attempt's start and its end).
-    pub fn note_fault(&self, fault: sqsprobe_core::evidence::format::FaultEvidence) {
+    pub(crate) fn note_fault(&self, fault: sqsprobe_core::evidence::format::FaultEvidence) {
         if let Ok(mut notes) = self.notes.lock()
             && let Some(note) = notes.last_mut()
         {
@@ -180,7 +180,7 @@ impl Intercept for AttemptRecorder {
 
 /// Everything known about a call once it returned.
 #[derive(Debug)]
-pub struct Recorded<O> {
+pub(crate) struct Recorded<O> {
     pub output: Option<O>,
     pub error: Option<CallError>,
     /// One row per attempt, in order; the caller completes the last one with message details.
@@ -196,21 +196,21 @@ pub struct Recorded<O> {
 
 impl<O> Recorded<O> {
     /// The last row (the attempt whose response the SDK returned).
-    pub fn last_row(&mut self) -> &mut Call {
+    pub(crate) fn last_row(&mut self) -> &mut Call {
         self.rows
             .last_mut()
             .expect("a recorded call has at least one row")
     }
 
     /// The HTTP status of the final attempt.
-    pub fn status(&self) -> Option<u16> {
+    pub(crate) fn status(&self) -> Option<u16> {
         self.final_status
     }
 }
 
 /// Fields every row of a call shares, filled in by the step that makes it.
 #[derive(Debug, Clone)]
-pub struct CallMeta {
+pub(crate) struct CallMeta {
     pub run_id: String,
     pub case: String,
     pub phase: Phase,
@@ -237,7 +237,7 @@ pub struct CallMeta {
 
 impl CallMeta {
     /// A row for this call with nothing observed yet: one attempt, no response (`info`).
-    pub fn row(&self, started_at: DateTime<Utc>, ended_at: DateTime<Utc>) -> Call {
+    pub(crate) fn row(&self, started_at: DateTime<Utc>, ended_at: DateTime<Utc>) -> Call {
         Call {
             run_id: self.run_id.clone(),
             case: self.case.clone(),
@@ -285,7 +285,7 @@ fn error_type_from_body(body: &[u8]) -> Option<String> {
 ///
 /// `send` must attach the recorder to the operation (`.customize().interceptor(rec)`), so that
 /// each attempt is noted.
-pub async fn record<O, E, F, Fut>(meta: CallMeta, masker: &Masker, send: F) -> Recorded<O>
+pub(crate) async fn record<O, E, F, Fut>(meta: CallMeta, masker: &Masker, send: F) -> Recorded<O>
 where
     F: FnOnce(AttemptRecorder) -> Fut,
     Fut: std::future::Future<Output = Result<O, SdkError<E, HttpResponse>>>,
@@ -477,7 +477,7 @@ where
 
 /// The error and its sources on one line: the SDK's top-level messages ("dispatch failure")
 /// say little; the cause ("Connection refused") is what a user needs.
-pub fn source_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn source_chain(err: &dyn std::error::Error) -> String {
     let mut parts = vec![err.to_string()];
     let mut source = err.source();
     while let Some(s) = source {

@@ -12,7 +12,7 @@ use super::target::TargetKind;
 use sqsprobe_core::evidence::Record;
 
 /// What every case of a run shares.
-pub struct RunContext {
+pub(crate) struct RunContext {
     pub client: aws_sdk_sqs::Client,
     /// The run's masker (its credentials, the shape rules); each case starts from a copy.
     pub masker: sqsprobe_core::evidence::Masker,

@@ -32,7 +32,7 @@ use super::call::AttemptRecorder;
 
 /// The HTTP client `client` sends through (the query-protocol translator when it has one),
 /// or the SDK's default HTTPS client, built once for the run: the fault client wraps it.
-pub fn base_http_client(client: &aws_sdk_sqs::Client) -> SharedHttpClient {
+pub(crate) fn base_http_client(client: &aws_sdk_sqs::Client) -> SharedHttpClient {
     client.config().http_client().unwrap_or_else(|| {
         use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
         aws_smithy_http_client::Builder::new()
@@ -85,7 +85,7 @@ impl Armed {
 
 /// The faults of one case (one trial), shared by its calls.
 #[derive(Debug)]
-pub struct FaultPlan {
+pub(crate) struct FaultPlan {
     case: Mutex<Vec<Armed>>,
     rng: Mutex<StdRng>,
 }
@@ -93,7 +93,7 @@ pub struct FaultPlan {
 impl FaultPlan {
     /// The plan for a case's `faults:`, its dice seeded from the run seed and the case (and
     /// trial) key.
-    pub fn new(faults: &[Fault], seed: u64, key: &str) -> FaultPlan {
+    pub(crate) fn new(faults: &[Fault], seed: u64, key: &str) -> FaultPlan {
         FaultPlan {
             case: Mutex::new(faults.iter().cloned().map(Armed::new).collect()),
             rng: Mutex::new(StdRng::seed_from_u64(mix(seed, key))),
@@ -140,7 +140,7 @@ fn mix(seed: u64, key: &str) -> u64 {
 }
 
 /// The evidence of an injected fault (what `call.fault` says).
-pub fn evidence(kind: &FaultKind, scope: &str) -> FaultEvidence {
+pub(crate) fn evidence(kind: &FaultKind, scope: &str) -> FaultEvidence {
     let (delay_ms, status, code) = match kind {
         FaultKind::Latency { delay } => (Some(delay.as_millis() as u64), None, None),
         FaultKind::Throttle => (None, Some(400), Some(THROTTLE_CODE.to_string())),
@@ -161,7 +161,7 @@ const THROTTLE_CODE: &str = "RequestThrottled";
 
 /// The HTTP client of one step call: the run's client with the case's faults in front.
 #[derive(Debug, Clone)]
-pub struct FaultClient {
+pub(crate) struct FaultClient {
     inner: SharedHttpClient,
     plan: Arc<FaultPlan>,
     /// The step's own `fault:`, armed for this step.
@@ -172,7 +172,7 @@ pub struct FaultClient {
 impl FaultClient {
     /// The client for one call: `inner` behind the case's plan and the step's own fault, its
     /// injections noted on the call's `recorder`.
-    pub fn new(
+    pub(crate) fn new(
         inner: SharedHttpClient,
         plan: Arc<FaultPlan>,
         step: &StepFault,
@@ -190,15 +190,15 @@ impl FaultClient {
 /// A step's own fault, armed once per run of the step (its counters span the step's calls:
 /// an observe's many receives, a retried call's attempts).
 #[derive(Debug, Default)]
-pub struct StepFault(Option<Arc<Mutex<Armed>>>);
+pub(crate) struct StepFault(Option<Arc<Mutex<Armed>>>);
 
 impl StepFault {
-    pub fn new(fault: Option<&Fault>) -> StepFault {
+    pub(crate) fn new(fault: Option<&Fault>) -> StepFault {
         StepFault(fault.cloned().map(|f| Arc::new(Mutex::new(Armed::new(f)))))
     }
 
     /// Whether the step has a fault of its own.
-    pub fn is_armed(&self) -> bool {
+    pub(crate) fn is_armed(&self) -> bool {
         self.0.is_some()
     }
 }

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 /// The run's stop, shared by every case (see the module doc). Whoever waits on
 /// [`Halt::stopped`] wakes at once when the run stops itself.
 #[derive(Debug, Clone)]
-pub struct Halt {
+pub(crate) struct Halt {
     /// Why the run stopped itself, the greatest reason so far.
     own: Arc<watch::Sender<Option<StopReason>>>,
     /// Turns true on Ctrl-C, SIGTERM or SIGHUP.
@@ -21,7 +21,7 @@ pub struct Halt {
 
 impl Halt {
     /// A run not stopping yet, which a signal interrupts when `signal` turns true.
-    pub fn new(signal: watch::Receiver<bool>) -> Halt {
+    pub(crate) fn new(signal: watch::Receiver<bool>) -> Halt {
         Halt {
             own: Arc::new(watch::Sender::new(None)),
             signal,
@@ -29,7 +29,7 @@ impl Halt {
     }
 
     /// Stops the run for `reason`, unless it is already stopping for a greater or equal one.
-    pub fn set(&self, reason: StopReason) {
+    pub(crate) fn set(&self, reason: StopReason) {
         self.own.send_if_modified(|current| {
             let greater = current.as_ref().is_none_or(|c| reason.outranks(c));
             if greater {
@@ -41,17 +41,17 @@ impl Halt {
 
     /// Why the run stopped itself, if it did (a signal is not the run's own: see
     /// [`Halt::interrupted`]).
-    pub fn reason(&self) -> Option<StopReason> {
+    pub(crate) fn reason(&self) -> Option<StopReason> {
         self.own.borrow().clone()
     }
 
     /// Whether a signal interrupted the run.
-    pub fn interrupted(&self) -> bool {
+    pub(crate) fn interrupted(&self) -> bool {
         *self.signal.borrow()
     }
 
     /// Why the run is stopping, if it is: the greater of a signal and the run's own reason.
-    pub fn stop_reason(&self) -> Option<StopReason> {
+    pub(crate) fn stop_reason(&self) -> Option<StopReason> {
         StopReason::greatest([
             self.interrupted().then_some(StopReason::Interrupted),
             self.reason(),
@@ -59,13 +59,13 @@ impl Halt {
     }
 
     /// Resolves once the run has stopped itself.
-    pub async fn stopped(&self) {
+    pub(crate) async fn stopped(&self) {
         let mut rx = self.own.subscribe();
         let _ = rx.wait_for(|r| r.is_some()).await;
     }
 
     /// Resolves once a signal has interrupted the run.
-    pub async fn signalled(&self) {
+    pub(crate) async fn signalled(&self) {
         let mut rx = self.signal.clone();
         let _ = rx.wait_for(|s| *s).await;
     }

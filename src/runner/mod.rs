@@ -19,23 +19,23 @@
 //!   (The HTTP client that reaches the embedded emulator without a socket is the emulator's own,
 //!   `sqsprobe_emulator::InProcessClient`.)
 
-pub mod call;
-pub mod case;
-pub mod clock;
-pub mod context;
-pub mod faults;
-pub mod halt;
-pub mod policy;
-pub mod query_protocol;
-pub mod queues;
-pub mod run;
-pub mod schedule;
-pub mod sdk_error;
-pub mod sweep;
-pub mod target;
+pub(crate) mod call;
+pub(crate) mod case;
+pub(crate) mod clock;
+pub(crate) mod context;
+pub(crate) mod faults;
+pub(crate) mod halt;
+pub(crate) mod policy;
+pub(crate) mod query_protocol;
+pub(crate) mod queues;
+pub(crate) mod run;
+pub(crate) mod schedule;
+pub(crate) mod sdk_error;
+pub(crate) mod sweep;
+pub(crate) mod target;
 
-pub use clock::{ClockKind, RunClock};
-pub use queues::{Registry, new_instance};
-pub use run::{RunSettings, new_run_id, preflight, run_plan};
-pub use schedule::PlannedCase;
-pub use target::TargetKind;
+pub(crate) use clock::{ClockKind, RunClock};
+pub(crate) use queues::{Registry, new_instance};
+pub(crate) use run::{RunSettings, new_run_id, preflight, run_plan};
+pub(crate) use schedule::PlannedCase;
+pub(crate) use target::TargetKind;

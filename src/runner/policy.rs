@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// How many calls in a row may get no response before the target counts as lost
 /// (`--lost-after`).
-pub const DEFAULT_LOST_AFTER: u32 = 5;
+pub(crate) const DEFAULT_LOST_AFTER: u32 = 5;
 
 /// Connecting is part of every attempt; a target that does not accept a connection in this
 /// long is not there.
@@ -29,7 +29,7 @@ const HARNESS_ATTEMPTS: u32 = 3;
 /// The per-call configuration override for a call of `phase`: `single_attempt` once the run
 /// is ending (a lost target, a signal), so every call, teardown's included, is one attempt
 /// bounded by the attempt timeout.
-pub fn call_config(
+pub(crate) fn call_config(
     phase: Phase,
     case_retries: RetryPolicy,
     wait: Option<Duration>,
@@ -60,20 +60,20 @@ pub fn call_config(
 
 /// The longest one attempt may take: a receive's long-poll wait plus the call timeout, or
 /// the call timeout.
-pub fn attempt_timeout(wait: Option<Duration>, call_timeout: Duration) -> Duration {
+pub(crate) fn attempt_timeout(wait: Option<Duration>, call_timeout: Duration) -> Duration {
     wait.unwrap_or_default() + call_timeout
 }
 
 /// Counts calls in a row that got no response, to tell a lost target from a slow one.
 #[derive(Debug)]
-pub struct Health {
+pub(crate) struct Health {
     lost_after: u32,
     /// (calls in a row without a response, the last one's description)
     silent: Mutex<(u32, String)>,
 }
 
 impl Health {
-    pub fn new(lost_after: u32) -> Health {
+    pub(crate) fn new(lost_after: u32) -> Health {
         Health {
             lost_after: lost_after.max(1),
             silent: Mutex::new((0, String::new())),
@@ -82,7 +82,7 @@ impl Health {
 
     /// Notes one call: `Some(description)` when it got no response at all. Returns why the
     /// target is lost, the first time the calls in a row without a response reach the limit.
-    pub fn note(&self, no_response: Option<&str>) -> Option<String> {
+    pub(crate) fn note(&self, no_response: Option<&str>) -> Option<String> {
         let mut silent = self.silent.lock().ok()?;
         match no_response {
             None => {
@@ -107,14 +107,14 @@ impl Health {
 /// [`sqsprobe_facts::sqs::pricing::billed`]), split by the rate they are billed at, and the request
 /// budget (`--max-requests`).
 #[derive(Debug, Default)]
-pub struct Usage {
+pub(crate) struct Usage {
     standard: AtomicU64,
     fifo: AtomicU64,
     max: Option<u64>,
 }
 
 impl Usage {
-    pub fn new(max: Option<u64>) -> Usage {
+    pub(crate) fn new(max: Option<u64>) -> Usage {
         Usage {
             max,
             ..Usage::default()
@@ -122,7 +122,7 @@ impl Usage {
     }
 
     /// Counts a call's attempts. Returns true when this call spent the budget (once).
-    pub fn add(&self, rows: &[Call]) -> bool {
+    pub(crate) fn add(&self, rows: &[Call]) -> bool {
         let before = self.total();
         for row in rows.iter().filter(|r| {
             sqsprobe_facts::sqs::pricing::billed(
@@ -144,7 +144,7 @@ impl Usage {
     }
 
     /// (standard, FIFO) requests so far.
-    pub fn counts(&self) -> (u64, u64) {
+    pub(crate) fn counts(&self) -> (u64, u64) {
         (
             self.standard.load(Ordering::Relaxed),
             self.fifo.load(Ordering::Relaxed),
@@ -157,7 +157,7 @@ impl Usage {
     }
 
     /// The budget, if any.
-    pub fn max(&self) -> Option<u64> {
+    pub(crate) fn max(&self) -> Option<u64> {
         self.max
     }
 }

@@ -19,7 +19,7 @@ mod decode;
 mod encode;
 mod wire;
 
-pub use wire::{WireForm, WireInterceptor};
+pub(crate) use wire::{WireForm, WireInterceptor};
 
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
@@ -37,17 +37,17 @@ const FORM_CONTENT_TYPE: &str = "application/x-www-form-urlencoded";
 const JSON_CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 /// The response header (the harness's own, added after the reply arrived) saying which form a
 /// query reply came in: `json`, `xml` or `other`.
-pub const REPLY_FORM_HEADER: &str = "x-sqsprobe-reply";
+pub(crate) const REPLY_FORM_HEADER: &str = "x-sqsprobe-reply";
 
 /// An [`HttpClient`] that sends SQS calls over the query protocol (see the module docs).
 #[derive(Debug, Clone)]
-pub struct QueryProtocolClient {
+pub(crate) struct QueryProtocolClient {
     inner: SharedHttpClient,
 }
 
 impl QueryProtocolClient {
     /// Wraps the same hyper 1 / rustls (aws-lc) HTTPS client the SDK builds by default.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
         let inner = aws_smithy_http_client::Builder::new()
             .tls_provider(Provider::Rustls(CryptoMode::AwsLc))
@@ -56,7 +56,7 @@ impl QueryProtocolClient {
     }
 
     /// Wraps another client (tests use a recording one).
-    pub fn wrapping(inner: SharedHttpClient) -> Self {
+    pub(crate) fn wrapping(inner: SharedHttpClient) -> Self {
         Self { inner }
     }
 }

@@ -11,24 +11,24 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 /// SQS's limit on queue names, `.fifo` included.
-pub const MAX_QUEUE_NAME: usize = 80;
+pub(crate) const MAX_QUEUE_NAME: usize = 80;
 
 /// Tag keys written on every owned queue.
-pub const OWNER_TAG: &str = "sqsprobe:owner";
-pub const RUN_TAG: &str = "sqsprobe:run";
-pub const CASE_TAG: &str = "sqsprobe:case";
+pub(crate) const OWNER_TAG: &str = "sqsprobe:owner";
+pub(crate) const RUN_TAG: &str = "sqsprobe:run";
+pub(crate) const CASE_TAG: &str = "sqsprobe:case";
 /// A random id per sqsprobe process: two processes given the same `--run-id` share queue
 /// names, never this tag, so neither adopts (or deletes) the other's queues.
-pub const INSTANCE_TAG: &str = "sqsprobe:instance";
+pub(crate) const INSTANCE_TAG: &str = "sqsprobe:instance";
 
 /// A fresh instance id for this process (64 random bits, hex).
-pub fn new_instance() -> String {
+pub(crate) fn new_instance() -> String {
     format!("{:016x}", rand::random::<u64>())
 }
 
 /// What a queue's tags say about whose it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ownership {
+pub(crate) enum Ownership {
     /// This run's tag and this process's instance.
     Ours,
     /// Tagged for another run or another process (the text says which).
@@ -38,7 +38,7 @@ pub enum Ownership {
 }
 
 /// Reads the ownership tags of a queue against this run and process.
-pub fn ownership(tags: &HashMap<String, String>, run_id: &str, instance: &str) -> Ownership {
+pub(crate) fn ownership(tags: &HashMap<String, String>, run_id: &str, instance: &str) -> Ownership {
     match (tags.get(RUN_TAG), tags.get(INSTANCE_TAG)) {
         (None, None) => Ownership::Untagged,
         (Some(run), _) if run != run_id => Ownership::Foreign(format!("run {run}")),
@@ -55,7 +55,7 @@ pub fn ownership(tags: &HashMap<String, String>, run_id: &str, instance: &str) -
 }
 
 /// The name prefix every queue of a run shares: `sqsprobe-<run-id>-`.
-pub fn run_prefix(run_id: &str) -> String {
+pub(crate) fn run_prefix(run_id: &str) -> String {
     format!("sqsprobe-{run_id}-")
 }
 
@@ -64,7 +64,7 @@ pub fn run_prefix(run_id: &str) -> String {
 /// When trimming is needed, the cut name ends in 8 hex digits of the digest of what follows the
 /// run's prefix, so two long case ids that share a prefix still get distinct queues, and the
 /// name after the prefix is the same in every run (the emulator's chaos dice key on it).
-pub fn queue_name(run_id: &str, case: &str, label: &str, kind: QueueKind) -> String {
+pub(crate) fn queue_name(run_id: &str, case: &str, label: &str, kind: QueueKind) -> String {
     let suffix = if kind == QueueKind::Fifo { ".fifo" } else { "" };
     let tail = format!("{case}-{label}");
     let full = format!("{}{tail}", run_prefix(run_id));
@@ -80,7 +80,7 @@ pub fn queue_name(run_id: &str, case: &str, label: &str, kind: QueueKind) -> Str
 
 /// A queue this run created.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnedQueue {
+pub(crate) struct OwnedQueue {
     pub name: String,
     pub url: String,
     pub case: String,
@@ -93,26 +93,26 @@ pub struct OwnedQueue {
 /// Every queue the run created and has not yet deleted, by region and URL. Shared by all
 /// cases and by the Ctrl-C path.
 #[derive(Debug, Clone, Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     inner: Arc<Mutex<HashMap<(String, String), OwnedQueue>>>,
 }
 
 impl Registry {
-    pub fn add(&self, queue: OwnedQueue) {
+    pub(crate) fn add(&self, queue: OwnedQueue) {
         if let Ok(mut map) = self.inner.lock() {
             map.insert((queue.region.clone(), queue.url.clone()), queue);
         }
     }
 
     /// Forgets the queue at `url` in `region`: it was deleted (or proven gone).
-    pub fn remove(&self, region: &str, url: &str) {
+    pub(crate) fn remove(&self, region: &str, url: &str) {
         if let Ok(mut map) = self.inner.lock() {
             map.remove(&(region.to_string(), url.to_string()));
         }
     }
 
     /// Whether the queue at `url` in `region` was created by this run and not yet deleted.
-    pub fn owns(&self, region: &str, url: &str) -> bool {
+    pub(crate) fn owns(&self, region: &str, url: &str) -> bool {
         self.inner
             .lock()
             .map(|m| m.contains_key(&(region.to_string(), url.to_string())))
@@ -120,7 +120,7 @@ impl Registry {
     }
 
     /// What is still alive, sorted by region and name.
-    pub fn remaining(&self) -> Vec<OwnedQueue> {
+    pub(crate) fn remaining(&self) -> Vec<OwnedQueue> {
         let mut v: Vec<OwnedQueue> = self
             .inner
             .lock()
@@ -138,7 +138,7 @@ fn secs(d: std::time::Duration) -> String {
 
 /// The CreateQueue attributes for a queue definition. `arn_of` resolves a label of the same
 /// case to the ARN of its (already created) queue.
-pub fn create_attributes(
+pub(crate) fn create_attributes(
     def: &QueueDef,
     arn_of: &dyn Fn(&str) -> Option<String>,
 ) -> BTreeMap<String, String> {
@@ -200,7 +200,7 @@ pub fn create_attributes(
 
 /// What one owned queue's emulator chaos is drawn from (the embedded emulator only).
 #[derive(Debug, Clone, Copy)]
-pub struct QueueChaos<'a> {
+pub(crate) struct QueueChaos<'a> {
     /// The case's `emulator_chaos:` spec, if it has one.
     pub case_spec: Option<&'a str>,
     /// The run's `--chaos`, whose queue settings every other queue gets.
@@ -221,7 +221,7 @@ impl QueueChaos<'_> {
     /// (independent draws, where one seed for all would make every trial roll the same first
     /// die), and the same seeds give the same per-trial outcomes. `None` when no queue
     /// behaviour is on.
-    pub fn tag(&self) -> Option<String> {
+    pub(crate) fn tag(&self) -> Option<String> {
         let mut chaos = match (self.case_spec, self.run) {
             (Some(spec), _) => sqsprobe_emulator::Chaos::parse_queue(spec).ok()?,
             (None, Some(run)) => sqsprobe_emulator::Chaos {
@@ -244,7 +244,7 @@ impl QueueChaos<'_> {
 }
 
 /// The tags of an owned queue: the suite's own, then ownership (which a suite cannot override).
-pub fn create_tags(
+pub(crate) fn create_tags(
     def: &QueueDef,
     run_id: &str,
     instance: &str,

@@ -9,14 +9,14 @@ use sqsprobe_core::suite::model::Case;
 
 /// A case to run and the suite file it came from.
 #[derive(Debug, Clone)]
-pub struct PlannedCase {
+pub(crate) struct PlannedCase {
     pub suite: String,
     pub case: Case,
 }
 
 /// Indices of `plan` in the order to start them: the longest budget first; equal budgets keep
 /// their order in the plan.
-pub fn longest_first(plan: &[PlannedCase]) -> Vec<usize> {
+pub(crate) fn longest_first(plan: &[PlannedCase]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..plan.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(case_budget(&plan[i].case)));
     order
@@ -26,7 +26,7 @@ pub fn longest_first(plan: &[PlannedCase]) -> Vec<usize> {
 /// split does not depend on the order of the command line), dealt round-robin; the cases
 /// kept stay in plan order. The same selection always splits the same way, and the `n`
 /// partitions together hold every case exactly once.
-pub fn partition(plan: Vec<PlannedCase>, k: usize, n: usize) -> Vec<PlannedCase> {
+pub(crate) fn partition(plan: Vec<PlannedCase>, k: usize, n: usize) -> Vec<PlannedCase> {
     let mut keyed: Vec<(usize, &PlannedCase)> = plan.iter().enumerate().collect();
     keyed.sort_by(|(_, a), (_, b)| {
         case_budget(&b.case)

@@ -5,7 +5,7 @@ use aws_sdk_sqs::error::ProvideErrorMetadata;
 
 /// An SDK error as one short line, any account id in it masked: `Code: message` for an
 /// answer, the innermost cause for a call that got none (`Connection refused (os error 111)`).
-pub fn sdk_error_line<E>(err: &aws_sdk_sqs::error::SdkError<E>) -> String
+pub(crate) fn sdk_error_line<E>(err: &aws_sdk_sqs::error::SdkError<E>) -> String
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
 {

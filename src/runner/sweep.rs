@@ -33,15 +33,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Every queue a run creates starts with this.
-pub const QUEUE_PREFIX: &str = "sqsprobe-";
+pub(crate) const QUEUE_PREFIX: &str = "sqsprobe-";
 
 /// The age a run must reach before a sweep without `--run-id` deletes its queues: longer than
 /// any run's deadline, so a sweep never pulls queues from under a run still going.
-pub const DEFAULT_OLDER_THAN: Duration = Duration::from_secs(2 * 3600);
+pub(crate) const DEFAULT_OLDER_THAN: Duration = Duration::from_secs(2 * 3600);
 
 /// Which queues a sweep may delete.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SweepFilter {
+pub(crate) struct SweepFilter {
     /// Only runs older than this; `None`: any age.
     pub older_than: Option<Duration>,
     /// Only this run.
@@ -51,7 +51,7 @@ pub struct SweepFilter {
 impl SweepFilter {
     /// The filter a command line means: `--older-than` as given; without it 2h, or no limit
     /// when `--run-id` names the run (sweeping a named, finished run is the point).
-    pub fn new(older_than: Option<Duration>, run_id: Option<String>) -> SweepFilter {
+    pub(crate) fn new(older_than: Option<Duration>, run_id: Option<String>) -> SweepFilter {
         let older_than = match (older_than, &run_id) {
             (Some(d), _) => Some(d),
             (None, Some(_)) => None,
@@ -61,7 +61,7 @@ impl SweepFilter {
     }
 
     /// The ListQueues prefix: the run's own when one is named.
-    pub fn prefix(&self) -> String {
+    pub(crate) fn prefix(&self) -> String {
         match &self.run_id {
             Some(run) => run_prefix(run),
             None => QUEUE_PREFIX.to_string(),
@@ -70,7 +70,7 @@ impl SweepFilter {
 }
 
 /// The start of a run, from the timestamp its id begins with (`20261129-204100-…`), if any.
-pub fn run_started_at(run_id: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn run_started_at(run_id: &str) -> Option<DateTime<Utc>> {
     let stamp = run_id.get(..15)?;
     if !matches!(run_id.as_bytes().get(15), None | Some(b'-')) {
         return None;
@@ -82,7 +82,7 @@ pub fn run_started_at(run_id: &str) -> Option<DateTime<Utc>> {
 
 /// What a sweep knows about one queue.
 #[derive(Debug, Clone, Default)]
-pub struct QueueFacts {
+pub(crate) struct QueueFacts {
     pub name: String,
     pub tags: HashMap<String, String>,
     /// `CreatedTimestamp`, read only when [`needs_created`] says so.
@@ -91,7 +91,7 @@ pub struct QueueFacts {
 
 /// Why a queue is kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Keep {
+pub(crate) enum Keep {
     /// No `sqsprobe:owner=sqsprobe` tag: not sqsprobe's, whatever its name.
     NotOwned,
     /// Owned, but no `sqsprobe:run` tag to say which run.
@@ -132,7 +132,7 @@ impl fmt::Display for Keep {
 
 /// What to do with one queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Delete it; the run and its age, when known.
     Delete {
         run: String,
@@ -161,13 +161,13 @@ fn owned_run(facts: &QueueFacts, filter: &SweepFilter) -> Result<String, Keep> {
 
 /// Whether deciding this queue needs its `CreatedTimestamp`: owned, selected, an age limit
 /// applies and the run id carries no timestamp.
-pub fn needs_created(facts: &QueueFacts, filter: &SweepFilter) -> bool {
+pub(crate) fn needs_created(facts: &QueueFacts, filter: &SweepFilter) -> bool {
     filter.older_than.is_some()
         && owned_run(facts, filter).is_ok_and(|run| run_started_at(&run).is_none())
 }
 
 /// The rule (see the module doc), over plain facts.
-pub fn decide(facts: &QueueFacts, now: DateTime<Utc>, filter: &SweepFilter) -> Decision {
+pub(crate) fn decide(facts: &QueueFacts, now: DateTime<Utc>, filter: &SweepFilter) -> Decision {
     let run = match owned_run(facts, filter) {
         Ok(run) => run,
         Err(keep) => return Decision::Keep(keep),
@@ -187,7 +187,7 @@ pub fn decide(facts: &QueueFacts, now: DateTime<Utc>, filter: &SweepFilter) -> D
 }
 
 /// A duration the way a person reads it: `45s`, `12m`, `3h12m`, `2d4h`.
-pub fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0..60 => format!("{s}s"),
@@ -205,7 +205,7 @@ pub fn human(d: Duration) -> String {
 
 /// What happened to one queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Deleted {
         run: String,
         age: Option<Duration>,
@@ -224,7 +224,7 @@ pub enum Outcome {
 
 /// One decided queue: what a sweep prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SweepLine {
+pub(crate) struct SweepLine {
     pub name: String,
     pub outcome: Outcome,
 }
@@ -248,7 +248,7 @@ impl fmt::Display for SweepLine {
 
 /// Counts of a finished (or stopped) sweep.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SweepTotals {
+pub(crate) struct SweepTotals {
     pub listed: usize,
     pub deleted: usize,
     pub would_delete: usize,
@@ -262,7 +262,7 @@ pub struct SweepTotals {
 
 impl SweepTotals {
     /// Adds another region's totals to these.
-    pub fn add(&mut self, other: &SweepTotals) {
+    pub(crate) fn add(&mut self, other: &SweepTotals) {
         self.listed += other.listed;
         self.deleted += other.deleted;
         self.would_delete += other.would_delete;
@@ -305,7 +305,7 @@ impl fmt::Display for SweepTotals {
 /// Why a sweep could not even list.
 #[derive(Debug, thiserror::Error)]
 #[error("failed to list queues: {0}")]
-pub struct ListError(pub String);
+pub(crate) struct ListError(pub String);
 
 /// Whether an SDK error says the queue does not exist.
 fn is_missing(code: Option<&str>) -> bool {
@@ -315,7 +315,7 @@ fn is_missing(code: Option<&str>) -> bool {
 
 /// Every queue URL under `prefix`, following NextToken past each page of 1,000. Stops early
 /// (with what it has) when `stop` is set.
-pub async fn list(
+pub(crate) async fn list(
     client: &aws_sdk_sqs::Client,
     prefix: &str,
     stop: &AtomicBool,
@@ -393,7 +393,7 @@ async fn one(
 
 /// Sweeps: lists, then decides each queue in name order, handing every line to `on_line` as
 /// it is decided. Once `stop` is set no further queue is started.
-pub async fn sweep(
+pub(crate) async fn sweep(
     client: &aws_sdk_sqs::Client,
     filter: &SweepFilter,
     dry_run: bool,

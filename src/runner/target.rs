@@ -31,18 +31,18 @@ use aws_sdk_sqs::config::{Credentials, SharedCredentialsProvider};
 use aws_types::service_config::ServiceConfigKey;
 use std::time::Duration;
 
-pub use crate::runner::sdk_error::sdk_error_line;
+pub(crate) use crate::runner::sdk_error::sdk_error_line;
 
 /// The fixed access key (and secret) the embedded target signs with: public, not a secret.
-pub const EMBEDDED_KEY: &str = "sqsprobe";
+pub(crate) const EMBEDDED_KEY: &str = "sqsprobe";
 
 /// The fixed key an endpoint target signs with unless `--profile` is given: public too.
-pub const ENDPOINT_KEY: &str = "test";
+pub(crate) const ENDPOINT_KEY: &str = "test";
 
 /// Whether `credential` is one of the fixed, public keys above. The masker registers the
 /// run's credentials as secrets; registering these would turn every `sqsprobe-` queue name
 /// into `<credential>-…`.
-pub fn is_fixed_key(credential: &str) -> bool {
+pub(crate) fn is_fixed_key(credential: &str) -> bool {
     credential == EMBEDDED_KEY || credential == ENDPOINT_KEY
 }
 
@@ -69,14 +69,14 @@ impl TargetKind {
 
 /// The wire protocol calls use (the query protocol through
 /// [`super::query_protocol::QueryProtocolClient`]).
-pub use sqsprobe_facts::sqs::protocol::Protocol;
+pub(crate) use sqsprobe_facts::sqs::protocol::Protocol;
 
-pub use sqsprobe_facts::sqs::endpoint::is_aws_endpoint;
+pub(crate) use sqsprobe_facts::sqs::endpoint::is_aws_endpoint;
 
 /// Why `--protocol query` cannot reach `endpoint`, if it cannot: the SDK signs the JSON body
 /// before the query client rewrites it, so the signature would not match what AWS receives.
 /// Emulators ignore signatures.
-pub fn query_protocol_refusal(kind: TargetKind, endpoint: Option<&str>) -> Option<String> {
+pub(crate) fn query_protocol_refusal(kind: TargetKind, endpoint: Option<&str>) -> Option<String> {
     if kind == TargetKind::Aws || endpoint.is_some_and(is_aws_endpoint) {
         Some(
             "--protocol query is for emulators: the SDK signs the JSON body before it is \
@@ -91,7 +91,7 @@ pub fn query_protocol_refusal(kind: TargetKind, endpoint: Option<&str>) -> Optio
 
 /// How to reach the target.
 #[derive(Debug, Clone)]
-pub struct TargetConfig {
+pub(crate) struct TargetConfig {
     pub kind: TargetKind,
     /// Required for `Endpoint`; set by the runner for `Embedded`.
     pub endpoint_url: Option<String>,
@@ -102,7 +102,7 @@ pub struct TargetConfig {
 
 /// The region used when neither `--region` nor the environment names one and the target is
 /// not real AWS: emulators accept any region, and us-east-1 is what they assume.
-pub const DEFAULT_EMULATOR_REGION: &str = "us-east-1";
+pub(crate) const DEFAULT_EMULATOR_REGION: &str = "us-east-1";
 
 /// The longest a single attempt may take: a long poll waits up to 20 s, plus slack.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(25);
@@ -114,7 +114,7 @@ const STS_TIMEOUT: Duration = Duration::from_secs(15);
 /// Builds the SDK client for a target, with standard retries; steps override the retry policy
 /// per call (see `runner::call`). Returns the client and its region. No account check and no
 /// region rule: that is [`resolve`], for commands that may reach AWS.
-pub async fn build_client(target: &TargetConfig) -> (aws_sdk_sqs::Client, String) {
+pub(crate) async fn build_client(target: &TargetConfig) -> (aws_sdk_sqs::Client, String) {
     let region = named_region(target.region.as_deref(), target.profile.as_deref())
         .await
         .unwrap_or_else(|| DEFAULT_EMULATOR_REGION.to_string());
@@ -220,7 +220,7 @@ fn sqs_client_via(
 
 /// Where an endpoint other than the SDK's own came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndpointSource {
+pub(crate) enum EndpointSource {
     /// `--endpoint-url`.
     Flag,
     /// An environment variable: `SQSPROBE_ENDPOINT_URL`, `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL`.
@@ -316,7 +316,7 @@ async fn caller_account(sdk_config: &SdkConfig) -> Result<String, String> {
 
 /// An account id as printed: its first four digits, the rest starred (`1234********`), enough
 /// to tell a sandbox from production in a log without publishing the id.
-pub fn mask_account(id: &str) -> String {
+pub(crate) fn mask_account(id: &str) -> String {
     id.chars()
         .enumerate()
         .map(|(i, c)| if i < 4 { c } else { '*' })
@@ -325,7 +325,7 @@ pub fn mask_account(id: &str) -> String {
 
 /// What STS said about the credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Account {
+pub(crate) enum Account {
     /// Not asked: the target is not AWS.
     NotChecked,
     /// The account id.
@@ -374,7 +374,7 @@ pub struct TargetRequest {
 
 /// The facts about a resolved target that get printed and recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetInfo {
+pub(crate) struct TargetInfo {
     pub kind: TargetKind,
     pub region: String,
     /// The endpoint the SQS client uses, without any `user:password@`; `None` when it is the
@@ -390,7 +390,7 @@ pub struct TargetInfo {
 
 impl TargetInfo {
     /// Whether `--target aws` is sent somewhere that is not AWS.
-    pub fn redirected(&self) -> bool {
+    pub(crate) fn redirected(&self) -> bool {
         self.kind == TargetKind::Aws
             && self
                 .endpoint
@@ -400,7 +400,7 @@ impl TargetInfo {
 
     /// The line a command prints first when it may touch AWS: region, masked account and
     /// endpoint, or the redirection. `None` for emulator targets.
-    pub fn announcement(&self) -> Option<String> {
+    pub(crate) fn announcement(&self) -> Option<String> {
         if self.kind != TargetKind::Aws {
             return None;
         }
@@ -436,7 +436,7 @@ impl TargetInfo {
     }
 
     /// The account guard: with `--allow-account`, only a confirmed account on the list passes.
-    pub fn check_account(&self) -> Result<(), TargetError> {
+    pub(crate) fn check_account(&self) -> Result<(), TargetError> {
         if self.kind != TargetKind::Aws || self.allow_accounts.is_empty() {
             return Ok(());
         }
@@ -478,7 +478,7 @@ impl TargetInfo {
 }
 
 /// A target ready for calls.
-pub struct Target {
+pub(crate) struct Target {
     pub info: TargetInfo,
     pub client: aws_sdk_sqs::Client,
     /// The embedded emulator, which lives as long as the command: shut it down at the end.
@@ -486,7 +486,7 @@ pub struct Target {
 }
 
 /// The kind of target a command line means; refuses the combinations that mean nothing.
-pub fn choose_kind(
+pub(crate) fn choose_kind(
     asked: Option<TargetKind>,
     has_endpoint: bool,
 ) -> Result<TargetKind, TargetError> {
@@ -508,7 +508,7 @@ pub fn choose_kind(
 /// gets the first line (see [`TargetInfo::announcement`]) before the account guard decides,
 /// so a refused run still says which account it saw. Nothing here mutates the target: the
 /// only calls are STS GetCallerIdentity and, for the first line, no SQS call at all.
-pub async fn resolve(
+pub(crate) async fn resolve(
     req: TargetRequest,
     announce: impl FnOnce(&str),
 ) -> Result<Target, TargetError> {

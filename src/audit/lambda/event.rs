@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 /// One record as the mapping received it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Record {
+pub(crate) struct Record {
     pub message_id: String,
     pub receipt_handle: String,
     pub body: String,
@@ -39,7 +39,7 @@ pub struct Record {
 
 impl Record {
     /// The record's message group, on a FIFO queue.
-    pub fn group(&self) -> Option<&str> {
+    pub(crate) fn group(&self) -> Option<&str> {
         self.attributes
             .get("MessageGroupId")
             .and_then(Value::as_str)
@@ -47,7 +47,7 @@ impl Record {
 }
 
 /// The SQS event of one invocation.
-pub fn event(records: &[Record], queue_arn: &str, region: &str) -> Value {
+pub(crate) fn event(records: &[Record], queue_arn: &str, region: &str) -> Value {
     let records: Vec<Value> = records
         .iter()
         .map(|r| {
@@ -69,7 +69,7 @@ pub fn event(records: &[Record], queue_arn: &str, region: &str) -> Value {
 
 /// How an invocation ended, as the runtime said it (or did not).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// `/invocation/{id}/response` with this body.
     Response(Vec<u8>),
     /// `/invocation/{id}/error` (an exception), with the runtime's `errorType`.
@@ -81,7 +81,7 @@ pub enum Answer {
 /// What the reported identifier was, when it was not a record's `messageId`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum WrongId {
+pub(crate) enum WrongId {
     /// A record's receipt handle.
     ReceiptHandle,
     /// A record's position in the batch.
@@ -94,7 +94,7 @@ pub enum WrongId {
 
 impl WrongId {
     /// How reports name it.
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             WrongId::ReceiptHandle => "a receipt handle",
             WrongId::Index => "a record's index",
@@ -106,7 +106,7 @@ impl WrongId {
 
 /// What the mapping does with the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     /// Delete every record.
     Success,
     /// Delete all but these records (indices into the batch, in order).
@@ -117,7 +117,7 @@ pub enum Disposition {
 
 /// Why a batch failed as a whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     FunctionError(String),
     Timeout,
     /// With `ReportBatchItemFailures`: the response was not JSON.
@@ -127,7 +127,7 @@ pub enum Failure {
 }
 
 /// What the mapping makes of `answer` for `records`.
-pub fn dispose(records: &[Record], answer: &Answer, report_failures: bool) -> Disposition {
+pub(crate) fn dispose(records: &[Record], answer: &Answer, report_failures: bool) -> Disposition {
     let body = match answer {
         Answer::Error { error_type } => {
             return Disposition::Failure(Failure::FunctionError(error_type.clone()));
@@ -188,7 +188,11 @@ fn wrong(records: &[Record], id: &str) -> WrongId {
 
 /// A message attribute of the SDK's shape (`DataType`, `StringValue`, `BinaryValue` as
 /// base64) in the event's camelCase shape.
-pub fn message_attribute(data_type: &str, string: Option<&str>, binary_b64: Option<&str>) -> Value {
+pub(crate) fn message_attribute(
+    data_type: &str,
+    string: Option<&str>,
+    binary_b64: Option<&str>,
+) -> Value {
     let mut out = Map::new();
     if let Some(s) = string {
         out.insert("stringValue".into(), json!(s));

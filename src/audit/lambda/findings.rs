@@ -30,7 +30,7 @@ use crate::audit::judge::{Audit, Finding, FindingKind, worst};
 
 /// What the findings read besides the invocations.
 #[derive(Debug, Clone, Copy)]
-pub struct Context {
+pub(crate) struct Context {
     pub settings: Settings,
     pub fifo: bool,
     pub dead_letter: bool,
@@ -49,7 +49,7 @@ fn finding(kind: FindingKind, key: Option<&str>, message: Option<&str>, detail: 
 }
 
 /// The Lambda findings of `invocations` (in the order they started) beside `audit`.
-pub fn findings(invocations: &[Invocation], audit: &Audit, ctx: &Context) -> Vec<Finding> {
+pub(crate) fn findings(invocations: &[Invocation], audit: &Audit, ctx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
     if ctx.settings.near_visibility(ctx.visibility_timeout_s) {
         out.push(finding(
@@ -208,7 +208,7 @@ pub fn findings(invocations: &[Invocation], audit: &Audit, ctx: &Context) -> Vec
 
 /// Adds `found` to `audit`: its findings, the messages' findings and decisions, the counts of
 /// the Lambda kinds (those that need the ledger unchecked without one), and whether it is clean.
-pub fn apply(audit: &mut Audit, found: Vec<Finding>) {
+pub(crate) fn apply(audit: &mut Audit, found: Vec<Finding>) {
     for kind in FindingKind::LAMBDA {
         if !audit.ledger && kind.needs_ledger() {
             if !audit.unchecked.contains(&kind) {

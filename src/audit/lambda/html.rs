@@ -21,7 +21,7 @@ svg.invocations rect.failure{fill:#ff8182;stroke:#cf222e}\
 svg.invocations rect.deleted{fill:#2da44e}svg.invocations rect.returned{fill:#cf222e}";
 
 /// The section: a heading, a legend and the lanes; empty without an invocation.
-pub fn section(invocations: &[Invocation]) -> String {
+pub(crate) fn section(invocations: &[Invocation]) -> String {
     let mut out = String::new();
     let (Some(first), Some(last)) = (
         invocations.iter().map(|i| i.started_ms).min(),

@@ -43,7 +43,7 @@ impl Outcome {
 /// One record of an invocation, with what the ledger held of its key around it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Invoked {
+pub(crate) struct Invoked {
     pub message_id: String,
     pub business_key: Option<String>,
     pub group: Option<String>,
@@ -57,12 +57,12 @@ pub struct Invoked {
 
 impl Invoked {
     /// Whether the invocation committed the record's work (its key's commits went up).
-    pub fn committed(&self) -> bool {
+    pub(crate) fn committed(&self) -> bool {
         self.commits_after.unwrap_or(0) > self.commits_before.unwrap_or(0)
     }
 
     /// Whether the record's work was committed by the invocation's end, by it or before it.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.commits_after.unwrap_or(0) > 0
     }
 }
@@ -70,7 +70,7 @@ impl Invoked {
 /// One invocation: its batch, how it ended, and which records returned to the queue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     pub request_id: String,
     pub started_ms: u64,
     pub ended_ms: u64,
@@ -89,7 +89,7 @@ pub struct Invocation {
 /// init errors, written once the mapping has stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LambdaFacts {
+pub(crate) struct LambdaFacts {
     pub batch_size: u32,
     pub batching_window_ms: u64,
     pub report_batch_item_failures: bool,
@@ -103,7 +103,7 @@ pub struct LambdaFacts {
 
 impl LambdaFacts {
     /// The settings as the mapping ran with them.
-    pub fn settings(&self) -> Settings {
+    pub(crate) fn settings(&self) -> Settings {
         Settings {
             batch_size: self.batch_size,
             batching_window: std::time::Duration::from_millis(self.batching_window_ms),

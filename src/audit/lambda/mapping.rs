@@ -34,17 +34,17 @@ use crate::audit::recorder::Recorder;
 use crate::audit::setup::REGION;
 
 /// The access key the mapping signs its calls with: its calls are a consumer's.
-pub const MAPPING_ACCESS_KEY: &str = "sqsprobe-lambda-esm";
+pub(crate) const MAPPING_ACCESS_KEY: &str = "sqsprobe-lambda-esm";
 
 /// The function's name, in its ARN and environment.
-pub const FUNCTION: &str = "sqsprobe-audit-function";
+pub(crate) const FUNCTION: &str = "sqsprobe-audit-function";
 
 /// The longest long poll SQS allows, which the mapping uses while its batch is empty.
 const LONG_POLL_S: i32 = 20;
 
 /// The queue the mapping reads, as GetQueueAttributes tells it.
 #[derive(Debug, Clone)]
-pub struct Source {
+pub(crate) struct Source {
     pub url: String,
     pub arn: String,
     pub fifo: bool,
@@ -53,7 +53,7 @@ pub struct Source {
 }
 
 /// The running mapping.
-pub struct Mapping {
+pub(crate) struct Mapping {
     /// One Runtime API per execution environment: environment `i` takes poller `i`'s batches.
     apis: Vec<Arc<RuntimeApi>>,
     environments: Arc<Environments>,
@@ -101,7 +101,7 @@ impl Environments {
 
 /// Why the mapping did not start.
 #[derive(Debug)]
-pub enum NotStarted {
+pub(crate) enum NotStarted {
     /// What CreateEventSourceMapping would refuse: a bad command line.
     Refused(String),
     /// The emulator or the API failed.
@@ -128,7 +128,7 @@ fn client(url: &str) -> aws_sdk_sqs::Client {
 impl Mapping {
     /// Reads the queue at `queue_url`, checks the settings against it as
     /// CreateEventSourceMapping does, serves the Runtime API and starts the pollers.
-    pub async fn start(
+    pub(crate) async fn start(
         settings: Settings,
         url: &str,
         queue_url: &str,
@@ -183,7 +183,7 @@ impl Mapping {
 
     /// The variables of the first execution environment (the audit's consumer): its Runtime
     /// API's address and what a Lambda runtime reads.
-    pub fn env(&self, settings: &Settings) -> Vec<(String, String)> {
+    pub(crate) fn env(&self, settings: &Settings) -> Vec<(String, String)> {
         self.env_of(0, settings)
     }
 
@@ -210,7 +210,7 @@ impl Mapping {
 
     /// Starts the execution environments beyond the first: `launch` (the first's, with the
     /// audit's variables), each with its own Runtime API.
-    pub fn start_environments(&self, launch: &Launch) -> std::io::Result<()> {
+    pub(crate) fn start_environments(&self, launch: &Launch) -> std::io::Result<()> {
         for i in 1..self.apis.len() {
             let mut own = launch.clone();
             for (k, v) in &mut own.env {
@@ -230,7 +230,7 @@ impl Mapping {
 
     /// The first execution environment (the audit's consumer) started, as process group
     /// `group`.
-    pub fn first_started(&self, group: Option<i32>) {
+    pub(crate) fn first_started(&self, group: Option<i32>) {
         *self
             .environments
             .first
@@ -239,7 +239,7 @@ impl Mapping {
     }
 
     /// Whether the first environment's exit was the mapping's reset (once per reset).
-    pub fn take_reset(&self) -> bool {
+    pub(crate) fn take_reset(&self) -> bool {
         self.environments
             .first_reset
             .swap(false, std::sync::atomic::Ordering::SeqCst)
@@ -248,7 +248,7 @@ impl Mapping {
     /// Stops the pollers (an invocation in flight is left: its records return after their
     /// visibility timeout), the environments beyond the first, and the APIs; every
     /// invocation that ended, in order.
-    pub async fn stop(self) -> Vec<Invocation> {
+    pub(crate) async fn stop(self) -> Vec<Invocation> {
         let _ = self.stop.send(true);
         for p in self.pollers {
             let _ = p.await;
@@ -278,7 +278,7 @@ impl Mapping {
     }
 
     /// The `errorType` of each `/init/error` the runtimes posted.
-    pub fn init_errors(&self) -> Vec<String> {
+    pub(crate) fn init_errors(&self) -> Vec<String> {
         self.apis.iter().flat_map(|a| a.init_errors()).collect()
     }
 }

@@ -15,14 +15,14 @@
 //!
 //! The runner (`super::runner`) starts the mapping before the function and stops it after.
 
-pub mod event;
-pub mod findings;
-pub mod html;
-pub mod invocation;
-pub mod mapping;
-pub mod report;
-pub mod runtime_api;
-pub mod settings;
+pub(crate) mod event;
+pub(crate) mod findings;
+pub(crate) mod html;
+pub(crate) mod invocation;
+pub(crate) mod mapping;
+pub(crate) mod report;
+pub(crate) mod runtime_api;
+pub(crate) mod settings;
 
-pub use mapping::{Mapping, NotStarted};
-pub use settings::Settings;
+pub(crate) use mapping::{Mapping, NotStarted};
+pub(crate) use settings::Settings;

@@ -9,7 +9,7 @@ use crate::audit::judge::Audit;
 
 /// Adds the Lambda findings to `audit`, judged from the invocations and the mapping's facts
 /// as the evidence holds them; the text of `lambda.json`.
-pub fn apply(audit: &mut Audit, invocations: &[Invocation], facts: &LambdaFacts) -> String {
+pub(crate) fn apply(audit: &mut Audit, invocations: &[Invocation], facts: &LambdaFacts) -> String {
     let settings = facts.settings();
     let ctx = Context {
         settings,
@@ -49,7 +49,7 @@ pub fn apply(audit: &mut Audit, invocations: &[Invocation], facts: &LambdaFacts)
 }
 
 /// The `lambda_facts` row of a mapping that ran with `settings` on `source`.
-pub fn facts(
+pub(crate) fn facts(
     settings: super::Settings,
     source: &super::mapping::Source,
     init_errors: Vec<String>,

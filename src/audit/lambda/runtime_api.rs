@@ -51,7 +51,7 @@ struct State {
 }
 
 /// The running API.
-pub struct RuntimeApi {
+pub(crate) struct RuntimeApi {
     addr: SocketAddr,
     send: mpsc::UnboundedSender<Pending>,
     state: Arc<State>,
@@ -60,7 +60,7 @@ pub struct RuntimeApi {
 
 impl RuntimeApi {
     /// Serves the API on `127.0.0.1:0` for the function `function_arn`.
-    pub async fn start(function_arn: &str) -> std::io::Result<RuntimeApi> {
+    pub(crate) async fn start(function_arn: &str) -> std::io::Result<RuntimeApi> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let addr = listener.local_addr()?;
         let (send, receive) = mpsc::unbounded_channel();
@@ -106,14 +106,14 @@ impl RuntimeApi {
     }
 
     /// `host:port`, the value of `AWS_LAMBDA_RUNTIME_API`.
-    pub fn address(&self) -> String {
+    pub(crate) fn address(&self) -> String {
         self.addr.to_string()
     }
 
     /// Invokes the function with `event` and waits for its answer: the runtime's response or
     /// error, or [`Answer::Timeout`] once `timeout` has passed since a runtime took it.
     /// `None` when the API stopped first.
-    pub async fn invoke(
+    pub(crate) async fn invoke(
         &self,
         request_id: &str,
         event: Vec<u8>,
@@ -145,7 +145,7 @@ impl RuntimeApi {
     }
 
     /// The `errorType` of each `/init/error` so far.
-    pub fn init_errors(&self) -> Vec<String> {
+    pub(crate) fn init_errors(&self) -> Vec<String> {
         self.state
             .init_errors
             .lock()
@@ -154,7 +154,7 @@ impl RuntimeApi {
     }
 
     /// Stops serving; a held `/next` is dropped.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         let _ = self.stop.send(true);
     }
 }

@@ -29,13 +29,13 @@ pub struct Settings {
 }
 
 /// The largest batching window CreateEventSourceMapping accepts.
-pub const MAX_WINDOW: Duration = Duration::from_secs(300);
+pub(crate) const MAX_WINDOW: Duration = Duration::from_secs(300);
 
 /// The longest function timeout Lambda accepts.
-pub const MAX_FUNCTION_TIMEOUT: Duration = Duration::from_secs(900);
+pub(crate) const MAX_FUNCTION_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// AWS's advice: the queue's visibility timeout at least six times the function's timeout.
-pub const ADVISED_RATIO: u32 = 6;
+pub(crate) const ADVISED_RATIO: u32 = 6;
 
 impl Settings {
     /// The checks CreateEventSourceMapping makes before it looks at the queue: `Err` is the

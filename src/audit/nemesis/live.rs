@@ -12,7 +12,7 @@ use crate::audit::consumer::signal_group;
 
 /// One event the observer saw.
 #[derive(Debug, Clone, Copy)]
-pub struct Event<'a> {
+pub(crate) struct Event<'a> {
     pub on: On,
     pub at_ms: u64,
     pub message_id: Option<&'a str>,
@@ -48,13 +48,13 @@ struct State {
 
 /// The nemesis of one audit.
 #[derive(Debug)]
-pub struct Live {
+pub(crate) struct Live {
     state: Mutex<State>,
 }
 
 impl Live {
     /// A nemesis that strikes at `points`.
-    pub fn new(points: Vec<Point>) -> Live {
+    pub(crate) fn new(points: Vec<Point>) -> Live {
         Live {
             state: Mutex::new(State {
                 points: points.into_iter().map(|p| (p, false)).collect(),
@@ -72,7 +72,7 @@ impl Live {
     }
 
     /// Counts `event` and strikes if a point has come: the act done.
-    pub fn on_event(&self, event: Event<'_>) -> Option<Act> {
+    pub(crate) fn on_event(&self, event: Event<'_>) -> Option<Act> {
         let mut s = self.state();
         let count = match event.on {
             On::Delete => {
@@ -126,7 +126,7 @@ impl Live {
 
     /// The consumer was started as the process group `group`: which start it is (1 for the
     /// first).
-    pub fn started(&self, group: Option<i32>) -> u32 {
+    pub(crate) fn started(&self, group: Option<i32>) -> u32 {
         let mut s = self.state();
         s.group = group;
         s.phase = Phase::Up;
@@ -135,22 +135,22 @@ impl Live {
     }
 
     /// How many times the consumer has been started.
-    pub fn starts(&self) -> u32 {
+    pub(crate) fn starts(&self) -> u32 {
         self.state().starts
     }
 
     /// Whether the consumer is down by a kill, to be started again.
-    pub fn killed(&self) -> bool {
+    pub(crate) fn killed(&self) -> bool {
         self.state().phase == Phase::Down
     }
 
     /// Whether the consumer is paused.
-    pub fn paused(&self) -> bool {
+    pub(crate) fn paused(&self) -> bool {
         matches!(self.state().phase, Phase::Paused { .. })
     }
 
     /// SIGCONT to a paused consumer whose pause is over at `now_ms`: the act done.
-    pub fn resume_due(&self, now_ms: u64) -> Option<Act> {
+    pub(crate) fn resume_due(&self, now_ms: u64) -> Option<Act> {
         let mut s = self.state();
         let Phase::Paused { until_ms } = s.phase else {
             return None;
@@ -174,7 +174,7 @@ impl Live {
 
     /// No more strikes: the audit is stopping the consumer. A paused one is continued, so
     /// that it can hear its SIGTERM.
-    pub fn stand_down(&self) {
+    pub(crate) fn stand_down(&self) {
         let mut s = self.state();
         if let (Phase::Paused { .. }, Some(group)) = (s.phase, s.group) {
             signal_group(group, Signal::CONT);

@@ -4,8 +4,8 @@
 //! - [`spec`]: the grammar, the points, the acts and their line (pure);
 //! - [`live`]: the strikes, from inside the audit's observer, and what the runner does next.
 
-pub mod live;
-pub mod spec;
+pub(crate) mod live;
+pub(crate) mod spec;
 
-pub use live::{Event, Live};
-pub use spec::{Act, ActKind, Nemesis, On, Record};
+pub(crate) use live::{Event, Live};
+pub(crate) use spec::{Act, ActKind, Nemesis, On, Record};

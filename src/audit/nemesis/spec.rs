@@ -25,10 +25,10 @@ use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 
 /// How far past the paused attempt's lease end the consumer is continued.
-pub const PAUSE_PAST_LEASE_MS: u64 = 500;
+pub(crate) const PAUSE_PAST_LEASE_MS: u64 = 500;
 
 /// The most kills or pauses one audit asks for.
-pub const MOST: u32 = 100;
+pub(crate) const MOST: u32 = 100;
 
 /// What `--nemesis` asks: how many kills and pauses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,7 +178,7 @@ pub struct Point {
 /// What the nemesis did, in the history's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ActKind {
+pub(crate) enum ActKind {
     /// SIGKILL to the consumer's process group.
     Kill,
     /// The same command started again after a kill.
@@ -190,7 +190,7 @@ pub enum ActKind {
 }
 
 impl ActKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ActKind::Kill => "kill",
             ActKind::Restart => "restart",
@@ -203,7 +203,7 @@ impl ActKind {
 /// One act of the nemesis: a `nemesis` evidence row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Act {
+pub(crate) struct Act {
     pub act: ActKind,
     /// On the emulator's clock (epoch milliseconds), as deliveries and acknowledgements are.
     pub at_ms: u64,
@@ -219,7 +219,7 @@ pub struct Act {
 
 /// The nemesis's part of an audit: what was asked, the points drawn, what was done.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// As asked, written back (`kill=2,pause=1`).
     pub spec: String,
     pub points: Vec<Point>,
@@ -228,7 +228,7 @@ pub struct Record {
 
 impl Record {
     /// The strikes done (kills and pauses).
-    pub fn strikes(&self) -> usize {
+    pub(crate) fn strikes(&self) -> usize {
         self.acts
             .iter()
             .filter(|a| matches!(a.act, ActKind::Kill | ActKind::Pause))
@@ -237,7 +237,7 @@ impl Record {
 
     /// One line for the reports: `nemesis kill=2: killed at delete 3 and at delivery 5,
     /// restarted 2 times`.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let at = |kind: ActKind| -> Vec<String> {
             self.acts
                 .iter()

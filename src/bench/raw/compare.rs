@@ -14,7 +14,7 @@ use sqsprobe_facts::text::escape::markdown_text;
 
 /// One row present in both runs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ComparedRow {
+pub(crate) struct ComparedRow {
     pub target: String,
     pub protocol: String,
     pub workload: RawWorkload,
@@ -29,7 +29,7 @@ pub struct ComparedRow {
 
 /// The comparison of two runs.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     pub rows: Vec<ComparedRow>,
     /// Rows of the current run the baseline does not have, and the other way round (for
     /// targets both runs measured).
@@ -41,7 +41,7 @@ pub struct Comparison {
 
 impl Comparison {
     /// Rows whose ceiling ratio fell below `limit` × the baseline's.
-    pub fn below(&self, limit: f64) -> Vec<&ComparedRow> {
+    pub(crate) fn below(&self, limit: f64) -> Vec<&ComparedRow> {
         self.rows
             .iter()
             .filter(|r| r.ceiling_change.is_some_and(|c| c < limit))
@@ -76,7 +76,7 @@ fn quotient(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 }
 
 /// Matches the rows of `current` with those of `baseline`, in the current run's order.
-pub fn compare(baseline: &RawReport, current: &RawReport) -> Comparison {
+pub(crate) fn compare(baseline: &RawReport, current: &RawReport) -> Comparison {
     let mut out = Comparison::default();
     for cur in &current.rows {
         match baseline.rows.iter().find(|b| key(b) == key(cur)) {
@@ -118,7 +118,7 @@ fn change(v: Option<f64>) -> String {
 
 /// The comparison as Markdown. No-op rows are left out: their ceiling ratio is 1 by
 /// definition.
-pub fn comparison_markdown(c: &Comparison, baseline_started_at: &str) -> String {
+pub(crate) fn comparison_markdown(c: &Comparison, baseline_started_at: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

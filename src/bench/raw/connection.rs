@@ -16,18 +16,18 @@ use tokio::net::TcpStream;
 use super::protocol::Prepared;
 
 /// How long one request (connect included) may take before it counts as an error.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// A complete HTTP answer.
 #[derive(Debug)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: u16,
     pub body: Bytes,
 }
 
 /// Why a request produced no answer.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     Connect(std::io::Error),
     Http(hyper::Error),
     Timeout,
@@ -44,7 +44,7 @@ impl std::fmt::Display for Failure {
 }
 
 /// A connection to one server address, re-established when the server closes it.
-pub struct Connection {
+pub(crate) struct Connection {
     addrs: Vec<SocketAddr>,
     authority: HeaderValue,
     sender: Option<SendRequest<http_body_util::Full<Bytes>>>,
@@ -56,7 +56,7 @@ pub struct Connection {
 impl Connection {
     /// A connection (opened lazily) to the first of `addrs` that accepts, sending `authority`
     /// as the `Host` header.
-    pub fn new(addrs: Vec<SocketAddr>, authority: HeaderValue) -> Self {
+    pub(crate) fn new(addrs: Vec<SocketAddr>, authority: HeaderValue) -> Self {
         Self {
             addrs,
             authority,
@@ -137,7 +137,7 @@ impl Connection {
     }
 
     /// Sends `request` and reads the whole answer, within [`REQUEST_TIMEOUT`].
-    pub async fn send(&mut self, request: &Prepared) -> Result<Answer, Failure> {
+    pub(crate) async fn send(&mut self, request: &Prepared) -> Result<Answer, Failure> {
         match tokio::time::timeout(REQUEST_TIMEOUT, self.exchange(request)).await {
             Ok(result) => result,
             Err(_) => {

@@ -16,17 +16,17 @@ use serde::{Deserialize, Serialize};
 /// The name every thread of a server the bench runs in its own process starts with
 /// (`ServerThread`), so its CPU can be told from the client's. The kernel keeps 15 bytes of a
 /// thread's name; the prefix fits.
-pub const SERVER_THREAD_PREFIX: &str = "sqsprobe-srv-";
+pub(crate) const SERVER_THREAD_PREFIX: &str = "sqsprobe-srv-";
 
 /// The share of its cores above which a CPU-bound party counts as saturated: a scheduler never
 /// hands a busy party every tick (interrupts, the sampler, other processes' wake-ups), and
 /// below 90 % there is CPU it did not use.
-pub const SATURATED: f64 = 0.9;
+pub(crate) const SATURATED: f64 = 0.9;
 
 /// CPU spent during a row's measured phases (the no-op row: both of its phases summed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RowCpu {
+pub(crate) struct RowCpu {
     /// Wall time over which the CPU was read, seconds.
     pub wall_s: f64,
     /// CPU seconds of the bench's client: the process, less the server's threads when the
@@ -52,18 +52,18 @@ pub struct RowCpu {
 
 impl RowCpu {
     /// Cores' worth the client used (1.0: one core all the time).
-    pub fn client_cores_used(&self) -> Option<f64> {
+    pub(crate) fn client_cores_used(&self) -> Option<f64> {
         (self.wall_s > 0.0).then(|| self.client_cpu_s / self.wall_s)
     }
 
     /// Cores' worth the server used.
-    pub fn server_cores_used(&self) -> Option<f64> {
+    pub(crate) fn server_cores_used(&self) -> Option<f64> {
         let server = self.server_cpu_s?;
         (self.wall_s > 0.0).then(|| server / self.wall_s)
     }
 
     /// Two readings of the same row (the no-op's two phases) as one.
-    pub fn combine(&self, other: &RowCpu) -> RowCpu {
+    pub(crate) fn combine(&self, other: &RowCpu) -> RowCpu {
         let sum = |a: Option<f64>, b: Option<f64>| Some(a? + b?);
         let mut both = RowCpu {
             wall_s: self.wall_s + other.wall_s,
@@ -95,7 +95,7 @@ impl RowCpu {
 ///   from the server's own ratio to 1. So: full machine and client ≥ server.
 /// - Not pinned and the machine not full: no party was short of CPU, not client-bound.
 ///   Unknown server CPU on a full machine: `None` (inconclusive, never "not bound").
-pub fn client_bound(cpu: &RowCpu) -> Option<bool> {
+pub(crate) fn client_bound(cpu: &RowCpu) -> Option<bool> {
     let client = cpu.client_cores_used()?;
     if client >= SATURATED * cpu.client_cores as f64 {
         return Some(true);
@@ -113,7 +113,7 @@ pub fn client_bound(cpu: &RowCpu) -> Option<bool> {
 
 /// Where the server of a target runs, for reading its CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ServerPlace {
+pub(crate) enum ServerPlace {
     /// On threads of this process named with [`SERVER_THREAD_PREFIX`].
     InProcess,
     /// A process of this machine.
@@ -124,7 +124,7 @@ pub enum ServerPlace {
 
 /// What a target's rows read their CPU from, and the cores the run gave the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CpuProbe {
+pub(crate) struct CpuProbe {
     pub server: ServerPlace,
     pub cpus: usize,
     pub client_cores: usize,
@@ -135,7 +135,7 @@ pub struct CpuProbe {
 
 /// One reading, at one instant.
 #[derive(Debug, Clone, Copy)]
-pub struct CpuSample {
+pub(crate) struct CpuSample {
     at: Instant,
     process_s: Option<f64>,
     server_s: Option<f64>,
@@ -145,7 +145,7 @@ pub struct CpuSample {
 
 impl CpuProbe {
     /// Reads the figures now.
-    pub fn sample(&self) -> CpuSample {
+    pub(crate) fn sample(&self) -> CpuSample {
         let at = Instant::now();
         let (process_s, server_s) = match self.server {
             ServerPlace::InProcess => (proc::process_cpu_s(None), proc::server_threads_cpu_s()),
@@ -168,7 +168,7 @@ impl CpuProbe {
     }
 
     /// The row's CPU between two readings; `None` when the process's own time was not read.
-    pub fn between(&self, start: &CpuSample, end: &CpuSample) -> Option<RowCpu> {
+    pub(crate) fn between(&self, start: &CpuSample, end: &CpuSample) -> Option<RowCpu> {
         let delta = |a: Option<f64>, b: Option<f64>| Some((b? - a?).max(0.0));
         let process = delta(start.process_s, end.process_s)?;
         let server = delta(start.server_s, end.server_s);
@@ -193,7 +193,7 @@ impl CpuProbe {
 }
 
 #[cfg(target_os = "linux")]
-pub mod proc {
+pub(crate) mod proc {
     //! The `/proc` readings behind [`super::CpuProbe`] and the endpoint's process lookup.
 
     use super::SERVER_THREAD_PREFIX;
@@ -213,7 +213,7 @@ pub mod proc {
     }
 
     /// CPU seconds of this process (`None`) or of `pid`, every thread, past and present.
-    pub fn process_cpu_s(pid: Option<u32>) -> Option<f64> {
+    pub(crate) fn process_cpu_s(pid: Option<u32>) -> Option<f64> {
         let path = match pid {
             None => "/proc/self/stat".to_string(),
             Some(pid) => format!("/proc/{pid}/stat"),
@@ -222,7 +222,7 @@ pub mod proc {
     }
 
     /// CPU seconds of this process's server threads (named with the prefix).
-    pub fn server_threads_cpu_s() -> Option<f64> {
+    pub(crate) fn server_threads_cpu_s() -> Option<f64> {
         let mut total = 0.0;
         for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
             let path = task.path();
@@ -240,13 +240,13 @@ pub mod proc {
     }
 
     /// CPU seconds every CPU spent busy (not idle, not waiting on I/O) since boot.
-    pub fn machine_busy_s() -> Option<f64> {
+    pub(crate) fn machine_busy_s() -> Option<f64> {
         let text = std::fs::read_to_string("/proc/stat").ok()?;
         busy_of(text.lines().find(|l| l.starts_with("cpu "))?)
     }
 
     /// CPU seconds the CPUs `cpus` spent busy since boot.
-    pub fn cpus_busy_s(cpus: &[usize]) -> Option<f64> {
+    pub(crate) fn cpus_busy_s(cpus: &[usize]) -> Option<f64> {
         let text = std::fs::read_to_string("/proc/stat").ok()?;
         let mut total = 0.0;
         for c in cpus {
@@ -276,7 +276,7 @@ pub mod proc {
 
     /// The process of this machine listening on TCP `port` (IPv4 or IPv6), other than this
     /// one, when its sockets can be seen (the same user's processes).
-    pub fn listener_pid(port: u16) -> Option<u32> {
+    pub(crate) fn listener_pid(port: u16) -> Option<u32> {
         let mut inodes = Vec::new();
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             let Ok(text) = std::fs::read_to_string(table) else {

@@ -29,14 +29,14 @@ use super::protocol::{BATCH_SIZE, Prepared};
 use super::workload::{ConnectionLog, ConnectionPlan, exchange, ok, receive_handles};
 
 /// Handles per connection in a phase's first round.
-pub const FIRST_ROUND: usize = 100;
+pub(crate) const FIRST_ROUND: usize = 100;
 
 /// Most handles per connection in one round.
-pub const MAX_ROUND: usize = 3200;
+pub(crate) const MAX_ROUND: usize = 3200;
 
 /// The deleting time a round is sized to reach: long enough that a round's stragglers are a
 /// small share of it, short enough that a fill never holds many messages per connection.
-pub const ROUND_SPAN: Duration = Duration::from_millis(250);
+pub(crate) const ROUND_SPAN: Duration = Duration::from_millis(250);
 
 /// How long a fill may wait for its messages to come back from receives before it gives up.
 const FILL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -44,7 +44,7 @@ const FILL_TIMEOUT: Duration = Duration::from_secs(30);
 /// The handles per connection of the round after one of `size` whose deleting took `span`:
 /// doubled while a whole round (not cut by the phase's end) took less than half of
 /// [`ROUND_SPAN`], never above [`MAX_ROUND`].
-pub fn next_round_size(size: usize, span: Duration, cut: bool) -> usize {
+pub(crate) fn next_round_size(size: usize, span: Duration, cut: bool) -> usize {
     if !cut && span < ROUND_SPAN / 2 {
         (size * 2).min(MAX_ROUND)
     } else {
@@ -53,7 +53,7 @@ pub fn next_round_size(size: usize, span: Duration, cut: bool) -> usize {
 }
 
 /// One connection of the delete workload, with the deletes it holds between rounds.
-pub struct Deleter {
+pub(crate) struct Deleter {
     pub conn: Connection,
     plan: ConnectionPlan,
     /// DeleteMessage requests for handles received and not yet deleted.
@@ -61,7 +61,7 @@ pub struct Deleter {
 }
 
 impl Deleter {
-    pub fn new(conn: Connection, plan: ConnectionPlan) -> Self {
+    pub(crate) fn new(conn: Connection, plan: ConnectionPlan) -> Self {
         Self {
             conn,
             plan,
@@ -119,7 +119,7 @@ impl Deleter {
 }
 
 /// What one phase of the delete workload recorded.
-pub struct DeletePhase {
+pub(crate) struct DeletePhase {
     pub logs: Vec<ConnectionLog>,
     /// The rounds' deleting time summed, seconds.
     pub elapsed_s: f64,
@@ -132,7 +132,7 @@ pub struct DeletePhase {
 /// Runs rounds on `deleters` until their deleting time reaches `budget` or a stop is
 /// requested, starting at `*size` handles per connection; leaves in `*size` the size the
 /// next phase should start at. The deleters are handed back with what they still hold.
-pub async fn run_phase(
+pub(crate) async fn run_phase(
     deleters: Vec<Deleter>,
     size: &mut usize,
     budget: Duration,

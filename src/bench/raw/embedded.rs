@@ -5,12 +5,12 @@ use super::server_thread::ServerThread;
 use sqsprobe_emulator::{EmulatorConfig, serve};
 
 /// A running emulator; dropping it stops the server and joins its thread.
-pub struct EmbeddedServer(ServerThread);
+pub(crate) struct EmbeddedServer(ServerThread);
 
 impl EmbeddedServer {
     /// Binds 127.0.0.1 on an ephemeral port and serves with as many worker threads as
     /// `sqsprobe serve` would have (one per CPU), on the CPUs `pin` names when given.
-    pub fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
+    pub(crate) fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
         ServerThread::start("emulator", pin, |listener, mut stop| async move {
             let _ = serve(listener, EmulatorConfig::default(), async move {
                 let _ = stop.wait_for(|s| *s).await;
@@ -21,7 +21,7 @@ impl EmbeddedServer {
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn endpoint_url(&self) -> String {
+    pub(crate) fn endpoint_url(&self) -> String {
         self.0.endpoint_url()
     }
 }

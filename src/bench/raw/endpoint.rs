@@ -9,7 +9,7 @@ use std::fmt;
 
 /// A parsed `http://host:port` endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawEndpoint {
+pub(crate) struct RawEndpoint {
     /// Host name or IP address as written (IPv6 without brackets).
     pub host: String,
     pub port: u16,
@@ -19,7 +19,7 @@ pub struct RawEndpoint {
 
 /// Why an endpoint cannot be a raw target.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EndpointError {
+pub(crate) enum EndpointError {
     /// Only plain HTTP: the driver has no TLS on its hot path and emulators listen in clear.
     NotHttp(String),
     /// The URL has no host, a bad port, or a path, query or credentials.
@@ -54,7 +54,7 @@ const AWS_DOMAINS: [&str; 4] = [
 ];
 
 /// True when `host` is an AWS service host (or one of the domains itself).
-pub fn is_aws_host(host: &str) -> bool {
+pub(crate) fn is_aws_host(host: &str) -> bool {
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     AWS_DOMAINS
         .iter()
@@ -62,7 +62,7 @@ pub fn is_aws_host(host: &str) -> bool {
 }
 
 /// Parses `http://host[:port][/]`; refuses https, paths, AWS hosts and anything else.
-pub fn parse_endpoint(url: &str) -> Result<RawEndpoint, EndpointError> {
+pub(crate) fn parse_endpoint(url: &str) -> Result<RawEndpoint, EndpointError> {
     if let Some(rest) = url.strip_prefix("https://") {
         // An https AWS URL is refused as AWS, the reason that matters.
         let host = rest.split(['/', ':', '?', '#']).next().unwrap_or_default();

@@ -12,33 +12,33 @@
 //! [`workload`], [`delete`], [`target`], [`embedded`], [`reference`] and [`server_thread`] do
 //! the I/O.
 
-pub mod compare;
-pub mod connection;
-pub mod cpu;
-pub mod delete;
-pub mod embedded;
-pub mod endpoint;
-pub mod pin;
-pub mod protocol;
-pub mod reference;
-pub mod report;
-pub mod server_thread;
-pub mod spread;
-pub mod table;
-pub mod target;
-pub mod workload;
+pub(crate) mod compare;
+pub(crate) mod connection;
+pub(crate) mod cpu;
+pub(crate) mod delete;
+pub(crate) mod embedded;
+pub(crate) mod endpoint;
+pub(crate) mod pin;
+pub(crate) mod protocol;
+pub(crate) mod reference;
+pub(crate) mod report;
+pub(crate) mod server_thread;
+pub(crate) mod spread;
+pub(crate) mod table;
+pub(crate) mod target;
+pub(crate) mod workload;
 
-pub use compare::{compare, comparison_markdown};
-pub use cpu::{CpuProbe, ServerPlace};
-pub use embedded::EmbeddedServer;
-pub use endpoint::parse_endpoint;
-pub use pin::Pinning;
-pub use protocol::Protocol;
-pub use reference::ReferenceServer;
-pub use report::{
+pub(crate) use compare::{compare, comparison_markdown};
+pub(crate) use cpu::{CpuProbe, ServerPlace};
+pub(crate) use embedded::EmbeddedServer;
+pub(crate) use endpoint::parse_endpoint;
+pub(crate) use pin::Pinning;
+pub(crate) use protocol::Protocol;
+pub(crate) use reference::ReferenceServer;
+pub(crate) use report::{
     Machine, RAW_REPORT_PREVIOUS_VERSION, RAW_REPORT_VERSION, REFERENCE, REFERENCE_END, RawReport,
     RawTargetInfo, RawWorkload, apply_ceilings, build_profile, is_reference, load_average,
 };
-pub use spread::{spread_markdown, spreads};
-pub use table::{cpu_notes, raw_markdown_table};
-pub use target::{RawOptions, RawTarget, run_target};
+pub(crate) use spread::{spread_markdown, spreads};
+pub(crate) use table::{cpu_notes, raw_markdown_table};
+pub(crate) use target::{RawOptions, RawTarget, run_target};

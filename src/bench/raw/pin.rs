@@ -7,14 +7,14 @@ use serde::{Deserialize, Serialize};
 /// Which CPUs the server and the client were given.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Pinning {
+pub(crate) struct Pinning {
     pub server: Vec<usize>,
     pub client: Vec<usize>,
 }
 
 impl Pinning {
     /// For the table: which CPUs went where.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let list = |c: &[usize]| c.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
         format!(
             "pinned: the server on CPU {}, the client on CPU {}",
@@ -26,7 +26,7 @@ impl Pinning {
 
 /// Splits the CPUs the run may use: the first half (rounded up) to the server, the rest to
 /// the client. The server gets the odd one: it is the party measured. Refused below two.
-pub fn split(allowed: &[usize]) -> Result<Pinning, String> {
+pub(crate) fn split(allowed: &[usize]) -> Result<Pinning, String> {
     if allowed.len() < 2 {
         return Err(format!(
             "--pin needs at least 2 CPUs to give the server and the client one each; this run \
@@ -49,7 +49,7 @@ mod os {
     use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
 
     /// The CPUs this process may run on.
-    pub fn allowed() -> Result<Vec<usize>, String> {
+    pub(crate) fn allowed() -> Result<Vec<usize>, String> {
         let set = sched_getaffinity(None).map_err(|e| format!("sched_getaffinity: {e}"))?;
         Ok((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect())
     }
@@ -63,12 +63,12 @@ mod os {
     }
 
     /// Pins the calling thread (threads it starts inherit it).
-    pub fn this_thread(cpus: &[usize]) -> Result<(), String> {
+    pub(crate) fn this_thread(cpus: &[usize]) -> Result<(), String> {
         sched_setaffinity(None, &set_of(cpus)).map_err(|e| format!("sched_setaffinity: {e}"))
     }
 
     /// Pins every thread of `pid` (`None`: this process) that exists now.
-    pub fn process(pid: Option<u32>, cpus: &[usize]) -> Result<(), String> {
+    pub(crate) fn process(pid: Option<u32>, cpus: &[usize]) -> Result<(), String> {
         let dir = match pid {
             None => "/proc/self/task".to_string(),
             Some(p) => format!("/proc/{p}/task"),
@@ -106,7 +106,7 @@ mod os {
     }
 }
 
-pub use os::{allowed, process as pin_process, this_thread as pin_this_thread};
+pub(crate) use os::{allowed, process as pin_process, this_thread as pin_this_thread};
 
 #[cfg(test)]
 mod tests {

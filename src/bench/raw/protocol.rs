@@ -13,17 +13,17 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-pub use sqsprobe_facts::sqs::protocol::Protocol;
+pub(crate) use sqsprobe_facts::sqs::protocol::Protocol;
 
 /// The operation name of the no-op: no SQS API has it, so a server answers it with its
 /// unknown-operation error after parsing the request and before any queue work.
-pub const NOOP_OPERATION: &str = "SqsprobeNoOperation";
+pub(crate) const NOOP_OPERATION: &str = "SqsprobeNoOperation";
 
 /// Body text of every message the driver sends (small, so the figure is per request).
-pub const MESSAGE_BODY: &str = "sqsprobe raw bench message";
+pub(crate) const MESSAGE_BODY: &str = "sqsprobe raw bench message";
 
 /// Entries per batch request (the SQS maximum).
-pub const BATCH_SIZE: usize = 10;
+pub(crate) const BATCH_SIZE: usize = 10;
 
 /// A static SigV4-shaped header that no service would accept: region us-east-1, AWS's
 /// documented example access key, an all-zero signature.
@@ -33,7 +33,7 @@ const QUERY_VERSION: &str = "2012-11-05";
 
 /// One request ready to send: everything but the `Host` header, which the connection adds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// `x-amz-target` for JSON (validated once, here); `None` for query.
     pub target: Option<hyper::header::HeaderValue>,
     pub content_type: &'static str,
@@ -44,7 +44,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// Builds the HTTP request (cheap: the body is shared, headers are static or short).
-    pub fn to_request(
+    pub(crate) fn to_request(
         &self,
         authority: &hyper::header::HeaderValue,
     ) -> hyper::Request<http_body_util::Full<Bytes>> {
@@ -66,13 +66,13 @@ impl Prepared {
 
 /// Builds requests in one protocol.
 #[derive(Debug, Clone, Copy)]
-pub struct Requests {
+pub(crate) struct Requests {
     pub protocol: Protocol,
 }
 
 /// Any operation in AWS JSON 1.0 with `body` as its members (the scale workloads build their
 /// requests with it: FIFO sends, attributes, lookups).
-pub fn json_request(operation: &'static str, body: &Value) -> Prepared {
+pub(crate) fn json_request(operation: &'static str, body: &Value) -> Prepared {
     Prepared {
         // Operation names are ASCII identifiers, always a valid header value.
         target: hyper::header::HeaderValue::from_str(&format!("AmazonSQS.{operation}")).ok(),
@@ -116,11 +116,11 @@ impl Requests {
     }
 
     /// The unknown-operation request that measures the server's pure HTTP cost.
-    pub fn noop(&self) -> Prepared {
+    pub(crate) fn noop(&self) -> Prepared {
         self.build(NOOP_OPERATION, json!({}), &[])
     }
 
-    pub fn create_queue(&self, name: &str) -> Prepared {
+    pub(crate) fn create_queue(&self, name: &str) -> Prepared {
         self.build(
             "CreateQueue",
             json!({ "QueueName": name }),
@@ -128,7 +128,7 @@ impl Requests {
         )
     }
 
-    pub fn delete_queue(&self, queue_url: &str) -> Prepared {
+    pub(crate) fn delete_queue(&self, queue_url: &str) -> Prepared {
         self.build(
             "DeleteQueue",
             json!({ "QueueUrl": queue_url }),
@@ -136,7 +136,7 @@ impl Requests {
         )
     }
 
-    pub fn send(&self, queue_url: &str) -> Prepared {
+    pub(crate) fn send(&self, queue_url: &str) -> Prepared {
         self.build(
             "SendMessage",
             json!({ "QueueUrl": queue_url, "MessageBody": MESSAGE_BODY }),
@@ -144,7 +144,7 @@ impl Requests {
         )
     }
 
-    pub fn send_batch(&self, queue_url: &str) -> Prepared {
+    pub(crate) fn send_batch(&self, queue_url: &str) -> Prepared {
         let entries: Vec<Value> = (0..BATCH_SIZE)
             .map(|i| json!({ "Id": format!("m{i}"), "MessageBody": MESSAGE_BODY }))
             .collect();
@@ -168,7 +168,7 @@ impl Requests {
     }
 
     /// Up to `max` messages; `visibility_timeout` 0 leaves them visible for the next receive.
-    pub fn receive(
+    pub(crate) fn receive(
         &self,
         queue_url: &str,
         max: usize,
@@ -192,7 +192,7 @@ impl Requests {
         self.build("ReceiveMessage", body, &params)
     }
 
-    pub fn delete(&self, queue_url: &str, handle: &str) -> Prepared {
+    pub(crate) fn delete(&self, queue_url: &str, handle: &str) -> Prepared {
         self.build(
             "DeleteMessage",
             json!({ "QueueUrl": queue_url, "ReceiptHandle": handle }),
@@ -200,7 +200,7 @@ impl Requests {
         )
     }
 
-    pub fn delete_batch(&self, queue_url: &str, handles: &[String]) -> Prepared {
+    pub(crate) fn delete_batch(&self, queue_url: &str, handles: &[String]) -> Prepared {
         let entries: Vec<Value> = handles
             .iter()
             .enumerate()
@@ -226,7 +226,7 @@ impl Requests {
     }
 
     /// The `QueueUrl` of a CreateQueue answer.
-    pub fn queue_url(&self, body: &[u8]) -> Option<String> {
+    pub(crate) fn queue_url(&self, body: &[u8]) -> Option<String> {
         match self.protocol {
             Protocol::Json => {
                 #[derive(Deserialize)]
@@ -243,7 +243,7 @@ impl Requests {
     }
 
     /// The receipt handles of a ReceiveMessage answer (none when it is not one).
-    pub fn receipt_handles(&self, body: &[u8]) -> Vec<String> {
+    pub(crate) fn receipt_handles(&self, body: &[u8]) -> Vec<String> {
         match self.protocol {
             Protocol::Json => {
                 #[derive(Deserialize)]
@@ -274,7 +274,7 @@ impl Requests {
     /// The search is memchr's (SIMD) over the bytes, with the finders built once: `str`'s
     /// substring search and the UTF-8 check before it showed in the machine's CPU profile under
     /// the receive workload (docs/performance.md).
-    pub fn message_count(&self, body: &[u8]) -> usize {
+    pub(crate) fn message_count(&self, body: &[u8]) -> usize {
         static JSON_KEY: LazyLock<Finder<'static>> =
             LazyLock::new(|| Finder::new(b"\"ReceiptHandle\""));
         static XML_ELEMENT: LazyLock<Finder<'static>> =
@@ -294,7 +294,7 @@ impl Requests {
     }
 
     /// Entries a batch answer reports as failed; `None` when the body is not a batch answer.
-    pub fn batch_failures(&self, body: &[u8]) -> Option<usize> {
+    pub(crate) fn batch_failures(&self, body: &[u8]) -> Option<usize> {
         match self.protocol {
             Protocol::Json => {
                 #[derive(Deserialize)]

@@ -21,24 +21,24 @@ use super::server_thread::ServerThread;
 const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
 
 /// A running reference server; dropping it stops the server and joins its thread.
-pub struct ReferenceServer(ServerThread);
+pub(crate) struct ReferenceServer(ServerThread);
 
 impl ReferenceServer {
     /// Binds 127.0.0.1 on an ephemeral port and serves with one worker thread per CPU, on
     /// the CPUs `pin` names when given.
-    pub fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
+    pub(crate) fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
         ServerThread::start("reference", pin, serve).map(Self)
     }
 
     /// Serves on `listener` until the process ends (`bench --serve-reference`, for a load
     /// generator other than the bench's own client).
-    pub async fn serve_forever(listener: tokio::net::TcpListener) {
+    pub(crate) async fn serve_forever(listener: tokio::net::TcpListener) {
         let (_stop, stopped) = watch::channel(false);
         serve(listener, stopped).await;
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn endpoint_url(&self) -> String {
+    pub(crate) fn endpoint_url(&self) -> String {
         self.0.endpoint_url()
     }
 }

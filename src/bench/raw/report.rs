@@ -8,21 +8,21 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::cpu::RowCpu;
+pub(crate) use super::cpu::RowCpu;
 use super::pin::Pinning;
 use crate::bench::scale::ScaleReport;
-pub use crate::bench::stats::Latency;
+pub(crate) use crate::bench::stats::Latency;
 
 /// Version of the raw bench JSON document.
-pub const RAW_REPORT_VERSION: u32 = 3;
+pub(crate) const RAW_REPORT_VERSION: u32 = 3;
 
 /// The earlier version `--baseline` still reads: no `build`, no `scale`.
-pub const RAW_REPORT_PREVIOUS_VERSION: u32 = 2;
+pub(crate) const RAW_REPORT_PREVIOUS_VERSION: u32 = 2;
 
 /// What the connections of one row do in a loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum RawWorkload {
+pub(crate) enum RawWorkload {
     /// An unknown-operation request: the server's HTTP cost, the ceiling of every other row;
     /// measured before and after the workloads of each connection count, both phases in one row.
     Noop,
@@ -41,7 +41,7 @@ pub enum RawWorkload {
 
 impl RawWorkload {
     /// The workloads a user can choose (the no-op always runs: it is the ceiling).
-    pub const CHOOSABLE: [RawWorkload; 5] = [
+    pub(crate) const CHOOSABLE: [RawWorkload; 5] = [
         RawWorkload::Send,
         RawWorkload::Receive,
         RawWorkload::Cycle,
@@ -49,7 +49,7 @@ impl RawWorkload {
         RawWorkload::Delete,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RawWorkload::Noop => "noop",
             RawWorkload::Send => "send",
@@ -64,7 +64,7 @@ impl RawWorkload {
 /// Latency of one operation inside a row (a cycle has three).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OpLatency {
+pub(crate) struct OpLatency {
     pub operation: String,
     /// Successful requests of this operation.
     pub requests: u64,
@@ -75,7 +75,7 @@ pub struct OpLatency {
 /// One target, one workload, one connection count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawRow {
+pub(crate) struct RawRow {
     pub target: String,
     pub protocol: String,
     pub workload: RawWorkload,
@@ -136,7 +136,7 @@ pub struct RawRow {
 /// A target as the run saw it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawTargetInfo {
+pub(crate) struct RawTargetInfo {
     pub name: String,
     pub endpoint_url: String,
     pub protocol: String,
@@ -149,7 +149,7 @@ pub struct RawTargetInfo {
 /// The machine the run had: CPUs and the load average (1, 5, 15 min) before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Machine {
+pub(crate) struct Machine {
     pub cpus: usize,
     pub load_average_start: Option<[f64; 3]>,
     pub load_average_end: Option<[f64; 3]>,
@@ -163,7 +163,7 @@ fn one() -> usize {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawReport {
+pub(crate) struct RawReport {
     pub version: u32,
     /// Always `raw` here; `sdk` documents have another shape.
     pub driver: String,
@@ -204,18 +204,18 @@ fn is_zero(n: &u32) -> bool {
 
 /// The reference server's target name in tables and JSON ([`super::reference`]), measured
 /// first.
-pub const REFERENCE: &str = "reference";
+pub(crate) const REFERENCE: &str = "reference";
 
 /// The reference server's name for its second measurement, after every other target.
-pub const REFERENCE_END: &str = "reference (end)";
+pub(crate) const REFERENCE_END: &str = "reference (end)";
 
 /// Whether `target` names the reference server's rows, from either end of the run.
-pub fn is_reference(target: &str) -> bool {
+pub(crate) fn is_reference(target: &str) -> bool {
     target == REFERENCE || target == REFERENCE_END
 }
 
 /// The build this binary is: `debug` or `release`.
-pub fn build_profile() -> &'static str {
+pub(crate) fn build_profile() -> &'static str {
     if cfg!(debug_assertions) {
         "debug"
     } else {
@@ -225,7 +225,7 @@ pub fn build_profile() -> &'static str {
 
 /// Fills `ceiling_ratio`, `run_ceiling_ratio` and `reference_ratio` of every row from the
 /// no-op rows (the reference server's no-op row is the reference).
-pub fn apply_ceilings(rows: &mut [RawRow]) {
+pub(crate) fn apply_ceilings(rows: &mut [RawRow]) {
     let noop_rate = |rows: &[RawRow], target: &str, connections: usize| {
         rows.iter()
             .find(|r| {
@@ -272,7 +272,7 @@ pub fn apply_ceilings(rows: &mut [RawRow]) {
 }
 
 /// The load average from /proc/loadavg (Linux); `None` elsewhere.
-pub fn load_average() -> Option<[f64; 3]> {
+pub(crate) fn load_average() -> Option<[f64; 3]> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     let mut it = text.split_whitespace().map(|v| v.parse::<f64>().ok());
     Some([it.next()??, it.next()??, it.next()??])

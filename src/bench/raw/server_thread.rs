@@ -12,7 +12,7 @@ use super::cpu::SERVER_THREAD_PREFIX;
 use super::pin::pin_this_thread;
 
 /// A running server; dropping it tells the server to stop and joins its thread.
-pub struct ServerThread {
+pub(crate) struct ServerThread {
     addr: SocketAddr,
     stop: Option<watch::Sender<bool>>,
     thread: Option<JoinHandle<()>>,
@@ -23,7 +23,11 @@ impl ServerThread {
     /// multi-threaded runtime in threads named [`SERVER_THREAD_PREFIX`] + `role` (so their
     /// CPU is told from the client's), each pinned to `pin` when given; `stop` turns true when
     /// this is dropped.
-    pub fn start<F, Fut>(role: &str, pin: Option<&[usize]>, serve: F) -> std::io::Result<Self>
+    pub(crate) fn start<F, Fut>(
+        role: &str,
+        pin: Option<&[usize]>,
+        serve: F,
+    ) -> std::io::Result<Self>
     where
         F: FnOnce(tokio::net::TcpListener, watch::Receiver<bool>) -> Fut + Send + 'static,
         Fut: Future<Output = ()>,
@@ -65,7 +69,7 @@ impl ServerThread {
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn endpoint_url(&self) -> String {
+    pub(crate) fn endpoint_url(&self) -> String {
         format!("http://{}", self.addr)
     }
 }

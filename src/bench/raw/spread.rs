@@ -11,7 +11,7 @@ use super::table::target_cell;
 
 /// One row's fractions over the repeats.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Spread {
+pub(crate) struct Spread {
     pub target: String,
     pub protocol: String,
     pub workload: RawWorkload,
@@ -24,7 +24,7 @@ pub struct Spread {
 
 impl Spread {
     /// The median (the mean of the middle two for an even count).
-    pub fn median(&self) -> Option<f64> {
+    pub(crate) fn median(&self) -> Option<f64> {
         let mut v = self.fractions.clone();
         v.sort_by(f64::total_cmp);
         let n = v.len();
@@ -36,7 +36,7 @@ impl Spread {
     }
 
     /// The lowest and the highest.
-    pub fn range(&self) -> Option<(f64, f64)> {
+    pub(crate) fn range(&self) -> Option<(f64, f64)> {
         let lo = self.fractions.iter().copied().reduce(f64::min)?;
         let hi = self.fractions.iter().copied().reduce(f64::max)?;
         Some((lo, hi))
@@ -45,7 +45,7 @@ impl Spread {
 
 /// The spreads of every target row (the reference's own rows left out), in the order the
 /// rows first appear; `rows` holds every repeat's rows, each with its `repeat` index.
-pub fn spreads(rows: &[RawRow]) -> Vec<Spread> {
+pub(crate) fn spreads(rows: &[RawRow]) -> Vec<Spread> {
     let mut out: Vec<Spread> = Vec::new();
     for r in rows.iter().filter(|r| !is_reference(&r.target)) {
         let bound = rows
@@ -88,7 +88,7 @@ pub fn spreads(rows: &[RawRow]) -> Vec<Spread> {
 }
 
 /// The spreads as Markdown, with what may be claimed from them; empty without a reference.
-pub fn spread_markdown(spreads: &[Spread], repeats: usize) -> String {
+pub(crate) fn spread_markdown(spreads: &[Spread], repeats: usize) -> String {
     if spreads.is_empty() {
         return String::new();
     }

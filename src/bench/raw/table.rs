@@ -28,7 +28,7 @@ fn rate(r: f64) -> String {
 }
 
 /// A target's name for a table cell, with its protocol when it is not the default JSON.
-pub fn target_cell(target: &str, protocol: &str) -> String {
+pub(crate) fn target_cell(target: &str, protocol: &str) -> String {
     if protocol == "json" {
         markdown_text(target)
     } else {
@@ -38,7 +38,7 @@ pub fn target_cell(target: &str, protocol: &str) -> String {
 
 /// The results table, rows in the order given, and a legend. With a reference server in the
 /// run, each row's fraction of it is a column of its own.
-pub fn raw_markdown_table(rows: &[RawRow]) -> String {
+pub(crate) fn raw_markdown_table(rows: &[RawRow]) -> String {
     let referenced = rows.iter().any(|r| r.reference_ratio.is_some());
     let with_cpu = rows.iter().any(|r| r.cpu.is_some());
     // With --repeat, each row says which run measured it.
@@ -142,7 +142,7 @@ fn cpu_cells(r: &RawRow) -> String {
 /// What the CPU readings say about the run, printed under the table: the pinning, and a
 /// warning for every reference measurement the client held back (its rate is then not the
 /// machine's limit, and every fraction against it leans towards 1), or that could not tell.
-pub fn cpu_notes(rows: &[RawRow], pinning: Option<&Pinning>) -> String {
+pub(crate) fn cpu_notes(rows: &[RawRow], pinning: Option<&Pinning>) -> String {
     let mut out = String::new();
     if let Some(p) = pinning {
         let _ = writeln!(out, "\n{}.", p.describe());

@@ -17,7 +17,7 @@ use super::workload::{ConnectionLog, ConnectionPlan, merge, run_phase};
 
 /// What every target is asked to do.
 #[derive(Debug, Clone)]
-pub struct RawOptions {
+pub(crate) struct RawOptions {
     pub duration: Duration,
     pub warmup: Duration,
     pub connections: Vec<usize>,
@@ -32,7 +32,7 @@ pub struct RawOptions {
 
 /// A target to measure.
 #[derive(Debug, Clone)]
-pub struct RawTarget {
+pub(crate) struct RawTarget {
     pub name: String,
     pub url: String,
     pub endpoint: RawEndpoint,
@@ -42,7 +42,7 @@ pub struct RawTarget {
 }
 
 /// Everything measured on one target; `info.error` says why it stopped early, if it did.
-pub struct TargetOutcome {
+pub(crate) struct TargetOutcome {
     pub info: RawTargetInfo,
     pub rows: Vec<RawRow>,
 }
@@ -364,7 +364,7 @@ struct Measured {
 }
 
 /// Measures one target: every connection count, the no-op first, then each workload.
-pub async fn run_target(
+pub(crate) async fn run_target(
     target: &RawTarget,
     options: &RawOptions,
     progress: &mut dyn FnMut(&str),

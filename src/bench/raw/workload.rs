@@ -18,13 +18,13 @@ const CYCLE_WAIT_SECONDS: u32 = 1;
 
 /// Visibility timeout of the delete workload's receives (the SQS maximum): a handle stays
 /// current for the whole run, so each DeleteMessage deletes a message its connection holds.
-pub const HOLD_SECONDS: u32 = 43_200;
+pub(crate) const HOLD_SECONDS: u32 = 43_200;
 
 /// Pause after a refused connection before the next attempt.
 const CONNECT_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// The requests one connection sends, prepared before the clock starts.
-pub struct ConnectionPlan {
+pub(crate) struct ConnectionPlan {
     pub workload: RawWorkload,
     pub requests: Requests,
     /// The queue it works on (empty for the no-op, which needs none).
@@ -36,7 +36,7 @@ pub struct ConnectionPlan {
 }
 
 impl ConnectionPlan {
-    pub fn new(workload: RawWorkload, requests: Requests, queue_url: String) -> Self {
+    pub(crate) fn new(workload: RawWorkload, requests: Requests, queue_url: String) -> Self {
         let q = queue_url.as_str();
         let receive = match workload {
             RawWorkload::Receive => requests.receive(q, BATCH_SIZE, 0, Some(0)),
@@ -60,7 +60,7 @@ impl ConnectionPlan {
 
 /// What one connection recorded in one phase.
 #[derive(Debug, Default)]
-pub struct ConnectionLog {
+pub(crate) struct ConnectionLog {
     /// Nanosecond latencies of successful requests, per operation in first-seen order.
     samples: Vec<(&'static str, Vec<u64>)>,
     pub errors: u64,
@@ -81,7 +81,7 @@ impl ConnectionLog {
     }
 
     /// Requests answered as expected.
-    pub fn answered(&self) -> u64 {
+    pub(crate) fn answered(&self) -> u64 {
         self.samples.iter().map(|(_, v)| v.len() as u64).sum()
     }
 
@@ -108,7 +108,7 @@ fn add_samples(
 }
 
 /// The logs of all connections of a phase, merged.
-pub fn merge(logs: Vec<ConnectionLog>) -> (ConnectionLog, Latency, Vec<OpLatency>) {
+pub(crate) fn merge(logs: Vec<ConnectionLog>) -> (ConnectionLog, Latency, Vec<OpLatency>) {
     let mut all = ConnectionLog::default();
     let mut per_op: Vec<(&'static str, Vec<u64>)> = Vec::new();
     for log in logs {
@@ -297,7 +297,7 @@ async fn unit(
 
 /// Runs units until `deadline` or a stop request (no unit starts after either); returns what
 /// was recorded.
-pub async fn run_phase(
+pub(crate) async fn run_phase(
     conn: &mut Connection,
     plan: &ConnectionPlan,
     deadline: Instant,

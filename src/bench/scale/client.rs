@@ -14,18 +14,18 @@ use crate::bench::raw::connection::Connection;
 use crate::bench::raw::protocol::json_request;
 
 /// Body of every message the scale workloads store: 11 bytes, as in the documented figure.
-pub const BODY: &str = "hello world";
+pub(crate) const BODY: &str = "hello world";
 
 /// Entries per SendMessageBatch (the SQS maximum).
 const BATCH: u64 = 10;
 
 /// A client of one server.
-pub struct Client {
+pub(crate) struct Client {
     conn: Connection,
 }
 
 impl Client {
-    pub fn new(addr: SocketAddr) -> Client {
+    pub(crate) fn new(addr: SocketAddr) -> Client {
         // An IP address and port are always a valid Host header.
         let authority = HeaderValue::from_str(&addr.to_string())
             .unwrap_or_else(|_| HeaderValue::from_static("127.0.0.1"));
@@ -36,7 +36,7 @@ impl Client {
 
     /// Calls `operation`; the answer must be 200 with a JSON body. Returns it and the time the
     /// request took.
-    pub async fn call(
+    pub(crate) async fn call(
         &mut self,
         operation: &'static str,
         body: &Value,
@@ -65,7 +65,11 @@ impl Client {
     }
 
     /// Creates a queue; returns its URL.
-    pub async fn create_queue(&mut self, name: &str, attributes: Value) -> Result<String, String> {
+    pub(crate) async fn create_queue(
+        &mut self,
+        name: &str,
+        attributes: Value,
+    ) -> Result<String, String> {
         let (answer, _) = self
             .call(
                 "CreateQueue",
@@ -80,7 +84,7 @@ impl Client {
 }
 
 /// Where a queue's messages go, and the running count that names each send.
-pub struct Filler {
+pub(crate) struct Filler {
     pub queue_url: String,
     /// FIFO: messages go round-robin to this many groups, each with its own deduplication id.
     pub groups: Option<u64>,
@@ -101,7 +105,7 @@ impl Filler {
 
     /// Sends until `target` messages were sent, in batches of ten; `stop` is read between
     /// batches.
-    pub async fn fill_to(
+    pub(crate) async fn fill_to(
         &mut self,
         client: &mut Client,
         target: u64,
@@ -139,7 +143,7 @@ impl Filler {
     }
 
     /// One message back into `group` (FIFO) so a cycle leaves the depth as it found it.
-    pub async fn send_one(
+    pub(crate) async fn send_one(
         &mut self,
         client: &mut Client,
         group: Option<&Value>,

@@ -12,7 +12,7 @@ use super::report::{GrowthRatio, MemoryRow, ScaleReport};
 
 /// What kind of number a figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// p50 at the largest size ÷ p50 at the smallest.
     Ratio,
     /// Bytes of RSS per stored message beyond its body.
@@ -22,7 +22,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Unit::Ratio => "ratio",
             Unit::Bytes => "bytes",
@@ -33,7 +33,7 @@ impl Unit {
 
 /// One figure present in both runs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ComparedFigure {
+pub(crate) struct ComparedFigure {
     /// What it measures, e.g. `depth standard ReceiveMessage 1000 → 1000000`.
     pub figure: String,
     pub unit: Unit,
@@ -46,7 +46,7 @@ pub struct ComparedFigure {
 
 /// The comparison of two scale sections.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ScaleComparison {
+pub(crate) struct ScaleComparison {
     pub figures: Vec<ComparedFigure>,
     /// Figures of this run the baseline does not have (another size, a workload it skipped).
     pub only_current: Vec<String>,
@@ -56,7 +56,7 @@ pub struct ScaleComparison {
 
 impl ScaleComparison {
     /// Figures whose change is below `limit`.
-    pub fn below(&self, limit: f64) -> Vec<&ComparedFigure> {
+    pub(crate) fn below(&self, limit: f64) -> Vec<&ComparedFigure> {
         self.figures
             .iter()
             .filter(|f| f.change.is_some_and(|c| c < limit))
@@ -107,7 +107,7 @@ fn figures(report: &ScaleReport) -> Vec<(String, Unit, f64)> {
 }
 
 /// Matches the figures of `current` with those of `baseline`, in the current run's order.
-pub fn compare_scale(baseline: &ScaleReport, current: &ScaleReport) -> ScaleComparison {
+pub(crate) fn compare_scale(baseline: &ScaleReport, current: &ScaleReport) -> ScaleComparison {
     let base = figures(baseline);
     let cur = figures(current);
     let mut out = ScaleComparison::default();

@@ -27,7 +27,7 @@ const FREE_GROUPS: u64 = 10;
 const HOLD_SECONDS: u64 = 3600;
 
 /// What the workloads need to know.
-pub struct Measure<'a> {
+pub(crate) struct Measure<'a> {
     pub binary: PathBuf,
     pub sizes: &'a ScaleSizes,
     pub workloads: &'a [ScaleWorkload],
@@ -36,7 +36,7 @@ pub struct Measure<'a> {
 
 /// What the memory and depth workloads recorded, and what failed.
 #[derive(Default)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     pub memory: Vec<MemoryRow>,
     pub depth: Vec<DepthRow>,
     pub queues: Vec<QueuesRow>,
@@ -66,7 +66,7 @@ impl Measure<'_> {
     }
 
     /// Runs memory, depth and queues as chosen, in that order.
-    pub async fn run(&self, progress: &mut dyn FnMut(&str)) -> Recorded {
+    pub(crate) async fn run(&self, progress: &mut dyn FnMut(&str)) -> Recorded {
         let mut out = Recorded::default();
         if self.on(ScaleWorkload::Memory) || self.on(ScaleWorkload::Depth) {
             for kind in [QueueKind::Standard, QueueKind::Fifo] {
@@ -331,7 +331,7 @@ impl Measure<'_> {
 }
 
 /// Messages sent before RSS is first read.
-pub const WARM_UP: u64 = 10;
+pub(crate) const WARM_UP: u64 = 10;
 
 fn shown(us: Option<f64>) -> String {
     us.map_or_else(|| "–".into(), |v| format!("{v:.0}"))

@@ -12,16 +12,16 @@
 //! [`startup`] do the I/O. The results are the `scale` section of the bench JSON, compared by
 //! `bench --baseline` as growth ratios, bytes per message and start-up milliseconds.
 
-pub mod client;
-pub mod compare;
-pub mod measure;
-pub mod report;
-pub mod server;
-pub mod startup;
-pub mod table;
+pub(crate) mod client;
+pub(crate) mod compare;
+pub(crate) mod measure;
+pub(crate) mod report;
+pub(crate) mod server;
+pub(crate) mod startup;
+pub(crate) mod table;
 
-pub use compare::compare_scale;
-pub use measure::Measure;
-pub use report::{ScaleReport, ScaleSizes, ScaleWorkload, growth_ratios};
-pub use startup::measure_startup;
-pub use table::{scale_comparison_markdown, scale_markdown, scale_value};
+pub(crate) use compare::compare_scale;
+pub(crate) use measure::Measure;
+pub(crate) use report::{ScaleReport, ScaleSizes, ScaleWorkload, growth_ratios};
+pub(crate) use startup::measure_startup;
+pub(crate) use table::{scale_comparison_markdown, scale_markdown, scale_value};

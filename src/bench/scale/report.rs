@@ -13,7 +13,7 @@ use crate::bench::Latency;
 /// The workloads that measure `sqsprobe serve` as its own process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ScaleWorkload {
+pub(crate) enum ScaleWorkload {
     /// RSS growth per stored message, at each `--memory-at` count.
     Memory,
     /// ReceiveMessage and DeleteMessage p50 at each `--depth`.
@@ -25,7 +25,7 @@ pub enum ScaleWorkload {
 }
 
 impl ScaleWorkload {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ScaleWorkload::Memory => "memory",
             ScaleWorkload::Depth => "depth",
@@ -38,7 +38,7 @@ impl ScaleWorkload {
 /// The queue a memory or depth row was measured on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum QueueKind {
+pub(crate) enum QueueKind {
     /// A standard queue.
     Standard,
     /// A FIFO queue, messages spread round-robin over `--groups` groups.
@@ -49,7 +49,7 @@ pub enum QueueKind {
 }
 
 impl QueueKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             QueueKind::Standard => "standard",
             QueueKind::Fifo => "fifo",
@@ -57,7 +57,7 @@ impl QueueKind {
         }
     }
 
-    pub fn is_fifo(self) -> bool {
+    pub(crate) fn is_fifo(self) -> bool {
         self != QueueKind::Standard
     }
 }
@@ -65,7 +65,7 @@ impl QueueKind {
 /// The sizes a scale run used (the command's parameters).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScaleSizes {
+pub(crate) struct ScaleSizes {
     /// Stored messages at which `depth` measures, ascending.
     pub depths: Vec<u64>,
     /// Stored messages at which `memory` reads RSS, ascending, all in one fill.
@@ -84,7 +84,7 @@ pub struct ScaleSizes {
 /// RSS growth per stored message on one queue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MemoryRow {
+pub(crate) struct MemoryRow {
     pub queue: QueueKind,
     /// Groups holding messages (FIFO only).
     pub groups: Option<u64>,
@@ -106,7 +106,7 @@ pub struct MemoryRow {
 /// Receive and delete latency with `depth` messages stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DepthRow {
+pub(crate) struct DepthRow {
     pub queue: QueueKind,
     pub depth: u64,
     /// Groups holding messages (FIFO only).
@@ -125,7 +125,7 @@ pub struct DepthRow {
 /// Lookup latency with `queues` queues held.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct QueuesRow {
+pub(crate) struct QueuesRow {
     pub queues: u64,
     /// ListQueues + GetQueueUrl pairs measured.
     pub lookups: u64,
@@ -138,7 +138,7 @@ pub struct QueuesRow {
 /// How one operation's p50 grew from the smallest size to the largest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GrowthRatio {
+pub(crate) struct GrowthRatio {
     /// `depth` or `queues`.
     pub workload: ScaleWorkload,
     /// The queue (depth ratios only).
@@ -158,7 +158,7 @@ pub struct GrowthRatio {
 /// Median, largest and smallest of some samples, milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Millis {
+pub(crate) struct Millis {
     pub p50_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
@@ -166,7 +166,7 @@ pub struct Millis {
 
 impl Millis {
     /// From nanosecond samples (any order), by nearest rank; `None` without samples.
-    pub fn from_nanos(mut samples: Vec<u64>) -> Option<Self> {
+    pub(crate) fn from_nanos(mut samples: Vec<u64>) -> Option<Self> {
         samples.sort_unstable();
         let ms = |ns: u64| ns as f64 / 1e6;
         Some(Millis {
@@ -180,7 +180,7 @@ impl Millis {
 /// Start-up figures (absolute: they move with the machine).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Startup {
+pub(crate) struct Startup {
     pub samples: u64,
     /// Exec of `sqsprobe serve --listen 127.0.0.1:0` to the first 200 answer to ListQueues on
     /// a fresh connection (polled every 0.5 ms once the address is printed).
@@ -199,7 +199,7 @@ pub struct Startup {
 /// Everything the scale workloads measured; the bench JSON's `scale` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScaleReport {
+pub(crate) struct ScaleReport {
     /// The scale workloads chosen, in run order.
     pub workloads: Vec<ScaleWorkload>,
     pub sizes: ScaleSizes,
@@ -238,7 +238,7 @@ fn ratio(
 
 /// The growth ratios of `depth` (per queue kind, receive and delete) and `queues` (ListQueues
 /// and GetQueueUrl): the smallest size measured against the largest.
-pub fn growth_ratios(depth: &[DepthRow], queues: &[QueuesRow]) -> Vec<GrowthRatio> {
+pub(crate) fn growth_ratios(depth: &[DepthRow], queues: &[QueuesRow]) -> Vec<GrowthRatio> {
     let mut out = Vec::new();
     for kind in [QueueKind::Standard, QueueKind::Fifo, QueueKind::FifoHeld] {
         let rows: Vec<&DepthRow> = depth.iter().filter(|r| r.queue == kind).collect();

@@ -19,13 +19,13 @@ use std::time::Duration;
 use crate::bench::Stop;
 
 /// How long `serve` may take to print its address.
-pub const START_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The line `serve` prints once it listens: `... listening on http://ADDR (Ctrl-C to stop)`.
 const LISTENING: &str = "listening on http://";
 
 /// A running `sqsprobe serve`.
-pub struct ServeProcess {
+pub(crate) struct ServeProcess {
     child: Child,
     pub addr: SocketAddr,
     stop: Stop,
@@ -34,13 +34,13 @@ pub struct ServeProcess {
 }
 
 /// The address in `serve`'s listening line.
-pub fn listening_address(line: &str) -> Option<SocketAddr> {
+pub(crate) fn listening_address(line: &str) -> Option<SocketAddr> {
     let rest = &line[line.find(LISTENING)? + LISTENING.len()..];
     rest.split_whitespace().next()?.parse().ok()
 }
 
 /// A command for `binary` that dies with this process and keeps out of its process group.
-pub fn child_command(binary: &Path) -> Command {
+pub(crate) fn child_command(binary: &Path) -> Command {
     let mut command = Command::new(binary);
     command.stdin(Stdio::null());
     #[cfg(unix)]
@@ -131,7 +131,7 @@ impl ServeProcess {
 
     /// Starts the server and waits, at most [`START_TIMEOUT`], for its address (async: for the
     /// servers that live through a measurement, spawned from a runtime worker thread).
-    pub async fn start(
+    pub(crate) async fn start(
         binary: &Path,
         extra: &[String],
         stop: &Stop,
@@ -154,7 +154,7 @@ impl ServeProcess {
 
     /// The same, blocking the calling thread (for start-up samples timed on their own thread;
     /// the server must not outlive that thread, whose end the kernel tells it with SIGKILL).
-    pub fn start_blocking(
+    pub(crate) fn start_blocking(
         binary: &Path,
         extra: &[String],
         stop: &Stop,
@@ -170,12 +170,12 @@ impl ServeProcess {
     }
 
     /// The process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Whether the server is still running, and if not, what it said.
-    pub fn check_alive(&mut self) -> Result<(), String> {
+    pub(crate) fn check_alive(&mut self) -> Result<(), String> {
         match self.child.try_wait() {
             Ok(None) => Ok(()),
             Ok(Some(status)) => Err(format!("sqsprobe serve exited ({status}){}", self.said())),
@@ -198,7 +198,7 @@ impl ServeProcess {
     }
 
     /// Resident set size, bytes, from `/proc/<pid>/status` (Linux).
-    pub fn rss_bytes(&self) -> Result<u64, String> {
+    pub(crate) fn rss_bytes(&self) -> Result<u64, String> {
         let path = format!("/proc/{}/status", self.pid());
         let status = std::fs::read_to_string(&path)
             .map_err(|e| format!("memory needs {path} (Linux): {e}"))?;
@@ -207,7 +207,7 @@ impl ServeProcess {
 }
 
 /// `VmRSS:   1234 kB` → bytes.
-pub fn vm_rss_bytes(status: &str) -> Option<u64> {
+pub(crate) fn vm_rss_bytes(status: &str) -> Option<u64> {
     let kb = status
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))?

@@ -29,7 +29,7 @@ const RUN_BOUND_MS: f64 = 200.0;
 
 /// The one-case suite whose run overhead is measured: a send, a receive and a delete, no wait
 /// beyond the message's arrival, so the case's duration is small and the overhead dominates.
-pub const SUITE: &str = r#"# Written by `sqsprobe bench --workload startup`: one short case whose run is timed.
+pub(crate) const SUITE: &str = r#"# Written by `sqsprobe bench --workload startup`: one short case whose run is timed.
 suite: bench-startup
 description: >
   One short case: what `sqsprobe run` adds to a case's own duration.
@@ -181,7 +181,7 @@ fn run_sample(binary: &Path, stop: &Stop) -> Result<(u64, u64), String> {
 }
 
 /// `samples` starts of `serve`, then `samples` runs of the suite.
-pub fn measure_startup(
+pub(crate) fn measure_startup(
     binary: &Path,
     samples: u64,
     stop: &Stop,

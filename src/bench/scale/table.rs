@@ -19,7 +19,7 @@ fn opt(v: Option<u64>) -> String {
 }
 
 /// Every table of the scale run that has rows, each under a heading line.
-pub fn scale_markdown(r: &ScaleReport) -> String {
+pub(crate) fn scale_markdown(r: &ScaleReport) -> String {
     let mut out = String::new();
     if !r.memory.is_empty() {
         out.push_str("\nMemory (RSS growth per stored message of `sqsprobe serve`):\n\n");
@@ -127,7 +127,7 @@ pub fn scale_markdown(r: &ScaleReport) -> String {
 }
 
 /// A figure as its unit shows it: ratios to 2 places, bytes whole, milliseconds to 0.1.
-pub fn scale_value(unit: Unit, v: f64) -> String {
+pub(crate) fn scale_value(unit: Unit, v: f64) -> String {
     match unit {
         Unit::Ratio => format!("{v:.2}"),
         Unit::Bytes => format!("{v:.0}"),
@@ -136,7 +136,7 @@ pub fn scale_value(unit: Unit, v: f64) -> String {
 }
 
 /// The scale comparison as Markdown.
-pub fn scale_comparison_markdown(c: &ScaleComparison) -> String {
+pub(crate) fn scale_comparison_markdown(c: &ScaleComparison) -> String {
     let mut out = String::new();
     if !c.figures.is_empty() {
         out.push_str("\n| scale figure | unit | then | now | change (then ÷ now) |\n");

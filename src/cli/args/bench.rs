@@ -49,20 +49,20 @@ pub enum BenchWorkloadArg {
 
 /// `bench`'s documented defaults, per driver (the flags are optional so a flag of the other
 /// driver can be refused).
-pub mod bench_defaults {
+pub(crate) mod bench_defaults {
     use std::time::Duration;
 
-    pub const SDK_DURATION: Duration = Duration::from_secs(10);
-    pub const RAW_DURATION: Duration = Duration::from_secs(3);
-    pub const SDK_CLIENTS: &[usize] = &[1];
-    pub const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
+    pub(crate) const SDK_DURATION: Duration = Duration::from_secs(10);
+    pub(crate) const RAW_DURATION: Duration = Duration::from_secs(3);
+    pub(crate) const SDK_CLIENTS: &[usize] = &[1];
+    pub(crate) const RAW_CONNECTIONS: &[usize] = &[1, 4, 16];
     /// The scale workloads' full measurement (the documented sizes).
-    pub const DEPTHS: &[u64] = &[1_000, 1_000_000];
-    pub const MEMORY_AT: &[u64] = &[200_000, 1_000_000];
-    pub const GROUPS: u64 = 10_000;
-    pub const CYCLES: u64 = 5_000;
-    pub const QUEUES: &[u64] = &[10, 10_000];
-    pub const STARTUP_SAMPLES: u64 = 15;
+    pub(crate) const DEPTHS: &[u64] = &[1_000, 1_000_000];
+    pub(crate) const MEMORY_AT: &[u64] = &[200_000, 1_000_000];
+    pub(crate) const GROUPS: u64 = 10_000;
+    pub(crate) const CYCLES: u64 = 5_000;
+    pub(crate) const QUEUES: &[u64] = &[10, 10_000];
+    pub(crate) const STARTUP_SAMPLES: u64 = 15;
 }
 
 #[derive(Debug, Args)]

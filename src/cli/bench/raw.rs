@@ -361,7 +361,7 @@ fn server_place(
 }
 
 /// Runs the command.
-pub async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
+pub(super) async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     if let Some(addr) = args.serve_reference {
         return serve_reference(addr).await;
     }

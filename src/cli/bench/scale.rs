@@ -21,7 +21,7 @@ const MAX_STARTUP_SAMPLES: u64 = 1_000;
 
 /// What the scale workloads will do.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScalePlan {
+pub(super) struct ScalePlan {
     pub workloads: Vec<ScaleWorkload>,
     pub sizes: ScaleSizes,
     /// `--serve-binary`; `None` for this executable.
@@ -68,7 +68,10 @@ fn one(
 
 /// The scale plan for the `chosen` workloads; `None` when none is chosen. A scale flag whose
 /// workload is not chosen is refused, so none is silently ignored.
-pub fn plan(args: &BenchArgs, chosen: &[ScaleWorkload]) -> Result<Option<ScalePlan>, String> {
+pub(super) fn plan(
+    args: &BenchArgs,
+    chosen: &[ScaleWorkload],
+) -> Result<Option<ScalePlan>, String> {
     use ScaleWorkload::{Depth, Memory, Queues, Startup};
     let flags: [(&str, bool, &[ScaleWorkload]); 7] = [
         ("--depth", args.depth.is_some(), &[Depth]),
@@ -154,7 +157,7 @@ fn say(line: &str) {
 
 /// Runs the plan's workloads: memory, depth, queues, then startup (each server is stopped
 /// before the next starts, so no measurement shares the machine with another server).
-pub async fn run(plan: &ScalePlan, stop: &Stop) -> ScaleReport {
+pub(super) async fn run(plan: &ScalePlan, stop: &Stop) -> ScaleReport {
     let mut report = ScaleReport {
         workloads: plan.workloads.clone(),
         sizes: plan.sizes.clone(),

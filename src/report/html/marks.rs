@@ -49,7 +49,7 @@ pub(crate) enum MarkKind {
 impl MarkKind {
     /// Every kind.
     #[cfg(test)]
-    pub const ALL: [MarkKind; 9] = [
+    pub(super) const ALL: [MarkKind; 9] = [
         MarkKind::Call,
         MarkKind::Lease,
         MarkKind::Sleep,
@@ -62,7 +62,7 @@ impl MarkKind {
     ];
 
     /// The `data-kind` value.
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             MarkKind::Call => "call",
             MarkKind::Lease => "lease",
@@ -117,7 +117,7 @@ pub(crate) struct Mark {
 
 impl Mark {
     /// Where its label wants to start.
-    pub fn anchor_ms(&self) -> f64 {
+    pub(super) fn anchor_ms(&self) -> f64 {
         self.parts.first().map_or(0.0, |p| p.start)
     }
 }

@@ -63,7 +63,7 @@ const DEADLINE_BACKSTOP: Duration = Duration::from_secs(5);
 
 /// Runs `case` and returns its closing record, for the run to map through the target profile
 /// and send (a case sends its own `case_start`, calls and steps, not its `case_end`).
-pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
+pub(crate) async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> CaseEnd {
     let mut run = CaseRun::new(ctx, suite_path, case, None);
     run.execute().await.0
 }
@@ -71,7 +71,7 @@ pub async fn run_case(ctx: Arc<RunContext>, suite_path: String, case: Case) -> C
 /// Runs trial `trial` (1-based) of a multi-trial case on its own fresh queues, and returns its
 /// `trial_end` (already emitted) with the judgement the trials are pooled from. The case's
 /// `case_start` is the caller's, once for all its trials.
-pub async fn run_trial(
+pub(crate) async fn run_trial(
     ctx: Arc<RunContext>,
     suite_path: String,
     case: Case,
@@ -333,7 +333,7 @@ impl CaseRun {
 }
 
 /// The `case_start` of `case`.
-pub fn case_start(
+pub(crate) fn case_start(
     run_id: &str,
     suite: &str,
     case: &Case,

@@ -19,7 +19,7 @@ use sqsprobe_core::suite::model::{ReplyFormat, WireMethod};
 
 /// One call's query-protocol request form.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct WireForm {
+pub(crate) struct WireForm {
     pub method: WireMethod,
     /// The queue URL whose path the request goes to; `None`: the endpoint's own path.
     pub to_url: Option<String>,
@@ -146,7 +146,7 @@ fn parse(url: &str) -> Result<Uri, WireError> {
 
 /// Puts a call's [`WireForm`] on its request for the query connector.
 #[derive(Debug, Clone)]
-pub struct WireInterceptor(pub WireForm);
+pub(crate) struct WireInterceptor(pub WireForm);
 
 impl Intercept for WireInterceptor {
     fn name(&self) -> &'static str {

@@ -114,7 +114,7 @@ pub(super) fn pooled_end(set: &TrialSet, settings: &RunSettings) -> CaseEnd {
 
 /// How a run ended, besides what its settings, its clock and its request count say.
 #[derive(Debug, Default)]
-pub struct RunClose<'a> {
+pub(crate) struct RunClose<'a> {
     /// Its `case_end`s: `totals` counts their verdicts.
     pub cases: &'a [CaseEnd],
     /// The one code the run exits with (see `classify::run_exit_code`).
@@ -132,7 +132,7 @@ pub struct RunClose<'a> {
 /// The `run_end` of a run that began at `started`, stamped now: its totals counted from its
 /// cases, its requests (every attempt, the reachability check's included) and their price
 /// read from the run's count. A merge of partitions combines theirs (`evidence::merge`).
-pub fn run_end(settings: &RunSettings, started: Instant, close: RunClose<'_>) -> RunEnd {
+pub(crate) fn run_end(settings: &RunSettings, started: Instant, close: RunClose<'_>) -> RunEnd {
     let mut totals: BTreeMap<String, u32> = BTreeMap::new();
     for c in close.cases {
         *totals.entry(c.verdict.as_str().to_string()).or_default() += 1;

@@ -29,7 +29,7 @@ use tokio::time::Instant;
 
 /// What a finished (or interrupted) run produced.
 #[derive(Debug)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     /// Why the run stopped itself, if it did (one line for the terminal).
     pub halted: Option<StopReason>,
     /// Owned queues that could not be proven deleted: a user must know about these (also in
@@ -41,7 +41,7 @@ pub struct RunOutcome {
 
 /// Runs every planned case, at most `settings.jobs` at a time, until done or `cancel` turns
 /// true. Emits `run_start`, each case's records, and `run_end`.
-pub async fn run_plan(
+pub(crate) async fn run_plan(
     client: aws_sdk_sqs::Client,
     masker: Masker,
     plan: Vec<PlannedCase>,

@@ -19,9 +19,9 @@ mod preflight;
 mod settings;
 mod trials;
 
-pub use closing::{RunClose, run_end};
-pub use dispatch::run_plan;
-pub use opening::{Skip, not_runnable, run_start};
-pub use preflight::preflight;
-pub use settings::{RunSettings, Seeds, new_run_id};
-pub use trials::trials_of;
+pub(crate) use closing::{RunClose, run_end};
+pub(crate) use dispatch::run_plan;
+pub(crate) use opening::{Skip, not_runnable, run_start};
+pub(crate) use preflight::preflight;
+pub(crate) use settings::{RunSettings, Seeds, new_run_id};
+pub(crate) use trials::trials_of;

@@ -11,7 +11,7 @@ use sqsprobe_core::conformance;
 use sqsprobe_core::evidence::format::{CaseEnd, FORMAT, RunStart};
 
 /// The first record of a run: what it is about to do, and against what.
-pub fn run_start(
+pub(crate) fn run_start(
     settings: &RunSettings,
     plan: &[PlannedCase],
     started_at: chrono::DateTime<Utc>,
@@ -53,7 +53,7 @@ fn run_regions(settings: &RunSettings, plan: &[PlannedCase]) -> Vec<String> {
 
 /// Why a planned case is not run at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skip {
+pub(crate) enum Skip {
     /// It checks another wire protocol than the run's (`protocols:`).
     Protocol,
     /// The target profile says the target cannot run it.
@@ -64,7 +64,10 @@ pub enum Skip {
 
 /// Why a planned case will not run at all, with its `case_end` (verdict `unsupported`), if
 /// it will not.
-pub fn not_runnable(planned: &PlannedCase, settings: &RunSettings) -> Option<(Skip, CaseEnd)> {
+pub(crate) fn not_runnable(
+    planned: &PlannedCase,
+    settings: &RunSettings,
+) -> Option<(Skip, CaseEnd)> {
     let protocols = &planned.case.protocols;
     if !protocols.is_empty() && !protocols.contains(&settings.protocol) {
         let skipped = Unrun::Skipped {

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error("failed to reach the target: {0}")]
     Unreachable(String),
     #[error("the target refused this run's credentials or permissions: {0}; nothing was run")]
@@ -22,7 +22,7 @@ pub enum RunError {
 /// Checks that the target answers (a ListQueues limited to this run's prefix, which matches
 /// nothing yet) before any case creates a queue, so a wrong endpoint is one clear error rather
 /// than one per case.
-pub async fn preflight(
+pub(crate) async fn preflight(
     client: &aws_sdk_sqs::Client,
     clock: RunClock,
     run_id: &str,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// Everything a run needs besides its cases.
 #[derive(Debug, Clone)]
-pub struct RunSettings {
+pub(crate) struct RunSettings {
     pub run_id: String,
     pub jobs: usize,
     pub target: TargetKind,
@@ -53,7 +53,7 @@ pub struct RunSettings {
 /// The seeds of a run, each recorded in `run_start`: every random draw of the run comes from
 /// them, so a run is repeated from its records alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Seeds {
+pub(crate) struct Seeds {
     /// The run's seed (`run_start.seed`): `--seed`, else the `--chaos` spec's own `seed=` (so
     /// that spec reproduces the run by itself), else drawn at random.
     pub run: u64,
@@ -65,7 +65,7 @@ pub struct Seeds {
 impl Seeds {
     /// The seeds of a run given `--seed` and `--chaos`; `random` is the draw used when neither
     /// names a seed.
-    pub fn resolve(
+    pub(crate) fn resolve(
         seed: Option<u64>,
         chaos: Option<sqsprobe_emulator::Chaos>,
         random: impl FnOnce() -> u64,
@@ -82,7 +82,7 @@ impl Seeds {
 }
 
 /// A run id: UTC time to the second plus 8 random hex digits, safe inside a queue name.
-pub fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     let now = Utc::now();
     // 32 random bits: two runs started in the same second must not share queue names.
     let salt: u32 = rand::random();

@@ -9,7 +9,7 @@ use sqsprobe_core::suite::model::Case;
 
 /// How many trials `case` runs: the larger of `--trials` and its own `trials:` (the flag is
 /// a floor: it never lowers a case's own count, which its rate may need).
-pub fn trials_of(case: &Case, cli: Option<u32>) -> u32 {
+pub(crate) fn trials_of(case: &Case, cli: Option<u32>) -> u32 {
     cli.map_or(case.trials, |n| n.max(case.trials)).max(1)
 }
 
@@ -29,7 +29,7 @@ pub(super) struct TrialSet {
 }
 
 impl TrialSet {
-    pub fn new(n: u32, planned: PlannedCase) -> TrialSet {
+    pub(super) fn new(n: u32, planned: PlannedCase) -> TrialSet {
         TrialSet {
             n,
             planned,
@@ -40,7 +40,7 @@ impl TrialSet {
     }
 
     /// Notes that a trial starts at `now`: `true` for the first, whose start is the case's.
-    pub fn start(&mut self, now: DateTime<Utc>) -> bool {
+    pub(super) fn start(&mut self, now: DateTime<Utc>) -> bool {
         let first = self.started_at.is_none();
         if first {
             self.started_at = Some(now);
@@ -49,37 +49,37 @@ impl TrialSet {
     }
 
     /// Trial `trial` (1-based) finished with `result`.
-    pub fn done(&mut self, trial: u32, result: TrialResult) {
+    pub(super) fn done(&mut self, trial: u32, result: TrialResult) {
         if let Some(slot) = self.results.get_mut((trial as usize).wrapping_sub(1)) {
             *slot = Some(result);
         }
     }
 
     /// One more trial will not run: the run stopped before it.
-    pub fn skip_one(&mut self) {
+    pub(super) fn skip_one(&mut self) {
         self.not_run += 1;
     }
 
     /// No trial will start any more: every one not finished by now will not run. A case none
     /// of whose trials started stays unclosed, like any case that did not start.
-    pub fn none_left(&mut self) {
+    pub(super) fn none_left(&mut self) {
         if self.started_at.is_some() {
             self.not_run = self.n - self.finished();
         }
     }
 
     /// Whether every trial will not run and none started: the case was not run at all.
-    pub fn never_ran(&self) -> bool {
+    pub(super) fn never_ran(&self) -> bool {
         self.started_at.is_none() && self.finished() == 0 && self.not_run >= self.n
     }
 
-    pub fn finished(&self) -> u32 {
+    pub(super) fn finished(&self) -> u32 {
         self.results.iter().filter(|r| r.is_some()).count() as u32
     }
 
     /// Whether its pooled `case_end` can be written: every trial finished or will not run,
     /// and at least one started.
-    pub fn is_complete(&self) -> bool {
+    pub(super) fn is_complete(&self) -> bool {
         self.finished() + self.not_run >= self.n
             && (self.started_at.is_some() || self.finished() > 0)
     }
