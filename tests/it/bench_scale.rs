@@ -278,7 +278,7 @@ fn scale_bench_json_is_complete_and_compared_by_baseline() {
 
 #[test]
 fn a_version_2_baseline_is_read_and_scale_flags_need_their_workload() {
-    let saved = root().join("docs/bench/raw-2026-12-01.json");
+    let saved = root().join("tests/fixtures/bench/raw-format-2.json");
     let done = run_bin(
         &[
             "bench",
