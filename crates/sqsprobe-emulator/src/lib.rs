@@ -36,6 +36,9 @@
 //! - `support`: leaves every layer uses (errors, parameter access, clock, MD5, chaos dice,
 //!   configuration).
 
+// Every public item is this crate's API to the floors above it: each is documented.
+#![warn(missing_docs)]
+
 mod dispatch;
 mod model;
 mod ops;

@@ -11,9 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Decision {
+    /// The acknowledgement did what it meant: nothing to do.
     Accept,
+    /// The consumer must change: the acknowledgement was wrong in a way it can prevent.
     Repair,
+    /// Wait and look again: the outcome is not known yet (a lease may still lapse).
     Hold,
+    /// The work may have happened twice or not at all: reconcile with the business record.
     Reconcile,
 }
 

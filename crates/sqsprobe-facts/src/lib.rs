@@ -11,6 +11,9 @@
 //! - [`exit_code`]: the process exit codes, one table for every command.
 //! - [`text`]: escaping for each output context, and did-you-mean suggestions.
 
+// Every public item is this crate's API to the floors above it: each is documented.
+#![warn(missing_docs)]
+
 pub mod chaos;
 pub mod decision;
 pub mod digest;

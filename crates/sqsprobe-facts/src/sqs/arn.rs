@@ -5,10 +5,13 @@
 /// The parts of a queue ARN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueArn<'a> {
+    /// `aws`, `aws-cn`, `aws-us-gov`.
     pub partition: &'a str,
+    /// The queue's region (`eu-west-1`).
     pub region: &'a str,
     /// Empty when the ARN has none (as a malformed one may).
     pub account: &'a str,
+    /// The queue's name.
     pub name: &'a str,
 }
 

@@ -9,7 +9,9 @@
 /// What a number counts, for messages (`43200 seconds`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// A duration in whole seconds.
     Seconds,
+    /// A size in bytes.
     Bytes,
     /// Messages, receives, results: a plain count.
     Count,
@@ -20,8 +22,11 @@ pub enum Unit {
 pub struct Range {
     /// Its name in the API (`VisibilityTimeout`, `maxReceiveCount`).
     pub name: &'static str,
+    /// The least value SQS accepts.
     pub min: i64,
+    /// The greatest value SQS accepts.
     pub max: i64,
+    /// What the number counts.
     pub unit: Unit,
     /// The error code SQS answers a value outside the range with.
     pub refused_with: &'static str,

@@ -14,6 +14,7 @@ pub const STANDARD_PER_MILLION: f64 = 0.40;
 pub const FIFO_PER_MILLION: f64 = 0.50;
 /// The region whose prices these are, and when they were read.
 pub const PRICES_REGION: &str = "us-east-1";
+/// When the prices were read from AWS's pricing page.
 pub const PRICES_AS_OF: &str = "as published 2026-06";
 
 /// Whether a request of `action` on `queue` (a queue name) is billed at the FIFO rate.

@@ -8,6 +8,7 @@
 /// A list member the JSON form names in lower camel case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JsonFormList {
+    /// The operation whose answer has the list (`ReceiveMessage`).
     pub operation: &'static str,
     /// The JSON protocol's member (`Messages`).
     pub member: &'static str,

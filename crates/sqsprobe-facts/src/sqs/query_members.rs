@@ -38,6 +38,7 @@ pub struct Member {
     pub json: &'static str,
     /// The query protocol's name (`Attribute`).
     pub query: &'static str,
+    /// How the query protocol lays the member out (flattened, entries, a map).
     pub layout: Layout,
     /// The one operation whose input or output has this member under these names; `None`
     /// for every operation that has it.
