@@ -33,6 +33,27 @@ async fn start(config: EmulatorConfig) -> RunningEmulator {
         .expect("the emulator binds an ephemeral port")
 }
 
+/// A queue named `name` with a visibility timeout of `lease_s` seconds, holding one message
+/// `body`: the set-up every test below starts from. Returns the queue's URL.
+async fn queue_with_one_message(sqs: &Client, name: &str, lease_s: u32, body: &str) -> String {
+    let url = sqs
+        .create_queue()
+        .queue_name(name)
+        .attributes(QueueAttributeName::VisibilityTimeout, lease_s.to_string())
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    sqs.send_message()
+        .queue_url(&url)
+        .message_body(body)
+        .send()
+        .await
+        .unwrap();
+    url
+}
+
 /// The consumer under test: takes one message, "processes" it, deletes it. Returns the body.
 async fn consume_one(sqs: &Client, queue_url: &str) -> Option<String> {
     let got = sqs
@@ -76,20 +97,7 @@ async fn a_consumer_takes_and_deletes_a_message_over_a_socket() {
     let addr = emulator.local_addr();
     assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
     let sqs = client(&emulator, false);
-    let url = sqs
-        .create_queue()
-        .queue_name("orders")
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
-    sqs.send_message()
-        .queue_url(&url)
-        .message_body("order-1")
-        .send()
-        .await
-        .unwrap();
+    let url = queue_with_one_message(&sqs, "orders", 30, "order-1").await;
 
     assert_eq!(consume_one(&sqs, &url).await.as_deref(), Some("order-1"));
     assert_eq!(messages_left(&sqs, &url).await, "0 visible, 0 in flight");
@@ -105,21 +113,7 @@ async fn a_consumer_takes_and_deletes_a_message_over_a_socket() {
 async fn a_lapsed_lease_redelivers_in_virtual_time() {
     let emulator = start(EmulatorConfig::default()).await;
     let sqs = client(&emulator, true);
-    let url = sqs
-        .create_queue()
-        .queue_name("leases")
-        .attributes(QueueAttributeName::VisibilityTimeout, "30")
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
-    sqs.send_message()
-        .queue_url(&url)
-        .message_body("job")
-        .send()
-        .await
-        .unwrap();
+    let url = queue_with_one_message(&sqs, "leases", 30, "job").await;
     let receive = || async {
         sqs.receive_message()
             .queue_url(&url)
@@ -162,21 +156,7 @@ async fn chaos_redelivers_a_deleted_message() {
     })
     .await;
     let sqs = client(&emulator, true);
-    let url = sqs
-        .create_queue()
-        .queue_name("payments")
-        .attributes(QueueAttributeName::VisibilityTimeout, "5")
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
-    sqs.send_message()
-        .queue_url(&url)
-        .message_body("pay-1")
-        .send()
-        .await
-        .unwrap();
+    let url = queue_with_one_message(&sqs, "payments", 5, "pay-1").await;
 
     assert_eq!(consume_one(&sqs, &url).await.as_deref(), Some("pay-1"));
     tokio::time::sleep(std::time::Duration::from_secs(6)).await;
