@@ -157,6 +157,9 @@ pub(crate) struct Extra {
     /// When retention counts from, if not from the send: a move task's or a FIFO dead-letter
     /// queue's arrival ([`Message::enqueued_ms`]).
     pub enqueued_ms: Option<u64>,
+    /// The seq the message was sent with, once a move gave it another ([`Message::origin`];
+    /// set by [`Message::renumber`]).
+    pub origin: Option<u64>,
 }
 
 impl Extra {
@@ -165,6 +168,7 @@ impl Extra {
             && self.trace_header.is_none()
             && self.dead_letter_source_arn.is_none()
             && self.enqueued_ms.is_none()
+            && self.origin.is_none()
     }
 }
 
@@ -213,15 +217,14 @@ pub(crate) const NO_GROUP: u32 = u32::MAX;
 /// ids and digests as fixed-size numbers rendered on the way out, the sender as an index into
 /// its queue's table of senders, the group as an index into its queue's table of groups, an
 /// explicit deduplication id in the body's allocation, and everything rarer behind one box.
-/// 120 bytes: the MessageId is derived from `origin` (`support::ids::MessageIds`), not stored.
+/// 112 bytes: the MessageId is derived from [`Message::origin`] (`support::ids::MessageIds`),
+/// not stored, and a message that never moved has its seq as its origin, so only a moved one
+/// stores it (in the box, which a move fills anyway).
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
     /// Store-wide ordering key (also the identity inside receipt handles); a new one in each
-    /// queue the message moves to.
+    /// queue the message moves to ([`Message::renumber`]).
     pub seq: u64,
-    /// The seq the message was sent with, which it keeps wherever it moves: its MessageId is
-    /// derived from it.
-    pub origin: u64,
     /// The body, followed by an explicit deduplication id (`dedup` bytes of it).
     text: Box<str>,
     pub md5_of_body: [u8; 16],
@@ -267,7 +270,6 @@ impl Message {
         };
         Self {
             seq,
-            origin: seq,
             md5_of_body: md5::digest(body.as_bytes()),
             text,
             sent_ms: now,
@@ -280,6 +282,26 @@ impl Message {
             group: NO_GROUP,
             dedup,
             dedup_tag: [0; 3],
+        }
+    }
+
+    /// The seq the message was sent with, which it keeps wherever it moves: its MessageId is
+    /// derived from it.
+    pub fn origin(&self) -> u64 {
+        self.extra
+            .as_ref()
+            .and_then(|e| e.origin)
+            .unwrap_or(self.seq)
+    }
+
+    /// Gives the message the seq `seq` of the queue it moves to, keeping its origin.
+    pub fn renumber(&mut self, seq: u64) {
+        let origin = self.origin();
+        self.seq = seq;
+        if origin != seq {
+            self.extra_mut().origin = Some(origin);
+        } else if let Some(extra) = self.extra.as_mut() {
+            extra.origin = None;
         }
     }
 
@@ -348,7 +370,7 @@ impl Message {
 
     /// The MessageId as AWS writes it (hyphenated UUID), by the emulator's `ids`.
     pub fn id_string(&self, ids: &MessageIds) -> String {
-        crate::support::ids::hyphenated(ids.of(self.origin))
+        crate::support::ids::hyphenated(ids.of(self.origin()))
     }
 
     /// `MD5OfBody` in hex (the answers write it from the digest; the tests' oracle reads it).
@@ -643,8 +665,8 @@ mod tests {
     #[test]
     fn a_message_stays_within_its_documented_size() {
         // docs/emulator.md ("Memory") does its arithmetic with this figure.
-        assert_eq!(std::mem::size_of::<Message>(), 120);
-        assert_eq!(std::mem::size_of::<Option<Message>>(), 120);
+        assert_eq!(std::mem::size_of::<Message>(), 112);
+        assert_eq!(std::mem::size_of::<Option<Message>>(), 112);
         assert_eq!(std::mem::size_of::<MessageState>(), 24);
     }
 
@@ -661,6 +683,24 @@ mod tests {
         assert_eq!(message.sent_ms, 1_000);
         message.set_enqueued_ms(1_000);
         assert_eq!(message.enqueued_ms(), 1_000);
+    }
+
+    #[test]
+    fn a_moved_message_keeps_its_origin_and_only_a_moved_one_stores_it() {
+        let mut message = Message::new(5, "b", DedupId::None, 0, 0);
+        assert_eq!(message.origin(), 5);
+        assert!(message.extra.is_none());
+        message.renumber(9);
+        assert_eq!((message.seq, message.origin()), (9, 5));
+        message.renumber(12);
+        assert_eq!(
+            (message.seq, message.origin()),
+            (12, 5),
+            "a second move keeps the first seq"
+        );
+        message.renumber(5);
+        assert_eq!(message.origin(), 5);
+        assert!(message.extra.as_ref().is_some_and(|e| e.origin.is_none()));
     }
 
     #[test]

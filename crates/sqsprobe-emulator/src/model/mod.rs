@@ -11,6 +11,7 @@ pub(crate) mod groups;
 pub(crate) mod message;
 pub(crate) mod number;
 pub(crate) mod queue;
+pub(crate) mod ready;
 pub(crate) mod receipt;
 pub(crate) mod redrive;
 pub(crate) mod retention;

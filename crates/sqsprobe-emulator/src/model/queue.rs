@@ -3,7 +3,8 @@
 //!
 //! Messages live in a slab (`model/slab.rs`: chunks of slots, freed slots reused) and are named by [`Id`], their
 //! slot plus their store-wide seq, so a stale id never reaches a reused slot. Around the slab:
-//! - `ready`: visible messages of a standard queue, by seq (delivery in send order);
+//! - `ready`: visible messages of a standard queue, by seq (delivery in send order,
+//!   `model/ready.rs`);
 //! - FIFO: the message groups (`model/groups.rs`): per group its visible and in-flight
 //!   messages as a log of slots in seq order, and the groups that can deliver now, ordered by when their first
 //!   deliverable message became available (AWS-recorded group order, `docs/emulator.md`);
@@ -26,6 +27,7 @@ use crate::model::dedup::{
 use crate::model::groups::Groups;
 pub(crate) use crate::model::message::Id;
 use crate::model::message::{Message, MessageState, NO_GROUP, SequenceNumber};
+use crate::model::ready::Ready;
 use crate::model::receipt;
 use crate::model::retention::Retention;
 use crate::model::senders::Senders;
@@ -72,8 +74,9 @@ pub(crate) struct Queue {
     /// Writes the receipt handles of this queue's messages (its head encoded once).
     pub handles: receipt::Encoder,
     slots: Slab,
-    /// Standard queues (and FIFO messages without a group): visible messages, seq → slot.
-    ready: BTreeMap<u64, u32>,
+    /// Standard queues (and FIFO messages without a group): visible messages by seq
+    /// (`model/ready.rs`).
+    ready: Ready,
     /// Group names, and on FIFO queues the groups' messages and delivery order.
     groups: Groups,
     /// SenderIds, each stored once while a message of this queue holds it; messages hold an
@@ -125,7 +128,7 @@ impl Queue {
             last_purge_ms: None,
             notify: Arc::new(Notify::new()),
             slots: Slab::default(),
-            ready: BTreeMap::new(),
+            ready: Ready::default(),
             groups: Groups::default(),
             senders: Senders::default(),
             next_stamp: 0,
@@ -281,7 +284,7 @@ impl Queue {
         match group {
             Some(group) => self.groups.refile(group, &self.slots),
             None => {
-                self.ready.insert(id.seq, id.slot);
+                self.ready.insert(id.slot, id.seq, &self.slots);
             }
         }
     }
@@ -291,7 +294,7 @@ impl Queue {
     fn unfile_visible(&mut self, id: Id, group: Option<u32>) {
         self.visible -= 1;
         if group.is_none() {
-            self.ready.remove(&id.seq);
+            self.ready.remove(id.slot, id.seq, &self.slots);
         }
     }
 
@@ -347,7 +350,7 @@ impl Queue {
                 .remember_stored(key, id.slot, |slot| dedup_tag_at(slots, slot));
         } else if let Some(sequence_number) = message.sequence_number {
             let original = Original {
-                origin: message.origin,
+                origin: message.origin(),
                 sequence_number,
             };
             let expires_ms = message.sent_ms + DEDUP_WINDOW_MS;
@@ -501,7 +504,7 @@ impl Queue {
                 .ready
                 .iter()
                 .take(max)
-                .map(|(&seq, &slot)| Id { slot, seq })
+                .filter_map(|slot| self.slots.at(slot).map(|m| Id { slot, seq: m.seq }))
                 .collect();
         }
         self.groups.deliverable(max, &self.slots)
@@ -722,7 +725,7 @@ impl StoredSends for FifoSends<'_> {
             false => None,
         };
         let original = Original {
-            origin: message.origin,
+            origin: message.origin(),
             sequence_number: message.sequence_number?,
         };
         let key = cache.key(group.map(|g| &**g), &dedup_id);
@@ -930,7 +933,7 @@ mod tests {
     fn original_of(queue: &Queue, id: Id) -> Option<Original> {
         let message = queue.get(id)?;
         Some(Original {
-            origin: message.origin,
+            origin: message.origin(),
             sequence_number: message.sequence_number?,
         })
     }

@@ -65,7 +65,7 @@ pub(crate) fn deliver_to_dlq(
 ) {
     for mut taken in moved {
         let message = &mut taken.message;
-        message.seq = state.next_seq();
+        message.renumber(state.next_seq());
         message.extra_mut().dead_letter_source_arn = Some(source_arn.into());
         if target.is_fifo() {
             message.set_enqueued_ms(now);

@@ -169,7 +169,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
             );
         };
         let message = &mut taken.message;
-        message.seq = state.next_seq();
+        message.renumber(state.next_seq());
         message.receive_count = 0;
         message.first_receive_ms = 0;
         if let Some(extra) = message.extra.as_mut() {

@@ -114,7 +114,7 @@ fn take(
     Some(ReceivedMessage::leased(
         message.clone(),
         (id, nonce),
-        emu.ids.of(message.origin),
+        emu.ids.of(message.origin()),
         sender,
         group,
         queue.is_fifo(),
@@ -386,7 +386,7 @@ fn chaos_copies(
         .filter(|&id| {
             queue
                 .get(id)
-                .is_some_and(|m| !messages.iter().any(|d| d.message().origin == m.origin))
+                .is_some_and(|m| !messages.iter().any(|d| d.message().origin() == m.origin()))
         })
         .collect();
     let refs: Vec<(u64, u32)> = held.iter().map(|id| (id.seq, id.slot)).collect();

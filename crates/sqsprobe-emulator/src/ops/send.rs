@@ -212,9 +212,9 @@ fn send_one(
         attributes,
         trace_header: trace_header.map(Into::into),
         dead_letter_source_arn: None,
-        enqueued_ms: None,
+        ..Extra::default()
     });
-    let message_id = hex::uuid(emu.ids.of(message.origin).as_bytes());
+    let message_id = hex::uuid(emu.ids.of(message.origin()).as_bytes());
     // The digest the message stores (`Message::new` computed it): the body is hashed once.
     let md5_of_body = hex::digest(&message.md5_of_body);
     let sender = ctx.sender_id(&emu.config.account_id);

@@ -238,9 +238,9 @@ impl Spec {
             attributes: self.attributes.clone(),
             trace_header: self.trace_header.as_deref().map(Box::from),
             dead_letter_source_arn: self.dead_letter_source_arn.as_deref().map(Arc::from),
-            enqueued_ms: None,
+            ..Extra::default()
         });
-        let message_id = emu.ids.of(message.origin);
+        let message_id = emu.ids.of(message.origin());
         ReceivedMessage::leased(
             message,
             (Id { slot, seq }, seq.rotate_left(7)),
