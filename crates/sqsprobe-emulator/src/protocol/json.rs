@@ -560,6 +560,15 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_of_plain_entries_is_read_in_place_one_with_attributes_by_serde_json() {
+        let plain =
+            br#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x","DelaySeconds":1}]}"#;
+        assert!(matches!(decode(plain), Ok(Params::Flat(_))));
+        let nested = br#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x","MessageAttributes":{"n":{"DataType":"String","StringValue":"v"}}}]}"#;
+        assert!(matches!(decode(nested), Ok(Params::Object(_))));
+    }
+
+    #[test]
     fn deep_bodies_are_refused_shallow_ones_parsed() {
         let deep = format!(
             "{{\"a\":{}{}}}",
