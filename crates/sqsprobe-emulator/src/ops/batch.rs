@@ -1,10 +1,10 @@
 //! Whole-request checks shared by the three batch operations, and their answer: each entry's
 //! outcome ([`Batch`]), which the protocol modules write straight to bytes.
 //!
-//! Why not a `serde_json::Value`: a batch answer built as one (a `Map`, its keys and a
-//! `String` per member, for each of ten entries) and serialised was most of the cost of
-//! answering a batch, as it was of a receive's (docs/performance.md). [`Batch::to_value`]
-//! still builds that form, for an audit's observer and the unit tests, and
+//! Why not a `serde_json::Value`: a batch answer built as one is a `Map`, its keys and a
+//! `String` per member for each of up to ten entries, then serialised — the cost SendMessage's
+//! and a receive's answers shed when they went to bytes (docs/performance.md).
+//! [`Batch::to_value`] still builds that form, for an audit's observer and the unit tests, and
 //! `protocol/batch_tests.rs` checks that every protocol writes the same bytes from either.
 
 use std::collections::HashSet;
@@ -86,13 +86,10 @@ impl Batch {
     }
 
     /// Records entry `id`'s outcome.
-    pub fn record(&mut self, id: &str, outcome: SqsResult<Option<Sent>>) {
+    pub fn record(&mut self, id: String, outcome: SqsResult<Option<Sent>>) {
         match outcome {
-            Ok(sent) => self.successful.push(Succeeded {
-                id: id.to_owned(),
-                sent,
-            }),
-            Err(error) => self.failed.push((id.to_owned(), error)),
+            Ok(sent) => self.successful.push(Succeeded { id, sent }),
+            Err(error) => self.failed.push((id, error)),
         }
     }
 

@@ -214,7 +214,7 @@ pub(crate) fn delete_message_batch(
     let state = emu.read();
     let (mut queue, _) = emu.lock_queue(&state, &key)?;
     let mut answer = Batch::with_capacity(entries.len());
-    for (id, entry) in &entries {
+    for (id, entry) in entries {
         let outcome = entry
             .required_string("ReceiptHandle")
             .and_then(|handle| delete_one(emu, (&mut queue, emu.now()), &key, handle));
@@ -233,7 +233,7 @@ pub(crate) fn change_message_visibility_batch(
     let state = emu.read();
     let (mut queue, _) = emu.lock_queue(&state, &key)?;
     let mut answer = Batch::with_capacity(entries.len());
-    for (id, entry) in &entries {
+    for (id, entry) in entries {
         let outcome = entry.required_string("ReceiptHandle").and_then(|handle| {
             let timeout = entry.integer("VisibilityTimeout")?;
             change_one(emu, (&mut queue, emu.now()), &key, handle, timeout)

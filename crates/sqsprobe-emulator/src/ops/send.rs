@@ -287,11 +287,11 @@ pub(crate) fn send_message_batch(
         in_batch: true,
     };
     let mut answer = Batch::with_capacity(entries.len());
-    for (id, entry) in &entries {
+    for (id, entry) in entries {
         // Each entry at its own time, as if sent alone.
         let now = emu.now();
         queue.tick(now);
-        answer.record(id, send_one(&sending, (&mut queue, now), entry).map(Some));
+        answer.record(id, send_one(&sending, (&mut queue, now), &entry).map(Some));
     }
     Ok(answer)
 }
