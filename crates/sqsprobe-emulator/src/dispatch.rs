@@ -70,16 +70,22 @@ pub(crate) async fn dispatch(
         "ListQueueTags" => queue::list_queue_tags(emu, input, ctx),
         "PurgeQueue" => queue::purge_queue(emu, input, ctx),
         "SendMessage" => return send::send_message(emu, input, ctx).map(Answer::Sent),
-        "SendMessageBatch" => send::send_message_batch(emu, input, ctx),
+        "SendMessageBatch" => {
+            return send::send_message_batch(emu, input, ctx).map(Answer::Batch);
+        }
         "ReceiveMessage" => {
             return receive::receive_message(emu, input, ctx)
                 .await
                 .map(Answer::Received);
         }
         "DeleteMessage" => lease::delete_message(emu, input, ctx),
-        "DeleteMessageBatch" => lease::delete_message_batch(emu, input, ctx),
+        "DeleteMessageBatch" => {
+            return lease::delete_message_batch(emu, input, ctx).map(Answer::Batch);
+        }
         "ChangeMessageVisibility" => lease::change_message_visibility(emu, input, ctx),
-        "ChangeMessageVisibilityBatch" => lease::change_message_visibility_batch(emu, input, ctx),
+        "ChangeMessageVisibilityBatch" => {
+            return lease::change_message_visibility_batch(emu, input, ctx).map(Answer::Batch);
+        }
         "ListDeadLetterSourceQueues" => dlq::list_dead_letter_source_queues(emu, input, ctx),
         "StartMessageMoveTask" => move_task::start(emu, input),
         "ListMessageMoveTasks" => move_task::list(emu, input),

@@ -1,7 +1,7 @@
 //! What an operation answers: a JSON value in the JSON protocol's shape, or (ReceiveMessage)
 //! the received messages with their queue's handle encoder ([`Received`]), or (SendMessage)
-//! the sent message's ids and digests ([`Sent`]), which the protocol modules write straight to
-//! bytes.
+//! the sent message's ids and digests ([`Sent`]), or (the batch operations) their entries'
+//! outcomes ([`Batch`]), which the protocol modules write straight to bytes.
 //!
 //! A receive's answer is ~25 times a no-op's, and building it as `serde_json::Value`s (a
 //! `Map`, its keys and a `String` per member, for each of ten messages) was 17 % of a
@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use crate::model::message::{MAX_MESSAGE_ATTRIBUTES, Message, MessageAttributeValue};
 use crate::model::queue::Id;
 use crate::model::receipt::{self, Encoder};
+use crate::ops::batch::Batch;
 use crate::support::hex;
 
 /// [`ReceivedMessage`]'s selection is a bit per attribute.
@@ -34,6 +35,8 @@ pub(crate) enum Answer {
     Received(Received),
     /// SendMessage's answer.
     Sent(Sent),
+    /// A batch operation's entries' outcomes.
+    Batch(Batch),
 }
 
 impl Answer {
@@ -43,6 +46,7 @@ impl Answer {
             Answer::Value(value) => Cow::Borrowed(value),
             Answer::Received(received) => Cow::Owned(received_value(received)),
             Answer::Sent(sent) => Cow::Owned(Value::Object(sent.to_map())),
+            Answer::Batch(batch) => Cow::Owned(batch.to_value()),
         }
     }
 
@@ -53,6 +57,7 @@ impl Answer {
             Answer::Value(value) => value,
             Answer::Received(received) => received_value(&received),
             Answer::Sent(sent) => Value::Object(sent.to_map()),
+            Answer::Batch(batch) => batch.to_value(),
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::model::message::{Id, MessageState};
 use crate::model::queue::Queue;
 use crate::model::receipt;
 use crate::model::store::Emulator;
-use crate::ops::batch;
+use crate::ops::batch::{self, Batch};
 use crate::ops::context::RequestContext;
 use crate::support::audit::{Ack, AckOp};
 use crate::support::chaos::On;
@@ -208,47 +208,39 @@ pub(crate) fn delete_message_batch(
     emu: &Emulator,
     input: Input<'_>,
     ctx: &RequestContext,
-) -> SqsResult<Value> {
+) -> SqsResult<Batch> {
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "DeleteMessageBatch")?;
     let state = emu.read();
     let (mut queue, _) = emu.lock_queue(&state, &key)?;
-    let mut successful = Vec::new();
-    let mut failed = Vec::new();
-    for (id, entry) in &entries {
+    let mut answer = Batch::with_capacity(entries.len());
+    for (id, entry) in entries {
         let outcome = entry
             .required_string("ReceiptHandle")
             .and_then(|handle| delete_one(emu, (&mut queue, emu.now()), &key, handle));
-        match outcome {
-            Ok(()) => successful.push(json!({ "Id": id })),
-            Err(error) => failed.push(batch::failure(id, &error)),
-        }
+        answer.record(id, outcome.map(|()| None));
     }
-    Ok(batch::result(successful, failed))
+    Ok(answer)
 }
 
 pub(crate) fn change_message_visibility_batch(
     emu: &Emulator,
     input: Input<'_>,
     ctx: &RequestContext,
-) -> SqsResult<Value> {
+) -> SqsResult<Batch> {
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "ChangeMessageVisibilityBatch")?;
     let state = emu.read();
     let (mut queue, _) = emu.lock_queue(&state, &key)?;
-    let mut successful = Vec::new();
-    let mut failed = Vec::new();
-    for (id, entry) in &entries {
+    let mut answer = Batch::with_capacity(entries.len());
+    for (id, entry) in entries {
         let outcome = entry.required_string("ReceiptHandle").and_then(|handle| {
             let timeout = entry.integer("VisibilityTimeout")?;
             change_one(emu, (&mut queue, emu.now()), &key, handle, timeout)
         });
-        match outcome {
-            Ok(()) => successful.push(json!({ "Id": id })),
-            Err(error) => failed.push(batch::failure(id, &error)),
-        }
+        answer.record(id, outcome.map(|()| None));
     }
-    Ok(batch::result(successful, failed))
+    Ok(answer)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::model::message::{
 use crate::model::queue::Queue;
 use crate::model::store::{Emulator, State};
 use crate::ops::answer::Sent;
-use crate::ops::batch;
+use crate::ops::batch::{self, Batch};
 use crate::ops::context::RequestContext;
 use crate::support::errors::{SqsError, SqsResult};
 use crate::support::input::Input;
@@ -255,7 +255,7 @@ pub(crate) fn send_message_batch(
     emu: &Emulator,
     input: Input<'_>,
     ctx: &RequestContext,
-) -> SqsResult<Value> {
+) -> SqsResult<Batch> {
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "SendMessageBatch")?;
     let total: usize = entries.iter().map(|(_, e)| entry_size(e)).sum();
@@ -286,22 +286,14 @@ pub(crate) fn send_message_batch(
         ctx,
         in_batch: true,
     };
-    let mut successful = Vec::new();
-    let mut failed = Vec::new();
-    for (id, entry) in &entries {
+    let mut answer = Batch::with_capacity(entries.len());
+    for (id, entry) in entries {
         // Each entry at its own time, as if sent alone.
         let now = emu.now();
         queue.tick(now);
-        match send_one(&sending, (&mut queue, now), entry) {
-            Ok(sent) => {
-                let mut fields = sent.to_map();
-                fields.insert("Id".into(), Value::String(id.clone()));
-                successful.push(Value::Object(fields));
-            }
-            Err(error) => failed.push(batch::failure(id, &error)),
-        }
+        answer.record(id, send_one(&sending, (&mut queue, now), &entry).map(Some));
     }
-    Ok(batch::result(successful, failed))
+    Ok(answer)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The usual JSON request body, one flat object whose values are strings and non-negative
 //! integers (`{"QueueUrl": "…", "MaxNumberOfMessages": 10}`), read in place without
-//! `serde_json`'s machinery; anything else is left to `serde_json` ([`super::json::decode`]).
+//! `serde_json`'s machinery; so is a batch's, whose one array member holds such flat objects
+//! (`{"QueueUrl": "…", "Entries": [{"Id": "a", "MessageBody": "…"}]}`). Anything else is left
+//! to `serde_json` ([`super::json::decode`]).
 //!
 //! Why: decoding a ReceiveMessage's four members into a `Value` map through `serde_json` was
 //! the largest cost on every request of every operation, and building even a plain map of
@@ -16,8 +18,8 @@
 
 use crate::support::input::{Flat, Scalar};
 
-/// `body`'s members, when it is a flat object of plain strings and small non-negative
-/// integers; `None` when it is anything else.
+/// `body`'s members, when it is an object of plain strings and small non-negative integers,
+/// with at most one member an array of such objects; `None` when it is anything else.
 pub(crate) fn object(body: &[u8]) -> Option<Flat<'_>> {
     // The whole body checked as UTF-8 once (a body that is not is malformed JSON, which
     // `serde_json` names): each string is then a slice of it, without a check of its own.
@@ -28,32 +30,8 @@ pub(crate) fn object(body: &[u8]) -> Option<Flat<'_>> {
         at: 0,
     };
     reader.skip_whitespace();
-    reader.expect(b'{')?;
     let mut members = Flat::with_capacity(6);
-    reader.skip_whitespace();
-    if reader.peek() == Some(b'}') {
-        reader.at += 1;
-    } else {
-        loop {
-            reader.skip_whitespace();
-            let name = reader.string()?;
-            reader.skip_whitespace();
-            reader.expect(b':')?;
-            reader.skip_whitespace();
-            let value = match reader.peek()? {
-                b'"' => Scalar::Text(reader.string()?),
-                b'0'..=b'9' => Scalar::Integer(reader.integer()?),
-                _ => return None,
-            };
-            members.push(name, value);
-            reader.skip_whitespace();
-            match reader.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
-            }
-        }
-    }
+    reader.members(&mut members, true)?;
     reader.skip_whitespace();
     (reader.at == body.len()).then_some(members)
 }
@@ -140,6 +118,64 @@ impl<'a> Reader<'a> {
         (self.next()? == b).then_some(())
     }
 
+    /// An object's members into `out`: plain strings and small integers, and (when `nested`)
+    /// at most one array of such objects (a batch's `Entries`), whose objects hold no array.
+    fn members(&mut self, out: &mut Flat<'a>, nested: bool) -> Option<()> {
+        self.expect(b'{')?;
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Some(());
+        }
+        let mut array = false;
+        loop {
+            self.skip_whitespace();
+            let name = self.string()?;
+            self.skip_whitespace();
+            self.expect(b':')?;
+            self.skip_whitespace();
+            match self.peek()? {
+                b'"' => out.push(name, Scalar::Text(self.string()?)),
+                b'0'..=b'9' => out.push(name, Scalar::Integer(self.integer()?)),
+                b'[' if nested && !array => {
+                    array = true;
+                    let objects = self.objects()?;
+                    out.push_objects(name, objects);
+                }
+                _ => return None,
+            }
+            self.skip_whitespace();
+            match self.next()? {
+                b',' => continue,
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// An array of flat objects of plain strings and small integers.
+    fn objects(&mut self) -> Option<Vec<Flat<'a>>> {
+        self.expect(b'[')?;
+        self.skip_whitespace();
+        let mut objects = Vec::new();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Some(objects);
+        }
+        loop {
+            self.skip_whitespace();
+            let mut object = Flat::with_capacity(4);
+            self.members(&mut object, false)?;
+            objects.push(object);
+            self.skip_whitespace();
+            match self.next()? {
+                b',' => continue,
+                b']' => return Some(objects),
+                _ => return None,
+            }
+        }
+    }
+
     /// JSON's whitespace: space, tab, line feed, carriage return (nothing else).
     fn skip_whitespace(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -223,6 +259,10 @@ mod tests {
             "{\n  \"QueueUrl\" : \"q\" ,\r\n\t\"MessageBody\":\"héllo ✓ 𝄞\"\n}\n",
             r#"{"a":"1","a":"2"}"#,
             r#"{"n":0,"m":123456789012345678}"#,
+            r#"{"a":[]}"#,
+            r#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x"},{"Id":"b","DelaySeconds":5}]}"#,
+            "{ \"Entries\" : [ { } , {\"Id\":\"é\"} ]\n, \"Entries\":\"x\" }",
+            r#"{"Entries":[{"Id":"a","Id":"b"}],"QueueUrl":"q"}"#,
         ] {
             let read = object(body.as_bytes()).map(|flat| flat.to_map());
             assert!(read.is_some(), "{body}");
@@ -243,8 +283,19 @@ mod tests {
             r#"{"a":1234567890123456789}"#,
             r#"{"a":true}"#,
             r#"{"a":null}"#,
-            r#"{"a":[]}"#,
             r#"{"a":{}}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":["x"]}"#,
+            r#"{"a":[[]]}"#,
+            r#"{"a":[{}],"b":[]}"#,
+            r#"{"a":[{"b":[]}]}"#,
+            r#"{"a":[{"b":{}}]}"#,
+            r#"{"a":[{"b":"
+"}]}"#,
+            r#"{"a":[{"b":null}]}"#,
+            r#"{"a":[{},]}"#,
+            r#"{"a":[{}"#,
+            r#"{"a":[{} {}]}"#,
             r#"{"a":"1",}"#,
             r#"{"a" "1"}"#,
             r#"{"a":"1"} x"#,
@@ -307,51 +358,152 @@ mod tests {
             );
         }
 
-        // Every accessor answers for a flat object read in place as for the same body read
-        // by serde_json: the same value, or the same error.
+        // And every batch body: plain members and one array of flat objects.
+        #[test]
+        fn it_reads_every_batch_body(
+            members in proptest::collection::vec(("[A-Za-z]{1,12}", plain_value()), 0..4),
+            entries in proptest::collection::vec(
+                proptest::collection::vec(("[A-Za-z]{1,12}", plain_value()), 0..5),
+                0..5,
+            ),
+            at in 0usize..5,
+            pretty in any::<bool>(),
+        ) {
+            let mut map = Map::new();
+            for (i, (name, value)) in members.into_iter().enumerate() {
+                if i == at {
+                    map.insert("Entries".into(), entries_value(&entries));
+                }
+                map.insert(name, value);
+            }
+            if !map.contains_key("Entries") {
+                map.insert("Entries".into(), entries_value(&entries));
+            }
+            let value = Value::Object(map.clone());
+            let body = if pretty {
+                serde_json::to_vec_pretty(&value).unwrap()
+            } else {
+                serde_json::to_vec(&value).unwrap()
+            };
+            prop_assert_eq!(object(&body).map(|flat| flat.to_map()), Some(map));
+        }
+
+        // Every accessor answers for an object read in place as for the same body read by
+        // serde_json: the same value, or the same error; and so for each entry of its array,
+        // and for the batch operations' reading of the entries (ids, counts and their errors).
         #[test]
         fn inputs_read_in_place_answer_as_serde_json_maps(
-            members in proptest::collection::vec(
-                (prop_oneof![
-                    Just("QueueUrl"), Just("MaxNumberOfMessages"), Just("Attributes"),
-                    Just("Entries"), Just("AttributeNames"), Just("x"),
-                ], prop_oneof![
-                    "[ -!#-\\[\\]-~é]{0,12}".prop_map(Value::from),
-                    "[ 0-9]{1,4}".prop_map(Value::from),
-                    (0u64..1_000_000_000_000_000_000).prop_map(Value::from),
-                ]),
-                0..6,
-            ),
+            members in proptest::collection::vec((member_name(), accessed_value()), 0..6),
+            entries in proptest::option::of(proptest::collection::vec(
+                proptest::collection::vec((member_name(), accessed_value()), 0..5),
+                0..12,
+            )),
+            at in 0usize..6,
         ) {
             let mut body = b"{".to_vec();
-            for (i, (name, value)) in members.iter().enumerate() {
-                if i > 0 {
+            let mut first = true;
+            let mut member = |body: &mut Vec<u8>, name: &str, value: &Value| {
+                if !std::mem::take(&mut first) {
                     body.push(b',');
                 }
                 body.extend(serde_json::to_vec(name).unwrap());
                 body.push(b':');
                 body.extend(serde_json::to_vec(value).unwrap());
+            };
+            for (i, (name, value)) in members.iter().enumerate() {
+                if i == at && let Some(entries) = &entries {
+                    member(&mut body, "Entries", &entries_value(entries));
+                }
+                member(&mut body, name, value);
+            }
+            if at >= members.len() && let Some(entries) = &entries {
+                member(&mut body, "Entries", &entries_value(entries));
             }
             body.push(b'}');
-            let flat = object(&body).expect("a flat object");
+            let flat = object(&body).expect("an object read in place");
             let map = by_serde(&body).expect("an object");
             let (read, parsed) = (Input::from_flat(&flat), Input::new(&map));
-            for name in ["QueueUrl", "MaxNumberOfMessages", "Attributes", "Entries", "AttributeNames", "x", "y"] {
-                let same = |a: String, b: String| (a == b).then_some(()).ok_or(format!("{name}: {a} != {b}"));
-                let both = |f: &dyn Fn(&Input<'_>) -> String| same(f(&read), f(&parsed));
-                let checks = [
-                    both(&|i| format!("{:?}", i.raw(name))),
-                    both(&|i| format!("{:?}", i.string(name))),
-                    both(&|i| format!("{:?}", i.required_string(name))),
-                    both(&|i| format!("{:?}", i.integer(name))),
-                    both(&|i| format!("{:?}", i.string_list(name))),
-                    both(&|i| format!("{:?}", i.string_map(name))),
-                    both(&|i| format!("{:?}", i.object_list(name).map(|l| l.len()))),
-                ];
-                for check in checks {
-                    prop_assert!(check.is_ok(), "{} in {}", check.unwrap_err(), String::from_utf8_lossy(&body));
+            prop_assert_eq!(answers(&read), answers(&parsed), "{}", String::from_utf8_lossy(&body));
+        }
+    }
+
+    /// The names the accessors are asked for.
+    const NAMES: [&str; 9] = [
+        "QueueUrl",
+        "MaxNumberOfMessages",
+        "Attributes",
+        "Entries",
+        "AttributeNames",
+        "Id",
+        "MessageBody",
+        "x",
+        "y",
+    ];
+
+    fn member_name() -> impl Strategy<Value = &'static str> {
+        proptest::sample::select(&NAMES[..])
+    }
+
+    /// A string (plain, or digits a numeric accessor reads) or a small integer.
+    fn accessed_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[ -!#-\\[\\]-~é]{0,12}".prop_map(Value::from),
+            "[ 0-9]{1,4}".prop_map(Value::from),
+            "[a-c]{1,2}".prop_map(Value::from),
+            (0u64..1_000_000_000_000_000_000).prop_map(Value::from),
+        ]
+    }
+
+    /// A plain string or a small integer.
+    fn plain_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[ -!#-\\[\\]-~é✓]{0,20}".prop_map(Value::from),
+            (0u64..1_000_000_000_000_000_000).prop_map(Value::from),
+        ]
+    }
+
+    /// An array of objects with `entries`' members.
+    fn entries_value<N: AsRef<str>>(entries: &[Vec<(N, Value)>]) -> Value {
+        Value::Array(
+            entries
+                .iter()
+                .map(|members| {
+                    Value::Object(
+                        members
+                            .iter()
+                            .map(|(name, value)| (name.as_ref().to_owned(), value.clone()))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// What every accessor answers for every name, and for each object of `Entries` in turn;
+    /// then what the batch operations read of the entries.
+    fn answers(input: &Input<'_>) -> Vec<String> {
+        let mut out = Vec::new();
+        for name in NAMES {
+            out.push(format!("{name} raw {:?}", input.raw(name)));
+            out.push(format!("{name} string {:?}", input.string(name)));
+            out.push(format!("{name} required {:?}", input.required_string(name)));
+            out.push(format!("{name} integer {:?}", input.integer(name)));
+            out.push(format!("{name} list {:?}", input.string_list(name)));
+            out.push(format!("{name} map {:?}", input.string_map(name)));
+            match input.object_list(name) {
+                Ok(list) => {
+                    for entry in list {
+                        out.extend(answers(&entry).into_iter().map(|a| format!("{name}[] {a}")));
+                    }
                 }
+                Err(e) => out.push(format!("{name} objects {e:?}")),
             }
         }
+        for operation in ["SendMessageBatch", "DeleteMessageBatch"] {
+            let ids = crate::ops::batch::entries(input, operation)
+                .map(|entries| entries.into_iter().map(|(id, _)| id).collect::<Vec<_>>());
+            out.push(format!("{operation} {ids:?}"));
+        }
+        out
     }
 }

@@ -7,10 +7,11 @@
 //! are parsed: the deepest SQS request (a batch entry's message attribute's list value) nests 5.
 //!
 //! A receive's messages are written straight to bytes ([`write_message`], which the query
-//! protocol's JSON form shares), and so is SendMessage's answer, as `serde_json` writes their
-//! `Value` form: keys in byte order, strings copied whole when they need no escape and
-//! escaped by `serde_json` itself when they do. A request body that is a flat object of
-//! strings and small integers is read by [`super::flat_json`], anything else by `serde_json`.
+//! protocol's JSON form shares), and so are SendMessage's and the batch operations' answers,
+//! as `serde_json` writes their `Value` form: keys in byte order, strings copied whole when
+//! they need no escape and escaped by `serde_json` itself when they do. A request body that
+//! is a flat object of strings and small integers (or a batch's, with one array of such
+//! objects) is read by [`super::flat_json`], anything else by `serde_json`.
 
 use std::io::Write as _;
 
@@ -21,6 +22,7 @@ use crate::model::receipt::{self, Encoder};
 use crate::ops::answer::{
     Answer, Received, ReceivedMessage, Sent, SystemValue, attribute_members, is_plain,
 };
+use crate::ops::batch::Batch;
 use crate::support::errors::SqsError;
 use crate::support::input::Params;
 
@@ -113,6 +115,7 @@ pub(crate) fn encode_answer(answer: &Answer) -> Vec<u8> {
         Answer::Value(value) => encode(value),
         Answer::Received(received) => encode_received(received),
         Answer::Sent(sent) => encode_sent(sent),
+        Answer::Batch(batch) => encode_batch(batch),
     }
 }
 
@@ -120,24 +123,86 @@ pub(crate) fn encode_answer(answer: &Answer) -> Vec<u8> {
 /// `Value` form's keys; every member's text is plain (hex digits, a UUID, decimal digits).
 fn encode_sent(sent: &Sent) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
+    write_sent(&mut out, None, sent);
+    out
+}
+
+/// Writes a sent message's answer as a JSON object, with a batch entry's `Id` first (`"Id"`
+/// sorts before every other member's name).
+fn write_sent(out: &mut Vec<u8>, id: Option<&str>, sent: &Sent) {
     out.push(b'{');
-    let member = |out: &mut Vec<u8>, name: &str, text: &[u8]| {
-        if out.len() > 1 {
+    let mut first = true;
+    if let Some(id) = id {
+        key(out, "Id");
+        string(out, id);
+        first = false;
+    }
+    let mut member = |out: &mut Vec<u8>, name: &str, text: &[u8]| {
+        if !std::mem::take(&mut first) {
             out.push(b',');
         }
         key(out, name);
         plain(out, text);
     };
     if let Some(md5) = &sent.md5_of_message_attributes {
-        member(&mut out, "MD5OfMessageAttributes", md5.as_bytes());
+        member(out, "MD5OfMessageAttributes", md5.as_bytes());
     }
-    member(&mut out, "MD5OfMessageBody", &sent.md5_of_body);
+    member(out, "MD5OfMessageBody", &sent.md5_of_body);
     if let Some(md5) = &sent.md5_of_message_system_attributes {
-        member(&mut out, "MD5OfMessageSystemAttributes", md5.as_bytes());
+        member(out, "MD5OfMessageSystemAttributes", md5.as_bytes());
     }
-    member(&mut out, "MessageId", &sent.message_id);
+    member(out, "MessageId", &sent.message_id);
     if let Some(n) = &sent.sequence_number {
-        member(&mut out, "SequenceNumber", n.as_bytes());
+        member(out, "SequenceNumber", n.as_bytes());
+    }
+    out.push(b'}');
+}
+
+/// A batch's answer, as `serde_json` writes [`Batch::to_value`]: `Failed` before
+/// `Successful` (byte order), each left out when empty, each entry's members in byte order.
+fn encode_batch(batch: &Batch) -> Vec<u8> {
+    let Batch { successful, failed } = batch;
+    let mut out = Vec::with_capacity(32 + 200 * successful.len() + 160 * failed.len());
+    out.push(b'{');
+    if !failed.is_empty() {
+        out.extend_from_slice(b"\"Failed\":[");
+        for (i, (id, error)) in failed.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"Code\":");
+            string(&mut out, error.code());
+            out.extend_from_slice(b",\"Id\":");
+            string(&mut out, id);
+            out.extend_from_slice(b",\"Message\":");
+            string(&mut out, &error.message);
+            out.extend_from_slice(if error.sender_fault() {
+                b",\"SenderFault\":true}"
+            } else {
+                b",\"SenderFault\":false}"
+            });
+        }
+        out.push(b']');
+    }
+    if !successful.is_empty() {
+        if !failed.is_empty() {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"Successful\":[");
+        for (i, entry) in successful.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match &entry.sent {
+                Some(sent) => write_sent(&mut out, Some(&entry.id), sent),
+                None => {
+                    out.extend_from_slice(b"{\"Id\":");
+                    string(&mut out, &entry.id);
+                    out.push(b'}');
+                }
+            }
+        }
+        out.push(b']');
     }
     out.push(b'}');
     out
@@ -492,6 +557,15 @@ mod tests {
         assert_eq!(nesting_depth(br#"{"a": [1, {"b": "[[[{{{"}]}"#, 99), 3);
         assert_eq!(nesting_depth(br#"{"a": "\"[[[["}"#, 99), 1);
         assert_eq!(nesting_depth(b"[[[[", 2), 3);
+    }
+
+    #[test]
+    fn a_batch_of_plain_entries_is_read_in_place_one_with_attributes_by_serde_json() {
+        let plain =
+            br#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x","DelaySeconds":1}]}"#;
+        assert!(matches!(decode(plain), Ok(Params::Flat(_))));
+        let nested = br#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x","MessageAttributes":{"n":{"DataType":"String","StringValue":"v"}}}]}"#;
+        assert!(matches!(decode(nested), Ok(Params::Object(_))));
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! request (a 10-entry batch of messages with 10 attributes each) a few hundred pairs.
 //!
 //! A receive's messages are written straight to the reply ([`encode_answer`],
-//! [`encode_json_answer`]) in the same bytes as their `Value` form would be rendered.
+//! [`encode_json_answer`]), and a batch's entries to the XML reply, in the same bytes as
+//! their `Value` form would be rendered.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,6 +23,7 @@ use crate::model::receipt::{self, Encoder};
 use crate::ops::answer::{
     Answer, Received, ReceivedMessage, SystemValue, attribute_members, is_plain,
 };
+use crate::ops::batch::Batch;
 use crate::protocol::json::{self, Maps};
 
 use sqsprobe_facts::sqs::query_json::json_form_name;
@@ -340,6 +342,12 @@ pub(crate) fn encode_answer(operation: &str, answer: &Answer, request_id: &str) 
         Answer::Sent(sent) => {
             encode(operation, &Value::Object(sent.to_map()), request_id).into_bytes()
         }
+        Answer::Batch(batch) => {
+            let mut inner =
+                String::with_capacity(300 * batch.successful.len() + 200 * batch.failed.len());
+            write_batch(&mut inner, operation, batch);
+            envelope(operation, request_id, &inner).into_bytes()
+        }
         Answer::Received(Received { messages, handles }) => {
             let mut inner = String::with_capacity(
                 messages
@@ -467,6 +475,66 @@ fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage, h
     out.push('>');
 }
 
+/// The element `operation`'s reply list `json` is written as, as [`render_object`] names it:
+/// its query name when the table lists it as a list, else the JSON name.
+fn list_element<'a>(operation: &str, json: &'a str) -> &'a str {
+    match query_members::reply_by_json(operation, json) {
+        Some(member) if member.layout == Layout::List => member.query,
+        _ => json,
+    }
+}
+
+/// A batch's answer as [`render_object`] renders [`Batch::to_value`]: `Failed` before
+/// `Successful` (byte order of their JSON names), each entry's members in byte order.
+fn write_batch(out: &mut String, operation: &str, batch: &Batch) {
+    if !batch.failed.is_empty() {
+        let element = list_element(operation, "Failed");
+        for (id, error) in &batch.failed {
+            out.push('<');
+            out.push_str(element);
+            out.push('>');
+            text_element(out, "Code", error.code());
+            text_element(out, "Id", id);
+            text_element(out, "Message", &error.message);
+            out.push_str(if error.sender_fault() {
+                "<SenderFault>true</SenderFault></"
+            } else {
+                "<SenderFault>false</SenderFault></"
+            });
+            out.push_str(element);
+            out.push('>');
+        }
+    }
+    if !batch.successful.is_empty() {
+        let element = list_element(operation, "Successful");
+        for entry in &batch.successful {
+            out.push('<');
+            out.push_str(element);
+            out.push('>');
+            text_element(out, "Id", &entry.id);
+            if let Some(sent) = &entry.sent {
+                let plain = |out: &mut String, name: &str, text: &[u8]| {
+                    plain_element(out, name, std::str::from_utf8(text).unwrap_or_default());
+                };
+                if let Some(md5) = &sent.md5_of_message_attributes {
+                    text_element(out, "MD5OfMessageAttributes", md5);
+                }
+                plain(out, "MD5OfMessageBody", &sent.md5_of_body);
+                if let Some(md5) = &sent.md5_of_message_system_attributes {
+                    text_element(out, "MD5OfMessageSystemAttributes", md5);
+                }
+                plain(out, "MessageId", &sent.message_id);
+                if let Some(n) = &sent.sequence_number {
+                    text_element(out, "SequenceNumber", n);
+                }
+            }
+            out.push_str("</");
+            out.push_str(element);
+            out.push('>');
+        }
+    }
+}
+
 /// Content type of query replies in their JSON form.
 pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
 
@@ -543,6 +611,7 @@ pub(crate) fn encode_json_answer(operation: &str, answer: &Answer, request_id: &
         Answer::Sent(sent) => {
             return encode_json(operation, &Value::Object(sent.to_map()), request_id);
         }
+        Answer::Batch(batch) => return encode_json(operation, &batch.to_value(), request_id),
         Answer::Received(received) => received,
     };
     let result = format!("{operation}Result");

@@ -2,8 +2,8 @@
 //!
 //! Both protocols are read into the JSON protocol's shape (a JSON object); the query protocol
 //! delivers every scalar as a string, so numeric accessors accept numeric strings too. The
-//! usual JSON body, a flat object of strings and small integers, is not built into a map at
-//! all: its members are read in place ([`Flat`]), borrowed from the body, and every accessor
+//! usual JSON body, a flat object of strings and small integers (a batch's with one array of
+//! such objects), is not built into a map at all: its members are read in place ([`Flat`]), borrowed from the body, and every accessor
 //! answers for them exactly as it answers for the same object read by `serde_json` (a property
 //! test in `protocol/flat_json.rs` holds it to that).
 
@@ -43,7 +43,8 @@ impl Params<'_> {
 }
 
 /// A flat JSON object's members, each name with its string or non-negative integer value,
-/// borrowed from the body they were read from (`protocol/flat_json.rs` reads them).
+/// borrowed from the body they were read from (`protocol/flat_json.rs` reads them); at most
+/// one member may be an array of such objects (a batch's `Entries`).
 ///
 /// Why not a `serde_json::Map`: building one (a `String` per name and per string value, a
 /// B-tree insert per member) and dropping it was a large part of a ReceiveMessage's cost
@@ -51,6 +52,8 @@ impl Params<'_> {
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Flat<'a> {
     members: Vec<(&'a str, Scalar<'a>)>,
+    /// The objects of the member whose value is [`Scalar::Objects`].
+    objects: Vec<Flat<'a>>,
 }
 
 /// A value of a [`Flat`] object.
@@ -60,6 +63,8 @@ pub(crate) enum Scalar<'a> {
     Text(&'a str),
     /// A non-negative integer below 10^18 (so it fits an `i64`).
     Integer(u64),
+    /// The object's one array: its objects are held beside the members.
+    Objects,
 }
 
 impl<'a> Flat<'a> {
@@ -67,12 +72,21 @@ impl<'a> Flat<'a> {
     pub fn with_capacity(n: usize) -> Self {
         Self {
             members: Vec::with_capacity(n),
+            objects: Vec::new(),
         }
     }
 
-    /// Adds a member, in the order the body has them.
+    /// Adds a member of plain value, in the order the body has them.
     pub fn push(&mut self, name: &'a str, value: Scalar<'a>) {
         self.members.push((name, value));
+    }
+
+    /// Adds the member whose value is an array of flat objects (one per object: the reader
+    /// gives up on a second).
+    pub fn push_objects(&mut self, name: &'a str, objects: Vec<Flat<'a>>) {
+        debug_assert!(!self.members.iter().any(|(_, v)| *v == Scalar::Objects));
+        self.objects = objects;
+        self.members.push((name, Scalar::Objects));
     }
 
     /// The value of `name`: a repeated name's last, as `serde_json`'s map keeps it.
@@ -88,16 +102,21 @@ impl<'a> Flat<'a> {
     pub fn to_map(&self) -> Map<String, Value> {
         self.members
             .iter()
-            .map(|&(name, value)| (name.to_owned(), value.to_value()))
+            .map(|&(name, value)| (name.to_owned(), self.value_of(value)))
             .collect()
     }
-}
 
-impl Scalar<'_> {
-    fn to_value(self) -> Value {
-        match self {
+    /// A member's value as `serde_json` reads it.
+    fn value_of(&self, value: Scalar<'_>) -> Value {
+        match value {
             Scalar::Text(text) => Value::String(text.to_owned()),
             Scalar::Integer(n) => Value::from(n),
+            Scalar::Objects => Value::Array(
+                self.objects
+                    .iter()
+                    .map(|o| Value::Object(o.to_map()))
+                    .collect(),
+            ),
         }
     }
 }
@@ -120,6 +139,8 @@ enum Member<'a> {
     Value(&'a Value),
     Text(&'a str),
     Integer(u64),
+    /// A flat object's array of flat objects.
+    Objects(&'a Flat<'a>),
 }
 
 fn wrong_type(name: &str) -> SqsError {
@@ -148,6 +169,7 @@ impl<'a> Input<'a> {
             Source::Flat(flat) => flat.get(name).map(|value| match value {
                 Scalar::Text(text) => Member::Text(text),
                 Scalar::Integer(n) => Member::Integer(n),
+                Scalar::Objects => Member::Objects(flat),
             }),
         }
     }
@@ -157,8 +179,9 @@ impl<'a> Input<'a> {
     pub fn raw(&self, name: &str) -> Option<Cow<'a, Value>> {
         Some(match self.member(name)? {
             Member::Value(value) => Cow::Borrowed(value),
-            Member::Text(text) => Cow::Owned(Scalar::Text(text).to_value()),
+            Member::Text(text) => Cow::Owned(Value::String(text.to_owned())),
             Member::Integer(n) => Cow::Owned(Value::from(n)),
+            Member::Objects(flat) => Cow::Owned(flat.value_of(Scalar::Objects)),
         })
     }
 
@@ -214,6 +237,8 @@ impl<'a> Input<'a> {
                         .ok_or_else(|| wrong_type(name))
                 })
                 .collect(),
+            // No object is a string: only an empty array is a list of them.
+            Some(Member::Objects(flat)) if flat.objects.is_empty() => Ok(Vec::new()),
             Some(_) => Err(wrong_type(name)),
         }
     }
@@ -251,6 +276,7 @@ impl<'a> Input<'a> {
                         .ok_or_else(|| wrong_type(name))
                 })
                 .collect(),
+            Some(Member::Objects(flat)) => Ok(flat.objects.iter().map(Input::from_flat).collect()),
             Some(_) => Err(wrong_type(name)),
         }
     }
