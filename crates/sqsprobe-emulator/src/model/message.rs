@@ -160,6 +160,12 @@ pub(crate) struct Extra {
     /// The seq the message was sent with, once a move gave it another ([`Message::origin`];
     /// set by [`Message::renumber`]).
     pub origin: Option<u64>,
+    /// The first receive's time, when it does not fit [`Message`]'s 32 bits
+    /// ([`Message::first_receive_ms`]; set through [`Message::received_first_at`]).
+    pub first_receive_ms: Option<u64>,
+    /// The SequenceNumber, when it does not fit [`Message`]'s 32 bits
+    /// ([`Message::sequence_number`]; set through [`Message::set_sequence_number`]).
+    pub sequence_number: Option<SequenceNumber>,
 }
 
 impl Extra {
@@ -169,6 +175,8 @@ impl Extra {
             && self.dead_letter_source_arn.is_none()
             && self.enqueued_ms.is_none()
             && self.origin.is_none()
+            && self.first_receive_ms.is_none()
+            && self.sequence_number.is_none()
     }
 }
 
@@ -198,6 +206,17 @@ impl SequenceNumber {
         NonZeroU64::new(offset).map(Self)
     }
 
+    /// The offset above 2^64.
+    pub fn offset(self) -> u64 {
+        self.0.get()
+    }
+
+    /// The offset a send at `now` takes from the clock (`Queue::next_sequence_number`), when
+    /// no number handed out earlier is later.
+    pub fn clock_base(now: u64) -> u64 {
+        now.saturating_mul(1 << 20)
+    }
+
     /// The number itself.
     pub fn value(self) -> u128 {
         (1u128 << 64) + u128::from(self.0.get())
@@ -210,6 +229,11 @@ impl std::fmt::Display for SequenceNumber {
     }
 }
 
+/// [`Message`]'s 32-bit fields for a time or number: nothing.
+const NONE: u32 = 0;
+/// [`Message`]'s 32-bit fields for a time or number: it did not fit, and is in the box.
+const IN_THE_BOX: u32 = u32::MAX;
+
 /// The group index of a message without a MessageGroupId.
 pub(crate) const NO_GROUP: u32 = u32::MAX;
 
@@ -217,9 +241,10 @@ pub(crate) const NO_GROUP: u32 = u32::MAX;
 /// ids and digests as fixed-size numbers rendered on the way out, the sender as an index into
 /// its queue's table of senders, the group as an index into its queue's table of groups, an
 /// explicit deduplication id in the body's allocation, and everything rarer behind one box.
-/// 112 bytes: the MessageId is derived from [`Message::origin`] (`support::ids::MessageIds`),
+/// 104 bytes: the MessageId is derived from [`Message::origin`] (`support::ids::MessageIds`),
 /// not stored, and a message that never moved has its seq as its origin, so only a moved one
-/// stores it (in the box, which a move fills anyway).
+/// stores it (in the box, which a move fills anyway); the first receive's time and the
+/// SequenceNumber are 32 bits relative to the send, with the box for what does not fit.
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
     /// Store-wide ordering key (also the identity inside receipt handles); a new one in each
@@ -228,13 +253,17 @@ pub(crate) struct Message {
     /// The body, followed by an explicit deduplication id (`dedup` bytes of it).
     text: Box<str>,
     pub md5_of_body: [u8; 16],
-    pub sent_ms: u64,
-    /// 0 until the first receive.
-    pub first_receive_ms: u64,
+    /// Never changes: `first_receive` and `sequence` count from it.
+    sent_ms: u64,
     pub state: MessageState,
-    /// FIFO only.
-    pub sequence_number: Option<SequenceNumber>,
     pub extra: Option<Box<Extra>>,
+    /// [`NONE`]: no receive yet; [`IN_THE_BOX`]: see `Extra`; else 1 + the first receive's
+    /// milliseconds after the send (retention lasts at most 14 days, 1.2·10^9 ms).
+    first_receive: u32,
+    /// FIFO only. [`NONE`]: none; [`IN_THE_BOX`]: see `Extra`; else 1 + the SequenceNumber's
+    /// offset above the send's clock value ([`SequenceNumber::clock_base`]) in steps of 256:
+    /// the queue hands out the clock value or 256 past the last number, whichever is later.
+    sequence: u32,
     pub receive_count: u32,
     /// Index into the sender table of the queue that holds the message (`Queue::sender_id`).
     pub sender: u32,
@@ -273,15 +302,96 @@ impl Message {
             md5_of_body: md5::digest(body.as_bytes()),
             text,
             sent_ms: now,
-            first_receive_ms: 0,
             state: MessageState::Ready { stamp: 0 },
-            sequence_number: None,
             extra: None,
+            first_receive: NONE,
+            sequence: NONE,
             receive_count: 0,
             sender,
             group: NO_GROUP,
             dedup,
             dedup_tag: [0; 3],
+        }
+    }
+
+    /// SentTimestamp: when the message was sent (it keeps it wherever it moves).
+    pub fn sent_ms(&self) -> u64 {
+        self.sent_ms
+    }
+
+    /// ApproximateFirstReceiveTimestamp; `None` before the first receive.
+    pub fn first_receive_ms(&self) -> Option<u64> {
+        match self.first_receive {
+            NONE => None,
+            IN_THE_BOX => self.extra.as_ref().and_then(|e| e.first_receive_ms),
+            after => Some(self.sent_ms + u64::from(after - 1)),
+        }
+    }
+
+    /// Records a receive at `now` as the first, unless there was one.
+    pub fn received_first_at(&mut self, now: u64) {
+        if self.first_receive != NONE {
+            return;
+        }
+        match now
+            .checked_sub(self.sent_ms)
+            .and_then(|after| u32::try_from(after + 1).ok())
+            .filter(|&n| n < IN_THE_BOX)
+        {
+            Some(n) => self.first_receive = n,
+            None => {
+                // A clock set back, or a message older than retention allows: rare.
+                self.extra_mut().first_receive_ms = Some(now);
+                self.first_receive = IN_THE_BOX;
+            }
+        }
+    }
+
+    /// Forgets the first receive (a move task's message starts over in its new queue).
+    pub fn clear_first_receive(&mut self) {
+        if self.first_receive == IN_THE_BOX
+            && let Some(extra) = self.extra.as_mut()
+        {
+            extra.first_receive_ms = None;
+        }
+        self.first_receive = NONE;
+    }
+
+    /// The FIFO SequenceNumber; `None` on standard queues.
+    pub fn sequence_number(&self) -> Option<SequenceNumber> {
+        match self.sequence {
+            NONE => None,
+            IN_THE_BOX => self.extra.as_ref().and_then(|e| e.sequence_number),
+            steps => SequenceNumber::from_offset(
+                SequenceNumber::clock_base(self.sent_ms) + (u64::from(steps - 1) << 8),
+            ),
+        }
+    }
+
+    /// Sets [`Message::sequence_number`].
+    pub fn set_sequence_number(&mut self, number: Option<SequenceNumber>) {
+        if self.sequence == IN_THE_BOX
+            && let Some(extra) = self.extra.as_mut()
+        {
+            extra.sequence_number = None;
+        }
+        let Some(number) = number else {
+            self.sequence = NONE;
+            return;
+        };
+        let above = number
+            .offset()
+            .checked_sub(SequenceNumber::clock_base(self.sent_ms));
+        match above
+            .filter(|a| a & 0xff == 0)
+            .and_then(|a| u32::try_from((a >> 8) + 1).ok())
+            .filter(|&n| n < IN_THE_BOX)
+        {
+            Some(steps) => self.sequence = steps,
+            None => {
+                self.extra_mut().sequence_number = Some(number);
+                self.sequence = IN_THE_BOX;
+            }
         }
     }
 
@@ -317,8 +427,15 @@ impl Message {
         self.dedup_tag = [a, b, c];
     }
 
-    /// Stores the optional parts, boxing them only when there are any.
-    pub fn set_extra(&mut self, extra: Extra) {
+    /// Stores the optional parts, boxing them only when there are any. What the message
+    /// itself keeps in the box (its origin, and a time or number too large for its own
+    /// fields) stays.
+    pub fn set_extra(&mut self, mut extra: Extra) {
+        if let Some(old) = self.extra.take() {
+            extra.origin = old.origin;
+            extra.first_receive_ms = old.first_receive_ms;
+            extra.sequence_number = old.sequence_number;
+        }
         self.extra = (!extra.is_empty()).then(|| Box::new(extra));
     }
 
@@ -665,8 +782,8 @@ mod tests {
     #[test]
     fn a_message_stays_within_its_documented_size() {
         // docs/emulator.md ("Memory") does its arithmetic with this figure.
-        assert_eq!(std::mem::size_of::<Message>(), 112);
-        assert_eq!(std::mem::size_of::<Option<Message>>(), 112);
+        assert_eq!(std::mem::size_of::<Message>(), 104);
+        assert_eq!(std::mem::size_of::<Option<Message>>(), 104);
         assert_eq!(std::mem::size_of::<MessageState>(), 24);
     }
 
@@ -683,6 +800,49 @@ mod tests {
         assert_eq!(message.sent_ms, 1_000);
         message.set_enqueued_ms(1_000);
         assert_eq!(message.enqueued_ms(), 1_000);
+    }
+
+    #[test]
+    fn times_and_numbers_are_32_bits_from_the_send_and_the_rest_goes_to_the_box() {
+        let sent = 1_764_000_000_000;
+        let mut message = Message::new(1, "b", DedupId::None, sent, 0);
+        assert_eq!(message.first_receive_ms(), None);
+        message.received_first_at(sent + 5);
+        message.received_first_at(sent + 9);
+        assert_eq!(
+            message.first_receive_ms(),
+            Some(sent + 5),
+            "the first receive stays"
+        );
+        let base = SequenceNumber::clock_base(sent);
+        let number = SequenceNumber::from_offset(base + 3 * 256);
+        message.set_sequence_number(number);
+        assert_eq!(message.sequence_number(), number);
+        assert!(message.extra.is_none(), "both fit the message's own fields");
+        // 14 days after the send (retention's longest) still fits.
+        let mut late = Message::new(1, "b", DedupId::None, sent, 0);
+        late.received_first_at(sent + 14 * 86_400_000);
+        assert_eq!(late.first_receive_ms(), Some(sent + 14 * 86_400_000));
+        assert!(late.extra.is_none());
+        // A receive before the send (a clock set back), a number below the send's clock value
+        // or off its 256 steps: kept exactly, in the box, and the box survives `set_extra`.
+        let mut odd = Message::new(1, "b", DedupId::None, sent, 0);
+        odd.received_first_at(sent - 1);
+        let below = SequenceNumber::from_offset(base - 256);
+        odd.set_sequence_number(below);
+        odd.set_extra(Extra::default());
+        assert_eq!(odd.first_receive_ms(), Some(sent - 1));
+        assert_eq!(odd.sequence_number(), below);
+        let off_step = SequenceNumber::from_offset(base + 7);
+        odd.set_sequence_number(off_step);
+        assert_eq!(odd.sequence_number(), off_step);
+        odd.clear_first_receive();
+        odd.set_sequence_number(None);
+        assert_eq!(
+            (odd.first_receive_ms(), odd.sequence_number()),
+            (None, None)
+        );
+        assert!(odd.extra.as_ref().is_some_and(|e| e.is_empty()));
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl Queue {
     /// 2^64 + (now << 20), or 256 past the last one if that is later. The offset above 2^64
     /// fits in 64 bits until the year 2527; past it the numbers stop growing.
     pub fn next_sequence_number(&mut self, now: u64) -> SequenceNumber {
-        let from_clock = now.saturating_mul(1 << 20);
+        let from_clock = SequenceNumber::clock_base(now);
         self.last_sequence_number =
             from_clock.max(self.last_sequence_number.saturating_add(1 << 8));
         SequenceNumber::from_offset(self.last_sequence_number)
@@ -348,12 +348,12 @@ impl Queue {
             let slots = &self.slots;
             self.dedup
                 .remember_stored(key, id.slot, |slot| dedup_tag_at(slots, slot));
-        } else if let Some(sequence_number) = message.sequence_number {
+        } else if let Some(sequence_number) = message.sequence_number() {
             let original = Original {
                 origin: message.origin(),
                 sequence_number,
             };
-            let expires_ms = message.sent_ms + DEDUP_WINDOW_MS;
+            let expires_ms = message.sent_ms() + DEDUP_WINDOW_MS;
             let slots = &self.slots;
             self.dedup
                 .remember(key, original, expires_ms, |slot| dedup_tag_at(slots, slot));
@@ -471,7 +471,7 @@ impl Queue {
         if tag == 0 {
             return;
         }
-        let expires_ms = message.sent_ms + DEDUP_WINDOW_MS;
+        let expires_ms = message.sent_ms() + DEDUP_WINDOW_MS;
         let sends = FifoSends {
             slots: &self.slots,
             groups: &self.groups,
@@ -530,9 +530,7 @@ impl Queue {
         let message = self.slot_mut(id)?;
         message.state = MessageState::in_flight(until, nonce, now);
         message.receive_count += 1;
-        if message.first_receive_ms == 0 {
-            message.first_receive_ms = now;
-        }
+        message.received_first_at(now);
         self.timers.insert((until, id));
         self.inflight += 1;
         if let Some(group) = group {
@@ -551,9 +549,7 @@ impl Queue {
         let message = self.slot_mut(id)?;
         message.state = MessageState::Ready { stamp };
         message.receive_count += 1;
-        if message.first_receive_ms == 0 {
-            message.first_receive_ms = now;
-        }
+        message.received_first_at(now);
         if let Some(group) = group {
             self.groups.refile(group, &self.slots);
         }
@@ -726,10 +722,10 @@ impl StoredSends for FifoSends<'_> {
         };
         let original = Original {
             origin: message.origin(),
-            sequence_number: message.sequence_number?,
+            sequence_number: message.sequence_number()?,
         };
         let key = cache.key(group.map(|g| &**g), &dedup_id);
-        Some((key, original, message.sent_ms + DEDUP_WINDOW_MS))
+        Some((key, original, message.sent_ms() + DEDUP_WINDOW_MS))
     }
 }
 
@@ -827,7 +823,7 @@ mod tests {
                 let (a, b) = (shortcut.get(id).unwrap(), timed.get(id).unwrap());
                 assert_eq!(a.state, b.state);
                 assert_eq!(a.receive_count, b.receive_count);
-                assert_eq!(a.first_receive_ms, b.first_receive_ms);
+                assert_eq!(a.first_receive_ms(), b.first_receive_ms());
             }
         }
     }
@@ -924,7 +920,7 @@ mod tests {
     fn send_dedup(queue: &mut Queue, seq: u64, group: &str, dedup_id: &str, now: u64) -> Id {
         let key = queue.dedup_key(group, dedup_id);
         let mut message = Message::new(seq, "b", DedupId::Explicit(dedup_id), now, 0);
-        message.sequence_number = Some(queue.next_sequence_number(now));
+        message.set_sequence_number(Some(queue.next_sequence_number(now)));
         let id = store(queue, message, group, 0, now);
         queue.remember_send(key, id);
         id
@@ -934,7 +930,7 @@ mod tests {
         let message = queue.get(id)?;
         Some(Original {
             origin: message.origin(),
-            sequence_number: message.sequence_number?,
+            sequence_number: message.sequence_number()?,
         })
     }
 

@@ -171,7 +171,7 @@ fn step(emu: &Emulator, handle: &str) -> bool {
         let message = &mut taken.message;
         message.renumber(state.next_seq());
         message.receive_count = 0;
-        message.first_receive_ms = 0;
+        message.clear_first_receive();
         if let Some(extra) = message.extra.as_mut() {
             extra.dead_letter_source_arn = None;
         }

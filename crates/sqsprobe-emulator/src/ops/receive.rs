@@ -151,14 +151,15 @@ fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
         let text = |s: &str| SystemValue::Text(s.to_owned());
         put("SenderId", &|| received.sender.as_deref().map(text));
         put("SentTimestamp", &|| {
-            Some(SystemValue::Number(message.sent_ms.into()))
+            Some(SystemValue::Number(message.sent_ms().into()))
         });
         put("ApproximateReceiveCount", &|| {
             Some(SystemValue::Number(message.receive_count.into()))
         });
         put("ApproximateFirstReceiveTimestamp", &|| {
-            (message.first_receive_ms > 0)
-                .then(|| SystemValue::Number(message.first_receive_ms.into()))
+            message
+                .first_receive_ms()
+                .map(|at| SystemValue::Number(at.into()))
         });
         put("AWSTraceHeader", &|| {
             extra.and_then(|e| e.trace_header.as_deref().map(text))
@@ -175,7 +176,7 @@ fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
             });
             put("SequenceNumber", &|| {
                 message
-                    .sequence_number
+                    .sequence_number()
                     .map(|n| SystemValue::Number(n.value()))
             });
         }

@@ -207,7 +207,7 @@ fn send_one(
     let seq = state.next_seq();
     let mut message = Message::new(seq, body, stored_dedup_id, now, 0);
     let sequence_number = fifo.then(|| queue.next_sequence_number(now));
-    message.sequence_number = sequence_number;
+    message.set_sequence_number(sequence_number);
     message.set_extra(Extra {
         attributes,
         trace_header: trace_header.map(Into::into),

@@ -52,12 +52,12 @@ fn reference(
     };
     let extra = message.extra.as_deref();
     put("SenderId", &|| delivered.sender.clone());
-    put("SentTimestamp", &|| Some(message.sent_ms.to_string()));
+    put("SentTimestamp", &|| Some(message.sent_ms().to_string()));
     put("ApproximateReceiveCount", &|| {
         Some(message.receive_count.to_string())
     });
     put("ApproximateFirstReceiveTimestamp", &|| {
-        (message.first_receive_ms > 0).then(|| message.first_receive_ms.to_string())
+        message.first_receive_ms().map(|at| at.to_string())
     });
     put("AWSTraceHeader", &|| {
         extra.and_then(|e| e.trace_header.as_deref().map(str::to_owned))
@@ -73,7 +73,7 @@ fn reference(
             message.dedup_id().map(|d| d.into_owned())
         });
         put("SequenceNumber", &|| {
-            message.sequence_number.map(|n| n.to_string())
+            message.sequence_number().map(|n| n.to_string())
         });
     }
     if !system.is_empty() {
@@ -232,8 +232,10 @@ impl Spec {
         };
         let mut message = Message::new(seq, &self.body, dedup, sent_ms, 0);
         message.receive_count = receive_count;
-        message.first_receive_ms = first_receive_ms;
-        message.sequence_number = SequenceNumber::from_offset(sequence);
+        if first_receive_ms > 0 {
+            message.received_first_at(first_receive_ms);
+        }
+        message.set_sequence_number(SequenceNumber::from_offset(sequence));
         message.set_extra(Extra {
             attributes: self.attributes.clone(),
             trace_header: self.trace_header.as_deref().map(Box::from),
