@@ -82,16 +82,6 @@ pub(crate) struct ComparedRow {
 }
 
 impl ComparedRow {
-    /// The baseline's ceiling ratio (its median over several runs).
-    pub(crate) fn baseline_ceiling(&self) -> Option<f64> {
-        self.baseline.ceiling.map(|s| s.median)
-    }
-
-    /// This run's ceiling ratio (its median over several runs).
-    pub(crate) fn current_ceiling(&self) -> Option<f64> {
-        self.current.ceiling.map(|s| s.median)
-    }
-
     /// Whether either side had more than one run of the row.
     pub(crate) fn repeated(&self) -> bool {
         self.baseline.runs > 1 || self.current.runs > 1
@@ -395,8 +385,8 @@ mod tests {
         let c = compare(&base, &cur);
         let r = send(&c);
         assert_eq!((r.baseline.runs, r.current.runs), (3, 1));
-        assert_eq!(r.baseline_ceiling(), Some(0.8));
-        assert_eq!(r.current_ceiling(), Some(0.8));
+        assert_eq!(r.baseline.ceiling.map(|s| s.median), Some(0.8));
+        assert_eq!(r.current.ceiling.map(|s| s.median), Some(0.8));
         assert_eq!(r.ceiling_change, Some(1.0));
         assert_eq!(r.throughput_change, Some(1.0));
         let md = comparison_markdown(&c, "then");
