@@ -274,6 +274,49 @@ fn raw_bench_query_protocol_and_baseline_comparison() {
         "{}",
         done.stdout
     );
+
+    // A baseline saved with --repeat 3: its send row is its median over the three runs (0.80
+    // of its no-op, the first run's 0.50 notwithstanding), with their count and range; its
+    // cycle row, in two runs, is listed once.
+    let repeated = root().join("tests/fixtures/bench/raw-repeats.json");
+    let args = [
+        "--workload",
+        "send",
+        "--connections",
+        "1",
+        "--duration",
+        "100ms",
+        "--warmup",
+        "0s",
+        "--no-reference",
+        "--baseline",
+        repeated.to_str().expect("utf-8 path"),
+        "--fail-below",
+        "1000",
+    ];
+    let done = bench(&args, &dir.path().join("fourth.json"));
+    assert_eq!(done.code(), 4, "stderr:\n{}", done.stderr);
+    assert!(
+        done.stdout
+            .contains("| runs then | ceiling then | runs now |")
+            && done
+                .stdout
+                .contains("| embedded | send | 1 | 3 | 0.80 (0.50–0.90) | 1 | "),
+        "{}",
+        done.stdout
+    );
+    assert!(
+        done.stdout
+            .contains("Rows in the baseline only: embedded json cycle × 1\n"),
+        "{}",
+        done.stdout
+    );
+    assert!(
+        done.stderr
+            .contains("median ceiling ratio (1 run(s) now, 3 in the baseline)"),
+        "{}",
+        done.stderr
+    );
 }
 
 #[test]

@@ -115,7 +115,8 @@ pub struct BenchArgs {
     pub pin: bool,
 
     /// raw driver: measure every target this many times, one run after the other; each row's
-    /// fraction of the reference is printed as its median and range over the runs.
+    /// fraction of the reference is printed as its median and range over the runs, and
+    /// --baseline compares the medians.
     #[arg(long, value_name = "N", default_value = "1", help_heading = "Workload")]
     pub repeat: usize,
 
@@ -212,11 +213,14 @@ pub struct BenchArgs {
     pub json: Option<PathBuf>,
 
     /// raw driver: compare with a saved `--json` FILE: raw rows by ceiling ratio, scale
-    /// figures by growth ratio, bytes per message and start-up ms.
+    /// figures by growth ratio, bytes per message and start-up ms. A row with several runs
+    /// (--repeat, here or in FILE) is compared by its median over them, with their count and
+    /// lowest–highest.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub baseline: Option<PathBuf>,
 
-    /// With --baseline: exit 4 when a row's ceiling ratio fell below R × the baseline's, or a
+    /// With --baseline: exit 4 when a row's ceiling ratio (its median, with repeats) fell below
+    /// R × the baseline's, or a
     /// scale figure's cost grew past baseline ÷ R (e.g. 0.8: a quarter more).
     #[arg(long, value_name = "R", requires = "baseline", help_heading = "Output")]
     pub fail_below: Option<f64>,

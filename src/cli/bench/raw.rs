@@ -580,10 +580,11 @@ fn compare_with(base: &RawReport, report: &RawReport, fail_below: Option<f64>) -
         if let Some(limit) = fail_below {
             for r in comparison.below(limit) {
                 eprintln!(
-                    "sqsprobe: {} {} × {}: ceiling ratio {:.2}× the baseline's, below {limit}",
+                    "sqsprobe: {} {} × {}: {} {:.2}× the baseline's, below {limit}",
                     terminal(&r.target),
                     r.workload.as_str(),
                     r.connections,
+                    r.change_subject(),
                     r.ceiling_change.unwrap_or(0.0)
                 );
                 regressed = true;
