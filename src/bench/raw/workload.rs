@@ -346,3 +346,47 @@ pub(crate) async fn run_phase(
     log.finished = Some(Instant::now());
     log
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::raw::Protocol;
+
+    #[test]
+    fn a_batch_counts_its_done_entries_and_each_other_one_as_an_error() {
+        let json = Requests {
+            protocol: Protocol::Json,
+        };
+        let query = Requests {
+            protocol: Protocol::Query,
+        };
+        let mut log = ConnectionLog::default();
+        let all = br#"{"Successful":[{},{},{}],"Failed":[]}"#;
+        assert_eq!(batch_done(&mut log, &json, "SendMessageBatch", 3, all), 3);
+        assert_eq!((log.errors, log.first_error.as_deref()), (0, None));
+
+        let partial = br#"{"Successful":[{},{}],"Failed":[{"Id":"2","Code":"x"}]}"#;
+        assert_eq!(
+            batch_done(&mut log, &json, "SendMessageBatch", 3, partial),
+            2
+        );
+        assert_eq!(log.errors, 1);
+        let first = log.first_error.clone().unwrap_or_default();
+        assert!(first.contains("1 of 3 entries not done"), "{first}");
+
+        // Left out of the answer: not done either.
+        let short = b"<DeleteMessageBatchResult><DeleteMessageBatchResultEntry><Id>0</Id></DeleteMessageBatchResultEntry></DeleteMessageBatchResult>";
+        assert_eq!(
+            batch_done(&mut log, &query, "DeleteMessageBatch", 10, short),
+            1
+        );
+        assert_eq!(log.errors, 10);
+
+        assert_eq!(
+            batch_done(&mut log, &query, "DeleteMessageBatch", 10, b"<x/>"),
+            0
+        );
+        assert_eq!(log.errors, 20);
+        assert_eq!(log.first_error.as_deref(), Some(first.as_str()));
+    }
+}
