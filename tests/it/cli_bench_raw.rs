@@ -11,7 +11,16 @@ use std::time::Duration;
 use common::{Moto, root, run_bin};
 use serde_json::Value;
 
-const WORKLOADS: [&str; 6] = ["noop", "send", "receive", "cycle", "batch", "delete"];
+const WORKLOADS: [&str; 8] = [
+    "noop",
+    "send",
+    "receive",
+    "cycle",
+    "batch",
+    "delete",
+    "send-batch",
+    "delete-batch",
+];
 
 fn bench(args: &[&str], json: &Path) -> common::Finished {
     let mut all = vec!["bench", "--driver", "raw"];
@@ -59,7 +68,7 @@ fn assert_rows_complete(report: &Value, target: &str, connections: &[u64]) {
             );
         }
     }
-    let expected_ops: [(&str, &[&str]); 3] = [
+    let expected_ops: [(&str, &[&str]); 5] = [
         ("cycle", &["SendMessage", "ReceiveMessage", "DeleteMessage"]),
         (
             "batch",
@@ -67,6 +76,8 @@ fn assert_rows_complete(report: &Value, target: &str, connections: &[u64]) {
         ),
         // The fills that give it handles are untimed and not in the row.
         ("delete", &["DeleteMessage"]),
+        ("send-batch", &["SendMessageBatch"]),
+        ("delete-batch", &["DeleteMessageBatch"]),
     ];
     for (workload, expected) in expected_ops {
         let row = rows
@@ -108,7 +119,7 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
         .take_while(|l| !l.is_empty())
         .filter(|l| l.starts_with("| embedded |"))
         .collect();
-    assert_eq!(table.len(), 12, "{}", done.stdout);
+    assert_eq!(table.len(), 16, "{}", done.stdout);
     assert!(done.stdout.contains("| ceiling |"), "{}", done.stdout);
     assert!(done.stderr.contains("load average"), "{}", done.stderr);
 
@@ -166,7 +177,7 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
     assert_eq!(report["repeats"], 1);
     // Linux: every timed row read the client's CPU and the in-process server's, and says
     // whether the client held it back (true, false or unknown); the delete workload, whose
-    // fills run between its timed deletes, reads none.
+    // fills run between its timed deletes, reads none (nor delete-batch).
     if cfg!(target_os = "linux") {
         assert!(
             done.stdout.contains("| client CPU | server CPU |"),
@@ -174,7 +185,7 @@ fn raw_bench_embedded_every_workload_with_ceilings() {
             done.stdout
         );
         for r in report["rows"].as_array().expect("rows") {
-            if r["workload"] == "delete" {
+            if r["workload"] == "delete" || r["workload"] == "delete-batch" {
                 assert_eq!(r.get("cpu"), None, "{r}");
                 continue;
             }
@@ -238,7 +249,7 @@ fn raw_bench_query_protocol_and_baseline_comparison() {
         "{}",
         done.stdout
     );
-    for w in ["send", "receive", "cycle", "batch", "delete"] {
+    for w in WORKLOADS.iter().skip(1) {
         assert!(
             done.stdout
                 .contains(&format!("| embedded (query) | {w} | 1 |")),
@@ -532,6 +543,70 @@ fn raw_bench_delete_workload_times_only_the_deletes() {
         "{row}"
     );
     assert!(row["ceiling_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+}
+
+/// SendMessageBatch and DeleteMessageBatch each measured alone, in both protocols: ten
+/// messages a request, every answer a 200 with no entry failed, and only the one operation in
+/// each row (the delete-batch's fills untimed, as the delete workload's).
+#[test]
+fn raw_bench_batch_workloads_move_ten_messages_a_request() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for protocol in ["json", "query"] {
+        let json = dir.path().join(format!("{protocol}.json"));
+        let done = bench(
+            &[
+                "--workload",
+                "send-batch,delete-batch",
+                "--protocol",
+                protocol,
+                "--connections",
+                "2",
+                "--duration",
+                "200ms",
+                "--warmup",
+                "50ms",
+                "--no-reference",
+            ],
+            &json,
+        );
+        assert_eq!(done.code(), 0, "stderr:\n{}", done.stderr);
+        let report = common::read_json(&json);
+        assert_eq!(
+            report["workloads"],
+            serde_json::json!(["send-batch", "delete-batch"])
+        );
+        let rows = rows(&report, "embedded");
+        assert_eq!(rows.len(), 3, "the no-op and both: {report}");
+        for (row, operation) in [
+            (rows[1], "SendMessageBatch"),
+            (rows[2], "DeleteMessageBatch"),
+        ] {
+            assert_eq!(row["protocol"], protocol, "{row}");
+            let requests = row["requests"].as_u64().unwrap_or(0);
+            assert!(requests > 0, "{row}");
+            assert_eq!(row["errors"], 0, "{row}");
+            assert_eq!(row["first_error"], Value::Null, "{row}");
+            assert_eq!(row["messages"], 10 * requests, "ten a request: {row}");
+            assert_eq!(row["status_counts"], serde_json::json!({ "200": requests }));
+            let ops = row["operations"].as_array().expect("operations");
+            assert_eq!(ops.len(), 1, "{row}");
+            assert_eq!(ops[0]["operation"], operation, "{row}");
+        }
+        assert_eq!(rows[1]["workload"], "send-batch");
+        assert_eq!(rows[2]["workload"], "delete-batch");
+        let shown = if protocol == "json" {
+            "embedded".to_string()
+        } else {
+            format!("embedded ({protocol})")
+        };
+        for w in ["send-batch", "delete-batch"] {
+            assert!(
+                done.stdout.contains(&format!("| {shown} | {w} | 2 |")),
+                "{w}: {}",
+                done.stdout
+            );
+        }
+    }
 }
 
 #[test]

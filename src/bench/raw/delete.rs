@@ -1,14 +1,16 @@
-//! The delete workload: DeleteMessage alone, timed apart from the sends and receives that
-//! give it receipt handles (I/O, except [`next_round_size`]).
+//! The delete workloads: DeleteMessage alone (`delete`) or DeleteMessageBatch of ten alone
+//! (`delete-batch`), timed apart from the sends and receives that give them receipt handles
+//! (I/O, except [`next_round_size`] and [`group`]).
 //!
 //! A phase is a series of rounds. In each round every connection first tops its own queue up,
 //! untimed, with as many messages as it lacks handles (SendMessageBatch of ten), and receives
 //! them (ReceiveMessage of ten, a 12-hour visibility so no handle goes stale, a 1-second long
-//! poll) until it holds the round's number of handles, a DeleteMessage built for each. Only
+//! poll) until it holds the round's number of handles, a DeleteMessage built for each (for
+//! `delete-batch`, a DeleteMessageBatch for each ten; fewer than ten wait for the next fill). Only
 //! when every connection is ready does the round's clock start: all connections then delete
 //! their handles at once, each sending its next delete as soon as the last is answered, and
 //! the round's time ends with the last connection's last answer. So the row's requests/s is
-//! deletes ÷ the summed time of the rounds' deleting, in which nothing but DeleteMessage was
+//! deletes ÷ the summed time of the rounds' deleting, in which nothing but the deletes were
 //! in flight; a connection that ran out of handles before the others idles until the round
 //! ends, which makes the figure a slight underestimate, never an overestimate. The phase ends
 //! when its rounds' deleting time reaches the phase's duration (a round is cut at it), so the
@@ -26,7 +28,8 @@ use tokio::task::JoinSet;
 
 use super::connection::Connection;
 use super::protocol::{BATCH_SIZE, Prepared};
-use super::workload::{ConnectionLog, ConnectionPlan, exchange, ok, receive_handles};
+use super::report::RawWorkload;
+use super::workload::{ConnectionLog, ConnectionPlan, batch_done, exchange, ok, receive_handles};
 
 /// Handles per connection in a phase's first round.
 pub(crate) const FIRST_ROUND: usize = 100;
@@ -52,27 +55,60 @@ pub(crate) fn next_round_size(size: usize, span: Duration, cut: bool) -> usize {
     }
 }
 
-/// One connection of the delete workload, with the deletes it holds between rounds.
+/// How the handles of a round are grouped into requests: one each, or ten a request with the
+/// remainder (fewer than ten) kept for the next fill. Pure, so the grouping is tested alone.
+pub(crate) fn group(handles: Vec<String>, batched: bool) -> (Vec<Vec<String>>, Vec<String>) {
+    if !batched {
+        return (handles.into_iter().map(|h| vec![h]).collect(), Vec::new());
+    }
+    let mut handles = handles;
+    let rest = handles.split_off(handles.len() - handles.len() % BATCH_SIZE);
+    let groups = handles
+        .chunks_exact(BATCH_SIZE)
+        .map(<[String]>::to_vec)
+        .collect();
+    (groups, rest)
+}
+
+/// A delete built for handles a connection holds.
+struct PendingDelete {
+    request: Prepared,
+    /// Handles it deletes: 1 for DeleteMessage, ten for DeleteMessageBatch.
+    handles: usize,
+}
+
+/// One connection of a delete workload, with the deletes it holds between rounds.
 pub(crate) struct Deleter {
     pub conn: Connection,
     plan: ConnectionPlan,
-    /// DeleteMessage requests for handles received and not yet deleted.
-    pending: Vec<Prepared>,
+    /// DeleteMessageBatch of ten rather than DeleteMessage.
+    batched: bool,
+    /// Deletes for handles received and not yet deleted.
+    pending: Vec<PendingDelete>,
+    /// Handles received and not yet in a delete (fewer than a batch, `delete-batch` only).
+    loose: Vec<String>,
 }
 
 impl Deleter {
     pub(crate) fn new(conn: Connection, plan: ConnectionPlan) -> Self {
         Self {
             conn,
+            batched: plan.workload == RawWorkload::DeleteBatch,
             plan,
             pending: Vec::new(),
+            loose: Vec::new(),
         }
     }
 
-    /// Untimed: sends and receives until `want` deletes are pending. Failures are counted in
+    /// Handles held: in pending deletes and loose.
+    fn held(&self) -> usize {
+        self.pending.iter().map(|p| p.handles).sum::<usize>() + self.loose.len()
+    }
+
+    /// Untimed: sends and receives until `want` handles are held. Failures are counted in
     /// `log` (they are the row's errors), its latencies are not.
     async fn fill(&mut self, want: usize, log: &mut ConnectionLog) {
-        let lacking = want.saturating_sub(self.pending.len());
+        let lacking = want.saturating_sub(self.held());
         let batches = lacking.div_ceil(BATCH_SIZE);
         let deadline = Instant::now() + FILL_TIMEOUT;
         for _ in 0..batches {
@@ -90,28 +126,45 @@ impl Deleter {
         else {
             return;
         };
+        let mut all = std::mem::take(&mut self.loose);
+        all.extend(handles);
+        let (groups, loose) = group(all, self.batched);
+        self.loose = loose;
         let queue_url = self.plan.queue_url.as_str();
-        self.pending.extend(
-            handles
-                .iter()
-                .map(|h| self.plan.requests.delete(queue_url, h)),
-        );
+        let requests = self.plan.requests;
+        self.pending.extend(groups.iter().map(|g| PendingDelete {
+            request: if self.batched {
+                requests.delete_batch(queue_url, g)
+            } else {
+                requests.delete(queue_url, &g[0])
+            },
+            handles: g.len(),
+        }));
     }
 
     /// Timed: deletes pending handles until none is left, `deadline` passes or a stop is
-    /// requested; `log` gets each delete's latency.
+    /// requested; `log` gets each delete's latency, and a message for each handle deleted.
     async fn delete(&mut self, deadline: Instant, stop: &crate::bench::Stop) -> ConnectionLog {
         let mut log = ConnectionLog::default();
         while Instant::now() < deadline && !stop.requested() {
             let Some(delete) = self.pending.pop() else {
                 break;
             };
-            if exchange(&mut self.conn, &delete, &mut log, ok)
-                .await
-                .is_some()
-            {
-                log.messages += 1;
-            }
+            let Some(answer) = exchange(&mut self.conn, &delete.request, &mut log, ok).await else {
+                continue;
+            };
+            log.messages += if self.batched {
+                let requests = &self.plan.requests;
+                batch_done(
+                    &mut log,
+                    requests,
+                    "DeleteMessageBatch",
+                    delete.handles,
+                    &answer.body,
+                )
+            } else {
+                1
+            };
         }
         log.finished = Some(Instant::now());
         log
@@ -243,6 +296,29 @@ mod tests {
         assert_eq!(next_round_size(FIRST_ROUND, short, false), 2 * FIRST_ROUND);
         assert_eq!(next_round_size(MAX_ROUND / 2 + 1, short, false), MAX_ROUND);
         assert_eq!(next_round_size(MAX_ROUND, short, false), MAX_ROUND);
+    }
+
+    #[test]
+    fn handles_go_one_a_delete_or_ten_a_batch_with_the_rest_kept() {
+        let handles = |n: usize| (0..n).map(|i| format!("h{i}")).collect::<Vec<_>>();
+        let (one, rest) = group(handles(3), false);
+        assert_eq!(one, [vec!["h0"], vec!["h1"], vec!["h2"]]);
+        assert!(rest.is_empty());
+        let (batches, rest) = group(handles(23), true);
+        assert_eq!(batches.len(), 2);
+        assert!(batches.iter().all(|b| b.len() == BATCH_SIZE));
+        assert_eq!(batches[1][0], "h10");
+        assert_eq!(rest, ["h20", "h21", "h22"]);
+        let (batches, rest) = group(handles(9), true);
+        assert!(batches.is_empty());
+        assert_eq!(rest.len(), 9);
+        // Every round size is a whole number of batches: a batched round leaves nothing loose.
+        let mut size = FIRST_ROUND;
+        while size < MAX_ROUND {
+            assert_eq!(size % BATCH_SIZE, 0, "{size}");
+            size = next_round_size(size, Duration::ZERO, false);
+        }
+        assert_eq!(size % BATCH_SIZE, 0);
     }
 
     #[test]

@@ -293,27 +293,59 @@ impl Requests {
         }
     }
 
-    /// Entries a batch answer reports as failed; `None` when the body is not a batch answer.
-    pub(crate) fn batch_failures(&self, body: &[u8]) -> Option<usize> {
+    /// The entries a batch answer reports as done and as failed; `None` when the body is not a
+    /// batch answer. SendMessageBatch and DeleteMessageBatch answer 200 with a `Successful` and a
+    /// `Failed` list (in XML, `…BatchResultEntry` and `BatchResultErrorEntry` elements), so
+    /// a 200 alone does not say how many messages the request moved (API_SendMessageBatch and
+    /// API_DeleteMessageBatch, docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/).
+    pub(crate) fn batch_outcome(&self, body: &[u8]) -> Option<BatchOutcome> {
         match self.protocol {
             Protocol::Json => {
                 #[derive(Deserialize)]
                 struct Out {
-                    #[serde(rename = "Failed", default)]
-                    failed: Vec<serde::de::IgnoredAny>,
-                    #[serde(rename = "Successful", default)]
-                    successful: Vec<serde::de::IgnoredAny>,
+                    #[serde(rename = "Failed")]
+                    failed: Option<Vec<serde::de::IgnoredAny>>,
+                    #[serde(rename = "Successful")]
+                    successful: Option<Vec<serde::de::IgnoredAny>>,
                 }
                 let out = serde_json::from_slice::<Out>(body).ok()?;
-                (!(out.failed.is_empty() && out.successful.is_empty())).then_some(out.failed.len())
+                if out.failed.is_none() && out.successful.is_none() {
+                    return None;
+                }
+                Some(BatchOutcome {
+                    successful: out.successful.map_or(0, |v| v.len()),
+                    failed: out.failed.map_or(0, |v| v.len()),
+                })
             }
             Protocol::Query => {
                 let text = std::str::from_utf8(body).ok()?;
-                text.contains("BatchResult")
-                    .then(|| text.matches("<BatchResultErrorEntry>").count())
+                if !(text.contains("BatchResult>") || text.contains("BatchResult/>")) {
+                    return None;
+                }
+                let mut outcome = BatchOutcome::default();
+                // Opening tags only: `<` then the name, up to `>`, `/` or a space.
+                for tag in text.split('<').skip(1).filter(|t| !t.starts_with('/')) {
+                    let name = tag
+                        .split(|c: char| c == '>' || c == '/' || c.is_whitespace())
+                        .next()
+                        .unwrap_or("");
+                    if name == "BatchResultErrorEntry" {
+                        outcome.failed += 1;
+                    } else if name.ends_with("BatchResultEntry") {
+                        outcome.successful += 1;
+                    }
+                }
+                Some(outcome)
             }
         }
     }
+}
+
+/// How many entries of a batch request its answer reports as done and as failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct BatchOutcome {
+    pub successful: usize,
+    pub failed: usize,
 }
 
 fn p(k: &str, v: &str) -> (String, String) {
@@ -417,11 +449,6 @@ mod tests {
             JSON.queue_url(br#"{"QueueUrl":"http://h/q"}"#).as_deref(),
             Some("http://h/q")
         );
-        assert_eq!(
-            JSON.batch_failures(br#"{"Successful":[{}],"Failed":[{},{}]}"#),
-            Some(2)
-        );
-        assert_eq!(JSON.batch_failures(br#"{"__type":"x"}"#), None);
 
         let xml = b"<ReceiveMessageResponse><ReceiveMessageResult><Message><ReceiptHandle>a&amp;b</ReceiptHandle></Message><Message><ReceiptHandle>c</ReceiptHandle></Message></ReceiveMessageResult></ReceiveMessageResponse>";
         assert_eq!(QUERY.receipt_handles(xml), ["a&b", "c"]);
@@ -430,11 +457,100 @@ mod tests {
             QUERY.queue_url(b"<CreateQueueResult><QueueUrl>http://localhost:1/queues/q</QueueUrl></CreateQueueResult>").as_deref(),
             Some("http://localhost:1/queues/q")
         );
+    }
+
+    #[test]
+    fn batch_requests_carry_ten_entries_in_both_protocols() {
+        let handles: Vec<String> = (0..BATCH_SIZE).map(|i| format!("h{i}")).collect();
+        let send: Value = serde_json::from_slice(&JSON.send_batch("u").body).expect("json");
+        let delete: Value =
+            serde_json::from_slice(&JSON.delete_batch("u", &handles).body).expect("json");
+        for (body, key, first) in [
+            (&send, "MessageBody", MESSAGE_BODY),
+            (&delete, "ReceiptHandle", "h0"),
+        ] {
+            let entries = body["Entries"].as_array().expect("entries");
+            assert_eq!(entries.len(), BATCH_SIZE, "{body}");
+            assert_eq!(entries[0][key], first, "{body}");
+            let ids: std::collections::BTreeSet<&str> =
+                entries.iter().filter_map(|e| e["Id"].as_str()).collect();
+            assert_eq!(ids.len(), BATCH_SIZE, "ids are distinct: {body}");
+        }
+        for (r, entry) in [
+            (QUERY.send_batch("u"), "SendMessageBatchRequestEntry"),
+            (
+                QUERY.delete_batch("u", &handles),
+                "DeleteMessageBatchRequestEntry",
+            ),
+        ] {
+            let form: Vec<(String, String)> =
+                form_urlencoded::parse(&r.body).into_owned().collect();
+            let ids = form
+                .iter()
+                .filter(|(k, _)| k.starts_with(entry) && k.ends_with(".Id"))
+                .count();
+            assert_eq!(ids, BATCH_SIZE, "{form:?}");
+            assert!(
+                form.iter().any(|(k, _)| *k == format!("{entry}.10.Id")),
+                "{form:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_query_delete_batch_names_each_handle() {
+        let handles: Vec<String> = (0..BATCH_SIZE).map(|i| format!("h{i}")).collect();
+        let r = QUERY.delete_batch("u", &handles);
+        let form: Vec<(String, String)> = form_urlencoded::parse(&r.body).into_owned().collect();
+        assert!(form.contains(&(
+            "DeleteMessageBatchRequestEntry.10.ReceiptHandle".into(),
+            "h9".into()
+        )));
+    }
+
+    #[test]
+    fn batch_outcomes_count_done_and_failed_entries_in_both_protocols() {
+        let outcome = |successful, failed| Some(BatchOutcome { successful, failed });
+        let json = |s: &str| JSON.batch_outcome(s.as_bytes());
         assert_eq!(
-            QUERY.batch_failures(b"<DeleteMessageBatchResult><BatchResultErrorEntry><Id>1</Id></BatchResultErrorEntry></DeleteMessageBatchResult>"),
-            Some(1)
+            json(r#"{"Successful":[{"Id":"m0"},{"Id":"m1"}],"Failed":[]}"#),
+            outcome(2, 0)
         );
-        assert_eq!(QUERY.batch_failures(b"<ErrorResponse/>"), None);
+        assert_eq!(
+            json(
+                r#"{"Successful":[{"Id":"d0"}],"Failed":[{"Id":"d1","Code":"ReceiptHandleIsInvalid","SenderFault":true}]}"#
+            ),
+            outcome(1, 1)
+        );
+        // A list a server leaves out is empty; an answer with neither is not a batch answer.
+        assert_eq!(json(r#"{"Successful":[{"Id":"d0"}]}"#), outcome(1, 0));
+        assert_eq!(json(r#"{"Failed":[{"Id":"d0"}]}"#), outcome(0, 1));
+        assert_eq!(json(r#"{"__type":"x","message":"Failed"}"#), None);
+        assert_eq!(json("not json"), None);
+
+        let xml = |s: &str| QUERY.batch_outcome(s.as_bytes());
+        let send = "<SendMessageBatchResponse><SendMessageBatchResult>\
+            <SendMessageBatchResultEntry><Id>m0</Id><MessageId>a</MessageId></SendMessageBatchResultEntry>\
+            <SendMessageBatchResultEntry><Id>m1</Id><MessageId>b</MessageId></SendMessageBatchResultEntry>\
+            <BatchResultErrorEntry><Id>m2</Id><Code>x</Code><SenderFault>true</SenderFault></BatchResultErrorEntry>\
+            </SendMessageBatchResult></SendMessageBatchResponse>";
+        assert_eq!(xml(send), outcome(2, 1));
+        let delete = "<DeleteMessageBatchResponse>\n  <DeleteMessageBatchResult>\n    \
+            <DeleteMessageBatchResultEntry>\n      <Id>d0</Id>\n    </DeleteMessageBatchResultEntry>\n  \
+            </DeleteMessageBatchResult>\n</DeleteMessageBatchResponse>";
+        assert_eq!(xml(delete), outcome(1, 0));
+        assert_eq!(
+            xml(
+                "<DeleteMessageBatchResponse><DeleteMessageBatchResult/></DeleteMessageBatchResponse>"
+            ),
+            outcome(0, 0)
+        );
+        assert_eq!(
+            xml(
+                "<ErrorResponse><Error><Code>AWS.SimpleQueueService.BatchEntryIdsNotDistinct</Code></Error></ErrorResponse>"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -37,16 +37,24 @@ pub(crate) enum RawWorkload {
     /// DeleteMessage alone, each connection deleting handles it received untimed before
     /// (`super::delete`): only the deletes are timed and counted.
     Delete,
+    /// SendMessageBatch (10) alone to the queues `Send` uses: the batch send's own rate.
+    #[serde(rename = "send-batch")]
+    SendBatch,
+    /// DeleteMessageBatch (10) alone, filled and timed as `Delete` is (`super::delete`).
+    #[serde(rename = "delete-batch")]
+    DeleteBatch,
 }
 
 impl RawWorkload {
     /// The workloads a user can choose (the no-op always runs: it is the ceiling).
-    pub(crate) const CHOOSABLE: [RawWorkload; 5] = [
+    pub(crate) const CHOOSABLE: [RawWorkload; 7] = [
         RawWorkload::Send,
         RawWorkload::Receive,
         RawWorkload::Cycle,
         RawWorkload::Batch,
         RawWorkload::Delete,
+        RawWorkload::SendBatch,
+        RawWorkload::DeleteBatch,
     ];
 
     pub(crate) fn as_str(self) -> &'static str {
@@ -57,6 +65,8 @@ impl RawWorkload {
             RawWorkload::Cycle => "cycle",
             RawWorkload::Batch => "batch",
             RawWorkload::Delete => "delete",
+            RawWorkload::SendBatch => "send-batch",
+            RawWorkload::DeleteBatch => "delete-batch",
         }
     }
 }

@@ -24,7 +24,8 @@ pub(crate) struct RawOptions {
     /// Chosen workloads, in run order (the no-op is added first).
     pub workloads: Vec<RawWorkload>,
     pub prefill: u64,
-    /// Queues the send and receive workloads share: connection i uses queue i mod this.
+    /// Queues the send, send-batch and receive workloads share: connection i uses queue i mod
+    /// this.
     pub shared_queues: usize,
     /// Set by a signal: no request starts after it, and no further phase.
     pub stop: crate::bench::Stop,
@@ -135,12 +136,17 @@ impl Setup<'_> {
                 workload.as_str()
             )
         };
-        // send and receive share `shared_queues` queues (one by default); cycle and batch own
-        // one per connection, so a receive finds the message its connection sent.
+        // send, send-batch and receive share `shared_queues` queues (one by default); the
+        // others own one per connection, so a receive finds the message its connection sent.
         let count = match workload {
             RawWorkload::Noop => 0,
-            RawWorkload::Send | RawWorkload::Receive => options.shared_queues.max(1),
-            RawWorkload::Cycle | RawWorkload::Batch | RawWorkload::Delete => connections,
+            RawWorkload::Send | RawWorkload::SendBatch | RawWorkload::Receive => {
+                options.shared_queues.max(1)
+            }
+            RawWorkload::Cycle
+            | RawWorkload::Batch
+            | RawWorkload::Delete
+            | RawWorkload::DeleteBatch => connections,
         };
         let mut queues: Vec<String> = Vec::with_capacity(count);
         for i in 0..count {
@@ -161,8 +167,8 @@ impl Setup<'_> {
                 }
             }
         }
-        if workload == RawWorkload::Delete {
-            let measured = self.measure_delete(&queues, options).await;
+        if matches!(workload, RawWorkload::Delete | RawWorkload::DeleteBatch) {
+            let measured = self.measure_delete(workload, &queues, options).await;
             self.delete_queues(&mut admin, &queues).await;
             return Ok(measured);
         }
@@ -224,13 +230,18 @@ impl Setup<'_> {
         })
     }
 
-    /// The delete workload on `queues` (one per connection): rounds of untimed fills and timed
+    /// A delete workload on `queues` (one per connection): rounds of untimed fills and timed
     /// deletes for the warm-up's deleting time, then for the measured one ([`super::delete`]).
-    async fn measure_delete(&self, queues: &[String], options: &RawOptions) -> Measured {
+    async fn measure_delete(
+        &self,
+        workload: RawWorkload,
+        queues: &[String],
+        options: &RawOptions,
+    ) -> Measured {
         let deleters = queues
             .iter()
             .map(|q| {
-                let plan = ConnectionPlan::new(RawWorkload::Delete, self.requests, q.clone());
+                let plan = ConnectionPlan::new(workload, self.requests, q.clone());
                 Deleter::new(self.connection(), plan)
             })
             .collect();

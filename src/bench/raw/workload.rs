@@ -41,7 +41,7 @@ impl ConnectionPlan {
         let receive = match workload {
             RawWorkload::Receive => requests.receive(q, BATCH_SIZE, 0, Some(0)),
             RawWorkload::Batch => requests.receive(q, BATCH_SIZE, CYCLE_WAIT_SECONDS, None),
-            RawWorkload::Delete => {
+            RawWorkload::Delete | RawWorkload::DeleteBatch => {
                 requests.receive(q, BATCH_SIZE, CYCLE_WAIT_SECONDS, Some(HOLD_SECONDS))
             }
             _ => requests.receive(q, 1, CYCLE_WAIT_SECONDS, None),
@@ -86,7 +86,12 @@ impl ConnectionLog {
     }
 
     fn error(&mut self, what: impl FnOnce() -> String) {
-        self.errors += 1;
+        self.fail(1, what);
+    }
+
+    /// `n` errors, described by `what` if they are the connection's first.
+    fn fail(&mut self, n: u64, what: impl FnOnce() -> String) {
+        self.errors += n;
         if self.first_error.is_none() {
             // Printed and saved in --json: masked like evidence (a server's message may carry
             // an account id or a principal ARN).
@@ -187,6 +192,37 @@ pub(super) fn ok(answer: &Answer) -> bool {
     answer.status == 200
 }
 
+/// The entries a batch request of `entries` entries got done, by its 200 answer `body`; each
+/// entry it did not report done (failed, left out, or all of them when the body is not a batch
+/// answer) is one of the row's errors, so messages + those errors = entries sent.
+pub(super) fn batch_done(
+    log: &mut ConnectionLog,
+    requests: &Requests,
+    operation: &'static str,
+    entries: usize,
+    body: &[u8],
+) -> u64 {
+    let done = match requests.batch_outcome(body) {
+        Some(outcome) => outcome.successful.min(entries),
+        None => {
+            log.fail(entries as u64, || {
+                format!("{operation}: not a batch answer: {}", snippet(body))
+            });
+            return 0;
+        }
+    };
+    let missed = entries - done;
+    if missed > 0 {
+        log.fail(missed as u64, || {
+            format!(
+                "{operation}: {missed} of {entries} entries not done: {}",
+                snippet(body)
+            )
+        });
+    }
+    done as u64
+}
+
 /// Receives until `want` handles are collected or `deadline` passes.
 pub(super) async fn receive_handles(
     conn: &mut Connection,
@@ -253,42 +289,42 @@ async fn unit(
         }
         // Rounds of untimed fills and timed deletes across all connections (`delete.rs`): never
         // a unit of this loop, which `target.rs` does not run for it.
-        RawWorkload::Delete => {
-            log.error(|| "the delete workload runs in rounds, not units".to_string());
+        RawWorkload::Delete | RawWorkload::DeleteBatch => {
+            log.error(|| "the delete workloads run in rounds, not units".to_string());
+        }
+        RawWorkload::SendBatch => {
+            if let Some(sent) = exchange(conn, &plan.send_batch, log, ok).await {
+                let requests = &plan.requests;
+                log.messages +=
+                    batch_done(log, requests, "SendMessageBatch", BATCH_SIZE, &sent.body);
+            }
         }
         RawWorkload::Batch => {
             let Some(sent) = exchange(conn, &plan.send_batch, log, ok).await else {
                 return;
             };
-            if plan.requests.batch_failures(&sent.body).unwrap_or(0) > 0 {
-                log.error(|| format!("SendMessageBatch failed entries: {}", snippet(&sent.body)));
-            }
+            // The row counts messages deleted: the sent ones only show in its errors.
+            batch_done(
+                log,
+                &plan.requests,
+                "SendMessageBatch",
+                BATCH_SIZE,
+                &sent.body,
+            );
             let Some(handles) = receive_handles(conn, plan, BATCH_SIZE, log, deadline).await else {
                 return;
             };
             for chunk in handles.chunks(BATCH_SIZE) {
                 let delete = plan.requests.delete_batch(queue_url, chunk);
-                let Some(answer) = exchange(conn, &delete, log, ok).await else {
-                    continue;
-                };
-                match plan.requests.batch_failures(&answer.body) {
-                    Some(failed) => {
-                        log.messages += (chunk.len() - failed.min(chunk.len())) as u64;
-                        if failed > 0 {
-                            log.error(|| {
-                                format!(
-                                    "DeleteMessageBatch failed entries: {}",
-                                    snippet(&answer.body)
-                                )
-                            });
-                        }
-                    }
-                    None => log.error(|| {
-                        format!(
-                            "DeleteMessageBatch: not a batch answer: {}",
-                            snippet(&answer.body)
-                        )
-                    }),
+                if let Some(answer) = exchange(conn, &delete, log, ok).await {
+                    let requests = &plan.requests;
+                    log.messages += batch_done(
+                        log,
+                        requests,
+                        "DeleteMessageBatch",
+                        chunk.len(),
+                        &answer.body,
+                    );
                 }
             }
         }
@@ -309,4 +345,48 @@ pub(crate) async fn run_phase(
     }
     log.finished = Some(Instant::now());
     log
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::raw::Protocol;
+
+    #[test]
+    fn a_batch_counts_its_done_entries_and_each_other_one_as_an_error() {
+        let json = Requests {
+            protocol: Protocol::Json,
+        };
+        let query = Requests {
+            protocol: Protocol::Query,
+        };
+        let mut log = ConnectionLog::default();
+        let all = br#"{"Successful":[{},{},{}],"Failed":[]}"#;
+        assert_eq!(batch_done(&mut log, &json, "SendMessageBatch", 3, all), 3);
+        assert_eq!((log.errors, log.first_error.as_deref()), (0, None));
+
+        let partial = br#"{"Successful":[{},{}],"Failed":[{"Id":"2","Code":"x"}]}"#;
+        assert_eq!(
+            batch_done(&mut log, &json, "SendMessageBatch", 3, partial),
+            2
+        );
+        assert_eq!(log.errors, 1);
+        let first = log.first_error.clone().unwrap_or_default();
+        assert!(first.contains("1 of 3 entries not done"), "{first}");
+
+        // Left out of the answer: not done either.
+        let short = b"<DeleteMessageBatchResult><DeleteMessageBatchResultEntry><Id>0</Id></DeleteMessageBatchResultEntry></DeleteMessageBatchResult>";
+        assert_eq!(
+            batch_done(&mut log, &query, "DeleteMessageBatch", 10, short),
+            1
+        );
+        assert_eq!(log.errors, 10);
+
+        assert_eq!(
+            batch_done(&mut log, &query, "DeleteMessageBatch", 10, b"<x/>"),
+            0
+        );
+        assert_eq!(log.errors, 20);
+        assert_eq!(log.first_error.as_deref(), Some(first.as_str()));
+    }
 }

@@ -35,6 +35,10 @@ pub enum BenchWorkloadArg {
     Batch,
     /// DeleteMessage alone: handles received untimed in rounds, only the deletes timed.
     Delete,
+    /// SendMessageBatch(10) alone to one shared queue (--shared-queues N as send).
+    SendBatch,
+    /// DeleteMessageBatch(10) alone: handles received untimed in rounds, as delete.
+    DeleteBatch,
     /// Scale: RSS per stored message beyond its body at each --memory-at count (standard and
     /// FIFO), on `sqsprobe serve` run as its own process.
     Memory,
@@ -139,8 +143,8 @@ pub struct BenchArgs {
     )]
     pub connections: Option<Vec<usize>>,
 
-    /// raw driver: workloads to run, in order (default send,receive,cycle,batch); the no-op
-    /// ceiling runs first. memory, depth, queues and startup are the scale workloads: they
+    /// raw driver: workloads to run, in order (default
+    /// send,receive,cycle,batch,delete,send-batch,delete-batch); the no-op ceiling runs first. memory, depth, queues and startup are the scale workloads: they
     /// start `sqsprobe serve` from this binary as their own process (never an --endpoint) and
     /// take minutes at their default sizes (see Scale).
     #[arg(long, value_enum, value_delimiter = ',', help_heading = "Workload")]
@@ -155,9 +159,9 @@ pub struct BenchArgs {
     )]
     pub prefill: u64,
 
-    /// raw driver: queues the send and receive workloads spread their connections over
-    /// (connection i uses queue i mod N; each receive queue gets --prefill): 2 against 1 shows
-    /// whether different queues scale across cores.
+    /// raw driver: queues the send, send-batch and receive workloads spread their connections
+    /// over (connection i uses queue i mod N; each receive queue gets --prefill): 2 against 1
+    /// shows whether different queues scale across cores.
     #[arg(long, value_name = "N", default_value = "1", help_heading = "Workload")]
     pub shared_queues: usize,
 

@@ -92,7 +92,7 @@ fn refuse_sdk_flags(args: &BenchArgs) -> Result<(), String> {
 }
 
 /// The raw and the scale workloads `--workload` names, each in the order given; without
-/// `--workload`, the five raw ones.
+/// `--workload`, every raw one.
 fn workloads(args: &BenchArgs) -> (Vec<RawWorkload>, Vec<ScaleWorkload>) {
     let mut raw: Vec<RawWorkload> = Vec::new();
     let mut scale: Vec<ScaleWorkload> = Vec::new();
@@ -103,6 +103,8 @@ fn workloads(args: &BenchArgs) -> (Vec<RawWorkload>, Vec<ScaleWorkload>) {
             BenchWorkloadArg::Cycle => raw.push(RawWorkload::Cycle),
             BenchWorkloadArg::Batch => raw.push(RawWorkload::Batch),
             BenchWorkloadArg::Delete => raw.push(RawWorkload::Delete),
+            BenchWorkloadArg::SendBatch => raw.push(RawWorkload::SendBatch),
+            BenchWorkloadArg::DeleteBatch => raw.push(RawWorkload::DeleteBatch),
             BenchWorkloadArg::Memory => scale.push(ScaleWorkload::Memory),
             BenchWorkloadArg::Depth => scale.push(ScaleWorkload::Depth),
             BenchWorkloadArg::Queues => scale.push(ScaleWorkload::Queues),
