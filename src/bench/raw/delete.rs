@@ -146,7 +146,11 @@ impl Deleter {
     /// requested; `log` gets each delete's latency, and a message for each handle deleted.
     async fn delete(&mut self, deadline: Instant, stop: &crate::bench::Stop) -> ConnectionLog {
         let mut log = ConnectionLog::default();
-        while Instant::now() < deadline && !stop.requested() {
+        // The first delete always goes out (unless a stop was requested), as a timed phase's
+        // first unit does (`workload::run_phase`); no other starts after the deadline.
+        let mut first = true;
+        while (first || Instant::now() < deadline) && !stop.requested() {
+            first = false;
             let Some(delete) = self.pending.pop() else {
                 break;
             };

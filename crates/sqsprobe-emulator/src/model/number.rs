@@ -155,7 +155,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(sqsprobe_testing::config(512))]
 
         /// Against f64 where f64 is exact enough to decide: every numeral f64 reads as a finite
         /// value well inside the range, with few digits, is accepted; and `check` never panics.

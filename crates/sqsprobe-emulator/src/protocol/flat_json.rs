@@ -309,6 +309,16 @@ mod tests {
         assert_eq!(object(b"{\"a\":\"\xff\"}"), None, "not UTF-8");
     }
 
+    /// `map` as serde_json writes it, indented or compact.
+    fn encoded(map: &Map<String, Value>, pretty: bool) -> Vec<u8> {
+        let value = Value::Object(map.clone());
+        if pretty {
+            serde_json::to_vec_pretty(&value).unwrap()
+        } else {
+            serde_json::to_vec(&value).unwrap()
+        }
+    }
+
     proptest! {
         #![proptest_config(sqsprobe_testing::config(2048))]
 
@@ -335,13 +345,7 @@ mod tests {
             pretty in any::<bool>(),
         ) {
             let map: Map<String, Value> = members.into_iter().collect();
-            let value = Value::Object(map.clone());
-            let body = if pretty {
-                serde_json::to_vec_pretty(&value).unwrap()
-            } else {
-                serde_json::to_vec(&value).unwrap()
-            };
-            prop_assert_eq!(object(&body).map(|flat| flat.to_map()), Some(map));
+            prop_assert_eq!(object(&encoded(&map, pretty)).map(|flat| flat.to_map()), Some(map));
         }
 
         // The one-pass scan finds the byte the byte-by-byte test finds, at any position.
@@ -379,13 +383,7 @@ mod tests {
             if !map.contains_key("Entries") {
                 map.insert("Entries".into(), entries_value(&entries));
             }
-            let value = Value::Object(map.clone());
-            let body = if pretty {
-                serde_json::to_vec_pretty(&value).unwrap()
-            } else {
-                serde_json::to_vec(&value).unwrap()
-            };
-            prop_assert_eq!(object(&body).map(|flat| flat.to_map()), Some(map));
+            prop_assert_eq!(object(&encoded(&map, pretty)).map(|flat| flat.to_map()), Some(map));
         }
 
         // Every accessor answers for an object read in place as for the same body read by
