@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use super::compare::summarize;
 use super::report::{RawRow, RawWorkload, is_reference};
 use super::table::target_cell;
 
@@ -25,21 +26,12 @@ pub(crate) struct Spread {
 impl Spread {
     /// The median (the mean of the middle two for an even count).
     pub(crate) fn median(&self) -> Option<f64> {
-        let mut v = self.fractions.clone();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        match n {
-            0 => None,
-            _ if n % 2 == 1 => Some(v[n / 2]),
-            _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-        }
+        summarize(&self.fractions).map(|s| s.median)
     }
 
     /// The lowest and the highest.
     pub(crate) fn range(&self) -> Option<(f64, f64)> {
-        let lo = self.fractions.iter().copied().reduce(f64::min)?;
-        let hi = self.fractions.iter().copied().reduce(f64::max)?;
-        Some((lo, hi))
+        summarize(&self.fractions).map(|s| (s.lowest, s.highest))
     }
 }
 
