@@ -20,3 +20,4 @@ pub(crate) mod slab;
 pub(crate) mod store;
 pub(crate) mod task;
 pub(crate) mod usage;
+pub(crate) mod wakeup;

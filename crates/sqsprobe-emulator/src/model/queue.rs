@@ -13,12 +13,11 @@
 //!   a sent message's slot while the message is stored), as in mini-redis's
 //!   `db.rs`: deadlines in ordered sets drained lazily by [`Queue::tick`] at the start of every
 //!   operation, so there is no background timer. Long polls sleep until the earliest deadline
-//!   ([`Queue::next_deadline`]) or a `Notify` wake, whichever comes first.
+//!   ([`Queue::next_deadline`]) or the queue's wake-up (`model/wakeup.rs`), whichever comes
+//!   first.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
-
-use tokio::sync::Notify;
 
 use crate::model::attributes::QueueSettings;
 use crate::model::dedup::{
@@ -33,6 +32,7 @@ use crate::model::retention::Retention;
 use crate::model::senders::Senders;
 use crate::model::slab::Slab;
 use crate::model::usage::{Admitted, Usage};
+use crate::model::wakeup::Wakeup;
 use crate::support::ids::MessageIds;
 
 /// How long a ReceiveRequestAttemptId can be retried: 5 minutes (API_ReceiveMessage).
@@ -70,7 +70,7 @@ pub(crate) struct Queue {
     pub modified_ms: u64,
     pub last_purge_ms: Option<u64>,
     /// Woken on anything that may make a message receivable.
-    pub notify: Arc<Notify>,
+    pub notify: Arc<Wakeup>,
     /// Writes the receipt handles of this queue's messages (its head encoded once).
     pub handles: receipt::Encoder,
     slots: Slab,
@@ -126,7 +126,7 @@ impl Queue {
             created_ms: now,
             modified_ms: now,
             last_purge_ms: None,
-            notify: Arc::new(Notify::new()),
+            notify: Arc::default(),
             slots: Slab::default(),
             ready: Ready::default(),
             groups: Groups::default(),
@@ -188,10 +188,9 @@ impl Queue {
         self.now_ms = self.now_ms.max(now);
         let woke = self.drain_timers(now);
         let retention_ms = u64::from(self.settings.message_retention_period) * 1000;
-        while let Some((enqueued, id)) = self.retention.first(&self.slots) {
-            if enqueued + retention_ms > now {
-                break;
-            }
+        // A message enqueued at `enqueued` has expired once `enqueued + retention_ms <= now`.
+        let expired_before = (now + 1).saturating_sub(retention_ms);
+        while let Some((enqueued, id)) = self.retention.first_before(expired_before, &self.slots) {
             if self.remove(id).is_none() {
                 // Cannot happen while `remove` takes out what it removes; never spin on it.
                 debug_assert!(false, "retention names a message that is gone");
@@ -226,7 +225,7 @@ impl Queue {
             self.attempts_order.pop_front();
         }
         if woke {
-            self.notify.notify_waiters();
+            self.notify.wake();
         }
     }
 
@@ -239,7 +238,7 @@ impl Queue {
     pub fn tick_again(&mut self, now: u64) {
         debug_assert!(now <= self.now_ms, "tick_again before the operation's tick");
         if self.drain_timers(now) {
-            self.notify.notify_waiters();
+            self.notify.wake();
         }
     }
 
@@ -406,7 +405,7 @@ impl Queue {
             self.file_visible(id);
         }
         self.stored_bytes += size;
-        self.notify.notify_waiters();
+        self.notify.wake();
         id
     }
 
@@ -553,7 +552,7 @@ impl Queue {
         if let Some(group) = group {
             self.groups.refile(group, &self.slots);
         }
-        self.notify.notify_waiters();
+        self.notify.wake();
         self.slot(id)
     }
 

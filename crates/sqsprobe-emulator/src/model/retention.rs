@@ -44,11 +44,18 @@ pub(crate) struct Retention {
     newest: u64,
     /// Arrivals older than `newest`, by (enqueued, id).
     late: BTreeSet<(u64, Id)>,
+    /// No message held was enqueued before this: the enqueue time of the first to expire when
+    /// [`Retention::first_before`] last read it, lowered by every arrival since (removals can
+    /// only raise the true first). A queue looks for expired messages at every operation, and
+    /// reading the first one's time from its slot is a cache miss on a deep queue; below this
+    /// floor there is nothing to read.
+    floor: u64,
 }
 
 impl Retention {
     /// Adds message `id`, enqueued at `enqueued`.
     pub fn insert(&mut self, enqueued: u64, id: Id) {
+        self.floor = self.floor.min(enqueued);
         let last_seq = self.log.back().and_then(|c| c.last()).map(|&(seq, _)| seq);
         let in_order = last_seq.is_none_or(|seq| seq < id.seq);
         if in_order && (self.len == 0 || enqueued >= self.newest) {
@@ -138,7 +145,7 @@ impl Retention {
             .flat_map(|(i, c)| c[if i == 0 { self.head } else { 0 }..].iter().copied())
             .filter(|&(_, slot)| slot != GONE)
             .collect();
-        let newest = self.newest;
+        let (newest, floor) = (self.newest, self.floor);
         *self = Self {
             late: std::mem::take(&mut self.late),
             ..Self::default()
@@ -147,6 +154,18 @@ impl Retention {
             self.push(Id { slot, seq });
         }
         self.newest = newest;
+        self.floor = floor;
+    }
+
+    /// The message that expires first and its enqueue time, if it was enqueued before `before`
+    /// (what a queue's tick asks: `before` is now less the retention period, plus 1 ms).
+    pub fn first_before(&mut self, before: u64, slots: &Slab) -> Option<(u64, Id)> {
+        if self.floor >= before {
+            return None;
+        }
+        let first = self.first(slots);
+        self.floor = first.map_or(u64::MAX, |(enqueued, _)| enqueued);
+        first.filter(|&(enqueued, _)| enqueued < before)
     }
 
     /// The message that expires first and its enqueue time (read from `slots` for a logged one).
@@ -268,5 +287,61 @@ mod tests {
         }
         assert!(retention.is_empty());
         assert!(retention.log.is_empty());
+    }
+
+    /// What one op of the property test does: a message arrives this many ms after the last
+    /// arrival (before it when negative), the n-th held message leaves, or a tick asks for the
+    /// first message enqueued before the last arrival's time plus this many ms.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Arrive(i8),
+        Leave(usize),
+        Ask(i8),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => any::<i8>().prop_map(Op::Arrive),
+            2 => any::<usize>().prop_map(Op::Leave),
+            3 => any::<i8>().prop_map(Op::Ask),
+        ]
+    }
+
+    /// `first_before`, which skips reading slots below its floor, answers as the (enqueued, id)
+    /// B-tree the log replaced does, whatever order arrivals, removals and asks come in.
+    #[test]
+    fn first_before_answers_as_an_ordered_set_does() {
+        use proptest::prelude::*;
+        proptest!(sqsprobe_testing::config(256), |(ops in proptest::collection::vec(op(), 1..300))| {
+            let mut slab = Slab::default();
+            let mut retention = Retention::default();
+            let mut model: BTreeSet<(u64, Id)> = BTreeSet::new();
+            let (mut seq, mut last) = (0u64, 1_000u64);
+            for op in ops {
+                match op {
+                    Op::Arrive(dt) => {
+                        seq += 1;
+                        last = last.saturating_add_signed(i64::from(dt));
+                        let slot = slab.insert(Message::new(seq, "b", DedupId::None, last, 0));
+                        let id = Id { slot, seq };
+                        retention.insert(last, id);
+                        model.insert((last, id));
+                    }
+                    Op::Leave(n) => {
+                        if let Some(&(at, id)) = model.iter().nth(n % model.len().max(1)) {
+                            model.remove(&(at, id));
+                            retention.remove(at, id);
+                            slab.take(id.slot);
+                        }
+                    }
+                    Op::Ask(dt) => {
+                        let before = last.saturating_add_signed(i64::from(dt));
+                        let expected = model.first().copied().filter(|&(at, _)| at < before);
+                        prop_assert_eq!(retention.first_before(before, &slab), expected);
+                    }
+                }
+            }
+        });
     }
 }

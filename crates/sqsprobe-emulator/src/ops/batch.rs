@@ -7,8 +7,6 @@
 //! [`Batch::to_value`] still builds that form, for an audit's observer and the unit tests, and
 //! `protocol/batch_tests.rs` checks that every protocol writes the same bytes from either.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
 use crate::ops::answer::Sent;
@@ -35,7 +33,6 @@ pub(crate) fn entries<'a>(
     if entries.len() > MAX_BATCH_ENTRIES {
         return Err(SqsError::too_many_entries(entries.len()));
     }
-    let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
         let id = entry.string("Id")?.unwrap_or_default();
@@ -49,8 +46,9 @@ pub(crate) fn entries<'a>(
         }
         out.push((id.to_owned(), entry));
     }
-    for (id, _) in &out {
-        if !seen.insert(id.as_str()) {
+    // At most ten Ids: comparing each with those before it is cheaper than hashing them.
+    for (at, (id, _)) in out.iter().enumerate() {
+        if out[..at].iter().any(|(earlier, _)| earlier == id) {
             return Err(SqsError::batch_entry_ids_not_distinct(id));
         }
     }

@@ -103,7 +103,7 @@ fn delete_one(
     // Deleting a FIFO message may unblock the rest of its group; deleting a standard one
     // makes nothing visible, so no long poll has anything to wake for.
     if queue.is_fifo() {
-        queue.notify.notify_waiters();
+        queue.notify.wake();
     }
     Ok(())
 }

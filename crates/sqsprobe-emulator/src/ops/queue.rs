@@ -175,7 +175,7 @@ pub(crate) fn delete_queue(
         .get_mut()
         .unwrap_or_else(|e| e.into_inner())
         .notify
-        .notify_waiters();
+        .wake();
     // What the store kept for the queue goes with it: its move tasks (ListMessageMoveTasks
     // refuses a source that does not exist, and a running task ends at its next step when it
     // finds its record gone) and its chaos dice (a queue created again under the name rolls
@@ -274,7 +274,7 @@ pub(crate) fn set_queue_attributes(
         queue.modified_ms = now;
         // A shorter retention or visibility may already have expired something.
         queue.tick(now);
-        queue.notify.notify_waiters();
+        queue.notify.wake();
         Ok(json!({}))
     };
     let settings_of = |queue: &Queue| -> SqsResult<QueueSettings> {

@@ -1,20 +1,19 @@
 //! ReceiveMessage: leases, long polling, FIFO group rules, dead-letter moves.
 //!
-//! Long polling registers on the queue's `Notify` *before* looking at the queue, then sleeps
-//! until a wake or the earliest of (poll deadline, next lease/delay expiry). Sends, releases and
-//! expiries all wake waiters, so a waiting receive answers as soon as a message is receivable
-//! and nothing busy-polls.
+//! Long polling counts itself in on the queue's wake-up and registers *before* looking at the
+//! queue (`model/wakeup.rs` says why no wake is lost), then sleeps until a wake or the earliest
+//! of (poll deadline, next lease/delay expiry). Sends, releases and expiries all wake waiters,
+//! so a waiting receive answers as soon as a message is receivable and nothing busy-polls.
 
 use std::sync::Arc;
 use std::time::Duration;
-
-use tokio::sync::Notify;
 
 use crate::model::message::{MessageState, attribute_selected, md5_of_sorted_attributes};
 use crate::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
 use crate::model::receipt;
 use crate::model::redrive;
 use crate::model::store::{Emulator, State};
+use crate::model::wakeup::Wakeup;
 use crate::ops::answer::{Received, ReceivedMessage, SystemValue};
 use crate::ops::context::RequestContext;
 use crate::support::audit::Delivery;
@@ -481,6 +480,8 @@ pub(crate) async fn receive_message(
         Ok((queue.notify.clone(), wait))
     })?;
     let deadline = emu.now() + wait_seconds * 1000;
+    // Counted in before the first `enable` below: only then do the queue's changes wake.
+    let _watching = (wait_seconds > 0).then(|| notify.watch());
     loop {
         let notified = notify.notified();
         tokio::pin!(notified);
@@ -526,9 +527,9 @@ pub(crate) async fn receive_message(
 struct Poll<'a> {
     emu: &'a Emulator,
     key: &'a str,
-    /// The queue's `Notify` when the poll began: another one means the queue was deleted (and
+    /// The queue's [`Wakeup`] when the poll began: another one means the queue was deleted (and
     /// perhaps created again) meanwhile.
-    notify: &'a Arc<Notify>,
+    notify: &'a Arc<Wakeup>,
     params: &'a ReceiveParams,
     deadline: u64,
 }
