@@ -465,20 +465,43 @@ pub(crate) async fn receive_message(
 ) -> SqsResult<Received> {
     let key = ctx.queue_key(emu, &input)?;
     let mut params = params(&input, ctx)?;
-    let (notify, wait_seconds) = emu.with_queue(&key, |_, queue, _| {
+    // The first look reads the queue's wait time under the queue's lock; a short poll (no
+    // wait) then looks for messages under that same lock, where taking it twice was a tenth
+    // of a receive's own cost.
+    let (notify, wait_seconds, first) = {
+        let state = emu.read();
+        let (mut queue, now) = emu.lock_queue(&state, &key)?;
         let wait = params
             .wait_seconds
             .unwrap_or(u64::from(queue.settings.receive_message_wait_time_seconds));
         if wait == 0 {
             // Chaos (opt-in): a short poll samples a subset of the servers.
             let could = params.max.min(queue.counts().0);
-            let take = emu.chaos.short_poll_take(chaos_on(queue), could);
+            let take = emu.chaos.short_poll_take(chaos_on(&queue), could);
             if take < could {
                 params.max = take;
             }
         }
-        Ok((queue.notify.clone(), wait))
-    })?;
+        let notify = Arc::clone(&queue.notify);
+        let first = if wait == 0 {
+            let poll = Poll {
+                emu,
+                key: &key,
+                notify: &notify,
+                params: &params,
+                deadline: now,
+            };
+            poll.look(&state, (&mut queue, now), false)?
+        } else {
+            None
+        };
+        (notify, wait, first)
+    };
+    // (Its deadline is the look's own time, so it answers; `None`: a dead-letter move needs
+    // the write lock, which the loop takes.)
+    if let Some(Ok(received)) = first.map(|outcome| answer(outcome, &key, &params)) {
+        return Ok(received);
+    }
     let deadline = emu.now() + wait_seconds * 1000;
     // Counted in before the first `enable` below: only then do the queue's changes wake.
     let _watching = (wait_seconds > 0).then(|| notify.watch());
@@ -500,8 +523,9 @@ pub(crate) async fn receive_message(
             params: &params,
             deadline,
         };
-        // Under the read lock first; under the write lock when a message is due to move to a
-        // dead-letter queue (`model/store.rs`, the locking rule).
+        // Under the read lock first (a short poll has looked so already, above); under the
+        // write lock when a message is due to move to a dead-letter queue (`model/store.rs`,
+        // the locking rule).
         let outcome = match poll.once(false)? {
             Some(outcome) => outcome,
             // Holding its dead-letter queue, a receive never asks to start again.
@@ -509,10 +533,9 @@ pub(crate) async fn receive_message(
                 .once(true)?
                 .unwrap_or_else(|| Outcome::Answer(Vec::new(), receipt::Encoder::new(&key))),
         };
-        let next_deadline = match outcome {
-            Outcome::Gone => return Ok(Received::empty(receipt::Encoder::new(&key))),
-            Outcome::Answer(messages, handles) => return Ok(reply(handles, messages, &params)),
-            Outcome::Wait(next_deadline) => next_deadline,
+        let next_deadline = match answer(outcome, &key, &params) {
+            Ok(received) => return Ok(received),
+            Err(next_deadline) => next_deadline,
         };
         let sleep_ms = next_deadline.saturating_sub(emu.now()).max(1);
         tokio::select! {
@@ -520,6 +543,15 @@ pub(crate) async fn receive_message(
             () = tokio::time::sleep(Duration::from_millis(sleep_ms)) => {}
             () = emu.stopped() => {}
         }
+    }
+}
+
+/// The answer a look ended with, or (`Err`) the time to look again by.
+fn answer(outcome: Outcome, key: &str, params: &ReceiveParams) -> Result<Received, u64> {
+    match outcome {
+        Outcome::Gone => Ok(Received::empty(receipt::Encoder::new(key))),
+        Outcome::Answer(messages, handles) => Ok(reply(handles, messages, params)),
+        Outcome::Wait(next_deadline) => Err(next_deadline),
     }
 }
 
@@ -549,9 +581,7 @@ impl Poll<'_> {
     /// Looks once under the read lock (`exclusive` false: `None` when a dead-letter move needs
     /// the write lock) or under the write lock, with the dead-letter queue locked too.
     fn once(&self, exclusive: bool) -> SqsResult<Option<Outcome>> {
-        let Poll {
-            emu, key, params, ..
-        } = *self;
+        let Poll { emu, key, .. } = *self;
         let write;
         let read;
         let state: &State = if exclusive {
@@ -567,7 +597,20 @@ impl Poll<'_> {
         if !Arc::ptr_eq(&queue.notify, self.notify) {
             return Ok(Some(Outcome::Gone));
         }
-        let dead_letter_key = dead_letter_key(state, &queue, key);
+        self.look(state, (&mut queue, now), exclusive)
+    }
+
+    /// [`Poll::once`]'s look, under locks already taken: `queue` (this poll's) ticked to `now`.
+    fn look(
+        &self,
+        state: &State,
+        (queue, now): (&mut Queue, u64),
+        exclusive: bool,
+    ) -> SqsResult<Option<Outcome>> {
+        let Poll {
+            emu, key, params, ..
+        } = *self;
+        let dead_letter_key = dead_letter_key(state, queue, key);
         // Under the write lock no other thread holds a queue, so this cannot wait.
         let mut dead_letter_queue = match &dead_letter_key {
             Some(dlq) if exclusive => state.lock_queue(dlq).ok(),
@@ -578,12 +621,12 @@ impl Poll<'_> {
             (None, Some(_)) if !exclusive => DeadLetters::Elsewhere,
             _ => DeadLetters::Absent,
         };
-        let Some(messages) = try_receive(emu, state, (&mut queue, key), params, now, dead_letters)?
+        let Some(messages) = try_receive(emu, state, (queue, key), params, now, dead_letters)?
         else {
             return Ok(None);
         };
-        let messages = chaos_copies(state, emu, &mut queue, params, now, messages);
-        observe_deliveries(emu, &queue, &messages, now);
+        let messages = chaos_copies(state, emu, queue, params, now, messages);
+        observe_deliveries(emu, queue, &messages, now);
         if !messages.is_empty() || now >= self.deadline || emu.is_stopping() {
             return Ok(Some(Outcome::Answer(messages, queue.handles.clone())));
         }
