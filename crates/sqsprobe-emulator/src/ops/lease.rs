@@ -212,12 +212,13 @@ pub(crate) fn delete_message_batch(
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "DeleteMessageBatch")?;
     let state = emu.read();
-    let (mut queue, _) = emu.lock_queue(&state, &key)?;
+    // One request, one instant: every entry at the time the queue was ticked to.
+    let (mut queue, now) = emu.lock_queue(&state, &key)?;
     let mut answer = Batch::with_capacity(entries.len());
     for (id, entry) in entries {
         let outcome = entry
             .required_string("ReceiptHandle")
-            .and_then(|handle| delete_one(emu, (&mut queue, emu.now()), &key, handle));
+            .and_then(|handle| delete_one(emu, (&mut queue, now), &key, handle));
         answer.record(id, outcome.map(|()| None));
     }
     Ok(answer)
@@ -231,12 +232,13 @@ pub(crate) fn change_message_visibility_batch(
     let key = ctx.queue_key(emu, &input)?;
     let entries = batch::entries(&input, "ChangeMessageVisibilityBatch")?;
     let state = emu.read();
-    let (mut queue, _) = emu.lock_queue(&state, &key)?;
+    // One request, one instant: every entry at the time the queue was ticked to.
+    let (mut queue, now) = emu.lock_queue(&state, &key)?;
     let mut answer = Batch::with_capacity(entries.len());
     for (id, entry) in entries {
         let outcome = entry.required_string("ReceiptHandle").and_then(|handle| {
             let timeout = entry.integer("VisibilityTimeout")?;
-            change_one(emu, (&mut queue, emu.now()), &key, handle, timeout)
+            change_one(emu, (&mut queue, now), &key, handle, timeout)
         });
         answer.record(id, outcome.map(|()| None));
     }
