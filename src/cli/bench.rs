@@ -44,6 +44,10 @@ fn refuse_raw_flags(args: &BenchArgs) -> Result<(), String> {
         ("--connections", args.connections.is_some()),
         ("--no-reference", args.no_reference),
         ("--serve-reference", args.serve_reference.is_some()),
+        (
+            "--reference-answer-bytes",
+            args.reference_answer_bytes.is_some(),
+        ),
         ("--pin", args.pin),
         ("--repeat", args.repeat != 1),
         ("--workload", !args.workload.is_empty()),

@@ -4,6 +4,11 @@
 //! in it is SQS: its request rate is what this machine's HTTP does with this driver, so every
 //! row's fraction of it says how near the physical limit a target is — not how near its own
 //! request path, which is what the no-op ceiling measures.
+//!
+//! Served alone (`bench --serve-reference`), its answer can be padded to a given size
+//! (`--reference-answer-bytes`): a load generator that sends it a receive's or a batch's
+//! request then measures what the machine's HTTP does with that request and an answer of that
+//! size, so a target's rate can also be told apart from the bytes its answers must carry.
 
 use std::convert::Infallible;
 
@@ -18,7 +23,7 @@ use tokio::sync::watch;
 use super::server_thread::ServerThread;
 
 /// The answer: a SendMessage reply's shape and size (an MD5 and a MessageId), in JSON.
-const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
+pub(crate) const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
 
 /// A running reference server; dropping it stops the server and joins its thread.
 pub(crate) struct ReferenceServer(ServerThread);
@@ -27,14 +32,18 @@ impl ReferenceServer {
     /// Binds 127.0.0.1 on an ephemeral port and serves with one worker thread per CPU, on
     /// the CPUs `pin` names when given.
     pub(crate) fn start(pin: Option<&[usize]>) -> std::io::Result<Self> {
-        ServerThread::start("reference", pin, serve).map(Self)
+        let body = Bytes::from_static(BODY.as_bytes());
+        ServerThread::start("reference", pin, |listener, stop| {
+            serve(listener, stop, body)
+        })
+        .map(Self)
     }
 
     /// Serves on `listener` until the process ends (`bench --serve-reference`, for a load
-    /// generator other than the bench's own client).
-    pub(crate) async fn serve_forever(listener: tokio::net::TcpListener) {
+    /// generator other than the bench's own client), answering `body` ([`answer_of`]).
+    pub(crate) async fn serve_forever(listener: tokio::net::TcpListener, body: Bytes) {
         let (_stop, stopped) = watch::channel(false);
-        serve(listener, stopped).await;
+        serve(listener, stopped, body).await;
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -43,8 +52,30 @@ impl ReferenceServer {
     }
 }
 
+/// The member [`answer_of`] pads with, before its value's characters and closing quote.
+const PADDING: &str = r#","Padding":""#;
+
+/// The reference's answer: [`BODY`], or with `bytes` given, the same object with a
+/// `Padding` member that brings it to exactly that many bytes (at least [`BODY`]'s length
+/// and the member's own).
+pub(crate) fn answer_of(bytes: Option<usize>) -> Result<Bytes, String> {
+    let Some(bytes) = bytes else {
+        return Ok(Bytes::from_static(BODY.as_bytes()));
+    };
+    let open = &BODY[..BODY.len() - 1];
+    let least = open.len() + PADDING.len() + 2;
+    let pad = bytes.checked_sub(least).ok_or_else(|| {
+        format!(
+            "--reference-answer-bytes {bytes}: the reference's answer takes at least {least} bytes"
+        )
+    })?;
+    let body = format!("{open}{PADDING}{}\"}}", "x".repeat(pad));
+    debug_assert_eq!(body.len(), bytes);
+    Ok(Bytes::from(body))
+}
+
 /// Accepts until `stop` turns true; each connection on a task of its own, cut when it does.
-async fn serve(listener: tokio::net::TcpListener, mut stop: watch::Receiver<bool>) {
+async fn serve(listener: tokio::net::TcpListener, mut stop: watch::Receiver<bool>, body: Bytes) {
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -55,10 +86,12 @@ async fn serve(listener: tokio::net::TcpListener, mut stop: watch::Receiver<bool
         };
         let _ = stream.set_nodelay(true);
         let mut stop = stop.clone();
+        let body = body.clone();
         tokio::spawn(async move {
+            let service = service_fn(move |req| answer(req, body.clone()));
             let connection = http1::Builder::new()
                 .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service_fn(answer));
+                .serve_connection(TokioIo::new(stream), service);
             tokio::select! {
                 _ = connection => {}
                 _ = stop.wait_for(|s| *s) => {}
@@ -67,10 +100,13 @@ async fn serve(listener: tokio::net::TcpListener, mut stop: watch::Receiver<bool
     }
 }
 
-/// Reads the whole body, as a server that looks at it must, then answers the fixed reply.
-async fn answer(req: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+/// Reads the whole body, as a server that looks at it must, then answers `body`.
+async fn answer(
+    req: Request<hyper::body::Incoming>,
+    body: Bytes,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let _ = req.into_body().collect().await;
-    let mut response = Response::new(Full::new(Bytes::from_static(BODY.as_bytes())));
+    let mut response = Response::new(Full::new(body));
     let headers = response.headers_mut();
     headers.insert(
         hyper::header::CONTENT_TYPE,
@@ -109,5 +145,21 @@ mod tests {
         drop(stream);
         drop(server);
         assert!(tokio::net::TcpStream::connect(&addr).await.is_err());
+    }
+
+    #[test]
+    fn a_padded_answer_is_the_fixed_one_grown_to_the_size_asked_as_json() {
+        assert_eq!(answer_of(None).unwrap(), BODY.as_bytes());
+        let least = BODY.len() + PADDING.len() + 1;
+        for bytes in [least, least + 1, 2_400, 65_536] {
+            let body = answer_of(Some(bytes)).unwrap();
+            assert_eq!(body.len(), bytes);
+            let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(value["MessageId"], "00000000-0000-4000-8000-000000000000");
+            assert_eq!(value["Padding"].as_str().unwrap().len(), bytes - least);
+        }
+        let err = answer_of(Some(least - 1)).unwrap_err();
+        assert!(err.contains(&format!("at least {least} bytes")), "{err}");
+        assert!(answer_of(Some(0)).is_err());
     }
 }

@@ -112,6 +112,17 @@ pub struct BenchArgs {
     #[arg(long, value_name = "ADDR", help_heading = "Targets")]
     pub serve_reference: Option<std::net::SocketAddr>,
 
+    /// with --serve-reference: the reference answers exactly N bytes (its fixed reply with a
+    /// padding member), so a load generator can measure the machine's HTTP with an answer the
+    /// size of a receive's or a batch's (scripts/bench-crosscheck)
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "serve_reference",
+        help_heading = "Targets"
+    )]
+    pub reference_answer_bytes: Option<usize>,
+
     /// raw driver (Linux, 2 CPUs or more): pin the server to the first half of the CPUs and
     /// the bench's client to the rest (sched_setaffinity), so neither takes the other's CPU; an
     /// --endpoint's server must be a process of this user listening on this machine.

@@ -16,7 +16,7 @@ use crate::bench::raw::{
     RAW_REPORT_VERSION, REFERENCE, REFERENCE_END, RawOptions, RawReport, RawTarget, RawWorkload,
     ReferenceServer, ServerPlace, apply_ceilings, build_profile, compare, comparison_markdown,
     cpu::proc::listener_pid, cpu_notes, is_reference, load_average, parse_endpoint,
-    raw_markdown_table, run_target, spread_markdown, spreads,
+    raw_markdown_table, reference, run_target, spread_markdown, spreads,
 };
 use crate::bench::scale::{
     ScaleWorkload, compare_scale, scale_comparison_markdown, scale_markdown, scale_value,
@@ -304,7 +304,11 @@ fn read_baseline(path: &Path, targets: &[Planned]) -> Result<RawReport, String> 
 }
 
 /// `--serve-reference ADDR`: the reference server alone, until a signal.
-async fn serve_reference(addr: std::net::SocketAddr) -> Result<Outcome, CommandError> {
+async fn serve_reference(
+    addr: std::net::SocketAddr,
+    answer_bytes: Option<usize>,
+) -> Result<Outcome, CommandError> {
+    let body = reference::answer_of(answer_bytes).map_err(CommandError::BenchPlan)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| CommandError::ServerStart(format!("cannot listen on {addr}: {e}")))?;
@@ -312,7 +316,7 @@ async fn serve_reference(addr: std::net::SocketAddr) -> Result<Outcome, CommandE
     eprintln!("sqsprobe: the bench's reference server on http://{bound} (Ctrl-C to stop)");
     let mut signals = crate::cli::signals::Signals::new();
     tokio::select! {
-        _ = ReferenceServer::serve_forever(listener) => Ok(Outcome::Done),
+        _ = ReferenceServer::serve_forever(listener, body) => Ok(Outcome::Done),
         _ = signals.next() => Ok(Outcome::Done),
     }
 }
@@ -365,7 +369,7 @@ fn server_place(
 /// Runs the command.
 pub(super) async fn run(args: BenchArgs) -> Result<Outcome, CommandError> {
     if let Some(addr) = args.serve_reference {
-        return serve_reference(addr).await;
+        return serve_reference(addr, args.reference_answer_bytes).await;
     }
     let Plan {
         targets,
