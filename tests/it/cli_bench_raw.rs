@@ -660,11 +660,13 @@ fn raw_bench_reads_a_serve_process_cpu_and_repeats_with_the_spread() {
     assert!(done.stdout.contains("over 2 runs"), "{}", done.stdout);
 }
 
-#[test]
-fn serve_reference_answers_another_client_until_a_signal() {
+/// `bench --serve-reference` with `extra` flags: its answer to one request, and its exit code
+/// once interrupted.
+fn reference_answer(extra: &[&str]) -> (String, i32) {
     use std::io::{Read, Write};
     let mut child = std::process::Command::new(common::bin())
         .args(["bench", "--serve-reference", "127.0.0.1:0"])
+        .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -690,9 +692,44 @@ fn serve_reference_answers_another_client_until_a_signal() {
         .expect("write");
     let mut answer = String::new();
     stream.read_to_string(&mut answer).expect("read");
-    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
-    assert!(answer.contains("MD5OfMessageBody"), "{answer}");
     common::send_signal(&child, "INT");
     let done = stderr.finish(child, Duration::from_secs(30));
-    assert_eq!(done.code(), 0, "{}", done.stderr);
+    (answer, done.code())
+}
+
+#[test]
+fn serve_reference_answers_another_client_until_a_signal() {
+    let (answer, code) = reference_answer(&[]);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.contains("MD5OfMessageBody"), "{answer}");
+    assert_eq!(code, 0);
+    // Padded to the size asked: the body alone is exactly that long, and still the reply.
+    let (answer, code) = reference_answer(&["--reference-answer-bytes", "2654"]);
+    let body = answer.split("\r\n\r\n").nth(1).expect("a body");
+    assert_eq!(body.len(), 2654, "{answer}");
+    assert!(answer.contains("content-length: 2654"), "{answer}");
+    assert!(body.starts_with(r#"{"MD5OfMessageBody""#), "{body}");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_reference_answer_too_small_for_the_reply_is_refused() {
+    let out = common::run_bin(
+        &[
+            "bench",
+            "--serve-reference",
+            "127.0.0.1:0",
+            "--reference-answer-bytes",
+            "12",
+        ],
+        &common::root(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(out.code(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--reference-answer-bytes 12: the reference's answer takes at least"),
+        "{}",
+        out.stderr
+    );
 }
