@@ -169,6 +169,7 @@ mod tests {
                 rss_after_bytes: 0,
                 rss_per_message_bytes: overhead + 11.0,
                 overhead_per_message_bytes: overhead,
+                small_pages: true,
             }],
             queues: Vec::new(),
             startup: Some(Startup {

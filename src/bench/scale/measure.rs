@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::client::{BODY, Client, Filler};
 use super::report::{DepthRow, MemoryRow, QueueKind, QueuesRow, ScaleSizes, ScaleWorkload};
-use super::server::ServeProcess;
+use super::server::{Pages, ServeProcess};
 use crate::bench::Latency;
 use crate::bench::Stop;
 
@@ -136,8 +136,16 @@ impl Measure<'_> {
         sizes.sort_unstable();
         sizes.dedup();
         let largest = sizes.last().copied().unwrap_or(0);
+        // Measuring memory, the server runs in 4 KiB pages (`MemoryRow::small_pages`): RSS
+        // read in 2 MiB steps cannot tell a few bytes a message apart at 200,000.
+        let pages = if memory.is_empty() {
+            Pages::Default
+        } else {
+            Pages::Small
+        };
         let mut serve =
-            ServeProcess::start(&self.binary, &Self::limits(largest, 1), &self.stop).await?;
+            ServeProcess::start_with(&self.binary, &Self::limits(largest, 1), &self.stop, pages)
+                .await?;
         let mut client = Client::new(serve.addr);
         let mut filler = Filler {
             queue_url: Self::queue(&mut client, kind).await?,
@@ -167,6 +175,7 @@ impl Measure<'_> {
                     rss_after_bytes: after,
                     rss_per_message_bytes: per,
                     overhead_per_message_bytes: per - BODY.len() as f64,
+                    small_pages: serve.small_pages(),
                 });
             }
             if depths.contains(&size) {

@@ -8,6 +8,10 @@
 //! with `PR_SET_PDEATHSIG` = SIGKILL, so even a SIGKILLed bench takes it along. It runs in a
 //! process group of its own, so a terminal's Ctrl-C reaches the bench, which stops cleanly,
 //! and not the server in the middle of a measurement.
+//!
+//! A server whose memory is measured can be started with transparent huge pages off
+//! ([`Pages::Small`]): the allocator asks for huge pages for its arena, and RSS then grows in
+//! 2 MiB steps, too coarse to resolve a few bytes a message.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -24,9 +28,21 @@ pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// The line `serve` prints once it listens: `... listening on http://ADDR (Ctrl-C to stop)`.
 const LISTENING: &str = "listening on http://";
 
+/// The pages a started server's memory comes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pages {
+    /// As the system gives them (transparent huge pages where the allocator asks for them).
+    Default,
+    /// 4 KiB pages only: `PR_SET_THP_DISABLE` in the child (Linux; elsewhere as `Default`).
+    Small,
+}
+
 /// A running `sqsprobe serve`.
 pub(crate) struct ServeProcess {
     child: Child,
+    /// Whether it runs with transparent huge pages off, as its `/proc` status says once it
+    /// listens ([`Pages::Small`] on Linux 5.0 and later).
+    small_pages: bool,
     pub addr: SocketAddr,
     stop: Stop,
     /// What the server printed on stderr (after the address line: its errors, if any).
@@ -72,14 +88,48 @@ fn die_with_parent(command: &mut Command) {
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_command: &mut Command) {}
 
+/// `THP_enabled:   0` in `/proc/<pid>/status` → `Some(false)` (Linux 5.0 and later).
+fn thp_enabled(status: &str) -> Option<bool> {
+    let value = status
+        .lines()
+        .find_map(|l| l.strip_prefix("THP_enabled:"))?
+        .trim();
+    match value {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    }
+}
+
+/// Turns transparent huge pages off for the child (inherited across exec).
+#[cfg(target_os = "linux")]
+fn small_pages(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: as in `die_with_parent`: one prctl system call between fork and exec, which is
+    // async-signal-safe and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            rustix::thread::disable_transparent_huge_pages(true).map_err(std::io::Error::from)
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn small_pages(_command: &mut Command) {}
+
 impl ServeProcess {
     /// Spawns `binary serve --listen 127.0.0.1:0 EXTRA...`; the receiver gets its address.
     fn spawn(
         binary: &Path,
         extra: &[String],
         stop: &Stop,
+        pages: Pages,
     ) -> Result<(ServeProcess, mpsc::Receiver<SocketAddr>), String> {
-        let mut child = child_command(binary)
+        let mut command = child_command(binary);
+        if pages == Pages::Small {
+            small_pages(&mut command);
+        }
+        let mut child = command
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::null())
@@ -115,6 +165,7 @@ impl ServeProcess {
         }
         let serve = ServeProcess {
             child,
+            small_pages: false,
             addr: ([127, 0, 0, 1], 0).into(),
             stop: stop.clone(),
             stderr,
@@ -136,12 +187,28 @@ impl ServeProcess {
         extra: &[String],
         stop: &Stop,
     ) -> Result<ServeProcess, String> {
-        let (mut serve, address) = Self::spawn(binary, extra, stop)?;
+        Self::start_with(binary, extra, stop, Pages::Default).await
+    }
+
+    /// [`ServeProcess::start`] in the pages `pages` says.
+    pub(crate) async fn start_with(
+        binary: &Path,
+        extra: &[String],
+        stop: &Stop,
+        pages: Pages,
+    ) -> Result<ServeProcess, String> {
+        let (mut serve, address) = Self::spawn(binary, extra, stop, pages)?;
         let deadline = std::time::Instant::now() + START_TIMEOUT;
         loop {
             match address.try_recv() {
                 Ok(addr) => {
                     serve.addr = addr;
+                    // What the kernel says of the child, not what was asked for.
+                    serve.small_pages =
+                        std::fs::read_to_string(format!("/proc/{}/status", serve.pid()))
+                            .ok()
+                            .and_then(|status| thp_enabled(&status))
+                            == Some(false);
                     return Ok(serve);
                 }
                 Err(mpsc::TryRecvError::Empty) if std::time::Instant::now() < deadline => {
@@ -159,7 +226,7 @@ impl ServeProcess {
         extra: &[String],
         stop: &Stop,
     ) -> Result<ServeProcess, String> {
-        let (mut serve, address) = Self::spawn(binary, extra, stop)?;
+        let (mut serve, address) = Self::spawn(binary, extra, stop, Pages::Default)?;
         match address.recv_timeout(START_TIMEOUT) {
             Ok(addr) => {
                 serve.addr = addr;
@@ -195,6 +262,11 @@ impl ServeProcess {
         } else {
             format!(": {lines}")
         }
+    }
+
+    /// Whether it runs with transparent huge pages off.
+    pub(crate) fn small_pages(&self) -> bool {
+        self.small_pages
     }
 
     /// Resident set size, bytes, from `/proc/<pid>/status` (Linux).
@@ -250,5 +322,14 @@ mod tests {
         assert_eq!(vm_rss_bytes(status), Some(1234 * 1024));
         assert_eq!(vm_rss_bytes("Name:\tx\n"), None);
         assert_eq!(vm_rss_bytes("VmRSS:\tlots\n"), None);
+    }
+
+    #[test]
+    fn reads_whether_transparent_huge_pages_are_on() {
+        let status = |v: &str| format!("Name:\tsqsprobe\nTHP_enabled:\t{v}\nThreads:\t3\n");
+        assert_eq!(thp_enabled(&status("0")), Some(false));
+        assert_eq!(thp_enabled(&status("1")), Some(true));
+        assert_eq!(thp_enabled(&status("maybe")), None);
+        assert_eq!(thp_enabled("Name:\tx\n"), None);
     }
 }

@@ -22,7 +22,11 @@ fn opt(v: Option<u64>) -> String {
 pub(crate) fn scale_markdown(r: &ScaleReport) -> String {
     let mut out = String::new();
     if !r.memory.is_empty() {
-        out.push_str("\nMemory (RSS growth per stored message of `sqsprobe serve`):\n\n");
+        out.push_str("\nMemory (RSS growth per stored message of `sqsprobe serve`");
+        if r.memory.iter().all(|m| m.small_pages) {
+            out.push_str(", transparent huge pages off for it: RSS in 4 KiB pages");
+        }
+        out.push_str("):\n\n");
         out.push_str("| queue | messages | groups | RSS before | RSS after | bytes per message | beyond the body |\n");
         out.push_str("|---|--:|--:|--:|--:|--:|--:|\n");
         for m in &r.memory {
