@@ -137,7 +137,7 @@ impl Measure<'_> {
         sizes.dedup();
         let largest = sizes.last().copied().unwrap_or(0);
         // Measuring memory, the server runs in 4 KiB pages (`MemoryRow::small_pages`): RSS
-        // read in 2 MiB steps cannot tell a few bytes a message apart at 200,000.
+        // read in 2 MiB steps is too coarse for a few bytes a message.
         let pages = if memory.is_empty() {
             Pages::Default
         } else {

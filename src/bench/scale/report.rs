@@ -103,8 +103,8 @@ pub(crate) struct MemoryRow {
     pub overhead_per_message_bytes: f64,
     /// Whether the measured `serve` ran with transparent huge pages off (Linux's
     /// `PR_SET_THP_DISABLE`), so that its RSS counts the 4 KiB pages it touched; with them on,
-    /// the allocator's arena grows in 2 MiB pages and a reading can be a page off either way
-    /// (about 10 bytes a message at 200,000). Absent in reports from before it was recorded.
+    /// the allocator's arena grows in 2 MiB pages and a reading can be a page off either way.
+    /// Absent in reports from before it was recorded.
     #[serde(default)]
     pub small_pages: bool,
 }

@@ -466,8 +466,8 @@ pub(crate) async fn receive_message(
     let key = ctx.queue_key(emu, &input)?;
     let mut params = params(&input, ctx)?;
     // The first look reads the queue's wait time under the queue's lock; a short poll (no
-    // wait) then looks for messages under that same lock, where taking it twice was a tenth
-    // of a receive's own cost.
+    // wait) then looks for messages under that same lock rather than taking the store's and
+    // the queue's locks again (docs/performance.md, "Seventh round").
     let (notify, wait_seconds, first) = {
         let state = emu.read();
         let (mut queue, now) = emu.lock_queue(&state, &key)?;

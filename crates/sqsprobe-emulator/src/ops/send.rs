@@ -263,9 +263,10 @@ pub(crate) fn send_message_batch(
         return Err(SqsError::batch_request_too_long(MAX_BATCH_BYTES, total));
     }
     let state = emu.read();
-    // One request, one instant: every entry is sent at the time the queue was ticked to (a
-    // clock read and a tick per entry were a twentieth of a batch's cost; nothing else holds
-    // the queue between its entries, so only their SentTimestamps, now equal, tell).
+    // One request, one instant: every entry is sent at the time the queue was ticked to, not
+    // at a clock read and a tick of its own (docs/performance.md, "Seventh round"). Nothing
+    // else holds the queue between its entries, so only their SentTimestamps, now equal,
+    // tell the difference.
     let (mut queue, now) = emu.lock_queue(&state, &key)?;
     if queue.is_fifo() {
         // On FIFO batches a missing group or dedup id fails the whole request (facts B2f, B2g).
