@@ -78,8 +78,15 @@ fn ratio_label(r: &GrowthRatio) -> String {
     )
 }
 
+/// A memory figure's label names its pages: one read in 4 KiB pages is not compared with one
+/// read in the allocator's 2 MiB pages (a report from before `small_pages` was recorded).
 fn memory_label(m: &MemoryRow) -> String {
-    format!("memory {} at {} messages", m.queue.as_str(), m.messages)
+    let pages = if m.small_pages { " (4 KiB pages)" } else { "" };
+    format!(
+        "memory {} at {} messages{pages}",
+        m.queue.as_str(),
+        m.messages
+    )
 }
 
 /// Every comparable figure of a scale section: (label, unit, value).
@@ -200,7 +207,10 @@ mod tests {
             [
                 ("depth standard ReceiveMessage 1000 → 1000000", Some(0.5)),
                 ("depth standard DeleteMessage 1000 → 1000000", Some(1.0)),
-                ("memory standard at 1000000 messages", Some(1.0)),
+                (
+                    "memory standard at 1000000 messages (4 KiB pages)",
+                    Some(1.0)
+                ),
                 ("startup serve first answer p50", Some(1.0)),
                 ("startup run overhead p50", Some(1.0)),
             ]
@@ -211,13 +221,33 @@ mod tests {
     }
 
     #[test]
+    fn memory_read_in_other_pages_is_not_compared() {
+        let mut base = report(100.0, 250.0, 10.0);
+        base.memory[0].small_pages = false;
+        let cur = report(100.0, 131.0, 10.0);
+        let c = compare_scale(&base, &cur);
+        assert_eq!(
+            c.only_current,
+            ["memory standard at 1000000 messages (4 KiB pages)"]
+        );
+        assert_eq!(c.only_baseline, ["memory standard at 1000000 messages"]);
+        assert!(c.figures.iter().all(|f| !f.figure.starts_with("memory")));
+    }
+
+    #[test]
     fn other_sizes_are_not_compared_and_no_growth_is_no_change() {
         let base = report(100.0, 250.0, 10.0);
         let mut cur = report(100.0, -11.0, 20.0);
         cur.memory[0].messages = 200;
         let c = compare_scale(&base, &cur);
-        assert_eq!(c.only_current, ["memory standard at 200 messages"]);
-        assert_eq!(c.only_baseline, ["memory standard at 1000000 messages"]);
+        assert_eq!(
+            c.only_current,
+            ["memory standard at 200 messages (4 KiB pages)"]
+        );
+        assert_eq!(
+            c.only_baseline,
+            ["memory standard at 1000000 messages (4 KiB pages)"]
+        );
         let serve = c
             .figures
             .iter()

@@ -179,9 +179,10 @@ impl Measure<'_> {
                 });
             }
             if depths.contains(&size) {
-                let row = self
+                let mut row = self
                     .cycles(&mut client, &mut filler, kind, size, None)
                     .await?;
+                row.small_pages = serve.small_pages();
                 progress(&format!(
                     "{} depth {size}: receive p50 {} µs, delete p50 {} µs",
                     kind.as_str(),
@@ -274,6 +275,7 @@ impl Measure<'_> {
             cycles: self.sizes.cycles,
             receive: micros(receives),
             delete: micros(deletes),
+            small_pages: false,
         })
     }
 

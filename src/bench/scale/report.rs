@@ -126,6 +126,11 @@ pub(crate) struct DepthRow {
     pub receive: Latency,
     /// DeleteMessage of what the receive returned.
     pub delete: Latency,
+    /// Whether the server ran with transparent huge pages off: the depth cycles of a run that
+    /// also reads memory share that workload's server ([`MemoryRow::small_pages`]). Absent in
+    /// reports from before it was recorded.
+    #[serde(default)]
+    pub small_pages: bool,
 }
 
 /// Lookup latency with `queues` queues held.
@@ -315,6 +320,7 @@ pub(crate) mod tests {
             cycles: 100,
             receive: latency(receive),
             delete: latency(delete),
+            small_pages: false,
         }
     }
 

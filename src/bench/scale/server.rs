@@ -101,7 +101,9 @@ fn thp_enabled(status: &str) -> Option<bool> {
     }
 }
 
-/// Turns transparent huge pages off for the child (inherited across exec).
+/// Turns transparent huge pages off for the child (inherited across exec). A kernel that
+/// refuses (before 3.15, or a filter) leaves them as they are: the server still starts, and
+/// its `/proc` status tells [`ServeProcess::small_pages`] the truth.
 #[cfg(target_os = "linux")]
 fn small_pages(command: &mut Command) {
     use std::os::unix::process::CommandExt;
@@ -109,7 +111,8 @@ fn small_pages(command: &mut Command) {
     // async-signal-safe and allocates nothing.
     unsafe {
         command.pre_exec(|| {
-            rustix::thread::disable_transparent_huge_pages(true).map_err(std::io::Error::from)
+            let _ = rustix::thread::disable_transparent_huge_pages(true);
+            Ok(())
         });
     }
 }

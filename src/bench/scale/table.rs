@@ -14,6 +14,17 @@ fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
+/// `names` without repeats, in order, joined with commas.
+fn dedup_joined(names: &[&str]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for name in names {
+        if !seen.contains(name) {
+            seen.push(name);
+        }
+    }
+    seen.join(", ")
+}
+
 fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "–".to_string(), |v| v.to_string())
 }
@@ -44,7 +55,21 @@ pub(crate) fn scale_markdown(r: &ScaleReport) -> String {
         }
     }
     if !r.depth.is_empty() {
-        out.push_str("\nDepth (one keep-alive connection, client-side µs):\n\n");
+        out.push_str("\nDepth (one keep-alive connection, client-side µs");
+        let small: Vec<&str> = r
+            .depth
+            .iter()
+            .filter(|d| d.small_pages)
+            .map(|d| d.queue.as_str())
+            .collect();
+        if !small.is_empty() {
+            let _ = write!(
+                out,
+                "; {} on the memory workload's server, transparent huge pages off",
+                dedup_joined(&small)
+            );
+        }
+        out.push_str("):\n\n");
         out.push_str("| queue | depth | groups | held | cycles | receive p50 | receive p99 | delete p50 | delete p99 |\n");
         out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for d in &r.depth {

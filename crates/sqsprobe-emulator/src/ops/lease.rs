@@ -42,8 +42,9 @@ struct Handle {
     nonce: u64,
 }
 
-/// Tells an audit, if one watches, of an acknowledgement before it is answered.
-fn observe(emu: &Emulator, name: &str, raw: &str, op: AckOp) {
+/// Tells an audit, if one watches, of an acknowledgement before it is answered, at `now`: the
+/// time the queue was ticked to and the acknowledgement judged at (in a batch, every entry's).
+fn observe(emu: &Emulator, name: &str, raw: &str, op: AckOp, now: u64) {
     if let Some(audit) = &emu.config.audit {
         let handle = decode(name, raw).ok().map(|h| (h.id.seq, h.nonce));
         audit.acknowledged(Ack {
@@ -51,7 +52,7 @@ fn observe(emu: &Emulator, name: &str, raw: &str, op: AckOp) {
             op,
             handle,
             handle_digest: sqsprobe_facts::digest::sha256_hex(raw),
-            at_ms: emu.now(),
+            at_ms: now,
         });
     }
 }
@@ -65,7 +66,7 @@ fn delete_one(
     raw: &str,
 ) -> SqsResult<()> {
     queue.tick(now);
-    observe(emu, name, raw, AckOp::Delete);
+    observe(emu, name, raw, AckOp::Delete, now);
     let handle = decode(name, raw)?;
     let Some(message) = queue.get(handle.id) else {
         return Ok(());
@@ -131,6 +132,7 @@ fn change_one(
         name,
         raw,
         AckOp::ChangeVisibility { timeout_s: timeout },
+        now,
     );
     let handle = decode(name, raw)?;
     let gone = || {

@@ -498,7 +498,8 @@ pub(crate) async fn receive_message(
         (notify, wait, first)
     };
     // (Its deadline is the look's own time, so it answers; `None`: a dead-letter move needs
-    // the write lock, which the loop takes.)
+    // the write lock, which the loop's first look takes at once.)
+    let mut looked_under_read_lock = wait_seconds == 0;
     if let Some(Ok(received)) = first.map(|outcome| answer(outcome, &key, &params)) {
         return Ok(received);
     }
@@ -526,7 +527,13 @@ pub(crate) async fn receive_message(
         // Under the read lock first (a short poll has looked so already, above); under the
         // write lock when a message is due to move to a dead-letter queue (`model/store.rs`,
         // the locking rule).
-        let outcome = match poll.once(false)? {
+        let read_look = if looked_under_read_lock {
+            None
+        } else {
+            poll.once(false)?
+        };
+        looked_under_read_lock = false;
+        let outcome = match read_look {
             Some(outcome) => outcome,
             // Holding its dead-letter queue, a receive never asks to start again.
             None => poll
