@@ -23,7 +23,7 @@ use tokio::sync::watch;
 use super::server_thread::ServerThread;
 
 /// The answer: a SendMessage reply's shape and size (an MD5 and a MessageId), in JSON.
-pub(crate) const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
+const BODY: &str = r#"{"MD5OfMessageBody":"0123456789abcdef0123456789abcdef","MessageId":"00000000-0000-4000-8000-000000000000"}"#;
 
 /// A running reference server; dropping it stops the server and joins its thread.
 pub(crate) struct ReferenceServer(ServerThread);

@@ -40,9 +40,6 @@ pub(crate) enum Pages {
 /// A running `sqsprobe serve`.
 pub(crate) struct ServeProcess {
     child: Child,
-    /// Whether it runs with transparent huge pages off, as its `/proc` status says once it
-    /// listens ([`Pages::Small`] on Linux 5.0 and later).
-    small_pages: bool,
     pub addr: SocketAddr,
     stop: Stop,
     /// What the server printed on stderr (after the address line: its errors, if any).
@@ -103,7 +100,7 @@ fn thp_enabled(status: &str) -> Option<bool> {
 
 /// Turns transparent huge pages off for the child (inherited across exec). A kernel that
 /// refuses (before 3.15, or a filter) leaves them as they are: the server still starts, and
-/// its `/proc` status tells [`ServeProcess::small_pages`] the truth.
+/// [`ServeProcess::small_pages`] reads the truth from its `/proc` status.
 #[cfg(target_os = "linux")]
 fn small_pages(command: &mut Command) {
     use std::os::unix::process::CommandExt;
@@ -168,7 +165,6 @@ impl ServeProcess {
         }
         let serve = ServeProcess {
             child,
-            small_pages: false,
             addr: ([127, 0, 0, 1], 0).into(),
             stop: stop.clone(),
             stderr,
@@ -206,12 +202,6 @@ impl ServeProcess {
             match address.try_recv() {
                 Ok(addr) => {
                     serve.addr = addr;
-                    // What the kernel says of the child, not what was asked for.
-                    serve.small_pages =
-                        std::fs::read_to_string(format!("/proc/{}/status", serve.pid()))
-                            .ok()
-                            .and_then(|status| thp_enabled(&status))
-                            == Some(false);
                     return Ok(serve);
                 }
                 Err(mpsc::TryRecvError::Empty) if std::time::Instant::now() < deadline => {
@@ -267,16 +257,24 @@ impl ServeProcess {
         }
     }
 
-    /// Whether it runs with transparent huge pages off.
+    /// Its `/proc/<pid>/status` (Linux), and the file's path.
+    fn status(&self) -> (String, Result<String, std::io::Error>) {
+        let path = format!("/proc/{}/status", self.pid());
+        let status = std::fs::read_to_string(&path);
+        (path, status)
+    }
+
+    /// Whether it runs with transparent huge pages off, as the kernel says of it (not what
+    /// was asked for: [`Pages::Small`] where the kernel refused, or before Linux 5.0, which
+    /// does not say, is `false`).
     pub(crate) fn small_pages(&self) -> bool {
-        self.small_pages
+        self.status().1.ok().and_then(|s| thp_enabled(&s)) == Some(false)
     }
 
     /// Resident set size, bytes, from `/proc/<pid>/status` (Linux).
     pub(crate) fn rss_bytes(&self) -> Result<u64, String> {
-        let path = format!("/proc/{}/status", self.pid());
-        let status = std::fs::read_to_string(&path)
-            .map_err(|e| format!("memory needs {path} (Linux): {e}"))?;
+        let (path, status) = self.status();
+        let status = status.map_err(|e| format!("memory needs {path} (Linux): {e}"))?;
         vm_rss_bytes(&status).ok_or_else(|| format!("{path} has no VmRSS line"))
     }
 }

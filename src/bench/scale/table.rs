@@ -14,17 +14,6 @@ fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
-/// `names` without repeats, in order, joined with commas.
-fn dedup_joined(names: &[&str]) -> String {
-    let mut seen: Vec<&str> = Vec::new();
-    for name in names {
-        if !seen.contains(name) {
-            seen.push(name);
-        }
-    }
-    seen.join(", ")
-}
-
 fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "–".to_string(), |v| v.to_string())
 }
@@ -56,17 +45,19 @@ pub(crate) fn scale_markdown(r: &ScaleReport) -> String {
     }
     if !r.depth.is_empty() {
         out.push_str("\nDepth (one keep-alive connection, client-side µs");
-        let small: Vec<&str> = r
+        // A queue kind's rows are consecutive (one fill pass each).
+        let mut small: Vec<&str> = r
             .depth
             .iter()
             .filter(|d| d.small_pages)
             .map(|d| d.queue.as_str())
             .collect();
+        small.dedup();
         if !small.is_empty() {
             let _ = write!(
                 out,
                 "; {} on the memory workload's server, transparent huge pages off",
-                dedup_joined(&small)
+                small.join(", ")
             );
         }
         out.push_str("):\n\n");

@@ -70,7 +70,7 @@ pub(crate) struct Queue {
     pub modified_ms: u64,
     pub last_purge_ms: Option<u64>,
     /// Woken on anything that may make a message receivable.
-    pub notify: Arc<Wakeup>,
+    pub wakeup: Arc<Wakeup>,
     /// Writes the receipt handles of this queue's messages (its head encoded once).
     pub handles: receipt::Encoder,
     slots: Slab,
@@ -126,7 +126,7 @@ impl Queue {
             created_ms: now,
             modified_ms: now,
             last_purge_ms: None,
-            notify: Arc::default(),
+            wakeup: Arc::default(),
             slots: Slab::default(),
             ready: Ready::default(),
             groups: Groups::default(),
@@ -225,7 +225,7 @@ impl Queue {
             self.attempts_order.pop_front();
         }
         if woke {
-            self.notify.wake();
+            self.wakeup.wake();
         }
     }
 
@@ -238,7 +238,7 @@ impl Queue {
     pub fn tick_again(&mut self, now: u64) {
         debug_assert!(now <= self.now_ms, "tick_again before the operation's tick");
         if self.drain_timers(now) {
-            self.notify.wake();
+            self.wakeup.wake();
         }
     }
 
@@ -405,7 +405,7 @@ impl Queue {
             self.file_visible(id);
         }
         self.stored_bytes += size;
-        self.notify.wake();
+        self.wakeup.wake();
         id
     }
 
@@ -552,7 +552,7 @@ impl Queue {
         if let Some(group) = group {
             self.groups.refile(group, &self.slots);
         }
-        self.notify.wake();
+        self.wakeup.wake();
         self.slot(id)
     }
 

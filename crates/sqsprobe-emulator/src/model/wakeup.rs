@@ -1,10 +1,10 @@
 //! A queue's wake-up for the long polls waiting on it, paid for only while one waits.
 //!
-//! Every change that can make a message receivable (a send, a lease that ends, a visibility
-//! change, a purge, the queue's deletion) wakes the queue's long polls. A tokio `Notify`'s
-//! `notify_waiters` takes its waiter list's lock even when nobody waits, and a batch send
-//! wakes once per message; almost always nobody waits. So [`Wakeup`] counts its waiters and
-//! only notifies when there is one.
+//! Every change that can make a message receivable (a send, a lease or delay that ends, a
+//! visibility change, a FIFO delete that unblocks its group, new settings, the queue's
+//! deletion) wakes the queue's long polls. A tokio `Notify`'s `notify_waiters` takes its
+//! waiter list's lock even when nobody waits, and a batch send wakes once per message; almost
+//! always nobody waits. So [`Wakeup`] counts its waiters and only notifies when there is one.
 //!
 //! Why no wake-up is lost: a long poll counts itself in ([`Wakeup::watch`]) and enables its
 //! `Notified` before it looks at the queue under the queue's lock, and a change is made under
@@ -72,7 +72,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wake_reaches_a_watching_poll_and_costs_nothing_without_one() {
+    fn a_wake_reaches_a_watching_poll_and_no_one_else() {
         let wakeup = Arc::new(Wakeup::default());
         // Nobody watches: the wake is not kept for a later poll (as `notify_waiters`).
         wakeup.wake();

@@ -104,7 +104,7 @@ fn delete_one(
     // Deleting a FIFO message may unblock the rest of its group; deleting a standard one
     // makes nothing visible, so no long poll has anything to wake for.
     if queue.is_fifo() {
-        queue.notify.wake();
+        queue.wakeup.wake();
     }
     Ok(())
 }

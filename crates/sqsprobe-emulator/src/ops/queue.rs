@@ -174,7 +174,7 @@ pub(crate) fn delete_queue(
     queue
         .get_mut()
         .unwrap_or_else(|e| e.into_inner())
-        .notify
+        .wakeup
         .wake();
     // What the store kept for the queue goes with it: its move tasks (ListMessageMoveTasks
     // refuses a source that does not exist, and a running task ends at its next step when it
@@ -274,7 +274,7 @@ pub(crate) fn set_queue_attributes(
         queue.modified_ms = now;
         // A shorter retention or visibility may already have expired something.
         queue.tick(now);
-        queue.notify.wake();
+        queue.wakeup.wake();
         Ok(json!({}))
     };
     let settings_of = |queue: &Queue| -> SqsResult<QueueSettings> {

@@ -468,7 +468,7 @@ pub(crate) async fn receive_message(
     // The first look reads the queue's wait time under the queue's lock; a short poll (no
     // wait) then looks for messages under that same lock rather than taking the store's and
     // the queue's locks again (docs/performance.md, "Seventh round").
-    let (notify, wait_seconds, first) = {
+    let (wakeup, wait_seconds, first) = {
         let state = emu.read();
         let (mut queue, now) = emu.lock_queue(&state, &key)?;
         let wait = params
@@ -482,12 +482,12 @@ pub(crate) async fn receive_message(
                 params.max = take;
             }
         }
-        let notify = Arc::clone(&queue.notify);
+        let wakeup = Arc::clone(&queue.wakeup);
         let first = if wait == 0 {
             let poll = Poll {
                 emu,
                 key: &key,
-                notify: &notify,
+                wakeup: &wakeup,
                 params: &params,
                 deadline: now,
             };
@@ -495,7 +495,7 @@ pub(crate) async fn receive_message(
         } else {
             None
         };
-        (notify, wait, first)
+        (wakeup, wait, first)
     };
     // (Its deadline is the look's own time, so it answers; `None`: a dead-letter move needs
     // the write lock, which the loop's first look takes at once.)
@@ -505,9 +505,9 @@ pub(crate) async fn receive_message(
     }
     let deadline = emu.now() + wait_seconds * 1000;
     // Counted in before the first `enable` below: only then do the queue's changes wake.
-    let _watching = (wait_seconds > 0).then(|| notify.watch());
+    let _watching = (wait_seconds > 0).then(|| wakeup.watch());
     loop {
-        let notified = notify.notified();
+        let notified = wakeup.notified();
         tokio::pin!(notified);
         // Registered before looking, so that a wake between the look and the wait is not lost;
         // a short poll (no wait) never waits, so it does not register: registered, it was woken
@@ -520,7 +520,7 @@ pub(crate) async fn receive_message(
         let poll = Poll {
             emu,
             key: &key,
-            notify: &notify,
+            wakeup: &wakeup,
             params: &params,
             deadline,
         };
@@ -568,7 +568,7 @@ struct Poll<'a> {
     key: &'a str,
     /// The queue's [`Wakeup`] when the poll began: another one means the queue was deleted (and
     /// perhaps created again) meanwhile.
-    notify: &'a Arc<Wakeup>,
+    wakeup: &'a Arc<Wakeup>,
     params: &'a ReceiveParams,
     deadline: u64,
 }
@@ -601,7 +601,7 @@ impl Poll<'_> {
         let Ok((mut queue, now)) = emu.lock_queue(state, key) else {
             return Ok(Some(Outcome::Gone));
         };
-        if !Arc::ptr_eq(&queue.notify, self.notify) {
+        if !Arc::ptr_eq(&queue.wakeup, self.wakeup) {
             return Ok(Some(Outcome::Gone));
         }
         self.look(state, (&mut queue, now), exclusive)
