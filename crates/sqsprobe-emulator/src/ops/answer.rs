@@ -11,20 +11,16 @@
 //! checks that every protocol writes the same answer from either form.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
-use crate::model::message::{MAX_MESSAGE_ATTRIBUTES, Message, MessageAttributeValue};
+use crate::model::message::{Message, MessageAttributeValue};
 use crate::model::queue::Id;
 use crate::model::receipt::{self, Encoder};
 use crate::ops::batch::Batch;
 use crate::support::hex;
-
-/// [`ReceivedMessage`]'s selection is a bit per attribute.
-const _: () = assert!(MAX_MESSAGE_ATTRIBUTES <= 64);
 
 /// One operation's successful answer.
 #[derive(Debug)]
@@ -169,82 +165,65 @@ impl Received {
     }
 }
 
-/// One message of a receive's answer: the copy of the message taken under its queue's lock,
-/// the lease it was taken under, and the members the receive asked for, added once the lock
-/// is released ([`ReceivedMessage::answer_with`]).
+/// One message of a receive's answer: what the answer writes of the message, read under its
+/// queue's lock, and the lease it was taken under.
 ///
 /// Built once and written in place: the MessageId's and the receipt handle's text are written
 /// by the writers straight into the answer, from the id and the lease. A copy taken under the
 /// lock, then rendered into a second struct with both texts and a handle sharing its queue's
-/// head, cost each message answered a third of its rendering in moving the structs alone
-/// (docs/performance.md).
+/// head, cost each message answered a third of its rendering in moving the structs alone; a
+/// whole copy of the stored message (all its attributes, whether asked for or not) cost each
+/// message a copy and a drop of the stored form (docs/performance.md). Only the body is
+/// copied, and the attributes when the receive asks for them.
 #[derive(Debug)]
 pub(crate) struct ReceivedMessage {
-    /// The leased copy: the body and the message attributes are read from it.
-    message: Message,
+    /// The body.
+    body: Box<str>,
+    /// The body's digest.
+    md5_of_body: [u8; 16],
     /// Where the message is held (the handle's first numbers).
     id: Id,
     /// The lease (the handle's last number).
     nonce: u64,
     /// The MessageId.
     message_id: uuid::Uuid,
-    /// The SenderId, when the receive asked for it (a queue's senders are read under its lock).
-    pub sender: Option<String>,
-    /// The MessageGroupId, when the receive asked for it.
-    pub group: Option<Arc<str>>,
-    /// Whether its queue is FIFO.
-    pub fifo: bool,
     /// The system attributes asked for, in byte order of their names (the order a JSON
     /// object's keys have in the `Value` form, and so the order every protocol writes them).
     pub attributes: Vec<(&'static str, SystemValue)>,
-    /// Which of the message's attributes (by position in name order) the receive selected.
-    selected: u64,
+    /// The message attributes the receive selected, in byte order of their names.
+    message_attributes: Vec<(String, MessageAttributeValue)>,
     /// The digest of the selected attributes; `None` when none is selected.
     pub md5_of_message_attributes: Option<String>,
 }
 
 impl ReceivedMessage {
-    /// Message `message` (held at `id`) as leased under `nonce`, with the values of the
-    /// system attributes that are read under the queue's lock; no attribute added yet.
-    pub fn leased(
-        message: Message,
-        (id, nonce): (Id, u64),
-        message_id: uuid::Uuid,
-        sender: Option<String>,
-        group: Option<Arc<str>>,
-        fifo: bool,
-    ) -> Self {
+    /// `message` (held at `id`) as leased under `nonce`, MessageId `message_id`; no attribute
+    /// added yet.
+    pub fn leased(message: &Message, (id, nonce): (Id, u64), message_id: uuid::Uuid) -> Self {
         Self {
-            message,
+            body: Box::from(message.body()),
+            md5_of_body: message.md5_of_body,
             id,
             nonce,
             message_id,
-            sender,
-            group,
-            fifo,
             attributes: Vec::new(),
-            selected: 0,
+            message_attributes: Vec::new(),
             md5_of_message_attributes: None,
         }
     }
 
-    /// Adds what the receive asked for: `attributes` (in any order), `selected` a mask over
-    /// the message's attributes in name order, and their digest.
+    /// Adds what the receive asked for: `attributes` (in any order), the selected message
+    /// attributes (in name order) and their digest.
     pub fn answer_with(
         &mut self,
         mut attributes: Vec<(&'static str, SystemValue)>,
-        selected: u64,
+        message_attributes: Vec<(String, MessageAttributeValue)>,
         md5_of_message_attributes: Option<String>,
     ) {
         attributes.sort_unstable_by_key(|(name, _)| *name);
         self.attributes = attributes;
-        self.selected = selected;
+        self.message_attributes = message_attributes;
         self.md5_of_message_attributes = md5_of_message_attributes;
-    }
-
-    /// The leased copy of the message.
-    pub fn message(&self) -> &Message {
-        &self.message
     }
 
     /// Where the message is held.
@@ -279,23 +258,19 @@ impl ReceivedMessage {
 
     /// The body.
     pub fn body(&self) -> &str {
-        self.message.body()
+        &self.body
     }
 
     /// `MD5OfBody` in lower-case hex.
     pub fn md5_of_body(&self) -> [u8; 32] {
-        hex::digest(&self.message.md5_of_body)
+        hex::digest(&self.md5_of_body)
     }
 
     /// The selected message attributes, in byte order of their names.
     pub fn message_attributes(&self) -> impl Iterator<Item = (&str, &MessageAttributeValue)> {
-        let selected = self.selected;
-        self.message
-            .attributes()
+        self.message_attributes
             .iter()
-            .enumerate()
-            .filter(move |(i, _)| *i < 64 && selected & (1 << i) != 0)
-            .map(|(_, (name, value))| (name.as_str(), value))
+            .map(|(name, value)| (name.as_str(), value))
     }
 
     /// The message in the JSON protocol's shape (the form an audit and the unit tests read).

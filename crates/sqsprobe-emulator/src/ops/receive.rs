@@ -8,7 +8,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::model::message::{MessageState, attribute_selected, md5_of_sorted_attributes};
+use crate::model::message::{
+    Message, MessageAttributeValue, MessageState, attribute_selected, md5_of_sorted_attributes,
+};
 use crate::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
 use crate::model::receipt;
 use crate::model::redrive;
@@ -88,13 +90,12 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
     })
 }
 
-/// The copy of message `id` of `queue` under the lease `nonce` that the answer is written
-/// from once the lock is released, with what only the lock can read (the SenderId, the
-/// MessageGroupId) when the receive asked for it; `None` if the message is gone.
+/// Message `id` of `queue` as the answer writes it under the lease `nonce`, with the attributes
+/// the receive asked for; `None` if the message is gone.
 ///
-/// Only copied here (and the MessageId derived, a few multiplications): everything else
-/// (attributes, digests, the MessageId's and the handle's text) is done outside the lock,
-/// where it holds up no other request on the queue.
+/// Read under the lock, and only what the answer writes: the body, and the attributes when
+/// asked for. The MessageId's and the handle's text, and the answer's writing, are done
+/// outside it, where they hold up no other request on the queue.
 fn take(
     emu: &Emulator,
     queue: &Queue,
@@ -102,22 +103,30 @@ fn take(
     params: &ReceiveParams,
 ) -> Option<ReceivedMessage> {
     let message = queue.get(id)?;
-    let sender = params
-        .wants("SenderId")
-        .then(|| queue.sender_id(message).to_owned());
-    let group = if params.wants("MessageGroupId") {
-        queue.group_name(message)
-    } else {
-        None
+    let held = Held {
+        message,
+        sender: params
+            .wants("SenderId")
+            .then(|| queue.sender_id(message)),
+        group: if params.wants("MessageGroupId") {
+            queue.group_name(message)
+        } else {
+            None
+        },
+        fifo: queue.is_fifo(),
     };
-    Some(ReceivedMessage::leased(
-        message.clone(),
-        (id, nonce),
-        emu.ids.of(message.origin()),
-        sender,
-        group,
-        queue.is_fifo(),
-    ))
+    Some(answered(emu, &held, (id, nonce), params))
+}
+
+/// A stored message, and what of it only its queue knows.
+struct Held<'a> {
+    message: &'a Message,
+    /// Its SenderId, when the receive asked for it.
+    sender: Option<&'a str>,
+    /// Its MessageGroupId, when the receive asked for it.
+    group: Option<Arc<str>>,
+    /// Whether its queue is FIFO.
+    fifo: bool,
 }
 
 impl ReceiveParams {
@@ -127,14 +136,20 @@ impl ReceiveParams {
     }
 }
 
-/// Adds to a received message the attributes the receive asked for: the system attributes
-/// named, and the message attributes selected with their digest. Nothing when none was asked
-/// for, the usual receive.
-fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
+/// `held` as the receive answers it under the lease `(id, nonce)`: its body and digest, the
+/// system attributes named, and the message attributes selected with their digest (none of
+/// either, the usual receive, when none was asked for).
+fn answered(
+    emu: &Emulator,
+    held: &Held<'_>,
+    lease: (Id, u64),
+    params: &ReceiveParams,
+) -> ReceivedMessage {
+    let message = held.message;
+    let mut received = ReceivedMessage::leased(message, lease, emu.ids.of(message.origin()));
     if params.system_names.is_empty() && params.attribute_filters.is_empty() {
-        return;
+        return received;
     }
-    let message = received.message();
     let mut system = Vec::new();
     // Each value is computed only when asked for: a content-based deduplication id is a
     // SHA-256 of the body, and most receives ask for a few attributes or none.
@@ -148,7 +163,7 @@ fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
         };
         let extra = message.extra.as_deref();
         let text = |s: &str| SystemValue::Text(s.to_owned());
-        put("SenderId", &|| received.sender.as_deref().map(text));
+        put("SenderId", &|| held.sender.map(text));
         put("SentTimestamp", &|| {
             Some(SystemValue::Number(message.sent_ms().into()))
         });
@@ -166,8 +181,8 @@ fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
         put("DeadLetterQueueSourceArn", &|| {
             extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(text))
         });
-        put("MessageGroupId", &|| received.group.as_deref().map(text));
-        if received.fifo {
+        put("MessageGroupId", &|| held.group.as_deref().map(text));
+        if held.fifo {
             put("MessageDeduplicationId", &|| {
                 message
                     .dedup_id()
@@ -181,23 +196,19 @@ fn finish(received: &mut ReceivedMessage, params: &ReceiveParams) {
         }
     }
     // The digest covers only the attributes returned (SNAP-2025, facts A3b).
-    let mut selected = 0u64;
-    if !params.attribute_filters.is_empty() {
-        for (i, (name, _)) in message.attributes().iter().enumerate() {
-            if attribute_selected(&params.attribute_filters, name) {
-                selected |= 1 << i;
-            }
-        }
-    }
-    let md5 = md5_of_sorted_attributes(
+    let selected: Vec<(String, MessageAttributeValue)> = if params.attribute_filters.is_empty() {
+        Vec::new()
+    } else {
         message
             .attributes()
             .iter()
-            .enumerate()
-            .filter(|(i, _)| selected & (1 << i) != 0)
-            .map(|(_, (name, value))| (name.as_str(), value)),
-    );
+            .filter(|(name, _)| attribute_selected(&params.attribute_filters, name))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect()
+    };
+    let md5 = md5_of_sorted_attributes(selected.iter().map(|(name, value)| (name.as_str(), value)));
     received.answer_with(system, selected, md5);
+    received
 }
 
 /// The dead-letter queue of the queue a receive is on, as the receive can use it.
@@ -383,11 +394,7 @@ fn chaos_copies(
     let held: Vec<Id> = queue
         .leased_ids()
         .into_iter()
-        .filter(|&id| {
-            queue
-                .get(id)
-                .is_some_and(|m| !messages.iter().any(|d| d.message().origin() == m.origin()))
-        })
+        .filter(|&id| queue.get(id).is_some() && !messages.iter().any(|d| d.id() == id))
         .collect();
     let refs: Vec<(u64, u32)> = held.iter().map(|id| (id.seq, id.slot)).collect();
     let stored = |(seq, slot)| queue.get(Id { slot, seq }).is_some();
@@ -422,40 +429,28 @@ fn observe_deliveries(emu: &Emulator, queue: &Queue, messages: &[ReceivedMessage
     };
     let key = &queue.arn;
     for d in messages {
-        let lease_until_ms = match queue.get(d.id()).map(|m| m.state) {
+        // Each was taken under this lock, so it is still stored.
+        let message = queue.get(d.id());
+        let lease_until_ms = match message.map(|m| m.state) {
             Some(MessageState::InFlight { until, .. }) => until,
             _ => now,
         };
         audit.delivered(Delivery {
             queue: key.to_owned(),
-            message_id: d.message().id_string(&emu.ids),
+            message_id: d.message_id(),
             seq: d.id().seq,
             nonce: d.nonce(),
-            body: d.message().body().to_owned(),
-            attributes: d
-                .message()
-                .attributes()
-                .iter()
+            body: d.body().to_owned(),
+            attributes: message
+                .map(|m| m.attributes().iter())
+                .into_iter()
+                .flatten()
                 .map(|(name, value)| (name.clone(), value.to_json()))
                 .collect(),
             at_ms: now,
             lease_until_ms,
         });
     }
-}
-
-/// The answer: `messages` with the attributes asked for, outside the store's locks. None: AWS
-/// leaves `Messages` out of an empty receive (SNAP-2025 `test_receive_empty_queue`), which
-/// every protocol's writer of a [`Received`] does.
-fn reply(
-    handles: receipt::Encoder,
-    mut messages: Vec<ReceivedMessage>,
-    params: &ReceiveParams,
-) -> Received {
-    for message in &mut messages {
-        finish(message, params);
-    }
-    Received { messages, handles }
 }
 
 pub(crate) async fn receive_message(
@@ -500,7 +495,7 @@ pub(crate) async fn receive_message(
     // (Its deadline is the look's own time, so it answers; `None`: a dead-letter move needs
     // the write lock, which the loop's first look takes at once.)
     let mut looked_under_read_lock = wait_seconds == 0;
-    if let Some(Ok(received)) = first.map(|outcome| answer(outcome, &key, &params)) {
+    if let Some(Ok(received)) = first.map(|outcome| answer(outcome, &key)) {
         return Ok(received);
     }
     let deadline = emu.now() + wait_seconds * 1000;
@@ -540,7 +535,7 @@ pub(crate) async fn receive_message(
                 .once(true)?
                 .unwrap_or_else(|| Outcome::Answer(Vec::new(), receipt::Encoder::new(&key))),
         };
-        let next_deadline = match answer(outcome, &key, &params) {
+        let next_deadline = match answer(outcome, &key) {
             Ok(received) => return Ok(received),
             Err(next_deadline) => next_deadline,
         };
@@ -554,10 +549,12 @@ pub(crate) async fn receive_message(
 }
 
 /// The answer a look ended with, or (`Err`) the time to look again by.
-fn answer(outcome: Outcome, key: &str, params: &ReceiveParams) -> Result<Received, u64> {
+fn answer(outcome: Outcome, key: &str) -> Result<Received, u64> {
     match outcome {
         Outcome::Gone => Ok(Received::empty(receipt::Encoder::new(key))),
-        Outcome::Answer(messages, handles) => Ok(reply(handles, messages, params)),
+        // None: AWS leaves `Messages` out of an empty receive (SNAP-2025
+        // `test_receive_empty_queue`), which every protocol's writer of a `Received` does.
+        Outcome::Answer(messages, handles) => Ok(Received { messages, handles }),
         Outcome::Wait(next_deadline) => Err(next_deadline),
     }
 }
@@ -577,8 +574,7 @@ struct Poll<'a> {
 enum Outcome {
     /// The queue was deleted while the poll waited: it ends empty.
     Gone,
-    /// Answer with these (finished once the locks are released), their handles written by
-    /// their queue's encoder.
+    /// Answer with these, their handles written by their queue's encoder.
     Answer(Vec<ReceivedMessage>, receipt::Encoder),
     /// Nothing to answer with yet: wait until this time or a wake-up.
     Wait(u64),

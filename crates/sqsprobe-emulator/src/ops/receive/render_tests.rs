@@ -11,7 +11,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::{ReceiveParams, finish};
+use super::{Held, ReceiveParams, answered};
 use crate::model::message::{
     DedupId, Extra, Message, MessageAttributeValue, SequenceNumber, attribute_selected,
     md5_of_attributes,
@@ -24,17 +24,13 @@ use crate::protocol::{json, query};
 use crate::test_support::emulator;
 
 /// ReceiveMessage's earlier renderer: one `Value` per message.
-fn reference(
-    emu: &Emulator,
-    key: &str,
-    delivered: &ReceivedMessage,
-    params: &ReceiveParams,
-) -> Value {
-    let message = delivered.message();
+fn reference(emu: &Emulator, key: &str, spec: &Spec, params: &ReceiveParams) -> Value {
+    let message = &spec.stored();
+    let (id, nonce) = spec.lease();
     let handle = ReceiptHandle {
         queue: key.to_owned(),
-        id: delivered.id(),
-        nonce: delivered.nonce(),
+        id,
+        nonce,
     }
     .encode();
     let mut out = Map::new();
@@ -51,7 +47,7 @@ fn reference(
         }
     };
     let extra = message.extra.as_deref();
-    put("SenderId", &|| delivered.sender.clone());
+    put("SenderId", &|| spec.sender.clone());
     put("SentTimestamp", &|| Some(message.sent_ms().to_string()));
     put("ApproximateReceiveCount", &|| {
         Some(message.receive_count.to_string())
@@ -65,10 +61,8 @@ fn reference(
     put("DeadLetterQueueSourceArn", &|| {
         extra.and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_owned))
     });
-    put("MessageGroupId", &|| {
-        delivered.group.as_deref().map(str::to_owned)
-    });
-    if delivered.fifo {
+    put("MessageGroupId", &|| spec.group.clone());
+    if spec.fifo {
         put("MessageDeduplicationId", &|| {
             message.dedup_id().map(|d| d.into_owned())
         });
@@ -222,9 +216,9 @@ fn spec() -> impl Strategy<Value = Spec> {
 }
 
 impl Spec {
-    /// The message as a receive takes it under the queue's lock, nothing added yet.
-    fn delivered(&self, emu: &Emulator) -> ReceivedMessage {
-        let (seq, receive_count, first_receive_ms, sent_ms, sequence, slot) = self.numbers;
+    /// The message as its queue stores it.
+    fn stored(&self) -> Message {
+        let (seq, receive_count, first_receive_ms, sent_ms, sequence, _) = self.numbers;
         let dedup = match &self.dedup {
             None => DedupId::None,
             Some(None) => DedupId::ContentBased,
@@ -242,22 +236,25 @@ impl Spec {
             dead_letter_source_arn: self.dead_letter_source_arn.as_deref().map(Arc::from),
             ..Extra::default()
         });
-        let message_id = emu.ids.of(message.origin());
-        ReceivedMessage::leased(
-            message,
-            (Id { slot, seq }, seq.rotate_left(7)),
-            message_id,
-            self.sender.clone(),
-            self.group.as_deref().map(Arc::from),
-            self.fifo,
-        )
+        message
+    }
+
+    /// Where the message is held and the lease it is answered under.
+    fn lease(&self) -> (Id, u64) {
+        let (seq, .., slot) = self.numbers;
+        (Id { slot, seq }, seq.rotate_left(7))
     }
 
     /// The message as the receive answers it, with what `params` asks for.
     fn answered(&self, emu: &Emulator, params: &ReceiveParams) -> ReceivedMessage {
-        let mut message = self.delivered(emu);
-        finish(&mut message, params);
-        message
+        let message = self.stored();
+        let held = Held {
+            message: &message,
+            sender: self.sender.as_deref(),
+            group: self.group.as_deref().map(Arc::from),
+            fifo: self.fifo,
+        };
+        answered(emu, &held, self.lease(), params)
     }
 }
 
@@ -306,7 +303,7 @@ proptest! {
         let emu = emulator();
         let messages: Vec<Value> = specs
             .iter()
-            .map(|s| reference(&emu, &key, &s.delivered(&emu), &params))
+            .map(|s| reference(&emu, &key, s, &params))
             .collect();
         let expected = if messages.is_empty() {
             json!({})
