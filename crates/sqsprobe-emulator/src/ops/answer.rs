@@ -11,12 +11,13 @@
 //! checks that every protocol writes the same answer from either form.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
-use crate::model::message::{Message, MessageAttributeValue};
+use crate::model::message::{Message, MessageAttributeValue, MessageAttributes};
 use crate::model::queue::Id;
 use crate::model::receipt::{self, Encoder};
 use crate::ops::batch::Batch;
@@ -190,10 +191,8 @@ pub(crate) struct ReceivedMessage {
     /// The system attributes asked for, in byte order of their names (the order a JSON
     /// object's keys have in the `Value` form, and so the order every protocol writes them).
     pub attributes: Vec<(&'static str, SystemValue)>,
-    /// The message attributes the receive selected, in byte order of their names.
-    message_attributes: Vec<(String, MessageAttributeValue)>,
-    /// The digest of the selected attributes; `None` when none is selected.
-    pub md5_of_message_attributes: Option<String>,
+    /// The message attributes the receive selected, with their digest; `None` when none is.
+    message_attributes: Option<Arc<MessageAttributes>>,
 }
 
 impl ReceivedMessage {
@@ -207,23 +206,20 @@ impl ReceivedMessage {
             nonce,
             message_id,
             attributes: Vec::new(),
-            message_attributes: Vec::new(),
-            md5_of_message_attributes: None,
+            message_attributes: None,
         }
     }
 
-    /// Adds what the receive asked for: `attributes` (in any order), the selected message
-    /// attributes (in name order) and their digest.
+    /// Adds what the receive asked for: `attributes` (in any order), and the message
+    /// attributes selected.
     pub fn answer_with(
         &mut self,
         mut attributes: Vec<(&'static str, SystemValue)>,
-        message_attributes: Vec<(String, MessageAttributeValue)>,
-        md5_of_message_attributes: Option<String>,
+        message_attributes: Option<Arc<MessageAttributes>>,
     ) {
         attributes.sort_unstable_by_key(|(name, _)| *name);
         self.attributes = attributes;
         self.message_attributes = message_attributes;
-        self.md5_of_message_attributes = md5_of_message_attributes;
     }
 
     /// Where the message is held.
@@ -270,7 +266,15 @@ impl ReceivedMessage {
     pub fn message_attributes(&self) -> impl Iterator<Item = (&str, &MessageAttributeValue)> {
         self.message_attributes
             .iter()
+            .flat_map(|a| a.map())
             .map(|(name, value)| (name.as_str(), value))
+    }
+
+    /// The digest of the selected message attributes; `None` when none is selected.
+    pub fn md5_of_message_attributes(&self) -> Option<&str> {
+        self.message_attributes
+            .as_deref()
+            .map(MessageAttributes::md5)
     }
 
     /// The message in the JSON protocol's shape (the form an audit and the unit tests read).
@@ -296,7 +300,7 @@ impl ReceivedMessage {
                 .collect();
             out.insert("Attributes".into(), Value::Object(system));
         }
-        if let Some(md5) = &self.md5_of_message_attributes {
+        if let Some(md5) = self.md5_of_message_attributes() {
             out.insert("MD5OfMessageAttributes".into(), text(md5));
             let attributes = self
                 .message_attributes()

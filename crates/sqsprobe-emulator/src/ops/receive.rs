@@ -8,9 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::model::message::{
-    Message, MessageAttributeValue, MessageState, attribute_selected, md5_of_sorted_attributes,
-};
+use crate::model::message::{Message, MessageState};
 use crate::model::queue::{ATTEMPT_WINDOW_MS, Id, Queue, ReceiveAttempt, Taken};
 use crate::model::receipt;
 use crate::model::redrive;
@@ -105,9 +103,7 @@ fn take(
     let message = queue.get(id)?;
     let held = Held {
         message,
-        sender: params
-            .wants("SenderId")
-            .then(|| queue.sender_id(message)),
+        sender: params.wants("SenderId").then(|| queue.sender_id(message)),
         group: if params.wants("MessageGroupId") {
             queue.group_name(message)
         } else {
@@ -196,18 +192,14 @@ fn answered(
         }
     }
     // The digest covers only the attributes returned (SNAP-2025, facts A3b).
-    let selected: Vec<(String, MessageAttributeValue)> = if params.attribute_filters.is_empty() {
-        Vec::new()
+    let selected = if params.attribute_filters.is_empty() {
+        None
     } else {
         message
-            .attributes()
-            .iter()
-            .filter(|(name, _)| attribute_selected(&params.attribute_filters, name))
-            .map(|(name, value)| (name.clone(), value.clone()))
-            .collect()
+            .shared_attributes()
+            .and_then(|all| all.selected(&params.attribute_filters))
     };
-    let md5 = md5_of_sorted_attributes(selected.iter().map(|(name, value)| (name.as_str(), value)));
-    received.answer_with(system, selected, md5);
+    received.answer_with(system, selected);
     received
 }
 

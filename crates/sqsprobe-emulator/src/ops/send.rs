@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::model::message::{
-    DedupId, Extra, Message, content_dedup_id, md5_of_attributes, parse_attribute_value,
+    DedupId, Extra, Message, MessageAttributes, content_dedup_id, parse_attribute_value,
     parse_message_attributes, valid_body_chars,
 };
 use crate::model::queue::Queue;
@@ -153,7 +153,9 @@ fn send_one(
             return Err(invalid_token(d, "MessageDeduplicationId"));
         }
     }
-    let md5_of_attributes = md5_of_attributes(&attributes);
+    // Digested once: the send answers with it, and so does every receive of all of them.
+    let attributes = MessageAttributes::of(attributes);
+    let md5_of_attributes = attributes.as_ref().map(|a| a.md5().to_owned());
     let md5_of_system_attributes = trace_header.as_ref().map(|t| {
         let mut system = std::collections::BTreeMap::new();
         system.insert(

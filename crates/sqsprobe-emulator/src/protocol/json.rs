@@ -346,7 +346,7 @@ pub(crate) fn write_message(
     string(out, message.body());
     out.extend_from_slice(b",\"MD5OfBody\":\"");
     out.extend_from_slice(&message.md5_of_body());
-    if let Some(md5) = &message.md5_of_message_attributes {
+    if let Some(md5) = message.md5_of_message_attributes() {
         out.extend_from_slice(b"\",\"MD5OfMessageAttributes\":");
         string(out, md5);
         out.push(b',');

@@ -450,7 +450,7 @@ fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage, h
         "MD5OfBody",
         std::str::from_utf8(&md5).unwrap_or_default(),
     );
-    if let Some(md5) = &message.md5_of_message_attributes {
+    if let Some(md5) = message.md5_of_message_attributes() {
         text_element(out, "MD5OfMessageAttributes", md5);
         let names = reply_names(operation, "MessageAttributes");
         for (name, value) in message.message_attributes() {

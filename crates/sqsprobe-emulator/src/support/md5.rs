@@ -19,11 +19,6 @@ pub(crate) enum Transport {
 /// One attribute as the digest sees it: name, DataType, transport and value bytes.
 pub(crate) type DigestInput<'a> = (&'a str, &'a str, Transport, &'a [u8]);
 
-/// Hex MD5 of raw bytes.
-pub(crate) fn md5_hex(bytes: &[u8]) -> String {
-    super::hex::digest_string(&digest(bytes))
-}
-
 /// MD5 of `bytes`, as 16 bytes (messages store it so; rendered in hex on the way out).
 pub(crate) fn digest(bytes: &[u8]) -> [u8; 16] {
     Md5::digest(bytes).into()
@@ -34,11 +29,11 @@ fn push_len_prefixed(buf: &mut Vec<u8>, bytes: &[u8]) {
     buf.extend_from_slice(bytes);
 }
 
-/// Hex MD5 of a set of message attributes given in byte order of their names (the order AWS
+/// MD5 of a set of message attributes given in byte order of their names (the order AWS
 /// sorts by); `None` for an empty set (AWS omits the field).
-pub(crate) fn md5_of_attributes<'a>(
+pub(crate) fn digest_of_attributes<'a>(
     attributes: impl IntoIterator<Item = DigestInput<'a>>,
-) -> Option<String> {
+) -> Option<[u8; 16]> {
     let mut buf = Vec::new();
     let mut any = false;
     for (name, data_type, transport, value) in attributes {
@@ -48,12 +43,22 @@ pub(crate) fn md5_of_attributes<'a>(
         buf.push(transport as u8);
         push_len_prefixed(&mut buf, value);
     }
-    any.then(|| md5_hex(&buf))
+    any.then(|| digest(&buf))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn md5_of_attributes<'a>(
+        attributes: impl IntoIterator<Item = DigestInput<'a>>,
+    ) -> Option<String> {
+        digest_of_attributes(attributes).map(|d| crate::support::hex::digest_string(&d))
+    }
+
+    fn md5_hex(bytes: &[u8]) -> String {
+        crate::support::hex::digest_string(&digest(bytes))
+    }
 
     fn strings<'a>(pairs: &[(&'a str, &'a str)]) -> Option<String> {
         md5_of_attributes(

@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Held, ReceiveParams, answered};
 use crate::model::message::{
-    DedupId, Extra, Message, MessageAttributeValue, SequenceNumber, attribute_selected,
-    md5_of_attributes,
+    DedupId, Extra, Message, MessageAttributeValue, MessageAttributes, SequenceNumber,
+    attribute_selected, md5_of_attributes,
 };
 use crate::model::queue::Id;
 use crate::model::receipt::{self, ReceiptHandle};
@@ -231,7 +231,7 @@ impl Spec {
         }
         message.set_sequence_number(SequenceNumber::from_offset(sequence));
         message.set_extra(Extra {
-            attributes: self.attributes.clone(),
+            attributes: MessageAttributes::of(self.attributes.clone()),
             trace_header: self.trace_header.as_deref().map(Box::from),
             dead_letter_source_arn: self.dead_letter_source_arn.as_deref().map(Arc::from),
             ..Extra::default()
