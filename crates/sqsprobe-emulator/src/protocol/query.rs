@@ -15,7 +15,6 @@
 //! their `Value` form would be rendered.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
@@ -436,9 +435,7 @@ fn write_message(out: &mut String, operation: &str, message: &ReceivedMessage, h
         let names = reply_names(operation, "Attributes");
         for (name, value) in &message.attributes {
             pair_element(out, names, name, |out| match value {
-                SystemValue::Number(n) => {
-                    let _ = write!(out, "{n}");
-                }
+                SystemValue::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
                 SystemValue::Text(text) => push_xml_text(out, text),
             });
         }
