@@ -544,6 +544,12 @@ impl Message {
         }
     }
 
+    /// Whether the MessageDeduplicationId is content-based ([`Message::dedup_id`] hashes the
+    /// body for it).
+    pub fn dedup_id_is_content_based(&self) -> bool {
+        self.dedup == DEDUP_CONTENT_BASED
+    }
+
     /// The MessageId as AWS writes it (hyphenated UUID), by the emulator's `ids`.
     pub fn id_string(&self, ids: &MessageIds) -> String {
         crate::support::ids::hyphenated(ids.of(self.origin()))

@@ -17,7 +17,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value};
 
-use crate::model::message::{Message, MessageAttributeValue, MessageAttributes};
+use crate::model::message::{Message, MessageAttributeValue, MessageAttributes, content_dedup_id};
 use crate::model::queue::Id;
 use crate::model::receipt::{self, Encoder};
 use crate::ops::batch::Batch;
@@ -193,6 +193,9 @@ pub(crate) struct ReceivedMessage {
     pub attributes: Vec<(&'static str, SystemValue)>,
     /// The message attributes the receive selected, with their digest; `None` when none is.
     message_attributes: Option<Arc<MessageAttributes>>,
+    /// The answer shows a content-based MessageDeduplicationId, not hashed yet
+    /// ([`ReceivedMessage::unlocked`]).
+    content_dedup_id: bool,
 }
 
 impl ReceivedMessage {
@@ -207,6 +210,7 @@ impl ReceivedMessage {
             message_id,
             attributes: Vec::new(),
             message_attributes: None,
+            content_dedup_id: false,
         }
     }
 
@@ -220,6 +224,23 @@ impl ReceivedMessage {
         attributes.sort_unstable_by_key(|(name, _)| *name);
         self.attributes = attributes;
         self.message_attributes = message_attributes;
+    }
+
+    /// The answer is to show the content-based MessageDeduplicationId, a SHA-256 of the body:
+    /// hashed by [`ReceivedMessage::unlocked`], outside the queue's lock, where a large body
+    /// holds up no other request on the queue.
+    pub fn show_content_dedup_id(&mut self) {
+        self.content_dedup_id = true;
+    }
+
+    /// Finishes the message once its queue's lock is released: the content-based
+    /// MessageDeduplicationId, when the answer shows it.
+    pub fn unlocked(&mut self) {
+        if std::mem::take(&mut self.content_dedup_id) {
+            let id = SystemValue::Text(content_dedup_id(&self.body));
+            self.attributes.push(("MessageDeduplicationId", id));
+            self.attributes.sort_unstable_by_key(|(name, _)| *name);
+        }
     }
 
     /// Where the message is held.

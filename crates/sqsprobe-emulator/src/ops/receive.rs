@@ -92,8 +92,9 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
 /// the receive asked for; `None` if the message is gone.
 ///
 /// Read under the lock, and only what the answer writes: the body, and the attributes when
-/// asked for. The MessageId's and the handle's text, and the answer's writing, are done
-/// outside it, where they hold up no other request on the queue.
+/// asked for. The MessageId's and the handle's text, a content-based deduplication id's hash
+/// ([`ReceivedMessage::unlocked`]) and the answer's writing are done outside it, where they
+/// hold up no other request on the queue.
 fn take(
     emu: &Emulator,
     queue: &Queue,
@@ -179,11 +180,18 @@ fn answered(
         });
         put("MessageGroupId", &|| held.group.as_deref().map(text));
         if held.fifo {
-            put("MessageDeduplicationId", &|| {
-                message
-                    .dedup_id()
-                    .map(|d| SystemValue::Text(d.into_owned()))
-            });
+            // A content-based id is a SHA-256 of the body: hashed once the lock is released.
+            if message.dedup_id_is_content_based() {
+                if params.wants("MessageDeduplicationId") {
+                    received.show_content_dedup_id();
+                }
+            } else {
+                put("MessageDeduplicationId", &|| {
+                    message
+                        .dedup_id()
+                        .map(|d| SystemValue::Text(d.into_owned()))
+                });
+            }
             put("SequenceNumber", &|| {
                 message
                     .sequence_number()
@@ -340,7 +348,7 @@ fn try_receive(
     Ok(Some(taken(emu, queue, &leased, params)))
 }
 
-/// The messages of `leases` as the answer needs them, finished once the lock is released.
+/// The messages of `leases` as the answer needs them (finished once the lock is released).
 fn taken(
     emu: &Emulator,
     queue: &Queue,
@@ -546,7 +554,12 @@ fn answer(outcome: Outcome, key: &str) -> Result<Received, u64> {
         Outcome::Gone => Ok(Received::empty(receipt::Encoder::new(key))),
         // None: AWS leaves `Messages` out of an empty receive (SNAP-2025
         // `test_receive_empty_queue`), which every protocol's writer of a `Received` does.
-        Outcome::Answer(messages, handles) => Ok(Received { messages, handles }),
+        Outcome::Answer(mut messages, handles) => {
+            for message in &mut messages {
+                message.unlocked();
+            }
+            Ok(Received { messages, handles })
+        }
         Outcome::Wait(next_deadline) => Err(next_deadline),
     }
 }

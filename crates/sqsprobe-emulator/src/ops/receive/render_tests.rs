@@ -254,7 +254,9 @@ impl Spec {
             group: self.group.as_deref().map(Arc::from),
             fifo: self.fifo,
         };
-        answered(emu, &held, self.lease(), params)
+        let mut received = answered(emu, &held, self.lease(), params);
+        received.unlocked();
+        received
     }
 }
 
