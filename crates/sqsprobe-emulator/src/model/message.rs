@@ -69,7 +69,7 @@ pub(crate) fn md5_of_attributes(
 
 /// Hex `MD5OfMessageAttributes` of attributes given in byte order of their names; `None` for
 /// none.
-pub(crate) fn md5_of_sorted_attributes<'a>(
+fn md5_of_sorted_attributes<'a>(
     attributes: impl IntoIterator<Item = (&'a str, &'a MessageAttributeValue)>,
 ) -> Option<String> {
     digest_of_sorted_attributes(attributes).map(|d| crate::support::hex::digest_string(&d))
@@ -95,14 +95,14 @@ fn digest_of_sorted_attributes<'a>(
     }))
 }
 
-/// A message's attributes (never none), in byte order of their names, with their digest: one
+/// A message's attributes (never empty), in byte order of their names, with their digest: one
 /// copy, shared by the stored message and by each receive that answers with all of them.
 ///
 /// A receive asking for attributes answered with a copy of each (three strings apiece) and a
 /// digest computed again, and one asking for none still copied them all with the message:
 /// messages with attributes were received at a fraction of the rate of plain ones
 /// (docs/performance.md). Shared, a receive that answers with all of them takes a reference.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) struct MessageAttributes {
     map: BTreeMap<String, MessageAttributeValue>,
     /// `MD5OfMessageAttributes`, lower-case hex.
@@ -133,14 +133,14 @@ impl MessageAttributes {
     /// The attributes a receive's `MessageAttributeNames` select: these same ones when it
     /// selects all of them, a copy of those it selects otherwise, `None` when it selects none.
     pub fn selected(self: &Arc<Self>, filters: &[String]) -> Option<Arc<Self>> {
-        let chosen = |name: &&String| attribute_selected(filters, name);
-        if self.map.keys().filter(chosen).count() == self.map.len() {
+        let chosen = |name: &String| attribute_selected(filters, name);
+        if self.map.keys().all(chosen) {
             return Some(Arc::clone(self));
         }
         Self::of(
             self.map
                 .iter()
-                .filter(|(name, _)| chosen(name))
+                .filter(|&(name, _)| chosen(name))
                 .map(|(name, value)| (name.clone(), value.clone()))
                 .collect(),
         )
@@ -207,7 +207,7 @@ impl MessageState {
 
 /// What only some messages carry, boxed so that a plain message pays one pointer for it:
 /// message attributes, the trace header, and where a dead-lettered message came from.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Extra {
     pub attributes: Option<Arc<MessageAttributes>>,
     /// `AWSTraceHeader` system attribute.
@@ -304,7 +304,8 @@ pub(crate) const NO_GROUP: u32 = u32::MAX;
 /// not stored, and a message that never moved has its seq as its origin, so only a moved one
 /// stores it (in the box, which a move fills anyway); the first receive's time and the
 /// SequenceNumber are 32 bits relative to the send, with the box for what does not fit.
-#[derive(Debug, Clone)]
+/// Not `Clone`: a receive copies only what its answer writes (`ops/receive.rs`).
+#[derive(Debug)]
 pub(crate) struct Message {
     /// Store-wide ordering key (also the identity inside receipt handles); a new one in each
     /// queue the message moves to ([`Message::renumber`]).

@@ -172,10 +172,9 @@ impl Received {
 /// Built once and written in place: the MessageId's and the receipt handle's text are written
 /// by the writers straight into the answer, from the id and the lease. A copy taken under the
 /// lock, then rendered into a second struct with both texts and a handle sharing its queue's
-/// head, cost each message answered a third of its rendering in moving the structs alone; a
-/// whole copy of the stored message (all its attributes, whether asked for or not) cost each
-/// message a copy and a drop of the stored form (docs/performance.md). Only the body is
-/// copied, and the attributes when the receive asks for them.
+/// head, cost each message answered a measurable part of its rendering in moving the structs
+/// alone; a whole copy of the stored message cloned all its attributes, whether asked for or
+/// not (docs/performance.md). Only the body is copied, and the attributes are shared.
 #[derive(Debug)]
 pub(crate) struct ReceivedMessage {
     /// The body.
@@ -192,6 +191,8 @@ pub(crate) struct ReceivedMessage {
     /// object's keys have in the `Value` form, and so the order every protocol writes them).
     pub attributes: Vec<(&'static str, SystemValue)>,
     /// The message attributes the receive selected, with their digest; `None` when none is.
+    /// Until [`ReceivedMessage::unlocked`] picks those selected: all of the message's, when
+    /// the receive names any.
     message_attributes: Option<Arc<MessageAttributes>>,
     /// The answer shows a content-based MessageDeduplicationId, not hashed yet
     /// ([`ReceivedMessage::unlocked`]).
@@ -214,8 +215,9 @@ impl ReceivedMessage {
         }
     }
 
-    /// Adds what the receive asked for: `attributes` (in any order), and the message
-    /// attributes selected.
+    /// Adds what the receive asked for: `attributes` (in any order), and the message's
+    /// attributes when it names any (those it selects are picked by
+    /// [`ReceivedMessage::unlocked`]).
     pub fn answer_with(
         &mut self,
         mut attributes: Vec<(&'static str, SystemValue)>,
@@ -233,9 +235,15 @@ impl ReceivedMessage {
         self.content_dedup_id = true;
     }
 
-    /// Finishes the message once its queue's lock is released: the content-based
-    /// MessageDeduplicationId, when the answer shows it.
-    pub fn unlocked(&mut self) {
+    /// Finishes the message once its queue's lock is released: the message attributes that
+    /// `filters` (the receive's `MessageAttributeNames`) select, with their digest (a copy and
+    /// an MD5 when they are some but not all), and the content-based MessageDeduplicationId,
+    /// when the answer shows it.
+    pub fn unlocked(&mut self, filters: &[String]) {
+        // Selecting again what was selected changes nothing, so a second call is harmless.
+        if let Some(all) = &self.message_attributes {
+            self.message_attributes = all.selected(filters);
+        }
         if std::mem::take(&mut self.content_dedup_id) {
             let id = SystemValue::Text(content_dedup_id(&self.body));
             self.attributes.push(("MessageDeduplicationId", id));

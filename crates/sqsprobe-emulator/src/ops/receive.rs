@@ -93,8 +93,9 @@ fn params(input: &Input<'_>, ctx: &RequestContext) -> SqsResult<ReceiveParams> {
 ///
 /// Read under the lock, and only what the answer writes: the body, and the attributes when
 /// asked for. The MessageId's and the handle's text, a content-based deduplication id's hash
-/// ([`ReceivedMessage::unlocked`]) and the answer's writing are done outside it, where they
-/// hold up no other request on the queue.
+/// and a selection of the message attributes with its digest ([`ReceivedMessage::unlocked`]),
+/// and the answer's writing are done outside it, where they hold up no other request on the
+/// queue.
 fn take(
     emu: &Emulator,
     queue: &Queue,
@@ -148,8 +149,8 @@ fn answered(
         return received;
     }
     let mut system = Vec::new();
-    // Each value is computed only when asked for: a content-based deduplication id is a
-    // SHA-256 of the body, and most receives ask for a few attributes or none.
+    // Each value is computed only when asked for: most receives ask for a few attributes or
+    // none.
     if !params.system_names.is_empty() {
         let mut put = |name: &'static str, value: &dyn Fn() -> Option<SystemValue>| {
             if params.wants(name)
@@ -199,15 +200,13 @@ fn answered(
             });
         }
     }
-    // The digest covers only the attributes returned (SNAP-2025, facts A3b).
-    let selected = if params.attribute_filters.is_empty() {
+    // All of them, a reference: those selected are picked once the lock is released.
+    let attributes = if params.attribute_filters.is_empty() {
         None
     } else {
-        message
-            .shared_attributes()
-            .and_then(|all| all.selected(&params.attribute_filters))
+        message.shared_attributes().cloned()
     };
-    received.answer_with(system, selected);
+    received.answer_with(system, attributes);
     received
 }
 
@@ -394,7 +393,7 @@ fn chaos_copies(
     let held: Vec<Id> = queue
         .leased_ids()
         .into_iter()
-        .filter(|&id| queue.get(id).is_some() && !messages.iter().any(|d| d.id() == id))
+        .filter(|&id| !messages.iter().any(|d| d.id() == id))
         .collect();
     let refs: Vec<(u64, u32)> = held.iter().map(|id| (id.seq, id.slot)).collect();
     let stored = |(seq, slot)| queue.get(Id { slot, seq }).is_some();
@@ -495,7 +494,7 @@ pub(crate) async fn receive_message(
     // (Its deadline is the look's own time, so it answers; `None`: a dead-letter move needs
     // the write lock, which the loop's first look takes at once.)
     let mut looked_under_read_lock = wait_seconds == 0;
-    if let Some(Ok(received)) = first.map(|outcome| answer(outcome, &key)) {
+    if let Some(Ok(received)) = first.map(|outcome| answer(outcome, &key, &params)) {
         return Ok(received);
     }
     let deadline = emu.now() + wait_seconds * 1000;
@@ -535,7 +534,7 @@ pub(crate) async fn receive_message(
                 .once(true)?
                 .unwrap_or_else(|| Outcome::Answer(Vec::new(), receipt::Encoder::new(&key))),
         };
-        let next_deadline = match answer(outcome, &key) {
+        let next_deadline = match answer(outcome, &key, &params) {
             Ok(received) => return Ok(received),
             Err(next_deadline) => next_deadline,
         };
@@ -549,14 +548,14 @@ pub(crate) async fn receive_message(
 }
 
 /// The answer a look ended with, or (`Err`) the time to look again by.
-fn answer(outcome: Outcome, key: &str) -> Result<Received, u64> {
+fn answer(outcome: Outcome, key: &str, params: &ReceiveParams) -> Result<Received, u64> {
     match outcome {
         Outcome::Gone => Ok(Received::empty(receipt::Encoder::new(key))),
         // None: AWS leaves `Messages` out of an empty receive (SNAP-2025
         // `test_receive_empty_queue`), which every protocol's writer of a `Received` does.
         Outcome::Answer(mut messages, handles) => {
             for message in &mut messages {
-                message.unlocked();
+                message.unlocked(&params.attribute_filters);
             }
             Ok(Received { messages, handles })
         }
@@ -655,6 +654,70 @@ mod tests {
     use crate::test_support::{
         advance, attribute, call, create, create_fifo, emulator, receive, send,
     };
+
+    /// What a receive finishes once the queue's lock is released — the message attributes it
+    /// selects with their digest, a content-based deduplication id — is in its answer on every
+    /// path: a first look, a retry under the same attempt id, a long poll that waited.
+    #[tokio::test(start_paused = true)]
+    async fn what_a_receive_finishes_outside_the_lock_is_in_every_answer() {
+        use crate::model::message::{MessageAttributeValue, content_dedup_id, md5_of_attributes};
+        let emu = emulator();
+        let url = create_fifo(&emu).await;
+        let sent = json!({
+            "QueueUrl": url,
+            "MessageBody": "body",
+            "MessageGroupId": "g",
+            "MessageAttributes": {
+                "a": {"DataType": "String", "StringValue": "x"},
+                "b": {"DataType": "Number", "StringValue": "1"},
+            },
+        });
+        call(&emu, "SendMessage", sent).await.unwrap();
+        let a_alone = md5_of_attributes(&std::collections::BTreeMap::from([(
+            "a".to_owned(),
+            MessageAttributeValue {
+                data_type: "String".into(),
+                string_value: Some("x".into()),
+                binary_value: None,
+            },
+        )]));
+        let asked = |attempt: &str, wait: u64| {
+            json!({
+                "MessageSystemAttributeNames": ["MessageDeduplicationId"],
+                "MessageAttributeNames": ["a"],
+                "ReceiveRequestAttemptId": attempt,
+                "VisibilityTimeout": 5,
+                "WaitTimeSeconds": wait,
+            })
+        };
+        let check = |got: Vec<serde_json::Value>, path: &str| {
+            assert_eq!(got.len(), 1, "{path}");
+            let message = &got[0];
+            assert_eq!(
+                message["Attributes"]["MessageDeduplicationId"],
+                content_dedup_id("body"),
+                "{path}"
+            );
+            let names: Vec<&String> = message["MessageAttributes"]
+                .as_object()
+                .map(|m| m.keys().collect())
+                .unwrap_or_default();
+            assert_eq!(names, ["a"], "{path}");
+            assert_eq!(
+                message["MD5OfMessageAttributes"].as_str(),
+                a_alone.as_deref(),
+                "{path}"
+            );
+        };
+        check(receive(&emu, &url, 1, asked("one", 0)).await, "first look");
+        check(receive(&emu, &url, 1, asked("one", 0)).await, "retry");
+        let poll = {
+            let (emu, url) = (std::sync::Arc::clone(&emu), url.clone());
+            tokio::spawn(async move { receive(&emu, &url, 1, asked("two", 20)).await })
+        };
+        advance(6).await;
+        check(poll.await.unwrap(), "long poll");
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_long_poll_answers_at_once_when_the_server_stops() {

@@ -1,5 +1,6 @@
 //! A receive's answer written straight to bytes is the answer the `Value` path wrote: the
-//! reference below is the renderer ReceiveMessage used before, kept verbatim, and a
+//! reference below is the renderer ReceiveMessage used before (reading the stored message
+//! and what its queue knows from the test's spec), and a
 //! seeded property test renders random messages (bodies and attributes with quotes, `&`, `<`,
 //! `\r`, control characters, unicode; every data type, custom ones too; any subset of system
 //! attributes and attribute filters) both ways, in all three forms: the JSON protocol, the
@@ -255,7 +256,7 @@ impl Spec {
             fifo: self.fifo,
         };
         let mut received = answered(emu, &held, self.lease(), params);
-        received.unlocked();
+        received.unlocked(&params.attribute_filters);
         received
     }
 }
