@@ -1,8 +1,10 @@
 //! The usual JSON request body, one flat object whose values are strings and non-negative
 //! integers (`{"QueueUrl": "…", "MaxNumberOfMessages": 10}`), read in place without
 //! `serde_json`'s machinery; so is a batch's, whose one array member holds such flat objects
-//! (`{"QueueUrl": "…", "Entries": [{"Id": "a", "MessageBody": "…"}]}`). Anything else is left
-//! to `serde_json` ([`super::json::decode`]).
+//! (`{"QueueUrl": "…", "Entries": [{"Id": "a", "MessageBody": "…"}]}`), and a member that is
+//! an object of such members, two levels deep (`"MessageAttributes": {"a": {"DataType":
+//! "String", "StringValue": "x"}}`, at the top or in an entry). Anything else is left to
+//! `serde_json` ([`super::json::decode`]).
 //!
 //! Why: decoding a ReceiveMessage's four members into a `Value` map through `serde_json` was
 //! the largest cost on every request of every operation, and building even a plain map of
@@ -31,10 +33,14 @@ pub(crate) fn object(body: &[u8]) -> Option<Flat<'_>> {
     };
     reader.skip_whitespace();
     let mut members = Flat::with_capacity(6);
-    reader.members(&mut members, true)?;
+    reader.members(&mut members, true, MAP_DEPTH)?;
     reader.skip_whitespace();
     (reader.at == body.len()).then_some(members)
 }
+
+/// How deep objects nest in a member: `MessageAttributes` holds an object per attribute,
+/// which holds its `DataType` and value.
+const MAP_DEPTH: u8 = 2;
 
 const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
 const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
@@ -118,9 +124,10 @@ impl<'a> Reader<'a> {
         (self.next()? == b).then_some(())
     }
 
-    /// An object's members into `out`: plain strings and small integers, and (when `nested`)
-    /// at most one array of such objects (a batch's `Entries`), whose objects hold no array.
-    fn members(&mut self, out: &mut Flat<'a>, nested: bool) -> Option<()> {
+    /// An object's members into `out`: plain strings and small integers, (when `nested`) at
+    /// most one array of such objects (a batch's `Entries`), whose objects hold no array, and
+    /// (when `maps` is above 0) objects of such members, `maps` levels deep.
+    fn members(&mut self, out: &mut Flat<'a>, nested: bool, maps: u8) -> Option<()> {
         self.expect(b'{')?;
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
@@ -141,6 +148,11 @@ impl<'a> Reader<'a> {
                     array = true;
                     let objects = self.objects()?;
                     out.push_objects(name, objects);
+                }
+                b'{' if maps > 0 => {
+                    let mut map = Flat::with_capacity(2);
+                    self.members(&mut map, false, maps - 1)?;
+                    out.push_map(name, map);
                 }
                 _ => return None,
             }
@@ -165,7 +177,7 @@ impl<'a> Reader<'a> {
         loop {
             self.skip_whitespace();
             let mut object = Flat::with_capacity(4);
-            self.members(&mut object, false)?;
+            self.members(&mut object, false, MAP_DEPTH)?;
             objects.push(object);
             self.skip_whitespace();
             match self.next()? {
@@ -263,6 +275,11 @@ mod tests {
             r#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x"},{"Id":"b","DelaySeconds":5}]}"#,
             "{ \"Entries\" : [ { } , {\"Id\":\"é\"} ]\n, \"Entries\":\"x\" }",
             r#"{"Entries":[{"Id":"a","Id":"b"}],"QueueUrl":"q"}"#,
+            r#"{"a":{}}"#,
+            r#"{"a":[{"b":{}}]}"#,
+            r#"{"QueueUrl":"q","MessageAttributes":{"n":{"DataType":"Number","StringValue":"1"},"n":{}}}"#,
+            r#"{"Entries":[{"Id":"a","MessageAttributes":{"b":{"DataType":"Binary","BinaryValue":"AA=="}}}],"MessageAttributes":{}}"#,
+            "{ \"a\" : { \"b\" : { } , \"c\" : \"x\" } }",
         ] {
             let read = object(body.as_bytes()).map(|flat| flat.to_map());
             assert!(read.is_some(), "{body}");
@@ -283,13 +300,20 @@ mod tests {
             r#"{"a":1234567890123456789}"#,
             r#"{"a":true}"#,
             r#"{"a":null}"#,
-            r#"{"a":{}}"#,
+            r#"{"a":{"b":{"c":{}}}}"#,
+            r#"{"a":{"b":[]}}"#,
+            r#"{"a":{"b":{"c":[]}}}"#,
+            r#"{"a":[{"b":{"c":{"d":{}}}}]}"#,
+            r#"{"a":{"b":null}}"#,
+            r#"{"a":{"b":true}}"#,
+            r#"{"a":{"b":"x\"y"}}"#,
+            r#"{"a":{"b":"1",}}"#,
+            r#"{"a":{"b":"1"}"#,
             r#"{"a":[1]}"#,
             r#"{"a":["x"]}"#,
             r#"{"a":[[]]}"#,
             r#"{"a":[{}],"b":[]}"#,
             r#"{"a":[{"b":[]}]}"#,
-            r#"{"a":[{"b":{}}]}"#,
             r#"{"a":[{"b":"
 "}]}"#,
             r#"{"a":[{"b":null}]}"#,
@@ -360,6 +384,28 @@ mod tests {
                 first_special(&bytes),
                 bytes.iter().position(|&b| is_special(b))
             );
+        }
+
+        // And every send with message attributes, at the top or in a batch's entries.
+        #[test]
+        fn it_reads_every_body_with_attributes(
+            members in proptest::collection::vec(("[A-Za-z]{1,12}", plain_value()), 0..3),
+            top in attributes(),
+            entries in proptest::collection::vec(attributes(), 0..4),
+            pretty in any::<bool>(),
+        ) {
+            let mut map: Map<String, Value> =
+                members.into_iter().map(|(n, v)| (n, v)).collect();
+            map.insert("MessageAttributes".into(), top);
+            let entries: Vec<Value> = entries
+                .into_iter()
+                .enumerate()
+                .map(|(i, attributes)| {
+                    serde_json::json!({"Id": format!("m{i}"), "MessageAttributes": attributes})
+                })
+                .collect();
+            map.insert("Entries".into(), Value::Array(entries));
+            prop_assert_eq!(object(&encoded(&map, pretty)).map(|flat| flat.to_map()), Some(map));
         }
 
         // And every batch body: plain members and one array of flat objects.
@@ -442,14 +488,64 @@ mod tests {
         proptest::sample::select(&NAMES[..])
     }
 
-    /// A string (plain, or digits a numeric accessor reads) or a small integer.
+    /// A string (plain, or digits a numeric accessor reads) or a small integer, or an object
+    /// of those (as `Attributes` is), or an object of such objects (as `MessageAttributes`
+    /// is), names repeated as often as not.
     fn accessed_value() -> impl Strategy<Value = Value> {
+        let scalar = || {
+            prop_oneof![
+                "[ -!#-\\[\\]-~é]{0,12}".prop_map(Value::from),
+                "[ 0-9]{1,4}".prop_map(Value::from),
+                "[a-c]{1,2}".prop_map(Value::from),
+                (0u64..1_000_000_000_000_000_000).prop_map(Value::from),
+            ]
+        };
+        let object = |values: BoxedStrategy<Value>| {
+            proptest::collection::vec((member_name(), values), 0..4).prop_map(|members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(n, v)| (n.to_owned(), v))
+                        .collect(),
+                )
+            })
+        };
         prop_oneof![
-            "[ -!#-\\[\\]-~é]{0,12}".prop_map(Value::from),
-            "[ 0-9]{1,4}".prop_map(Value::from),
-            "[a-c]{1,2}".prop_map(Value::from),
-            (0u64..1_000_000_000_000_000_000).prop_map(Value::from),
+            4 => scalar(),
+            1 => object(scalar().boxed()),
+            1 => object(object(scalar().boxed()).boxed()),
         ]
+    }
+
+    /// A `MessageAttributes` value: each attribute's name, then its `DataType` and value.
+    fn attributes() -> impl Strategy<Value = Value> {
+        proptest::collection::vec(
+            (
+                "[A-Za-z.]{1,8}",
+                proptest::collection::vec(
+                    (
+                        prop_oneof![Just("DataType"), Just("StringValue"), Just("BinaryValue")],
+                        plain_value(),
+                    ),
+                    0..3,
+                ),
+            ),
+            0..4,
+        )
+        .prop_map(|attributes| {
+            Value::Object(
+                attributes
+                    .into_iter()
+                    .map(|(name, members)| {
+                        let value = members
+                            .into_iter()
+                            .map(|(n, v)| (n.to_owned(), v))
+                            .collect();
+                        (name, Value::Object(value))
+                    })
+                    .collect(),
+            )
+        })
     }
 
     /// A plain string or a small integer.

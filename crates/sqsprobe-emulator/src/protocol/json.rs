@@ -562,12 +562,16 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_of_plain_entries_is_read_in_place_one_with_attributes_by_serde_json() {
+    fn sends_and_batches_with_attributes_are_read_in_place_lists_by_serde_json() {
         let plain =
             br#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x","DelaySeconds":1}]}"#;
         assert!(matches!(decode(plain), Ok(Params::Flat(_))));
         let nested = br#"{"QueueUrl":"q","Entries":[{"Id":"a","MessageBody":"x","MessageAttributes":{"n":{"DataType":"String","StringValue":"v"}}}]}"#;
-        assert!(matches!(decode(nested), Ok(Params::Object(_))));
+        assert!(matches!(decode(nested), Ok(Params::Flat(_))));
+        let send = br#"{"QueueUrl":"q","MessageBody":"x","MessageAttributes":{"n":{"DataType":"Binary","BinaryValue":"AAE="}}}"#;
+        assert!(matches!(decode(send), Ok(Params::Flat(_))));
+        let list = br#"{"QueueUrl":"q","MessageBody":"x","MessageAttributes":{"n":{"DataType":"String","StringListValues":["a"]}}}"#;
+        assert!(matches!(decode(list), Ok(Params::Object(_))));
     }
 
     #[test]

@@ -44,7 +44,9 @@ impl Params<'_> {
 
 /// A flat JSON object's members, each name with its string or non-negative integer value,
 /// borrowed from the body they were read from (`protocol/flat_json.rs` reads them); at most
-/// one member may be an array of such objects (a batch's `Entries`).
+/// one member may be an array of such objects (a batch's `Entries`), and a member may be an
+/// object of such members, two levels deep (`MessageAttributes`: each attribute's name, then
+/// its `DataType` and value).
 ///
 /// Why not a `serde_json::Map`: building one (a `String` per name and per string value, a
 /// B-tree insert per member) and dropping it was a large part of a ReceiveMessage's cost
@@ -54,6 +56,8 @@ pub(crate) struct Flat<'a> {
     members: Vec<(&'a str, Scalar<'a>)>,
     /// The objects of the member whose value is [`Scalar::Objects`].
     objects: Vec<Flat<'a>>,
+    /// The objects that members' values are ([`Scalar::Map`] is an index here).
+    maps: Vec<Flat<'a>>,
 }
 
 /// A value of a [`Flat`] object.
@@ -65,6 +69,8 @@ pub(crate) enum Scalar<'a> {
     Integer(u64),
     /// The object's one array: its objects are held beside the members.
     Objects,
+    /// An object, held beside the members (its index among them).
+    Map(usize),
 }
 
 impl<'a> Flat<'a> {
@@ -73,6 +79,7 @@ impl<'a> Flat<'a> {
         Self {
             members: Vec::with_capacity(n),
             objects: Vec::new(),
+            maps: Vec::new(),
         }
     }
 
@@ -87,6 +94,12 @@ impl<'a> Flat<'a> {
         debug_assert!(!self.members.iter().any(|(_, v)| *v == Scalar::Objects));
         self.objects = objects;
         self.members.push((name, Scalar::Objects));
+    }
+
+    /// Adds a member whose value is an object.
+    pub fn push_map(&mut self, name: &'a str, map: Flat<'a>) {
+        self.members.push((name, Scalar::Map(self.maps.len())));
+        self.maps.push(map);
     }
 
     /// The value of `name`: a repeated name's last, as `serde_json`'s map keeps it.
@@ -117,6 +130,7 @@ impl<'a> Flat<'a> {
                     .map(|o| Value::Object(o.to_map()))
                     .collect(),
             ),
+            Scalar::Map(i) => Value::Object(self.maps.get(i).map(Flat::to_map).unwrap_or_default()),
         }
     }
 }
@@ -141,6 +155,8 @@ enum Member<'a> {
     Integer(u64),
     /// A flat object's array of flat objects.
     Objects(&'a Flat<'a>),
+    /// A flat object's member that is an object.
+    Map(&'a Flat<'a>),
 }
 
 fn wrong_type(name: &str) -> SqsError {
@@ -166,11 +182,13 @@ impl<'a> Input<'a> {
     fn member(&self, name: &str) -> Option<Member<'a>> {
         match self.source {
             Source::Object(map) => map.get(name).filter(|v| !v.is_null()).map(Member::Value),
-            Source::Flat(flat) => flat.get(name).map(|value| match value {
-                Scalar::Text(text) => Member::Text(text),
-                Scalar::Integer(n) => Member::Integer(n),
-                Scalar::Objects => Member::Objects(flat),
-            }),
+            Source::Flat(flat) => match flat.get(name)? {
+                Scalar::Text(text) => Some(Member::Text(text)),
+                Scalar::Integer(n) => Some(Member::Integer(n)),
+                Scalar::Objects => Some(Member::Objects(flat)),
+                // The reader indexes only what it pushed.
+                Scalar::Map(i) => flat.maps.get(i).map(Member::Map),
+            },
         }
     }
 
@@ -182,6 +200,7 @@ impl<'a> Input<'a> {
             Member::Text(text) => Cow::Owned(Value::String(text.to_owned())),
             Member::Integer(n) => Cow::Owned(Value::from(n)),
             Member::Objects(flat) => Cow::Owned(flat.value_of(Scalar::Objects)),
+            Member::Map(flat) => Cow::Owned(Value::Object(flat.to_map())),
         })
     }
 
@@ -246,22 +265,28 @@ impl<'a> Input<'a> {
     /// An optional string-to-string map. Numbers and booleans are stringified, because
     /// hand-written JSON clients send `"DelaySeconds": 5` and AWS's attributes are strings.
     pub fn string_map(&self, name: &str) -> SqsResult<BTreeMap<String, String>> {
-        match self.member(name) {
-            None => Ok(BTreeMap::new()),
-            Some(Member::Value(Value::Object(map))) => map
-                .iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        Value::Bool(b) => b.to_string(),
-                        _ => return Err(wrong_type(name)),
-                    };
-                    Ok((k.clone(), v))
-                })
-                .collect(),
-            Some(_) => Err(wrong_type(name)),
-        }
+        let owned;
+        let map = match self.member(name) {
+            None => return Ok(BTreeMap::new()),
+            Some(Member::Value(Value::Object(map))) => map,
+            // As serde_json's map of the same text (a repeated name's last value only).
+            Some(Member::Map(flat)) => {
+                owned = flat.to_map();
+                &owned
+            }
+            Some(_) => return Err(wrong_type(name)),
+        };
+        map.iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => return Err(wrong_type(name)),
+                };
+                Ok((k.clone(), v))
+            })
+            .collect()
     }
 
     /// An optional list of objects (batch entries).
