@@ -395,7 +395,7 @@ mod tests {
             pretty in any::<bool>(),
         ) {
             let mut map: Map<String, Value> =
-                members.into_iter().map(|(n, v)| (n, v)).collect();
+                members.into_iter().collect();
             map.insert("MessageAttributes".into(), top);
             let entries: Vec<Value> = entries
                 .into_iter()
