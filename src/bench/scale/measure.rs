@@ -146,6 +146,8 @@ impl Measure<'_> {
         let mut serve =
             ServeProcess::start_with(&self.binary, &Self::limits(largest, 1), &self.stop, pages)
                 .await?;
+        // What the kernel says of the process (it does not change while the process runs).
+        let small_pages = serve.small_pages();
         let mut client = Client::new(serve.addr);
         let mut filler = Filler {
             queue_url: Self::queue(&mut client, kind).await?,
@@ -175,14 +177,14 @@ impl Measure<'_> {
                     rss_after_bytes: after,
                     rss_per_message_bytes: per,
                     overhead_per_message_bytes: per - BODY.len() as f64,
-                    small_pages: serve.small_pages(),
+                    small_pages,
                 });
             }
             if depths.contains(&size) {
                 let mut row = self
                     .cycles(&mut client, &mut filler, kind, size, None)
                     .await?;
-                row.small_pages = serve.small_pages();
+                row.small_pages = small_pages;
                 progress(&format!(
                     "{} depth {size}: receive p50 {} µs, delete p50 {} µs",
                     kind.as_str(),

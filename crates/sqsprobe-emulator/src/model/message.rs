@@ -59,34 +59,25 @@ impl MessageAttributeValue {
 pub(crate) fn md5_of_attributes(
     attributes: &BTreeMap<String, MessageAttributeValue>,
 ) -> Option<String> {
+    digest_of_attributes(attributes).map(|d| crate::support::hex::digest_string(&d))
+}
+
+/// [`md5_of_attributes`]'s digest, as 16 bytes.
+fn digest_of_attributes(attributes: &BTreeMap<String, MessageAttributeValue>) -> Option<[u8; 16]> {
     // BTreeMap iterates in byte order of the names, which is the order AWS sorts by.
-    md5_of_sorted_attributes(
-        attributes
-            .iter()
-            .map(|(name, value)| (name.as_str(), value)),
-    )
-}
-
-/// Hex `MD5OfMessageAttributes` of attributes given in byte order of their names; `None` for
-/// none.
-fn md5_of_sorted_attributes<'a>(
-    attributes: impl IntoIterator<Item = (&'a str, &'a MessageAttributeValue)>,
-) -> Option<String> {
-    digest_of_sorted_attributes(attributes).map(|d| crate::support::hex::digest_string(&d))
-}
-
-/// [`md5_of_sorted_attributes`]'s digest, as 16 bytes.
-fn digest_of_sorted_attributes<'a>(
-    attributes: impl IntoIterator<Item = (&'a str, &'a MessageAttributeValue)>,
-) -> Option<[u8; 16]> {
-    md5::digest_of_attributes(attributes.into_iter().map(|(name, value)| {
+    md5::digest_of_attributes(attributes.iter().map(|(name, value)| {
         if value.is_binary() {
             let bytes = value.binary_value.as_deref().unwrap_or_default();
-            (name, value.data_type.as_str(), Transport::Binary, bytes)
+            (
+                name.as_str(),
+                value.data_type.as_str(),
+                Transport::Binary,
+                bytes,
+            )
         } else {
             let text = value.string_value.as_deref().unwrap_or_default();
             (
-                name,
+                name.as_str(),
                 value.data_type.as_str(),
                 Transport::String,
                 text.as_bytes(),
@@ -112,7 +103,7 @@ pub(crate) struct MessageAttributes {
 impl MessageAttributes {
     /// `map` with its digest; `None` when it is empty (AWS answers no digest then).
     pub fn of(map: BTreeMap<String, MessageAttributeValue>) -> Option<Arc<Self>> {
-        let digest = digest_of_sorted_attributes(map.iter().map(|(n, v)| (n.as_str(), v)))?;
+        let digest = digest_of_attributes(&map)?;
         Some(Arc::new(Self {
             map,
             md5: crate::support::hex::digest(&digest),
