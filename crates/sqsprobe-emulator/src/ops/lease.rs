@@ -29,9 +29,11 @@ use crate::support::chaos::On;
 use crate::support::errors::{SqsError, SqsResult};
 use crate::support::input::Input;
 
-/// The message and receive `raw` names, if it is a handle of queue `name`.
-fn decode(name: &str, raw: &str) -> SqsResult<Handle> {
-    receipt::decode_for(raw, name)
+/// The message and receive `raw` names, if it is a handle of the queue whose handles
+/// `handles` writes.
+fn decode(handles: &receipt::Encoder, raw: &str) -> SqsResult<Handle> {
+    handles
+        .decode(raw)
         .map(|(id, nonce)| Handle { id, nonce })
         .ok_or_else(|| SqsError::receipt_handle_is_invalid(raw))
 }
@@ -44,9 +46,11 @@ struct Handle {
 
 /// Tells an audit, if one watches, of an acknowledgement before it is answered, at `now`: the
 /// time the queue was ticked to and the acknowledgement judged at (in a batch, every entry's).
-fn observe(emu: &Emulator, name: &str, raw: &str, op: AckOp, now: u64) {
+fn observe(emu: &Emulator, (name, queue): (&str, &Queue), raw: &str, op: AckOp, now: u64) {
     if let Some(audit) = &emu.config.audit {
-        let handle = decode(name, raw).ok().map(|h| (h.id.seq, h.nonce));
+        let handle = decode(&queue.handles, raw)
+            .ok()
+            .map(|h| (h.id.seq, h.nonce));
         audit.acknowledged(Ack {
             queue: name.to_owned(),
             op,
@@ -66,8 +70,8 @@ fn delete_one(
     raw: &str,
 ) -> SqsResult<()> {
     queue.tick(now);
-    observe(emu, name, raw, AckOp::Delete, now);
-    let handle = decode(name, raw)?;
+    observe(emu, (name, queue), raw, AckOp::Delete, now);
+    let handle = decode(&queue.handles, raw)?;
     let Some(message) = queue.get(handle.id) else {
         return Ok(());
     };
@@ -129,12 +133,12 @@ fn change_one(
     }
     observe(
         emu,
-        name,
+        (name, queue),
         raw,
         AckOp::ChangeVisibility { timeout_s: timeout },
         now,
     );
-    let handle = decode(name, raw)?;
+    let handle = decode(&queue.handles, raw)?;
     let gone = || {
         SqsError::invalid_value(
             raw,
