@@ -330,8 +330,28 @@ pub(crate) struct Message {
 }
 
 impl Message {
-    /// A message with nothing optional; `extra` is filled in by [`Message::set_extra`].
+    /// A message with nothing optional, its body digested here (the tests' way; a send has
+    /// the digest already: [`Message::with_digest`]).
+    #[cfg(test)]
     pub fn new(seq: u64, body: &str, dedup_id: DedupId<'_>, now: u64, sender: u32) -> Self {
+        Self::with_digest(
+            seq,
+            (body, md5::digest(body.as_bytes())),
+            dedup_id,
+            now,
+            sender,
+        )
+    }
+
+    /// A message with nothing optional, of `body` whose MD5 is `md5_of_body` (a batch
+    /// digests its bodies together); `extra` is filled in by [`Message::set_extra`].
+    pub fn with_digest(
+        seq: u64,
+        (body, md5_of_body): (&str, [u8; 16]),
+        dedup_id: DedupId<'_>,
+        now: u64,
+        sender: u32,
+    ) -> Self {
         let (text, dedup) = match dedup_id {
             DedupId::None => (Box::from(body), 0),
             DedupId::ContentBased => (Box::from(body), DEDUP_CONTENT_BASED),
@@ -350,7 +370,7 @@ impl Message {
         };
         Self {
             seq,
-            md5_of_body: md5::digest(body.as_bytes()),
+            md5_of_body,
             text,
             sent_ms: now,
             state: MessageState::Ready { stamp: 0 },
