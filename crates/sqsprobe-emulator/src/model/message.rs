@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::model::number::{self, NumberFault};
 use crate::support::errors::{SqsError, SqsResult};
 use crate::support::ids::MessageIds;
+use crate::support::input::Node;
 use crate::support::md5::{self, Transport};
 
 /// Most message attributes one message may carry (API_SendMessage).
@@ -649,12 +650,12 @@ fn validate_attribute_name(name: &str) -> SqsResult<()> {
 
 /// Parses and validates the `MessageAttributes` map of a send request.
 pub(crate) fn parse_message_attributes(
-    value: Option<&Value>,
+    value: Option<Node<'_>>,
 ) -> SqsResult<BTreeMap<String, MessageAttributeValue>> {
     let Some(value) = value else {
         return Ok(BTreeMap::new());
     };
-    let Value::Object(map) = value else {
+    let Some(map) = value.members() else {
         return Err(SqsError::invalid_parameter_value(
             "MessageAttributes must be a map.",
         ));
@@ -668,7 +669,7 @@ pub(crate) fn parse_message_attributes(
     let mut out = BTreeMap::new();
     for (name, raw) in map {
         validate_attribute_name(name)?;
-        out.insert(name.clone(), parse_attribute_value(name, raw, "user")?);
+        out.insert(name.to_owned(), parse_attribute_value(name, raw, "user")?);
     }
     Ok(out)
 }
@@ -676,16 +677,19 @@ pub(crate) fn parse_message_attributes(
 /// Parses one attribute value; `kind` is `user` or `system` for messages.
 pub(crate) fn parse_attribute_value(
     name: &str,
-    raw: &Value,
+    raw: Node<'_>,
     kind: &str,
 ) -> SqsResult<MessageAttributeValue> {
     let field = |key: &str| -> SqsResult<Option<String>> {
         match raw.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(SqsError::invalid_parameter_value(format!(
-                "Message ({kind}) attribute '{name}' has an invalid {key}."
-            ))),
+            None => Ok(None),
+            Some(value) if value.is_null() => Ok(None),
+            Some(value) => match value.as_str() {
+                Some(s) => Ok(Some(s.to_owned())),
+                None => Err(SqsError::invalid_parameter_value(format!(
+                    "Message ({kind}) attribute '{name}' has an invalid {key}."
+                ))),
+            },
         }
     };
     let data_type = field("DataType")?.unwrap_or_default();
@@ -841,19 +845,22 @@ mod tests {
     #[test]
     fn attribute_validation() {
         let ok = json!({"a.b": {"DataType": "String", "StringValue": "x"}});
-        assert!(parse_message_attributes(Some(&ok)).is_ok());
+        assert!(parse_message_attributes(Some(Node::Value(&ok))).is_ok());
         let empty = json!({"ErrorDetails": {"DataType": "String", "StringValue": ""}});
-        let err = parse_message_attributes(Some(&empty)).unwrap_err();
+        let err = parse_message_attributes(Some(Node::Value(&empty))).unwrap_err();
         assert_eq!(
             err.message,
             "Message (user) attribute 'ErrorDetails' must contain a non-empty value of type 'String'."
         );
         for bad in ["AWS.x", ".x", "x.", "a!b", "a..b"] {
             let v = json!({bad: {"DataType": "String", "StringValue": "x"}});
-            assert!(parse_message_attributes(Some(&v)).is_err(), "{bad}");
+            assert!(
+                parse_message_attributes(Some(Node::Value(&v))).is_err(),
+                "{bad}"
+            );
         }
         let bad_type = json!({"a": {"DataType": "Invalid", "StringValue": "x"}});
-        assert!(parse_message_attributes(Some(&bad_type)).is_err());
+        assert!(parse_message_attributes(Some(Node::Value(&bad_type))).is_err());
     }
 
     #[test]
@@ -866,10 +873,13 @@ mod tests {
             "1e126",
             "12345678901234567890123456789012345678",
         ] {
-            assert!(parse_message_attributes(Some(&number(ok))).is_ok(), "{ok}");
+            assert!(
+                parse_message_attributes(Some(Node::Value(&number(ok)))).is_ok(),
+                "{ok}"
+            );
         }
         for bad in ["NaN", "Infinity", " 1", "abc"] {
-            let err = parse_message_attributes(Some(&number(bad))).unwrap_err();
+            let err = parse_message_attributes(Some(Node::Value(&number(bad)))).unwrap_err();
             assert_eq!(err.code(), "InvalidParameterValue", "{bad}");
             assert_eq!(
                 err.message,
@@ -881,13 +891,13 @@ mod tests {
             ("1e-129", "10^-128 and 10^+126"),
             ("123456789012345678901234567890123456789", "38 digits"),
         ] {
-            let err = parse_message_attributes(Some(&number(bad))).unwrap_err();
+            let err = parse_message_attributes(Some(Node::Value(&number(bad)))).unwrap_err();
             assert_eq!(err.code(), "InvalidParameterValue", "{bad}");
             assert!(err.message.contains(bound), "{bad}: {}", err.message);
         }
         // A custom type of Number is a Number.
         let custom = json!({"n": {"DataType": "Number.float", "StringValue": "NaN"}});
-        assert!(parse_message_attributes(Some(&custom)).is_err());
+        assert!(parse_message_attributes(Some(Node::Value(&custom))).is_err());
     }
 
     #[test]

@@ -2,8 +2,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
 use crate::model::message::{
     DedupId, Extra, Message, MessageAttributes, content_dedup_id, parse_attribute_value,
     parse_message_attributes, valid_body_chars,
@@ -43,17 +41,17 @@ fn entry_size(entry: &Input<'_>) -> usize {
         .ok()
         .flatten()
         .map_or(0, str::len);
-    let attributes = entry.raw("MessageAttributes");
-    let attributes = attributes
-        .as_deref()
-        .and_then(Value::as_object)
-        .map_or(0, |map| {
-            map.iter()
+    let attributes = entry
+        .node("MessageAttributes")
+        .and_then(|node| node.members())
+        .map_or(0, |members| {
+            members
+                .iter()
                 .map(|(name, v)| {
-                    let s = |k: &str| v.get(k).and_then(Value::as_str).map_or(0, str::len);
+                    let s = |k: &str| v.get(k).and_then(|n| n.as_str()).map_or(0, str::len);
                     let binary = v
                         .get("BinaryValue")
-                        .and_then(Value::as_str)
+                        .and_then(|n| n.as_str())
                         .map_or(0, |b| b.len() / 4 * 3);
                     name.len() + s("DataType") + s("StringValue") + binary
                 })
@@ -111,7 +109,7 @@ fn send_one(
         }
         _ => u64::from(queue.settings.delay_seconds),
     };
-    let attributes = parse_message_attributes(entry.raw("MessageAttributes").as_deref())?;
+    let attributes = parse_message_attributes(entry.node("MessageAttributes"))?;
     let size = body.len() + attributes.iter().map(|(n, v)| v.size(n)).sum::<usize>();
     let max = queue.settings.maximum_message_size as usize;
     if size > max {
@@ -128,7 +126,10 @@ fn send_one(
         return Err(SqsError::invalid_message_contents());
     }
     let mut trace_header = ctx.trace_header.clone();
-    if let Some(Value::Object(system)) = entry.raw("MessageSystemAttributes").as_deref() {
+    if let Some(system) = entry
+        .node("MessageSystemAttributes")
+        .and_then(|node| node.members())
+    {
         for (attr, raw) in system {
             if attr != "AWSTraceHeader" {
                 return Err(SqsError::invalid_parameter_value(format!(

@@ -252,6 +252,7 @@ mod tests {
     use serde_json::{Map, Value};
 
     use super::*;
+    use crate::model::message::parse_message_attributes;
     use crate::support::input::Input;
 
     /// `serde_json`'s reading of `body`, when it is an object.
@@ -408,6 +409,50 @@ mod tests {
             prop_assert_eq!(object(&encoded(&map, pretty)).map(|flat| flat.to_map()), Some(map));
         }
 
+        // A send's message attributes parse the same from the body read in place as from
+        // `serde_json`'s map: the same attributes, or the same error first, with attribute
+        // names and their members repeated (the last one stands) and in any order.
+        #[test]
+        fn message_attributes_read_in_place_parse_as_serde_json_values(
+            attributes in proptest::collection::vec(
+                (
+                    "[A-Ca-c.]{1,3}",
+                    proptest::collection::vec((attribute_member(), attribute_text()), 0..4),
+                ),
+                0..12,
+            ),
+        ) {
+            let mut body = br#"{"MessageBody":"b","MessageAttributes":{"#.to_vec();
+            for (i, (name, members)) in attributes.iter().enumerate() {
+                if i > 0 {
+                    body.push(b',');
+                }
+                body.extend(serde_json::to_vec(name).unwrap());
+                body.extend(b":{");
+                for (j, (member, value)) in members.iter().enumerate() {
+                    if j > 0 {
+                        body.push(b',');
+                    }
+                    body.extend(serde_json::to_vec(member).unwrap());
+                    body.push(b':');
+                    body.extend(serde_json::to_vec(value).unwrap());
+                }
+                body.push(b'}');
+            }
+            body.extend(b"}}");
+            let flat = object(&body).expect("an object read in place");
+            let map = by_serde(&body).expect("an object");
+            let parse = |input: Input<'_>| {
+                format!("{:?}", parse_message_attributes(input.node("MessageAttributes")))
+            };
+            prop_assert_eq!(
+                parse(Input::from_flat(&flat)),
+                parse(Input::new(&map)),
+                "{}",
+                String::from_utf8_lossy(&body)
+            );
+        }
+
         // And every batch body: plain members and one array of flat objects.
         #[test]
         fn it_reads_every_batch_body(
@@ -548,6 +593,28 @@ mod tests {
         })
     }
 
+    /// A member of an attribute's value, or another name.
+    fn attribute_member() -> impl Strategy<Value = &'static str> {
+        proptest::sample::select(&["DataType", "StringValue", "BinaryValue", "Other"][..])
+    }
+
+    /// What an attribute's member holds: a type, a number, base64 or not, plain text, empty,
+    /// or an integer (which a member must not be).
+    fn attribute_text() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            proptest::sample::select(
+                &[
+                    "String", "Number", "Binary", "String.t", "Number.", "Custom", ""
+                ][..]
+            )
+            .prop_map(Value::from),
+            "-?[0-9]{1,4}(\\.[0-9]{1,2})?".prop_map(Value::from),
+            "[A-Za-z0-9+/]{0,8}={0,2}".prop_map(Value::from),
+            "[ -!#-\\[\\]-~é]{0,6}".prop_map(Value::from),
+            (0u64..1000).prop_map(Value::from),
+        ]
+    }
+
     /// A plain string or a small integer.
     fn plain_value() -> impl Strategy<Value = Value> {
         prop_oneof![
@@ -584,6 +651,8 @@ mod tests {
             out.push(format!("{name} integer {:?}", input.integer(name)));
             out.push(format!("{name} list {:?}", input.string_list(name)));
             out.push(format!("{name} map {:?}", input.string_map(name)));
+            let attributes = parse_message_attributes(input.node(name));
+            out.push(format!("{name} attributes {attributes:?}"));
             match input.object_list(name) {
                 Ok(list) => {
                     for entry in list {

@@ -135,6 +135,81 @@ impl<'a> Flat<'a> {
     }
 }
 
+/// A value inside a request's parameters, read where it lies: in a `serde_json` value, or in
+/// a flat object (the object that holds it, and its value there). What the readers of nested
+/// values (a send's message attributes) walk, so that a body read in place is not built into
+/// a `Value` for them; it answers as the same body read by `serde_json` would (a property
+/// test in `protocol/flat_json.rs`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Node<'a> {
+    /// In a `serde_json` value.
+    Value(&'a Value),
+    /// In a flat object: the object, and the value one of its members has.
+    Flat(&'a Flat<'a>, Scalar<'a>),
+}
+
+impl<'a> Node<'a> {
+    /// The text, if the value is a string.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match *self {
+            Node::Value(value) => value.as_str(),
+            Node::Flat(_, Scalar::Text(text)) => Some(text),
+            Node::Flat(..) => None,
+        }
+    }
+
+    /// Whether the value is JSON null (a flat object has none).
+    pub fn is_null(&self) -> bool {
+        matches!(self, Node::Value(Value::Null))
+    }
+
+    /// The member `key`, if the value is an object that has it (a repeated name's last).
+    pub fn get(&self, key: &str) -> Option<Node<'a>> {
+        match *self {
+            Node::Value(value) => value.get(key).map(Node::Value),
+            Node::Flat(owner, Scalar::Map(i)) => {
+                let object = owner.maps.get(i)?;
+                object.get(key).map(|value| Node::Flat(object, value))
+            }
+            Node::Flat(..) => None,
+        }
+    }
+
+    /// The members, if the value is an object, in the order a `serde_json` map iterates them:
+    /// by name, byte for byte, a repeated name once with its last value.
+    pub fn members(&self) -> Option<Vec<(&'a str, Node<'a>)>> {
+        match *self {
+            Node::Value(value) => Some(
+                value
+                    .as_object()?
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), Node::Value(value)))
+                    .collect(),
+            ),
+            Node::Flat(owner, Scalar::Map(i)) => {
+                let object = owner.maps.get(i)?;
+                let mut members: Vec<(&'a str, Node<'a>)> = object
+                    .members
+                    .iter()
+                    .map(|&(name, value)| (name, Node::Flat(object, value)))
+                    .collect();
+                // Stable: a repeated name's members stay in body order, and the last one
+                // stands.
+                members.sort_by(|a, b| a.0.cmp(b.0));
+                let mut kept: Vec<(&'a str, Node<'a>)> = Vec::with_capacity(members.len());
+                for member in members {
+                    match kept.last_mut() {
+                        Some(last) if last.0 == member.0 => *last = member,
+                        _ => kept.push(member),
+                    }
+                }
+                Some(kept)
+            }
+            Node::Flat(..) => None,
+        }
+    }
+}
+
 /// A request's parameters.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Input<'a> {
@@ -202,6 +277,14 @@ impl<'a> Input<'a> {
             Member::Objects(flat) => Cow::Owned(flat.value_of(Scalar::Objects)),
             Member::Map(flat) => Cow::Owned(Value::Object(flat.to_map())),
         })
+    }
+
+    /// The member `name` as a [`Node`], read where it lies, treating JSON null as absent.
+    pub fn node(&self, name: &str) -> Option<Node<'a>> {
+        match self.source {
+            Source::Object(map) => map.get(name).filter(|v| !v.is_null()).map(Node::Value),
+            Source::Flat(flat) => flat.get(name).map(|value| Node::Flat(flat, value)),
+        }
     }
 
     /// An optional string.
