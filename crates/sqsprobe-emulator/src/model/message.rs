@@ -60,31 +60,8 @@ impl MessageAttributeValue {
 pub(crate) fn md5_of_attributes(
     attributes: &BTreeMap<String, MessageAttributeValue>,
 ) -> Option<String> {
-    digest_of_attributes(attributes).map(|d| crate::support::hex::digest_string(&d))
-}
-
-/// [`md5_of_attributes`]'s digest, as 16 bytes.
-fn digest_of_attributes(attributes: &BTreeMap<String, MessageAttributeValue>) -> Option<[u8; 16]> {
-    // BTreeMap iterates in byte order of the names, which is the order AWS sorts by.
-    md5::digest_of_attributes(attributes.iter().map(|(name, value)| {
-        if value.is_binary() {
-            let bytes = value.binary_value.as_deref().unwrap_or_default();
-            (
-                name.as_str(),
-                value.data_type.as_str(),
-                Transport::Binary,
-                bytes,
-            )
-        } else {
-            let text = value.string_value.as_deref().unwrap_or_default();
-            (
-                name.as_str(),
-                value.data_type.as_str(),
-                Transport::String,
-                text.as_bytes(),
-            )
-        }
-    }))
+    let encoded = MessageAttributes::encoded(attributes)?;
+    Some(crate::support::hex::digest_string(&md5::digest(&encoded)))
 }
 
 /// A message's attributes (never empty), in byte order of their names, with their digest: one
@@ -104,10 +81,34 @@ pub(crate) struct MessageAttributes {
 impl MessageAttributes {
     /// `map` with its digest; `None` when it is empty (AWS answers no digest then).
     pub fn of(map: BTreeMap<String, MessageAttributeValue>) -> Option<Arc<Self>> {
-        let digest = digest_of_attributes(&map)?;
-        Some(Arc::new(Self {
+        let digest = md5::digest(&Self::encoded(&map)?);
+        Some(Self::with_digest(map, digest))
+    }
+
+    /// `map` (not empty) with `digest`, the MD5 of its [`MessageAttributes::encoded`] form,
+    /// taken by the caller (a batch digests its entries' together).
+    pub fn with_digest(
+        map: BTreeMap<String, MessageAttributeValue>,
+        digest: [u8; 16],
+    ) -> Arc<Self> {
+        Arc::new(Self {
             map,
             md5: crate::support::hex::digest(&digest),
+        })
+    }
+
+    /// What `MD5OfMessageAttributes` is the MD5 of, for `map`; `None` when it is empty.
+    pub fn encoded(map: &BTreeMap<String, MessageAttributeValue>) -> Option<Vec<u8>> {
+        // BTreeMap iterates in byte order of the names, which is the order AWS sorts by.
+        md5::encode_attributes(map.iter().map(|(name, value)| {
+            let (transport, bytes) = if value.is_binary() {
+                let bytes = value.binary_value.as_deref().unwrap_or_default();
+                (Transport::Binary, bytes)
+            } else {
+                let text = value.string_value.as_deref().unwrap_or_default();
+                (Transport::String, text.as_bytes())
+            };
+            (name.as_str(), value.data_type.as_str(), transport, bytes)
         }))
     }
 

@@ -1,6 +1,7 @@
 //! SendMessage and SendMessageBatch, including FIFO grouping and deduplication.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::model::message::{
     DedupId, Extra, Message, MessageAttributes, content_dedup_id, parse_attribute_value,
@@ -70,12 +71,75 @@ struct Sending<'a> {
     sender: String,
 }
 
-/// Sends one message (a SendMessage or one batch entry) into a locked queue ticked to `now`;
-/// `digest`: the MD5 of the entry's body, if the caller has it already.
+/// What a send can work out of an entry before it takes its queue's lock: pure functions of
+/// the entry, so working them out early changes no answer (`send_one` returns the parse's
+/// error where it would have parsed).
+struct Prepared {
+    /// The MD5 of the body (of nothing, for an entry without one, which is refused before
+    /// this is read).
+    md5_of_body: [u8; 16],
+    /// The message attributes, parsed with their digest; or why they are refused.
+    attributes: SqsResult<Option<Arc<MessageAttributes>>>,
+}
+
+impl Prepared {
+    /// One entry's, its body and attributes digested one after the other (two digests are
+    /// not worth [`prepare`]'s lanes and vectors: a SendMessage).
+    fn of(entry: &Input<'_>) -> Self {
+        let body = entry.string("MessageBody").ok().flatten();
+        Self {
+            md5_of_body: md5::digest(body.unwrap_or_default().as_bytes()),
+            attributes: parse_message_attributes(entry.node("MessageAttributes"))
+                .map(MessageAttributes::of),
+        }
+    }
+}
+
+/// [`Prepared`] for each of `entries`. Every digest the entries need, of the bodies and of
+/// the attributes, is taken in one call: one MD5 is a chain of dependent steps, and several
+/// side by side cost about what three do one at a time (`support/md5.rs`).
+fn prepare(entries: &[&Input<'_>]) -> Vec<Prepared> {
+    let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * entries.len());
+    inputs.extend(entries.iter().map(|e| {
+        let body = e.string("MessageBody").ok().flatten();
+        body.unwrap_or_default().as_bytes()
+    }));
+    let mut prepared: Vec<Prepared> = Vec::with_capacity(entries.len());
+    // The entries with attributes: which, their attributes and what their digest is of.
+    let mut attributed = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let attributes = match parse_message_attributes(entry.node("MessageAttributes")) {
+            Ok(map) => {
+                if let Some(encoded) = MessageAttributes::encoded(&map) {
+                    attributed.push((i, map, encoded));
+                }
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        };
+        prepared.push(Prepared {
+            md5_of_body: [0; 16],
+            attributes,
+        });
+    }
+    // The bodies, then the attribute sets, in entry order.
+    inputs.extend(attributed.iter().map(|(_, _, encoded)| encoded.as_slice()));
+    let digests = md5::digest_each(&inputs);
+    let (bodies, sets) = digests.split_at(entries.len());
+    for (entry, &digest) in prepared.iter_mut().zip(bodies) {
+        entry.md5_of_body = digest;
+    }
+    for ((i, map, _), &digest) in attributed.into_iter().zip(sets) {
+        prepared[i].attributes = Ok(Some(MessageAttributes::with_digest(map, digest)));
+    }
+    prepared
+}
+
+/// Sends one message (a SendMessage or one batch entry) into a locked queue ticked to `now`.
 fn send_one(
     sending: &Sending<'_>,
     (queue, now): (&mut Queue, u64),
-    (entry, digest): (&Input<'_>, Option<[u8; 16]>),
+    (entry, prepared): (&Input<'_>, Prepared),
 ) -> SqsResult<Sent> {
     let Sending {
         emu,
@@ -86,7 +150,7 @@ fn send_one(
     } = *sending;
     let fifo = queue.is_fifo();
     let body = entry.required_string("MessageBody")?;
-    let md5_of_body = digest.unwrap_or_else(|| md5::digest(body.as_bytes()));
+    let md5_of_body = prepared.md5_of_body;
     let delay = entry.integer("DelaySeconds")?;
     let delay_seconds = match delay {
         // FIFO queues take only the queue's delay; 0 is tolerated (SNAP-2025 S8, S8b).
@@ -109,8 +173,13 @@ fn send_one(
         }
         _ => u64::from(queue.settings.delay_seconds),
     };
-    let attributes = parse_message_attributes(entry.node("MessageAttributes"))?;
-    let size = body.len() + attributes.iter().map(|(n, v)| v.size(n)).sum::<usize>();
+    let attributes = prepared.attributes?;
+    let size = body.len()
+        + attributes
+            .iter()
+            .flat_map(|a| a.map())
+            .map(|(n, v)| v.size(n))
+            .sum::<usize>();
     let max = queue.settings.maximum_message_size as usize;
     if size > max {
         let lead = if in_batch {
@@ -160,7 +229,6 @@ fn send_one(
         }
     }
     // Digested once: the send answers with it, and so does every receive of all of them.
-    let attributes = MessageAttributes::of(attributes);
     let md5_of_attributes = attributes.as_ref().map(|a| a.md5().to_owned());
     let md5_of_system_attributes = trace_header.as_ref().map(|t| {
         let mut system = std::collections::BTreeMap::new();
@@ -246,6 +314,8 @@ pub(crate) fn send_message(
     ctx: &RequestContext,
 ) -> SqsResult<Sent> {
     let key = ctx.queue_key(emu, &input)?;
+    // Before the queue's lock: the digests.
+    let prepared = Prepared::of(&input);
     emu.with_queue(&key, |state, queue, now| {
         let sending = Sending {
             emu,
@@ -254,7 +324,7 @@ pub(crate) fn send_message(
             in_batch: false,
             sender: ctx.sender_id(&emu.config.account_id),
         };
-        send_one(&sending, (queue, now), (&input, None))
+        send_one(&sending, (queue, now), (&input, prepared))
     })
 }
 
@@ -269,20 +339,8 @@ pub(crate) fn send_message_batch(
     if total > MAX_BATCH_BYTES {
         return Err(SqsError::batch_request_too_long(MAX_BATCH_BYTES, total));
     }
-    // Digested together, before the queue's lock: a body's MD5 is the larger part of an
-    // entry's cost, and several side by side cost about what three do one at a time
-    // (`support/md5.rs`). An entry without a body is refused before its (empty) digest is read.
-    let bodies: Vec<&[u8]> = entries
-        .iter()
-        .map(|(_, e)| {
-            e.string("MessageBody")
-                .ok()
-                .flatten()
-                .unwrap_or_default()
-                .as_bytes()
-        })
-        .collect();
-    let digests = md5::digest_each(&bodies);
+    // Before the queue's lock: the digests, the larger part of an entry's cost.
+    let prepared = prepare(&entries.iter().map(|(_, e)| e).collect::<Vec<_>>());
     let state = emu.read();
     // One request, one instant: every entry is sent at the time the queue was ticked to, not
     // at a clock read and a tick of its own (docs/performance.md, "Seventh round"). Nothing
@@ -313,8 +371,8 @@ pub(crate) fn send_message_batch(
         sender: ctx.sender_id(&emu.config.account_id),
     };
     let mut answer = Batch::with_capacity(entries.len());
-    for ((id, entry), digest) in entries.into_iter().zip(digests) {
-        let sent = send_one(&sending, (&mut queue, now), (&entry, Some(digest)));
+    for ((id, entry), prepared) in entries.into_iter().zip(prepared) {
+        let sent = send_one(&sending, (&mut queue, now), (&entry, prepared));
         answer.record(id, sent.map(Some));
     }
     Ok(answer)
@@ -651,5 +709,79 @@ mod tests {
             err.message,
             "Maximum number of entries per request are 10. You have sent 20."
         );
+    }
+
+    /// Every entry of a batch answers with its own digests, however many of them have
+    /// attributes, fail, or lack a body (the batch digests them all in one call, bodies then
+    /// attribute sets), and a receive answers each message with the same.
+    #[tokio::test(start_paused = true)]
+    async fn each_entry_of_a_batch_gets_its_own_digests() {
+        use crate::model::message::{MessageAttributeValue, md5_of_attributes};
+        use crate::support::{hex, md5};
+        let emu = emulator();
+        let url = create(&emu, "q", json!({})).await;
+        let tenant = |t: &str| json!({"tenant": {"DataType": "String", "StringValue": t}});
+        let entries = json!([
+            {"Id": "a", "MessageBody": "alpha", "MessageAttributes": tenant("one")},
+            {"Id": "b", "MessageBody": "bravo"},
+            {"Id": "c", "MessageBody": "charlie", "MessageAttributes": {"n": {"DataType": "Number", "StringValue": "x"}}},
+            {"Id": "d"},
+            {"Id": "e", "MessageBody": "echo", "MessageAttributes": tenant("two")},
+            {"Id": "f", "MessageBody": "foxtrot", "MessageAttributes": {}},
+            {"Id": "g", "MessageBody": "golf", "MessageAttributes": tenant("three")},
+        ]);
+        let out = call(
+            &emu,
+            "SendMessageBatch",
+            json!({"QueueUrl": url, "Entries": entries}),
+        )
+        .await
+        .unwrap();
+        let failed: Vec<&str> = out["Failed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["Id"].as_str().unwrap())
+            .collect();
+        assert_eq!(failed, ["c", "d"]);
+        let attributes_md5 = |t: &str| {
+            let value = MessageAttributeValue {
+                data_type: "String".into(),
+                string_value: Some(t.into()),
+                binary_value: None,
+            };
+            md5_of_attributes(&[("tenant".to_owned(), value)].into()).unwrap()
+        };
+        let expected = [
+            ("a", "alpha", Some(attributes_md5("one"))),
+            ("b", "bravo", None),
+            ("e", "echo", Some(attributes_md5("two"))),
+            ("f", "foxtrot", None),
+            ("g", "golf", Some(attributes_md5("three"))),
+        ];
+        let successful = out["Successful"].as_array().unwrap();
+        assert_eq!(successful.len(), expected.len());
+        for (entry, (id, body, attributes)) in successful.iter().zip(&expected) {
+            assert_eq!(entry["Id"], *id);
+            let body_md5 = hex::digest_string(&md5::digest(body.as_bytes()));
+            assert_eq!(entry["MD5OfMessageBody"], body_md5, "{id}");
+            assert_eq!(
+                entry["MD5OfMessageAttributes"].as_str(),
+                attributes.as_deref(),
+                "{id}"
+            );
+        }
+        let got = receive(&emu, &url, 10, json!({"MessageAttributeNames": ["All"]})).await;
+        assert_eq!(got.len(), expected.len());
+        for message in &got {
+            let (_, _, attributes) = expected
+                .iter()
+                .find(|(_, body, _)| message["Body"] == *body)
+                .unwrap();
+            assert_eq!(
+                message["MD5OfMessageAttributes"].as_str(),
+                attributes.as_deref()
+            );
+        }
     }
 }
