@@ -35,13 +35,19 @@ fn invalid_token(value: &str, parameter: &str) -> SqsError {
     )
 }
 
-/// Bytes counted against MaximumMessageSize: body plus every attribute's name, type and value.
-fn entry_size(entry: &Input<'_>) -> usize {
-    let body = entry
+/// An entry's body as far as it can be read: empty when it is missing or not a string (the
+/// send refuses such an entry; what is measured or digested of it before is never answered).
+fn body_of<'a>(entry: &Input<'a>) -> &'a str {
+    entry
         .string("MessageBody")
         .ok()
         .flatten()
-        .map_or(0, str::len);
+        .unwrap_or_default()
+}
+
+/// Bytes counted against MaximumMessageSize: body plus every attribute's name, type and value.
+fn entry_size(entry: &Input<'_>) -> usize {
+    let body = body_of(entry).len();
     let attributes = entry
         .node("MessageAttributes")
         .and_then(|node| node.members())
@@ -75,8 +81,8 @@ struct Sending<'a> {
 /// the entry, so working them out early changes no answer (`send_one` returns the parse's
 /// error where it would have parsed).
 struct Prepared {
-    /// The MD5 of the body (of nothing, for an entry without one, which is refused before
-    /// this is read).
+    /// The MD5 of the body ([`body_of`]'s: of nothing, for an entry without one, which is
+    /// refused before this is read).
     md5_of_body: [u8; 16],
     /// The message attributes, parsed with their digest; or why they are refused.
     attributes: SqsResult<Option<Arc<MessageAttributes>>>,
@@ -86,9 +92,8 @@ impl Prepared {
     /// One entry's, its body and attributes digested one after the other (two digests are
     /// not worth [`prepare`]'s lanes and vectors: a SendMessage).
     fn of(entry: &Input<'_>) -> Self {
-        let body = entry.string("MessageBody").ok().flatten();
         Self {
-            md5_of_body: md5::digest(body.unwrap_or_default().as_bytes()),
+            md5_of_body: md5::digest(body_of(entry).as_bytes()),
             attributes: parse_message_attributes(entry.node("MessageAttributes"))
                 .map(MessageAttributes::of),
         }
@@ -100,10 +105,7 @@ impl Prepared {
 /// side by side cost about what three do one at a time (`support/md5.rs`).
 fn prepare(entries: &[&Input<'_>]) -> Vec<Prepared> {
     let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * entries.len());
-    inputs.extend(entries.iter().map(|e| {
-        let body = e.string("MessageBody").ok().flatten();
-        body.unwrap_or_default().as_bytes()
-    }));
+    inputs.extend(entries.iter().map(|e| body_of(e).as_bytes()));
     let mut prepared: Vec<Prepared> = Vec::with_capacity(entries.len());
     // The entries with attributes: which, their attributes and what their digest is of.
     let mut attributed = Vec::new();
