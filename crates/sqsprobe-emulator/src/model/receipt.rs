@@ -1,4 +1,4 @@
-//! Receipt handles: opaque to clients, decodable by the emulator.
+//! Receipt handles: opaque to clients, read back by the emulator.
 //!
 //! A handle names one receive of one message: the queue's key, the message's slot and
 //! store-wide seq, and the receive's nonce. Handles are deterministic for that triple, so a FIFO
@@ -41,7 +41,7 @@ const U64_DIGITS: usize = 11;
 pub(crate) const NUMBERS: usize = SLOT_DIGITS + 2 * U64_DIGITS;
 
 /// The parts of a receipt handle, as the tests spell them: the emulator reads handles with
-/// [`Encoder::decode`] and writes them with an [`Encoder`], and never holds the parts together.
+/// [`Encoder::read`] and writes them with an [`Encoder`], and never holds the parts together.
 #[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ReceiptHandle {
@@ -58,7 +58,7 @@ impl ReceiptHandle {
     }
 
     /// Parses a wire handle; `None` for anything this emulator never issued. The oracle of
-    /// [`Encoder::decode`], which the emulator reads handles with.
+    /// [`Encoder::read`], which the emulator reads handles with.
     pub fn decode(handle: &str) -> Option<Self> {
         let (head, id, nonce) = split(handle)?;
         let bytes = BASE64.decode(head).ok()?;
@@ -190,7 +190,7 @@ impl Encoder {
     /// Every DeleteMessage and ChangeMessageVisibility reads one. Only one head decodes to
     /// what [`Encoder::new`] writes for a queue (base64 of whole 3-byte groups is one-to-one),
     /// so the handle's head is compared with this encoder's as it stands, not decoded.
-    pub fn decode(&self, handle: &str) -> Option<(Id, u64)> {
+    pub fn read(&self, handle: &str) -> Option<(Id, u64)> {
         let (head, id, nonce) = split(handle)?;
         (head == self.head.as_bytes()).then_some((id, nonce))
     }
@@ -259,7 +259,7 @@ mod tests {
                             nonce,
                         };
                         assert_eq!(ReceiptHandle::decode(&wire), Some(parts), "{wire}");
-                        assert_eq!(encoder.decode(&wire), Some((id, nonce)));
+                        assert_eq!(encoder.read(&wire), Some((id, nonce)));
                     }
                 }
             }
@@ -319,7 +319,7 @@ mod tests {
                 let filtered = ReceiptHandle::decode(raw)
                     .filter(|h| h.queue == queue)
                     .map(|h| (h.id, h.nonce));
-                assert_eq!(Encoder::new(queue).decode(raw), filtered, "{raw} {queue}");
+                assert_eq!(Encoder::new(queue).read(raw), filtered, "{raw} {queue}");
             }
         }
     }

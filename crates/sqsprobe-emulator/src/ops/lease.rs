@@ -33,7 +33,7 @@ use crate::support::input::Input;
 /// `handles` writes.
 fn decode(handles: &receipt::Encoder, raw: &str) -> SqsResult<Handle> {
     handles
-        .decode(raw)
+        .read(raw)
         .map(|(id, nonce)| Handle { id, nonce })
         .ok_or_else(|| SqsError::receipt_handle_is_invalid(raw))
 }

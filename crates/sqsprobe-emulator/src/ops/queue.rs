@@ -259,7 +259,7 @@ pub(crate) fn set_queue_attributes(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    if input.raw("Attributes").is_none() {
+    if input.node("Attributes").is_none() {
         return Err(SqsError::missing_parameter("Attributes"));
     }
     let attributes = input.string_map("Attributes")?;
@@ -310,7 +310,7 @@ pub(crate) fn tag_queue(
     ctx: &RequestContext,
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
-    if input.raw("Tags").is_none() {
+    if input.node("Tags").is_none() {
         return Err(SqsError::missing_parameter("Tags"));
     }
     let tags = input.string_map("Tags")?;
@@ -335,7 +335,7 @@ pub(crate) fn untag_queue(
 ) -> SqsResult<Value> {
     let key = ctx.queue_key(emu, &input)?;
     // Required in SQS's model: without it the call would answer 200 having removed nothing.
-    if input.raw("TagKeys").is_none() {
+    if input.node("TagKeys").is_none() {
         return Err(SqsError::missing_parameter("TagKeys"));
     }
     let keys = input.string_list("TagKeys")?;

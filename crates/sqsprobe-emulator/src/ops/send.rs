@@ -88,21 +88,9 @@ struct Prepared {
     attributes: SqsResult<Option<Arc<MessageAttributes>>>,
 }
 
-impl Prepared {
-    /// One entry's, its body and attributes digested one after the other (two digests are
-    /// not worth [`prepare`]'s lanes and vectors: a SendMessage).
-    fn of(entry: &Input<'_>) -> Self {
-        Self {
-            md5_of_body: md5::digest(body_of(entry).as_bytes()),
-            attributes: parse_message_attributes(entry.node("MessageAttributes"))
-                .map(MessageAttributes::of),
-        }
-    }
-}
-
 /// [`Prepared`] for each of `entries`. Every digest the entries need, of the bodies and of
-/// the attributes, is taken in one call: one MD5 is a chain of dependent steps, and several
-/// side by side cost about what three do one at a time (`support/md5.rs`).
+/// the attributes, is taken in one call, which digests several side by side
+/// (`support/md5/lanes.rs`).
 fn prepare(entries: &[&Input<'_>]) -> Vec<Prepared> {
     let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * entries.len());
     inputs.extend(entries.iter().map(|e| body_of(e).as_bytes()));
@@ -316,15 +304,16 @@ pub(crate) fn send_message(
     ctx: &RequestContext,
 ) -> SqsResult<Sent> {
     let key = ctx.queue_key(emu, &input)?;
-    // Before the queue's lock: the digests.
-    let prepared = Prepared::of(&input);
+    // Before the queue's lock: the digests and the SenderId. One entry in, one out.
+    let prepared = prepare(&[&input]).swap_remove(0);
+    let sender = ctx.sender_id(&emu.config.account_id);
     emu.with_queue(&key, |state, queue, now| {
         let sending = Sending {
             emu,
             state,
             ctx,
             in_batch: false,
-            sender: ctx.sender_id(&emu.config.account_id),
+            sender,
         };
         send_one(&sending, (queue, now), (&input, prepared))
     })
@@ -341,8 +330,10 @@ pub(crate) fn send_message_batch(
     if total > MAX_BATCH_BYTES {
         return Err(SqsError::batch_request_too_long(MAX_BATCH_BYTES, total));
     }
-    // Before the queue's lock: the digests, the larger part of an entry's cost.
+    // Before the queue's lock: the digests, the larger part of an entry's cost, and the
+    // SenderId.
     let prepared = prepare(&entries.iter().map(|(_, e)| e).collect::<Vec<_>>());
+    let sender = ctx.sender_id(&emu.config.account_id);
     let state = emu.read();
     // One request, one instant: every entry is sent at the time the queue was ticked to, not
     // at a clock read and a tick of its own (docs/performance.md, "Seventh round"). Nothing
@@ -370,7 +361,7 @@ pub(crate) fn send_message_batch(
         state: &state,
         ctx,
         in_batch: true,
-        sender: ctx.sender_id(&emu.config.account_id),
+        sender,
     };
     let mut answer = Batch::with_capacity(entries.len());
     for ((id, entry), prepared) in entries.into_iter().zip(prepared) {

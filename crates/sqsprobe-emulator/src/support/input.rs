@@ -267,8 +267,10 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// The raw value, treating JSON null as absent (owned only for a member of a flat object,
-    /// which the callers of this, reading nested values, refuse anyway).
+    /// The raw value as `serde_json` reads it, treating JSON null as absent (built for a member
+    /// of a flat object, as an audit's record of the parameters is). The tests' view: the
+    /// operations read a member where it lies ([`Input::node`]).
+    #[cfg(test)]
     pub fn raw(&self, name: &str) -> Option<Cow<'a, Value>> {
         Some(match self.member(name)? {
             Member::Value(value) => Cow::Borrowed(value),

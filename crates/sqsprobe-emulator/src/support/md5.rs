@@ -5,8 +5,9 @@
 //! sorted; for each, 4-byte big-endian length + UTF-8 name, length + DataType, one transport byte
 //! (1 = String/Number, 2 = Binary), length + value bytes.
 //!
-//! A batch's bodies are digested together ([`digest_each`], `md5/lanes.rs`): one MD5 is a
-//! chain of dependent steps, ten of them side by side fill a core's vector registers.
+//! A batch's bodies and attribute sets are digested together ([`digest_each`],
+//! `md5/lanes.rs`): one MD5 is a chain of dependent steps, and independent ones side by side
+//! fill a core's vector registers.
 
 mod lanes;
 
@@ -30,7 +31,7 @@ pub(crate) fn digest(bytes: &[u8]) -> [u8; 16] {
 }
 
 /// The MD5 of each of `bodies`, in order: as [`digest`] of each, several at a time (a
-/// SendMessageBatch's bodies).
+/// SendMessageBatch's bodies and attribute sets).
 pub(crate) fn digest_each(bodies: &[&[u8]]) -> Vec<[u8; 16]> {
     let mut out = vec![[0u8; 16]; bodies.len()];
     for (bodies, out) in bodies

@@ -1,8 +1,9 @@
 //! MD5 of several messages at once, one message to a lane of 32-bit words.
 //!
 //! One MD5 is a chain of 64 dependent steps a block, so a core runs it at the speed of that
-//! chain, whatever its vector width. A SendMessageBatch digests up to ten independent bodies:
-//! each step of the chain is then the same arithmetic on up to sixteen words, which the
+//! chain, whatever its vector width. A SendMessageBatch digests up to ten bodies and as many
+//! attribute sets, all independent: each step of the chain is then the same arithmetic on up
+//! to sixteen words, which the
 //! compiler turns into vector instructions (two AVX2 registers or one AVX-512 register a
 //! step) when this module is compiled for them. It is written as plain loops over
 //! `[u32; LANES]` and compiled three ways: for AVX-512 and for AVX2 (chosen when the CPU has
@@ -17,11 +18,11 @@
 use md5::block_api::compress;
 
 /// Messages a pass digests at once: sixteen 32-bit words fill one AVX-512 register, two AVX2
-/// ones, and a batch has at most ten entries.
+/// ones.
 pub(super) const LANES: usize = 16;
 
-/// A pass costs about as much as three messages' blocks one at a time, so fewer unfinished
-/// messages than this are finished one at a time.
+/// Fewer unfinished messages than this are finished one at a time: a pass costs the same
+/// however few of its lanes are live (docs/performance.md has the measurements).
 pub(super) const MIN_LANES: usize = 3;
 
 /// One 32-bit word of each lane.
