@@ -88,16 +88,28 @@ struct Prepared {
     attributes: SqsResult<Option<Arc<MessageAttributes>>>,
 }
 
-/// [`Prepared`] for each of `entries`. Every digest the entries need, of the bodies and of
+impl Prepared {
+    /// One entry's, its body and its attributes digested one after the other: a SendMessage,
+    /// which has two digests at most (fewer than the lanes take) and no vectors to fill.
+    fn of(entry: &Input<'_>) -> Self {
+        Self {
+            md5_of_body: md5::digest(body_of(entry).as_bytes()),
+            attributes: parse_message_attributes(entry.node("MessageAttributes"))
+                .map(MessageAttributes::of),
+        }
+    }
+}
+
+/// [`Prepared`] for each of a batch's `entries`. Every digest the entries need, of the bodies and of
 /// the attributes, is taken in one call, which digests several side by side
 /// (`support/md5/lanes.rs`).
-fn prepare(entries: &[&Input<'_>]) -> Vec<Prepared> {
+fn prepare(entries: &[(String, Input<'_>)]) -> Vec<Prepared> {
     let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * entries.len());
-    inputs.extend(entries.iter().map(|e| body_of(e).as_bytes()));
+    inputs.extend(entries.iter().map(|(_, e)| body_of(e).as_bytes()));
     let mut prepared: Vec<Prepared> = Vec::with_capacity(entries.len());
     // The entries with attributes: which, their attributes and what their digest is of.
     let mut attributed = Vec::new();
-    for (i, entry) in entries.iter().enumerate() {
+    for (i, (_, entry)) in entries.iter().enumerate() {
         let attributes = match parse_message_attributes(entry.node("MessageAttributes")) {
             Ok(map) => {
                 if let Some(encoded) = MessageAttributes::encoded(&map) {
@@ -304,8 +316,8 @@ pub(crate) fn send_message(
     ctx: &RequestContext,
 ) -> SqsResult<Sent> {
     let key = ctx.queue_key(emu, &input)?;
-    // Before the queue's lock: the digests and the SenderId. One entry in, one out.
-    let prepared = prepare(&[&input]).swap_remove(0);
+    // Before the queue's lock: the digests and the SenderId.
+    let prepared = Prepared::of(&input);
     let sender = ctx.sender_id(&emu.config.account_id);
     emu.with_queue(&key, |state, queue, now| {
         let sending = Sending {
@@ -332,7 +344,7 @@ pub(crate) fn send_message_batch(
     }
     // Before the queue's lock: the digests, the larger part of an entry's cost, and the
     // SenderId.
-    let prepared = prepare(&entries.iter().map(|(_, e)| e).collect::<Vec<_>>());
+    let prepared = prepare(&entries);
     let sender = ctx.sender_id(&emu.config.account_id);
     let state = emu.read();
     // One request, one instant: every entry is sent at the time the queue was ticked to, not
