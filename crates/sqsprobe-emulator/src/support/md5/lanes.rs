@@ -114,7 +114,7 @@ pub(super) fn blocks(len: usize) -> usize {
 }
 
 /// Block `k` of the `blocks` blocks MD5 hashes for `body` (see [`blocks`]).
-pub(super) fn block(body: &[u8], k: usize, blocks: usize) -> [u8; 64] {
+fn block(body: &[u8], k: usize, blocks: usize) -> [u8; 64] {
     let start = k * 64;
     let mut block = [0u8; 64];
     if let Some(whole) = body.get(start..start + 64) {
