@@ -58,6 +58,11 @@ pub struct TargetFacts {
     pub stored_messages: Option<u64>,
     pub rss_at_messages_kib: Option<u64>,
     pub bytes_per_message: Option<i64>,
+    /// Whether every process of the target ran with transparent huge pages off, read back
+    /// from `/proc` (`THP_enabled: 0`): its RSS figures are then in 4 KiB pages. With them on,
+    /// an allocator's arena grows in 2 MiB pages and RSS at a given count of messages jumps
+    /// between runs. Absent in documents written before it was recorded.
+    pub small_pages: Option<bool>,
     pub fill_error: Option<String>,
     pub multi_region: Option<bool>,
     pub multi_region_seen: Option<String>,

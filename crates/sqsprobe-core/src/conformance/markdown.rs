@@ -323,7 +323,7 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
         t.bytes_per_message,
     ) {
         (Some(n), Some(rss), Some(b)) => {
-            let mut s = format!("{} at {n} messages ({b} B each)", mib(rss));
+            let mut s = format!("{} at {n} messages ({b} B each{})", mib(rss), pages(t));
             if let Some(e) = &t.fill_error {
                 s.push_str(&format!("; stopped: {e}"));
             }
@@ -348,13 +348,35 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
         conformance_of(m, t).map_or_else(|| "–".to_string(), |c| format!("{:.1}%", c * 100.0)),
         t.startup_ms
             .map_or_else(|| "–".to_string(), |ms| format!("{ms} ms")),
-        t.idle_rss_kib.map_or_else(|| "–".to_string(), mib),
+        t.idle_rss_kib.map_or_else(
+            || "–".to_string(),
+            |kib| format!("{}{}", mib(kib), pages_alone(t)),
+        ),
         stored,
         throughput,
         yes_no(t.multi_region, t.multi_region_seen.as_deref()),
         yes_no(t.multi_account, t.multi_account_seen.as_deref()),
         yes_no(t.restart_keeps_messages, t.restart_seen.as_deref()),
     ]
+}
+
+/// How a target's RSS was counted, after a figure's other notes: RSS in 4 KiB pages and RSS
+/// with huge pages are different measures, so a cell says which it is when the facts do.
+fn pages(t: &TargetFacts) -> &'static str {
+    match t.small_pages {
+        Some(true) => ", 4 KiB pages",
+        Some(false) => ", transparent huge pages on",
+        None => "",
+    }
+}
+
+/// [`pages`] for a figure with no other note.
+fn pages_alone(t: &TargetFacts) -> &'static str {
+    match t.small_pages {
+        Some(true) => " (4 KiB pages)",
+        Some(false) => " (transparent huge pages on)",
+        None => "",
+    }
 }
 
 /// The headings of [`row_cells`].
@@ -380,7 +402,7 @@ pub fn render_facts(m: &Matrix, facts: &Facts) -> String {
     let mut out = format!(
         "\n## Practical facts\n\nMeasured by `scripts/target-facts` on {} ({} CPUs, load \
          average {} before, {} after), one target at a time: a cold start to the first \
-         ListQueues answer, RSS of the whole process group, `sqsprobe bench --driver raw \
+         ListQueues answer, RSS of the whole process group{}, `sqsprobe bench --driver raw \
          --workload send --connections 16` against the same server's no-op, 64-byte messages \
          sent in batches of ten, one queue name created in two regions and under two 12-digit \
          access keys, a restart on the same port. Conformance is the target's score over the \
@@ -391,6 +413,12 @@ pub fn render_facts(m: &Matrix, facts: &Facts) -> String {
             .map_or_else(|| "?".to_string(), |c| c.to_string()),
         load(facts.load_average_start),
         load(facts.load_average_end),
+        if facts.targets.iter().any(|t| t.small_pages.is_some()) {
+            " (transparent huge pages off for the target's processes where its RSS cells say \
+             4 KiB pages, so that an allocator's 2 MiB steps do not make the figure jump)"
+        } else {
+            ""
+        },
     );
     for h in HEADINGS {
         out.push_str(&format!(" {h} |"));
@@ -464,5 +492,43 @@ mod tests {
         );
         assert!(md.contains("load average 0.50 before, 0.90 after"), "{md}");
         assert!(md.contains("ghost: did not answer within 30s"), "{md}");
+        assert!(md.contains("process group, `sqsprobe bench"), "{md}");
+    }
+
+    /// Both RSS cells say which pages they were counted in when the document records it, and
+    /// a document from before it was recorded reads as it always did (the test above).
+    #[test]
+    fn the_rss_cells_say_how_their_pages_were_counted() {
+        let m = build(&[(
+            "m".to_string(),
+            run(Some("moto"), "json", &[("a", Verdict::Pass)]),
+        )])
+        .unwrap();
+        for (small, idle, stored) in [
+            (
+                "true",
+                "85 MiB (4 KiB pages)",
+                "88 MiB at 1500 messages (2225 B each, 4 KiB pages)",
+            ),
+            (
+                "false",
+                "85 MiB (transparent huge pages on)",
+                "88 MiB at 1500 messages (2225 B each, transparent huge pages on)",
+            ),
+        ] {
+            let doc = DOC.replace(
+                r#""bytes_per_message": 2225,"#,
+                &format!(r#""bytes_per_message": 2225, "small_pages": {small},"#),
+            );
+            let facts = crate::conformance::facts::parse_facts(&doc).unwrap();
+            assert_eq!(facts.targets[0].small_pages, Some(small == "true"));
+            let md = render_facts(&m, &facts);
+            assert!(md.contains(&format!("| {idle} | {stored} |")), "{md}");
+            assert!(md.contains("load average 0.50 before, 0.90 after"), "{md}");
+            assert!(
+                md.contains("process group (transparent huge pages off"),
+                "{md}"
+            );
+        }
     }
 }
