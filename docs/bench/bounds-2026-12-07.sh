@@ -110,7 +110,7 @@ import statistics, sys
 cells = [[c.strip() for c in line.strip().strip("|").split("|")][1:] for line in open(sys.argv[1])]
 # Each fraction from the rates themselves (the rows print them rounded).
 rows = [[int(c.split()[0]) / int(r[0]) for c in r[1:]] for r in cells]
-print("| " + " | ".join(
+print("| all | – | " + " | ".join(
     "%.2f (%.2f–%.2f)" % (statistics.median(c), min(c), max(c))
     for c in ([r[i] for r in rows] for i in range(len(rows[0])))) + " |")
 PY

@@ -59,9 +59,9 @@ pub struct TargetFacts {
     pub rss_at_messages_kib: Option<u64>,
     pub bytes_per_message: Option<i64>,
     /// Whether every process of the target ran with transparent huge pages off, read back
-    /// from `/proc` (`THP_enabled: 0`): its RSS figures are then in 4 KiB pages. With them on,
-    /// an allocator's arena grows in 2 MiB pages and RSS at a given count of messages jumps
-    /// between runs. Absent in documents written before it was recorded.
+    /// from `/proc` (`THP_enabled: 0`): its RSS figures are then in 4 KiB pages. Where they
+    /// are allowed, an allocator's arena may grow in 2 MiB pages and RSS at a given count of
+    /// messages moves between runs. Absent in documents written before it was recorded.
     pub small_pages: Option<bool>,
     pub fill_error: Option<String>,
     pub multi_region: Option<bool>,

@@ -361,11 +361,12 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
 }
 
 /// How a target's RSS was counted, after a figure's other notes: RSS in 4 KiB pages and RSS
-/// with huge pages are different measures, so a cell says which it is when the facts do.
+/// where huge pages were allowed (the system's setting decides whether any are used) are
+/// different measures, so a cell says which it is when the facts do.
 fn pages(t: &TargetFacts) -> &'static str {
     match t.small_pages {
         Some(true) => ", 4 KiB pages",
-        Some(false) => ", transparent huge pages on",
+        Some(false) => ", huge pages allowed",
         None => "",
     }
 }
@@ -374,7 +375,7 @@ fn pages(t: &TargetFacts) -> &'static str {
 fn pages_alone(t: &TargetFacts) -> &'static str {
     match t.small_pages {
         Some(true) => " (4 KiB pages)",
-        Some(false) => " (transparent huge pages on)",
+        Some(false) => " (huge pages allowed)",
         None => "",
     }
 }
@@ -414,8 +415,8 @@ pub fn render_facts(m: &Matrix, facts: &Facts) -> String {
         load(facts.load_average_start),
         load(facts.load_average_end),
         if facts.targets.iter().any(|t| t.small_pages.is_some()) {
-            " (transparent huge pages off for the target's processes where its RSS cells say \
-             4 KiB pages, so that an allocator's 2 MiB steps do not make the figure jump)"
+            " (with transparent huge pages off for each target whose RSS cells say 4 KiB pages, \
+             so that an allocator's 2 MiB steps are not counted)"
         } else {
             ""
         },
@@ -512,8 +513,8 @@ mod tests {
             ),
             (
                 "false",
-                "85 MiB (transparent huge pages on)",
-                "88 MiB at 1500 messages (2225 B each, transparent huge pages on)",
+                "85 MiB (huge pages allowed)",
+                "88 MiB at 1500 messages (2225 B each, huge pages allowed)",
             ),
         ] {
             let doc = DOC.replace(
@@ -526,7 +527,7 @@ mod tests {
             assert!(md.contains(&format!("| {idle} | {stored} |")), "{md}");
             assert!(md.contains("load average 0.50 before, 0.90 after"), "{md}");
             assert!(
-                md.contains("process group (transparent huge pages off"),
+                md.contains("process group (with transparent huge pages off"),
                 "{md}"
             );
         }
