@@ -9,7 +9,10 @@
 # The same patched build started with BOUND_NOSTORE=1 instead does all of a SendMessageBatch
 # but counting and storing its messages (each entry validated, digested, its message built and
 # dropped): what the store's part of a send costs.
-# Each rate is printed with its fraction of the same round's no-op reference.
+# Each rate is printed with its fraction of the same round's no-op reference, which is measured
+# first in every round. serve keeps what its SendMessageBatch rounds send (about 4 million
+# messages, ~0.7 GB, a round on a machine like the one of docs/performance.md): mind the
+# memory before asking for many rounds.
 #
 # usage: docs/bench/bounds-2026-12-07.sh BUILD BOUND_BUILD [ROUNDS]
 #   BUILD: a release build of the code the patch applies to; BOUND_BUILD: the patched one.
@@ -40,9 +43,17 @@ auth='AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260101/us-east-1/sqs/aw
 ctype='application/x-amz-json-1.0'
 call() { curl -sS -X POST "$1/" -H "Authorization: $auth" -H "Content-Type: $ctype" -H "X-Amz-Target: AmazonSQS.$2" -d "$3"; }
 queue() { call "$1" CreateQueue "{\"QueueName\":\"$2\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["QueueUrl"])'; }
+# `rate URL OPERATION BODY`: requests a second over the run; exits when any answer was not a
+# 200 (oha counts error answers in its rate too).
 rate() {
   taskset -c 1 "$oha" --no-tui -z "${duration}s" -c 16 -m POST -H "Authorization: $auth" -H "Content-Type: $ctype" \
-    -H "X-Amz-Target: AmazonSQS.$2" -d "$3" "$1/" | awk '/Requests\/sec/ { printf "%.0f", $2 }'
+    -H "X-Amz-Target: AmazonSQS.$2" -d "$3" "$1/" >"$tmp/oha.out"
+  if grep -E '^ *\[[0-9]+\] [0-9]+ responses' "$tmp/oha.out" | grep -qv '\[200\]'; then
+    echo "bounds: $2 at $1 did not always answer 200:" >&2
+    cat "$tmp/oha.out" >&2
+    exit 1
+  fi
+  awk '/Requests\/sec/ { printf "%.0f", $2 }' "$tmp/oha.out"
 }
 start serve "$build" serve --listen 127.0.0.1:0 --max-messages 100000000 --max-stored-bytes 64GiB
 BOUND_NOENTRY=1 start bound "$bound" serve --listen 127.0.0.1:0
