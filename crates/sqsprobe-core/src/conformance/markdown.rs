@@ -323,7 +323,8 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
         t.bytes_per_message,
     ) {
         (Some(n), Some(rss), Some(b)) => {
-            let mut s = format!("{} at {n} messages ({b} B each{})", mib(rss), pages(t));
+            let pages = pages(t).map_or_else(String::new, |p| format!(", {p}"));
+            let mut s = format!("{} at {n} messages ({b} B each{pages})", mib(rss));
             if let Some(e) = &t.fill_error {
                 s.push_str(&format!("; stopped: {e}"));
             }
@@ -350,7 +351,10 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
             .map_or_else(|| "–".to_string(), |ms| format!("{ms} ms")),
         t.idle_rss_kib.map_or_else(
             || "–".to_string(),
-            |kib| format!("{}{}", mib(kib), pages_alone(t)),
+            |kib| match pages(t) {
+                Some(p) => format!("{} ({p})", mib(kib)),
+                None => mib(kib),
+            },
         ),
         stored,
         throughput,
@@ -360,24 +364,17 @@ pub fn row_cells(m: &Matrix, t: &TargetFacts) -> Vec<String> {
     ]
 }
 
-/// How a target's RSS was counted, after a figure's other notes: RSS in 4 KiB pages and RSS
-/// where huge pages were allowed (the system's setting decides whether any are used) are
-/// different measures, so a cell says which it is when the facts do.
-fn pages(t: &TargetFacts) -> &'static str {
-    match t.small_pages {
-        Some(true) => ", 4 KiB pages",
-        Some(false) => ", huge pages allowed",
-        None => "",
-    }
-}
-
-/// [`pages`] for a figure with no other note.
-fn pages_alone(t: &TargetFacts) -> &'static str {
-    match t.small_pages {
-        Some(true) => " (4 KiB pages)",
-        Some(false) => " (huge pages allowed)",
-        None => "",
-    }
+/// How a target's RSS was counted, when the facts say: RSS in 4 KiB pages and RSS where huge
+/// pages were allowed (the system's setting decides whether any are used) are different
+/// measures, so both RSS cells name theirs.
+fn pages(t: &TargetFacts) -> Option<&'static str> {
+    t.small_pages.map(|small| {
+        if small {
+            "4 KiB pages"
+        } else {
+            "huge pages allowed"
+        }
+    })
 }
 
 /// The headings of [`row_cells`].
